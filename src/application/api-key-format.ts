@@ -1,0 +1,33 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * An API key reads `wv_<16 hex id>_<43 base64url secret>`. The id finds the record without a table scan;
+ * the secret (256 random bits) is stored only as its sha256 and compared in constant time.
+ */
+const KEY_PATTERN = /^wv_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export interface ParsedApiKey {
+  readonly id: string;
+  readonly secret: string;
+}
+
+export function generateApiKey(): { id: string; apiKey: string; secretHash: string } {
+  const id = randomBytes(8).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  return { id, apiKey: `wv_${id}_${secret}`, secretHash: hashSecret(secret) };
+}
+
+export function parseApiKey(raw: string): ParsedApiKey | null {
+  const m = KEY_PATTERN.exec(raw);
+  return m ? { id: m[1]!, secret: m[2]! } : null;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

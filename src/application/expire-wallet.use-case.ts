@@ -1,0 +1,16 @@
+import { expireWallet, type Wallet } from '../domain/wallet.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { mutateWallet } from './wallet-lookup.js';
+
+/** Schedules deletion 30 days out; nothing is destroyed in the key store until then. */
+export class ExpireWallet {
+  constructor(
+    private readonly repository: WalletRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  execute(vaultId: string, address: string): Promise<Wallet> {
+    return mutateWallet(this.repository, this.clock, vaultId, address, expireWallet);
+  }
+}

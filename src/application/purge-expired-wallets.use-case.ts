@@ -1,0 +1,45 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { KeyStoreRegistry } from '../ports/key-store.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
+
+export interface PurgeReport {
+  readonly destroyed: number;
+  readonly failed: number;
+}
+
+/**
+ * Destroys the key material of wallets past their expiry, then removes their records. The wallet is
+ * already invisible from its expiry instant; each step is idempotent, so a crash between them is
+ * finished by the next run.
+ */
+export class PurgeExpiredWallets {
+  constructor(
+    private readonly repository: WalletRepository,
+    private readonly keyStores: KeyStoreRegistry,
+    private readonly clock: Clock,
+    private readonly batchSize = 100,
+  ) {}
+
+  async execute(): Promise<PurgeReport> {
+    let destroyed = 0;
+    let failed = 0;
+    const skip = new Set<string>();
+    for (;;) {
+      const batch = (await this.repository.findExpired(this.clock.now(), this.batchSize + skip.size)).filter(
+        (w) => !skip.has(w.id),
+      );
+      if (batch.length === 0) return { destroyed, failed };
+      for (const wallet of batch) {
+        try {
+          await this.keyStores.get(wallet.keyStore).destroy(wallet.keyRef);
+          await this.repository.removeWallet(wallet.id);
+          destroyed++;
+        } catch {
+          // A store that is down keeps the record, so the next run tries again; the wallet stays invisible.
+          skip.add(wallet.id);
+          failed++;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The one error type of the service. `code` is stable and machine-readable; the HTTP adapter holds the
+ * only table that maps codes to statuses. Messages are for people and must never carry key material,
+ * API keys or secrets.
+ */
+export const ErrorCode = {
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  MALFORMED_JSON: 'MALFORMED_JSON',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  POLICY_DENIED: 'POLICY_DENIED',
+  WALLET_NOT_FOUND: 'WALLET_NOT_FOUND',
+  VAULT_NOT_FOUND: 'VAULT_NOT_FOUND',
+  SUBMISSION_NOT_FOUND: 'SUBMISSION_NOT_FOUND',
+  ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
+  CONFLICT: 'CONFLICT',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
+  KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
+  DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
+  INTERNAL: 'INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const invalidArgument = (message: string): DomainError =>
+  new DomainError(ErrorCode.INVALID_ARGUMENT, message);
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

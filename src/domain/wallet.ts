@@ -1,0 +1,58 @@
+import { invalidArgument } from './errors.js';
+
+/** 30 calendar days in UTC: UTC has no daylight-saving shifts, so a calendar day is always 86 400 s. */
+export const EXPIRY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export const WALLET_NAME_MAX = 200;
+
+export interface Wallet {
+  readonly id: string;
+  readonly accountId: string;
+  readonly vaultId: string;
+  readonly name: string;
+  /** EIP-55 checksummed. */
+  readonly address: string;
+  /** Name of the key store that holds the private key (`local`, `pkcs11`, ...). */
+  readonly keyStore: string;
+  /** The key store's own reference to the key; opaque to the core. */
+  readonly keyRef: string;
+  readonly created: Date;
+  readonly updated: Date;
+  readonly expires: Date | null;
+  /** Optimistic-concurrency counter: every write expects the version it read. */
+  readonly version: number;
+}
+
+export type WalletState = 'active' | 'expiring' | 'deleted';
+
+/** From the instant of expiry the wallet is deleted for every purpose, even before its key is destroyed. */
+export function walletState(wallet: Pick<Wallet, 'expires'>, now: Date): WalletState {
+  if (wallet.expires === null) return 'active';
+  return now.getTime() >= wallet.expires.getTime() ? 'deleted' : 'expiring';
+}
+
+export function normalizeWalletName(raw: unknown, field = 'name'): string {
+  if (typeof raw !== 'string') throw invalidArgument(`${field}: must be a string`);
+  const name = raw.trim();
+  if (name.length === 0) throw invalidArgument(`${field}: must not be empty`);
+  if (name.length > WALLET_NAME_MAX) {
+    throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${name.length})`);
+  }
+  return name;
+}
+
+export function renameWallet(wallet: Wallet, name: string, now: Date): Wallet {
+  if (name === wallet.name) return wallet;
+  return { ...wallet, name, updated: now };
+}
+
+/** Idempotent: an expiring wallet keeps its original expiry date. */
+export function expireWallet(wallet: Wallet, now: Date): Wallet {
+  if (wallet.expires !== null) return wallet;
+  return { ...wallet, expires: new Date(now.getTime() + EXPIRY_TTL_MS), updated: now };
+}
+
+/** A no-op on an active wallet. */
+export function unexpireWallet(wallet: Wallet, now: Date): Wallet {
+  if (wallet.expires === null) return wallet;
+  return { ...wallet, expires: null, updated: now };
+}

@@ -1,0 +1,19 @@
+/** The values a signable contract exposes for signature checks. */
+export interface SignableValues {
+  /** bytes32, 0x-prefixed lower-case hex. */
+  readonly uniq: string;
+  /** EIP-55 address of the vault wallet the contract trusts. */
+  readonly signer: string;
+}
+
+/** Reads contracts on the chains that have an RPC configured. */
+export interface ChainReader {
+  /** Whether an RPC is configured for this chain (otherwise uniq and signer come from the request). */
+  hasRpc(chain: string): boolean;
+  /**
+   * `uniq()` and `signer()` of the contract. Raises CHAIN_UNAVAILABLE when the RPC fails or its chain
+   * id is not the named chain's, and INVALID_ARGUMENT when the contract does not answer them.
+   */
+  readSignable(chain: string, contract: string): Promise<SignableValues>;
+}
+export const CHAIN_READER = Symbol.for('wallet-vault.ChainReader');

@@ -1,0 +1,6 @@
+/** The only source of time for the core. */
+export interface Clock {
+  /** The current instant. */
+  now(): Date;
+}
+export const CLOCK = Symbol.for('wallet-vault.Clock');

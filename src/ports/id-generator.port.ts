@@ -1,0 +1,6 @@
+/** Makes identifiers for new records. */
+export interface IdGenerator {
+  /** A new unique id (UUID, time-ordered v7 in production). */
+  next(): string;
+}
+export const ID_GENERATOR = Symbol.for('wallet-vault.IdGenerator');

@@ -1,0 +1,61 @@
+import type { Account, ApiKeyRecord, Vault } from '../domain/vault.js';
+import type { Wallet } from '../domain/wallet.js';
+
+export interface WalletPage {
+  /** Total wallets of the vault that are not deleted at `now`. */
+  readonly count: number;
+  readonly page: Wallet[];
+}
+
+/**
+ * Accounts, vaults, API key hashes and wallets. Every method that writes is durable when it resolves.
+ * Reads that take `now` treat a wallet whose `expires` is at or before `now` as deleted.
+ */
+export interface WalletRepository {
+  /** Creates the account if it does not exist; returns it either way. */
+  ensureAccount(id: string, now: Date): Promise<Account>;
+  /** Inserts a vault (its account must exist). */
+  insertVault(vault: Vault): Promise<void>;
+  /** The vault, or null. */
+  findVault(id: string): Promise<Vault | null>;
+  /** All vaults, oldest first. */
+  listVaults(): Promise<Vault[]>;
+
+  /** Inserts an API key record. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** The API key record by its id (revoked ones included), or null. */
+  findApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /** API keys of a vault, oldest first, revoked ones included. */
+  listApiKeys(vaultId: string): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked at `now`; returns false when there is no such key. Revoking twice keeps the first time. */
+  revokeApiKey(id: string, now: Date): Promise<boolean>;
+  /** Number of keys of the vault that are not revoked. */
+  countActiveApiKeys(vaultId: string): Promise<number>;
+
+  /** Inserts a wallet; the address is unique across the whole repository. */
+  insertWallet(wallet: Wallet): Promise<void>;
+  /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
+  findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
+  /** Wallets of a vault ordered by `created` then `id`, skipping deleted ones. */
+  listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage>;
+  /** Number of wallets of the vault that are not deleted at `now`. */
+  countWallets(vaultId: string, now: Date): Promise<number>;
+  /**
+   * Writes `wallet` if the stored version is still `wallet.version - 1`; returns false on a lost race
+   * (the caller re-reads and retries). The new record carries `wallet.version`.
+   */
+  updateWallet(wallet: Wallet): Promise<boolean>;
+
+  /** Up to `limit` wallets (deleted or marked) whose expiry is at or before `now`, oldest expiry first. */
+  findExpired(now: Date, limit: number): Promise<Wallet[]>;
+  /** Removes the wallet record for good; removing one that is gone succeeds. */
+  removeWallet(id: string): Promise<void>;
+  /** Whether any wallet record (deleted or not) names this key. */
+  keyRefInUse(keyStore: string, keyRef: string): Promise<boolean>;
+
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  /** Closes the connection. */
+  close(): Promise<void>;
+}
+export const WALLET_REPOSITORY = Symbol.for('wallet-vault.WalletRepository');
