@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** The chains of the interface that can have an RPC; `local` never has one. */
+export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
+export type RpcChain = (typeof RPC_CHAINS)[number];
+
+/** `VAULT_RPC_URL_BSC_TESTNET` for `bsc-testnet`: chain upper-cased, `-` as `_`. */
+export const rpcUrlVariable = (chain: RpcChain): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
+
+export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
+export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local'];
+
+/** Everything the service reads from its environment, validated once at start. */
+export interface AppConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Absolute path of the data directory (SQLite file, local key files, master key). */
+  readonly dataDir: string;
+  /** 64 hex characters, or undefined to use (and on first start create) `<dataDir>/master.key`. */
+  readonly masterKeyHex: string | undefined;
+  /** Shared secret for X-Vault-Auth-Signature; undefined means the header is refused. */
+  readonly authSecret: string | undefined;
+  readonly rpcUrls: Partial<Record<RpcChain, string>>;
+  /** The key store new wallets go to. */
+  readonly keyStore: (typeof KEYSTORES)[number];
+  readonly databaseUrl: string | undefined;
+  readonly rateLimitPerMinute: number | undefined;
+  readonly workers: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly bodyLimitBytes: number;
+  /** How often the expiry purge runs (it also runs at start). */
+  readonly purgeIntervalMs: number;
+  /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
+  readonly version: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const schema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: integer(0, 65535).default(8080),
+  VAULT_DATA_DIR: z.string().min(1).default('./data'),
+  VAULT_MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
+    .optional(),
+  VAULT_AUTH_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  VAULT_KEYSTORE: z.enum(KEYSTORES).default('local'),
+  VAULT_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
+  VAULT_WORKERS: integer(1, 256).default(1),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
+  VAULT_VERSION: z.string().min(1).optional(),
+  ...Object.fromEntries(RPC_CHAINS.map((c) => [rpcUrlVariable(c), url.optional()])),
+});
+
+/** Parses the environment; a bad value throws ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
+  // An empty variable means "unset": `VAULT_AUTH_SECRET_KEY= npm start` must not configure an empty secret.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data as z.infer<typeof schema> & Record<string, string | undefined>;
+  if (!IMPLEMENTED_KEYSTORES.includes(e.VAULT_KEYSTORE)) {
+    throw new ConfigError(`VAULT_KEYSTORE: "${e.VAULT_KEYSTORE}" is not available in this version (available: ${IMPLEMENTED_KEYSTORES.join(', ')})`);
+  }
+  if (e.VAULT_DATABASE_URL !== undefined) {
+    throw new ConfigError('VAULT_DATABASE_URL: PostgreSQL is not available in this version; unset it to use the embedded SQLite database');
+  }
+  // Accepted by the schema so a typo is still caught, but refused until implemented: a silently ignored
+  // limit would be worse than a refusal.
+  if (e.VAULT_RATE_LIMIT_PER_MINUTE !== undefined) {
+    throw new ConfigError('VAULT_RATE_LIMIT_PER_MINUTE: rate limiting is not available in this version; unset it');
+  }
+  if (e.VAULT_WORKERS !== 1) {
+    throw new ConfigError('VAULT_WORKERS: only 1 worker process is supported in this version');
+  }
+  const rpcUrls: Partial<Record<RpcChain, string>> = {};
+  for (const chain of RPC_CHAINS) {
+    const value = e[rpcUrlVariable(chain)];
+    if (value) rpcUrls[chain] = value;
+  }
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: path.resolve(cwd, e.VAULT_DATA_DIR),
+    masterKeyHex: e.VAULT_MASTER_KEY,
+    authSecret: e.VAULT_AUTH_SECRET_KEY,
+    rpcUrls,
+    keyStore: e.VAULT_KEYSTORE,
+    databaseUrl: e.VAULT_DATABASE_URL,
+    rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    workers: e.VAULT_WORKERS,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.VAULT_BODY_LIMIT_BYTES,
+    purgeIntervalMs: e.VAULT_PURGE_INTERVAL_SECONDS * 1000,
+    version: e.VAULT_VERSION,
+  };
+}

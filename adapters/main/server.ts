@@ -1,0 +1,121 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import type { Container } from 'inversify';
+import { Authenticate } from '../../src/application/authenticate.use-case.js';
+import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { GetSubmission } from '../../src/application/get-submission.use-case.js';
+import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
+import { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
+import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
+import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import type { KeyStore } from '../../src/ports/key-store.port.js';
+import { createHttpApp } from '../http/http-app.js';
+import type { AppConfig } from './config.js';
+import { buildContainer } from './container.js';
+import { createLogger, type Logger } from './logger.js';
+import { PurgeScheduler } from './purge-scheduler.js';
+import { openKeyStores, openPersistence } from './stores.js';
+import { detectVersion } from './version.js';
+
+export interface RunningServer {
+  /** `http://host:port` actually bound (PORT=0 picks a free port). */
+  readonly url: string;
+  readonly port: number;
+  readonly container: Container;
+  readonly logger: Logger;
+  /** Runs one purge and orphan sweep now (the scheduler also runs them periodically). */
+  purgeNow(): Promise<void>;
+  /** Stops accepting, finishes requests in flight, then closes the stores. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Tests substitute a clock they can move. */
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const version = config.version ?? detectVersion();
+  const persistence = openPersistence(config);
+  let keyStores: KeyStore[] = [];
+  try {
+    keyStores = await openKeyStores(config, logger);
+  } catch (error) {
+    await persistence.close();
+    throw error;
+  }
+  const container = buildContainer({ config, version, ...persistence, keyStores, clock: options.clock });
+
+  const readiness = async () => {
+    await persistence.repository.ping();
+    await Promise.all(keyStores.map((s) => s.ping()));
+  };
+  const app = createHttpApp({
+    authenticate: container.get(Authenticate),
+    createWallet: container.get(CreateWallet),
+    listWallets: container.get(ListWallets),
+    getWallet: container.get(GetWallet),
+    renameWallet: container.get(RenameWallet),
+    expireWallet: container.get(ExpireWallet),
+    unexpireWallet: container.get(UnexpireWallet),
+    getVaultStatus: container.get(GetVaultStatus),
+    signCall: container.get(SignCall),
+    verifyAuthSignature: container.get(VerifyAuthSignature),
+    recordSubmission: container.get(RecordSubmission),
+    getSubmission: container.get(GetSubmission),
+    readiness,
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+
+  const scheduler = new PurgeScheduler(
+    container.get(PurgeExpiredWallets),
+    container.get(SweepOrphanKeys),
+    config.purgeIntervalMs,
+    logger,
+  );
+
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
+  server.listen(config.port, config.host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    await Promise.all([persistence.close(), ...keyStores.map((s) => s.close())]);
+    throw error;
+  }
+  scheduler.start();
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, version, dataDir: config.dataDir, keyStore: config.keyStore }, 'wallet-vault listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      await drained;
+      clearTimeout(force);
+      await scheduler.stop();
+      await Promise.all(keyStores.map((s) => s.close()));
+      await persistence.close();
+      logger.info('wallet-vault stopped');
+    })());
+
+  return { url, port, container, logger, purgeNow: () => scheduler.runOnce(), close };
+}

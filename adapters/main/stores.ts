@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { KeyStore } from '../../src/ports/key-store.port.js';
+import type { SignatureLog } from '../../src/ports/signature-log.port.js';
+import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
+import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
+import { SqliteSignatureLog } from '../persistence/sqlite/sqlite.signature-log.js';
+import { SqliteWalletRepository } from '../persistence/sqlite/sqlite.wallet-repository.js';
+import type { AppConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+export interface OpenedPersistence {
+  readonly repository: WalletRepository;
+  readonly signatureLog: SignatureLog;
+  close(): Promise<void>;
+}
+
+/** The data directory holds keys and the database: only its owner may enter it. */
+export function ensureDataDir(config: AppConfig): void {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+}
+
+export function openPersistence(config: AppConfig): OpenedPersistence {
+  ensureDataDir(config);
+  const db = openSqliteDatabase({ path: path.join(config.dataDir, 'vault.db') });
+  return {
+    repository: new SqliteWalletRepository(db),
+    signatureLog: new SqliteSignatureLog(db),
+    close: async () => db.close(),
+  };
+}
+
+/** Every store that can hold wallets; today only the local one. */
+export async function openKeyStores(config: AppConfig, logger: Logger): Promise<KeyStore[]> {
+  ensureDataDir(config);
+  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex });
+  if (master.source === 'file') {
+    logger.warn(
+      { masterKeyFile: path.join(config.dataDir, 'master.key'), created: master.createdNow },
+      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; set VAULT_MASTER_KEY from a secret manager in production',
+    );
+  }
+  return [new LocalFileKeyStore({ keysDir: path.join(config.dataDir, 'keys'), masterKey: master.key })];
+}

@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { loadConfig } from '../../adapters/main/config.js';
+import { startServer, type RunningServer } from '../../adapters/main/server.js';
+import { MovableClock } from './movable-clock.js';
+
+export interface TestServer {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly clock: MovableClock;
+  readonly server: RunningServer;
+  createVault(input: { name: string; account?: string }): Promise<{ id: string; accountId: string; name: string }>;
+  createApiKey(vaultId: string): Promise<{ apiKey: string; id: string }>;
+  revokeApiKey(id: string): Promise<void>;
+  /** Stops the server; removes the data directory unless `keepData` (for restart tests). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/**
+ * The real service (composition root, SQLite, local key store, Express) in this process on an
+ * ephemeral port, over a fresh temporary data directory, with a clock tests can move.
+ */
+export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'wallet-vault-test-')));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    VAULT_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    VAULT_VERSION: 'test',
+    ...options.env,
+  });
+  const clock = new MovableClock();
+  const server = await startServer(config, { clock });
+  const manage = server.container.get(ManageVaults);
+  return {
+    url: server.url,
+    dataDir,
+    clock,
+    server,
+    createVault: async (input) => {
+      const v = await manage.createVault(input);
+      return { id: v.id, accountId: v.accountId, name: v.name };
+    },
+    createApiKey: async (vaultId) => {
+      const { apiKey, record } = await manage.createApiKey(vaultId);
+      return { apiKey, id: record.id };
+    },
+    revokeApiKey: (id) => manage.revokeApiKey(id),
+    stop: async ({ keepData = false } = {}) => {
+      await server.close();
+      if (!keepData) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
