@@ -1,0 +1,78 @@
+import { Command, Option } from 'commander';
+import { isDomainError } from '../../src/domain/errors.js';
+import { ConfigError } from '../main/config.js';
+import { fail, print } from './output.js';
+import { withManageVaults } from './operator-context.js';
+import { serve } from './serve.command.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const program = new Command()
+  .name('wallet-vault')
+  .description('Self-hostable key vault and signing service for Ethereum wallets.\nConfiguration comes from the environment (see docs/configuration.md).')
+  .showHelpAfterError();
+
+program.command('serve').description('run the HTTP server (what `npm start` runs)').action(serve);
+
+const vaults = program.command('vaults').description('manage vaults');
+vaults
+  .command('create')
+  .description('create a vault')
+  .requiredOption('--name <name>', 'name of the vault')
+  .option('--account <account>', 'owning account identifier', 'default')
+  .option('--json', 'print JSON')
+  .action(async (o: { name: string; account: string; json?: boolean }) => {
+    const vault = await withManageVaults((m) => m.createVault({ name: o.name, account: o.account }));
+    print(!!o.json, { id: vault.id, account: vault.accountId, name: vault.name }, () =>
+      `vault created\n  id:      ${vault.id}\n  account: ${vault.accountId}\n  name:    ${vault.name}`,
+    );
+  });
+vaults
+  .command('list')
+  .description('list vaults')
+  .option('--json', 'print JSON')
+  .action(async (o: { json?: boolean }) => {
+    const all = await withManageVaults((m) => m.listVaults());
+    const rows = all.map((v) => ({ id: v.id, account: v.accountId, name: v.name, created: iso(v.created) }));
+    print(!!o.json, rows, () => rows.map((r) => `${r.id}  ${r.account}  ${r.name}`).join('\n') || '(no vaults)');
+  });
+
+const apiKeys = program.command('api-keys').description('manage API keys (a key is shown once, at creation)');
+apiKeys
+  .command('create')
+  .description('create an API key for a vault and print it once')
+  .requiredOption('--vault <vaultId>', 'vault the key belongs to')
+  .option('--json', 'print JSON')
+  .action(async (o: { vault: string; json?: boolean }) => {
+    const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault));
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id }, () =>
+      `API key created for vault ${record.vaultId} (id ${record.id}). It is shown only now; store it safely:\n${apiKey}`,
+    );
+  });
+apiKeys
+  .command('list')
+  .description('list the API keys of a vault (ids and hashes, never the keys)')
+  .requiredOption('--vault <vaultId>', 'vault whose keys to list')
+  .option('--json', 'print JSON')
+  .action(async (o: { vault: string; json?: boolean }) => {
+    const keys = await withManageVaults((m) => m.listApiKeys(o.vault));
+    const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked) }));
+    print(!!o.json, rows, () =>
+      rows.map((r) => `${r.id}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}`).join('\n') || '(no API keys)',
+    );
+  });
+apiKeys
+  .command('revoke')
+  .description('revoke an API key; requests with it are refused from then on')
+  .addOption(new Option('--id <keyId>', 'id of the key (see api-keys list)').makeOptionMandatory())
+  .option('--json', 'print JSON')
+  .action(async (o: { id: string; json?: boolean }) => {
+    await withManageVaults((m) => m.revokeApiKey(o.id));
+    print(!!o.json, { id: o.id, revoked: true }, () => `API key ${o.id} revoked`);
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError) fail(error.message, 2);
+  if (isDomainError(error)) fail(error.message);
+  fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+});
