@@ -1,0 +1,55 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  readonly label: string;
+  readonly connections: number;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly total: number;
+  readonly non2xx: number;
+  readonly errors: number;
+}
+
+export interface LoadOptions {
+  readonly label: string;
+  readonly url: string;
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly method?: 'GET' | 'POST';
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** Picks a fresh path per request (random wallet, random page). */
+  readonly path?: () => string;
+}
+
+/** Drives the server from this process with autocannon (a second process from the server's). */
+export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: o.url,
+    connections: o.connections,
+    duration: o.durationSeconds,
+    method: o.method ?? 'GET',
+    headers: o.headers,
+    body: o.body,
+    requests: o.path ? [{ setupRequest: (req) => ({ ...req, path: o.path!() }) }] : undefined,
+  });
+  return {
+    label: o.label,
+    connections: o.connections,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export function printTable(rows: readonly LoadResult[]): void {
+  console.log('| scenario | connections | req/s | p50 ms | p99 ms | requests | non-2xx | errors |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.label} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.total} | ${r.non2xx} | ${r.errors} |`);
+  }
+}
