@@ -28,7 +28,9 @@ export function openPersistence(config: AppConfig): OpenedPersistence {
   return {
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db),
-    close: async () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }
 

@@ -1,0 +1,159 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { access, mkdir, readdir, readFile, stat, unlink, constants } from 'node:fs/promises';
+import path from 'node:path';
+import { addressFromPublicKey } from '../../../src/domain/address.js';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
+import { fsyncDir, writeFileDurably } from './durable-file.js';
+import { KeyCache } from './key-cache.js';
+
+/** Configuration of the `local` key store. */
+export interface LocalFileKeyStoreConfig {
+  /** Directory of the key files (created 0700). */
+  readonly keysDir: string;
+  /** 32-byte AES-256-GCM key that wraps every key file. */
+  readonly masterKey: Buffer;
+  /** Unwrapped keys kept in memory at most (default 10 000; 0 disables the cache). */
+  readonly cacheSize?: number;
+  /** How long an unwrapped key stays in memory (default 5 minutes). */
+  readonly cacheTtlMs?: number;
+}
+
+/** File format: magic "WVK1" | 12-byte IV | 16-byte GCM tag | 32-byte ciphertext. */
+const MAGIC = Buffer.from('WVK1');
+const FILE_LENGTH = 4 + 12 + 16 + 32;
+const KEY_REF = /^0x[0-9a-f]{40}$/;
+const SUFFIX = '.key';
+
+const unavailable = (message: string, cause?: unknown) =>
+  new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store local: ${message}`, { cause });
+
+/**
+ * Private keys as AES-256-GCM files under a master key. The key reference is the wallet's lower-case
+ * address, which is also the file name and the GCM associated data: a key file moved to another
+ * wallet's name fails authentication instead of signing for the wrong wallet.
+ */
+export class LocalFileKeyStore implements KeyStore {
+  readonly name = 'local';
+  private readonly cache: KeyCache;
+  private dirReady: Promise<void> | undefined;
+
+  constructor(private readonly config: LocalFileKeyStoreConfig) {
+    if (config.masterKey.length !== 32) throw new Error('local key store: master key must be 32 bytes');
+    this.cache = new KeyCache(config.cacheSize ?? 10_000, config.cacheTtlMs ?? 5 * 60_000);
+  }
+
+  async create(): Promise<CreatedKey> {
+    await this.ensureDir();
+    const privateKey = generatePrivateKey();
+    try {
+      const publicKey = publicKeyOf(privateKey);
+      const keyRef = addressFromPublicKey(publicKey).toLowerCase();
+      await writeFileDurably(this.fileOf(keyRef), this.seal(keyRef, privateKey));
+      return { keyRef, publicKey };
+    } finally {
+      privateKey.fill(0);
+    }
+  }
+
+  async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
+    let key = this.cache.get(keyRef);
+    if (!key) {
+      key = await this.load(keyRef);
+      this.cache.set(keyRef, key);
+    }
+    const signature = signDigest(key, digest);
+    if (this.config.cacheSize === 0) key.fill(0);
+    return signature;
+  }
+
+  async destroy(keyRef: string): Promise<void> {
+    this.cache.delete(keyRef);
+    if (!KEY_REF.test(keyRef)) return;
+    try {
+      await unlink(this.fileOf(keyRef));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unavailable('could not delete a key file', error);
+      return;
+    }
+    await fsyncDir(this.config.keysDir);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.ensureDir();
+      await access(this.config.keysDir, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      throw unavailable('key directory is not accessible', error);
+    }
+  }
+
+  async listKeyRefs(createdBefore: Date): Promise<string[]> {
+    await this.ensureDir();
+    const refs: string[] = [];
+    for (const name of await readdir(this.config.keysDir)) {
+      const file = path.join(this.config.keysDir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info || info.mtimeMs >= createdBefore.getTime()) continue;
+      if (name.endsWith('.tmp')) {
+        // A temp file left by a crash mid-write: never named by any record.
+        await unlink(file).catch(() => undefined);
+        continue;
+      }
+      const ref = name.slice(0, -SUFFIX.length);
+      if (name.endsWith(SUFFIX) && KEY_REF.test(ref)) refs.push(ref);
+    }
+    return refs;
+  }
+
+  async close(): Promise<void> {
+    this.cache.clear();
+  }
+
+  private ensureDir(): Promise<void> {
+    this.dirReady ??= mkdir(this.config.keysDir, { recursive: true, mode: 0o700 }).then(() => undefined);
+    return this.dirReady;
+  }
+
+  private fileOf(keyRef: string): string {
+    return path.join(this.config.keysDir, `${keyRef}${SUFFIX}`);
+  }
+
+  private seal(keyRef: string, privateKey: Buffer): Buffer {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.config.masterKey, iv);
+    cipher.setAAD(Buffer.from(keyRef, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(privateKey), cipher.final()]);
+    return Buffer.concat([MAGIC, iv, cipher.getAuthTag(), ciphertext]);
+  }
+
+  private async load(keyRef: string): Promise<Buffer> {
+    if (!KEY_REF.test(keyRef)) throw unavailable('no key for this wallet');
+    let sealed: Buffer;
+    try {
+      sealed = await readFile(this.fileOf(keyRef));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw unavailable('no key for this wallet');
+      throw unavailable('could not read a key file', error);
+    }
+    if (sealed.length !== FILE_LENGTH || !sealed.subarray(0, 4).equals(MAGIC)) {
+      throw unavailable('key file failed authentication');
+    }
+    let key: Buffer;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.config.masterKey, sealed.subarray(4, 16));
+      decipher.setAAD(Buffer.from(keyRef, 'utf8'));
+      decipher.setAuthTag(sealed.subarray(16, 32));
+      key = Buffer.concat([decipher.update(sealed.subarray(32)), decipher.final()]);
+    } catch {
+      throw unavailable('key file failed authentication');
+    }
+    // Belt and braces: the key must be the one whose address names the file.
+    if (addressFromPublicKey(publicKeyOf(key)).toLowerCase() !== keyRef) {
+      key.fill(0);
+      throw unavailable('key file failed authentication');
+    }
+    return key;
+  }
+}

@@ -1,0 +1,82 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned schema changes, applied in order and tracked with PRAGMA user_version. Never edit a
+ * migration that has shipped: add a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     created INTEGER NOT NULL
+   );
+   CREATE TABLE vaults (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id),
+     name TEXT NOT NULL,
+     created INTEGER NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL REFERENCES vaults(id),
+     secret_hash TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     revoked INTEGER
+   );
+   CREATE INDEX api_keys_by_vault ON api_keys (vault_id, created);
+   CREATE TABLE wallets (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     vault_id TEXT NOT NULL REFERENCES vaults(id),
+     name TEXT NOT NULL,
+     address TEXT NOT NULL UNIQUE,
+     key_store TEXT NOT NULL,
+     key_ref TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     updated INTEGER NOT NULL,
+     expires INTEGER,
+     version INTEGER NOT NULL
+   );
+   -- Covers list and count: the scan for a page or a total never leaves the index.
+   CREATE INDEX wallets_by_vault ON wallets (vault_id, created, id, expires);
+   CREATE INDEX wallets_by_expiry ON wallets (expires) WHERE expires IS NOT NULL;
+   CREATE INDEX wallets_expiring_by_vault ON wallets (vault_id, expires) WHERE expires IS NOT NULL;
+   -- Rows per vault kept by triggers, so the total is O(1); the few expired-but-not-purged rows are
+   -- subtracted at read time through the partial index above.
+   CREATE TABLE wallet_counts (
+     vault_id TEXT PRIMARY KEY,
+     rows INTEGER NOT NULL
+   );
+   CREATE TRIGGER wallets_count_insert AFTER INSERT ON wallets BEGIN
+     INSERT INTO wallet_counts (vault_id, rows) VALUES (NEW.vault_id, 1)
+       ON CONFLICT (vault_id) DO UPDATE SET rows = rows + 1;
+   END;
+   CREATE TRIGGER wallets_count_delete AFTER DELETE ON wallets BEGIN
+     UPDATE wallet_counts SET rows = rows - 1 WHERE vault_id = OLD.vault_id;
+   END;
+   CREATE INDEX wallets_by_key ON wallets (key_store, key_ref);
+   CREATE TABLE signatures (
+     submission_hash TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL,
+     wallet_id TEXT NOT NULL,
+     wallet_address TEXT NOT NULL,
+     chain TEXT NOT NULL,
+     contract TEXT NOT NULL,
+     sender TEXT NOT NULL,
+     selector TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     transaction_hash TEXT,
+     submitted INTEGER
+   );`,
+];
+
+export function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }
+  }).immediate();
+}
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,74 @@
+import type { Statement } from 'better-sqlite3';
+import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
+import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
+
+interface SignatureRow {
+  submission_hash: string;
+  vault_id: string;
+  wallet_id: string;
+  wallet_address: string;
+  chain: string;
+  contract: string;
+  sender: string;
+  selector: string;
+  created: number;
+  transaction_hash: string | null;
+  submitted: number | null;
+}
+
+const toRecord = (r: SignatureRow): SignatureRecord => ({
+  submissionHash: r.submission_hash,
+  vaultId: r.vault_id,
+  walletId: r.wallet_id,
+  walletAddress: r.wallet_address,
+  chain: r.chain,
+  contract: r.contract,
+  sender: r.sender,
+  selector: r.selector,
+  created: new Date(r.created),
+  transactionHash: r.transaction_hash,
+  submitted: r.submitted === null ? null : new Date(r.submitted),
+});
+
+const COLUMNS =
+  'submission_hash, vault_id, wallet_id, wallet_address, chain, contract, sender, selector, created, transaction_hash, submitted';
+
+export class SqliteSignatureLog implements SignatureLog {
+  private readonly insert: Statement;
+  private readonly select: Statement;
+  private readonly attach: Statement;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.insert = db.prepare(
+      `INSERT INTO signatures (${COLUMNS}) VALUES (@submissionHash, @vaultId, @walletId, @walletAddress, @chain, @contract, @sender, @selector, @created, @transactionHash, @submitted)`,
+    );
+    this.select = db.prepare(`SELECT ${COLUMNS} FROM signatures WHERE vault_id = ? AND submission_hash = ?`);
+    this.attach = db.prepare(
+      'UPDATE signatures SET transaction_hash = ?, submitted = ? WHERE vault_id = ? AND submission_hash = ? AND transaction_hash IS NULL',
+    );
+  }
+
+  record(entry: SignatureRecord): Promise<void> {
+    return run(() => {
+      this.insert.run({ ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null });
+    });
+  }
+
+  find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
+    return run(() => {
+      const row = this.select.get(vaultId, submissionHash) as SignatureRow | undefined;
+      return row ? toRecord(row) : null;
+    });
+  }
+
+  attachTransaction(vaultId: string, submissionHash: string, transactionHash: string, now: Date): Promise<AttachResult> {
+    return run(() =>
+      this.db.transaction((): AttachResult => {
+        if (this.attach.run(transactionHash, now.getTime(), vaultId, submissionHash).changes === 1) return 'attached';
+        const row = this.select.get(vaultId, submissionHash) as SignatureRow | undefined;
+        if (!row) return 'missing';
+        return row.transaction_hash === transactionHash ? 'unchanged' : 'conflict';
+      }).immediate(),
+    );
+  }
+}

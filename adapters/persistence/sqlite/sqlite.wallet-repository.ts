@@ -1,0 +1,226 @@
+import type { Statement } from 'better-sqlite3';
+import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
+import type { Wallet } from '../../../src/domain/wallet.js';
+import type { WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
+
+interface WalletRow {
+  id: string;
+  account_id: string;
+  vault_id: string;
+  name: string;
+  address: string;
+  key_store: string;
+  key_ref: string;
+  created: number;
+  updated: number;
+  expires: number | null;
+  version: number;
+}
+interface ApiKeyRow {
+  id: string;
+  vault_id: string;
+  secret_hash: string;
+  created: number;
+  revoked: number | null;
+}
+interface VaultRow {
+  id: string;
+  account_id: string;
+  name: string;
+  created: number;
+}
+
+const toWallet = (r: WalletRow): Wallet => ({
+  id: r.id,
+  accountId: r.account_id,
+  vaultId: r.vault_id,
+  name: r.name,
+  address: r.address,
+  keyStore: r.key_store,
+  keyRef: r.key_ref,
+  created: new Date(r.created),
+  updated: new Date(r.updated),
+  expires: r.expires === null ? null : new Date(r.expires),
+  version: r.version,
+});
+const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
+  id: r.id,
+  vaultId: r.vault_id,
+  secretHash: r.secret_hash,
+  created: new Date(r.created),
+  revoked: r.revoked === null ? null : new Date(r.revoked),
+});
+const toVault = (r: VaultRow): Vault => ({ id: r.id, accountId: r.account_id, name: r.name, created: new Date(r.created) });
+
+const WALLET_COLUMNS = 'id, account_id, vault_id, name, address, key_store, key_ref, created, updated, expires, version';
+const VISIBLE = '(expires IS NULL OR expires > @now)';
+
+export class SqliteWalletRepository implements WalletRepository {
+  private readonly s: Record<string, Statement>;
+
+  constructor(private readonly db: SqliteDatabase) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      insertAccount: p('INSERT INTO accounts (id, created) VALUES (?, ?) ON CONFLICT (id) DO NOTHING'),
+      findAccount: p('SELECT id, created FROM accounts WHERE id = ?'),
+      insertVault: p('INSERT INTO vaults (id, account_id, name, created) VALUES (@id, @accountId, @name, @created)'),
+      findVault: p('SELECT id, account_id, name, created FROM vaults WHERE id = ?'),
+      listVaults: p('SELECT id, account_id, name, created FROM vaults ORDER BY created, id'),
+      insertApiKey: p(
+        'INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES (@id, @vaultId, @secretHash, @created, @revoked)',
+      ),
+      findApiKey: p('SELECT id, vault_id, secret_hash, created, revoked FROM api_keys WHERE id = ?'),
+      listApiKeys: p('SELECT id, vault_id, secret_hash, created, revoked FROM api_keys WHERE vault_id = ? ORDER BY created, id'),
+      revokeApiKey: p('UPDATE api_keys SET revoked = COALESCE(revoked, ?) WHERE id = ?'),
+      countActiveApiKeys: p('SELECT count(*) AS n FROM api_keys WHERE vault_id = ? AND revoked IS NULL'),
+      insertWallet: p(
+        `INSERT INTO wallets (${WALLET_COLUMNS}) VALUES (@id, @accountId, @vaultId, @name, @address, @keyStore, @keyRef, @created, @updated, @expires, @version)`,
+      ),
+      findWallet: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE vault_id = @vaultId AND address = @address AND ${VISIBLE}`),
+      // The offset is walked in the covering index alone (rowids only); just the page's rows are read.
+      listWallets: p(
+        `SELECT ${WALLET_COLUMNS} FROM wallets WHERE rowid IN (
+           SELECT rowid FROM wallets WHERE vault_id = @vaultId AND ${VISIBLE} ORDER BY created, id LIMIT @limit OFFSET @offset
+         ) ORDER BY created, id`,
+      ),
+      rowsInVault: p('SELECT rows FROM wallet_counts WHERE vault_id = ?'),
+      expiredInVault: p('SELECT count(*) AS n FROM wallets WHERE vault_id = @vaultId AND expires IS NOT NULL AND expires <= @now'),
+      updateWallet: p(
+        `UPDATE wallets SET name = @name, updated = @updated, expires = @expires, key_store = @keyStore, key_ref = @keyRef, version = @version
+         WHERE id = @id AND version = @version - 1`,
+      ),
+      findExpired: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE expires IS NOT NULL AND expires <= ? ORDER BY expires, id LIMIT ?`),
+      removeWallet: p('DELETE FROM wallets WHERE id = ?'),
+      keyRefInUse: p('SELECT 1 FROM wallets WHERE key_store = ? AND key_ref = ? LIMIT 1'),
+      ping: p('SELECT 1'),
+    };
+  }
+
+  ensureAccount(id: string, now: Date): Promise<Account> {
+    return run(() => {
+      this.s.insertAccount!.run(id, now.getTime());
+      const row = this.s.findAccount!.get(id) as { id: string; created: number };
+      return { id: row.id, created: new Date(row.created) };
+    });
+  }
+
+  insertVault(vault: Vault): Promise<void> {
+    return run(() => {
+      this.s.insertVault!.run({ ...vault, created: vault.created.getTime() });
+    });
+  }
+
+  findVault(id: string): Promise<Vault | null> {
+    return run(() => {
+      const row = this.s.findVault!.get(id) as VaultRow | undefined;
+      return row ? toVault(row) : null;
+    });
+  }
+
+  listVaults(): Promise<Vault[]> {
+    return run(() => (this.s.listVaults!.all() as VaultRow[]).map(toVault));
+  }
+
+  insertApiKey(key: ApiKeyRecord): Promise<void> {
+    return run(() => {
+      this.s.insertApiKey!.run({ ...key, created: key.created.getTime(), revoked: key.revoked?.getTime() ?? null });
+    });
+  }
+
+  findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    return run(() => {
+      const row = this.s.findApiKey!.get(id) as ApiKeyRow | undefined;
+      return row ? toApiKey(row) : null;
+    });
+  }
+
+  listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {
+    return run(() => (this.s.listApiKeys!.all(vaultId) as ApiKeyRow[]).map(toApiKey));
+  }
+
+  revokeApiKey(id: string, now: Date): Promise<boolean> {
+    return run(() => this.s.revokeApiKey!.run(now.getTime(), id).changes > 0);
+  }
+
+  countActiveApiKeys(vaultId: string): Promise<number> {
+    return run(() => (this.s.countActiveApiKeys!.get(vaultId) as { n: number }).n);
+  }
+
+  insertWallet(wallet: Wallet): Promise<void> {
+    return run(() => {
+      this.s.insertWallet!.run(walletParams(wallet));
+    });
+  }
+
+  findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
+    return run(() => {
+      const row = this.s.findWallet!.get({ vaultId, address, now: now.getTime() }) as WalletRow | undefined;
+      return row ? toWallet(row) : null;
+    });
+  }
+
+  listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage> {
+    return run(() =>
+      // One read transaction, so the page and the total agree even while others write.
+      this.db.transaction(() => {
+        const rows = this.s.listWallets!.all({ vaultId, now: now.getTime(), offset, limit }) as WalletRow[];
+        return { count: this.countSync(vaultId, now), page: rows.map(toWallet) };
+      })(),
+    );
+  }
+
+  countWallets(vaultId: string, now: Date): Promise<number> {
+    return run(() => this.countSync(vaultId, now));
+  }
+
+  updateWallet(wallet: Wallet): Promise<boolean> {
+    return run(() => this.s.updateWallet!.run(walletParams(wallet)).changes === 1);
+  }
+
+  findExpired(now: Date, limit: number): Promise<Wallet[]> {
+    return run(() => (this.s.findExpired!.all(now.getTime(), limit) as WalletRow[]).map(toWallet));
+  }
+
+  removeWallet(id: string): Promise<void> {
+    return run(() => {
+      this.s.removeWallet!.run(id);
+    });
+  }
+
+  keyRefInUse(keyStore: string, keyRef: string): Promise<boolean> {
+    return run(() => this.s.keyRefInUse!.get(keyStore, keyRef) !== undefined);
+  }
+
+  ping(): Promise<void> {
+    return run(() => {
+      this.s.ping!.get();
+    });
+  }
+
+  async close(): Promise<void> {
+    // The connection is shared with the signature log; whoever opened it closes it.
+  }
+
+  private countSync(vaultId: string, now: Date): number {
+    const rows = (this.s.rowsInVault!.get(vaultId) as { rows: number } | undefined)?.rows ?? 0;
+    const expired = (this.s.expiredInVault!.get({ vaultId, now: now.getTime() }) as { n: number }).n;
+    return rows - expired;
+  }
+}
+
+function walletParams(w: Wallet) {
+  return {
+    id: w.id,
+    accountId: w.accountId,
+    vaultId: w.vaultId,
+    name: w.name,
+    address: w.address,
+    keyStore: w.keyStore,
+    keyRef: w.keyRef,
+    created: w.created.getTime(),
+    updated: w.updated.getTime(),
+    expires: w.expires?.getTime() ?? null,
+    version: w.version,
+  };
+}
