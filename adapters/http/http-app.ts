@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
+import type { Wallet } from '../../src/domain/wallet.js';
+import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+import { STATUS_BY_CODE } from './error-status.js';
+import { presentSubmission, presentWallet } from './presenters.js';
+import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
+
+/** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
+export interface HttpDeps {
+  authenticate: { execute(authorization: string | undefined, vaultId: string): Promise<{ apiKeyId: string; vaultId: string }> };
+  createWallet: { execute(input: { vaultId: string; name: unknown }): Promise<Wallet> };
+  listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
+  getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
+  renameWallet: { execute(vaultId: string, address: string, name: unknown): Promise<Wallet> };
+  expireWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
+  unexpireWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
+  getVaultStatus: {
+    execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
+  };
+  signCall: { execute(input: { vaultId: string; body: unknown }): Promise<{ submissionHash: string; args: unknown[] }> };
+  verifyAuthSignature: { execute(header: string | undefined, rawBody: Buffer): Promise<void> };
+  recordSubmission: { execute(input: { vaultId: string; body: unknown }): Promise<SignatureRecord> };
+  getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
+  /** Resolves when the database and key stores answer; rejects otherwise. */
+  readiness: () => Promise<void>;
+  logger: {
+    info(o: object, m?: string): void;
+    warn(o: object, m?: string): void;
+    error(o: object, m?: string): void;
+  };
+  bodyLimitBytes: number;
+}
+
+interface VaultLocals {
+  requestId: string;
+  vaultId: string;
+  rawBody?: Buffer;
+  body?: unknown;
+}
+
+const locals = (res: Response) => res.locals as VaultLocals;
+const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
+const param = (req: Request, name: string) => String(req.params[name]);
+
+export function createHttpApp(deps: HttpDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'extended');
+
+  app.use((req, res, next) => {
+    const requestId = randomUUID();
+    locals(res).requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      deps.logger.info(
+        {
+          requestId,
+          method: req.method,
+          route: (req.route as { path?: string } | undefined)?.path ?? null,
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.status(200).json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await deps.readiness();
+      res.status(200).json({ status: 'ready' });
+    } catch (error) {
+      const message = isDomainError(error) ? error.message : 'not ready';
+      res.status(503).json({ success: false, error: message });
+    }
+  });
+
+  const vault = express.Router({ mergeParams: true });
+  vault.use(async (req, res, next) => {
+    const vaultId = param(req, 'vaultId');
+    await deps.authenticate.execute(req.header('authorization'), vaultId);
+    locals(res).vaultId = vaultId;
+    next();
+  });
+  const body = readJsonBody(deps.bodyLimitBytes);
+
+  vault.post('/sign', body, async (req, res) => {
+    const l = locals(res);
+    await deps.verifyAuthSignature.execute(req.header('x-vault-auth-signature'), l.rawBody ?? Buffer.alloc(0));
+    ok(res, await deps.signCall.execute({ vaultId: l.vaultId, body: l.body }));
+  });
+  vault.get('/wallets', async (req, res) => {
+    const { offset, count } = parseOrThrow(listQuerySchema, req.query);
+    const result = await deps.listWallets.execute(locals(res).vaultId, offset, count);
+    ok(res, { count: result.count, page: result.page.map(presentWallet) });
+  });
+  vault.post('/wallets', body, async (_req, res) => {
+    const { name } = parseOrThrow(nameBodySchema, locals(res).body);
+    ok(res, presentWallet(await deps.createWallet.execute({ vaultId: locals(res).vaultId, name })));
+  });
+  vault.get('/wallets/:address', async (req, res) => {
+    ok(res, presentWallet(await deps.getWallet.execute(locals(res).vaultId, param(req, 'address'))));
+  });
+  vault.put('/wallets/:address', body, async (req, res) => {
+    const { name } = parseOrThrow(nameBodySchema, locals(res).body);
+    ok(res, presentWallet(await deps.renameWallet.execute(locals(res).vaultId, param(req, 'address'), name)));
+  });
+  vault.delete('/wallets/:address', async (req, res) => {
+    ok(res, presentWallet(await deps.expireWallet.execute(locals(res).vaultId, param(req, 'address'))));
+  });
+  vault.post('/wallets/:address', async (req, res) => {
+    ok(res, presentWallet(await deps.unexpireWallet.execute(locals(res).vaultId, param(req, 'address'))));
+  });
+  vault.get('/status', async (_req, res) => {
+    const s = await deps.getVaultStatus.execute(locals(res).vaultId);
+    // The one response without the envelope, as the interface specifies.
+    res.status(200).json({
+      timestamp: s.timestamp.toISOString(),
+      online: s.online,
+      vaultKeys: s.vaultKeys,
+      wallets: s.wallets,
+      version: s.version,
+    });
+  });
+  vault.post('/submissions', body, async (_req, res) => {
+    ok(res, presentSubmission(await deps.recordSubmission.execute({ vaultId: locals(res).vaultId, body: locals(res).body })));
+  });
+  vault.get('/submissions/:submissionHash', async (req, res) => {
+    ok(res, presentSubmission(await deps.getSubmission.execute(locals(res).vaultId, param(req, 'submissionHash'))));
+  });
+
+  // `vault` (singular) appears in some of the interface's examples; `vaults` is canonical.
+  app.use('/api/v1/vaults/:vaultId', vault);
+  app.use('/api/v1/vault/:vaultId', vault);
+
+  app.use((req, _res, next) => {
+    next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.path}`));
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+/**
+ * Reads the body as raw bytes (the auth signature covers them exactly as sent) and parses the JSON
+ * itself, so every failure is one of ours with a clear message.
+ */
+function readJsonBody(limit: number) {
+  const raw = express.raw({ type: () => true, limit });
+  return (req: Request, res: Response, next: NextFunction) => {
+    raw(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const l = locals(res);
+      l.rawBody = bytes;
+      if (bytes.length === 0) {
+        return next(new DomainError(ErrorCode.MALFORMED_JSON, 'request body is required (a JSON object)'));
+      }
+      const type = req.header('content-type');
+      if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type)) {
+        return next(new DomainError(ErrorCode.MALFORMED_JSON, `Content-Type must be application/json (got ${JSON.stringify(type)})`));
+      }
+      try {
+        l.body = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        return next(new DomainError(ErrorCode.MALFORMED_JSON, 'request body is not valid JSON'));
+      }
+      next();
+    });
+  };
+}
+
+function errorHandler(logger: HttpDeps['logger']) {
+  return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const requestId = locals(res).requestId;
+    let status: number;
+    let message: string;
+    if (isDomainError(error)) {
+      status = STATUS_BY_CODE[error.code];
+      message = error.message;
+      if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');
+    } else if (isBodyParserError(error)) {
+      status = error.status === 413 ? 413 : 400;
+      message =
+        status === 413 ? `request body is larger than the limit of ${error.limit ?? 'the configured'} bytes` : 'request body could not be read';
+    } else {
+      status = 500;
+      message = `internal error (request id ${requestId})`;
+      const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+      logger.error({ requestId, err: e }, 'unexpected error');
+    }
+    if (res.headersSent) return;
+    res.status(status).json({ success: false, error: message });
+  };
+}
+
+function isBodyParserError(e: unknown): e is { status: number; type: string; limit?: number } {
+  return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' && typeof (e as { status?: unknown }).status === 'number';
+}

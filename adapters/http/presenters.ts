@@ -1,0 +1,31 @@
+import type { Wallet } from '../../src/domain/wallet.js';
+import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+
+/** The wallet as the interface shows it: internal fields (key store, key reference, version) never leave. */
+export function presentWallet(w: Wallet) {
+  return {
+    id: w.id,
+    account: w.accountId,
+    vault: w.vaultId,
+    name: w.name,
+    address: w.address,
+    created: w.created.toISOString(),
+    updated: w.updated.toISOString(),
+    ...(w.expires ? { expires: w.expires.toISOString() } : {}),
+  };
+}
+
+export function presentSubmission(r: SignatureRecord) {
+  return {
+    submissionHash: r.submissionHash,
+    vault: r.vaultId,
+    wallet: r.walletAddress,
+    chain: r.chain,
+    contract: r.contract,
+    sender: r.sender,
+    selector: r.selector,
+    signed: r.created.toISOString(),
+    transactionHash: r.transactionHash,
+    submitted: r.submitted?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,135 @@
+import { parseAddress } from '../domain/address.js';
+import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
+import { parseAbiFunction, type ParsedFunction } from '../domain/signing/abi-function.js';
+import { coerceArguments } from '../domain/signing/argument-coercion.js';
+import {
+  argsWithSignature,
+  encodeMessage,
+  signableDigest,
+  submissionHash,
+  toHex,
+  type SignatureStruct,
+} from '../domain/signing/signable-digest.js';
+import type { ChainReader } from '../ports/chain-reader.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { KeyStoreRegistry } from '../ports/key-store.port.js';
+import type { SignatureLog } from '../ports/signature-log.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { requireWallet } from './wallet-lookup.js';
+
+export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const ABI_CACHE_SIZE = 1000;
+
+type Hex = `0x${string}`;
+
+export interface SignResult {
+  readonly submissionHash: string;
+  readonly args: unknown[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Signs a contract call for a signable contract: the vault wallet named by the contract's signer() signs
+ * keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args))).
+ */
+export class SignCall {
+  /** Parsed ABI items by their JSON text: clients send the same few items over and over. */
+  private readonly functions = new Map<string, ParsedFunction>();
+
+  constructor(
+    private readonly repository: WalletRepository,
+    private readonly keyStores: KeyStoreRegistry,
+    private readonly chainReader: ChainReader,
+    private readonly signatureLog: SignatureLog,
+    private readonly clock: Clock,
+    private readonly random: (n: number) => Uint8Array,
+  ) {}
+
+  async execute(input: { vaultId: string; body: unknown }): Promise<SignResult> {
+    const body = input.body;
+    if (!isObject(body)) throw invalidArgument('body: must be a JSON object');
+    const chain = body.chain;
+    if (typeof chain !== 'string' || !(CHAINS as readonly string[]).includes(chain)) {
+      throw invalidArgument(`chain: must be one of ${CHAINS.join(', ')}`);
+    }
+    const contract = parseAddress(body.contract, 'contract');
+    const sender = parseAddress(body.sender, 'sender') as Hex;
+    if (body.abi === undefined) throw invalidArgument('abi: is required');
+    if (body.args === undefined) throw invalidArgument('args: is required');
+    const requestedUniq = optionalBytes32(body.uniq, 'uniq');
+    const requestedSigner = body.signer === undefined ? undefined : parseAddress(body.signer, 'signer');
+
+    const fn = this.parseFunction(body.abi);
+    const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
+
+    const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
+    const now = this.clock.now();
+    const wallet = await requireWallet(this.repository, input.vaultId, signer, now).catch((error: unknown) => {
+      if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
+        throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `signer ${signer} is not a wallet of this vault`);
+      }
+      throw error;
+    });
+
+    const nonce = toHex(this.random(32));
+    const digest = signableDigest({ uniq, nonce, sender, message });
+    const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
+    const hash = submissionHash(signature);
+    await this.signatureLog.record({
+      submissionHash: hash,
+      vaultId: input.vaultId,
+      walletId: wallet.id,
+      walletAddress: wallet.address,
+      chain,
+      contract,
+      sender,
+      selector: fn.selector,
+      created: now,
+      transactionHash: null,
+      submitted: null,
+    });
+    return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
+  }
+
+  private parseFunction(abi: unknown): ParsedFunction {
+    const key = JSON.stringify(abi);
+    const cached = this.functions.get(key);
+    if (cached) return cached;
+    const parsed = parseAbiFunction(abi);
+    if (this.functions.size >= ABI_CACHE_SIZE) this.functions.delete(this.functions.keys().next().value as string);
+    this.functions.set(key, parsed);
+    return parsed;
+  }
+
+  /** From the request on `local` and chains without an RPC; from the contract itself otherwise. */
+  private async signableValues(
+    chain: string,
+    contract: string,
+    uniq: Hex | undefined,
+    signer: string | undefined,
+  ): Promise<{ uniq: Hex; signer: string }> {
+    if (chain === 'local' || !this.chainReader.hasRpc(chain)) {
+      const why = chain === 'local' ? 'for chain local' : `for chain ${chain} (no RPC configured)`;
+      if (uniq === undefined) throw invalidArgument(`uniq: is required ${why}`);
+      if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
+      return { uniq, signer };
+    }
+    const onChain = await this.chainReader.readSignable(chain, contract);
+    if (uniq !== undefined && uniq.toLowerCase() !== onChain.uniq.toLowerCase()) {
+      throw invalidArgument(`uniq: ${uniq} does not match the contract's uniq() on ${chain} (${onChain.uniq})`);
+    }
+    if (signer !== undefined && signer !== onChain.signer) {
+      throw invalidArgument(`signer: ${signer} does not match the contract's signer() on ${chain} (${onChain.signer})`);
+    }
+    return { uniq: onChain.uniq.toLowerCase() as Hex, signer: onChain.signer };
+  }
+}
+
+function optionalBytes32(raw: unknown, field: string): Hex | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !BYTES32.test(raw)) throw invalidArgument(`${field}: must be 0x-prefixed 32-byte hex (bytes32)`);
+  return raw.toLowerCase() as Hex;
+}
