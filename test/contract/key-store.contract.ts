@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { SigningKey, recoverAddress, computeAddress, hexlify } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DomainError } from '../../src/domain/errors.js';
+import type { KeyStore } from '../../src/ports/key-store.port.js';
+
+const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+export interface KeyStoreFixture {
+  readonly store: KeyStore;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * What every key store must do, checked with ethers as an independent reference. Each backend's test
+ * file calls this with a factory for a fresh store.
+ */
+export function describeKeyStoreContract(name: string, make: () => Promise<KeyStoreFixture>): void {
+  describe(`KeyStore contract: ${name}`, () => {
+    let fixture: KeyStoreFixture;
+    beforeAll(async () => {
+      fixture = await make();
+    });
+    afterAll(async () => {
+      await fixture?.store.close();
+      await fixture?.cleanup();
+    });
+
+    it('creates distinct keys with 65-byte uncompressed public keys', async () => {
+      const a = await fixture.store.create();
+      const b = await fixture.store.create();
+      for (const k of [a, b]) {
+        expect(k.publicKey).toHaveLength(65);
+        expect(k.publicKey[0]).toBe(0x04);
+      }
+      expect(a.keyRef).not.toBe(b.keyRef);
+      expect(hexlify(a.publicKey)).not.toBe(hexlify(b.publicKey));
+    });
+
+    it('signs digests with recoverable, low-s signatures of the created key', async () => {
+      const key = await fixture.store.create();
+      const address = computeAddress(hexlify(key.publicKey));
+      for (let i = 0; i < 20; i++) {
+        const digest = randomBytes(32);
+        const sig = await fixture.store.sign(key.keyRef, digest);
+        expect(sig.r).toHaveLength(32);
+        expect(sig.s).toHaveLength(32);
+        expect([27, 28]).toContain(sig.v);
+        expect(BigInt(hexlify(sig.s)) <= HALF_N).toBe(true);
+        const parts = { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v };
+        expect(recoverAddress(digest, parts)).toBe(address);
+        expect(SigningKey.recoverPublicKey(digest, parts)).toBe(hexlify(key.publicKey));
+      }
+    });
+
+    it('refuses to sign with an unknown key reference', async () => {
+      await expect(fixture.store.sign('0x' + 'ab'.repeat(20), randomBytes(32))).rejects.toBeInstanceOf(DomainError);
+    });
+
+    it('destroys keys idempotently; a destroyed key no longer signs', async () => {
+      const key = await fixture.store.create();
+      await fixture.store.sign(key.keyRef, randomBytes(32));
+      await fixture.store.destroy(key.keyRef);
+      await expect(fixture.store.sign(key.keyRef, randomBytes(32))).rejects.toBeInstanceOf(DomainError);
+      await expect(fixture.store.destroy(key.keyRef)).resolves.toBeUndefined();
+    });
+
+    it('answers ping', async () => {
+      await expect(fixture.store.ping()).resolves.toBeUndefined();
+    });
+
+    it('lists keys created before a date, not destroyed ones (or nothing, for stores that cannot list)', async () => {
+      const kept = await fixture.store.create();
+      const gone = await fixture.store.create();
+      await fixture.store.destroy(gone.keyRef);
+      const refs = await fixture.store.listKeyRefs(new Date(Date.now() + 60_000));
+      expect(refs).not.toContain(gone.keyRef);
+      if (refs.length > 0) expect(refs).toContain(kept.keyRef);
+      expect(await fixture.store.listKeyRefs(new Date(0))).toEqual([]);
+    });
+  });
+}
