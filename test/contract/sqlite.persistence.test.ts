@@ -1,0 +1,68 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
+import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
+import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
+import { aVault, aWallet } from '../support/wallet-mother.js';
+import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
+
+const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-sqlite-'));
+
+describeWalletRepositoryContract('sqlite', async () => {
+  const dir = await tempDir();
+  const db = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
+  return {
+    repo: new SqliteWalletRepository(db),
+    signatureLog: new SqliteSignatureLog(db),
+    cleanup: async () => {
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('sqlite specifics', () => {
+  it('opens in WAL mode with synchronous=FULL, files 0600, and migrates idempotently', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'nested', 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(2);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+      db.close();
+      const again = openSqliteDatabase({ path: file });
+      expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps data across close and reopen, and two connections (CLI and server) see each other', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const server = new SqliteWalletRepository(openSqliteDatabase({ path: file }));
+      const cliDb = openSqliteDatabase({ path: file });
+      const cli = new SqliteWalletRepository(cliDb);
+      const vault = aVault();
+      await cli.ensureAccount(vault.accountId, new Date());
+      await cli.insertVault(vault);
+      expect(await server.findVault(vault.id)).toEqual(vault);
+      const w = aWallet(vault);
+      await server.insertWallet(w);
+      expect(await cli.findWallet(vault.id, w.address, new Date())).toEqual(w);
+      cliDb.close();
+      const reopened = openSqliteDatabase({ path: file });
+      expect(await new SqliteWalletRepository(reopened).countWallets(vault.id, new Date())).toBe(1);
+      reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
+import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { aVault, aWallet, anApiKey, randomAddress } from '../support/wallet-mother.js';
+
+export interface PersistenceFixture {
+  readonly repo: WalletRepository;
+  readonly signatureLog: SignatureLog;
+  cleanup(): Promise<void>;
+}
+
+const NOW = new Date('2026-06-01T00:00:00Z');
+const ms = (n: number) => new Date(NOW.getTime() + n);
+
+/** What every persistence adapter must do; each backend's test file calls this with a fresh store. */
+export function describeWalletRepositoryContract(name: string, make: () => Promise<PersistenceFixture>): void {
+  describe(`WalletRepository and SignatureLog contract: ${name}`, () => {
+    let f: PersistenceFixture;
+    beforeAll(async () => {
+      f = await make();
+    });
+    afterAll(async () => {
+      await f?.cleanup();
+    });
+
+    const newVault = async () => {
+      const vault = aVault();
+      await f.repo.ensureAccount(vault.accountId, NOW);
+      await f.repo.insertVault(vault);
+      return vault;
+    };
+
+    it('creates accounts idempotently and finds and lists vaults', async () => {
+      const a1 = await f.repo.ensureAccount('acct-x', NOW);
+      const a2 = await f.repo.ensureAccount('acct-x', ms(5000));
+      expect(a2.created).toEqual(a1.created);
+      const vault = await newVault();
+      expect(await f.repo.findVault(vault.id)).toEqual(vault);
+      expect(await f.repo.findVault('nope')).toBeNull();
+      expect((await f.repo.listVaults()).map((v) => v.id)).toContain(vault.id);
+    });
+
+    it('stores API keys, revokes once (keeping the first time) and counts active ones', async () => {
+      const vault = await newVault();
+      const k1 = anApiKey(vault);
+      const k2 = anApiKey(vault, { created: ms(1) });
+      await f.repo.insertApiKey(k1);
+      await f.repo.insertApiKey(k2);
+      expect(await f.repo.findApiKey(k1.id)).toEqual(k1);
+      expect(await f.repo.countActiveApiKeys(vault.id)).toBe(2);
+      expect(await f.repo.revokeApiKey(k1.id, ms(10))).toBe(true);
+      expect(await f.repo.revokeApiKey(k1.id, ms(20))).toBe(true);
+      expect((await f.repo.findApiKey(k1.id))?.revoked).toEqual(ms(10));
+      expect(await f.repo.revokeApiKey('0000000000000000', ms(1))).toBe(false);
+      expect(await f.repo.countActiveApiKeys(vault.id)).toBe(1);
+      expect((await f.repo.listApiKeys(vault.id)).map((k) => k.id)).toEqual([k1.id, k2.id]);
+    });
+
+    it('finds a wallet only in its own vault', async () => {
+      const a = await newVault();
+      const b = await newVault();
+      const w = aWallet(a);
+      await f.repo.insertWallet(w);
+      expect(await f.repo.findWallet(a.id, w.address, NOW)).toEqual(w);
+      expect(await f.repo.findWallet(b.id, w.address, NOW)).toBeNull();
+      expect(await f.repo.listWallets(b.id, NOW, 0, 100)).toEqual({ count: 0, page: [] });
+    });
+
+    it('hides a wallet from the instant of its expiry, not a millisecond before', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault, { expires: NOW });
+      await f.repo.insertWallet(w);
+      expect(await f.repo.findWallet(vault.id, w.address, ms(-1))).not.toBeNull();
+      expect(await f.repo.countWallets(vault.id, ms(-1))).toBe(1);
+      expect(await f.repo.findWallet(vault.id, w.address, NOW)).toBeNull();
+      expect(await f.repo.countWallets(vault.id, NOW)).toBe(0);
+      expect((await f.repo.listWallets(vault.id, NOW, 0, 10)).page).toEqual([]);
+      expect((await f.repo.findExpired(NOW, 1000)).map((x) => x.id)).toContain(w.id);
+      expect((await f.repo.findExpired(ms(-1), 1000)).map((x) => x.id)).not.toContain(w.id);
+    });
+
+    it('lists by created then id, pages without skipping or repeating, and counts the whole vault', async () => {
+      const vault = await newVault();
+      const sameInstant = ms(-50_000);
+      const wallets = [
+        aWallet(vault, { created: ms(-10_000) }),
+        aWallet(vault, { created: sameInstant, id: '00000000-0000-7000-8000-00000000000b' }),
+        aWallet(vault, { created: sameInstant, id: '00000000-0000-7000-8000-00000000000a' }),
+        aWallet(vault, { created: ms(-90_000) }),
+        aWallet(vault, { created: ms(-1) }),
+        aWallet(vault, { created: ms(-2), expires: ms(-1) }),
+      ];
+      for (const w of wallets) await f.repo.insertWallet(w);
+      const expected = [wallets[3], wallets[2], wallets[1], wallets[0], wallets[4]].map((w) => w!.id);
+      const seen: string[] = [];
+      for (let offset = 0; offset < 6; offset += 2) {
+        const page = await f.repo.listWallets(vault.id, NOW, offset, 2);
+        expect(page.count).toBe(5);
+        seen.push(...page.page.map((w) => w.id));
+      }
+      expect(seen).toEqual(expected);
+      expect((await f.repo.listWallets(vault.id, NOW, 0, 0)).page).toEqual([]);
+      expect((await f.repo.listWallets(vault.id, NOW, 100, 10)).count).toBe(5);
+    });
+
+    it('updates with compare-and-set on version; a stale write changes nothing', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault);
+      await f.repo.insertWallet(w);
+      const renamed = { ...w, name: 'renamed', updated: ms(1), version: 2 };
+      expect(await f.repo.updateWallet(renamed)).toBe(true);
+      const stale = { ...w, name: 'lost', expires: ms(5), version: 2 };
+      expect(await f.repo.updateWallet(stale)).toBe(false);
+      expect(await f.repo.findWallet(vault.id, w.address, NOW)).toEqual(renamed);
+    });
+
+    it('refuses a second wallet with the same address', async () => {
+      const vault = await newVault();
+      const address = randomAddress();
+      await f.repo.insertWallet(aWallet(vault, { address }));
+      await expect(f.repo.insertWallet(aWallet(vault, { address }))).rejects.toThrow();
+    });
+
+    it('removes records idempotently and knows which key references are in use', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault);
+      await f.repo.insertWallet(w);
+      expect(await f.repo.keyRefInUse('local', w.keyRef)).toBe(true);
+      expect(await f.repo.keyRefInUse('aws-kms', w.keyRef)).toBe(false);
+      await f.repo.removeWallet(w.id);
+      await f.repo.removeWallet(w.id);
+      expect(await f.repo.keyRefInUse('local', w.keyRef)).toBe(false);
+      expect(await f.repo.countWallets(vault.id, NOW)).toBe(0);
+      await expect(f.repo.ping()).resolves.toBeUndefined();
+    });
+
+    it('records signatures per vault and attaches a transaction once', async () => {
+      const vault = await newVault();
+      const record: SignatureRecord = {
+        submissionHash: `0x${'1'.repeat(64)}`,
+        vaultId: vault.id,
+        walletId: 'w',
+        walletAddress: randomAddress(),
+        chain: 'local',
+        contract: randomAddress(),
+        sender: randomAddress(),
+        selector: '0x12345678',
+        created: NOW,
+        transactionHash: null,
+        submitted: null,
+      };
+      await f.signatureLog.record(record);
+      expect(await f.signatureLog.find(vault.id, record.submissionHash)).toEqual(record);
+      expect(await f.signatureLog.find('other-vault', record.submissionHash)).toBeNull();
+      const tx = `0x${'2'.repeat(64)}`;
+      expect(await f.signatureLog.attachTransaction(vault.id, record.submissionHash, tx, ms(1))).toBe('attached');
+      expect(await f.signatureLog.attachTransaction(vault.id, record.submissionHash, tx, ms(2))).toBe('unchanged');
+      expect(await f.signatureLog.attachTransaction(vault.id, record.submissionHash, `0x${'3'.repeat(64)}`, ms(3))).toBe('conflict');
+      expect(await f.signatureLog.attachTransaction('other-vault', record.submissionHash, tx, ms(3))).toBe('missing');
+      expect(await f.signatureLog.find(vault.id, record.submissionHash)).toMatchObject({ transactionHash: tx, submitted: ms(1) });
+    });
+  });
+}
