@@ -26,7 +26,7 @@ export const listQuerySchema = z.object({
 });
 
 /** Bodies of create and rename: an object; the name itself is checked by the domain. */
-export const nameBodySchema = z.object({ name: z.unknown() }, { error: 'body: must be a JSON object' });
+export const nameBodySchema = z.object({ name: z.unknown().optional() }, { error: 'body: must be a JSON object' });
 
 /** zod's first issue as a DomainError naming the field. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
