@@ -3,11 +3,16 @@ import type { Clock } from '../../src/ports/clock.port.js';
 /** Real time plus an offset the test moves, so expiry can be crossed without waiting 30 days. */
 export class MovableClock implements Clock {
   private offsetMs = 0;
+  private frozenAt: number | undefined;
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date((this.frozenAt ?? Date.now()) + this.offsetMs);
   }
   advance(ms: number): void {
     this.offsetMs += ms;
+  }
+  /** Stops real time from passing, for assertions at an exact millisecond. */
+  freeze(): void {
+    this.frozenAt ??= Date.now();
   }
 }
 

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
+import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
+import { InMemoryWalletRepository } from '../support/in-memory.persistence.js';
+import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
+import { FixedClock } from '../support/movable-clock.js';
+import { aVault } from '../support/wallet-mother.js';
+
+async function setup() {
+  const repo = new InMemoryWalletRepository();
+  const store = new InMemoryKeyStore('local');
+  const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
+  const registry = new MapKeyStoreRegistry([store], 'local');
+  let n = 0;
+  const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
+  const vault = aVault();
+  await repo.ensureAccount(vault.accountId, clock.now());
+  await repo.insertVault(vault);
+  const create = new CreateWallet(repo, registry, clock, ids);
+  return {
+    repo,
+    store,
+    clock,
+    vault,
+    create: () => create.execute({ vaultId: vault.id, name: 'w' }),
+    expire: new ExpireWallet(repo, clock),
+    get: new GetWallet(repo, clock),
+    purge: new PurgeExpiredWallets(repo, registry, clock),
+  };
+}
+
+describe('purging expired wallets', () => {
+  it('destroys the key and then the record, once the expiry instant has passed', async () => {
+    const t = await setup();
+    const w = await t.create();
+    const other = await t.create();
+    await t.expire.execute(t.vault.id, w.address);
+    t.clock.advance(EXPIRY_TTL_MS - 1);
+    expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
+    await expect(t.get.execute(t.vault.id, w.address)).resolves.toMatchObject({ id: w.id });
+
+    t.clock.advance(1);
+    await expect(t.get.execute(t.vault.id, w.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+    expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
+    expect(t.store.has(w.keyRef)).toBe(false);
+    expect(t.repo.wallets.has(w.id)).toBe(false);
+    expect(t.store.has(other.keyRef)).toBe(true);
+    expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
+  });
+
+  it('keeps the record for the next run when the key store fails, and the wallet stays invisible', async () => {
+    const t = await setup();
+    const w = await t.create();
+    await t.expire.execute(t.vault.id, w.address);
+    t.clock.advance(EXPIRY_TTL_MS);
+    t.store.failNext = 1;
+    expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 1 });
+    expect(t.repo.wallets.has(w.id)).toBe(true);
+    await expect(t.get.execute(t.vault.id, w.address)).rejects.toBeInstanceOf(DomainError);
+    expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
+    expect(t.repo.wallets.has(w.id)).toBe(false);
+  });
+
+  it('finishes after a crash between destroying the key and removing the record', async () => {
+    const t = await setup();
+    const w = await t.create();
+    await t.expire.execute(t.vault.id, w.address);
+    t.clock.advance(EXPIRY_TTL_MS);
+    await t.store.destroy(w.keyRef); // the step before the crash
+    expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
+    expect(t.repo.wallets.has(w.id)).toBe(false);
+  });
+
+  it('a create whose record cannot be written leaves no key behind', async () => {
+    const t = await setup();
+    t.repo.insertWallet = async () => {
+      throw new DomainError(ErrorCode.DATABASE_UNAVAILABLE, 'database unavailable');
+    };
+    await expect(t.create()).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    expect(t.store.size).toBe(0);
+  });
+});
