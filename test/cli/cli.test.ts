@@ -1,0 +1,76 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../support/http-client.js';
+import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+
+describe('the wallet-vault command', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let server: ChildServer;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-cli-'));
+    env = { VAULT_DATA_DIR: dataDir };
+    server = await spawnServer(env);
+  });
+  afterAll(async () => {
+    await server?.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates vaults and API keys that a running server on the same directory accepts at once', async () => {
+    const vault = await cliJson<{ id: string; account: string; name: string }>(['vaults', 'create', '--name', 'ops', '--account', 'acme'], env);
+    expect(Object.keys(vault).sort()).toEqual(['account', 'id', 'name']);
+    expect(vault).toMatchObject({ account: 'acme', name: 'ops' });
+    const key = await cliJson<{ apiKey: string; vault: string }>(['api-keys', 'create', '--vault', vault.id], env);
+    expect(key.vault).toBe(vault.id);
+    expect(key.apiKey).toMatch(/^wv_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    const r = await client(server.url, key.apiKey).post(`/api/v1/vaults/${vault.id}/wallets`, { name: 'from-cli-key' });
+    expect(r.status).toBe(200);
+  });
+
+  it('lists keys by id and hash, never the key, and revocation takes effect on the running server', async () => {
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'rev'], env);
+    expect(vault).toMatchObject({ account: 'default' });
+    const key = await cliJson<{ apiKey: string; id: string }>(['api-keys', 'create', '--vault', vault.id], env);
+    const listed = await runCli(['api-keys', 'list', '--vault', vault.id, '--json'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.apiKey);
+    expect(listed.stdout).not.toContain(key.apiKey.slice(20));
+    const rows = JSON.parse(listed.stdout) as { id: string; hash: string; revoked: string | null }[];
+    expect(rows).toEqual([expect.objectContaining({ id: key.id, hash: expect.stringMatching(/^[0-9a-f]{64}$/), revoked: null })]);
+
+    const api = client(server.url, key.apiKey);
+    expect((await api.get(`/api/v1/vaults/${vault.id}/wallets`)).status).toBe(200);
+    expect((await runCli(['api-keys', 'revoke', '--id', key.id], env)).code).toBe(0);
+    expect((await api.get(`/api/v1/vaults/${vault.id}/wallets`)).status).toBe(401);
+    const after = JSON.parse((await runCli(['api-keys', 'list', '--vault', vault.id, '--json'], env)).stdout);
+    expect(after[0].revoked).toMatch(/Z$/);
+  });
+
+  it('prints help for every command and fails clearly on an unknown vault', async () => {
+    for (const args of [['--help'], ['vaults', 'create', '--help'], ['api-keys', 'create', '--help'], ['api-keys', 'revoke', '--help'], ['serve', '--help']]) {
+      const r = await runCli(args, env);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/Usage: wallet-vault/);
+    }
+    expect((await runCli(['vaults', 'create', '--help'], env)).stdout).toMatch(/--name <name>[\s\S]*--account[\s\S]*--json/);
+    const r = await runCli(['api-keys', 'create', '--vault', 'no-such-vault'], env);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/vault no-such-vault does not exist/);
+  });
+
+  it.each([
+    [{ VAULT_MASTER_KEY: 'xyz' }, /VAULT_MASTER_KEY/],
+    [{ VAULT_AUTH_SECRET_KEY: 'too-short' }, /VAULT_AUTH_SECRET_KEY: must be at least 32 characters/],
+    [{ PORT: 'abc' }, /PORT/],
+    [{ VAULT_KEYSTORE: 'floppy' }, /VAULT_KEYSTORE/],
+    [{ VAULT_RPC_URL_SEPOLIA: 'not a url' }, /VAULT_RPC_URL_SEPOLIA/],
+  ])('refuses to start with %o, naming the variable', async (bad, message) => {
+    const r = await runCli(['serve'], { ...env, ...bad });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(message);
+  });
+});
