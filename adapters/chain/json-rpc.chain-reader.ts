@@ -96,22 +96,22 @@ export class JsonRpcChainReader implements ChainReader {
   private async read(chain: RpcChainName, contract: string): Promise<SignableValues> {
     await this.verifyChainId(chain);
     const [uniqWord, signerWord] = await Promise.all([
-      this.ethCall(chain, contract, UNIQ_CALL, 'uniq()'),
-      this.ethCall(chain, contract, SIGNER_CALL, 'signer()'),
+      this.ethCall(chain, contract, UNIQ_CALL),
+      this.ethCall(chain, contract, SIGNER_CALL),
     ]);
     return { uniq: uniqWord, signer: parseAddress(`0x${signerWord.slice(26)}`, 'signer', { anyCase: true }) };
   }
 
-  private async ethCall(chain: RpcChainName, contract: string, data: string, fn: string): Promise<string> {
+  private async ethCall(chain: RpcChainName, contract: string, data: string): Promise<string> {
     let result: unknown;
     try {
       result = await this.call(chain, 'eth_call', [{ to: contract, data }, 'latest']);
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      if (isRevert(error)) throw notSignable(chain, contract, fn);
+      if (isRevert(error)) throw notSignable(chain, contract);
       throw unavailable(chain, `eth_call failed (${shortReason(error)})`, error);
     }
-    if (typeof result !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(result)) throw notSignable(chain, contract, fn);
+    if (typeof result !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(result)) throw notSignable(chain, contract);
     return result.toLowerCase();
   }
 
@@ -131,8 +131,9 @@ export class JsonRpcChainReader implements ChainReader {
   }
 }
 
-const notSignable = (chain: string, contract: string, fn: string) =>
-  new DomainError(ErrorCode.INVALID_ARGUMENT, `contract: ${contract} on ${chain} does not answer ${fn} (not a signable contract)`);
+// Both calls run at once and either may fail first, so the message names both.
+const notSignable = (chain: string, contract: string) =>
+  new DomainError(ErrorCode.INVALID_ARGUMENT, `contract: ${contract} on ${chain} does not answer uniq()/signer() (not a signable contract)`);
 
 function isRevert(error: unknown): boolean {
   const e = error as { code?: unknown; error?: { code?: unknown } } | null;

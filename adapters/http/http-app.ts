@@ -3,7 +3,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import { STATUS_BY_CODE } from './error-status.js';
+import { toErrorResponse } from './error-response.js';
+import { parseJsonBody } from './json-body.js';
 import { presentSubmission, presentWallet } from './presenters.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
 
@@ -36,7 +37,6 @@ export interface HttpDeps {
 interface VaultLocals {
   requestId: string;
   vaultId: string;
-  rawBody?: Buffer;
   body?: unknown;
 }
 
@@ -92,11 +92,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
   const body = readJsonBody(deps.bodyLimitBytes);
 
-  vault.post('/sign', body, async (req, res) => {
-    const l = locals(res);
-    await deps.verifyAuthSignature.execute(req.header('x-vault-auth-signature'), l.rawBody ?? Buffer.alloc(0));
-    ok(res, await deps.signCall.execute({ vaultId: l.vaultId, body: l.body }));
-  });
+  // POST /sign is served by sign-fast-path.ts, before this app sees the request.
   vault.get('/wallets', async (req, res) => {
     const { offset, count } = parseOrThrow(listQuerySchema, req.query);
     const result = await deps.listWallets.execute(locals(res).vaultId, offset, count);
@@ -149,28 +145,18 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 }
 
 /**
- * Reads the body as raw bytes (the auth signature covers them exactly as sent) and parses the JSON
- * itself, so every failure is one of ours with a clear message.
+ * Reads the body as raw bytes and parses the JSON itself, so every failure is one of ours with a clear
+ * message.
  */
 function readJsonBody(limit: number) {
   const raw = express.raw({ type: () => true, limit });
   return (req: Request, res: Response, next: NextFunction) => {
     raw(req, res, (error?: unknown) => {
       if (error) return next(error);
-      const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const l = locals(res);
-      l.rawBody = bytes;
-      if (bytes.length === 0) {
-        return next(new DomainError(ErrorCode.MALFORMED_JSON, 'request body is required (a JSON object)'));
-      }
-      const type = req.header('content-type');
-      if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type)) {
-        return next(new DomainError(ErrorCode.MALFORMED_JSON, `Content-Type must be application/json (got ${JSON.stringify(type)})`));
-      }
       try {
-        l.body = JSON.parse(bytes.toString('utf8'));
-      } catch {
-        return next(new DomainError(ErrorCode.MALFORMED_JSON, 'request body is not valid JSON'));
+        locals(res).body = parseJsonBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.header('content-type'));
+      } catch (parseError) {
+        return next(parseError);
       }
       next();
     });
@@ -179,28 +165,8 @@ function readJsonBody(limit: number) {
 
 function errorHandler(logger: HttpDeps['logger']) {
   return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const requestId = locals(res).requestId;
-    let status: number;
-    let message: string;
-    if (isDomainError(error)) {
-      status = STATUS_BY_CODE[error.code];
-      message = error.message;
-      if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');
-    } else if (isBodyParserError(error)) {
-      status = error.status === 413 ? 413 : 400;
-      message =
-        status === 413 ? `request body is larger than the limit of ${error.limit ?? 'the configured'} bytes` : 'request body could not be read';
-    } else {
-      status = 500;
-      message = `internal error (request id ${requestId})`;
-      const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
-      logger.error({ requestId, err: e }, 'unexpected error');
-    }
+    const { status, message } = toErrorResponse(error, locals(res).requestId, logger);
     if (res.headersSent) return;
     res.status(status).json({ success: false, error: message });
   };
-}
-
-function isBodyParserError(e: unknown): e is { status: number; type: string; limit?: number } {
-  return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' && typeof (e as { status?: unknown }).status === 'number';
 }

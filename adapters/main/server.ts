@@ -18,7 +18,8 @@ import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.j
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
-import { createHttpApp } from '../http/http-app.js';
+import { createHttpApp, type HttpDeps } from '../http/http-app.js';
+import { withSignFastPath } from '../http/sign-fast-path.js';
 import type { AppConfig } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger, type Logger } from './logger.js';
@@ -63,7 +64,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     await persistence.repository.ping();
     await Promise.all(keyStores.map((s) => s.ping()));
   };
-  const app = createHttpApp({
+  const deps: HttpDeps = {
     authenticate: container.get(Authenticate),
     createWallet: container.get(CreateWallet),
     listWallets: container.get(ListWallets),
@@ -79,7 +80,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     readiness,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
-  });
+  };
 
   const scheduler = new PurgeScheduler(
     container.get(PurgeExpiredWallets),
@@ -88,7 +89,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     logger,
   );
 
-  const server = http.createServer(app);
+  const server = http.createServer(withSignFastPath(createHttpApp(deps), deps));
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   server.listen(config.port, config.host);
   try {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import createKeccak from 'keccak';
 import secp256k1 from 'secp256k1';
 import { encodeAbiParameters, toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from 'viem';
 
@@ -14,6 +14,7 @@ const SIG_TYPES = ['bytes32', 'bytes32', 'bytes32', 'uint8'];
 const isSignatureParam = (p: AbiParameter) =>
   p.type === 'tuple' && 'components' in p && p.components.map((c) => c.type).join() === SIG_TYPES.join();
 
+const keccak_256 = (data: Buffer) => createKeccak('keccak256').update(data).digest();
 const hex = (b: Uint8Array): Hex => `0x${Buffer.from(b).toString('hex')}`;
 
 export async function startSignFloor(privateKey: Uint8Array): Promise<{ url: string; close(): Promise<void> }> {

@@ -1,13 +1,26 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.js';
 import { invalidArgument } from './errors.js';
 
 const HEX40 = /^0x[0-9a-fA-F]{40}$/;
 const encoder = new TextEncoder();
 
+/** Addresses repeat (contracts, senders, signers): their checksums are kept, within a bound. */
+const checksums = new Map<string, string>();
+const CHECKSUM_CACHE_SIZE = 10_000;
+
 /** EIP-55 mixed-case checksum of a 20-byte address given as 40 hex digits (any case). */
 export function toChecksumAddress(address: string): string {
   const lower = address.slice(2).toLowerCase();
-  const hash = keccak_256(encoder.encode(lower));
+  const cached = checksums.get(lower);
+  if (cached !== undefined) return cached;
+  const result = computeChecksum(lower);
+  if (checksums.size >= CHECKSUM_CACHE_SIZE) checksums.delete(checksums.keys().next().value as string);
+  checksums.set(lower, result);
+  return result;
+}
+
+function computeChecksum(lower: string): string {
+  const hash = keccak256(encoder.encode(lower));
   let out = '0x';
   for (let i = 0; i < 40; i++) {
     const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0x0f;
@@ -40,6 +53,6 @@ export function addressFromPublicKey(publicKey: Uint8Array): string {
   if (publicKey.length !== 65 || publicKey[0] !== 0x04) {
     throw new Error('expected a 65-byte uncompressed secp256k1 public key');
   }
-  const hash = keccak_256(publicKey.subarray(1));
+  const hash = keccak256(publicKey.subarray(1));
   return toChecksumAddress('0x' + Buffer.from(hash.subarray(12)).toString('hex'));
 }

@@ -210,7 +210,7 @@ describe('chain lookup mode: uniq and signer read from the contract', () => {
   it('a contract without uniq()/signer() is 400; a chain without RPC needs uniq and signer', async () => {
     const noCode = await api.post(`${base}/sign`, request({ contract: '0x000000000000000000000000000000000000dEaD' }));
     expect(noCode.status).toBe(400);
-    expect(noCode.body.error).toMatch(/does not answer uniq\(\)/);
+    expect(noCode.body.error).toMatch(/does not answer uniq\(\)\/signer\(\)/);
     const polygon = await api.post(`${base}/sign`, request({ chain: 'polygon' }));
     expect(polygon.status).toBe(400);
     expect(polygon.body.error).toMatch(/^uniq: is required for chain polygon \(no RPC configured\)/);

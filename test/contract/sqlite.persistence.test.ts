@@ -25,6 +25,37 @@ describeWalletRepositoryContract('sqlite', async () => {
 });
 
 describe('sqlite specifics', () => {
+  it('group-commits concurrent signature records: all durable, a bad one fails alone', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      const log = new SqliteSignatureLog(db);
+      const record = (i: number) => ({
+        submissionHash: `0x${i.toString(16).padStart(64, '0')}`,
+        vaultId: 'v',
+        walletId: 'w',
+        walletAddress: '0x0000000000000000000000000000000000000001',
+        chain: 'local',
+        contract: '0x0000000000000000000000000000000000000002',
+        sender: '0x0000000000000000000000000000000000000003',
+        selector: '0x12345678',
+        created: new Date(),
+        transactionHash: null,
+        submitted: null,
+      });
+      const results = await Promise.allSettled([...Array.from({ length: 50 }, (_, i) => log.record(record(i))), log.record(record(7))]);
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+      expect(results.at(-1)!.status).toBe('rejected');
+      db.close();
+      const reopened = openSqliteDatabase({ path: file });
+      expect((reopened.prepare('SELECT count(*) AS n FROM signatures').get() as { n: number }).n).toBe(50);
+      reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('opens in WAL mode with synchronous=FULL, files 0600, and migrates idempotently', async () => {
     const dir = await tempDir();
     try {

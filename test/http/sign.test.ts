@@ -58,6 +58,23 @@ describe('Sign: bad input is a 4xx naming the problem, never a 500', () => {
     expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
   });
 
+  it('the fast path keeps the rules of every route: 413, content type, singular alias, request id, auth first', async () => {
+    const big = await t.api.post(`${t.base}/sign`, t.body({ pad: 'x'.repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(big.body.error).toMatch(/larger than the limit/);
+    const form = await t.api.raw('POST', `${t.base}/sign`, { raw: 'a=1', headers: { 'content-type': 'text/plain' } });
+    expect(form.status).toBe(400);
+    expect(form.body.error).toMatch(/Content-Type/);
+    const alias = await t.api.post(t.base.replace('/vaults/', '/vault/') + '/sign', t.body());
+    expect(alias.status).toBe(200);
+    expect(alias.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(alias.headers.get('content-type')).toMatch(/^application\/json/);
+    const noKey = await client(t.s.url).post(`${t.base}/sign`, t.body());
+    expect(noKey.status).toBe(401);
+    const otherVault = await t.api.post('/api/v1/vaults/other/sign', t.body());
+    expect(otherVault.status).toBe(401);
+  });
+
   it('a signer that is not a wallet of this vault is 404', async () => {
     const r = await t.api.post(`${t.base}/sign`, t.body({ signer: TO }));
     expect(r.status).toBe(404);

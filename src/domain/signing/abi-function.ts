@@ -1,5 +1,5 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { invalidArgument } from '../errors.js';
+import { keccak256 } from '../keccak.js';
 
 /** One ABI parameter as it appears in ABI JSON, checked. */
 export interface AbiParam {
@@ -87,7 +87,7 @@ export function parseAbiFunction(raw: unknown): ParsedFunction {
   if (signatureIndexes.length > 1) throw invalidArgument('abi.inputs: more than one signature parameter');
   const signatureIndex = signatureIndexes[0]!;
   const signature = `${raw.name}(${inputs.map(signatureType).join(',')})`;
-  const selector = `0x${Buffer.from(keccak_256(new TextEncoder().encode(signature)).subarray(0, 4)).toString('hex')}` as const;
+  const selector = `0x${Buffer.from(keccak256(new TextEncoder().encode(signature)).subarray(0, 4)).toString('hex')}` as const;
   return Object.freeze({
     name: raw.name,
     signature,

@@ -1,5 +1,5 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { encodeAbiParameters, type AbiParameter, type Hex } from 'viem';
+import { keccak256 } from '../keccak.js';
 import type { AbiParam, ParsedFunction } from './abi-function.js';
 import type { AbiValue } from './argument-coercion.js';
 
@@ -19,7 +19,7 @@ const toViemParam = (p: AbiParam): AbiParameter =>
 
 const viemParams = new WeakMap<ParsedFunction, AbiParameter[]>();
 
-export const keccak = (hex: Hex): Uint8Array => keccak_256(Buffer.from(hex.slice(2), 'hex'));
+export const keccak = (hex: Hex): Uint8Array => keccak256(Buffer.from(hex.slice(2), 'hex'));
 export const toHex = (bytes: Uint8Array): Hex => `0x${Buffer.from(bytes).toString('hex')}`;
 
 /** message = abi.encode(bytes4 selector, ...args): what the contract rebuilds from msg.sig and its arguments. */

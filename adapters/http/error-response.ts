@@ -1,0 +1,27 @@
+import { isDomainError } from '../../src/domain/errors.js';
+import { STATUS_BY_CODE } from './error-status.js';
+import type { HttpDeps } from './http-app.js';
+
+/**
+ * Any error as the status and message a client sees. DomainErrors keep their message; anything else is
+ * a 500 that says only "internal error" and the request id, and is logged here.
+ */
+export function toErrorResponse(error: unknown, requestId: string, logger: HttpDeps['logger']): { status: number; message: string } {
+  if (isDomainError(error)) {
+    const status = STATUS_BY_CODE[error.code];
+    if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');
+    return { status, message: error.message };
+  }
+  if (isBodyParserError(error)) {
+    return error.status === 413
+      ? { status: 413, message: `request body is larger than the limit of ${error.limit ?? 'the configured'} bytes` }
+      : { status: 400, message: 'request body could not be read' };
+  }
+  const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+  logger.error({ requestId, err: e }, 'unexpected error');
+  return { status: 500, message: `internal error (request id ${requestId})` };
+}
+
+function isBodyParserError(e: unknown): e is { status: number; type: string; limit?: number } {
+  return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' && typeof (e as { status?: unknown }).status === 'number';
+}
