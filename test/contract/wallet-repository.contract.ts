@@ -103,6 +103,40 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect((await f.repo.listWallets(vault.id, NOW, 100, 10)).count).toBe(5);
     });
 
+    it('deep pages stay exact through inserts, expiries, the passing of an expiry instant and removals', async () => {
+      const vault = await newVault();
+      const base = NOW.getTime() - 10_000_000;
+      const wallets = Array.from({ length: 2500 }, (_, i) => aWallet(vault, { created: new Date(base + i * 10) }));
+      for (const w of wallets) await f.repo.insertWallet(w);
+      const expectPage = async (at: Date, offset: number, limit: number, expected: string[]) => {
+        const page = await f.repo.listWallets(vault.id, at, offset, limit);
+        expect(page.page.map((w) => w.id), `offset ${offset}`).toEqual(expected.slice(offset, offset + limit));
+        expect(page.count).toBe(expected.length);
+      };
+      let order = wallets.map((w) => w.id);
+      for (const offset of [0, 999, 1000, 1001, 1500, 2000, 2499, 2500]) await expectPage(NOW, offset, 7, order);
+
+      const earliest = aWallet(vault, { created: new Date(base - 1) });
+      await f.repo.insertWallet(earliest);
+      order = [earliest.id, ...order];
+      await expectPage(NOW, 1500, 5, order);
+
+      const hidden = wallets[100]!;
+      expect(await f.repo.updateWallet({ ...hidden, expires: NOW, version: 2 })).toBe(true);
+      order = order.filter((id) => id !== hidden.id);
+      await expectPage(NOW, 1500, 5, order);
+
+      const soon = wallets[500]!; // before the anchor at position 1000, so a stale anchor would shift the page
+      expect(await f.repo.updateWallet({ ...soon, expires: ms(5), version: 2 })).toBe(true);
+      await expectPage(NOW, 1500, 5, order);
+      order = order.filter((id) => id !== soon.id);
+      await expectPage(ms(5), 1500, 5, order);
+
+      await f.repo.removeWallet(wallets[10]!.id);
+      order = order.filter((id) => id !== wallets[10]!.id);
+      await expectPage(ms(5), 2000, 5, order);
+    });
+
     it('updates with compare-and-set on version; a stale write changes nothing', async () => {
       const vault = await newVault();
       const w = aWallet(vault);

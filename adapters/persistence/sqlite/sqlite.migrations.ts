@@ -41,19 +41,23 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX wallets_by_expiry ON wallets (expires) WHERE expires IS NOT NULL;
    CREATE INDEX wallets_expiring_by_vault ON wallets (vault_id, expires) WHERE expires IS NOT NULL;
    -- Rows per vault kept by triggers, so the total is O(1); the few expired-but-not-purged rows are
-   -- subtracted at read time through the partial index above.
+   -- subtracted at read time through the partial index above. \`generation\` moves on every change
+   -- that can shift list positions, so cached page anchors know when they are stale.
    CREATE TABLE wallet_counts (
      vault_id TEXT PRIMARY KEY,
-     rows INTEGER NOT NULL
+     rows INTEGER NOT NULL,
+     generation INTEGER NOT NULL DEFAULT 0
    );
    CREATE TRIGGER wallets_count_insert AFTER INSERT ON wallets BEGIN
-     INSERT INTO wallet_counts (vault_id, rows) VALUES (NEW.vault_id, 1)
-       ON CONFLICT (vault_id) DO UPDATE SET rows = rows + 1;
+     INSERT INTO wallet_counts (vault_id, rows, generation) VALUES (NEW.vault_id, 1, 1)
+       ON CONFLICT (vault_id) DO UPDATE SET rows = rows + 1, generation = generation + 1;
    END;
    CREATE TRIGGER wallets_count_delete AFTER DELETE ON wallets BEGIN
-     UPDATE wallet_counts SET rows = rows - 1 WHERE vault_id = OLD.vault_id;
+     UPDATE wallet_counts SET rows = rows - 1, generation = generation + 1 WHERE vault_id = OLD.vault_id;
    END;
-   CREATE INDEX wallets_by_key ON wallets (key_store, key_ref);
+   CREATE TRIGGER wallets_generation_update AFTER UPDATE OF expires, created ON wallets BEGIN
+     UPDATE wallet_counts SET generation = generation + 1 WHERE vault_id = NEW.vault_id;
+   END;
    CREATE TABLE signatures (
      submission_hash TEXT PRIMARY KEY,
      vault_id TEXT NOT NULL,
