@@ -35,6 +35,7 @@ function computeChecksum(lower: string): string {
  * because it is most likely a typo.
  */
 export function parseAddress(raw: unknown, field: string, options: { anyCase?: boolean } = {}): string {
+  if (raw === undefined) throw invalidArgument(`${field}: is required`);
   if (typeof raw !== 'string' || !HEX40.test(raw)) {
     throw invalidArgument(`${field}: ${JSON.stringify(raw)} is not a 0x-prefixed 20-byte hex address`);
   }

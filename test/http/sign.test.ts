@@ -39,7 +39,9 @@ describe('Sign: bad input is a 4xx naming the problem, never a 500', () => {
   it.each([
     ['no chain', { chain: undefined }, /^chain: must be one of/],
     ['an unknown chain', { chain: 'solana' }, /^chain: must be one of/],
-    ['a bad contract', { contract: '0x12' }, /^contract: /],
+    ['a bad contract', { contract: '0x12' }, /^contract: "0x12" is not a 0x-prefixed 20-byte hex address/],
+    ['no contract', { contract: undefined }, /^contract: is required$/],
+    ['no sender', { sender: undefined }, /^sender: is required$/],
     ['a bad sender checksum', { sender: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293Bc' }, /^sender: .*checksum/],
     ['no abi', { abi: undefined }, /^abi: is required/],
     ['the whole ABI array', { abi: [MINT] }, /not the whole ABI array/],
