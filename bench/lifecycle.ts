@@ -6,7 +6,7 @@ import { UuidV7IdGenerator } from '../adapters/system/uuid-v7.id-generator.js';
 import { openSqliteDatabase } from '../adapters/persistence/sqlite/sqlite.database.js';
 import { SqliteWalletRepository } from '../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { toChecksumAddress } from '../src/domain/address.js';
-import { cli, startChildServer } from './support/child-server.js';
+import { cliJson, spawnServer } from '../test/support/cli.js';
 import { measureLatency, printLatencyTable, type LatencyResult } from './support/latency.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
 
@@ -58,8 +58,8 @@ const latencies: LatencyResult[] = [];
 try {
   const vaults = await Promise.all(
     ['create', 'small', 'large'].map(async (name) => {
-      const v = cli<{ id: string; account: string }>(dataDir, ['vaults', 'create', '--name', name]);
-      const { apiKey } = cli<{ apiKey: string }>(dataDir, ['api-keys', 'create', '--vault', v.id]);
+      const v = await cliJson<{ id: string; account: string }>(['vaults', 'create', '--name', name], { VAULT_DATA_DIR: dataDir });
+      const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', v.id], { VAULT_DATA_DIR: dataDir });
       return { ...v, apiKey };
     }),
   );
@@ -67,7 +67,7 @@ try {
   const smallAddresses = await seed(dataDir, small.id, small.account, 1_000);
   const largeAddresses = await seed(dataDir, large.id, large.account, 100_000);
 
-  const server = await startChildServer(dataDir);
+  const server = await spawnServer({ VAULT_DATA_DIR: dataDir });
   try {
     const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
     const pick = (list: string[]) => list[Math.floor(Math.random() * list.length)]!;
@@ -95,7 +95,7 @@ try {
       latencies.push(await measureLatency({ ...common, label: `list offset=0 count=10 (${label})`, path: () => `${base}/wallets?offset=0&count=10` }));
     }
   } finally {
-    await server.stop();
+    await server.kill('SIGTERM');
   }
 } finally {
   await rm(dataDir, { recursive: true, force: true });

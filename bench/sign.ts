@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cli, startChildServer } from './support/child-server.js';
+import { cliJson, spawnServer } from '../test/support/cli.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
 
 /**
@@ -62,9 +62,9 @@ async function measureFloor(): Promise<LoadResult> {
 async function measureService(): Promise<LoadResult> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   try {
-    const vault = cli<{ id: string }>(dataDir, ['vaults', 'create', '--name', 'bench']);
-    const { apiKey } = cli<{ apiKey: string }>(dataDir, ['api-keys', 'create', '--vault', vault.id]);
-    const server = await startChildServer(dataDir);
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
+    const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
+    const server = await spawnServer({ VAULT_DATA_DIR: dataDir });
     try {
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       const created = await fetch(`${server.url}/api/v1/vaults/${vault.id}/wallets`, {
@@ -86,7 +86,7 @@ async function measureService(): Promise<LoadResult> {
         body,
       });
     } finally {
-      await server.stop();
+      await server.kill('SIGTERM');
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true });
