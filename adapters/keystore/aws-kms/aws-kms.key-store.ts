@@ -1,0 +1,144 @@
+import {
+  CreateKeyCommand,
+  DisableKeyCommand,
+  GetPublicKeyCommand,
+  KMSClient,
+  ListKeysCommand,
+  ScheduleKeyDeletionCommand,
+  SignCommand,
+} from '@aws-sdk/client-kms';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { completeSignature, parseDerSignature, parseSpkiPublicKey } from '../shared/secp256k1.js';
+
+/** Configuration of the `aws-kms` key store. Credentials and region come from the SDK's default chain unless given. */
+export interface AwsKmsKeyStoreConfig {
+  readonly region?: string;
+  /** `VAULT_KMS_ENDPOINT`: a KMS-compatible endpoint (LocalStack, a VPC endpoint, a test server). */
+  readonly endpoint?: string;
+  readonly credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Per-request timeout (default 5 s). */
+  readonly requestTimeoutMs?: number;
+  /** SDK attempts including retries (default 3). */
+  readonly maxAttempts?: number;
+}
+
+/** The shortest window KMS allows between scheduling and deleting a key. */
+export const KMS_MIN_PENDING_DAYS = 7;
+const PUBLIC_KEY_CACHE = 10_000;
+
+const unavailable = (problem: string, cause?: unknown) =>
+  new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store aws-kms: ${problem}`, { cause });
+
+/** Error names that mean the key is already gone or going: destroy() treats them as done. */
+const ALREADY_GONE = new Set(['NotFoundException', 'KMSInvalidStateException']);
+
+/**
+ * Keys of spec ECC_SECG_P256K1 that never leave KMS. KMS signs the digest (MessageType DIGEST) and
+ * returns a DER signature with any s, so the shared helpers normalise it to low-s and find v against the
+ * key's public key, which is cached because every sign needs it.
+ */
+export class AwsKmsKeyStore implements KeyStore {
+  readonly name = 'aws-kms';
+  private readonly client: KMSClient;
+  private readonly publicKeys = new Map<string, Uint8Array>();
+
+  constructor(config: AwsKmsKeyStoreConfig) {
+    this.client = new KMSClient({
+      region: config.region,
+      endpoint: config.endpoint,
+      credentials: config.credentials,
+      maxAttempts: config.maxAttempts ?? 3,
+      requestHandler: { requestTimeout: config.requestTimeoutMs ?? 5000, connectionTimeout: config.requestTimeoutMs ?? 5000 },
+    });
+  }
+
+  async create(): Promise<CreatedKey> {
+    const created = await this.call('CreateKey', () =>
+      this.client.send(
+        new CreateKeyCommand({
+          KeySpec: 'ECC_SECG_P256K1',
+          KeyUsage: 'SIGN_VERIFY',
+          Description: 'wallet-vault wallet key',
+          Tags: [{ TagKey: 'wallet-vault', TagValue: 'wallet' }],
+        }),
+      ),
+    );
+    const keyRef = created.KeyMetadata?.KeyId;
+    if (!keyRef) throw unavailable('CreateKey returned no key id');
+    try {
+      return { keyRef, publicKey: await this.publicKey(keyRef) };
+    } catch (error) {
+      // A key no wallet will ever name: schedule it away before reporting the failure.
+      await this.destroy(keyRef).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
+    const publicKey = await this.publicKey(keyRef);
+    const signed = await this.call('Sign', () =>
+      this.client.send(new SignCommand({ KeyId: keyRef, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' })),
+    );
+    if (!signed.Signature) throw unavailable('Sign returned no signature');
+    try {
+      return completeSignature(digest, parseDerSignature(signed.Signature), publicKey);
+    } catch (error) {
+      throw unavailable('Sign returned a signature that does not verify against the key', error);
+    }
+  }
+
+  /** Disable, then schedule deletion with the shortest window: a disabled key signs nothing from now on. */
+  async destroy(keyRef: string): Promise<void> {
+    this.publicKeys.delete(keyRef);
+    for (const step of [
+      () => this.client.send(new DisableKeyCommand({ KeyId: keyRef })),
+      () => this.client.send(new ScheduleKeyDeletionCommand({ KeyId: keyRef, PendingWindowInDays: KMS_MIN_PENDING_DAYS })),
+    ]) {
+      try {
+        await step();
+      } catch (error) {
+        if (!ALREADY_GONE.has((error as { name?: string }).name ?? '')) throw unavailable(`could not delete a key (${reason(error)})`, error);
+      }
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.call('ListKeys', () => this.client.send(new ListKeysCommand({ Limit: 1 })));
+  }
+
+  /** KMS keys are found by tag only at great cost, so the orphan sweep does not apply to this store. */
+  async listKeyRefs(): Promise<string[]> {
+    return [];
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+
+  private async publicKey(keyRef: string): Promise<Uint8Array> {
+    const cached = this.publicKeys.get(keyRef);
+    if (cached) return cached;
+    const answer = await this.call('GetPublicKey', () => this.client.send(new GetPublicKeyCommand({ KeyId: keyRef })));
+    if (answer.KeySpec !== 'ECC_SECG_P256K1' || !answer.PublicKey) throw unavailable(`key ${keyRef} is not an ECC_SECG_P256K1 key`);
+    const key = parseSpkiPublicKey(answer.PublicKey);
+    if (this.publicKeys.size >= PUBLIC_KEY_CACHE) this.publicKeys.delete(this.publicKeys.keys().next().value as string);
+    this.publicKeys.set(keyRef, key);
+    return key;
+  }
+
+  private async call<T>(operation: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw unavailable(`${operation} failed (${reason(error)})`, error);
+    }
+  }
+}
+
+/** The SDK error's name and a short message; never credentials, which the SDK does not put in messages. */
+function reason(error: unknown): string {
+  const e = error as { name?: string; message?: string };
+  const message = (e.message ?? '').split('\n')[0]!.slice(0, 160);
+  return e.name && e.name !== 'Error' ? `${e.name}: ${message}` : message || 'unknown error';
+}

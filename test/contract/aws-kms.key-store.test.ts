@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { hexlify, recoverAddress, computeAddress } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AwsKmsKeyStore } from '../../adapters/keystore/aws-kms/aws-kms.key-store.js';
+import { ErrorCode } from '../../src/domain/errors.js';
+import { freePort } from '../support/cli.js';
+import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
+import { describeKeyStoreContract } from './key-store.contract.js';
+
+const storeFor = (kms: FakeKms, overrides: Partial<{ secretAccessKey: string; accessKeyId: string; endpoint: string }> = {}) =>
+  new AwsKmsKeyStore({
+    region: 'us-east-1',
+    endpoint: overrides.endpoint ?? kms.url,
+    credentials: { accessKeyId: overrides.accessKeyId ?? kms.accessKeyId, secretAccessKey: overrides.secretAccessKey ?? kms.secretAccessKey },
+    maxAttempts: 1,
+    requestTimeoutMs: 2000,
+  });
+
+describeKeyStoreContract('aws-kms (KMS-compatible test server, real SDK client)', async () => {
+  const kms = await startFakeKms();
+  return { store: storeFor(kms), cleanup: () => kms.close() };
+});
+
+describe('aws-kms specifics', () => {
+  let kms: FakeKms;
+  let store: AwsKmsKeyStore;
+  beforeAll(async () => {
+    kms = await startFakeKms();
+    store = storeFor(kms);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await kms?.close();
+  });
+
+  it('normalises the high-s signatures KMS returns, every time', async () => {
+    const key = await store.create();
+    for (let i = 0; i < 40; i++) {
+      const digest = randomBytes(32);
+      const sig = await store.sign(key.keyRef, digest);
+      expect(BigInt(hexlify(sig.s)) <= 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n).toBe(true);
+      expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v })).toBe(computeAddress(hexlify(key.publicKey)));
+    }
+  });
+
+  it('creates ECC_SECG_P256K1 keys and destroys by disabling, then scheduling deletion with the shortest window', async () => {
+    const key = await store.create();
+    kms.calls.length = 0;
+    await store.destroy(key.keyRef);
+    expect(kms.calls).toEqual(['DisableKey', 'ScheduleKeyDeletion']);
+    expect(kms.keys.get(key.keyRef)).toMatchObject({ state: 'PendingDeletion', pendingWindowInDays: 7 });
+    await expect(store.sign(key.keyRef, randomBytes(32))).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE });
+    await expect(store.destroy(key.keyRef)).resolves.toBeUndefined();
+  });
+
+  it('caches public keys: a sign after the first costs one KMS call', async () => {
+    const key = await store.create();
+    await store.sign(key.keyRef, randomBytes(32));
+    kms.calls.length = 0;
+    await store.sign(key.keyRef, randomBytes(32));
+    expect(kms.calls).toEqual(['Sign']);
+  });
+
+  it('a failing KMS is KEYSTORE_UNAVAILABLE naming the store, without credentials in the message', async () => {
+    const key = await store.create();
+    kms.failNext = 1;
+    const failure = store.sign(key.keyRef, randomBytes(32));
+    await expect(failure).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE, message: expect.stringMatching(/^key store aws-kms: Sign failed/) });
+    await expect(failure).rejects.not.toThrow(new RegExp(kms.secretAccessKey));
+  });
+
+  it('wrong credentials fail ping clearly; an unreachable endpoint is KEYSTORE_UNAVAILABLE', async () => {
+    const wrong = storeFor(kms, { accessKeyId: 'AKIDSOMEONEELSE00000' });
+    await expect(wrong.ping()).rejects.toThrow(/key store aws-kms: ListKeys failed \(UnrecognizedClientException/);
+    await wrong.close();
+    const down = storeFor(kms, { endpoint: `http://127.0.0.1:${await freePort()}` });
+    await expect(down.ping()).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE });
+    await down.close();
+  });
+});
