@@ -9,7 +9,14 @@ export type RpcChain = (typeof RPC_CHAINS)[number];
 export const rpcUrlVariable = (chain: RpcChain): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
 
 export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
-export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local'];
+export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'aws-kms'];
+
+/** AWS KMS settings; credentials come from the SDK's default chain unless both keys are given. */
+export interface AwsKmsSettings {
+  readonly region: string | undefined;
+  readonly endpoint: string | undefined;
+  readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+}
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface AppConfig {
@@ -24,6 +31,11 @@ export interface AppConfig {
   readonly rpcUrls: Partial<Record<RpcChain, string>>;
   /** The key store new wallets go to. */
   readonly keyStore: (typeof KEYSTORES)[number];
+  /**
+   * Present when AWS KMS is configured: `VAULT_KEYSTORE=aws-kms`, or `VAULT_KMS_ENDPOINT` or `AWS_REGION`
+   * set. A configured store keeps serving its wallets after `VAULT_KEYSTORE` moves on.
+   */
+  readonly awsKms: AwsKmsSettings | undefined;
   readonly databaseUrl: string | undefined;
   readonly rateLimitPerMinute: number | undefined;
   readonly workers: number;
@@ -65,6 +77,12 @@ const schema = z.object({
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
   VAULT_VERSION: z.string().min(1).optional(),
+  VAULT_KMS_ENDPOINT: url.optional(),
+  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
+  AWS_DEFAULT_REGION: z.string().optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
   ...Object.fromEntries(RPC_CHAINS.map((c) => [rpcUrlVariable(c), url.optional()])),
 });
 
@@ -92,6 +110,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (e.VAULT_WORKERS !== 1) {
     throw new ConfigError('VAULT_WORKERS: only 1 worker process is supported in this version');
   }
+  const region = e.AWS_REGION ?? e.AWS_DEFAULT_REGION;
+  const awsKms: AwsKmsSettings | undefined =
+    e.VAULT_KEYSTORE === 'aws-kms' || e.VAULT_KMS_ENDPOINT !== undefined || region !== undefined
+      ? {
+          region,
+          endpoint: e.VAULT_KMS_ENDPOINT,
+          credentials:
+            e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+              ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}) }
+              : undefined,
+        }
+      : undefined;
+  if (awsKms && awsKms.region === undefined) throw new ConfigError('AWS_REGION: required for the aws-kms key store');
   const rpcUrls: Partial<Record<RpcChain, string>> = {};
   for (const chain of RPC_CHAINS) {
     const value = e[rpcUrlVariable(chain)];
@@ -105,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     authSecret: e.VAULT_AUTH_SECRET_KEY,
     rpcUrls,
     keyStore: e.VAULT_KEYSTORE,
+    awsKms,
     databaseUrl: e.VAULT_DATABASE_URL,
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
     workers: e.VAULT_WORKERS,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { AwsKmsKeyStore } from '../keystore/aws-kms/aws-kms.key-store.js';
 import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
 import { resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
@@ -34,8 +35,24 @@ export function openPersistence(config: AppConfig): OpenedPersistence {
   };
 }
 
-/** Every store that can hold wallets; today only the local one. */
+/**
+ * Every configured store: local always (it serves the wallets it holds even when new wallets go
+ * elsewhere), plus each store whose settings are present. Each must answer before the server starts, so
+ * bad credentials stop the start with the store's own message.
+ */
 export async function openKeyStores(config: AppConfig, logger: Logger): Promise<KeyStore[]> {
+  const stores = [await openLocalKeyStore(config, logger)];
+  if (config.awsKms) stores.push(new AwsKmsKeyStore(config.awsKms));
+  try {
+    await Promise.all(stores.map((s) => s.ping()));
+  } catch (error) {
+    await Promise.all(stores.map((s) => s.close()));
+    throw error;
+  }
+  return stores;
+}
+
+async function openLocalKeyStore(config: AppConfig, logger: Logger): Promise<KeyStore> {
   ensureDataDir(config);
   const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex });
   if (master.source === 'file') {
@@ -44,5 +61,5 @@ export async function openKeyStores(config: AppConfig, logger: Logger): Promise<
       'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; set VAULT_MASTER_KEY from a secret manager in production',
     );
   }
-  return [new LocalFileKeyStore({ keysDir: path.join(config.dataDir, 'keys'), masterKey: master.key })];
+  return new LocalFileKeyStore({ keysDir: path.join(config.dataDir, 'keys'), masterKey: master.key });
 }

@@ -24,6 +24,7 @@ export interface TestServer {
  */
 export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'wallet-vault-test-')));
+  const removeOwnDir = () => (options.dataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -33,7 +34,13 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     ...options.env,
   });
   const clock = new MovableClock();
-  const server = await startServer(config, { clock });
+  let server: RunningServer;
+  try {
+    server = await startServer(config, { clock });
+  } catch (error) {
+    await removeOwnDir();
+    throw error;
+  }
   const manage = server.container.get(ManageVaults);
   return {
     url: server.url,

@@ -1,0 +1,111 @@
+import type { Contract } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
+import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
+import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
+import { client } from '../support/http-client.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const UNIQ = `0x${'3c'.repeat(32)}`;
+const MINT = (loadArtifact('SignableTarget').abi as { name?: string }[]).find((i) => i.name === 'mint');
+const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+describe('every key store serves the whole API: signatures accepted on anvil', () => {
+  let anvil: Anvil;
+  let kms: FakeKms;
+  let dataDir: string | undefined;
+  const servers: TestServer[] = [];
+  const kmsEnv = () => ({
+    VAULT_KMS_ENDPOINT: kms.url,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: kms.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: kms.secretAccessKey,
+  });
+
+  beforeAll(async () => {
+    [anvil, kms] = await Promise.all([startAnvil(), startFakeKms()]);
+  });
+  afterAll(async () => {
+    for (const s of servers) await s.stop().catch(() => undefined);
+    await kms?.close();
+    await anvil?.stop();
+  });
+
+  async function signAndSend(s: TestServer, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
+    const target = await deploy(anvil, 'SignableTarget', [signer, UNIQ]);
+    const sender = await anvil.account(1).getAddress();
+    const r = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/sign`, {
+      chain: 'local',
+      contract: target.target,
+      sender,
+      uniq: UNIQ,
+      signer,
+      abi: MINT,
+      args: [TO, 1],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const tx = await (target.connect(anvil.account(1)) as Contract).getFunction('mint')(...r.body.data.args);
+    return (await tx.wait())?.status;
+  }
+
+  it('aws-kms: keys created in KMS sign calls the contract accepts; deletion schedules the KMS key', async () => {
+    const s = await startTestServer({ env: { VAULT_KEYSTORE: 'aws-kms', ...kmsEnv() } });
+    servers.push(s);
+    const vaultId = (await s.createVault({ name: 'kms' })).id;
+    const { apiKey } = await s.createApiKey(vaultId);
+    const api = client(s.url, apiKey);
+    const before = kms.keys.size;
+    const wallet = (await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'in kms' })).body.data;
+    expect(kms.keys.size).toBe(before + 1);
+    const record = await s.server.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
+    expect(record?.keyStore).toBe('aws-kms');
+    expect(await signAndSend(s, vaultId, apiKey, wallet.address)).toBe(1);
+
+    // Expiring: nothing is scheduled (a key pending deletion could not sign). Deleted: disabled and scheduled.
+    await api.delete(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`);
+    await s.server.purgeNow();
+    expect(kms.keys.get(record!.keyRef)?.state).toBe('Enabled');
+    s.clock.advance(EXPIRY_TTL_MS);
+    await s.server.purgeNow();
+    expect(kms.keys.get(record!.keyRef)).toMatchObject({ state: 'PendingDeletion', pendingWindowInDays: 7 });
+  });
+
+  it('changing VAULT_KEYSTORE affects new wallets only; the old store keeps serving its wallets', async () => {
+    const first = await startTestServer();
+    const vaultId = (await first.createVault({ name: 'mixed' })).id;
+    const { apiKey } = await first.createApiKey(vaultId);
+    const local = (await client(first.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'local' })).body.data.address;
+    dataDir = first.dataDir;
+    await first.stop({ keepData: true });
+
+    const second = await startTestServer({ dataDir, env: { VAULT_KEYSTORE: 'aws-kms', ...kmsEnv() } });
+    servers.push(second);
+    const inKms = (await client(second.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'kms' })).body.data.address;
+    const repo = second.server.container.get<WalletRepository>(WALLET_REPOSITORY);
+    expect((await repo.findWallet(vaultId, local, new Date()))?.keyStore).toBe('local');
+    expect((await repo.findWallet(vaultId, inKms, new Date()))?.keyStore).toBe('aws-kms');
+    expect(await signAndSend(second, vaultId, apiKey, local)).toBe(1);
+    expect(await signAndSend(second, vaultId, apiKey, inKms)).toBe(1);
+  });
+
+  it('a key store that is down is 503 naming it, and the server keeps serving', async () => {
+    const s = await startTestServer({ env: { VAULT_KEYSTORE: 'aws-kms', ...kmsEnv() } });
+    servers.push(s);
+    const vaultId = (await s.createVault({ name: 'down' })).id;
+    const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+    kms.failNext = 3;
+    const r = await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'x' });
+    expect(r.status).toBe(503);
+    expect(r.body.error).toMatch(/^key store aws-kms: /);
+    kms.failNext = 0;
+    expect((await api.get(`/api/v1/vaults/${vaultId}/wallets`)).body.data.count).toBe(0);
+    expect((await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'y' })).status).toBe(200);
+  });
+
+  it('bad KMS credentials stop the start with the store named', async () => {
+    await expect(startTestServer({ env: { VAULT_KEYSTORE: 'aws-kms', ...kmsEnv(), AWS_ACCESS_KEY_ID: 'AKIDWRONG0000000000' } })).rejects.toThrow(
+      /key store aws-kms: ListKeys failed/,
+    );
+  });
+});
