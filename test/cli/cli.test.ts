@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,7 +41,12 @@ describe('the wallet-vault command', () => {
     expect(listed.stdout).not.toContain(key.apiKey);
     expect(listed.stdout).not.toContain(key.apiKey.slice(20));
     const rows = JSON.parse(listed.stdout) as { id: string; hash: string; revoked: string | null }[];
-    expect(rows).toEqual([expect.objectContaining({ id: key.id, hash: expect.stringMatching(/^[0-9a-f]{64}$/), revoked: null })]);
+    // The hash is of the key's secret part, so an operator can match a leaked key to its record.
+    const secretHash = createHash('sha256').update(key.apiKey.slice('wv_0123456789abcdef_'.length)).digest('hex');
+    expect(rows).toEqual([expect.objectContaining({ id: key.id, hash: secretHash, revoked: null })]);
+    const plain = await runCli(['api-keys', 'list', '--vault', vault.id], env);
+    expect(plain.stdout).toContain(key.id);
+    expect(plain.stdout).not.toContain(key.apiKey.slice(20));
 
     const api = client(server.url, key.apiKey);
     expect((await api.get(`/api/v1/vaults/${vault.id}/wallets`)).status).toBe(200);
@@ -48,15 +54,33 @@ describe('the wallet-vault command', () => {
     expect((await api.get(`/api/v1/vaults/${vault.id}/wallets`)).status).toBe(401);
     const after = JSON.parse((await runCli(['api-keys', 'list', '--vault', vault.id, '--json'], env)).stdout);
     expect(after[0].revoked).toMatch(/Z$/);
+    const again = await runCli(['api-keys', 'revoke', '--id', '0123456789abcdef'], env);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/api key 0123456789abcdef does not exist/);
+  });
+
+  it('lists the vaults it created', async () => {
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'listed', '--account', 'zeta'], env);
+    const all = await cliJson<{ id: string; account: string; name: string; created: string }[]>(['vaults', 'list'], env);
+    expect(all).toContainEqual({ id: vault.id, account: 'zeta', name: 'listed', created: expect.stringMatching(/Z$/) });
   });
 
   it('prints help for every command and fails clearly on an unknown vault', async () => {
-    for (const args of [['--help'], ['vaults', 'create', '--help'], ['api-keys', 'create', '--help'], ['api-keys', 'revoke', '--help'], ['serve', '--help']]) {
-      const r = await runCli(args, env);
-      expect(r.code, args.join(' ')).toBe(0);
-      expect(r.stdout).toMatch(/Usage: wallet-vault/);
-    }
-    expect((await runCli(['vaults', 'create', '--help'], env)).stdout).toMatch(/--name <name>[\s\S]*--account[\s\S]*--json/);
+    const helps: [string[], RegExp][] = [
+      [['--help'], /serve[\s\S]*vaults[\s\S]*api-keys/],
+      [['serve', '--help'], /Usage: wallet-vault serve/],
+      [['vaults', 'create', '--help'], /--name <name>[\s\S]*--account <account>[\s\S]*--json/],
+      [['vaults', 'list', '--help'], /--json/],
+      [['api-keys', 'create', '--help'], /--vault <vaultId>[\s\S]*--json/],
+      [['api-keys', 'list', '--help'], /--vault <vaultId>[\s\S]*--json/],
+      [['api-keys', 'revoke', '--help'], /--id <keyId>[\s\S]*--json/],
+    ];
+    const results = await Promise.all(helps.map(([args]) => runCli(args, env)));
+    helps.forEach(([args, options], i) => {
+      expect(results[i]!.code, args.join(' ')).toBe(0);
+      expect(results[i]!.stdout, args.join(' ')).toMatch(/Usage: wallet-vault/);
+      expect(results[i]!.stdout, args.join(' ')).toMatch(options);
+    });
     const r = await runCli(['api-keys', 'create', '--vault', 'no-such-vault'], env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/vault no-such-vault does not exist/);

@@ -6,7 +6,7 @@ import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
 import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
-import { KeyCache } from './key-cache.js';
+import { KeyCache } from '../shared/key-cache.js';
 
 /** Configuration of the `local` key store. */
 export interface LocalFileKeyStoreConfig {

@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
@@ -30,7 +33,10 @@ async function setup() {
     create: () => create.execute({ vaultId: vault.id, name: 'w' }),
     expire: new ExpireWallet(repo, clock),
     get: new GetWallet(repo, clock),
+    list: new ListWallets(repo, clock),
+    status: new GetVaultStatus(repo, clock, 'test'),
     purge: new PurgeExpiredWallets(repo, registry, clock),
+    registry,
   };
 }
 
@@ -39,15 +45,26 @@ describe('purging expired wallets', () => {
     const t = await setup();
     const w = await t.create();
     const other = await t.create();
-    await t.expire.execute(t.vault.id, w.address);
+    const expired = await t.expire.execute(t.vault.id, w.address);
+    expect(expired.expires?.getTime()).toBe(t.clock.now().getTime() + EXPIRY_TTL_MS);
     t.clock.advance(EXPIRY_TTL_MS - 1);
     expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
     await expect(t.get.execute(t.vault.id, w.address)).resolves.toMatchObject({ id: w.id });
+    expect((await t.list.execute(t.vault.id)).count).toBe(2);
 
     t.clock.advance(1);
     await expect(t.get.execute(t.vault.id, w.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+    const page = await t.list.execute(t.vault.id);
+    expect(page.count).toBe(1);
+    expect(page.page.map((x) => x.id)).toEqual([other.id]);
+    expect((await t.status.execute(t.vault.id)).wallets).toBe(1);
+    // Invisible, but the key still exists until the purge runs.
+    await expect(t.store.sign(w.keyRef, randomBytes(32))).resolves.toMatchObject({ v: expect.any(Number) });
+
     expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
     expect(t.store.has(w.keyRef)).toBe(false);
+    await expect(t.store.sign(w.keyRef, randomBytes(32))).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE });
+    await expect(t.store.sign(other.keyRef, randomBytes(32))).resolves.toBeDefined();
     expect(t.repo.wallets.has(w.id)).toBe(false);
     expect(t.store.has(other.keyRef)).toBe(true);
     expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
@@ -61,9 +78,26 @@ describe('purging expired wallets', () => {
     t.store.failNext = 1;
     expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 1 });
     expect(t.repo.wallets.has(w.id)).toBe(true);
-    await expect(t.get.execute(t.vault.id, w.address)).rejects.toBeInstanceOf(DomainError);
+    expect(t.store.has(w.keyRef)).toBe(true);
+    await expect(t.get.execute(t.vault.id, w.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+    expect((await t.list.execute(t.vault.id)).count).toBe(0);
     expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
     expect(t.repo.wallets.has(w.id)).toBe(false);
+  });
+
+  it('works through more expired wallets than one batch, skipping a failed one without looping on it', async () => {
+    const t = await setup();
+    const purge = new PurgeExpiredWallets(t.repo, t.registry, t.clock, 2);
+    const doomed = [];
+    for (let i = 0; i < 5; i++) doomed.push(await t.create());
+    for (const w of doomed) await t.expire.execute(t.vault.id, w.address);
+    t.clock.advance(EXPIRY_TTL_MS);
+    t.store.failNext = 1;
+    expect(await purge.execute()).toEqual({ destroyed: 4, failed: 1 });
+    expect(t.store.size).toBe(1);
+    expect(await purge.execute()).toEqual({ destroyed: 1, failed: 0 });
+    expect(t.store.size).toBe(0);
+    expect(t.repo.wallets.size).toBe(0);
   });
 
   it('finishes after a crash between destroying the key and removing the record', async () => {
