@@ -9,7 +9,17 @@ export type RpcChain = (typeof RPC_CHAINS)[number];
 export const rpcUrlVariable = (chain: RpcChain): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
 
 export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
-export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'aws-kms'];
+export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'aws-kms', 'vault-transit'];
+
+/** HashiCorp Vault Transit settings. */
+export interface VaultTransitSettings {
+  readonly address: string;
+  readonly token: string;
+  readonly mount: string;
+  readonly keyName: string;
+  /** 0 keeps no unwrapped key in memory (one decrypt per signature). */
+  readonly cacheTtlMs: number;
+}
 
 /** AWS KMS settings; credentials come from the SDK's default chain unless both keys are given. */
 export interface AwsKmsSettings {
@@ -36,6 +46,8 @@ export interface AppConfig {
    * set. A configured store keeps serving its wallets after `VAULT_KEYSTORE` moves on.
    */
   readonly awsKms: AwsKmsSettings | undefined;
+  /** Present when Vault Transit is configured: `VAULT_KEYSTORE=vault-transit` or `VAULT_TRANSIT_KEY` set. */
+  readonly vaultTransit: VaultTransitSettings | undefined;
   readonly databaseUrl: string | undefined;
   readonly rateLimitPerMinute: number | undefined;
   readonly workers: number;
@@ -78,6 +90,11 @@ const schema = z.object({
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_KMS_ENDPOINT: url.optional(),
+  VAULT_ADDR: url.optional(),
+  VAULT_TOKEN: z.string().optional(),
+  VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
+  VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
+  VAULT_TRANSIT_CACHE_SECONDS: integer(0, 86_400).default(0),
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
   AWS_DEFAULT_REGION: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
@@ -123,6 +140,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         }
       : undefined;
   if (awsKms && awsKms.region === undefined) throw new ConfigError('AWS_REGION: required for the aws-kms key store');
+  let vaultTransit: VaultTransitSettings | undefined;
+  if (e.VAULT_KEYSTORE === 'vault-transit' || e.VAULT_TRANSIT_KEY !== undefined) {
+    for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'] as const) {
+      if (e[name] === undefined) throw new ConfigError(`${name}: required for the vault-transit key store`);
+    }
+    vaultTransit = {
+      address: e.VAULT_ADDR!,
+      token: e.VAULT_TOKEN!,
+      mount: e.VAULT_TRANSIT_MOUNT,
+      keyName: e.VAULT_TRANSIT_KEY!,
+      cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
+    };
+  }
   const rpcUrls: Partial<Record<RpcChain, string>> = {};
   for (const chain of RPC_CHAINS) {
     const value = e[rpcUrlVariable(chain)];
@@ -137,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     rpcUrls,
     keyStore: e.VAULT_KEYSTORE,
     awsKms,
+    vaultTransit,
     databaseUrl: e.VAULT_DATABASE_URL,
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
     workers: e.VAULT_WORKERS,

@@ -4,6 +4,7 @@ import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
+import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -14,6 +15,7 @@ const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 describe('every key store serves the whole API: signatures accepted on anvil', () => {
   let anvil: Anvil;
   let kms: FakeKms;
+  let transit: FakeVault;
   let dataDir: string | undefined;
   const servers: TestServer[] = [];
   const kmsEnv = () => ({
@@ -24,11 +26,12 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
   });
 
   beforeAll(async () => {
-    [anvil, kms] = await Promise.all([startAnvil(), startFakeKms()]);
+    [anvil, kms, transit] = await Promise.all([startAnvil(), startFakeKms(), startFakeVault()]);
   });
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => undefined);
     await kms?.close();
+    await transit?.close();
     await anvil?.stop();
   });
 
@@ -69,6 +72,30 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     s.clock.advance(EXPIRY_TTL_MS);
     await s.server.purgeNow();
     expect(kms.keys.get(record!.keyRef)).toMatchObject({ state: 'PendingDeletion', pendingWindowInDays: 7 });
+  });
+
+  it('vault-transit: keys wrapped by Transit sign calls the contract accepts; the record holds only ciphertext', async () => {
+    const s = await startTestServer({
+      env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' },
+    });
+    servers.push(s);
+    const vaultId = (await s.createVault({ name: 'transit' })).id;
+    const { apiKey } = await s.createApiKey(vaultId);
+    const wallet = (await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'in transit' })).body.data;
+    const record = await s.server.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
+    expect(record).toMatchObject({ keyStore: 'vault-transit', keyRef: expect.stringMatching(/^0x[0-9a-f]{40}:vault:v1:/) });
+    transit.calls.length = 0;
+    expect(await signAndSend(s, vaultId, apiKey, wallet.address)).toBe(1);
+    expect(transit.calls).toEqual(['decrypt']);
+  });
+
+  it('a missing Transit token stops the start naming the variable', async () => {
+    await expect(startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_KEY: 'wallet-vault' } })).rejects.toThrow(
+      /VAULT_TOKEN: required for the vault-transit key store/,
+    );
+    await expect(
+      startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: 'hvs.wrong', VAULT_TRANSIT_KEY: 'wallet-vault' } }),
+    ).rejects.toThrow(/key store vault-transit: .*HTTP 403/);
   });
 
   it('changing VAULT_KEYSTORE affects new wallets only; the old store keeps serving its wallets', async () => {

@@ -84,7 +84,7 @@ describe('the wallet-vault command', () => {
     const r = await runCli(['api-keys', 'create', '--vault', 'no-such-vault'], env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/vault no-such-vault does not exist/);
-  });
+  }, 60_000);
 
   it.each([
     [{ VAULT_MASTER_KEY: 'xyz' }, /VAULT_MASTER_KEY/],

@@ -30,8 +30,10 @@ describe('SIGKILL during concurrent creates', () => {
           }
         }
       };
-      const workers = Array.from({ length: 16 }, worker);
-      while (acknowledged.length < 150) await new Promise((r) => setTimeout(r, 10));
+      let running = 16;
+      const workers = Array.from({ length: 16 }, () => worker().finally(() => running--));
+      while (acknowledged.length < 150 && running > 0) await new Promise((r) => setTimeout(r, 10));
+      if (running === 0) throw new Error(`the clients stopped before the kill: ${server.output()}`);
       killed = true;
       await server.kill('SIGKILL');
       await Promise.all(workers);
@@ -42,6 +44,8 @@ describe('SIGKILL during concurrent creates', () => {
       const orphan = await new LocalFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKey: master.key }).create();
       const hourAgo = new Date(Date.now() - 3_600_000);
       await utimes(path.join(dataDir, 'keys', `${orphan.keyRef}.key`), hourAgo, hourAgo);
+      // A fresh key without a record may belong to a create in flight; the sweep must leave it alone.
+      const young = await new LocalFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKey: master.key }).create();
 
       const restarted = await startTestServer({ dataDir });
       try {
@@ -56,6 +60,7 @@ describe('SIGKILL during concurrent creates', () => {
         await restarted.server.purgeNow();
         const files = await readdir(path.join(dataDir, 'keys'));
         expect(files).not.toContain(`${orphan.keyRef}.key`);
+        expect(files).toContain(`${young.keyRef}.key`);
         for (const w of acknowledged) expect(files).toContain(`${w.address.toLowerCase()}.key`);
       } finally {
         await restarted.stop({ keepData: true });
