@@ -9,7 +9,14 @@ export type RpcChain = (typeof RPC_CHAINS)[number];
 export const rpcUrlVariable = (chain: RpcChain): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
 
 export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
-export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'aws-kms', 'vault-transit'];
+export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'pkcs11', 'aws-kms', 'vault-transit'];
+
+/** PKCS#11 settings. */
+export interface Pkcs11Settings {
+  readonly modulePath: string;
+  readonly tokenLabel: string;
+  readonly pin: string;
+}
 
 /** HashiCorp Vault Transit settings. */
 export interface VaultTransitSettings {
@@ -48,6 +55,8 @@ export interface AppConfig {
   readonly awsKms: AwsKmsSettings | undefined;
   /** Present when Vault Transit is configured: `VAULT_KEYSTORE=vault-transit` or `VAULT_TRANSIT_KEY` set. */
   readonly vaultTransit: VaultTransitSettings | undefined;
+  /** Present when PKCS#11 is configured: `VAULT_KEYSTORE=pkcs11` or `VAULT_PKCS11_MODULE` set. */
+  readonly pkcs11: Pkcs11Settings | undefined;
   readonly databaseUrl: string | undefined;
   readonly rateLimitPerMinute: number | undefined;
   readonly workers: number;
@@ -90,6 +99,9 @@ const schema = z.object({
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_KMS_ENDPOINT: url.optional(),
+  VAULT_PKCS11_MODULE: z.string().min(1).optional(),
+  VAULT_PKCS11_TOKEN: z.string().min(1).max(32, 'must be at most 32 characters (a PKCS#11 token label)').optional(),
+  VAULT_PKCS11_PIN: z.string().min(1).optional(),
   VAULT_ADDR: url.optional(),
   VAULT_TOKEN: z.string().optional(),
   VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
@@ -140,6 +152,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         }
       : undefined;
   if (awsKms && awsKms.region === undefined) throw new ConfigError('AWS_REGION: required for the aws-kms key store');
+  let pkcs11: Pkcs11Settings | undefined;
+  if (e.VAULT_KEYSTORE === 'pkcs11' || e.VAULT_PKCS11_MODULE !== undefined) {
+    for (const name of ['VAULT_PKCS11_MODULE', 'VAULT_PKCS11_TOKEN', 'VAULT_PKCS11_PIN'] as const) {
+      if (e[name] === undefined) throw new ConfigError(`${name}: required for the pkcs11 key store`);
+    }
+    pkcs11 = { modulePath: e.VAULT_PKCS11_MODULE!, tokenLabel: e.VAULT_PKCS11_TOKEN!, pin: e.VAULT_PKCS11_PIN! };
+  }
   let vaultTransit: VaultTransitSettings | undefined;
   if (e.VAULT_KEYSTORE === 'vault-transit' || e.VAULT_TRANSIT_KEY !== undefined) {
     for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'] as const) {
@@ -168,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     keyStore: e.VAULT_KEYSTORE,
     awsKms,
     vaultTransit,
+    pkcs11,
     databaseUrl: e.VAULT_DATABASE_URL,
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
     workers: e.VAULT_WORKERS,

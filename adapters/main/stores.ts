@@ -5,6 +5,7 @@ import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { AwsKmsKeyStore } from '../keystore/aws-kms/aws-kms.key-store.js';
 import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
+import { Pkcs11KeyStore } from '../keystore/pkcs11/pkcs11.key-store.js';
 import { VaultTransitKeyStore } from '../keystore/vault-transit/vault-transit.key-store.js';
 import { resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
@@ -43,6 +44,7 @@ export function openPersistence(config: AppConfig): OpenedPersistence {
  */
 export async function openKeyStores(config: AppConfig, logger: Logger): Promise<KeyStore[]> {
   const stores = [await openLocalKeyStore(config, logger)];
+  if (config.pkcs11) stores.push(new Pkcs11KeyStore(config.pkcs11));
   if (config.awsKms) stores.push(new AwsKmsKeyStore(config.awsKms));
   if (config.vaultTransit) stores.push(new VaultTransitKeyStore(config.vaultTransit));
   try {

@@ -1,10 +1,12 @@
 import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
+import { KEY_STORE_REGISTRY, type KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
+import { createSoftHsmToken } from '../support/softhsm.js';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -87,6 +89,26 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     transit.calls.length = 0;
     expect(await signAndSend(s, vaultId, apiKey, wallet.address)).toBe(1);
     expect(transit.calls).toEqual(['decrypt']);
+  });
+
+  it('pkcs11: keys generated on a SoftHSM2 token sign calls the contract accepts; deletion destroys the objects', async () => {
+    const token = createSoftHsmToken('e2e');
+    const s = await startTestServer({
+      env: { VAULT_KEYSTORE: 'pkcs11', VAULT_PKCS11_MODULE: token.modulePath, VAULT_PKCS11_TOKEN: token.tokenLabel, VAULT_PKCS11_PIN: token.pin },
+    });
+    servers.push(s);
+    const vaultId = (await s.createVault({ name: 'hsm' })).id;
+    const { apiKey } = await s.createApiKey(vaultId);
+    const api = client(s.url, apiKey);
+    const wallet = (await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'in hsm' })).body.data;
+    const record = await s.server.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
+    expect(record?.keyStore).toBe('pkcs11');
+    expect(await signAndSend(s, vaultId, apiKey, wallet.address)).toBe(1);
+    await api.delete(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`);
+    s.clock.advance(EXPIRY_TTL_MS);
+    await s.server.purgeNow();
+    const stores = s.server.container.get<KeyStoreRegistry>(KEY_STORE_REGISTRY);
+    expect(await stores.get('pkcs11').listKeyRefs(new Date(Date.now() + 60_000))).not.toContain(record!.keyRef);
   });
 
   it('a missing Transit token stops the start naming the variable', async () => {

@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import * as pkcs11js from 'pkcs11js';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { completeSignature } from '../shared/secp256k1.js';
+
+/** Configuration of the `pkcs11` key store. */
+export interface Pkcs11KeyStoreConfig {
+  /** `VAULT_PKCS11_MODULE`: path of the PKCS#11 library, e.g. /usr/lib/softhsm/libsofthsm2.so */
+  readonly modulePath: string;
+  /** `VAULT_PKCS11_TOKEN`: label of the token holding the keys. */
+  readonly tokenLabel: string;
+  /** `VAULT_PKCS11_PIN`: user PIN; one login serves every session. */
+  readonly pin: string;
+  /** Sessions kept open for signing (default 4). */
+  readonly sessions?: number;
+}
+
+/** DER of the secp256k1 OID 1.3.132.0.10, the CKA_EC_PARAMS of every key. */
+const SECP256K1_PARAMS = Buffer.from('06052b8104000a', 'hex');
+const LABEL_PREFIX = 'wallet-vault:';
+const KEY_REF = /^[0-9a-f]{32}$/;
+
+const unavailable = (problem: string, cause?: unknown) =>
+  new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store pkcs11: ${problem}`, { cause });
+
+/** One loaded module per process: C_Initialize may run once, and C_Finalize only after the last user. */
+const modules = new Map<string, { lib: pkcs11js.PKCS11; users: number }>();
+
+function acquireModule(path: string): pkcs11js.PKCS11 {
+  let entry = modules.get(path);
+  if (!entry) {
+    const lib = new pkcs11js.PKCS11();
+    lib.load(path);
+    try {
+      lib.C_Initialize();
+    } catch (error) {
+      if ((error as { code?: number }).code !== pkcs11js.CKR_CRYPTOKI_ALREADY_INITIALIZED) throw error;
+    }
+    entry = { lib, users: 0 };
+    modules.set(path, entry);
+  }
+  entry.users++;
+  return entry.lib;
+}
+
+function releaseModule(path: string): void {
+  const entry = modules.get(path);
+  if (!entry || --entry.users > 0) return;
+  modules.delete(path);
+  try {
+    entry.lib.C_Finalize();
+  } finally {
+    entry.lib.close();
+  }
+}
+
+/**
+ * secp256k1 keys generated on the token, private halves sensitive and never extractable. The token signs
+ * the digest with CKM_ECDSA and returns raw r||s; the shared helpers make it low-s and find v against the
+ * public key. Each key pair carries CKA_ID = the key reference and a label with its creation time, which
+ * lets the orphan sweep find keys no wallet names.
+ */
+export class Pkcs11KeyStore implements KeyStore {
+  readonly name = 'pkcs11';
+  private lib: pkcs11js.PKCS11 | undefined;
+  private readonly idle: Buffer[] = [];
+  private readonly waiters: ((session: Buffer) => void)[] = [];
+  private readonly all: Buffer[] = [];
+  private readonly publicKeys = new Map<string, Uint8Array>();
+
+  constructor(private readonly config: Pkcs11KeyStoreConfig) {}
+
+  /** Loads the module, finds the token, opens the sessions and logs in once. */
+  async open(): Promise<void> {
+    if (this.lib) return;
+    let lib: pkcs11js.PKCS11;
+    try {
+      lib = acquireModule(this.config.modulePath);
+    } catch (error) {
+      throw unavailable(`cannot load module ${this.config.modulePath} (${reason(error)})`, error);
+    }
+    try {
+      const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === this.config.tokenLabel);
+      if (!slot) throw unavailable(`no token labelled "${this.config.tokenLabel}"`);
+      for (let i = 0; i < (this.config.sessions ?? 4); i++) {
+        const session = lib.C_OpenSession(slot, pkcs11js.CKF_RW_SESSION | pkcs11js.CKF_SERIAL_SESSION);
+        this.all.push(session);
+        this.idle.push(session);
+      }
+      try {
+        lib.C_Login(this.all[0]!, pkcs11js.CKU_USER, this.config.pin);
+      } catch (error) {
+        if ((error as { code?: number }).code !== pkcs11js.CKR_USER_ALREADY_LOGGED_IN) throw error;
+      }
+      this.lib = lib;
+    } catch (error) {
+      for (const s of this.all.splice(0)) lib.C_CloseSession(s);
+      this.idle.length = 0;
+      releaseModule(this.config.modulePath);
+      throw error instanceof DomainError ? error : unavailable(`cannot open the token (${reason(error)})`, error);
+    }
+  }
+
+  async create(): Promise<CreatedKey> {
+    const keyRef = randomBytes(16).toString('hex');
+    const id = Buffer.from(keyRef, 'hex');
+    const label = `${LABEL_PREFIX}${Date.now()}`;
+    return this.withSession(async (lib, session) => {
+      const pair = await lib.C_GenerateKeyPairAsync(
+        session,
+        { mechanism: pkcs11js.CKM_EC_KEY_PAIR_GEN },
+        [
+          { type: pkcs11js.CKA_TOKEN, value: true },
+          { type: pkcs11js.CKA_EC_PARAMS, value: SECP256K1_PARAMS },
+          { type: pkcs11js.CKA_VERIFY, value: true },
+          { type: pkcs11js.CKA_ID, value: id },
+          { type: pkcs11js.CKA_LABEL, value: label },
+        ],
+        [
+          { type: pkcs11js.CKA_TOKEN, value: true },
+          { type: pkcs11js.CKA_PRIVATE, value: true },
+          { type: pkcs11js.CKA_SENSITIVE, value: true },
+          { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+          { type: pkcs11js.CKA_SIGN, value: true },
+          { type: pkcs11js.CKA_ID, value: id },
+          { type: pkcs11js.CKA_LABEL, value: label },
+        ],
+      );
+      const publicKey = ecPoint(lib.C_GetAttributeValue(session, pair.publicKey, [{ type: pkcs11js.CKA_EC_POINT }])[0]!.value as Buffer);
+      this.publicKeys.set(keyRef, publicKey);
+      return { keyRef, publicKey };
+    }, 'create');
+  }
+
+  async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
+    return this.withSession(async (lib, session) => {
+      const privateKey = this.find(lib, session, keyRef, pkcs11js.CKO_PRIVATE_KEY);
+      if (privateKey === null) throw unavailable('no key for this wallet');
+      const publicKey = this.publicKey(lib, session, keyRef);
+      lib.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, privateKey);
+      const raw = await lib.C_SignAsync(session, Buffer.from(digest), Buffer.alloc(64));
+      return completeSignature(digest, { r: raw.subarray(0, 32), s: raw.subarray(32, 64) }, publicKey);
+    }, 'sign');
+  }
+
+  async destroy(keyRef: string): Promise<void> {
+    this.publicKeys.delete(keyRef);
+    if (!KEY_REF.test(keyRef)) return;
+    await this.withSession(async (lib, session) => {
+      for (const cls of [pkcs11js.CKO_PRIVATE_KEY, pkcs11js.CKO_PUBLIC_KEY]) {
+        const handle = this.find(lib, session, keyRef, cls);
+        if (handle !== null) lib.C_DestroyObject(session, handle);
+      }
+    }, 'destroy');
+  }
+
+  async ping(): Promise<void> {
+    await this.open();
+    await this.withSession(async (lib, session) => void lib.C_GetSessionInfo(session), 'ping');
+  }
+
+  async listKeyRefs(createdBefore: Date): Promise<string[]> {
+    return this.withSession(async (lib, session) => {
+      lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]);
+      const handles: Buffer[] = [];
+      try {
+        for (let batch = lib.C_FindObjects(session, 100); batch.length > 0; batch = lib.C_FindObjects(session, 100)) handles.push(...batch);
+      } finally {
+        lib.C_FindObjectsFinal(session);
+      }
+      const refs: string[] = [];
+      for (const handle of handles) {
+        const [label, id] = lib.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_LABEL }, { type: pkcs11js.CKA_ID }]);
+        const text = (label!.value as Buffer).toString();
+        if (!text.startsWith(LABEL_PREFIX)) continue; // not one of ours: never touched
+        if (Number(text.slice(LABEL_PREFIX.length)) < createdBefore.getTime()) refs.push((id!.value as Buffer).toString('hex'));
+      }
+      return refs;
+    }, 'list');
+  }
+
+  async close(): Promise<void> {
+    const lib = this.lib;
+    if (!lib) return;
+    this.lib = undefined;
+    for (const s of this.all.splice(0)) lib.C_CloseSession(s);
+    this.idle.length = 0;
+    releaseModule(this.config.modulePath);
+  }
+
+  private find(lib: pkcs11js.PKCS11, session: Buffer, keyRef: string, cls: number): Buffer | null {
+    if (!KEY_REF.test(keyRef)) return null;
+    lib.C_FindObjectsInit(session, [
+      { type: pkcs11js.CKA_CLASS, value: cls },
+      { type: pkcs11js.CKA_ID, value: Buffer.from(keyRef, 'hex') },
+    ]);
+    try {
+      return lib.C_FindObjects(session);
+    } finally {
+      lib.C_FindObjectsFinal(session);
+    }
+  }
+
+  private publicKey(lib: pkcs11js.PKCS11, session: Buffer, keyRef: string): Uint8Array {
+    let key = this.publicKeys.get(keyRef);
+    if (!key) {
+      const handle = this.find(lib, session, keyRef, pkcs11js.CKO_PUBLIC_KEY);
+      if (handle === null) throw unavailable('no public key for this wallet');
+      key = ecPoint(lib.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_EC_POINT }])[0]!.value as Buffer);
+      this.publicKeys.set(keyRef, key);
+    }
+    return key;
+  }
+
+  /** Runs `work` on a pooled session; a session does one operation at a time, as PKCS#11 requires. */
+  private async withSession<T>(work: (lib: pkcs11js.PKCS11, session: Buffer) => Promise<T>, operation: string): Promise<T> {
+    await this.open();
+    const lib = this.lib!;
+    const session = this.idle.pop() ?? (await new Promise<Buffer>((resolve) => this.waiters.push(resolve)));
+    try {
+      return await work(lib, session);
+    } catch (error) {
+      throw error instanceof DomainError ? error : unavailable(`${operation} failed (${reason(error)})`, error);
+    } finally {
+      const next = this.waiters.shift();
+      if (next) next(session);
+      else this.idle.push(session);
+    }
+  }
+}
+
+/** CKA_EC_POINT is the uncompressed point wrapped in a DER OCTET STRING (04 41 04 ...). */
+function ecPoint(value: Buffer): Uint8Array {
+  const point = value.length === 67 && value[0] === 0x04 && value[1] === 0x41 ? value.subarray(2) : value;
+  if (point.length !== 65 || point[0] !== 0x04) throw unavailable('token returned an unexpected EC point');
+  return new Uint8Array(point);
+}
+
+function reason(error: unknown): string {
+  const e = error as { message?: string };
+  return (e.message ?? String(error)).split('\n')[0]!.slice(0, 160);
+}
