@@ -91,7 +91,6 @@ describe('the wallet-vault command', () => {
     [{ VAULT_AUTH_SECRET_KEY: 'too-short' }, /VAULT_AUTH_SECRET_KEY: must be at least 32 characters/],
     [{ PORT: 'abc' }, /PORT/],
     [{ VAULT_KEYSTORE: 'floppy' }, /VAULT_KEYSTORE/],
-    [{ VAULT_KEYSTORE: 'pkcs11' }, /VAULT_KEYSTORE: "pkcs11" is not available in this version/],
     [{ VAULT_WORKERS: '2' }, /VAULT_WORKERS: only 1/],
     [{ VAULT_DATABASE_URL: 'postgres://db/vault' }, /VAULT_DATABASE_URL: PostgreSQL is not available/],
     [{ VAULT_RPC_URL_SEPOLIA: 'not a url' }, /VAULT_RPC_URL_SEPOLIA/],
