@@ -2,7 +2,9 @@ import { Command, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
 import { ConfigError } from '../main/config.js';
 import { fail, print } from './output.js';
-import { withManageVaults } from './operator-context.js';
+import { SingleBar } from 'cli-progress';
+import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
+import { withKeyStores, withManageVaults } from './operator-context.js';
 import { serve } from './serve.command.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -69,6 +71,25 @@ apiKeys
   .action(async (o: { id: string; json?: boolean }) => {
     await withManageVaults((m) => m.revokeApiKey(o.id));
     print(!!o.json, { id: o.id, revoked: true }, () => `API key ${o.id} revoked`);
+  });
+
+const keys = program.command('keys').description('operate on wallet keys');
+keys
+  .command('rewrap')
+  .description('re-wrap every key of a wrapping store under its latest key version (after a Transit key rotation)')
+  .option('--store <name>', 'key store whose keys to re-wrap', 'vault-transit')
+  .option('--json', 'print JSON')
+  .action(async (o: { store: string; json?: boolean }) => {
+    // The bar goes to stderr so --json output stays clean.
+    const bar = new SingleBar({ stream: process.stderr, format: 'rewrap [{bar}] {value}/{total} keys' });
+    const result = await withKeyStores((c) =>
+      c.get(RewrapKeys).execute(o.store, ({ done, total }) => {
+        if (done === 0) bar.start(total, 0);
+        else bar.update(done);
+      }),
+    );
+    bar.stop();
+    print(!!o.json, { store: o.store, rewrapped: result.done }, () => `${result.done} keys of ${o.store} re-wrapped under the latest key version`);
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

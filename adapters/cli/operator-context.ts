@@ -1,7 +1,9 @@
+import type { Container } from 'inversify';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { loadConfig } from '../main/config.js';
 import { buildContainer } from '../main/container.js';
-import { openPersistence } from '../main/stores.js';
+import { createLogger } from '../main/logger.js';
+import { openKeyStores, openPersistence } from '../main/stores.js';
 import { detectVersion } from '../main/version.js';
 
 /**
@@ -14,6 +16,22 @@ export async function withManageVaults<T>(action: (manage: ManageVaults) => Prom
   try {
     const container = buildContainer({ config, version: config.version ?? detectVersion(), ...persistence });
     return await action(container.get(ManageVaults));
+  } finally {
+    await persistence.close();
+  }
+}
+
+/** For the commands that work on keys: the configured stores are opened too (and closed after). */
+export async function withKeyStores<T>(action: (container: Container) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const persistence = openPersistence(config);
+  try {
+    const keyStores = await openKeyStores(config, createLogger(config.logLevel, 2));
+    try {
+      return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence, keyStores }));
+    } finally {
+      await Promise.all(keyStores.map((s) => s.close()));
+    }
   } finally {
     await persistence.close();
   }

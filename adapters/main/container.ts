@@ -13,6 +13,7 @@ import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
@@ -78,6 +79,7 @@ export function buildContainer(parts: ContainerParts): Container {
   c.bind(UnexpireWallet).toDynamicValue(() => new UnexpireWallet(repo(), clock()));
   c.bind(GetVaultStatus).toDynamicValue(() => new GetVaultStatus(repo(), clock(), parts.version));
   c.bind(PurgeExpiredWallets).toDynamicValue(() => new PurgeExpiredWallets(repo(), keyStores(), clock()));
+  c.bind(RewrapKeys).toDynamicValue(() => new RewrapKeys(repo(), keyStores()));
   c.bind(SweepOrphanKeys).toDynamicValue(() => new SweepOrphanKeys(repo(), keyStores(), clock()));
   c.bind(SignCall).toDynamicValue(
     () =>

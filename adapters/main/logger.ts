@@ -6,8 +6,9 @@ export type { Logger };
  * JSON logs on stdout. Redaction is a second line of defence: no code path logs headers or bodies, but
  * should one ever do, credentials are blanked before they reach the sink.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
+  return pino(
+    {
     level,
     base: { service: 'wallet-vault' },
     redact: {
@@ -29,5 +30,7 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+    },
+    pino.destination(destination),
+  );
 }

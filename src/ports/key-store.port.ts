@@ -38,6 +38,11 @@ export interface KeyStore {
   listKeyRefs(createdBefore: Date): Promise<string[]>;
   /** Releases connections, sessions and cached key material. */
   close(): Promise<void>;
+  /**
+   * Only for stores that keep a wrapped key in the reference (vault-transit): re-wraps it under the
+   * store's latest wrapping key version and returns the new reference for the same key.
+   */
+  rewrap?(keyRef: string): Promise<string>;
 }
 
 /** Every configured key store, and the one new wallets go to. */

@@ -50,6 +50,10 @@ export interface WalletRepository {
   findExpired(now: Date, limit: number): Promise<Wallet[]>;
   /** Removes the wallet record for good; removing one that is gone succeeds. */
   removeWallet(id: string): Promise<void>;
+  /** The wallet record with this id, deleted or not, or null once removed. */
+  findRecord(id: string): Promise<Wallet | null>;
+  /** Wallet records (deleted ones included) whose keys live in `keyStore`, by id after `afterId`, at most `limit`. */
+  listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]>;
   /** Whether any wallet record (deleted or not) names this key. */
   keyRefInUse(keyStore: string, keyRef: string): Promise<boolean>;
 

@@ -148,6 +148,20 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(await f.repo.findWallet(vault.id, w.address, NOW)).toEqual(renamed);
     });
 
+    it('lists the records of one key store by id, in batches, deleted ones included', async () => {
+      const vault = await newVault();
+      const store = `store-${Math.random().toString(16).slice(2)}`;
+      const mine = [aWallet(vault, { keyStore: store }), aWallet(vault, { keyStore: store, expires: ms(-1) }), aWallet(vault, { keyStore: store })];
+      for (const w of [...mine, aWallet(vault)]) await f.repo.insertWallet(w);
+      const ids = mine.map((w) => w.id).sort();
+      const first = await f.repo.listByKeyStore(store, null, 2);
+      expect(first.map((w) => w.id)).toEqual(ids.slice(0, 2));
+      expect((await f.repo.listByKeyStore(store, first[1]!.id, 2)).map((w) => w.id)).toEqual(ids.slice(2));
+      expect(await f.repo.findRecord(mine[1]!.id)).toEqual(mine[1]);
+      await f.repo.removeWallet(mine[1]!.id);
+      expect(await f.repo.findRecord(mine[1]!.id)).toBeNull();
+    });
+
     it('refuses a second wallet with the same address', async () => {
       const vault = await newVault();
       const address = randomAddress();

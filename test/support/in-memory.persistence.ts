@@ -74,6 +74,15 @@ export class InMemoryWalletRepository implements WalletRepository {
   async removeWallet(id: string): Promise<void> {
     this.wallets.delete(id);
   }
+  async findRecord(id: string): Promise<Wallet | null> {
+    return this.wallets.get(id) ?? null;
+  }
+  async listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]> {
+    return [...this.wallets.values()]
+      .filter((w) => w.keyStore === keyStore && w.id > (afterId ?? ''))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
+  }
   async keyRefInUse(keyStore: string, keyRef: string): Promise<boolean> {
     return [...this.wallets.values()].some((w) => w.keyStore === keyStore && w.keyRef === keyRef);
   }

@@ -113,6 +113,8 @@ export class SqliteWalletRepository implements WalletRepository {
       ),
       findExpired: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE expires IS NOT NULL AND expires <= ? ORDER BY expires, id LIMIT ?`),
       removeWallet: p('DELETE FROM wallets WHERE id = ?'),
+      findRecord: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE id = ?`),
+      listByKeyStore: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE key_store = @keyStore AND id > @afterId ORDER BY id LIMIT @limit`),
       keyRefInUse: p('SELECT 1 FROM wallets WHERE key_store = ? AND key_ref = ? LIMIT 1'),
       ping: p('SELECT 1'),
     };
@@ -240,6 +242,17 @@ export class SqliteWalletRepository implements WalletRepository {
     return run(() => {
       this.s.removeWallet!.run(id);
     });
+  }
+
+  findRecord(id: string): Promise<Wallet | null> {
+    return run(() => {
+      const row = this.s.findRecord!.get(id) as WalletRow | undefined;
+      return row ? toWallet(row) : null;
+    });
+  }
+
+  listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]> {
+    return run(() => (this.s.listByKeyStore!.all({ keyStore, afterId: afterId ?? '', limit }) as WalletRow[]).map(toWallet));
   }
 
   keyRefInUse(keyStore: string, keyRef: string): Promise<boolean> {

@@ -1,0 +1,45 @@
+import { DomainError, ErrorCode } from '../domain/errors.js';
+import type { KeyStoreRegistry } from '../ports/key-store.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
+
+export interface RewrapProgress {
+  readonly done: number;
+  readonly total: number;
+}
+
+const BATCH = 200;
+
+/**
+ * After the wrapping key of a store is rotated, re-wraps every wallet key of that store under the latest
+ * version, so older versions can be retired. Resumable: running it again re-wraps what is left (and
+ * harmlessly re-wraps what is done).
+ */
+export class RewrapKeys {
+  constructor(
+    private readonly repository: WalletRepository,
+    private readonly keyStores: KeyStoreRegistry,
+  ) {}
+
+  async execute(storeName: string, onProgress: (p: RewrapProgress) => void = () => undefined): Promise<RewrapProgress> {
+    const store = this.keyStores.get(storeName);
+    if (!store.rewrap) throw new DomainError(ErrorCode.INVALID_ARGUMENT, `key store ${storeName} does not wrap keys; nothing to rewrap`);
+    const wallets = [];
+    for (let batch = await this.repository.listByKeyStore(storeName, null, BATCH); batch.length > 0; ) {
+      wallets.push(...batch);
+      batch = await this.repository.listByKeyStore(storeName, batch.at(-1)!.id, BATCH);
+    }
+    let done = 0;
+    onProgress({ done, total: wallets.length });
+    for (const wallet of wallets) {
+      const keyRef = await store.rewrap(wallet.keyRef);
+      // A concurrent rename or expire bumps the version: re-read and retry until the new reference sticks.
+      for (let current = wallet; !(await this.repository.updateWallet({ ...current, keyRef, version: current.version + 1 })); ) {
+        const fresh = await this.repository.findRecord(current.id);
+        if (!fresh) break; // purged meanwhile: nothing left to rewrap
+        current = fresh;
+      }
+      onProgress({ done: ++done, total: wallets.length });
+    }
+    return { done, total: wallets.length };
+  }
+}

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { cliJson, runCli } from '../support/cli.js';
+import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
+import { client } from '../support/http-client.js';
+import { recoverWithStore } from '../support/recover-with-store.js';
+import { startTestServer } from '../support/test-server.js';
+
+describe('wallet-vault keys rewrap', () => {
+  let transit: FakeVault;
+  beforeAll(async () => {
+    transit = await startFakeVault();
+  });
+  afterAll(async () => {
+    await transit?.close();
+  });
+
+  it('moves every Transit-wrapped key to the latest key version; the wallets still sign', async () => {
+    const env = { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' };
+    const first = await startTestServer({ env });
+    const vaultId = (await first.createVault({ name: 'rotate' })).id;
+    const api = client(first.url, (await first.createApiKey(vaultId)).apiKey);
+    const addresses: string[] = [];
+    for (let i = 0; i < 5; i++) addresses.push((await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: `w${i}` })).body.data.address);
+    await first.stop({ keepData: true });
+
+    transit.rotate('wallet-vault');
+    const cliEnv = { ...env, VAULT_DATA_DIR: first.dataDir };
+    const result = await cliJson<{ store: string; rewrapped: number }>(['keys', 'rewrap'], cliEnv);
+    expect(result).toEqual({ store: 'vault-transit', rewrapped: 5 });
+
+    const second = await startTestServer({ dataDir: first.dataDir, env });
+    try {
+      const repo = second.server.container.get<WalletRepository>(WALLET_REPOSITORY);
+      for (const address of addresses) {
+        expect((await repo.findWallet(vaultId, address, new Date()))?.keyRef).toMatch(/:vault:v2:/);
+        expect(await recoverWithStore(second, vaultId, address)).toBe(address);
+      }
+      const local = await runCli(['keys', 'rewrap', '--store', 'local'], cliEnv);
+      expect(local.code).not.toBe(0);
+      expect(local.stderr).toMatch(/key store local does not wrap keys/);
+    } finally {
+      await second.stop();
+    }
+  });
+});
