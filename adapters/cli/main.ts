@@ -2,10 +2,12 @@ import { Command, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
 import { ConfigError } from '../main/config.js';
 import { fail, print } from './output.js';
-import { SingleBar } from 'cli-progress';
-import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
-import { withKeyStores, withManageVaults } from './operator-context.js';
-import { serve } from './serve.command.js';
+
+// The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
+// so `--help` and the operator commands answer without paying for the server.
+const serve = async () => (await import('./serve.command.js')).serve();
+const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action) =>
+  (await import('./operator-context.js')).withManageVaults(action);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -60,7 +62,8 @@ apiKeys
     const keys = await withManageVaults((m) => m.listApiKeys(o.vault));
     const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked) }));
     print(!!o.json, rows, () =>
-      rows.map((r) => `${r.id}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}`).join('\n') || '(no API keys)',
+      rows.map((r) => `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}`).join('\n') ||
+        '(no API keys)',
     );
   });
 apiKeys
@@ -80,6 +83,11 @@ keys
   .option('--store <name>', 'key store whose keys to re-wrap', 'vault-transit')
   .option('--json', 'print JSON')
   .action(async (o: { store: string; json?: boolean }) => {
+    const [{ SingleBar }, { RewrapKeys }, { withKeyStores }] = await Promise.all([
+      import('cli-progress'),
+      import('../../src/application/rewrap-keys.use-case.js'),
+      import('./operator-context.js'),
+    ]);
     // The bar goes to stderr so --json output stays clean.
     const bar = new SingleBar({ stream: process.stderr, format: 'rewrap [{bar}] {value}/{total} keys' });
     const result = await withKeyStores((c) =>
