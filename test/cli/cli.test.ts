@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
 import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+import { createSoftHsmToken } from '../support/softhsm.js';
 
 describe('the wallet-vault command', () => {
   let dataDir: string;
@@ -98,5 +99,22 @@ describe('the wallet-vault command', () => {
     const r = await runCli(['serve'], { ...env, ...bad });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(message);
+  });
+
+  it('serves with the pkcs11 store from the compiled command, not only under the test runner', async () => {
+    const token = createSoftHsmToken('cli-serve');
+    const hsmDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-cli-hsm-'));
+    const hsmEnv = { VAULT_DATA_DIR: hsmDir, VAULT_KEYSTORE: 'pkcs11', VAULT_PKCS11_MODULE: token.modulePath, VAULT_PKCS11_TOKEN: token.tokenLabel, VAULT_PKCS11_PIN: token.pin };
+    const hsm = await spawnServer(hsmEnv);
+    try {
+      const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'hsm'], hsmEnv);
+      const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], hsmEnv);
+      const r = await client(hsm.url, apiKey).post(`/api/v1/vaults/${vault.id}/wallets`, { name: 'in hsm' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect((await fetch(`${hsm.url}/readyz`)).status).toBe(200);
+    } finally {
+      await hsm.kill('SIGTERM');
+      await rm(hsmDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import * as pkcs11js from 'pkcs11js';
+import pkcs11js from 'pkcs11js';
 import { describe, expect, it } from 'vitest';
 import { Pkcs11KeyStore } from '../../adapters/keystore/pkcs11/pkcs11.key-store.js';
 import { ErrorCode } from '../../src/domain/errors.js';

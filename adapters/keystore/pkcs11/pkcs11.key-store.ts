@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import * as pkcs11js from 'pkcs11js';
+// Default import: pkcs11js is CommonJS, and under Node's ESM loader a namespace import misses its constants.
+import pkcs11js from 'pkcs11js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
 import { completeSignature } from '../shared/secp256k1.js';
