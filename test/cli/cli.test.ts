@@ -109,8 +109,29 @@ describe('the wallet-vault command', () => {
     try {
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'hsm'], hsmEnv);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], hsmEnv);
-      const r = await client(hsm.url, apiKey).post(`/api/v1/vaults/${vault.id}/wallets`, { name: 'in hsm' });
+      const api = client(hsm.url, apiKey);
+      const r = await api.post(`/api/v1/vaults/${vault.id}/wallets`, { name: 'in hsm' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
+      // Many signatures at once run on several token sessions in parallel threads: the module must be
+      // initialised for that, or it corrupts its heap and the process aborts.
+      const sign = {
+        chain: 'local',
+        contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+        sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+        uniq: `0x${'ab'.repeat(32)}`,
+        signer: r.body.data.address,
+        abi: { type: 'function', name: 'f', inputs: [{ name: 's', type: 'tuple', components: [{ name: 'n', type: 'bytes32' }, { name: 'r', type: 'bytes32' }, { name: 's', type: 'bytes32' }, { name: 'v', type: 'uint8' }] }] },
+        args: [],
+      };
+      // 32 clients, 100 signatures each back to back: without OS locking SoftHSM aborts the server, usually within a few hundred.
+      const statuses = await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          const seen: number[] = [];
+          for (let i = 0; i < 100; i++) seen.push((await api.post(`/api/v1/vaults/${vault.id}/sign`, sign).then((x) => x.status, () => 0)));
+          return seen;
+        }),
+      );
+      expect(statuses.flat().filter((st) => st !== 200), 'statuses other than 200 (0: connection failed)').toEqual([]);
       expect((await fetch(`${hsm.url}/readyz`)).status).toBe(200);
     } finally {
       await hsm.kill('SIGTERM');

@@ -34,7 +34,9 @@ function acquireModule(path: string): pkcs11js.PKCS11 {
     const lib = new pkcs11js.PKCS11();
     lib.load(path);
     try {
-      lib.C_Initialize();
+      // Async calls (signing, key generation) run on libuv's thread pool, several at once across the
+      // session pool: the module must lock for itself, or it corrupts its heap under load.
+      lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
     } catch (error) {
       if ((error as { code?: number }).code !== pkcs11js.CKR_CRYPTOKI_ALREADY_INITIALIZED) throw error;
     }
