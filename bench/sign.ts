@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliJson, spawnServer } from '../test/support/cli.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './support/sign-request.js';
 
 /**
  * Sign throughput and p99 latency at 32 connections: the service (one process, SQLite, local key store)
@@ -13,32 +14,6 @@ import { printTable, runLoad, type LoadResult } from './support/load.js';
  */
 const seconds = Number(process.argv[2] ?? 15);
 const CONNECTIONS = 32;
-
-const abi = {
-  type: 'function',
-  name: 'mint',
-  stateMutability: 'nonpayable',
-  inputs: [
-    { name: 'to', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'memo', type: 'string' },
-    {
-      name: 'sig',
-      type: 'tuple',
-      components: [
-        { name: 'nonce', type: 'bytes32' },
-        { name: 'r', type: 'bytes32' },
-        { name: 's', type: 'bytes32' },
-        { name: 'v', type: 'uint8' },
-      ],
-    },
-  ],
-  outputs: [],
-};
-const args = ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1000000000000000000', 'benchmark'];
-const uniq = `0x${'ab'.repeat(32)}`;
-const sender = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';
-const contract = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 
 async function measureFloor(): Promise<LoadResult> {
   const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/sign-floor.main.js');

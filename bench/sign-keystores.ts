@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliJson, spawnServer } from '../test/support/cli.js';
+import { startFakeKms } from '../test/support/fake-kms.server.js';
+import { startFakeVault } from '../test/support/fake-vault.server.js';
+import { createSoftHsmToken } from '../test/support/softhsm.js';
+import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { SIGN_ABI, SIGN_ARGS, SIGN_CONTRACT, SIGN_SENDER, SIGN_UNIQ } from './support/sign-request.js';
+
+/**
+ * Sign throughput per key store at 32 connections, one server process each.
+ * aws-kms and vault-transit run against the KMS- and Vault-compatible servers of the tests, on this
+ * machine: the figures say what the service adds, not what AWS or a real Vault cluster would do.
+ * Usage: npm run bench:sign-keystores [-- seconds]
+ */
+const seconds = Number(process.argv[2] ?? 10);
+const kms = await startFakeKms();
+const transit = await startFakeVault();
+const token = createSoftHsmToken('bench');
+
+const stores: [string, Record<string, string>][] = [
+  ['local', {}],
+  ['pkcs11 (SoftHSM2)', { VAULT_KEYSTORE: 'pkcs11', VAULT_PKCS11_MODULE: token.modulePath, VAULT_PKCS11_TOKEN: token.tokenLabel, VAULT_PKCS11_PIN: token.pin }],
+  [
+    'aws-kms (local KMS-compatible test server)',
+    { VAULT_KEYSTORE: 'aws-kms', VAULT_KMS_ENDPOINT: kms.url, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: kms.accessKeyId, AWS_SECRET_ACCESS_KEY: kms.secretAccessKey },
+  ],
+  ['vault-transit, cache off (local Vault-compatible test server)', { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' }],
+  [
+    'vault-transit, cache 60 s (local Vault-compatible test server)',
+    { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault', VAULT_TRANSIT_CACHE_SECONDS: '60' },
+  ],
+];
+
+const results: LoadResult[] = [];
+try {
+  for (const [label, storeEnv] of stores) {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
+    const env = { VAULT_DATA_DIR: dataDir, ...storeEnv };
+    try {
+      const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], env);
+      const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
+      const server = await spawnServer(env);
+      try {
+        const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+        const url = `${server.url}/api/v1/vaults/${vault.id}`;
+        const created = await fetch(`${url}/wallets`, { method: 'POST', headers, body: JSON.stringify({ name: 'signer' }) });
+        const signer = ((await created.json()) as { data: { address: string } }).data.address;
+        const body = JSON.stringify({ chain: 'local', contract: SIGN_CONTRACT, sender: SIGN_SENDER, uniq: SIGN_UNIQ, signer, abi: SIGN_ABI, args: SIGN_ARGS });
+        const check = await fetch(`${url}/sign`, { method: 'POST', headers, body });
+        if (check.status !== 200) throw new Error(`${label}: sign failed: ${check.status} ${await check.text()}`);
+        results.push(await runLoad({ label, url: `${url}/sign`, connections: 32, durationSeconds: seconds, method: 'POST', headers, body }));
+      } finally {
+        await server.kill('SIGTERM');
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+} finally {
+  await kms.close();
+  await transit.close();
+}
+printTable(results);
