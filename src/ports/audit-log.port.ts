@@ -1,0 +1,53 @@
+/** Every security-relevant event the service records. */
+export const AUDIT_ACTIONS = [
+  'vault.created',
+  'api-key.created',
+  'api-key.revoked',
+  'auth.refused',
+  'wallet.created',
+  'wallet.renamed',
+  'wallet.expired',
+  'wallet.unexpired',
+  'wallet.deleted',
+  'signature.issued',
+  'policy.changed',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Scalars only, so the canonical form that is hashed is unambiguous. */
+export type AuditDetails = Readonly<Record<string, string | number | boolean | null>>;
+
+/** One event as the application reports it. Never carries key material, API keys or secrets. */
+export interface AuditEvent {
+  readonly action: AuditAction;
+  readonly at: Date;
+  /** Who did it: `api-key:<id>` (the key's id, never its value), `operator` (the CLI) or `system` (jobs). */
+  readonly actor: string;
+  /** The vault concerned, or null (an authentication refused before any vault was established). */
+  readonly vaultId: string | null;
+  /** What it was done to: a wallet address, an API key id, a submission hash; or null. */
+  readonly subject: string | null;
+  readonly details: AuditDetails;
+}
+
+/** An event as stored: numbered, and chained to the record before it. */
+export interface AuditRecord extends AuditEvent {
+  /** 1, 2, 3 ... with no gaps. */
+  readonly seq: number;
+  /** `hash` of record seq-1; 64 zeros for the first record. */
+  readonly prevHash: string;
+  /** auditRecordHash(seq, prevHash, event) (src/domain/audit-chain.ts), lower-case hex. */
+  readonly hash: string;
+}
+
+/**
+ * An append-only, hash-chained trail. Appends from every instance sharing the store form one chain;
+ * the adapter serialises them (the chain head is read and extended atomically).
+ */
+export interface AuditLog {
+  /** Appends the event durably (numbered and chained) before resolving. */
+  append(event: AuditEvent): Promise<void>;
+  /** Records in `seq` order after `afterSeq` (0 for the start), at most `limit`, optionally of one vault only. */
+  list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]>;
+}
+export const AUDIT_LOG = Symbol.for('wallet-vault.AuditLog');
