@@ -1,12 +1,20 @@
 import { isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-app.js';
+import { RateLimitedError } from './rate-limiter.js';
 
 /**
  * Any error as the status and message a client sees. DomainErrors keep their message; anything else is
  * a 500 that says only "internal error" and the request id, and is logged here.
  */
-export function toErrorResponse(error: unknown, requestId: string, logger: HttpDeps['logger']): { status: number; message: string } {
+export function toErrorResponse(
+  error: unknown,
+  requestId: string,
+  logger: HttpDeps['logger'],
+): { status: number; message: string; headers?: Record<string, string> } {
+  if (error instanceof RateLimitedError) {
+    return { status: STATUS_BY_CODE[error.code], message: error.message, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  }
   if (isDomainError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');

@@ -1,10 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import { toErrorResponse } from './error-response.js';
 import { parseJsonBody } from './json-body.js';
+import type { JsonBounds } from './json-bounds.js';
+import { RateLimitedError } from './rate-limiter.js';
+import { currentRequestContext } from './request-context.js';
 import { presentSubmission, presentWallet } from './presenters.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
 
@@ -32,10 +34,17 @@ export interface HttpDeps {
     error(o: object, m?: string): void;
   };
   bodyLimitBytes: number;
+  /** Prometheus text for `GET /metrics`; without it the route does not exist. */
+  metrics?: { exposition(): Promise<{ contentType: string; text: string }>; observeRateLimited(): void };
+  /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
+  rateLimiter?: { take(apiKeyId: string): void };
+  /** Shape limits on Sign's `args` and `abi`. */
+  argsBounds: JsonBounds;
 }
 
 interface VaultLocals {
   requestId: string;
+  inVault?: boolean;
   vaultId: string;
   body?: unknown;
 }
@@ -50,23 +59,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('etag');
   app.set('query parser', 'extended');
 
+  // The request id and the request log line come from observe-requests.ts, which wraps this app.
   app.use((req, res, next) => {
-    const requestId = randomUUID();
-    locals(res).requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      deps.logger.info(
-        {
-          requestId,
-          method: req.method,
-          route: (req.route as { path?: string } | undefined)?.path ?? null,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
-    });
+    const context = currentRequestContext();
+    locals(res).requestId = context?.requestId ?? 'none';
+    if (context) context.resolveRoute = () => routePattern(req, locals(res).inVault === true);
     next();
   });
 
@@ -83,10 +80,20 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     }
   });
 
+  if (deps.metrics) {
+    const metrics = deps.metrics;
+    app.get('/metrics', async (_req, res) => {
+      const { contentType, text } = await metrics.exposition();
+      res.status(200).type(contentType).send(text);
+    });
+  }
+
   const vault = express.Router({ mergeParams: true });
   vault.use(async (req, res, next) => {
+    locals(res).inVault = true;
     const vaultId = param(req, 'vaultId');
-    await deps.authenticate.execute(req.header('authorization'), vaultId);
+    const { apiKeyId } = await deps.authenticate.execute(req.header('authorization'), vaultId);
+    takeRateLimit(deps, apiKeyId);
     locals(res).vaultId = vaultId;
     next();
   });
@@ -165,8 +172,29 @@ function readJsonBody(limit: number) {
 
 function errorHandler(logger: HttpDeps['logger']) {
   return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const { status, message } = toErrorResponse(error, locals(res).requestId, logger);
+    const { status, message, headers } = toErrorResponse(error, locals(res).requestId, logger);
     if (res.headersSent) return;
+    if (headers) res.set(headers);
     res.status(status).json({ success: false, error: message });
   };
+}
+
+/** Takes one request from the API key's rate limit (shared by the routes here and the sign fast path). */
+export function takeRateLimit(deps: Pick<HttpDeps, 'rateLimiter' | 'metrics'>, apiKeyId: string): void {
+  if (!deps.rateLimiter) return;
+  try {
+    deps.rateLimiter.take(apiKeyId);
+  } catch (error) {
+    if (error instanceof RateLimitedError) deps.metrics?.observeRateLimited();
+    throw error;
+  }
+}
+
+export const VAULT_ROUTE_PREFIX = '/api/v1/vaults/:vaultId';
+
+/** The route pattern for metrics and logs: never the raw path, whose ids and addresses are unbounded. */
+function routePattern(req: Request, inVault: boolean): string {
+  const matched = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof matched === 'string') return inVault ? `${VAULT_ROUTE_PREFIX}${matched}` : matched;
+  return inVault ? `${VAULT_ROUTE_PREFIX}/*` : 'unmatched';
 }

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { toErrorResponse } from './error-response.js';
-import type { HttpDeps } from './http-app.js';
+import { takeRateLimit, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
+import { checkJsonBounds } from './json-bounds.js';
+import { currentRequestContext } from './request-context.js';
 
 const SIGN_PATH = /^\/api\/v1\/vaults?\/([^/?#]+)\/sign\/?(?:\?.*)?$/i;
 
@@ -28,34 +29,41 @@ export function withSignFastPath(app: Express, deps: HttpDeps): RequestListener 
 }
 
 async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerResponse, deps: HttpDeps): Promise<void> {
-  const requestId = randomUUID();
-  const started = process.hrtime.bigint();
+  // The id, the request log line and the metrics come from observe-requests.ts, which wraps this listener.
+  const context = currentRequestContext();
+  const requestId = context?.requestId ?? 'none';
+  if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
   let status = 200;
   let payload: unknown;
+  let headers: Record<string, string> | undefined;
   try {
     const vaultId = decodeSegment(rawVaultId);
-    await deps.authenticate.execute(req.headers.authorization, vaultId);
+    const { apiKeyId } = await deps.authenticate.execute(req.headers.authorization, vaultId);
+    takeRateLimit(deps, apiKeyId);
     const rawBody = await readBody(req, deps.bodyLimitBytes);
     const body = parseJsonBody(rawBody, req.headers['content-type']);
     const header = req.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody);
+    if (typeof body === 'object' && body !== null) {
+      // Before any parsing or encoding: a hostile shape costs no more than these bounds.
+      const { args, abi } = body as { args?: unknown; abi?: unknown };
+      checkJsonBounds(args, 'args', deps.argsBounds);
+      checkJsonBounds(abi, 'abi', deps.argsBounds);
+    }
     payload = { success: true, data: await deps.signCall.execute({ vaultId, body }) };
   } catch (error) {
     const failure = toErrorResponse(error, requestId, deps.logger);
     status = failure.status;
     payload = { success: false, error: failure.message };
+    headers = failure.headers;
   }
   const text = JSON.stringify(payload);
   res.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
-    'X-Request-Id': requestId,
   });
   res.end(text);
-  deps.logger.info(
-    { requestId, method: 'POST', route: '/sign', status, ms: Number(process.hrtime.bigint() - started) / 1e6 },
-    'request',
-  );
 }
 
 function decodeSegment(raw: string): string {

@@ -58,7 +58,14 @@ export interface AppConfig {
   /** Present when PKCS#11 is configured: `VAULT_KEYSTORE=pkcs11` or `VAULT_PKCS11_MODULE` set. */
   readonly pkcs11: Pkcs11Settings | undefined;
   readonly databaseUrl: string | undefined;
+  /** Requests per minute per API key, per instance; undefined: no limit. */
   readonly rateLimitPerMinute: number | undefined;
+  /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
+  readonly outboundTimeoutMs: number;
+  /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length. */
+  readonly argsBounds: { readonly maxDepth: number; readonly maxArrayLength: number; readonly maxStringLength: number };
+  /** Largest request head (request line and headers) node accepts; 431 above it. */
+  readonly maxHeaderBytes: number;
   readonly workers: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bodyLimitBytes: number;
@@ -94,6 +101,11 @@ const schema = z.object({
   VAULT_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
+  VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
+  VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(16),
+  VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(10_000),
+  VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(131_072),
+  VAULT_MAX_HEADER_BYTES: integer(1024, 1024 * 1024).default(16_384),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
@@ -130,11 +142,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   if (e.VAULT_DATABASE_URL !== undefined) {
     throw new ConfigError('VAULT_DATABASE_URL: PostgreSQL is not available in this version; unset it to use the embedded SQLite database');
-  }
-  // Accepted by the schema so a typo is still caught, but refused until implemented: a silently ignored
-  // limit would be worse than a refusal.
-  if (e.VAULT_RATE_LIMIT_PER_MINUTE !== undefined) {
-    throw new ConfigError('VAULT_RATE_LIMIT_PER_MINUTE: rate limiting is not available in this version; unset it');
   }
   if (e.VAULT_WORKERS !== 1) {
     throw new ConfigError('VAULT_WORKERS: only 1 worker process is supported in this version');
@@ -190,6 +197,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pkcs11,
     databaseUrl: e.VAULT_DATABASE_URL,
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    outboundTimeoutMs: e.VAULT_OUTBOUND_TIMEOUT_MS,
+    argsBounds: {
+      maxDepth: e.VAULT_ARGS_MAX_DEPTH,
+      maxArrayLength: e.VAULT_ARGS_MAX_ARRAY_LENGTH,
+      maxStringLength: e.VAULT_ARGS_MAX_STRING_LENGTH,
+    },
+    maxHeaderBytes: e.VAULT_MAX_HEADER_BYTES,
     workers: e.VAULT_WORKERS,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.VAULT_BODY_LIMIT_BYTES,

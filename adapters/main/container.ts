@@ -62,7 +62,7 @@ export function buildContainer(parts: ContainerParts): Container {
   if (parts.keyStores) {
     c.bind<KeyStoreRegistry>(KEY_STORE_REGISTRY).toConstantValue(new MapKeyStoreRegistry(parts.keyStores, config.keyStore));
   }
-  c.bind<ChainReader>(CHAIN_READER).toDynamicValue(() => new JsonRpcChainReader({ rpcUrls: config.rpcUrls }));
+  c.bind<ChainReader>(CHAIN_READER).toDynamicValue(() => new JsonRpcChainReader({ rpcUrls: config.rpcUrls, timeoutMs: config.outboundTimeoutMs }));
   c.bind<ReplayGuard>(REPLAY_GUARD).toDynamicValue(() => new InMemoryReplayGuard(undefined, () => clock().now().getTime()));
 
   const repo = () => c.get<WalletRepository>(WALLET_REPOSITORY);

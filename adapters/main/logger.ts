@@ -1,16 +1,22 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { currentRequestContext } from '../http/request-context.js';
 
 export type { Logger };
 
 /**
- * JSON logs on stdout. Redaction is a second line of defence: no code path logs headers or bodies, but
- * should one ever do, credentials are blanked before they reach the sink.
+ * JSON logs on stdout. Every line written while serving a request carries its `requestId` (from the
+ * request's async context), whichever code wrote it. Redaction is a second line of defence: no code path
+ * logs headers or bodies, but should one ever do, credentials are blanked before they reach the sink.
  */
-export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
+export function createLogger(level: string, destination: 1 | 2 | DestinationStream = 1): Logger {
   return pino(
     {
     level,
     base: { service: 'wallet-vault' },
+    mixin: () => {
+      const context = currentRequestContext();
+      return context ? { requestId: context.requestId } : {};
+    },
     redact: {
       paths: [
         'authorization',
@@ -31,6 +37,6 @@ export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
       censor: '[redacted]',
     },
     },
-    pino.destination(destination),
+    typeof destination === 'number' ? pino.destination(destination) : destination,
   );
 }

@@ -15,6 +15,7 @@ export class PurgeScheduler {
     private readonly sweep: SweepOrphanKeys,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    private readonly metrics?: { observePurge(report: { destroyed: number; failed: number; swept: number } | 'error'): void },
   ) {}
 
   start(): void {
@@ -43,7 +44,9 @@ export class PurgeScheduler {
       if (report.failed > 0) this.logger.warn({ failed: report.failed }, 'some expired wallets could not be purged; will retry');
       const swept = await this.sweep.execute();
       if (swept > 0) this.logger.info({ swept }, 'orphaned keys destroyed');
+      this.metrics?.observePurge({ ...report, swept });
     } catch (error) {
+      this.metrics?.observePurge('error');
       this.logger.error({ err: describe(error) }, 'purge run failed; will retry');
     }
   }

@@ -16,14 +16,21 @@ import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import { ErrorCode } from '../../src/domain/errors.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import { createHttpApp, type HttpDeps } from '../http/http-app.js';
+import { answerClientError } from '../http/client-error.js';
+import { observeRequests } from '../http/observed-requests.js';
+import { RateLimiter } from '../http/rate-limiter.js';
 import { withSignFastPath } from '../http/sign-fast-path.js';
+import { MeteredKeyStore } from '../metrics/metered.key-store.js';
+import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
 import type { AppConfig } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger, type Logger } from './logger.js';
 import { PurgeScheduler } from './purge-scheduler.js';
+import { readinessOf } from './readiness.js';
 import { openKeyStores, openPersistence } from './stores.js';
 import { detectVersion } from './version.js';
 
@@ -33,6 +40,7 @@ export interface RunningServer {
   readonly port: number;
   readonly container: Container;
   readonly logger: Logger;
+  readonly metrics: PrometheusMetrics;
   /** Runs one purge and orphan sweep now (the scheduler also runs them periodically). */
   purgeNow(): Promise<void>;
   /** Stops accepting, finishes requests in flight, then closes the stores. Idempotent. */
@@ -58,12 +66,18 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     await persistence.close();
     throw error;
   }
+  const metrics = new PrometheusMetrics({ version });
+  // Every store is timed by the same decorator; the stores themselves carry no metrics code.
+  keyStores = keyStores.map((s) => new MeteredKeyStore(s, metrics));
   const container = buildContainer({ config, version, ...persistence, keyStores, clock: options.clock });
 
-  const readiness = async () => {
-    await persistence.repository.ping();
-    await Promise.all(keyStores.map((s) => s.ping()));
-  };
+  const readiness = readinessOf(
+    [
+      { name: 'database', code: ErrorCode.DATABASE_UNAVAILABLE, ping: () => persistence.repository.ping() },
+      ...keyStores.map((s) => ({ name: `key store ${s.name}`, code: ErrorCode.KEYSTORE_UNAVAILABLE, ping: () => s.ping() })),
+    ],
+    Math.min(config.outboundTimeoutMs, 2000),
+  );
   const deps: HttpDeps = {
     authenticate: container.get(Authenticate),
     createWallet: container.get(CreateWallet),
@@ -80,6 +94,9 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     readiness,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
+    metrics,
+    rateLimiter: config.rateLimitPerMinute === undefined ? undefined : new RateLimiter(config.rateLimitPerMinute),
+    argsBounds: config.argsBounds,
   };
 
   const scheduler = new PurgeScheduler(
@@ -87,10 +104,18 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     container.get(SweepOrphanKeys),
     config.purgeIntervalMs,
     logger,
+    metrics,
   );
 
-  const server = http.createServer(withSignFastPath(createHttpApp(deps), deps));
+  const server = http.createServer(
+    { maxHeaderSize: config.maxHeaderBytes },
+    observeRequests(withSignFastPath(createHttpApp(deps), deps), { logger, metrics }),
+  );
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
+  // A client that trickles its headers or body cannot hold a connection for node's default five minutes.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, config.maxHeaderBytes));
   server.listen(config.port, config.host);
   try {
     await once(server, 'listening');
@@ -118,5 +143,5 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
       logger.info('wallet-vault stopped');
     })());
 
-  return { url, port, container, logger, purgeNow: () => scheduler.runOnce(), close };
+  return { url, port, container, logger, metrics, purgeNow: () => scheduler.runOnce(), close };
 }

@@ -45,8 +45,9 @@ export function openPersistence(config: AppConfig): OpenedPersistence {
 export async function openKeyStores(config: AppConfig, logger: Logger): Promise<KeyStore[]> {
   const stores = [await openLocalKeyStore(config, logger)];
   if (config.pkcs11) stores.push(new Pkcs11KeyStore(config.pkcs11));
-  if (config.awsKms) stores.push(new AwsKmsKeyStore(config.awsKms));
-  if (config.vaultTransit) stores.push(new VaultTransitKeyStore(config.vaultTransit));
+  const requestTimeoutMs = config.outboundTimeoutMs;
+  if (config.awsKms) stores.push(new AwsKmsKeyStore({ ...config.awsKms, requestTimeoutMs }));
+  if (config.vaultTransit) stores.push(new VaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs }));
   try {
     await Promise.all(stores.map((s) => s.ping()));
   } catch (error) {

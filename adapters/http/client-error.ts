@@ -1,0 +1,25 @@
+import type { Duplex } from 'node:stream';
+
+/**
+ * Answers a request node refused before it reached the app (headers over the limit, a malformed request
+ * line, a header timeout) with the service's error envelope instead of node's bare status line, then
+ * closes the connection: after a parse error the stream cannot be trusted to find the next request.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHeaderBytes: number): void {
+  // As node's own handler does: a response already under way on this socket cannot be followed by another.
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', `request headers are larger than the limit of ${maxHeaderBytes} bytes`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request was not received in time']
+        : [400, 'Bad Request', 'malformed HTTP request'];
+  const body = JSON.stringify({ success: false, error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

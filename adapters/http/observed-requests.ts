@@ -1,0 +1,33 @@
+import type { RequestListener } from 'node:http';
+import { requestIdOf, runInRequestContext, type RequestContext } from './request-context.js';
+
+/** Where answered requests are counted; PrometheusMetrics implements it. */
+export interface RequestObserver {
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+
+/**
+ * The outermost layer of every request, before the sign fast path and Express: gives the request its id
+ * (echoed in `X-Request-Id`), runs the rest in that request's context so every log line carries the id,
+ * and on the answer logs one `request` line and feeds the metrics, labelled by route pattern.
+ */
+export function observeRequests(
+  listener: RequestListener,
+  deps: { logger: { info(o: object, m?: string): void }; metrics?: RequestObserver },
+): RequestListener {
+  return (req, res) => {
+    const context: RequestContext = { requestId: requestIdOf(req) };
+    const started = process.hrtime.bigint();
+    res.setHeader('X-Request-Id', context.requestId);
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = context.route ?? context.resolveRoute?.() ?? 'unmatched';
+      const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
+      deps.metrics?.observeRequest(method, route, res.statusCode, seconds);
+      deps.logger.info({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
+    });
+    runInRequestContext(context, () => listener(req, res));
+  };
+}

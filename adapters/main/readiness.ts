@@ -1,0 +1,41 @@
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+
+/** One dependency `/readyz` checks: `database`, `key store <name>`. */
+export interface ReadinessCheck {
+  readonly name: string;
+  readonly code: typeof ErrorCode.DATABASE_UNAVAILABLE | typeof ErrorCode.KEYSTORE_UNAVAILABLE;
+  ping(): Promise<void>;
+}
+
+/**
+ * Pings every dependency at once, each bounded by `timeoutMs` (a probe must answer promptly even when a
+ * dependency hangs), and rejects with one error naming every dependency that failed or did not answer.
+ */
+export function readinessOf(checks: readonly ReadinessCheck[], timeoutMs: number): () => Promise<void> {
+  return async () => {
+    const results = await Promise.all(checks.map((c) => bounded(c, timeoutMs)));
+    const failed = results.filter((r): r is { check: ReadinessCheck; problem: string } => r !== undefined);
+    if (failed.length === 0) return;
+    throw new DomainError(failed[0]!.check.code, `not ready: ${failed.map((f) => f.problem).join('; ')}`);
+  };
+}
+
+async function bounded(check: ReadinessCheck, timeoutMs: number): Promise<{ check: ReadinessCheck; problem: string } | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`${check.name}: did not answer within ${timeoutMs} ms`), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([
+      check.ping().then(
+        () => undefined,
+        // Store and database errors already name their dependency; anything else gets the name here.
+        (error: unknown) => (error instanceof DomainError ? error.message : `${check.name}: failed`),
+      ),
+      timeout,
+    ]);
+    return outcome === undefined ? undefined : { check, problem: outcome };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,64 @@
+import type { CreatedKey, KeyStore, RecoverableSignature } from '../../src/ports/key-store.port.js';
+import type { KeyStoreOperation } from './prometheus.metrics.js';
+
+/** Where a metered store reports; PrometheusMetrics implements it. */
+export interface KeyStoreObserver {
+  observeKeyStore(keyStore: string, operation: KeyStoreOperation, ok: boolean, seconds: number): void;
+}
+
+/**
+ * A KeyStore that times every call of the store it wraps. Applied in the composition root, so every
+ * store is measured the same way and none carries metrics code of its own.
+ */
+export class MeteredKeyStore implements KeyStore {
+  readonly name: string;
+  readonly rewrap?: (keyRef: string) => Promise<string>;
+
+  constructor(
+    private readonly inner: KeyStore,
+    private readonly observer: KeyStoreObserver,
+  ) {
+    this.name = inner.name;
+    // Only stores that can re-wrap expose rewrap: callers test for its presence.
+    if (inner.rewrap) {
+      const rewrap = inner.rewrap.bind(inner);
+      this.rewrap = (keyRef) => this.timed('rewrap', () => rewrap(keyRef));
+    }
+  }
+
+  create(): Promise<CreatedKey> {
+    return this.timed('create', () => this.inner.create());
+  }
+
+  sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
+    return this.timed('sign', () => this.inner.sign(keyRef, digest));
+  }
+
+  destroy(keyRef: string): Promise<void> {
+    return this.timed('destroy', () => this.inner.destroy(keyRef));
+  }
+
+  ping(): Promise<void> {
+    return this.timed('ping', () => this.inner.ping());
+  }
+
+  listKeyRefs(createdBefore: Date): Promise<string[]> {
+    return this.timed('listKeyRefs', () => this.inner.listKeyRefs(createdBefore));
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async timed<T>(operation: KeyStoreOperation, work: () => Promise<T>): Promise<T> {
+    const started = process.hrtime.bigint();
+    let ok = false;
+    try {
+      const result = await work();
+      ok = true;
+      return result;
+    } finally {
+      this.observer.observeKeyStore(this.name, operation, ok, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export type KeyStoreOperation = 'create' | 'sign' | 'destroy' | 'ping' | 'listKeyRefs' | 'rewrap';
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (not prom-client's global one), so several
+ * servers in one process (the tests) never share counters. Labels are bounded sets only: route
+ * patterns, never raw paths (addresses and vault ids would make one series per wallet), status codes,
+ * key store names and operations.
+ */
+export class PrometheusMetrics {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly signatures: Counter<'key_store'>;
+  private readonly keyStoreDuration: Histogram<'key_store' | 'operation' | 'outcome'>;
+  private readonly purgeRuns: Counter<'outcome'>;
+  private readonly purgeDeleted: Counter;
+  private readonly purgeFailed: Counter;
+  private readonly orphansSwept: Counter;
+  private readonly rateLimited: Counter;
+
+  constructor(options: { version: string; processMetrics?: boolean }) {
+    const registers = [this.registry];
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    new Gauge({ name: 'wallet_vault_info', help: 'Always 1; the version label names the running build.', labelNames: ['version'], registers })
+      .set({ version: options.version }, 1);
+    this.httpRequests = new Counter({
+      name: 'wallet_vault_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'wallet_vault_http_request_duration_seconds',
+      help: 'Time from receiving a request to finishing its answer, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.signatures = new Counter({
+      name: 'wallet_vault_signatures_total',
+      help: 'Signatures made, by key store.',
+      labelNames: ['key_store'],
+      registers,
+    });
+    this.keyStoreDuration = new Histogram({
+      name: 'wallet_vault_key_store_operation_duration_seconds',
+      help: 'Latency of key store operations, by store, operation and outcome (ok or error).',
+      labelNames: ['key_store', 'operation', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.purgeRuns = new Counter({
+      name: 'wallet_vault_purge_runs_total',
+      help: 'Runs of the expiry purge, by outcome (ok, or error when the run itself failed).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.purgeDeleted = new Counter({ name: 'wallet_vault_purge_wallets_deleted_total', help: 'Expired wallets whose key and record the purge destroyed.', registers });
+    this.purgeFailed = new Counter({ name: 'wallet_vault_purge_wallets_failed_total', help: 'Expired wallets the purge could not destroy yet (retried on the next run).', registers });
+    this.orphansSwept = new Counter({ name: 'wallet_vault_orphan_keys_swept_total', help: 'Keys no wallet names, destroyed by the sweep.', registers });
+    this.rateLimited = new Counter({ name: 'wallet_vault_rate_limited_total', help: 'Requests refused by the per-API-key rate limit.', registers });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  observeKeyStore(keyStore: string, operation: KeyStoreOperation, ok: boolean, seconds: number): void {
+    this.keyStoreDuration.observe({ key_store: keyStore, operation, outcome: ok ? 'ok' : 'error' }, seconds);
+    if (ok && operation === 'sign') this.signatures.inc({ key_store: keyStore });
+  }
+
+  observePurge(report: { destroyed: number; failed: number; swept: number } | 'error'): void {
+    if (report === 'error') {
+      this.purgeRuns.inc({ outcome: 'error' });
+      return;
+    }
+    this.purgeRuns.inc({ outcome: 'ok' });
+    this.purgeDeleted.inc(report.destroyed);
+    this.purgeFailed.inc(report.failed);
+    this.orphansSwept.inc(report.swept);
+  }
+
+  observeRateLimited(): void {
+    this.rateLimited.inc();
+  }
+
+  /** The text exposition format and its content type. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
