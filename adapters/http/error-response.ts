@@ -18,6 +18,8 @@ export function toErrorResponse(
   if (isDomainError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');
+    // The code only: messages echo the caller's input, which has no place in the logs.
+    else logger.debug?.({ code: error.code, status }, 'request refused');
     return { status, message: error.message };
   }
   if (isBodyParserError(error)) {

@@ -29,6 +29,7 @@ export interface HttpDeps {
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;
   logger: {
+    debug?(o: object, m?: string): void;
     info(o: object, m?: string): void;
     warn(o: object, m?: string): void;
     error(o: object, m?: string): void;

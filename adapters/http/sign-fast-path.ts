@@ -48,7 +48,8 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };
       checkJsonBounds(args, 'args', deps.argsBounds);
-      checkJsonBounds(abi, 'abi', deps.argsBounds);
+      // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
+      checkJsonBounds(abi, 'abi', { ...deps.argsBounds, maxDepth: 2 * deps.argsBounds.maxDepth + 2 });
     }
     payload = { success: true, data: await deps.signCall.execute({ vaultId, body }) };
   } catch (error) {

@@ -49,7 +49,13 @@ export class AwsKmsKeyStore implements KeyStore {
       endpoint: config.endpoint,
       credentials: config.credentials,
       maxAttempts: config.maxAttempts ?? 3,
-      requestHandler: { requestTimeout: config.requestTimeoutMs ?? 5000, connectionTimeout: config.requestTimeoutMs ?? 5000 },
+      // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
+      // waiting: a KMS endpoint that accepts and never answers would hang the request for good.
+      requestHandler: {
+        requestTimeout: config.requestTimeoutMs ?? 5000,
+        connectionTimeout: config.requestTimeoutMs ?? 5000,
+        throwOnRequestTimeout: true,
+      },
     });
   }
 
