@@ -134,8 +134,12 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     (closing ??= (async () => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A keep-alive connection whose request finishes during the drain turns idle; close it then too,
+      // rather than wait for the client to drop it (a pooled client may hold it for minutes).
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
       await drained;
+      clearInterval(sweep);
       clearTimeout(force);
       await scheduler.stop();
       await Promise.all(keyStores.map((s) => s.close()));
