@@ -22,6 +22,10 @@ export function toErrorResponse(
     else logger.debug?.({ code: error.code, status }, 'request refused');
     return { status, message: error.message };
   }
+  if (error instanceof URIError) {
+    // Express could not percent-decode a path parameter (`/vaults/%/wallets`): as the sign fast path does.
+    return { status: STATUS_BY_CODE.ROUTE_NOT_FOUND, message: 'no route: malformed percent-encoding in path' };
+  }
   if (isBodyParserError(error)) {
     return error.status === 413
       ? { status: 413, message: `request body is larger than the limit of ${error.limit ?? 'the configured'} bytes` }

@@ -13,9 +13,9 @@ import { startTestServer } from '../support/test-server.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SIG } from '../support/sign-abi.js';
 
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
-const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, SIG] };
+const MINT_TO = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, SIG] };
 
 /** Resolves with how long `work` took to settle, and its rejection. */
 async function timed(work: Promise<unknown>): Promise<{ ms: number; error: unknown }> {
@@ -47,7 +47,7 @@ describe('a dependency that never answers is an error naming it, never a hang', 
         chain: 'sepolia',
         contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
         sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
-        abi: MINT,
+        abi: MINT_TO,
         args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8'],
       });
       expect(silent.connections()).toBeGreaterThan(before);

@@ -4,8 +4,8 @@ import { ConfigError, loadConfig } from '../../adapters/main/config.js';
 import { RateLimiter, RateLimitedError } from '../../adapters/http/rate-limiter.js';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { SIG, localSignFields } from '../support/sign-abi.js';
 
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
 const abiOf = (...inputs: object[]) => ({ type: 'function', name: 'f', inputs: [...inputs, SIG] });
 
 async function vaultWithKeys(s: TestServer, keys: number) {
@@ -79,11 +79,7 @@ describe('shape bounds on Sign args, header size', () => {
     api = apis[0]!;
     const signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
     const bodyOf = (extra: object) => ({
-      chain: 'local',
-      contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
-      sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
-      uniq: `0x${'ab'.repeat(32)}`,
-      signer,
+      ...localSignFields(signer),
       args: [],
       ...extra,
     });

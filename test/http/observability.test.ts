@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { MINT, localSignFields } from '../support/sign-abi.js';
 
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
-const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
 
 /** The value of one sample line (`name{labels} value`), or undefined when the series is absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -65,7 +64,7 @@ describe('request ids, /metrics and /readyz', () => {
 
   it('counts signatures and times key store operations by store; exports process memory', async () => {
     const before = sample((await api.get('/metrics')).body, 'wallet_vault_signatures_total', { key_store: 'local' }) ?? 0;
-    const body = { chain: 'local', contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3', sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', uniq: `0x${'ab'.repeat(32)}`, signer: address, abi: MINT, args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1'] };
+    const body = { ...localSignFields(address), abi: MINT, args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1'] };
     for (let i = 0; i < 3; i++) expect((await api.post(`${base}/sign`, body)).status).toBe(200);
     const text = (await api.get('/metrics')).body as string;
     expect(sample(text, 'wallet_vault_signatures_total', { key_store: 'local' })).toBe(before + 3);
