@@ -48,14 +48,15 @@ export interface WalletRepository {
 
   /**
    * Inserts a wallet; the address is unique across the whole repository. With `idempotency`, its record
-   * is written in the same transaction: both or neither. When an unexpired record for the same
-   * (vaultId, key) already exists, nothing is written and the promise rejects with a DomainError
-   * IDEMPOTENCY_CONFLICT (the caller re-reads it with findIdempotency); an expired one is replaced.
+   * is written in the same transaction: both or neither (`idempotency.vaultId` must be `wallet.vaultId`).
+   * When a record for the same (vaultId, key) exists that has not expired at `idempotency.created`,
+   * nothing is written and the promise rejects with a DomainError IDEMPOTENCY_CONFLICT, whatever its
+   * request hash (the caller re-reads it with findIdempotency and compares); an expired one is replaced.
    */
   insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void>;
   /** The idempotency record of (vaultId, key) unless it expired at or before `now`, or null. */
   findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null>;
-  /** Removes up to `limit` idempotency records that expired at or before `now`; returns how many. */
+  /** Removes up to `limit` idempotency records that expired at or before `now` (oldest expiry first); returns how many. */
   deleteExpiredIdempotency(now: Date, limit: number): Promise<number>;
   /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
