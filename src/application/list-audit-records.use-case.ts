@@ -8,7 +8,7 @@ export const AUDIT_LIST_MAX = 1000;
 export class ListAuditRecords {
   constructor(private readonly auditLog: AuditLog) {}
 
-  execute(query: { afterSeq?: number; limit?: number; vaultId?: string }): Promise<AuditRecord[]> {
+  async execute(query: { afterSeq?: number; limit?: number; vaultId?: string }): Promise<AuditRecord[]> {
     const afterSeq = query.afterSeq ?? 0;
     const limit = query.limit ?? AUDIT_LIST_DEFAULT;
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw invalidArgument('after: must be an integer >= 0');
