@@ -2,9 +2,8 @@ import { expireWallet, type Wallet } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
-import { mutateWallet } from './wallet-lookup.js';
+import { changeWallet } from './wallet-lookup.js';
 
 /**
  * Schedules deletion 30 days out; nothing is destroyed in the key store until then. Recorded only when
@@ -12,19 +11,12 @@ import { mutateWallet } from './wallet-lookup.js';
  */
 export class ExpireWallet {
   constructor(
-    private readonly repository: WalletRepository,
-    private readonly clock: Clock,
-    private readonly auditLog: AuditLog,
+    readonly repository: WalletRepository,
+    readonly clock: Clock,
+    readonly auditLog: AuditLog,
   ) {}
 
-  async execute(principal: Principal, address: string): Promise<Wallet> {
-    const m = await mutateWallet(this.repository, this.clock, principal.vaultId, address, expireWallet);
-    if (m.previous) {
-      await audit(this.auditLog, 'wallet.expired', m.at, actorOf(principal), principal.vaultId, m.wallet.address, {
-        walletId: m.wallet.id,
-        expires: m.wallet.expires!.toISOString(),
-      });
-    }
-    return m.wallet;
+  execute(principal: Principal, address: string): Promise<Wallet> {
+    return changeWallet(this, principal, address, expireWallet, 'wallet.expired', (after) => ({ expires: after.expires!.toISOString() }));
   }
 }

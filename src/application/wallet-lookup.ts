@@ -2,8 +2,11 @@ import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { Vault } from '../domain/vault.js';
 import type { Wallet } from '../domain/wallet.js';
+import type { AuditAction, AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { actorOf, audit } from './audit-actor.js';
+import type { Principal } from './authenticate.use-case.js';
 
 export async function requireVault(repository: WalletRepository, vaultId: string): Promise<Vault> {
   const vault = await repository.findVault(vaultId);
@@ -53,4 +56,26 @@ export async function mutateWallet(
     if (await repository.updateWallet(written)) return { wallet: written, previous: current, at: now };
   }
   throw new DomainError(ErrorCode.CONFLICT, 'the wallet is being changed concurrently; retry the request');
+}
+
+/**
+ * A client's change to a wallet (rename, expire, unexpire), recorded in the audit trail against its API
+ * key once written. A transition that changes nothing writes nothing and records nothing.
+ */
+export async function changeWallet(
+  deps: { readonly repository: WalletRepository; readonly clock: Clock; readonly auditLog: AuditLog },
+  principal: Principal,
+  rawAddress: string,
+  transition: (wallet: Wallet, now: Date) => Wallet,
+  action: AuditAction,
+  details: (after: Wallet, before: Wallet) => AuditDetails,
+): Promise<Wallet> {
+  const m = await mutateWallet(deps.repository, deps.clock, principal.vaultId, rawAddress, transition);
+  if (m.previous) {
+    await audit(deps.auditLog, action, m.at, actorOf(principal), principal.vaultId, m.wallet.address, {
+      walletId: m.wallet.id,
+      ...details(m.wallet, m.previous),
+    });
+  }
+  return m.wallet;
 }
