@@ -38,12 +38,12 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
   let headers: Record<string, string> | undefined;
   try {
     const vaultId = decodeSegment(rawVaultId);
-    const { apiKeyId } = await deps.authenticate.execute(req.headers.authorization, vaultId);
-    takeRateLimit(deps, apiKeyId);
+    const principal = await deps.authenticate.execute(req.headers.authorization, vaultId);
+    takeRateLimit(deps, principal.apiKeyId);
     const rawBody = await readBody(req, deps.bodyLimitBytes);
     const body = parseJsonBody(rawBody, req.headers['content-type']);
     const header = req.headers['x-vault-auth-signature'];
-    await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody);
+    await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
     if (typeof body === 'object' && body !== null) {
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };
@@ -51,7 +51,7 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
       // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
       checkJsonBounds(abi, 'abi', { ...deps.argsBounds, maxDepth: 2 * deps.argsBounds.maxDepth + 2 });
     }
-    payload = { success: true, data: await deps.signCall.execute({ vaultId, body }) };
+    payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {
     const failure = toErrorResponse(error, requestId, deps.logger);
     status = failure.status;

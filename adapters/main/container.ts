@@ -8,8 +8,12 @@ import { GetSubmission } from '../../src/application/get-submission.use-case.js'
 import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
+import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { PolicyCache } from '../../src/application/policy-cache.js';
+import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
@@ -17,11 +21,15 @@ import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import { AUDIT_LOG, type AuditLog } from '../../src/ports/audit-log.port.js';
 import { CHAIN_READER, type ChainReader } from '../../src/ports/chain-reader.port.js';
 import { CLOCK, type Clock } from '../../src/ports/clock.port.js';
 import { ID_GENERATOR } from '../../src/ports/id-generator.port.js';
+import { JOB_LOCK, type JobLock } from '../../src/ports/job-lock.port.js';
 import { KEY_STORE_REGISTRY, type KeyStore, type KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import { POLICY_REPOSITORY, type PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import { REPLAY_GUARD, type ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import { SIGNATURE_LOG, type SignatureLog } from '../../src/ports/signature-log.port.js';
 import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
@@ -40,6 +48,9 @@ export interface ContainerParts {
   readonly version: string;
   readonly repository: WalletRepository;
   readonly signatureLog: SignatureLog;
+  readonly auditLog: AuditLog;
+  readonly policies: PolicyRepository;
+  readonly jobLock: JobLock;
   /** Absent for CLI commands that never touch keys. */
   readonly keyStores?: readonly KeyStore[];
   /** Tests substitute a clock they can move. */
@@ -59,6 +70,9 @@ export function buildContainer(parts: ContainerParts): Container {
   c.bind(ID_GENERATOR).toConstantValue(new UuidV7IdGenerator());
   c.bind<WalletRepository>(WALLET_REPOSITORY).toConstantValue(parts.repository);
   c.bind<SignatureLog>(SIGNATURE_LOG).toConstantValue(parts.signatureLog);
+  c.bind<AuditLog>(AUDIT_LOG).toConstantValue(parts.auditLog);
+  c.bind<PolicyRepository>(POLICY_REPOSITORY).toConstantValue(parts.policies);
+  c.bind<JobLock>(JOB_LOCK).toConstantValue(parts.jobLock);
   if (parts.keyStores) {
     c.bind<KeyStoreRegistry>(KEY_STORE_REGISTRY).toConstantValue(new MapKeyStoreRegistry(parts.keyStores, config.keyStore));
   }
@@ -68,25 +82,42 @@ export function buildContainer(parts: ContainerParts): Container {
   const repo = () => c.get<WalletRepository>(WALLET_REPOSITORY);
   const clock = () => c.get<Clock>(CLOCK);
   const keyStores = () => c.get<KeyStoreRegistry>(KEY_STORE_REGISTRY);
+  const auditLog = () => c.get<AuditLog>(AUDIT_LOG);
 
-  c.bind(ManageVaults).toDynamicValue(() => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR)));
-  c.bind(Authenticate).toDynamicValue(() => new Authenticate(repo(), clock()));
-  c.bind(CreateWallet).toDynamicValue(() => new CreateWallet(repo(), keyStores(), clock(), c.get(ID_GENERATOR)));
+  c.bind(PolicyCache).toDynamicValue(() => new PolicyCache(c.get<PolicyRepository>(POLICY_REPOSITORY), clock()));
+  c.bind(ManageVaults).toDynamicValue(() => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR), auditLog()));
+  c.bind(ManagePolicies).toDynamicValue(
+    () => new ManagePolicies(repo(), c.get(POLICY_REPOSITORY), clock(), auditLog(), (vaultId) => c.get(PolicyCache).invalidate(vaultId)),
+  );
+  c.bind(ListAuditRecords).toDynamicValue(() => new ListAuditRecords(auditLog()));
+  c.bind(VerifyAuditChain).toDynamicValue(() => new VerifyAuditChain(auditLog()));
+  c.bind(Authenticate).toDynamicValue(() => new Authenticate(repo(), clock(), auditLog()));
+  c.bind(CreateWallet).toDynamicValue(() => new CreateWallet(repo(), keyStores(), clock(), c.get(ID_GENERATOR), auditLog()));
   c.bind(ListWallets).toDynamicValue(() => new ListWallets(repo(), clock()));
   c.bind(GetWallet).toDynamicValue(() => new GetWallet(repo(), clock()));
-  c.bind(RenameWallet).toDynamicValue(() => new RenameWallet(repo(), clock()));
-  c.bind(ExpireWallet).toDynamicValue(() => new ExpireWallet(repo(), clock()));
-  c.bind(UnexpireWallet).toDynamicValue(() => new UnexpireWallet(repo(), clock()));
+  c.bind(RenameWallet).toDynamicValue(() => new RenameWallet(repo(), clock(), auditLog()));
+  c.bind(ExpireWallet).toDynamicValue(() => new ExpireWallet(repo(), clock(), auditLog()));
+  c.bind(UnexpireWallet).toDynamicValue(() => new UnexpireWallet(repo(), clock(), auditLog()));
   c.bind(GetVaultStatus).toDynamicValue(() => new GetVaultStatus(repo(), clock(), parts.version));
-  c.bind(PurgeExpiredWallets).toDynamicValue(() => new PurgeExpiredWallets(repo(), keyStores(), clock()));
+  c.bind(PurgeExpiredWallets).toDynamicValue(() => new PurgeExpiredWallets(repo(), keyStores(), clock(), auditLog()));
+  c.bind(PurgeExpiredIdempotency).toDynamicValue(() => new PurgeExpiredIdempotency(repo(), clock()));
   c.bind(RewrapKeys).toDynamicValue(() => new RewrapKeys(repo(), keyStores()));
   c.bind(SweepOrphanKeys).toDynamicValue(() => new SweepOrphanKeys(repo(), keyStores(), clock()));
   c.bind(SignCall).toDynamicValue(
     () =>
-      new SignCall(repo(), keyStores(), c.get(CHAIN_READER), c.get(SIGNATURE_LOG), clock(), (n) => randomBytes(n)),
+      new SignCall(
+        repo(),
+        keyStores(),
+        c.get(CHAIN_READER),
+        c.get(SIGNATURE_LOG),
+        clock(),
+        (n) => randomBytes(n),
+        c.get(PolicyCache),
+        auditLog(),
+      ),
   );
   c.bind(VerifyAuthSignature).toDynamicValue(
-    () => new VerifyAuthSignature(config.authSecret, c.get(REPLAY_GUARD), clock()),
+    () => new VerifyAuthSignature(config.authSecret, c.get(REPLAY_GUARD), clock(), auditLog()),
   );
   c.bind(RecordSubmission).toDynamicValue(() => new RecordSubmission(c.get(SIGNATURE_LOG), clock()));
   c.bind(GetSubmission).toDynamicValue(() => new GetSubmission(c.get(SIGNATURE_LOG)));

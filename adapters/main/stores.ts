@@ -1,6 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
+import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { AwsKmsKeyStore } from '../keystore/aws-kms/aws-kms.key-store.js';
@@ -8,7 +11,10 @@ import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.j
 import { Pkcs11KeyStore } from '../keystore/pkcs11/pkcs11.key-store.js';
 import { VaultTransitKeyStore } from '../keystore/vault-transit/vault-transit.key-store.js';
 import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
+import { SqliteAuditLog } from '../persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
+import { SqlitePolicyRepository } from '../persistence/sqlite/sqlite.policy-repository.js';
 import { SqliteSignatureLog } from '../persistence/sqlite/sqlite.signature-log.js';
 import { SqliteWalletRepository } from '../persistence/sqlite/sqlite.wallet-repository.js';
 import type { AppConfig } from './config.js';
@@ -17,6 +23,9 @@ import type { Logger } from './logger.js';
 export interface OpenedPersistence {
   readonly repository: WalletRepository;
   readonly signatureLog: SignatureLog;
+  readonly auditLog: AuditLog;
+  readonly policies: PolicyRepository;
+  readonly jobLock: JobLock;
   close(): Promise<void>;
 }
 
@@ -31,6 +40,9 @@ export function openPersistence(config: AppConfig): OpenedPersistence {
   return {
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db),
+    auditLog: new SqliteAuditLog(db),
+    policies: new SqlitePolicyRepository(db),
+    jobLock: new InProcessJobLock(),
     close: async () => {
       db.close();
     },

@@ -56,7 +56,7 @@ export class PrometheusMetrics {
     });
     this.purgeRuns = new Counter({
       name: 'wallet_vault_purge_runs_total',
-      help: 'Runs of the expiry purge, by outcome (ok, or error when the run itself failed).',
+      help: 'Runs of the expiry purge, by outcome: ok, error (the run itself failed), skipped (another instance held the job lock).',
       labelNames: ['outcome'],
       registers,
     });
@@ -77,9 +77,9 @@ export class PrometheusMetrics {
     if (ok && operation === 'sign') this.signatures.inc({ key_store: keyStore });
   }
 
-  observePurge(report: { destroyed: number; failed: number; swept: number } | 'error'): void {
-    if (report === 'error') {
-      this.purgeRuns.inc({ outcome: 'error' });
+  observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void {
+    if (report === 'error' || report === 'skipped') {
+      this.purgeRuns.inc({ outcome: report });
       return;
     }
     this.purgeRuns.inc({ outcome: 'ok' });

@@ -1,7 +1,8 @@
 import type { Statement } from 'better-sqlite3';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
-import type { WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 interface WalletRow {
@@ -23,6 +24,14 @@ interface ApiKeyRow {
   secret_hash: string;
   created: number;
   revoked: number | null;
+}
+interface IdempotencyRow {
+  vault_id: string;
+  key: string;
+  request_hash: string;
+  response: string;
+  created: number;
+  expires: number;
 }
 interface VaultRow {
   id: string;
@@ -50,6 +59,14 @@ const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
   secretHash: r.secret_hash,
   created: new Date(r.created),
   revoked: r.revoked === null ? null : new Date(r.revoked),
+});
+const toIdempotency = (r: IdempotencyRow): IdempotencyRecord => ({
+  vaultId: r.vault_id,
+  key: r.key,
+  requestHash: r.request_hash,
+  response: r.response,
+  created: new Date(r.created),
+  expires: new Date(r.expires),
 });
 const toVault = (r: VaultRow): Vault => ({ id: r.id, accountId: r.account_id, name: r.name, created: new Date(r.created) });
 
@@ -88,6 +105,22 @@ export class SqliteWalletRepository implements WalletRepository {
       countActiveApiKeys: p('SELECT count(*) AS n FROM api_keys WHERE vault_id = ? AND revoked IS NULL'),
       insertWallet: p(
         `INSERT INTO wallets (${WALLET_COLUMNS}) VALUES (@id, @accountId, @vaultId, @name, @address, @keyStore, @keyRef, @created, @updated, @expires, @version)`,
+      ),
+      // Takes the slot only when it is free or its holder has expired at the new record's creation.
+      claimIdempotency: p(
+        `INSERT INTO idempotency_records (vault_id, key, request_hash, response, created, expires)
+         VALUES (@vaultId, @key, @requestHash, @response, @created, @expires)
+         ON CONFLICT (vault_id, key) DO UPDATE SET
+           request_hash = excluded.request_hash, response = excluded.response, created = excluded.created, expires = excluded.expires
+         WHERE idempotency_records.expires <= excluded.created`,
+      ),
+      findIdempotency: p(
+        'SELECT vault_id, key, request_hash, response, created, expires FROM idempotency_records WHERE vault_id = ? AND key = ? AND expires > ?',
+      ),
+      deleteExpiredIdempotency: p(
+        `DELETE FROM idempotency_records WHERE (vault_id, key) IN (
+           SELECT vault_id, key FROM idempotency_records WHERE expires <= ? ORDER BY expires LIMIT ?
+         )`,
       ),
       findWallet: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE vault_id = @vaultId AND address = @address AND ${VISIBLE}`),
       // The offset is walked in the covering index alone (rowids only); just the page's rows are read.
@@ -170,10 +203,38 @@ export class SqliteWalletRepository implements WalletRepository {
     return run(() => (this.s.countActiveApiKeys!.get(vaultId) as { n: number }).n);
   }
 
-  insertWallet(wallet: Wallet): Promise<void> {
+  insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void> {
+    if (!idempotency) {
+      return run(() => {
+        this.s.insertWallet!.run(walletParams(wallet));
+      });
+    }
+    if (idempotency.vaultId !== wallet.vaultId) return Promise.reject(new Error('idempotency record of another vault'));
+    return run(() =>
+      this.db.transaction(() => {
+        const claimed = this.s.claimIdempotency!.run({
+          ...idempotency,
+          created: idempotency.created.getTime(),
+          expires: idempotency.expires.getTime(),
+        });
+        // Thrown inside the transaction, so it rolls back and nothing is written.
+        if (claimed.changes === 0) {
+          throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key ${JSON.stringify(idempotency.key)} is already in use`);
+        }
+        this.s.insertWallet!.run(walletParams(wallet));
+      }).immediate(),
+    );
+  }
+
+  findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
     return run(() => {
-      this.s.insertWallet!.run(walletParams(wallet));
+      const row = this.s.findIdempotency!.get(vaultId, key, now.getTime()) as IdempotencyRow | undefined;
+      return row ? toIdempotency(row) : null;
     });
+  }
+
+  deleteExpiredIdempotency(now: Date, limit: number): Promise<number> {
+    return run(() => this.s.deleteExpiredIdempotency!.run(now.getTime(), limit).changes);
   }
 
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
