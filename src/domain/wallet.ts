@@ -30,14 +30,39 @@ export function walletState(wallet: Pick<Wallet, 'expires'>, now: Date): WalletS
   return now.getTime() >= wallet.expires.getTime() ? 'deleted' : 'expiring';
 }
 
+/**
+ * A name as given, trimmed: 1 to 200 characters, counted as Unicode code points (an emoji is one
+ * character, not two UTF-16 units). Ill-formed UTF-16 (a lone surrogate, which JSON can carry) is
+ * refused: it cannot be stored as UTF-8, so it would not read back as it was written.
+ */
 export function normalizeWalletName(raw: unknown, field = 'name'): string {
   if (typeof raw !== 'string') throw invalidArgument(`${field}: must be a string`);
   const name = raw.trim();
   if (name.length === 0) throw invalidArgument(`${field}: must not be empty`);
-  if (name.length > WALLET_NAME_MAX) {
-    throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${name.length})`);
+  const length = codePoints(name);
+  if (length > WALLET_NAME_MAX) {
+    throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${length})`);
   }
+  if (LONE_SURROGATE.test(name)) throw invalidArgument(`${field}: must be well-formed Unicode text (it contains a lone surrogate)`);
   return name;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Unicode code points in `text` (a surrogate pair counts once). */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }
 
 export function renameWallet(wallet: Wallet, name: string, now: Date): Wallet {
