@@ -23,10 +23,11 @@ export class CreateWallet {
     const vault = await this.repository.findVault(input.vaultId);
     if (!vault) throw new DomainError(ErrorCode.VAULT_NOT_FOUND, `vault ${input.vaultId} does not exist`);
     const store = this.keyStores.default;
-    const key = await store.create();
+    const id = this.ids.next();
+    const key = await store.create({ accountId: vault.accountId, vaultId: vault.id, walletId: id });
     const now = this.clock.now();
     const wallet: Wallet = {
-      id: this.ids.next(),
+      id,
       accountId: vault.accountId,
       vaultId: vault.id,
       name,
