@@ -8,6 +8,7 @@ import { createHttpApp, type HttpDeps } from '../../adapters/http/http-app.js';
 import { withSignFastPath } from '../../adapters/http/sign-fast-path.js';
 import { freePort } from '../support/cli.js';
 import { client, type Reply } from '../support/http-client.js';
+import { LOCAL_CONTRACT, LOCAL_SENDER, LOCAL_UNIQ, MINT_ABI, MINT_TO, localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -16,12 +17,8 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  * singular `vault` alias, and through the sign fast path as well as Express.
  */
 
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
-const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
-const TO = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
-const CONTRACT = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
-const SENDER = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';
-const UNIQ = `0x${'ab'.repeat(32)}`;
+const [TO, CONTRACT, SENDER, UNIQ] = [MINT_TO, LOCAL_CONTRACT, LOCAL_SENDER, LOCAL_UNIQ];
+const MINT = MINT_ABI;
 const coder = AbiCoder.defaultAbiCoder();
 
 /** The error envelope exactly: two fields, JSON content type. */
@@ -79,16 +76,7 @@ describe('decisions.md over HTTP: authentication, routes, bodies, envelope', () 
     await s?.stop();
   });
 
-  const signBody = (signer: string, extra: Record<string, unknown> = {}) => ({
-    chain: 'local',
-    contract: CONTRACT,
-    sender: SENDER,
-    uniq: UNIQ,
-    signer,
-    abi: MINT,
-    args: [TO, '1000'],
-    ...extra,
-  });
+  const signBody = localSignBody;
 
   /** Every endpoint of a vault, as method, path below the vault, and a valid body. */
   const endpoints = (): [string, string, unknown][] => [

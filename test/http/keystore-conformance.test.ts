@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { client, type Reply } from '../support/http-client.js';
+import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -12,17 +13,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  * no wallet behind, and KMS keys carry tags naming their vault and wallet.
  */
 
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
-const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
-const signBody = (signer: string) => ({
-  chain: 'local',
-  contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
-  sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
-  uniq: `0x${'ab'.repeat(32)}`,
-  signer,
-  abi: MINT,
-  args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1'],
-});
+const signBody = (signer: string) => localSignBody(signer);
 
 function expect503(r: Reply, store: string): void {
   expect(r.status, JSON.stringify(r.body)).toBe(503);
@@ -32,6 +23,20 @@ function expect503(r: Reply, store: string): void {
 async function vaultOn(s: TestServer) {
   const vaultId = (await s.createVault({ name: 'ks', account: 'acme' })).id;
   return { vaultId, api: client(s.url, (await s.createApiKey(vaultId)).apiKey), base: `/api/v1/vaults/${vaultId}` };
+}
+
+/** With the store failing: create, sign and /readyz are 503 naming it. */
+async function expectStoreDown(s: TestServer, api: ReturnType<typeof client>, base: string, signer: string, store: string, fail: (down: boolean) => void) {
+  fail(true);
+  try {
+    expect503(await api.post(`${base}/wallets`, { name: 'lost' }), store);
+    expect503(await api.post(`${base}/sign`, signBody(signer)), store);
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ success: false, error: expect.stringMatching(new RegExp(`^key store ${store}: `)) });
+  } finally {
+    fail(false);
+  }
 }
 
 /** Wallets the vault shows, by every count it reports. */
@@ -73,16 +78,7 @@ describe('aws-kms through the service (KMS-compatible test server, real SDK clie
     const wallet = (await api.post(`${base}/wallets`, { name: 'kept' })).body.data;
     const keysBefore = kms.keys.size;
 
-    kms.failNext = 1_000;
-    try {
-      expect503(await api.post(`${base}/wallets`, { name: 'lost' }), 'aws-kms');
-      expect503(await api.post(`${base}/sign`, signBody(wallet.address)), 'aws-kms');
-      const ready = await fetch(`${s.url}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(await ready.json()).toEqual({ success: false, error: expect.stringMatching(/^key store aws-kms: /) });
-    } finally {
-      kms.failNext = 0;
-    }
+    await expectStoreDown(s, api, base, wallet.address, 'aws-kms', (down) => void (kms.failNext = down ? 1_000 : 0));
     expect(await walletCounts(s, api, base)).toEqual({ listed: 1, status: 1 });
     expect(kms.keys.size).toBe(keysBefore);
     expect((await api.post(`${base}/sign`, signBody(wallet.address))).status).toBe(200);
@@ -120,16 +116,7 @@ describe('vault-transit through the service (Vault-compatible test server, node-
   it('a Transit that fails is 503 naming vault-transit on create, sign and /readyz; a failed create leaves no wallet', async () => {
     const { api, base } = await vaultOn(s);
     const wallet = (await api.post(`${base}/wallets`, { name: 'kept' })).body.data;
-    transit.failNext = 1_000;
-    try {
-      expect503(await api.post(`${base}/wallets`, { name: 'lost' }), 'vault-transit');
-      expect503(await api.post(`${base}/sign`, signBody(wallet.address)), 'vault-transit');
-      const ready = await fetch(`${s.url}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(await ready.json()).toEqual({ success: false, error: expect.stringMatching(/^key store vault-transit: /) });
-    } finally {
-      transit.failNext = 0;
-    }
+    await expectStoreDown(s, api, base, wallet.address, 'vault-transit', (down) => void (transit.failNext = down ? 1_000 : 0));
     expect(await walletCounts(s, api, base)).toEqual({ listed: 1, status: 1 });
     expect((await api.post(`${base}/sign`, signBody(wallet.address))).status).toBe(200);
   });
