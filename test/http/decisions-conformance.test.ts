@@ -354,3 +354,37 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
     expect(logged).toEqual([{ o: expect.objectContaining({ requestId, err: expect.objectContaining({ message: expect.stringMatching(/secret-detail/) }) }), m: 'unexpected error' }]);
   });
 });
+
+describe('decisions.md over HTTP: X-Vault-Auth-Signature is authentication, checked before the body is read as JSON', () => {
+  const SECRET = 'conformance-secret-of-at-least-32-characters';
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let base: string;
+  beforeAll(async () => {
+    s = await startTestServer({ env: { VAULT_AUTH_SECRET_KEY: SECRET } });
+    const vaultId = (await s.createVault({ name: 'auth-sig' })).id;
+    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+    base = `/api/v1/vaults/${vaultId}`;
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it.each([
+    ['malformed JSON', '{"chain":', {}],
+    ['an empty body', '', {}],
+    ['a form body', 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }],
+  ])('without the header, %s is 401, not 400', async (_label, raw, headers) => {
+    const r = await api.raw('POST', `${base}/sign`, { raw, headers });
+    expectErrorEnvelope(r, 401, /X-Vault-Auth-Signature header is required/);
+    const forged = await api.raw('POST', `${base}/sign`, { raw, headers: { ...headers, 'x-vault-auth-signature': 'x.y.z' } });
+    expectErrorEnvelope(forged, 401, /malformed/);
+  });
+
+  it('with a valid header over malformed JSON, the body is then refused with 400', async () => {
+    const { createAuthSignature } = await import('../../src/domain/auth-signature.js');
+    const raw = '{"chain":';
+    const r = await api.raw('POST', `${base}/sign`, { raw, headers: { 'x-vault-auth-signature': createAuthSignature(Buffer.from(raw), SECRET, new Date()) } });
+    expectErrorEnvelope(r, 400, /not valid JSON/);
+  });
+});
