@@ -1,4 +1,5 @@
 import { invalidArgument } from './errors.js';
+import { codePoints, hasLoneSurrogate } from './unicode.js';
 
 /** 30 calendar days in UTC: UTC has no daylight-saving shifts, so a calendar day is always 86 400 s. */
 export const EXPIRY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -43,26 +44,8 @@ export function normalizeWalletName(raw: unknown, field = 'name'): string {
   if (length > WALLET_NAME_MAX) {
     throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${length})`);
   }
-  if (LONE_SURROGATE.test(name)) throw invalidArgument(`${field}: must be well-formed Unicode text (it contains a lone surrogate)`);
+  if (hasLoneSurrogate(name)) throw invalidArgument(`${field}: must be well-formed Unicode text (it contains a lone surrogate)`);
   return name;
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Unicode code points in `text` (a surrogate pair counts once). */
-function codePoints(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
 }
 
 export function renameWallet(wallet: Wallet, name: string, now: Date): Wallet {

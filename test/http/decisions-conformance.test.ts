@@ -214,6 +214,12 @@ describe('decisions.md over HTTP: authentication, routes, bodies, envelope', () 
     expect(sig.args[0]).toBe(TO);
   });
 
+  it('refuses a string argument that is not well-formed Unicode, since encoders disagree on its bytes', async () => {
+    const abi = { type: 'function', name: 'memo', inputs: [{ name: 'text', type: 'string' }, MINT.inputs[2]] };
+    expectErrorEnvelope(await api.post(`/api/v1/vaults/${a.id}/sign`, signBody(wallet.address, { abi, args: ['a\ud800'] })), 400, /^args\[0\] \(string\): is not well-formed Unicode/);
+    expect((await api.post(`/api/v1/vaults/${a.id}/sign`, signBody(wallet.address, { abi, args: ['héllo 😀'] }))).status).toBe(200);
+  });
+
   it('signs with a fresh nonce each call: the structure, the digest and the submissionHash exactly as decisions.md defines them', async () => {
     const body = signBody(wallet.address);
     const first = await api.post(`/api/v1/vaults/${a.id}/sign`, body);
