@@ -41,9 +41,11 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
     const principal = await deps.authenticate.execute(req.headers.authorization, vaultId);
     takeRateLimit(deps, principal.apiKeyId);
     const rawBody = await readBody(req, deps.bodyLimitBytes);
-    const body = parseJsonBody(rawBody, req.headers['content-type']);
+    // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400
+    // about a body it was never entitled to have read.
     const header = req.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
+    const body = parseJsonBody(rawBody, req.headers['content-type']);
     if (typeof body === 'object' && body !== null) {
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };

@@ -1,4 +1,4 @@
-import { SIG } from '../../test/support/sign-abi.js';
+import { SIGNATURE_PARAM } from '../../test/support/sign-request.js';
 
 /** The call both sign benchmarks sign: a mint(address, uint256, string, signature). */
 export const SIGN_ABI = {
@@ -9,7 +9,7 @@ export const SIGN_ABI = {
     { name: 'to', type: 'address' },
     { name: 'amount', type: 'uint256' },
     { name: 'memo', type: 'string' },
-    SIG,
+    SIGNATURE_PARAM,
   ],
   outputs: [],
 };

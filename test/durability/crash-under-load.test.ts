@@ -6,7 +6,7 @@ import { cliJson, spawnServer } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
 import { startTestServer } from '../support/test-server.js';
-import { SIG, MINT } from '../support/sign-abi.js';
+import { SIGNATURE_PARAM as SIG, MINT_ABI as MINT } from '../support/sign-request.js';
 
 const CONNECTIONS = 48;
 

@@ -7,7 +7,7 @@ import { cliJson, spawnServer } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { readLocalPrivateKey, TEST_MASTER_KEY } from '../support/local-key.js';
 import { startSilentServer } from '../support/silent-server.js';
-import { SIG, MINT } from '../support/sign-abi.js';
+import { SIGNATURE_PARAM as SIG, MINT_ABI as MINT } from '../support/sign-request.js';
 
 const SECRET = 'log-test-secret-that-is-longer-than-32-characters';
 

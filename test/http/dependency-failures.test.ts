@@ -13,7 +13,7 @@ import { startTestServer } from '../support/test-server.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SIG } from '../support/sign-abi.js';
+import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
 
 const MINT_TO = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, SIG] };
 

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../adapters/main/config.js';
 import { RateLimiter, RateLimitedError } from '../../adapters/http/rate-limiter.js';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { SIG, localSignFields } from '../support/sign-abi.js';
+import { SIGNATURE_PARAM as SIG, localSignBody } from '../support/sign-request.js';
 
 const abiOf = (...inputs: object[]) => ({ type: 'function', name: 'f', inputs: [...inputs, SIG] });
 
@@ -79,7 +79,7 @@ describe('shape bounds on Sign args, header size', () => {
     api = apis[0]!;
     const signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
     const bodyOf = (extra: object) => ({
-      ...localSignFields(signer),
+      ...localSignBody(signer),
       args: [],
       ...extra,
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { MINT, localSignFields } from '../support/sign-abi.js';
+import { MINT_ABI as MINT, localSignBody } from '../support/sign-request.js';
 
 
 /** The value of one sample line (`name{labels} value`), or undefined when the series is absent. */
@@ -64,7 +64,7 @@ describe('request ids, /metrics and /readyz', () => {
 
   it('counts signatures and times key store operations by store; exports process memory', async () => {
     const before = sample((await api.get('/metrics')).body, 'wallet_vault_signatures_total', { key_store: 'local' }) ?? 0;
-    const body = { ...localSignFields(address), abi: MINT, args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1'] };
+    const body = { ...localSignBody(address), abi: MINT, args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1'] };
     for (let i = 0; i < 3; i++) expect((await api.post(`${base}/sign`, body)).status).toBe(200);
     const text = (await api.get('/metrics')).body as string;
     expect(sample(text, 'wallet_vault_signatures_total', { key_store: 'local' })).toBe(before + 3);
