@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Principal } from '../../src/application/authenticate.use-case.js';
 import { parseIdempotencyKey, type IdempotentRequest } from '../../src/application/idempotency.js';
@@ -41,8 +42,8 @@ export interface HttpDeps {
   metrics?: { exposition(): Promise<{ contentType: string; text: string }>; observeRateLimited(): void };
   /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
   rateLimiter?: { take(apiKeyId: string): void };
-  /** Shape limits on Sign's `args` and `abi`. */
-  argsBounds: JsonBounds;
+  /** Shape limits on Sign's `args` and `abi` (default: DEFAULT_ARGS_BOUNDS). */
+  argsBounds?: JsonBounds;
 }
 
 interface VaultLocals {
@@ -67,7 +68,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // The request id and the request log line come from observe-requests.ts, which wraps this app.
   app.use((req, res, next) => {
     const context = currentRequestContext();
-    locals(res).requestId = context?.requestId ?? 'none';
+    locals(res).requestId = context?.requestId ?? ownRequestId(res);
     if (context) context.resolveRoute = () => routePattern(req, locals(res).inVault === true);
     next();
   });
@@ -195,6 +196,13 @@ export function takeRateLimit(deps: Pick<HttpDeps, 'rateLimiter' | 'metrics'>, a
     if (error instanceof RateLimitedError) deps.metrics?.observeRateLimited();
     throw error;
   }
+}
+
+/** Outside observe-requests.ts (an app mounted on its own), each answer still gets an id of its own. */
+export function ownRequestId(res: { setHeader(name: string, value: string): unknown }): string {
+  const id = randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
 }
 
 export const VAULT_ROUTE_PREFIX = '/api/v1/vaults/:vaultId';

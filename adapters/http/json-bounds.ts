@@ -10,6 +10,9 @@ export interface JsonBounds {
   readonly maxStringLength: number;
 }
 
+/** The defaults of VAULT_ARGS_MAX_DEPTH, VAULT_ARGS_MAX_ARRAY_LENGTH and VAULT_ARGS_MAX_STRING_LENGTH. */
+export const DEFAULT_ARGS_BOUNDS: JsonBounds = { maxDepth: 16, maxArrayLength: 10_000, maxStringLength: 131_072 };
+
 const key = (path: string, k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k.length > 40 ? `${k.slice(0, 37)}...` : k)}]`);
 
 /**

@@ -2,9 +2,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Express } from 'express';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { toErrorResponse } from './error-response.js';
-import { takeRateLimit, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
+import { ownRequestId, takeRateLimit, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
-import { checkJsonBounds } from './json-bounds.js';
+import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
 import { currentRequestContext } from './request-context.js';
 
 const SIGN_PATH = /^\/api\/v1\/vaults?\/([^/?#]+)\/sign\/?(?:\?.*)?$/i;
@@ -31,7 +31,7 @@ export function withSignFastPath(app: Express, deps: HttpDeps): RequestListener 
 async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerResponse, deps: HttpDeps): Promise<void> {
   // The id, the request log line and the metrics come from observe-requests.ts, which wraps this listener.
   const context = currentRequestContext();
-  const requestId = context?.requestId ?? 'none';
+  const requestId = context?.requestId ?? ownRequestId(res);
   if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
   let status = 200;
   let payload: unknown;
@@ -49,9 +49,10 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
     if (typeof body === 'object' && body !== null) {
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };
-      checkJsonBounds(args, 'args', deps.argsBounds);
+      const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
+      checkJsonBounds(args, 'args', bounds);
       // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
-      checkJsonBounds(abi, 'abi', { ...deps.argsBounds, maxDepth: 2 * deps.argsBounds.maxDepth + 2 });
+      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2 });
     }
     payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
 export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
@@ -102,9 +103,9 @@ const schema = z.object({
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
   VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
-  VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(16),
-  VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(10_000),
-  VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(131_072),
+  VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(DEFAULT_ARGS_BOUNDS.maxDepth),
+  VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(DEFAULT_ARGS_BOUNDS.maxArrayLength),
+  VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(DEFAULT_ARGS_BOUNDS.maxStringLength),
   VAULT_MAX_HEADER_BYTES: integer(1024, 1024 * 1024).default(16_384),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
