@@ -9,14 +9,15 @@ export interface ReadinessCheck {
 
 /**
  * Pings every dependency at once, each bounded by `timeoutMs` (a probe must answer promptly even when a
- * dependency hangs), and rejects with one error naming every dependency that failed or did not answer.
+ * dependency hangs), and rejects with one error naming every dependency that failed or did not answer
+ * (`key store vault-transit: …; database: …`).
  */
 export function readinessOf(checks: readonly ReadinessCheck[], timeoutMs: number): () => Promise<void> {
   return async () => {
     const results = await Promise.all(checks.map((c) => bounded(c, timeoutMs)));
     const failed = results.filter((r): r is { check: ReadinessCheck; problem: string } => r !== undefined);
     if (failed.length === 0) return;
-    throw new DomainError(failed[0]!.check.code, `not ready: ${failed.map((f) => f.problem).join('; ')}`);
+    throw new DomainError(failed[0]!.check.code, failed.map((f) => f.problem).join('; '));
   };
 }
 

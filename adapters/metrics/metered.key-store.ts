@@ -1,4 +1,4 @@
-import type { CreatedKey, KeyStore, RecoverableSignature } from '../../src/ports/key-store.port.js';
+import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../src/ports/key-store.port.js';
 import type { KeyStoreOperation } from './prometheus.metrics.js';
 
 /** Where a metered store reports; PrometheusMetrics implements it. */
@@ -26,8 +26,8 @@ export class MeteredKeyStore implements KeyStore {
     }
   }
 
-  create(): Promise<CreatedKey> {
-    return this.timed('create', () => this.inner.create());
+  create(owner?: KeyOwner): Promise<CreatedKey> {
+    return this.timed('create', () => this.inner.create(owner));
   }
 
   sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {

@@ -97,7 +97,7 @@ describe('/readyz names the dependency that does not answer', () => {
       vault.failNext = 1000;
       const r = await client(s.url).get('/readyz');
       expect(r.status).toBe(503);
-      expect(r.body).toEqual({ success: false, error: expect.stringMatching(/^not ready: key store vault-transit: transit key "wallet-vault" at mount "transit" is not readable \(HTTP 500/) });
+      expect(r.body).toEqual({ success: false, error: expect.stringMatching(/^key store vault-transit: transit key "wallet-vault" at mount "transit" is not readable \(HTTP 500/) });
       expect((await client(s.url).get('/healthz')).status).toBe(200); // alive, just not ready
       vault.failNext = 0;
       expect((await client(s.url).get('/readyz')).status).toBe(200);
@@ -117,7 +117,7 @@ describe('/readyz names the dependency that does not answer', () => {
       await expect(readinessOf([database], 300)()).resolves.toBeUndefined();
       db.close();
       const { ms, error } = await timed(readinessOf([database, hung], 300)());
-      expect(error).toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE, message: 'not ready: database: failed; key store stuck: did not answer within 300 ms' });
+      expect(error).toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE, message: 'database: failed; key store stuck: did not answer within 300 ms' });
       expect(ms).toBeLessThan(2000);
     } finally {
       await rm(dir, { recursive: true, force: true });
