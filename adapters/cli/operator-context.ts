@@ -7,12 +7,13 @@ import { openKeyStores, openPersistence } from '../main/stores.js';
 import { detectVersion } from '../main/version.js';
 
 /**
- * Operator commands act on the configured store directly (also while a server runs on it: SQLite in WAL
- * mode with a busy timeout serialises the writers). They never open a key store.
+ * Operator commands act on the configured store directly, also while servers run on it (SQLite in WAL
+ * mode with a busy timeout serialises the writers; PostgreSQL is shared by design). They never open a
+ * key store.
  */
 export async function withManageVaults<T>(action: (manage: ManageVaults) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const persistence = openPersistence(config);
+  const persistence = await openPersistence(config);
   try {
     const container = buildContainer({ config, version: config.version ?? detectVersion(), ...persistence });
     return await action(container.get(ManageVaults));
@@ -24,7 +25,7 @@ export async function withManageVaults<T>(action: (manage: ManageVaults) => Prom
 /** For the commands that work on keys: the configured stores are opened too (and closed after). */
 export async function withKeyStores<T>(action: (container: Container) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const persistence = openPersistence(config);
+  const persistence = await openPersistence(config);
   try {
     const keyStores = await openKeyStores(config, createLogger(config.logLevel, 2));
     try {
