@@ -1,6 +1,20 @@
 import type { Account, ApiKeyRecord, Vault } from '../domain/vault.js';
 import type { Wallet } from '../domain/wallet.js';
 
+/** What a create with an `Idempotency-Key` leaves behind, kept for 24 hours. */
+export interface IdempotencyRecord {
+  readonly vaultId: string;
+  /** The client's Idempotency-Key (1 to 255 characters). */
+  readonly key: string;
+  /** sha256 of the request body, lower-case hex: the same key with another body is a conflict. */
+  readonly requestHash: string;
+  /** The first answer as the application encoded it; a retry gets it back unchanged. */
+  readonly response: string;
+  readonly created: Date;
+  /** After this instant the record is gone for every purpose and the key may be used afresh. */
+  readonly expires: Date;
+}
+
 export interface WalletPage {
   /** Total wallets of the vault that are not deleted at `now`. */
   readonly count: number;
@@ -32,8 +46,18 @@ export interface WalletRepository {
   /** Number of keys of the vault that are not revoked. */
   countActiveApiKeys(vaultId: string): Promise<number>;
 
-  /** Inserts a wallet; the address is unique across the whole repository. */
-  insertWallet(wallet: Wallet): Promise<void>;
+  /**
+   * Inserts a wallet; the address is unique across the whole repository. With `idempotency`, its record
+   * is written in the same transaction: both or neither (`idempotency.vaultId` must be `wallet.vaultId`).
+   * When a record for the same (vaultId, key) exists that has not expired at `idempotency.created`,
+   * nothing is written and the promise rejects with a DomainError IDEMPOTENCY_CONFLICT, whatever its
+   * request hash (the caller re-reads it with findIdempotency and compares); an expired one is replaced.
+   */
+  insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void>;
+  /** The idempotency record of (vaultId, key) unless it expired at or before `now`, or null. */
+  findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null>;
+  /** Removes up to `limit` idempotency records that expired at or before `now` (oldest expiry first); returns how many. */
+  deleteExpiredIdempotency(now: Date, limit: number): Promise<number>;
   /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
   /** Wallets of a vault ordered by `created` then `id`, skipping deleted ones. */

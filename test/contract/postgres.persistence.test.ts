@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.audit-log.js';
+import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
+import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
 import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
 import { PostgresSignatureLog } from '../../adapters/persistence/postgres/postgres.signature-log.js';
 import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
@@ -9,7 +12,10 @@ import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
-import { aVault, aWallet } from '../support/wallet-mother.js';
+import { anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
+import { describeJobLockContract } from './job-lock.contract.js';
+import { describePolicyRepositoryContract } from './policy-repository.contract.js';
 import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
 
 /** Two instances (two pools) on one fresh database, dropped afterwards. */
@@ -29,6 +35,95 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
     const { db, cleanup } = await openTestDatabase();
     return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db), cleanup };
   });
+  // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
+  describe('audit log', () => {
+    let shared: Awaited<ReturnType<typeof openTestDatabase>>;
+    beforeAll(async () => {
+      shared = await openTestDatabase();
+    });
+    afterAll(() => shared?.cleanup());
+    describeAuditLogContract('postgres', async () => {
+      await shared.db.query('TRUNCATE audit_log');
+      return { log: new PostgresAuditLog(shared.db), cleanup: async () => undefined };
+    });
+  });
+  describePolicyRepositoryContract('postgres', async () => {
+    const { db, cleanup } = await openTestDatabase();
+    return { policies: new PostgresPolicyRepository(db), cleanup };
+  });
+  describeJobLockContract('postgres (advisory lock)', async () => {
+    const { db, cleanup } = await openTestDatabase();
+    return { lock: new PostgresJobLock(db), cleanup };
+  });
+
+  it('job lock: one instance runs a job at a time; a dead session releases it', async () =>
+    withTwoInstances(async (a, b) => {
+      const lockA = new PostgresJobLock(a);
+      const lockB = new PostgresJobLock(b);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let started!: () => void;
+      const running = new Promise<void>((r) => (started = r));
+      const first = lockA.runExclusive('purge', async () => {
+        started();
+        await held;
+        return 'a';
+      });
+      await running;
+      expect(await lockB.runExclusive('purge', async () => 'b')).toEqual({ ran: false });
+      release();
+      expect(await first).toEqual({ ran: true, value: 'a' });
+      expect(await lockB.runExclusive('purge', async () => 'b')).toEqual({ ran: true, value: 'b' });
+
+      // An instance that dies while holding the lock: its session ends, the lock goes with it.
+      const doomed = await openPostgresDatabase(testPostgresConfig(a.config.url, { poolSize: 1 }));
+      let unblock!: () => void;
+      const blocked = new Promise<void>((r) => (unblock = r));
+      const stuck = new PostgresJobLock(doomed).runExclusive('sweep', () => blocked);
+      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: false });
+      const killed = await a.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND classid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [0x6a6f62],
+      );
+      expect(killed.rowCount).toBe(1);
+      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: true, value: 'b' });
+      unblock();
+      expect(await stuck).toEqual({ ran: true, value: undefined });
+      await doomed.close();
+    }));
+
+  it('audit log: appends from two instances at once form one valid chain', async () =>
+    withTwoInstances(async (a, b) => {
+      const logA = new PostgresAuditLog(a);
+      const logB = new PostgresAuditLog(b);
+      await Promise.all(
+        Array.from({ length: 120 }, (_, i) => (i % 2 ? logA : logB).append(anAuditEvent({ actor: `actor-${i}` }))),
+      );
+      const records = await logB.list({ afterSeq: 0, limit: 1000 });
+      expect(records).toHaveLength(120);
+      expectValidChain(records);
+    }));
+
+  it('idempotency: the same key sent to two instances at once creates one wallet', async () =>
+    withTwoInstances(async (a, b) => {
+      const repoA = new PostgresWalletRepository(a);
+      const repoB = new PostgresWalletRepository(b);
+      const vault = aVault();
+      const now = new Date();
+      await repoA.ensureAccount(vault.accountId, now);
+      await repoA.insertVault(vault);
+      for (let i = 0; i < 10; i++) {
+        const key = `key-${i}`;
+        const results = await Promise.allSettled([
+          repoA.insertWallet(aWallet(vault), anIdempotencyRecord(vault, { key, created: now })),
+          repoB.insertWallet(aWallet(vault), anIdempotencyRecord(vault, { key, created: now })),
+        ]);
+        expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+        expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: ErrorCode.IDEMPOTENCY_CONFLICT });
+      }
+      expect(await repoB.countWallets(vault.id, now)).toBe(10);
+    }));
 
   it('migrates once when many instances start at once on a fresh database, and again is a no-op', async () => {
     const test = await createTestDatabase();

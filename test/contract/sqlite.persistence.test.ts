@@ -2,27 +2,40 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
+import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
+import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
+import { SqlitePolicyRepository } from '../../adapters/persistence/sqlite/sqlite.policy-repository.js';
 import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
-import { aSignatureRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
+import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
+import { describeJobLockContract } from './job-lock.contract.js';
+import { describePolicyRepositoryContract } from './policy-repository.contract.js';
 import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
 
 const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-sqlite-'));
 
-describeWalletRepositoryContract('sqlite', async () => {
+/** A fresh database in its own directory, removed by cleanup. */
+async function withDatabase<T extends object>(build: (db: SqliteDatabase) => T): Promise<T & { cleanup(): Promise<void> }> {
   const dir = await tempDir();
   const db = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
   return {
-    repo: new SqliteWalletRepository(db),
-    signatureLog: new SqliteSignatureLog(db),
+    ...build(db),
     cleanup: async () => {
       db.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
-});
+}
+
+describeWalletRepositoryContract('sqlite', () =>
+  withDatabase((db) => ({ repo: new SqliteWalletRepository(db), signatureLog: new SqliteSignatureLog(db) })),
+);
+describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqliteAuditLog(db) })));
+describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlitePolicyRepository(db) })));
+describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
   it('group-commits concurrent signature records: all durable, a bad one fails alone', async () => {
@@ -38,6 +51,35 @@ describe('sqlite specifics', () => {
       const reopened = openSqliteDatabase({ path: file });
       expect((reopened.prepare('SELECT count(*) AS n FROM signatures').get() as { n: number }).n).toBe(50);
       reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('chains audit appends from two connections (CLI and server) into one chain, and keeps it across reopen', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const serverDb = openSqliteDatabase({ path: file });
+      const cliDb = openSqliteDatabase({ path: file });
+      const server = new SqliteAuditLog(serverDb);
+      const cli = new SqliteAuditLog(cliDb);
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => [
+          server.append(anAuditEvent({ actor: `server-${i}` })),
+          cli.append(anAuditEvent({ actor: `cli-${i}` })),
+        ]).flat(),
+      );
+      serverDb.close();
+      cliDb.close();
+      const reopenedDb = openSqliteDatabase({ path: file });
+      const reopened = new SqliteAuditLog(reopenedDb);
+      await reopened.append(anAuditEvent({ actor: 'after-reopen' }));
+      const records = await reopened.list({ afterSeq: 0, limit: 1000 });
+      reopenedDb.close();
+      expect(records).toHaveLength(201);
+      expectValidChain(records);
+      expect(records.at(-1)!.actor).toBe('after-reopen');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
-import { aSignatureRecord, aVault, aWallet, anApiKey, randomAddress } from '../support/wallet-mother.js';
+import { ErrorCode } from '../../src/domain/errors.js';
+import { aSignatureRecord, aVault, aWallet, anApiKey, anIdempotencyRecord, randomAddress } from '../support/wallet-mother.js';
 
 export interface PersistenceFixture {
   readonly repo: WalletRepository;
@@ -180,6 +181,91 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(await f.repo.keyRefInUse('local', w.keyRef)).toBe(false);
       expect(await f.repo.countWallets(vault.id, NOW)).toBe(0);
       await expect(f.repo.ping()).resolves.toBeUndefined();
+    });
+
+    describe('idempotency records', () => {
+      it('refuses a second insert under the same key: conflict, nothing written, the first record intact', async () => {
+        const vault = await newVault();
+        const first = aWallet(vault);
+        const record = anIdempotencyRecord(vault, { created: NOW });
+        await f.repo.insertWallet(first, record);
+        expect(await f.repo.findIdempotency(vault.id, record.key, NOW)).toEqual(record);
+
+        const second = aWallet(vault);
+        const retry = anIdempotencyRecord(vault, { key: record.key, created: ms(1) });
+        await expect(f.repo.insertWallet(second, retry)).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_CONFLICT });
+        // The same body (same request hash) conflicts too: the caller decides by re-reading.
+        await expect(f.repo.insertWallet(second, { ...retry, requestHash: record.requestHash })).rejects.toMatchObject({
+          code: ErrorCode.IDEMPOTENCY_CONFLICT,
+        });
+        expect(await f.repo.findRecord(second.id)).toBeNull();
+        expect(await f.repo.countWallets(vault.id, NOW)).toBe(1);
+        expect(await f.repo.findIdempotency(vault.id, record.key, ms(2))).toEqual(record);
+      });
+
+      it('writes neither the wallet nor the record when the wallet is refused', async () => {
+        const vault = await newVault();
+        const address = randomAddress();
+        await f.repo.insertWallet(aWallet(vault, { address }));
+        const record = anIdempotencyRecord(vault, { created: NOW });
+        await expect(f.repo.insertWallet(aWallet(vault, { address }), record)).rejects.toThrow();
+        expect(await f.repo.findIdempotency(vault.id, record.key, NOW)).toBeNull();
+        // The key is still free.
+        await f.repo.insertWallet(aWallet(vault), record);
+        expect(await f.repo.findIdempotency(vault.id, record.key, NOW)).toEqual(record);
+      });
+
+      it('replaces a record that has expired at the new one\'s creation, and only then', async () => {
+        const vault = await newVault();
+        const old = anIdempotencyRecord(vault, { created: ms(-10_000), expires: NOW });
+        await f.repo.insertWallet(aWallet(vault), old);
+        const early = anIdempotencyRecord(vault, { key: old.key, created: ms(-1) });
+        const wallet = aWallet(vault);
+        await expect(f.repo.insertWallet(wallet, early)).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_CONFLICT });
+        const fresh = anIdempotencyRecord(vault, { key: old.key, created: NOW });
+        await f.repo.insertWallet(wallet, fresh);
+        expect(await f.repo.findIdempotency(vault.id, old.key, NOW)).toEqual(fresh);
+        expect(await f.repo.findRecord(wallet.id)).toEqual(wallet);
+      });
+
+      it('keeps the same key in another vault independent', async () => {
+        const a = await newVault();
+        const b = await newVault();
+        const inA = anIdempotencyRecord(a, { key: 'same-key', created: NOW });
+        const inB = anIdempotencyRecord(b, { key: 'same-key', created: NOW });
+        await f.repo.insertWallet(aWallet(a), inA);
+        await f.repo.insertWallet(aWallet(b), inB);
+        expect(await f.repo.findIdempotency(a.id, 'same-key', NOW)).toEqual(inA);
+        expect(await f.repo.findIdempotency(b.id, 'same-key', NOW)).toEqual(inB);
+        expect(await f.repo.findIdempotency(a.id, 'other-key', NOW)).toBeNull();
+      });
+
+      it('hides a record from the instant of its expiry, not a millisecond before', async () => {
+        const vault = await newVault();
+        const record = anIdempotencyRecord(vault, { created: ms(-1000), expires: NOW });
+        await f.repo.insertWallet(aWallet(vault), record);
+        expect(await f.repo.findIdempotency(vault.id, record.key, ms(-1))).toEqual(record);
+        expect(await f.repo.findIdempotency(vault.id, record.key, NOW)).toBeNull();
+      });
+
+      it('deletes only expired records, oldest expiry first, at most `limit`', async () => {
+        // Long before every other test's records, so the counts are this test's alone.
+        const T = new Date('2001-01-01T00:00:00Z').getTime();
+        const at = (n: number) => new Date(T + n);
+        const vault = await newVault();
+        const records = [3, 1, 2, 50].map((n) => anIdempotencyRecord(vault, { created: at(0), expires: at(n) }));
+        for (const r of records) await f.repo.insertWallet(aWallet(vault), r);
+        const present = async () =>
+          (await Promise.all(records.map((r) => f.repo.findIdempotency(vault.id, r.key, at(0))))).map((r) => r !== null);
+
+        expect(await f.repo.deleteExpiredIdempotency(at(0), 100)).toBe(0);
+        expect(await f.repo.deleteExpiredIdempotency(at(3), 2)).toBe(2);
+        expect(await present()).toEqual([true, false, false, true]);
+        expect(await f.repo.deleteExpiredIdempotency(at(3), 2)).toBe(1);
+        expect(await f.repo.deleteExpiredIdempotency(at(3), 2)).toBe(0);
+        expect(await present()).toEqual([false, false, false, true]);
+        expect(await f.repo.findIdempotency(vault.id, records[3]!.key, at(49))).toEqual(records[3]);
+      });
     });
 
     it('records signatures per vault and attaches a transaction once', async () => {

@@ -1,8 +1,15 @@
+import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
+import { assertAuditEvent, auditRecordHash, GENESIS_HASH } from '../../src/domain/audit-chain.js';
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
+import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
-import type { WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
 
+const idempotencyKey = (vaultId: string, key: string) => JSON.stringify([vaultId, key]);
 const visible = (w: Wallet, now: Date) => w.expires === null || w.expires.getTime() > now.getTime();
 const byCreatedThenId = (a: Wallet, b: Wallet) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -12,6 +19,8 @@ export class InMemoryWalletRepository implements WalletRepository {
   readonly vaults = new Map<string, Vault>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly wallets = new Map<string, Wallet>();
+  /** Keyed by idempotencyKey(vaultId, key). */
+  readonly idempotency = new Map<string, IdempotencyRecord>();
 
   async ensureAccount(id: string, now: Date): Promise<Account> {
     if (!this.accounts.has(id)) this.accounts.set(id, { id, created: now });
@@ -45,9 +54,30 @@ export class InMemoryWalletRepository implements WalletRepository {
   async countActiveApiKeys(vaultId: string): Promise<number> {
     return [...this.apiKeys.values()].filter((k) => k.vaultId === vaultId && k.revoked === null).length;
   }
-  async insertWallet(wallet: Wallet): Promise<void> {
+  async insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void> {
+    // Every check before any write, so a refused insert leaves nothing behind (the SQL transaction's effect).
+    if (idempotency) {
+      if (idempotency.vaultId !== wallet.vaultId) throw new Error('idempotency record of another vault');
+      const held = this.idempotency.get(idempotencyKey(idempotency.vaultId, idempotency.key));
+      if (held && held.expires.getTime() > idempotency.created.getTime()) {
+        throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key ${JSON.stringify(idempotency.key)} is already in use`);
+      }
+    }
     if ([...this.wallets.values()].some((w) => w.address === wallet.address)) throw new Error('duplicate address');
     this.wallets.set(wallet.id, wallet);
+    if (idempotency) this.idempotency.set(idempotencyKey(idempotency.vaultId, idempotency.key), idempotency);
+  }
+  async findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
+    const record = this.idempotency.get(idempotencyKey(vaultId, key));
+    return record && record.expires.getTime() > now.getTime() ? record : null;
+  }
+  async deleteExpiredIdempotency(now: Date, limit: number): Promise<number> {
+    const expired = [...this.idempotency.entries()]
+      .filter(([, r]) => r.expires.getTime() <= now.getTime())
+      .sort(([, a], [, b]) => a.expires.getTime() - b.expires.getTime())
+      .slice(0, limit);
+    for (const [k] of expired) this.idempotency.delete(k);
+    return expired.length;
   }
   async findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
     return [...this.wallets.values()].find((w) => w.vaultId === vaultId && w.address === address && visible(w, now)) ?? null;
@@ -109,5 +139,50 @@ export class InMemorySignatureLog implements SignatureLog {
       return 'attached';
     }
     return r.transactionHash === transactionHash ? 'unchanged' : 'conflict';
+  }
+}
+
+/** In-memory twin of the SQLite audit log: the same chain, numbering and checks; it passes the same contract. */
+export class InMemoryAuditLog implements AuditLog {
+  readonly records: AuditRecord[] = [];
+
+  async append(event: AuditEvent): Promise<void> {
+    assertAuditEvent(event);
+    const seq = this.records.length + 1;
+    const prevHash = this.records.at(-1)?.hash ?? GENESIS_HASH;
+    const stored = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
+    this.records.push({ ...stored, seq, prevHash, hash: auditRecordHash(seq, prevHash, stored) });
+  }
+  async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
+    return this.records
+      .filter((r) => r.seq > query.afterSeq && (query.vaultId === undefined || r.vaultId === query.vaultId))
+      .slice(0, query.limit);
+  }
+}
+
+export class InMemoryPolicyRepository implements PolicyRepository {
+  readonly policies = new Map<string, { policy: SignPolicy; updated: Date }>();
+
+  async find(vaultId: string): Promise<SignPolicy | null> {
+    // A copy, as a database would return: a caller changing it changes nothing stored.
+    const entry = this.policies.get(vaultId);
+    return entry ? structuredClone(entry.policy) : null;
+  }
+  async save(vaultId: string, policy: SignPolicy | null, now: Date): Promise<void> {
+    if (policy === null) this.policies.delete(vaultId);
+    else this.policies.set(vaultId, { policy: structuredClone(policy), updated: now });
+  }
+}
+
+/**
+ * The SQLite deployment's lock is already in memory; the twin adds a way to play the other instance that
+ * holds a job, so application tests can check what happens when the lock is taken elsewhere.
+ */
+export class InMemoryJobLock extends InProcessJobLock {
+  /** Marks `job` as held by another instance until the returned function is called. */
+  holdElsewhere(job: string): () => void {
+    if (this.held.has(job)) throw new Error(`job ${job} is already held`);
+    this.held.add(job);
+    return () => this.held.delete(job);
   }
 }

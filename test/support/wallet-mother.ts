@@ -3,6 +3,8 @@ import { toChecksumAddress } from '../../src/domain/address.js';
 import type { ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+import type { AuditEvent } from '../../src/ports/audit-log.port.js';
+import type { IdempotencyRecord } from '../../src/ports/wallet-repository.port.js';
 
 export const randomAddress = () => toChecksumAddress(`0x${randomBytes(20).toString('hex')}`);
 
@@ -54,6 +56,32 @@ export function aSignatureRecord(i: number, overrides: Partial<SignatureRecord> 
     created: new Date('2026-01-01T00:00:00Z'),
     transactionHash: null,
     submitted: null,
+    ...overrides,
+  };
+}
+
+/** An idempotency record created at `created` (default 2026-01-01) and kept for 24 hours. */
+export function anIdempotencyRecord(vault: Vault, overrides: Partial<IdempotencyRecord> = {}): IdempotencyRecord {
+  const created = overrides.created ?? new Date('2026-01-01T00:00:00Z');
+  return {
+    vaultId: vault.id,
+    key: randomUUID(),
+    requestHash: randomBytes(32).toString('hex'),
+    response: JSON.stringify({ success: true, id: randomUUID() }),
+    created,
+    expires: new Date(created.getTime() + 24 * 60 * 60 * 1000),
+    ...overrides,
+  };
+}
+
+export function anAuditEvent(overrides: Partial<AuditEvent> = {}): AuditEvent {
+  return {
+    action: 'wallet.created',
+    at: new Date('2026-01-01T00:00:00Z'),
+    actor: 'system',
+    vaultId: null,
+    subject: null,
+    details: {},
     ...overrides,
   };
 }

@@ -63,6 +63,35 @@ const MIGRATIONS: readonly string[] = [
      expires timestamptz NOT NULL
    );
    CREATE INDEX auth_nonces_by_expiry ON auth_nonces (expires);`,
+  // 2: idempotent creates, the audit trail, sign policies.
+  `CREATE TABLE idempotency_records (
+     vault_id text COLLATE "C" NOT NULL,
+     key text COLLATE "C" NOT NULL,
+     request_hash text NOT NULL,
+     response text NOT NULL,
+     created timestamptz NOT NULL,
+     expires timestamptz NOT NULL,
+     PRIMARY KEY (vault_id, key)
+   );
+   CREATE INDEX idempotency_by_expiry ON idempotency_records (expires);
+   -- details is the JSON text exactly as hashed and written (jsonb would reorder keys and renormalise numbers).
+   CREATE TABLE audit_log (
+     seq bigint PRIMARY KEY,
+     at timestamptz NOT NULL,
+     actor text NOT NULL,
+     vault_id text COLLATE "C",
+     subject text,
+     action text NOT NULL,
+     details text NOT NULL CHECK (details::jsonb IS NOT NULL),
+     prev_hash text NOT NULL,
+     hash text NOT NULL
+   );
+   CREATE INDEX audit_log_by_vault ON audit_log (vault_id, seq) WHERE vault_id IS NOT NULL;
+   CREATE TABLE sign_policies (
+     vault_id text COLLATE "C" PRIMARY KEY,
+     policy text NOT NULL CHECK (policy::jsonb IS NOT NULL),
+     updated timestamptz NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

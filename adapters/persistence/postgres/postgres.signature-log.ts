@@ -2,11 +2,8 @@ import { isDomainError } from '../../../src/domain/errors.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { asDate, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
-import type { PostgresDatabase } from './postgres.database.js';
+import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
 
-const WIDTH = 11;
-/** Rows per INSERT: far below PostgreSQL's 65 535 parameters, large enough for any burst of one turn. */
-const MAX_BATCH = 500;
 
 const values = (e: SignatureRecord): unknown[] => [
   e.submissionHash,
@@ -21,9 +18,6 @@ const values = (e: SignatureRecord): unknown[] => [
   e.transactionHash,
   e.submitted,
 ];
-
-const placeholders = (rows: number) =>
-  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: WIDTH }, (_, c) => `$${r * WIDTH + c + 1}`).join(', ')})`).join(', ');
 
 /**
  * Group commit, as the SQLite log does: the signatures recorded during one turn of the event loop go to
@@ -40,12 +34,12 @@ export class PostgresSignatureLog implements SignatureLog {
   }
 
   private flush(all: Pending<SignatureRecord>[]): void {
-    for (let i = 0; i < all.length; i += MAX_BATCH) void this.write(all.slice(i, i + MAX_BATCH));
+    for (let i = 0; i < all.length; i += MAX_ROWS_PER_INSERT) void this.write(all.slice(i, i + MAX_ROWS_PER_INSERT));
   }
 
   private async write(batch: Pending<SignatureRecord>[]): Promise<void> {
     try {
-      await this.db.query(`INSERT INTO signatures (${COLUMNS}) VALUES ${placeholders(batch.length)}`, batch.flatMap((p) => values(p.item)));
+      await this.db.query(`INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(batch.length, 11)}`, batch.flatMap((p) => values(p.item)));
       batch.forEach((p) => p.resolve());
     } catch (error) {
       // Unreachable database: every caller gets the same answer at once, without a retry storm.

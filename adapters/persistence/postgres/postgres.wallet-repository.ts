@@ -1,7 +1,14 @@
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
-import type { WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
-import { asDate, toApiKey, toVault, toWallet as fromRow, WALLET_COLUMNS, type ApiKeyRow, type VaultRow, type WalletRow as Row } from '../shared/rows.js';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import {
+  asDate,
+  IDEMPOTENCY_COLUMNS,
+  toIdempotency,
+  type IdempotencyRow,
+  toApiKey, toVault, toWallet as fromRow, WALLET_COLUMNS, type ApiKeyRow, type VaultRow, type WalletRow as Row,
+} from '../shared/rows.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 type WalletRow = Row<Date>;
@@ -97,8 +104,46 @@ export class PostgresWalletRepository implements WalletRepository {
     return Number(rows[0]!.n);
   }
 
-  async insertWallet(wallet: Wallet): Promise<void> {
-    await this.db.query(INSERT_WALLET, walletValues(wallet));
+  async insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void> {
+    if (!idempotency) {
+      await this.db.query(INSERT_WALLET, walletValues(wallet));
+      return;
+    }
+    if (idempotency.vaultId !== wallet.vaultId) throw new Error('idempotency record of another vault');
+    await this.db.transaction(async (tx) => {
+      // Takes the slot only when it is free or its holder has expired at the new record's creation. A
+      // concurrent claim of the same key on another instance waits on the key's index entry until this
+      // transaction ends, then finds it taken (or free again, if this one rolled back).
+      const claimed = await tx.query(
+        `INSERT INTO idempotency_records (${IDEMPOTENCY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (vault_id, key) DO UPDATE SET
+           request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created = EXCLUDED.created, expires = EXCLUDED.expires
+         WHERE idempotency_records.expires <= EXCLUDED.created`,
+        [idempotency.vaultId, idempotency.key, idempotency.requestHash, idempotency.response, idempotency.created, idempotency.expires],
+      );
+      if (claimed.rowCount === 0) {
+        throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key ${JSON.stringify(idempotency.key)} is already in use`);
+      }
+      await tx.query(INSERT_WALLET, walletValues(wallet));
+    });
+  }
+
+  async findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
+    const { rows } = await this.db.query<IdempotencyRow<Date>>(
+      `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_records WHERE vault_id = $1 AND key = $2 AND expires > $3`,
+      [vaultId, key, now],
+    );
+    return rows[0] ? toIdempotency(rows[0], asDate) : null;
+  }
+
+  async deleteExpiredIdempotency(now: Date, limit: number): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `DELETE FROM idempotency_records WHERE (vault_id, key) IN (
+         SELECT vault_id, key FROM idempotency_records WHERE expires <= $1 ORDER BY expires LIMIT $2
+       )`,
+      [now, limit],
+    );
+    return rowCount ?? 0;
   }
 
   async findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {

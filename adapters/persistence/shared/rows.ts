@@ -1,6 +1,8 @@
 import type { ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
+import type { AuditAction, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
+import type { IdempotencyRecord } from '../../../src/ports/wallet-repository.port.js';
 
 // The SQL databases share one schema shape; only the type of an instant differs (SQLite: milliseconds,
 // PostgreSQL: timestamptz read as Date). Rows are typed over it and mapped to the domain in one place.
@@ -43,6 +45,26 @@ export interface SignatureRow<T> {
   created: T;
   transaction_hash: string | null;
   submitted: T | null;
+}
+export interface IdempotencyRow<T> {
+  vault_id: string;
+  key: string;
+  request_hash: string;
+  response: string;
+  created: T;
+  expires: T;
+}
+export interface AuditRow<T> {
+  seq: number | string;
+  at: T;
+  actor: string;
+  vault_id: string | null;
+  subject: string | null;
+  action: string;
+  /** JSON text (SQLite) or jsonb already parsed (PostgreSQL). */
+  details: string | AuditRecord['details'];
+  prev_hash: string;
+  hash: string;
 }
 
 /** Reads an instant as the database stores it. */
@@ -89,4 +111,26 @@ export const toSignatureRecord = <T>(r: SignatureRow<T>, at: InstantDecoder<T>):
   created: at(r.created),
   transactionHash: r.transaction_hash,
   submitted: opt(r.submitted, at),
+});
+export const IDEMPOTENCY_COLUMNS = 'vault_id, key, request_hash, response, created, expires';
+export const toIdempotency = <T>(r: IdempotencyRow<T>, at: InstantDecoder<T>): IdempotencyRecord => ({
+  vaultId: r.vault_id,
+  key: r.key,
+  requestHash: r.request_hash,
+  response: r.response,
+  created: at(r.created),
+  expires: at(r.expires),
+});
+
+export const AUDIT_COLUMNS = 'seq, at, actor, vault_id, subject, action, details, prev_hash, hash';
+export const toAuditRecord = <T>(r: AuditRow<T>, at: InstantDecoder<T>): AuditRecord => ({
+  seq: Number(r.seq),
+  at: at(r.at),
+  actor: r.actor,
+  vaultId: r.vault_id,
+  subject: r.subject,
+  action: r.action as AuditAction,
+  details: typeof r.details === 'string' ? (JSON.parse(r.details) as AuditRecord['details']) : r.details,
+  prevHash: r.prev_hash,
+  hash: r.hash,
 });

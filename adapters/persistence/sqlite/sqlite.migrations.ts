@@ -71,6 +71,35 @@ const MIGRATIONS: readonly string[] = [
      transaction_hash TEXT,
      submitted INTEGER
    );`,
+  // 2: idempotent creates, the audit trail, sign policies.
+  `CREATE TABLE idempotency_records (
+     vault_id TEXT NOT NULL,
+     key TEXT NOT NULL,
+     request_hash TEXT NOT NULL,
+     response TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     expires INTEGER NOT NULL,
+     PRIMARY KEY (vault_id, key)
+   ) WITHOUT ROWID;
+   CREATE INDEX idempotency_by_expiry ON idempotency_records (expires);
+   -- seq is the rowid: appends go to the end of the b-tree, and the head is its last entry.
+   CREATE TABLE audit_log (
+     seq INTEGER PRIMARY KEY,
+     at INTEGER NOT NULL,
+     actor TEXT NOT NULL,
+     vault_id TEXT,
+     subject TEXT,
+     action TEXT NOT NULL,
+     details TEXT NOT NULL CHECK (json_valid(details)),
+     prev_hash TEXT NOT NULL,
+     hash TEXT NOT NULL
+   );
+   CREATE INDEX audit_log_by_vault ON audit_log (vault_id, seq) WHERE vault_id IS NOT NULL;
+   CREATE TABLE sign_policies (
+     vault_id TEXT PRIMARY KEY,
+     policy TEXT NOT NULL CHECK (json_valid(policy)),
+     updated INTEGER NOT NULL
+   );`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,8 +1,9 @@
 import type { Statement } from 'better-sqlite3';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
-import type { WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
-import { fromMillis, toApiKey, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type VaultRow, type WalletRow } from '../shared/rows.js';
+import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import { fromMillis, toIdempotency, toApiKey, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type IdempotencyRow, type VaultRow, type WalletRow } from '../shared/rows.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 const VISIBLE = '(expires IS NULL OR expires > @now)';
@@ -39,6 +40,22 @@ export class SqliteWalletRepository implements WalletRepository {
       countActiveApiKeys: p('SELECT count(*) AS n FROM api_keys WHERE vault_id = ? AND revoked IS NULL'),
       insertWallet: p(
         `INSERT INTO wallets (${WALLET_COLUMNS}) VALUES (@id, @accountId, @vaultId, @name, @address, @keyStore, @keyRef, @created, @updated, @expires, @version)`,
+      ),
+      // Takes the slot only when it is free or its holder has expired at the new record's creation.
+      claimIdempotency: p(
+        `INSERT INTO idempotency_records (vault_id, key, request_hash, response, created, expires)
+         VALUES (@vaultId, @key, @requestHash, @response, @created, @expires)
+         ON CONFLICT (vault_id, key) DO UPDATE SET
+           request_hash = excluded.request_hash, response = excluded.response, created = excluded.created, expires = excluded.expires
+         WHERE idempotency_records.expires <= excluded.created`,
+      ),
+      findIdempotency: p(
+        'SELECT vault_id, key, request_hash, response, created, expires FROM idempotency_records WHERE vault_id = ? AND key = ? AND expires > ?',
+      ),
+      deleteExpiredIdempotency: p(
+        `DELETE FROM idempotency_records WHERE (vault_id, key) IN (
+           SELECT vault_id, key FROM idempotency_records WHERE expires <= ? ORDER BY expires LIMIT ?
+         )`,
       ),
       findWallet: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE vault_id = @vaultId AND address = @address AND ${VISIBLE}`),
       // The offset is walked in the covering index alone (rowids only); just the page's rows are read.
@@ -121,10 +138,38 @@ export class SqliteWalletRepository implements WalletRepository {
     return run(() => (this.s.countActiveApiKeys!.get(vaultId) as { n: number }).n);
   }
 
-  insertWallet(wallet: Wallet): Promise<void> {
+  insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void> {
+    if (!idempotency) {
+      return run(() => {
+        this.s.insertWallet!.run(walletParams(wallet));
+      });
+    }
+    if (idempotency.vaultId !== wallet.vaultId) return Promise.reject(new Error('idempotency record of another vault'));
+    return run(() =>
+      this.db.transaction(() => {
+        const claimed = this.s.claimIdempotency!.run({
+          ...idempotency,
+          created: idempotency.created.getTime(),
+          expires: idempotency.expires.getTime(),
+        });
+        // Thrown inside the transaction, so it rolls back and nothing is written.
+        if (claimed.changes === 0) {
+          throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key ${JSON.stringify(idempotency.key)} is already in use`);
+        }
+        this.s.insertWallet!.run(walletParams(wallet));
+      }).immediate(),
+    );
+  }
+
+  findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
     return run(() => {
-      this.s.insertWallet!.run(walletParams(wallet));
+      const row = this.s.findIdempotency!.get(vaultId, key, now.getTime()) as IdempotencyRow<number> | undefined;
+      return row ? toIdempotency(row, fromMillis) : null;
     });
+  }
+
+  deleteExpiredIdempotency(now: Date, limit: number): Promise<number> {
+    return run(() => this.s.deleteExpiredIdempotency!.run(now.getTime(), limit).changes);
   }
 
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
