@@ -10,6 +10,7 @@ import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
@@ -18,10 +19,13 @@ import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import { AUDIT_LOG, type AuditLog } from '../../src/ports/audit-log.port.js';
 import { CHAIN_READER, type ChainReader } from '../../src/ports/chain-reader.port.js';
 import { CLOCK, type Clock } from '../../src/ports/clock.port.js';
 import { ID_GENERATOR } from '../../src/ports/id-generator.port.js';
+import { JOB_LOCK, type JobLock } from '../../src/ports/job-lock.port.js';
 import { KEY_STORE_REGISTRY, type KeyStore, type KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import { POLICY_REPOSITORY, type PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import { REPLAY_GUARD, type ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import { SIGNATURE_LOG, type SignatureLog } from '../../src/ports/signature-log.port.js';
 import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
@@ -40,6 +44,9 @@ export interface ContainerParts {
   readonly version: string;
   readonly repository: WalletRepository;
   readonly signatureLog: SignatureLog;
+  readonly auditLog: AuditLog;
+  readonly policies: PolicyRepository;
+  readonly jobLock: JobLock;
   /** Absent for CLI commands that never touch keys. */
   readonly keyStores?: readonly KeyStore[];
   /** Tests substitute a clock they can move. */
@@ -61,6 +68,9 @@ export function buildContainer(parts: ContainerParts): Container {
   c.bind(ID_GENERATOR).toConstantValue(new UuidV7IdGenerator());
   c.bind<WalletRepository>(WALLET_REPOSITORY).toConstantValue(parts.repository);
   c.bind<SignatureLog>(SIGNATURE_LOG).toConstantValue(parts.signatureLog);
+  c.bind<AuditLog>(AUDIT_LOG).toConstantValue(parts.auditLog);
+  c.bind<PolicyRepository>(POLICY_REPOSITORY).toConstantValue(parts.policies);
+  c.bind<JobLock>(JOB_LOCK).toConstantValue(parts.jobLock);
   if (parts.keyStores) {
     c.bind<KeyStoreRegistry>(KEY_STORE_REGISTRY).toConstantValue(new MapKeyStoreRegistry(parts.keyStores, config.keyStore));
   }
@@ -84,6 +94,7 @@ export function buildContainer(parts: ContainerParts): Container {
   c.bind(UnexpireWallet).toDynamicValue(() => new UnexpireWallet(repo(), clock()));
   c.bind(GetVaultStatus).toDynamicValue(() => new GetVaultStatus(repo(), clock(), parts.version));
   c.bind(PurgeExpiredWallets).toDynamicValue(() => new PurgeExpiredWallets(repo(), keyStores(), clock()));
+  c.bind(PurgeExpiredIdempotency).toDynamicValue(() => new PurgeExpiredIdempotency(repo(), clock()));
   c.bind(RewrapKeys).toDynamicValue(() => new RewrapKeys(repo(), keyStores()));
   c.bind(SweepOrphanKeys).toDynamicValue(() => new SweepOrphanKeys(repo(), keyStores(), clock()));
   c.bind(SignCall).toDynamicValue(

@@ -1,18 +1,32 @@
+import type { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { Logger } from './logger.js';
 
+/** The background jobs one scheduler run performs, in this order. */
+export interface PurgeJobs {
+  readonly purge: PurgeExpiredWallets;
+  readonly purgeIdempotency: PurgeExpiredIdempotency;
+  readonly sweep: SweepOrphanKeys;
+}
+
+/** The lock name the purge, the idempotency clean-up and the sweep run under together. */
+export const PURGE_JOB = 'purge';
+
 /**
- * Runs the expiry purge and the orphan-key sweep at start and then every `intervalMs`, never two runs at
- * once. The timer is unref'd so it never keeps a stopping process alive.
+ * Runs the expiry purge, the idempotency clean-up and the orphan-key sweep at start and then every
+ * `intervalMs`, never two runs at once in this process and, through the job lock, on one instance at a
+ * time when several share a database (the others skip the run). The timer is unref'd so it never keeps
+ * a stopping process alive.
  */
 export class PurgeScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly purge: PurgeExpiredWallets,
-    private readonly sweep: SweepOrphanKeys,
+    private readonly jobs: PurgeJobs,
+    private readonly jobLock: JobLock,
     private readonly intervalMs: number,
     private readonly logger: Logger,
   ) {}
@@ -23,7 +37,10 @@ export class PurgeScheduler {
     this.timer.unref();
   }
 
-  /** One purge and sweep; resolves when done (a run already under way is joined, not duplicated). */
+  /**
+   * One purge and sweep; resolves when done (a run already under way is joined, not duplicated). When
+   * another instance holds the lock, resolves without doing anything.
+   */
   runOnce(): Promise<void> {
     this.running ??= this.run().finally(() => {
       this.running = undefined;
@@ -38,14 +55,21 @@ export class PurgeScheduler {
 
   private async run(): Promise<void> {
     try {
-      const report = await this.purge.execute();
-      if (report.destroyed > 0 || report.failed > 0) this.logger.info({ purge: report }, 'expired wallets purged');
-      if (report.failed > 0) this.logger.warn({ failed: report.failed }, 'some expired wallets could not be purged; will retry');
-      const swept = await this.sweep.execute();
-      if (swept > 0) this.logger.info({ swept }, 'orphaned keys destroyed');
+      const outcome = await this.jobLock.runExclusive(PURGE_JOB, () => this.runJobs());
+      if (!outcome.ran) this.logger.debug('purge skipped: another instance is running it');
     } catch (error) {
       this.logger.error({ err: describe(error) }, 'purge run failed; will retry');
     }
+  }
+
+  private async runJobs(): Promise<void> {
+    const report = await this.jobs.purge.execute();
+    if (report.destroyed > 0 || report.failed > 0) this.logger.info({ purge: report }, 'expired wallets purged');
+    if (report.failed > 0) this.logger.warn({ failed: report.failed }, 'some expired wallets could not be purged; will retry');
+    const idempotency = await this.jobs.purgeIdempotency.execute();
+    if (idempotency > 0) this.logger.info({ idempotencyRecords: idempotency }, 'expired idempotency records removed');
+    const swept = await this.jobs.sweep.execute();
+    if (swept > 0) this.logger.info({ swept }, 'orphaned keys destroyed');
   }
 }
 

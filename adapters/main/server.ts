@@ -9,6 +9,7 @@ import { GetSubmission } from '../../src/application/get-submission.use-case.js'
 import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
@@ -17,6 +18,7 @@ import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-cas
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import type { Clock } from '../../src/ports/clock.port.js';
+import { JOB_LOCK } from '../../src/ports/job-lock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import { createHttpApp, type HttpDeps } from '../http/http-app.js';
 import { withSignFastPath } from '../http/sign-fast-path.js';
@@ -33,7 +35,7 @@ export interface RunningServer {
   readonly port: number;
   readonly container: Container;
   readonly logger: Logger;
-  /** Runs one purge and orphan sweep now (the scheduler also runs them periodically). */
+  /** Runs one purge, idempotency clean-up and orphan sweep now (the scheduler also runs them periodically). */
   purgeNow(): Promise<void>;
   /** Stops accepting, finishes requests in flight, then closes the stores. Idempotent. */
   close(): Promise<void>;
@@ -83,8 +85,12 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   };
 
   const scheduler = new PurgeScheduler(
-    container.get(PurgeExpiredWallets),
-    container.get(SweepOrphanKeys),
+    {
+      purge: container.get(PurgeExpiredWallets),
+      purgeIdempotency: container.get(PurgeExpiredIdempotency),
+      sweep: container.get(SweepOrphanKeys),
+    },
+    container.get(JOB_LOCK),
     config.purgeIntervalMs,
     logger,
   );

@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
+import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { AwsKmsKeyStore } from '../keystore/aws-kms/aws-kms.key-store.js';
@@ -10,10 +13,16 @@ import { Pkcs11KeyStore } from '../keystore/pkcs11/pkcs11.key-store.js';
 import { VaultTransitKeyStore } from '../keystore/vault-transit/vault-transit.key-store.js';
 import { resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { openPostgresDatabase } from '../persistence/postgres/postgres.database.js';
+import { PostgresAuditLog } from '../persistence/postgres/postgres.audit-log.js';
+import { PostgresJobLock } from '../persistence/postgres/postgres.job-lock.js';
+import { PostgresPolicyRepository } from '../persistence/postgres/postgres.policy-repository.js';
 import { PostgresReplayGuard } from '../persistence/postgres/postgres.replay-guard.js';
 import { PostgresSignatureLog } from '../persistence/postgres/postgres.signature-log.js';
 import { PostgresWalletRepository } from '../persistence/postgres/postgres.wallet-repository.js';
+import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
+import { SqliteAuditLog } from '../persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
+import { SqlitePolicyRepository } from '../persistence/sqlite/sqlite.policy-repository.js';
 import { SqliteSignatureLog } from '../persistence/sqlite/sqlite.signature-log.js';
 import { SqliteWalletRepository } from '../persistence/sqlite/sqlite.wallet-repository.js';
 import type { AppConfig } from './config.js';
@@ -29,6 +38,9 @@ export interface OpenedPersistence {
   readonly replayGuard?: (now: () => number) => ReplayGuard;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for the start log (never a password). */
   readonly description: string;
+  readonly auditLog: AuditLog;
+  readonly policies: PolicyRepository;
+  readonly jobLock: JobLock;
   close(): Promise<void>;
 }
 
@@ -51,6 +63,9 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
       repository: new PostgresWalletRepository(db),
       signatureLog: new PostgresSignatureLog(db),
       replayGuard: (now) => new PostgresReplayGuard(db, now),
+      auditLog: new PostgresAuditLog(db),
+      policies: new PostgresPolicyRepository(db),
+      jobLock: new PostgresJobLock(db),
       description: db.label,
       close: () => db.close(),
     };
@@ -62,6 +77,9 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db),
     description: `SQLite ${file}`,
+    auditLog: new SqliteAuditLog(db),
+    policies: new SqlitePolicyRepository(db),
+    jobLock: new InProcessJobLock(),
     close: async () => {
       db.close();
     },

@@ -45,9 +45,16 @@ export interface AuditRecord extends AuditEvent {
  * the adapter serialises them (the chain head is read and extended atomically).
  */
 export interface AuditLog {
-  /** Appends the event durably (numbered and chained) before resolving. */
+  /**
+   * Appends the event durably (numbered and chained) before resolving. An event that assertAuditEvent
+   * (src/domain/audit-chain.ts) refuses is rejected and nothing is written; concurrent appends of other
+   * events are not affected. What is stored is the event as it was when `append` was called.
+   */
   append(event: AuditEvent): Promise<void>;
-  /** Records in `seq` order after `afterSeq` (0 for the start), at most `limit`, optionally of one vault only. */
+  /**
+   * Records in `seq` order after `afterSeq` (0 for the start), at most `limit`, optionally of one vault
+   * only. `seq` numbers the whole chain, also with `vaultId`: the next page starts after the last seq seen.
+   */
   list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]>;
 }
 export const AUDIT_LOG = Symbol.for('wallet-vault.AuditLog');

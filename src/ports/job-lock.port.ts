@@ -8,7 +8,9 @@ export type ExclusiveRun<T> = { readonly ran: true; readonly value: T } | { read
 export interface JobLock {
   /**
    * Runs `work` while holding the lock named `job`, released when `work` settles (or when this
-   * process dies). When another holder has it, resolves `{ ran: false }` at once without running.
+   * process dies). When anyone holds it (another instance, or another run of the same job in this
+   * process), resolves `{ ran: false }` at once without running. When `work` throws or rejects, the lock
+   * is released and the promise rejects with that error.
    */
   runExclusive<T>(job: string, work: () => Promise<T>): Promise<ExclusiveRun<T>>;
 }
