@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGN_ABI, SIGN_ARGS, SIGN_CONTRACT, SIGN_SENDER, SIGN_UNIQ } from '../../bench/support/sign-request.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, terminateConnections, type TestDatabase } from '../support/postgres.js';
@@ -6,17 +7,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const SECRET = 'test-secret-that-is-definitely-longer-than-32';
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
-const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
-const signBody = (signer: string) => ({
-  chain: 'local',
-  contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
-  sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
-  uniq: `0x${'ab'.repeat(32)}`,
-  signer,
-  abi: MINT,
-  args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1000'],
-});
+// The benchmarks' sign request: any well-formed call will do.
+const signBody = (signer: string) => ({ chain: 'local', contract: SIGN_CONTRACT, sender: SIGN_SENDER, uniq: SIGN_UNIQ, signer, abi: SIGN_ABI, args: SIGN_ARGS });
 
 describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
   let db: TestDatabase;
