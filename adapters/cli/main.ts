@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
 import { ConfigError } from '../main/config.js';
+import { registerAuditCommands } from './audit.commands.js';
+import { registerPolicyCommands } from './policies.commands.js';
 import { fail, print } from './output.js';
 
 // The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
@@ -99,6 +101,9 @@ keys
     bar.stop();
     print(!!o.json, { store: o.store, rewrapped: result.done }, () => `${result.done} keys of ${o.store} re-wrapped under the latest key version`);
   });
+
+registerAuditCommands(program);
+registerPolicyCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) fail(error.message, 2);

@@ -12,11 +12,15 @@ import { detectVersion } from '../main/version.js';
  * key store.
  */
 export async function withManageVaults<T>(action: (manage: ManageVaults) => Promise<T>): Promise<T> {
+  return withPersistence((container) => action(container.get(ManageVaults)));
+}
+
+/** The container over the configured store only (audit, policies, vaults): no key store is opened. */
+export async function withPersistence<T>(action: (container: Container) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const persistence = await openPersistence(config);
   try {
-    const container = buildContainer({ config, version: config.version ?? detectVersion(), ...persistence });
-    return await action(container.get(ManageVaults));
+    return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence }));
   } finally {
     await persistence.close();
   }

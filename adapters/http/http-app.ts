@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Principal } from '../../src/application/authenticate.use-case.js';
+import { parseIdempotencyKey, type IdempotentRequest } from '../../src/application/idempotency.js';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
@@ -10,18 +12,18 @@ import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
 
 /** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
 export interface HttpDeps {
-  authenticate: { execute(authorization: string | undefined, vaultId: string): Promise<{ apiKeyId: string; vaultId: string }> };
-  createWallet: { execute(input: { vaultId: string; name: unknown }): Promise<Wallet> };
+  authenticate: { execute(authorization: string | undefined, vaultId: string): Promise<Principal> };
+  createWallet: { execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> };
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
   getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
-  renameWallet: { execute(vaultId: string, address: string, name: unknown): Promise<Wallet> };
-  expireWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
-  unexpireWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
+  renameWallet: { execute(principal: Principal, address: string, name: unknown): Promise<Wallet> };
+  expireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
+  unexpireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
   getVaultStatus: {
     execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
   };
-  signCall: { execute(input: { vaultId: string; body: unknown }): Promise<{ submissionHash: string; args: unknown[] }> };
-  verifyAuthSignature: { execute(header: string | undefined, rawBody: Buffer): Promise<void> };
+  signCall: { execute(input: { principal: Principal; body: unknown }): Promise<{ submissionHash: string; args: unknown[] }> };
+  verifyAuthSignature: { execute(header: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
   recordSubmission: { execute(input: { vaultId: string; body: unknown }): Promise<SignatureRecord> };
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
   /** Resolves when the database and key stores answer; rejects otherwise. */
@@ -37,6 +39,8 @@ export interface HttpDeps {
 interface VaultLocals {
   requestId: string;
   vaultId: string;
+  /** Who is calling: the API key (by id) that authenticated, for the audit trail. */
+  principal: Principal;
   body?: unknown;
 }
 
@@ -86,7 +90,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   const vault = express.Router({ mergeParams: true });
   vault.use(async (req, res, next) => {
     const vaultId = param(req, 'vaultId');
-    await deps.authenticate.execute(req.header('authorization'), vaultId);
+    locals(res).principal = await deps.authenticate.execute(req.header('authorization'), vaultId);
     locals(res).vaultId = vaultId;
     next();
   });
@@ -98,22 +102,24 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const result = await deps.listWallets.execute(locals(res).vaultId, offset, count);
     ok(res, { count: result.count, page: result.page.map(presentWallet) });
   });
-  vault.post('/wallets', body, async (_req, res) => {
+  vault.post('/wallets', body, async (req, res) => {
+    const key = parseIdempotencyKey(req.header('idempotency-key'));
     const { name } = parseOrThrow(nameBodySchema, locals(res).body);
-    ok(res, presentWallet(await deps.createWallet.execute({ vaultId: locals(res).vaultId, name })));
+    const idempotency = key === undefined ? undefined : { key, body: locals(res).body };
+    ok(res, presentWallet(await deps.createWallet.execute({ principal: locals(res).principal, name, idempotency })));
   });
   vault.get('/wallets/:address', async (req, res) => {
     ok(res, presentWallet(await deps.getWallet.execute(locals(res).vaultId, param(req, 'address'))));
   });
   vault.put('/wallets/:address', body, async (req, res) => {
     const { name } = parseOrThrow(nameBodySchema, locals(res).body);
-    ok(res, presentWallet(await deps.renameWallet.execute(locals(res).vaultId, param(req, 'address'), name)));
+    ok(res, presentWallet(await deps.renameWallet.execute(locals(res).principal, param(req, 'address'), name)));
   });
   vault.delete('/wallets/:address', async (req, res) => {
-    ok(res, presentWallet(await deps.expireWallet.execute(locals(res).vaultId, param(req, 'address'))));
+    ok(res, presentWallet(await deps.expireWallet.execute(locals(res).principal, param(req, 'address'))));
   });
   vault.post('/wallets/:address', async (req, res) => {
-    ok(res, presentWallet(await deps.unexpireWallet.execute(locals(res).vaultId, param(req, 'address'))));
+    ok(res, presentWallet(await deps.unexpireWallet.execute(locals(res).principal, param(req, 'address'))));
   });
   vault.get('/status', async (_req, res) => {
     const s = await deps.getVaultStatus.execute(locals(res).vaultId);

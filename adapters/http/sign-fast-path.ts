@@ -34,12 +34,12 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
   let payload: unknown;
   try {
     const vaultId = decodeSegment(rawVaultId);
-    await deps.authenticate.execute(req.headers.authorization, vaultId);
+    const principal = await deps.authenticate.execute(req.headers.authorization, vaultId);
     const rawBody = await readBody(req, deps.bodyLimitBytes);
     const body = parseJsonBody(rawBody, req.headers['content-type']);
     const header = req.headers['x-vault-auth-signature'];
-    await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody);
-    payload = { success: true, data: await deps.signCall.execute({ vaultId, body }) };
+    await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
+    payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {
     const failure = toErrorResponse(error, requestId, deps.logger);
     status = failure.status;

@@ -8,8 +8,11 @@ import { GetSubmission } from '../../src/application/get-submission.use-case.js'
 import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
+import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { PolicyCache } from '../../src/application/policy-cache.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
@@ -18,6 +21,7 @@ import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import { AUDIT_LOG, type AuditLog } from '../../src/ports/audit-log.port.js';
 import { CHAIN_READER, type ChainReader } from '../../src/ports/chain-reader.port.js';
@@ -83,26 +87,42 @@ export function buildContainer(parts: ContainerParts): Container {
   const repo = () => c.get<WalletRepository>(WALLET_REPOSITORY);
   const clock = () => c.get<Clock>(CLOCK);
   const keyStores = () => c.get<KeyStoreRegistry>(KEY_STORE_REGISTRY);
+  const auditLog = () => c.get<AuditLog>(AUDIT_LOG);
 
-  c.bind(ManageVaults).toDynamicValue(() => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR)));
-  c.bind(Authenticate).toDynamicValue(() => new Authenticate(repo(), clock()));
-  c.bind(CreateWallet).toDynamicValue(() => new CreateWallet(repo(), keyStores(), clock(), c.get(ID_GENERATOR)));
+  c.bind(PolicyCache).toDynamicValue(() => new PolicyCache(c.get<PolicyRepository>(POLICY_REPOSITORY), clock()));
+  c.bind(ManageVaults).toDynamicValue(() => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR), auditLog()));
+  c.bind(ManagePolicies).toDynamicValue(
+    () => new ManagePolicies(repo(), c.get(POLICY_REPOSITORY), clock(), auditLog(), (vaultId) => c.get(PolicyCache).invalidate(vaultId)),
+  );
+  c.bind(ListAuditRecords).toDynamicValue(() => new ListAuditRecords(auditLog()));
+  c.bind(VerifyAuditChain).toDynamicValue(() => new VerifyAuditChain(auditLog()));
+  c.bind(Authenticate).toDynamicValue(() => new Authenticate(repo(), clock(), auditLog()));
+  c.bind(CreateWallet).toDynamicValue(() => new CreateWallet(repo(), keyStores(), clock(), c.get(ID_GENERATOR), auditLog()));
   c.bind(ListWallets).toDynamicValue(() => new ListWallets(repo(), clock()));
   c.bind(GetWallet).toDynamicValue(() => new GetWallet(repo(), clock()));
-  c.bind(RenameWallet).toDynamicValue(() => new RenameWallet(repo(), clock()));
-  c.bind(ExpireWallet).toDynamicValue(() => new ExpireWallet(repo(), clock()));
-  c.bind(UnexpireWallet).toDynamicValue(() => new UnexpireWallet(repo(), clock()));
+  c.bind(RenameWallet).toDynamicValue(() => new RenameWallet(repo(), clock(), auditLog()));
+  c.bind(ExpireWallet).toDynamicValue(() => new ExpireWallet(repo(), clock(), auditLog()));
+  c.bind(UnexpireWallet).toDynamicValue(() => new UnexpireWallet(repo(), clock(), auditLog()));
   c.bind(GetVaultStatus).toDynamicValue(() => new GetVaultStatus(repo(), clock(), parts.version));
-  c.bind(PurgeExpiredWallets).toDynamicValue(() => new PurgeExpiredWallets(repo(), keyStores(), clock()));
+  c.bind(PurgeExpiredWallets).toDynamicValue(() => new PurgeExpiredWallets(repo(), keyStores(), clock(), auditLog()));
   c.bind(PurgeExpiredIdempotency).toDynamicValue(() => new PurgeExpiredIdempotency(repo(), clock()));
   c.bind(RewrapKeys).toDynamicValue(() => new RewrapKeys(repo(), keyStores()));
   c.bind(SweepOrphanKeys).toDynamicValue(() => new SweepOrphanKeys(repo(), keyStores(), clock()));
   c.bind(SignCall).toDynamicValue(
     () =>
-      new SignCall(repo(), keyStores(), c.get(CHAIN_READER), c.get(SIGNATURE_LOG), clock(), (n) => randomBytes(n)),
+      new SignCall(
+        repo(),
+        keyStores(),
+        c.get(CHAIN_READER),
+        c.get(SIGNATURE_LOG),
+        clock(),
+        (n) => randomBytes(n),
+        c.get(PolicyCache),
+        auditLog(),
+      ),
   );
   c.bind(VerifyAuthSignature).toDynamicValue(
-    () => new VerifyAuthSignature(config.authSecret, c.get(REPLAY_GUARD), clock()),
+    () => new VerifyAuthSignature(config.authSecret, c.get(REPLAY_GUARD), clock(), auditLog()),
   );
   c.bind(RecordSubmission).toDynamicValue(() => new RecordSubmission(c.get(SIGNATURE_LOG), clock()));
   c.bind(GetSubmission).toDynamicValue(() => new GetSubmission(c.get(SIGNATURE_LOG)));

@@ -1,10 +1,22 @@
 import { addressFromPublicKey } from '../domain/address.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { normalizeWalletName, type Wallet } from '../domain/wallet.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { IdempotencyRecord, WalletRepository } from '../ports/wallet-repository.port.js';
+import { actorOf, audit } from './audit-actor.js';
+import type { Principal } from './authenticate.use-case.js';
+import {
+  decodeCreatedWallet,
+  encodeCreatedWallet,
+  IDEMPOTENCY_TTL_MS,
+  idempotencyConflict,
+  requestHash,
+  type IdempotentRequest,
+} from './idempotency.js';
+import { requireVault } from './wallet-lookup.js';
 
 export class CreateWallet {
   constructor(
@@ -12,16 +24,28 @@ export class CreateWallet {
     private readonly keyStores: KeyStoreRegistry,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly auditLog: AuditLog,
   ) {}
 
   /**
    * The key is durable in its store before the record naming it is committed, and the record is
    * committed before this resolves: an acknowledged wallet survives a crash at any instant.
+   *
+   * With `idempotency`, a retry of the same body within 24 hours returns the first wallet and creates
+   * nothing; another body is IDEMPOTENCY_CONFLICT. Concurrent requests with one key race to commit; the
+   * repository lets exactly one record in, the losers destroy the keys they made and answer with the
+   * winner's wallet.
    */
-  async execute(input: { vaultId: string; name: unknown }): Promise<Wallet> {
+  async execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> {
+    const { principal, idempotency } = input;
     const name = normalizeWalletName(input.name);
-    const vault = await this.repository.findVault(input.vaultId);
-    if (!vault) throw new DomainError(ErrorCode.VAULT_NOT_FOUND, `vault ${input.vaultId} does not exist`);
+    const vault = await requireVault(this.repository, principal.vaultId);
+    const hash = idempotency ? requestHash(idempotency.body) : undefined;
+    if (idempotency) {
+      const earlier = await this.repository.findIdempotency(vault.id, idempotency.key, this.clock.now());
+      if (earlier) return replay(earlier, hash!);
+    }
+
     const store = this.keyStores.default;
     const key = await store.create();
     const now = this.clock.now();
@@ -38,13 +62,36 @@ export class CreateWallet {
       expires: null,
       version: 1,
     };
+    const record: IdempotencyRecord | undefined = idempotency && {
+      vaultId: vault.id,
+      key: idempotency.key,
+      requestHash: hash!,
+      response: encodeCreatedWallet(wallet),
+      created: now,
+      expires: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    };
     try {
-      await this.repository.insertWallet(wallet);
+      await this.repository.insertWallet(wallet, record);
     } catch (error) {
       // No record names the key, so it must not outlive this failure (the orphan sweep is the backstop).
       await store.destroy(key.keyRef).catch(() => undefined);
+      if (idempotency && error instanceof DomainError && error.code === ErrorCode.IDEMPOTENCY_CONFLICT) {
+        // Lost the race to a request with the same key: its committed answer is ours too.
+        const winner = await this.repository.findIdempotency(vault.id, idempotency.key, now);
+        if (winner) return replay(winner, hash!);
+      }
       throw error;
     }
+    await audit(this.auditLog, 'wallet.created', now, actorOf(principal), vault.id, wallet.address, {
+      walletId: wallet.id,
+      name: wallet.name,
+      keyStore: wallet.keyStore,
+    });
     return wallet;
   }
+}
+
+function replay(earlier: IdempotencyRecord, hash: string): Wallet {
+  if (earlier.requestHash !== hash) throw idempotencyConflict();
+  return decodeCreatedWallet(earlier.response);
 }

@@ -1,16 +1,22 @@
 import { expireWallet, type Wallet } from '../domain/wallet.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { mutateWallet } from './wallet-lookup.js';
+import type { Principal } from './authenticate.use-case.js';
+import { changeWallet } from './wallet-lookup.js';
 
-/** Schedules deletion 30 days out; nothing is destroyed in the key store until then. */
+/**
+ * Schedules deletion 30 days out; nothing is destroyed in the key store until then. Recorded only when
+ * the wallet was active: expiring an expiring wallet keeps its date and changes nothing.
+ */
 export class ExpireWallet {
   constructor(
-    private readonly repository: WalletRepository,
-    private readonly clock: Clock,
+    readonly repository: WalletRepository,
+    readonly clock: Clock,
+    readonly auditLog: AuditLog,
   ) {}
 
-  execute(vaultId: string, address: string): Promise<Wallet> {
-    return mutateWallet(this.repository, this.clock, vaultId, address, expireWallet);
+  execute(principal: Principal, address: string): Promise<Wallet> {
+    return changeWallet(this, principal, address, expireWallet, 'wallet.expired', (after) => ({ expires: after.expires!.toISOString() }));
   }
 }

@@ -1,20 +1,24 @@
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { generateApiKey } from './api-key-format.js';
+import { audit, OPERATOR } from './audit-actor.js';
+import { requireVault } from './wallet-lookup.js';
 
 /** The account vaults go to when none is named: a self-hosted deployment usually has just one. */
 export const DEFAULT_ACCOUNT = 'default';
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-/** Operator actions from the CLI: vaults and their API keys. */
+/** Operator actions from the CLI: vaults and their API keys, each recorded in the audit trail (actor `operator`). */
 export class ManageVaults {
   constructor(
     private readonly repository: WalletRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly auditLog: AuditLog,
   ) {}
 
   async createVault(input: { name: string; account?: string }): Promise<Vault> {
@@ -28,6 +32,7 @@ export class ManageVaults {
     await this.repository.ensureAccount(accountId, now);
     const vault: Vault = { id: this.ids.next(), accountId, name, created: now };
     await this.repository.insertVault(vault);
+    await audit(this.auditLog, 'vault.created', now, OPERATOR, vault.id, vault.id, { name, account: accountId });
     return vault;
   }
 
@@ -37,27 +42,26 @@ export class ManageVaults {
 
   /** Returns the key itself exactly once; only its hash is stored. */
   async createApiKey(vaultId: string): Promise<{ apiKey: string; record: ApiKeyRecord }> {
-    await this.requireVault(vaultId);
+    await requireVault(this.repository, vaultId);
     const { id, apiKey, secretHash } = generateApiKey();
     const record: ApiKeyRecord = { id, vaultId, secretHash, created: this.clock.now(), revoked: null };
     await this.repository.insertApiKey(record);
+    await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id);
     return { apiKey, record };
   }
 
   async listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {
-    await this.requireVault(vaultId);
+    await requireVault(this.repository, vaultId);
     return this.repository.listApiKeys(vaultId);
   }
 
+  /** Revoking a revoked key keeps its first revocation time and records nothing new. */
   async revokeApiKey(id: string): Promise<void> {
-    if (!(await this.repository.revokeApiKey(id, this.clock.now()))) {
+    const before = await this.repository.findApiKey(id);
+    const now = this.clock.now();
+    if (!before || !(await this.repository.revokeApiKey(id, now))) {
       throw new DomainError(ErrorCode.INVALID_ARGUMENT, `api key ${id} does not exist`);
     }
-  }
-
-  private async requireVault(vaultId: string): Promise<Vault> {
-    const vault = await this.repository.findVault(vaultId);
-    if (!vault) throw new DomainError(ErrorCode.VAULT_NOT_FOUND, `vault ${vaultId} does not exist`);
-    return vault;
+    if (before.revoked === null) await audit(this.auditLog, 'api-key.revoked', now, OPERATOR, before.vaultId, id);
   }
 }

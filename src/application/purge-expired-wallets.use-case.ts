@@ -1,6 +1,8 @@
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { audit, SYSTEM } from './audit-actor.js';
 
 export interface PurgeReport {
   readonly destroyed: number;
@@ -10,13 +12,15 @@ export interface PurgeReport {
 /**
  * Destroys the key material of wallets past their expiry, then removes their records. The wallet is
  * already invisible from its expiry instant; each step is idempotent, so a crash between them is
- * finished by the next run.
+ * finished by the next run. Each removal is recorded in the audit trail (actor `system`) once the record
+ * is gone.
  */
 export class PurgeExpiredWallets {
   constructor(
     private readonly repository: WalletRepository,
     private readonly keyStores: KeyStoreRegistry,
     private readonly clock: Clock,
+    private readonly auditLog: AuditLog,
     private readonly batchSize = 100,
   ) {}
 
@@ -33,12 +37,18 @@ export class PurgeExpiredWallets {
         try {
           await this.keyStores.get(wallet.keyStore).destroy(wallet.keyRef);
           await this.repository.removeWallet(wallet.id);
-          destroyed++;
         } catch {
           // A store that is down keeps the record, so the next run tries again; the wallet stays invisible.
           skip.add(wallet.id);
           failed++;
+          continue;
         }
+        destroyed++;
+        await audit(this.auditLog, 'wallet.deleted', this.clock.now(), SYSTEM, wallet.vaultId, wallet.address, {
+          walletId: wallet.id,
+          keyStore: wallet.keyStore,
+          expired: wallet.expires!.toISOString(),
+        });
       }
     }
   }

@@ -1,16 +1,23 @@
 import { normalizeWalletName, renameWallet, type Wallet } from '../domain/wallet.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { mutateWallet } from './wallet-lookup.js';
+import type { Principal } from './authenticate.use-case.js';
+import { changeWallet } from './wallet-lookup.js';
 
+/** Recorded only when the name changes: renaming to the same name changes nothing. */
 export class RenameWallet {
   constructor(
-    private readonly repository: WalletRepository,
-    private readonly clock: Clock,
+    readonly repository: WalletRepository,
+    readonly clock: Clock,
+    readonly auditLog: AuditLog,
   ) {}
 
-  execute(vaultId: string, address: string, rawName: unknown): Promise<Wallet> {
+  execute(principal: Principal, address: string, rawName: unknown): Promise<Wallet> {
     const name = normalizeWalletName(rawName);
-    return mutateWallet(this.repository, this.clock, vaultId, address, (w, now) => renameWallet(w, name, now));
+    return changeWallet(this, principal, address, (w, now) => renameWallet(w, name, now), 'wallet.renamed', (after, before) => ({
+      from: before.name,
+      to: after.name,
+    }));
   }
 }

@@ -10,11 +10,15 @@ import {
   toHex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
+import { signPolicyViolation, type SignPolicy } from '../domain/sign-policy.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { actorOf, audit } from './audit-actor.js';
+import type { Principal } from './authenticate.use-case.js';
 import { requireWallet } from './wallet-lookup.js';
 
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
@@ -45,10 +49,14 @@ export class SignCall {
     private readonly signatureLog: SignatureLog,
     private readonly clock: Clock,
     private readonly random: (n: number) => Uint8Array,
+    /** The vault's policy (usually a PolicyCache: this is read on every sign). */
+    private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
+    private readonly auditLog: AuditLog,
   ) {}
 
-  async execute(input: { vaultId: string; body: unknown }): Promise<SignResult> {
-    const body = input.body;
+  async execute(input: { principal: Principal; body: unknown }): Promise<SignResult> {
+    const { principal, body } = input;
+    const vaultId = principal.vaultId;
     if (!isObject(body)) throw invalidArgument('body: must be a JSON object');
     const chain = body.chain;
     if (typeof chain !== 'string' || !(CHAINS as readonly string[]).includes(chain)) {
@@ -64,9 +72,13 @@ export class SignCall {
     const fn = this.parseFunction(body.abi);
     const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
 
+    // Before any chain read or key store: a request outside the policy costs nothing more.
+    const violation = signPolicyViolation(await this.policies.find(vaultId), { chain, contract, selector: fn.selector, sender });
+    if (violation !== null) throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
     const now = this.clock.now();
-    const wallet = await requireWallet(this.repository, input.vaultId, signer, now).catch((error: unknown) => {
+    const wallet = await requireWallet(this.repository, vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
         throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `signer ${signer} is not a wallet of this vault`);
       }
@@ -80,7 +92,7 @@ export class SignCall {
     const hash = submissionHash(signature);
     await this.signatureLog.record({
       submissionHash: hash,
-      vaultId: input.vaultId,
+      vaultId,
       walletId: wallet.id,
       walletAddress: wallet.address,
       chain,
@@ -90,6 +102,13 @@ export class SignCall {
       created: now,
       transactionHash: null,
       submitted: null,
+    });
+    await audit(this.auditLog, 'signature.issued', now, actorOf(principal), vaultId, hash, {
+      wallet: wallet.address,
+      chain,
+      contract,
+      selector: fn.selector,
+      sender,
     });
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
   }

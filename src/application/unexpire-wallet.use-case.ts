@@ -1,15 +1,21 @@
 import { unexpireWallet, type Wallet } from '../domain/wallet.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { mutateWallet } from './wallet-lookup.js';
+import type { Principal } from './authenticate.use-case.js';
+import { changeWallet } from './wallet-lookup.js';
 
+/** Recorded only when the wallet was expiring: unexpiring an active wallet changes nothing. */
 export class UnexpireWallet {
   constructor(
-    private readonly repository: WalletRepository,
-    private readonly clock: Clock,
+    readonly repository: WalletRepository,
+    readonly clock: Clock,
+    readonly auditLog: AuditLog,
   ) {}
 
-  execute(vaultId: string, address: string): Promise<Wallet> {
-    return mutateWallet(this.repository, this.clock, vaultId, address, unexpireWallet);
+  execute(principal: Principal, address: string): Promise<Wallet> {
+    return changeWallet(this, principal, address, unexpireWallet, 'wallet.unexpired', (_after, before) => ({
+      cancelledExpiry: before.expires!.toISOString(),
+    }));
   }
 }

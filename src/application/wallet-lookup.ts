@@ -1,8 +1,18 @@
 import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
+import type { Vault } from '../domain/vault.js';
 import type { Wallet } from '../domain/wallet.js';
+import type { AuditAction, AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { actorOf, audit } from './audit-actor.js';
+import type { Principal } from './authenticate.use-case.js';
+
+export async function requireVault(repository: WalletRepository, vaultId: string): Promise<Vault> {
+  const vault = await repository.findVault(vaultId);
+  if (!vault) throw new DomainError(ErrorCode.VAULT_NOT_FOUND, `vault ${vaultId} does not exist`);
+  return vault;
+}
 
 /** Paths accept an address in any case; responses always carry EIP-55. */
 export async function requireWallet(
@@ -19,6 +29,13 @@ export async function requireWallet(
 
 const MAX_ATTEMPTS = 5;
 
+/** The wallet after a transition, and the one before it when the transition changed something (else null). */
+export interface Mutation {
+  readonly wallet: Wallet;
+  readonly previous: Wallet | null;
+  readonly at: Date;
+}
+
 /**
  * Applies a domain transition with optimistic concurrency: re-read and retry when another writer got
  * there first, so two concurrent renames or expires never lose an update.
@@ -29,14 +46,36 @@ export async function mutateWallet(
   vaultId: string,
   rawAddress: string,
   transition: (wallet: Wallet, now: Date) => Wallet,
-): Promise<Wallet> {
+): Promise<Mutation> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const now = clock.now();
     const current = await requireWallet(repository, vaultId, rawAddress, now);
     const next = transition(current, now);
-    if (next === current) return current;
+    if (next === current) return { wallet: current, previous: null, at: now };
     const written = { ...next, version: current.version + 1 };
-    if (await repository.updateWallet(written)) return written;
+    if (await repository.updateWallet(written)) return { wallet: written, previous: current, at: now };
   }
   throw new DomainError(ErrorCode.CONFLICT, 'the wallet is being changed concurrently; retry the request');
+}
+
+/**
+ * A client's change to a wallet (rename, expire, unexpire), recorded in the audit trail against its API
+ * key once written. A transition that changes nothing writes nothing and records nothing.
+ */
+export async function changeWallet(
+  deps: { readonly repository: WalletRepository; readonly clock: Clock; readonly auditLog: AuditLog },
+  principal: Principal,
+  rawAddress: string,
+  transition: (wallet: Wallet, now: Date) => Wallet,
+  action: AuditAction,
+  details: (after: Wallet, before: Wallet) => AuditDetails,
+): Promise<Wallet> {
+  const m = await mutateWallet(deps.repository, deps.clock, principal.vaultId, rawAddress, transition);
+  if (m.previous) {
+    await audit(deps.auditLog, action, m.at, actorOf(principal), principal.vaultId, m.wallet.address, {
+      walletId: m.wallet.id,
+      ...details(m.wallet, m.previous),
+    });
+  }
+  return m.wallet;
 }

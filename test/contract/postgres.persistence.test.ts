@@ -165,14 +165,15 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
       const repoB = new PostgresWalletRepository(b);
       const clock = new MovableClock();
       const vault = aVault();
+      const principal = { apiKeyId: 'k1', vaultId: vault.id };
       await repoA.ensureAccount(vault.accountId, clock.now());
       await repoA.insertVault(vault);
       for (let round = 0; round < 10; round++) {
         const w = aWallet(vault);
         await repoA.insertWallet(w);
         const [renamed, expired] = await Promise.all([
-          new RenameWallet(repoA, clock).execute(vault.id, w.address, `name ${round}`),
-          new ExpireWallet(repoB, clock).execute(vault.id, w.address),
+          new RenameWallet(repoA, clock, new PostgresAuditLog(a)).execute(principal, w.address, `name ${round}`),
+          new ExpireWallet(repoB, clock, new PostgresAuditLog(b)).execute(principal, w.address),
         ]);
         const stored = await repoB.findRecord(w.id);
         expect(stored?.version).toBe(3);
@@ -180,6 +181,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
         expect(stored?.expires).toEqual(expired.expires);
         expect(renamed.version + expired.version).toBe(5);
       }
+      // Both instances' audit records form one chain.
+      const trail = await new PostgresAuditLog(a).list({ afterSeq: 0, limit: 100 });
+      expect(trail.map((r) => r.action).sort()).toEqual([...Array(10).fill('wallet.expired'), ...Array(10).fill('wallet.renamed')]);
+      expectValidChain(trail);
     }));
 
   it('list pages agree with their total while another instance creates', () =>

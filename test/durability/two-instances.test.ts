@@ -129,6 +129,13 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two instances on one PostgreSQL database',
     expect((await client(b.url, second.apiKey).get(`${base}/wallets`)).status).toBe(401);
     const listed = await cliJson<{ id: string; revoked: string | null }[]>(['api-keys', 'list', '--vault', vault.id], cliEnv);
     expect(listed.map((k) => k.revoked === null)).toEqual([true, false]);
+
+    // Everything both instances and the CLI recorded forms one intact audit chain.
+    const verified = await cliJson<{ ok: boolean; records: number }>(['audit', 'verify'], cliEnv);
+    expect(verified.ok).toBe(true);
+    expect(verified.records).toBeGreaterThan(30);
+    const { rows } = await sql.query<{ actions: string[] }>('SELECT array_agg(DISTINCT action) AS actions FROM audit_log');
+    expect(rows[0]!.actions).toEqual(expect.arrayContaining(['wallet.created', 'signature.issued', 'wallet.expired', 'wallet.deleted', 'api-key.revoked']));
   }, 120_000);
 
   it('refuses to start when the database is unreachable: a clear message naming it (never the password) and a non-zero exit', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import { createAuthSignature, verifyAuthSignature } from '../../src/domain/auth-signature.js';
 import { InMemoryReplayGuard } from '../../adapters/replay/in-memory.replay-guard.js';
+import { InMemoryAuditLog } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
 
 const SECRET = 'a-shared-secret-of-at-least-32-characters';
@@ -63,20 +64,21 @@ describe('X-Vault-Auth-Signature format', () => {
 
 describe('VerifyAuthSignature', () => {
   const clock = new FixedClock(NOW);
+  const principal = { apiKeyId: '0123456789abcdef', vaultId: 'v1' };
   const guard = () => new InMemoryReplayGuard(1000, () => clock.now().getTime());
 
   it('requires the header when a secret is set and refuses a replayed nonce', async () => {
-    const verify = new VerifyAuthSignature(SECRET, guard(), clock);
-    await expect(verify.execute(undefined, body)).rejects.toThrow(/header is required/);
+    const verify = new VerifyAuthSignature(SECRET, guard(), clock, new InMemoryAuditLog());
+    await expect(verify.execute(undefined, body, principal)).rejects.toThrow(/header is required/);
     const header = clientHeader(NOW);
-    await expect(verify.execute(header, body)).resolves.toBeUndefined();
-    await expect(verify.execute(header, body)).rejects.toThrow(/already used/);
+    await expect(verify.execute(header, body, principal)).resolves.toBeUndefined();
+    await expect(verify.execute(header, body, principal)).rejects.toThrow(/already used/);
   });
 
   it('refuses the header when no secret is configured, and lets requests without it through', async () => {
-    const verify = new VerifyAuthSignature(undefined, guard(), clock);
-    await expect(verify.execute(undefined, body)).resolves.toBeUndefined();
-    await expect(verify.execute(clientHeader(NOW), body)).rejects.toThrow(/must not be sent/);
+    const verify = new VerifyAuthSignature(undefined, guard(), clock, new InMemoryAuditLog());
+    await expect(verify.execute(undefined, body, principal)).resolves.toBeUndefined();
+    await expect(verify.execute(clientHeader(NOW), body, principal)).rejects.toThrow(/must not be sent/);
   });
 
   it('the replay guard fails closed when full', async () => {

@@ -9,7 +9,7 @@ import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
-import { InMemoryWalletRepository } from '../support/in-memory.persistence.js';
+import { InMemoryAuditLog, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
@@ -24,18 +24,22 @@ async function setup() {
   const vault = aVault();
   await repo.ensureAccount(vault.accountId, clock.now());
   await repo.insertVault(vault);
-  const create = new CreateWallet(repo, registry, clock, ids);
+  const auditLog = new InMemoryAuditLog();
+  const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id };
+  const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   return {
     repo,
+    auditLog,
+    principal,
     store,
     clock,
     vault,
-    create: () => create.execute({ vaultId: vault.id, name: 'w' }),
-    expire: new ExpireWallet(repo, clock),
+    create: () => create.execute({ principal, name: 'w' }),
+    expire: new ExpireWallet(repo, clock, auditLog),
     get: new GetWallet(repo, clock),
     list: new ListWallets(repo, clock),
     status: new GetVaultStatus(repo, clock, 'test'),
-    purge: new PurgeExpiredWallets(repo, registry, clock),
+    purge: new PurgeExpiredWallets(repo, registry, clock, auditLog),
     registry,
   };
 }
@@ -45,7 +49,7 @@ describe('purging expired wallets', () => {
     const t = await setup();
     const w = await t.create();
     const other = await t.create();
-    const expired = await t.expire.execute(t.vault.id, w.address);
+    const expired = await t.expire.execute(t.principal, w.address);
     expect(expired.expires?.getTime()).toBe(t.clock.now().getTime() + EXPIRY_TTL_MS);
     t.clock.advance(EXPIRY_TTL_MS - 1);
     expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
@@ -73,7 +77,7 @@ describe('purging expired wallets', () => {
   it('keeps the record for the next run when the key store fails, and the wallet stays invisible', async () => {
     const t = await setup();
     const w = await t.create();
-    await t.expire.execute(t.vault.id, w.address);
+    await t.expire.execute(t.principal, w.address);
     t.clock.advance(EXPIRY_TTL_MS);
     t.store.failNext = 1;
     expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 1 });
@@ -87,10 +91,10 @@ describe('purging expired wallets', () => {
 
   it('works through more expired wallets than one batch, skipping a failed one without looping on it', async () => {
     const t = await setup();
-    const purge = new PurgeExpiredWallets(t.repo, t.registry, t.clock, 2);
+    const purge = new PurgeExpiredWallets(t.repo, t.registry, t.clock, t.auditLog, 2);
     const doomed = [];
     for (let i = 0; i < 5; i++) doomed.push(await t.create());
-    for (const w of doomed) await t.expire.execute(t.vault.id, w.address);
+    for (const w of doomed) await t.expire.execute(t.principal, w.address);
     t.clock.advance(EXPIRY_TTL_MS);
     t.store.failNext = 1;
     expect(await purge.execute()).toEqual({ destroyed: 4, failed: 1 });
@@ -103,7 +107,7 @@ describe('purging expired wallets', () => {
   it('finishes after a crash between destroying the key and removing the record', async () => {
     const t = await setup();
     const w = await t.create();
-    await t.expire.execute(t.vault.id, w.address);
+    await t.expire.execute(t.principal, w.address);
     t.clock.advance(EXPIRY_TTL_MS);
     await t.store.destroy(w.keyRef); // the step before the crash
     expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });

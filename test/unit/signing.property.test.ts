@@ -8,7 +8,12 @@ import { addressFromPublicKey } from '../../src/domain/address.js';
 import { parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { encodeMessage } from '../../src/domain/signing/signable-digest.js';
-import { InMemorySignatureLog, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
+import {
+  InMemoryAuditLog,
+  InMemoryPolicyRepository,
+  InMemorySignatureLog,
+  InMemoryWalletRepository,
+} from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet } from '../support/wallet-mother.js';
@@ -125,6 +130,8 @@ describe('signing scheme properties', () => {
       new InMemorySignatureLog(),
       new FixedClock(new Date('2026-06-01T00:00:00Z')),
       (n) => randomBytes(n),
+      new InMemoryPolicyRepository(),
+      new InMemoryAuditLog(),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(tree, { maxLength: 3 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 20, maxLength: 20 }), async (args, uniqBytes, senderBytes) => {
@@ -133,7 +140,7 @@ describe('signing scheme properties', () => {
         const sender = hex(senderBytes);
         const values = args.map((a) => a.value);
         const result = await sign.execute({
-          vaultId: vault.id,
+          principal: { apiKeyId: '0123456789abcdef', vaultId: vault.id },
           body: { chain: 'local', contract: sender, sender, uniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
         });
         const sig = result.args[args.length] as { nonce: string; r: string; s: string; v: number };

@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
+import { print } from './output.js';
+
+const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
+  (await import('./operator-context.js')).withPersistence(action);
+const managePolicies = async () => (await import('../../src/application/manage-policies.use-case.js')).ManagePolicies;
+
+/** `a, b,c` as ['a', 'b', 'c']; an empty value is an empty list, which the domain refuses by name. */
+const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+
+const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
+  if (policy === null) return `vault ${vaultId} has no sign policy: every sign the scheme allows is allowed`;
+  const line = (label: string, values: readonly string[] | undefined) => `  ${label.padEnd(10)} ${values ? values.join(', ') : '(any)'}`;
+  return [
+    `sign policy of vault ${vaultId}:`,
+    line('chains', policy.chains),
+    line('contracts', policy.contracts),
+    line('selectors', policy.selectors),
+    line('senders', policy.senders),
+  ].join('\n');
+};
+
+/** `wallet-vault policies show|set|clear`: a vault's allow-lists for Sign. */
+export function registerPolicyCommands(program: Command): void {
+  const policies = program
+    .command('policies')
+    .description("manage a vault's sign policy (allow-lists of chains, contracts, selectors, senders)");
+  policies
+    .command('show')
+    .description("print a vault's sign policy")
+    .requiredOption('--vault <vaultId>', 'vault whose policy to show')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const policy = await withPersistence((c) => c.get(ManagePolicies).show(o.vault));
+      print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
+    });
+  policies
+    .command('set')
+    .description('replace the sign policy of a vault; a list not given allows everything of its kind')
+    .requiredOption('--vault <vaultId>', 'vault whose policy to set')
+    .option('--chains <chains>', 'comma-separated chain names (ethereum, sepolia, bsc, ...)', commaList)
+    .option('--contracts <addresses>', 'comma-separated contract addresses', commaList)
+    .option('--selectors <selectors>', 'comma-separated function selectors (0x + 8 hex)', commaList)
+    .option('--senders <addresses>', 'comma-separated sender addresses', commaList)
+    .option('--json', 'print JSON')
+    .action(async (o: SignPolicyInput & { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const input: SignPolicyInput = { chains: o.chains, contracts: o.contracts, selectors: o.selectors, senders: o.senders };
+      const policy = await withPersistence((c) => c.get(ManagePolicies).set(o.vault, input));
+      print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
+    });
+  policies
+    .command('clear')
+    .description('remove the sign policy of a vault (every sign the scheme allows is allowed again)')
+    .requiredOption('--vault <vaultId>', 'vault whose policy to remove')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { cleared } = await withPersistence((c) => c.get(ManagePolicies).clear(o.vault));
+      print(!!o.json, { vault: o.vault, policy: null, cleared }, () =>
+        cleared ? `sign policy of vault ${o.vault} removed` : `vault ${o.vault} had no sign policy`,
+      );
+    });
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { createAuthSignature } from '../../src/domain/auth-signature.js';
+import type { AuditRecord } from '../../src/ports/audit-log.port.js';
+import { client } from '../support/http-client.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const SECRET = 'audit-test-secret-that-is-longer-than-32-characters';
+const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
+const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
+
+describe('the audit trail over HTTP', () => {
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let apiKey: string;
+  let keyId: string;
+  let base: string;
+  let vaultId: string;
+
+  const records = () => s.server.container.get(ListAuditRecords).execute({ limit: 1000 });
+  const after = async (seq: number) => (await records()).filter((r) => r.seq > seq);
+  const headSeq = async () => (await records()).at(-1)?.seq ?? 0;
+  const view = (r: AuditRecord) => ({ action: r.action, actor: r.actor, vaultId: r.vaultId, subject: r.subject, details: r.details });
+  const signed = (payload: object) => {
+    const raw = Buffer.from(JSON.stringify(payload));
+    return api.raw('POST', `${base}/sign`, { raw: raw.toString(), headers: { 'x-vault-auth-signature': createAuthSignature(raw, SECRET, s.clock.now()) } });
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ env: { VAULT_AUTH_SECRET_KEY: SECRET } });
+    vaultId = (await s.createVault({ name: 'audited' })).id;
+    ({ apiKey, id: keyId } = await s.createApiKey(vaultId));
+    api = client(s.url, apiKey);
+    base = `/api/v1/vaults/${vaultId}`;
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('records the wallet lifecycle against the API key id, changes only', async () => {
+    const start = await headSeq();
+    const w = (await api.post(`${base}/wallets`, { name: 'one' })).body.data;
+    await api.put(`${base}/wallets/${w.address}`, { name: 'two' });
+    await api.put(`${base}/wallets/${w.address}`, { name: 'two' });
+    const expired = (await api.delete(`${base}/wallets/${w.address.toLowerCase()}`)).body.data;
+    await api.delete(`${base}/wallets/${w.address}`);
+    await api.post(`${base}/wallets/${w.address}`);
+    await api.post(`${base}/wallets/${w.address}`);
+    const on = { actor: `api-key:${keyId}`, vaultId, subject: w.address };
+    expect((await after(start)).map(view)).toEqual([
+      { action: 'wallet.created', ...on, details: { walletId: w.id, name: 'one', keyStore: 'local' } },
+      { action: 'wallet.renamed', ...on, details: { walletId: w.id, from: 'one', to: 'two' } },
+      { action: 'wallet.expired', ...on, details: { walletId: w.id, expires: expired.expires } },
+      { action: 'wallet.unexpired', ...on, details: { walletId: w.id, cancelledExpiry: expired.expires } },
+    ]);
+  });
+
+  it('records a signature issued on the fast path, and refusals of the auth signature', async () => {
+    const signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
+    const start = await headSeq();
+    const payload = {
+      chain: 'local',
+      contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+      sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+      uniq: `0x${'ab'.repeat(32)}`,
+      signer,
+      abi: MINT,
+      args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '5'],
+    };
+    const ok = await signed(payload);
+    expect(ok.status).toBe(200);
+    const missing = await api.post(`${base}/sign`, payload);
+    expect(missing.status).toBe(401);
+    const recorded = (await after(start)).map(view);
+    expect(recorded).toEqual([
+      {
+        action: 'signature.issued',
+        actor: `api-key:${keyId}`,
+        vaultId,
+        subject: ok.body.data.submissionHash,
+        details: {
+          wallet: signer,
+          chain: 'local',
+          contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+          selector: expect.stringMatching(/^0x[0-9a-f]{8}$/),
+          sender: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+        },
+      },
+      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId, subject: null, details: { reason: 'X-Vault-Auth-Signature header is required' } },
+    ]);
+  });
+
+  it('records refused API keys on every route by id or as anonymous, never the key', async () => {
+    const start = await headSeq();
+    const wrong = `${apiKey.slice(0, 20)}${'B'.repeat(43)}`;
+    expect((await client(s.url).get(`${base}/wallets`)).status).toBe(401);
+    expect((await client(s.url, wrong).get(`${base}/status`)).status).toBe(401);
+    expect((await client(s.url, wrong).post(`${base}/sign`, {})).status).toBe(401);
+    expect((await client(s.url, apiKey).get('/api/v1/vaults/elsewhere/wallets')).status).toBe(401);
+    expect((await after(start)).map(view)).toEqual([
+      { action: 'auth.refused', actor: 'anonymous', vaultId, subject: null, details: { reason: expect.stringMatching(/missing Authorization/) } },
+      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId, subject: null, details: { reason: 'wrong secret' } },
+      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId, subject: null, details: { reason: 'wrong secret' } },
+      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId: null, subject: null, details: { reason: `API key of vault ${vaultId}`, vault: 'unknown' } },
+    ]);
+    const text = JSON.stringify(await records());
+    expect(text).not.toContain(apiKey.slice(20));
+    expect(text).not.toContain('B'.repeat(43));
+  });
+
+  it('records the purge deleting an expired wallet as the system', async () => {
+    const w = (await api.post(`${base}/wallets`, { name: 'doomed' })).body.data;
+    await api.delete(`${base}/wallets/${w.address}`);
+    const start = await headSeq();
+    s.clock.advance(30 * 24 * 60 * 60 * 1000);
+    await s.server.purgeNow();
+    expect((await after(start)).map(view)).toContainEqual({
+      action: 'wallet.deleted',
+      actor: 'system',
+      vaultId,
+      subject: w.address,
+      details: { walletId: w.id, keyStore: 'local', expired: expect.any(String) },
+    });
+  });
+
+  it('leaves a chain that verifies', async () => {
+    const verdict = await s.server.container.get(VerifyAuditChain).execute();
+    expect(verdict).toMatchObject({ ok: true, records: await headSeq() });
+  });
+});

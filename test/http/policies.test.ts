@@ -1,0 +1,97 @@
+import { id } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import { client } from '../support/http-client.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
+const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
+// Computed by ethers, independently of the code under test.
+const MINT_SELECTOR = id('mint(address,uint256,(bytes32,bytes32,bytes32,uint8))').slice(0, 10);
+const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const SENDER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const OTHER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+describe('sign policies over HTTP', () => {
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let base: string;
+  let vaultId: string;
+  let signer: string;
+  let policies: ManagePolicies;
+
+  const body = (extra: Record<string, unknown> = {}) => ({
+    chain: 'local',
+    contract: CONTRACT.toLowerCase(),
+    sender: SENDER.toLowerCase(),
+    uniq: `0x${'ab'.repeat(32)}`,
+    signer,
+    abi: MINT,
+    args: [OTHER, '1000'],
+    ...extra,
+  });
+  const sign = (extra?: Record<string, unknown>) => api.post(`${base}/sign`, body(extra));
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    vaultId = (await s.createVault({ name: 'policed' })).id;
+    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+    base = `/api/v1/vaults/${vaultId}`;
+    signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
+    policies = s.server.container.get(ManagePolicies);
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('an allow-list naming the function lets it sign', async () => {
+    await policies.set(vaultId, { selectors: [MINT_SELECTOR] });
+    expect((await sign()).status).toBe(200);
+    await policies.clear(vaultId);
+  });
+
+  it.each<[string, Parameters<ManagePolicies['set']>[1], RegExp]>([
+    ['chain', { chains: ['ethereum', 'sepolia'] }, /^policy: chain local is not in this vault's allowed chains$/],
+    ['contract', { contracts: [OTHER] }, new RegExp(`^policy: contract ${CONTRACT} is not in this vault's allowed contracts$`)],
+    ['selector', { selectors: ['0xa9059cbb'] }, new RegExp(`^policy: function selector ${MINT_SELECTOR} is not in this vault's allowed selectors$`)],
+    ['sender', { senders: [OTHER] }, new RegExp(`^policy: sender ${SENDER} is not in this vault's allowed senders$`)],
+  ])('a sign outside the %s allow-list is 403 naming the rule', async (_rule, policy, message) => {
+    await policies.set(vaultId, policy);
+    const r = await sign();
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-type')).toMatch(/application\/json/);
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
+    await policies.clear(vaultId);
+    expect((await sign()).status).toBe(200);
+  });
+
+  it('a sign inside every list passes, and a bad request is still 400 before the policy', async () => {
+    await policies.set(vaultId, { chains: ['local'], contracts: [CONTRACT], selectors: [MINT_SELECTOR], senders: [SENDER] });
+    const ok = await sign();
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.submissionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await sign({ args: [OTHER, 'abc'] })).status).toBe(400);
+    await policies.clear(vaultId);
+  });
+
+  it('policies are per vault', async () => {
+    const otherVault = (await s.createVault({ name: 'free' })).id;
+    const otherApi = client(s.url, (await s.createApiKey(otherVault)).apiKey);
+    const otherSigner = (await otherApi.post(`/api/v1/vaults/${otherVault}/wallets`, { name: 's' })).body.data.address;
+    await policies.set(vaultId, { chains: ['ethereum'] });
+    expect((await sign()).status).toBe(403);
+    expect((await otherApi.post(`/api/v1/vaults/${otherVault}/sign`, body({ signer: otherSigner }))).status).toBe(200);
+    await policies.clear(vaultId);
+  });
+
+  it('a change made outside this process applies within the cache TTL', async () => {
+    const repository = s.server.container.get<{ save(v: string, p: unknown, now: Date): Promise<void> }>(Symbol.for('wallet-vault.PolicyRepository'));
+    expect((await sign()).status).toBe(200); // cached: no policy
+    await repository.save(vaultId, { chains: ['ethereum'] }, s.clock.now());
+    expect((await sign()).status).toBe(200);
+    s.clock.advance(POLICY_CACHE_TTL_MS);
+    expect((await sign()).status).toBe(403);
+    await policies.clear(vaultId);
+  });
+});

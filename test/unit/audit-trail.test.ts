@@ -1,0 +1,280 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { Authenticate } from '../../src/application/authenticate.use-case.js';
+import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
+import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
+import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { auditRecordHash } from '../../src/domain/audit-chain.js';
+import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
+import type { AuditRecord } from '../../src/ports/audit-log.port.js';
+import {
+  InMemoryAuditLog,
+  InMemoryPolicyRepository,
+  InMemorySignatureLog,
+  InMemoryWalletRepository,
+} from '../support/in-memory.persistence.js';
+import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
+import { FixedClock } from '../support/movable-clock.js';
+
+const SIGNER_ABI = {
+  type: 'function',
+  name: 'go',
+  inputs: [
+    { name: 'x', type: 'uint256' },
+    { name: 'sig', type: 'tuple', components: [{ name: 'nonce', type: 'bytes32' }, { name: 'r', type: 'bytes32' }, { name: 's', type: 'bytes32' }, { name: 'v', type: 'uint8' }] },
+  ],
+};
+const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const SENDER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+async function world() {
+  const repo = new InMemoryWalletRepository();
+  const store = new InMemoryKeyStore('local');
+  const registry = new MapKeyStoreRegistry([store], 'local');
+  const clock = new FixedClock(new Date('2026-05-01T00:00:00Z'));
+  const auditLog = new InMemoryAuditLog();
+  const policies = new InMemoryPolicyRepository();
+  let n = 0;
+  const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
+  const manage = new ManageVaults(repo, clock, ids, auditLog);
+  const vault = await manage.createVault({ name: 'main' });
+  const { apiKey, record } = await manage.createApiKey(vault.id);
+  const principal = { apiKeyId: record.id, vaultId: vault.id };
+  return {
+    repo,
+    store,
+    clock,
+    auditLog,
+    vault,
+    apiKey,
+    principal,
+    manage,
+    policies: new ManagePolicies(repo, policies, clock, auditLog),
+    authenticate: new Authenticate(repo, clock, auditLog),
+    create: new CreateWallet(repo, registry, clock, ids, auditLog),
+    rename: new RenameWallet(repo, clock, auditLog),
+    expire: new ExpireWallet(repo, clock, auditLog),
+    unexpire: new UnexpireWallet(repo, clock, auditLog),
+    purge: new PurgeExpiredWallets(repo, registry, clock, auditLog),
+    sign: new SignCall(
+      repo,
+      registry,
+      { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
+      new InMemorySignatureLog(),
+      clock,
+      (k) => randomBytes(k),
+      policies,
+      auditLog,
+    ),
+    list: new ListAuditRecords(auditLog),
+    verify: (pageSize?: number) => new VerifyAuditChain(auditLog, pageSize).execute(),
+    /** The records appended since `from` (a seq), without the chain fields. */
+    since: (from: number) =>
+      auditLog.records.slice(from).map(({ action, actor, vaultId, subject, details }) => ({ action, actor, vaultId, subject, details })),
+  };
+}
+
+describe('the audit trail records every security-relevant event', () => {
+  it('names the operator for vaults and API keys, and keys by id only', async () => {
+    const w = await world();
+    const { apiKey, record } = await w.manage.createApiKey(w.vault.id);
+    await w.manage.revokeApiKey(record.id);
+    await w.manage.revokeApiKey(record.id); // already revoked: no second record
+    expect(w.since(0)).toEqual([
+      { action: 'vault.created', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id, details: { name: 'main', account: 'default' } },
+      { action: 'api-key.created', actor: 'operator', vaultId: w.vault.id, subject: w.principal.apiKeyId, details: {} },
+      { action: 'api-key.created', actor: 'operator', vaultId: w.vault.id, subject: record.id, details: {} },
+      { action: 'api-key.revoked', actor: 'operator', vaultId: w.vault.id, subject: record.id, details: {} },
+    ]);
+    const text = JSON.stringify(w.auditLog.records);
+    for (const key of [apiKey, w.apiKey]) expect(text).not.toContain(key.slice(20));
+  });
+
+  it('records wallet changes by the API key, once per change; no-op rename, expire and unexpire record nothing', async () => {
+    const w = await world();
+    const start = w.auditLog.records.length;
+    const wallet = await w.create.execute({ principal: w.principal, name: 'treasury' });
+    await w.rename.execute(w.principal, wallet.address, 'ops');
+    await w.rename.execute(w.principal, wallet.address, 'ops');
+    await w.unexpire.execute(w.principal, wallet.address);
+    const expired = await w.expire.execute(w.principal, wallet.address);
+    w.clock.advance(1000);
+    await w.expire.execute(w.principal, wallet.address);
+    await w.unexpire.execute(w.principal, wallet.address);
+    const actor = `api-key:${w.principal.apiKeyId}`;
+    const on = { actor, vaultId: w.vault.id, subject: wallet.address };
+    expect(w.since(start)).toEqual([
+      { action: 'wallet.created', ...on, details: { walletId: wallet.id, name: 'treasury', keyStore: 'local' } },
+      { action: 'wallet.renamed', ...on, details: { walletId: wallet.id, from: 'treasury', to: 'ops' } },
+      { action: 'wallet.expired', ...on, details: { walletId: wallet.id, expires: expired.expires!.toISOString() } },
+      { action: 'wallet.unexpired', ...on, details: { walletId: wallet.id, cancelledExpiry: expired.expires!.toISOString() } },
+    ]);
+    expect(w.auditLog.records.at(-1)!.at).toEqual(w.clock.now());
+  });
+
+  it('records the purge deleting a wallet as the system, after the record is gone', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 'doomed' });
+    const expired = await w.expire.execute(w.principal, wallet.address);
+    w.clock.advance(EXPIRY_TTL_MS);
+    const start = w.auditLog.records.length;
+    w.store.failNext = 1;
+    await w.purge.execute(); // the key store fails: nothing was deleted, so nothing is recorded
+    expect(w.since(start)).toEqual([]);
+    await w.purge.execute();
+    expect(w.since(start)).toEqual([
+      {
+        action: 'wallet.deleted',
+        actor: 'system',
+        vaultId: w.vault.id,
+        subject: wallet.address,
+        details: { walletId: wallet.id, keyStore: 'local', expired: expired.expires!.toISOString() },
+      },
+    ]);
+  });
+
+  it('records a signature under its submissionHash with wallet, chain, contract, selector and sender', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
+    const start = w.auditLog.records.length;
+    const result = await w.sign.execute({
+      principal: w.principal,
+      body: { chain: 'local', contract: CONTRACT.toLowerCase(), sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7] },
+    });
+    expect(w.since(start)).toEqual([
+      {
+        action: 'signature.issued',
+        actor: `api-key:${w.principal.apiKeyId}`,
+        vaultId: w.vault.id,
+        subject: result.submissionHash,
+        details: { wallet: wallet.address, chain: 'local', contract: CONTRACT, selector: expect.stringMatching(/^0x[0-9a-f]{8}$/), sender: SENDER },
+      },
+    ]);
+  });
+
+  it('records refused authentication with the reason and the key id when it parsed, never the key', async () => {
+    const w = await world();
+    const [, id, secret] = /^wv_([0-9a-f]{16})_(.+)$/.exec(w.apiKey)!;
+    const wrongSecret = `wv_${id}_${'A'.repeat(43)}`;
+    const unknownKey = `wv_ffffffffffffffff_${secret}`;
+    const start = w.auditLog.records.length;
+    const attempts: [string | undefined, string][] = [
+      [undefined, w.vault.id],
+      ['Basic abc', w.vault.id],
+      ['Bearer not-a-key', w.vault.id],
+      [`Bearer ${wrongSecret}`, w.vault.id],
+      [`Bearer ${unknownKey}`, w.vault.id],
+      [`Bearer ${w.apiKey}`, 'no-such-vault'],
+    ];
+    for (const [header, vaultId] of attempts) {
+      await expect(w.authenticate.execute(header, vaultId)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    }
+    await expect(w.authenticate.execute(`Bearer ${w.apiKey}`, w.vault.id)).resolves.toEqual(w.principal);
+    expect(w.since(start)).toEqual([
+      { action: 'auth.refused', actor: 'anonymous', vaultId: w.vault.id, subject: null, details: { reason: expect.stringMatching(/missing Authorization/) } },
+      { action: 'auth.refused', actor: 'anonymous', vaultId: w.vault.id, subject: null, details: { reason: expect.stringMatching(/Bearer scheme/) } },
+      { action: 'auth.refused', actor: 'anonymous', vaultId: w.vault.id, subject: null, details: { reason: 'malformed API key' } },
+      { action: 'auth.refused', actor: `api-key:${id}`, vaultId: w.vault.id, subject: null, details: { reason: 'wrong secret' } },
+      { action: 'auth.refused', actor: 'api-key:ffffffffffffffff', vaultId: w.vault.id, subject: null, details: { reason: 'unknown API key' } },
+      { action: 'auth.refused', actor: `api-key:${id}`, vaultId: null, subject: null, details: { reason: `API key of vault ${w.vault.id}`, vault: 'unknown' } },
+    ]);
+    const text = JSON.stringify(w.auditLog.records);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('A'.repeat(43));
+    expect(text).not.toContain('no-such-vault');
+  });
+
+  it('records policy changes by the operator; clearing no policy records nothing', async () => {
+    const w = await world();
+    const start = w.auditLog.records.length;
+    expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: false });
+    await w.policies.set(w.vault.id, { chains: ['sepolia', 'ethereum'], selectors: ['0xABCDEF01'] });
+    expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: true });
+    const on = { action: 'policy.changed', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id };
+    expect(w.since(start)).toEqual([
+      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null } },
+      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null } },
+    ]);
+  });
+});
+
+describe('reading and verifying the trail', () => {
+  async function filled(events: number) {
+    const w = await world();
+    for (let i = 0; i < events; i++) await w.create.execute({ principal: w.principal, name: `w${i}` });
+    return w;
+  }
+
+  it('lists in seq order after a seq, limited, optionally of one vault', async () => {
+    const w = await filled(5);
+    const other = await w.manage.createVault({ name: 'other' });
+    const all = await w.list.execute({});
+    expect(all.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await w.list.execute({ afterSeq: 3, limit: 2 })).map((r) => r.seq)).toEqual([4, 5]);
+    expect((await w.list.execute({ vaultId: other.id })).map((r) => r.action)).toEqual(['vault.created']);
+    await expect(w.list.execute({ limit: 0 })).rejects.toThrow(/limit: must be an integer from 1 to 1000/);
+    await expect(w.list.execute({ limit: 1001 })).rejects.toThrow(/limit/);
+    await expect(w.list.execute({ afterSeq: -1 })).rejects.toThrow(/after: must be an integer >= 0/);
+  });
+
+  it('verifies an intact chain across pages and reports its head', async () => {
+    const w = await filled(7);
+    const verdict = await w.verify(3);
+    const last = w.auditLog.records.at(-1)!;
+    expect(verdict).toEqual({ ok: true, records: 9, head: { seq: 9, hash: last.hash } });
+    expect(await new VerifyAuditChain(new InMemoryAuditLog()).execute()).toEqual({ ok: true, records: 0, head: null });
+  });
+
+  const tamper = (records: AuditRecord[], index: number, change: Partial<AuditRecord>) => {
+    records[index] = { ...records[index]!, ...change };
+  };
+
+  it('names the first altered record, whether its content, its hash or its link changed', async () => {
+    const content = await filled(6);
+    tamper(content.auditLog.records, 4, { details: { ...content.auditLog.records[4]!.details, name: 'evil' } });
+    expect(await content.verify(2)).toMatchObject({ ok: false, brokenSeq: 5, records: 4, problem: expect.stringMatching(/seq 5: its content/) });
+
+    // Rewriting the hash to match the new content moves the break to the next record's link.
+    const rehashed = await filled(6);
+    const r = rehashed.auditLog.records[2]!;
+    const forged = { ...r, actor: 'operator' };
+    tamper(rehashed.auditLog.records, 2, { actor: 'operator', hash: auditRecordHash(r.seq, r.prevHash, forged) });
+    expect(await rehashed.verify()).toMatchObject({ ok: false, brokenSeq: 4, problem: expect.stringMatching(/seq 4: prevHash/) });
+  });
+
+  it('names a missing seq when a record is removed from the middle', async () => {
+    const w = await filled(6);
+    w.auditLog.records.splice(3, 1);
+    expect(await w.verify(2)).toMatchObject({ ok: false, brokenSeq: 4, records: 3, problem: expect.stringMatching(/seq 4 is missing/) });
+  });
+});
+
+describe('signing under a policy', () => {
+  it('refuses outside the policy before the key store is touched, and records no signature', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
+    const body = (contract: string) => ({
+      chain: 'local', contract, sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7],
+    });
+    const start = w.auditLog.records.length;
+    w.store.failNext = 1; // a key store call would fail with KEYSTORE_UNAVAILABLE instead
+    const other = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+    await expect(w.sign.execute({ principal: w.principal, body: body(other.toLowerCase()) })).rejects.toMatchObject({
+      code: 'POLICY_DENIED',
+      message: `policy: contract ${other} is not in this vault's allowed contracts`,
+    });
+    expect(w.store.failNext).toBe(1);
+    expect(w.since(start)).toEqual([]);
+    w.store.failNext = 0;
+    await expect(w.sign.execute({ principal: w.principal, body: body(CONTRACT) })).resolves.toMatchObject({ submissionHash: expect.any(String) });
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { PolicyCache, POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { parseSignPolicy, signPolicyViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
+import { InMemoryPolicyRepository } from '../support/in-memory.persistence.js';
+import { FixedClock } from '../support/movable-clock.js';
+
+const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const SENDER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const OTHER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const facts = { chain: 'sepolia', contract: CONTRACT, selector: '0xa9059cbb', sender: SENDER };
+
+describe('sign policy rules', () => {
+  it('allows everything without a policy and with lists that name the request', () => {
+    expect(signPolicyViolation(null, facts)).toBeNull();
+    expect(signPolicyViolation({ chains: ['ethereum', 'sepolia'], contracts: [CONTRACT], selectors: ['0xa9059cbb'], senders: [SENDER] }, facts)).toBeNull();
+    // An absent list allows everything of its kind.
+    expect(signPolicyViolation({ senders: [SENDER] }, facts)).toBeNull();
+  });
+
+  it.each<[string, SignPolicy, string]>([
+    ['chain', { chains: ['ethereum'] }, "policy: chain sepolia is not in this vault's allowed chains"],
+    ['contract', { contracts: [OTHER] }, `policy: contract ${CONTRACT} is not in this vault's allowed contracts`],
+    ['selector', { selectors: ['0x12345678'] }, "policy: function selector 0xa9059cbb is not in this vault's allowed selectors"],
+    ['sender', { senders: [OTHER] }, `policy: sender ${SENDER} is not in this vault's allowed senders`],
+  ])('names the %s rule a request breaks', (_rule, policy, message) => {
+    expect(signPolicyViolation(policy, facts)).toBe(message);
+  });
+
+  it('names the first broken rule in a fixed order', () => {
+    expect(signPolicyViolation({ senders: [OTHER], chains: ['bsc'] }, facts)).toMatch(/chain sepolia/);
+  });
+});
+
+describe('parsing a policy an operator gives', () => {
+  it('stores addresses EIP-55 and selectors lower-case, accepting uniform case or a valid checksum, dropping duplicates', () => {
+    const policy = parseSignPolicy(
+      {
+        chains: ['sepolia', 'ethereum', 'sepolia'],
+        contracts: [CONTRACT.toLowerCase(), `0x${CONTRACT.slice(2).toUpperCase()}`, CONTRACT],
+        selectors: ['0xA9059CBB', ' 0x12345678 '],
+        senders: [SENDER],
+      },
+      CHAINS,
+    );
+    expect(policy).toEqual({ chains: ['sepolia', 'ethereum'], contracts: [CONTRACT], selectors: ['0xa9059cbb', '0x12345678'], senders: [SENDER] });
+    expect(parseSignPolicy({ senders: [SENDER.toLowerCase()] }, CHAINS)).toEqual({ senders: [SENDER] });
+  });
+
+  it.each<[string, Parameters<typeof parseSignPolicy>[0], RegExp]>([
+    ['an unknown chain', { chains: ['mainnet'] }, /chains: "mainnet" is not one of ethereum, sepolia/],
+    ['a bad checksum', { contracts: [CONTRACT.replace('F', 'f')] }, /contracts: ".*" has an invalid EIP-55 checksum/],
+    ['a short address', { senders: ['0x1234'] }, /senders: "0x1234" is not a 0x-prefixed 20-byte hex address/],
+    ['a long selector', { selectors: ['0xa9059cbb00'] }, /selectors: "0xa9059cbb00" is not 0x followed by 8 hex digits/],
+    ['a selector without 0x', { selectors: ['a9059cbb'] }, /selectors: "a9059cbb"/],
+    ['an empty list', { contracts: [] }, /contracts: must name at least one value/],
+    ['no list at all', {}, /give at least one of chains, contracts, selectors, senders/],
+  ])('refuses %s, naming the field', (_label, input, message) => {
+    expect(() => parseSignPolicy(input, CHAINS)).toThrow(message);
+  });
+});
+
+describe('the policy cache on the sign path', () => {
+  it('reads a vault once per TTL, sees a change after it, and at once when invalidated', async () => {
+    const repo = new InMemoryPolicyRepository();
+    let reads = 0;
+    const counting = { find: (v: string) => (reads++, repo.find(v)), save: repo.save.bind(repo) };
+    const clock = new FixedClock(new Date('2026-05-01T00:00:00Z'));
+    const cache = new PolicyCache(counting, clock);
+    expect(await cache.find('v')).toBeNull();
+    await repo.save('v', { chains: ['bsc'] }, clock.now());
+    clock.advance(POLICY_CACHE_TTL_MS - 1);
+    expect(await cache.find('v')).toBeNull();
+    expect(reads).toBe(1);
+    clock.advance(1);
+    expect(await cache.find('v')).toEqual({ chains: ['bsc'] });
+    expect(reads).toBe(2);
+    await repo.save('v', null, clock.now());
+    cache.invalidate('v');
+    expect(await cache.find('v')).toBeNull();
+    expect(reads).toBe(3);
+  });
+});
