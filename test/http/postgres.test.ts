@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_ABI, SIGN_ARGS, SIGN_CONTRACT, SIGN_SENDER, SIGN_UNIQ } from '../../bench/support/sign-request.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, terminateConnections, type TestDatabase } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const SECRET = 'test-secret-that-is-definitely-longer-than-32';
-// The benchmarks' sign request: any well-formed call will do.
-const signBody = (signer: string) => ({ chain: 'local', contract: SIGN_CONTRACT, sender: SIGN_SENDER, uniq: SIGN_UNIQ, signer, abi: SIGN_ABI, args: SIGN_ARGS });
-
 describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
   let db: TestDatabase;
   let proxy: TcpProxy;
@@ -53,7 +50,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     const read = await apiB.get(`/api/v1/vaults/${vaultId}/wallets/${created.body.data.address}`);
     expect(read.body.data).toEqual(created.body.data);
 
-    const raw = JSON.stringify(signBody(created.body.data.address));
+    const raw = JSON.stringify(localSignBody(created.body.data.address));
     const header = createAuthSignature(Buffer.from(raw), SECRET, new Date());
     const send = (api: typeof apiA) =>
       api.raw('POST', `/api/v1/vaults/${vaultId}/sign`, { raw, headers: { 'x-vault-auth-signature': header } });
