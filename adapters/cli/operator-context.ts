@@ -7,8 +7,9 @@ import { openKeyStores, openPersistence } from '../main/stores.js';
 import { detectVersion } from '../main/version.js';
 
 /**
- * Operator commands act on the configured store directly (also while a server runs on it: SQLite in WAL
- * mode with a busy timeout serialises the writers). They never open a key store.
+ * Operator commands act on the configured store directly, also while servers run on it (SQLite in WAL
+ * mode with a busy timeout serialises the writers; PostgreSQL is shared by design). They never open a
+ * key store.
  */
 export async function withManageVaults<T>(action: (manage: ManageVaults) => Promise<T>): Promise<T> {
   return withPersistence((container) => action(container.get(ManageVaults)));
@@ -17,7 +18,7 @@ export async function withManageVaults<T>(action: (manage: ManageVaults) => Prom
 /** The container over the configured store only (audit, policies, vaults): no key store is opened. */
 export async function withPersistence<T>(action: (container: Container) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const persistence = openPersistence(config);
+  const persistence = await openPersistence(config);
   try {
     return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence }));
   } finally {
@@ -28,7 +29,7 @@ export async function withPersistence<T>(action: (container: Container) => Promi
 /** For the commands that work on keys: the configured stores are opened too (and closed after). */
 export async function withKeyStores<T>(action: (container: Container) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const persistence = openPersistence(config);
+  const persistence = await openPersistence(config);
   try {
     const keyStores = await openKeyStores(config, createLogger(config.logLevel, 2));
     try {

@@ -36,6 +36,18 @@ export interface AwsKmsSettings {
   readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
+/** The shared PostgreSQL database of several instances (VAULT_DATABASE_URL); absent means embedded SQLite. */
+export interface DatabaseSettings {
+  /** `postgres://user:password@host:port/database`; never logged (it may carry a password). */
+  readonly url: string;
+  /** Connections each instance keeps at most (VAULT_DATABASE_POOL_SIZE). */
+  readonly poolSize: number;
+  /** Bound on opening a connection or waiting for a free one (VAULT_DATABASE_CONNECT_TIMEOUT_MS). */
+  readonly connectTimeoutMs: number;
+  /** Bound on every statement, enforced by the server and the client (VAULT_DATABASE_QUERY_TIMEOUT_MS). */
+  readonly queryTimeoutMs: number;
+}
+
 /** Everything the service reads from its environment, validated once at start. */
 export interface AppConfig {
   readonly host: string;
@@ -58,7 +70,8 @@ export interface AppConfig {
   readonly vaultTransit: VaultTransitSettings | undefined;
   /** Present when PKCS#11 is configured: `VAULT_KEYSTORE=pkcs11` or `VAULT_PKCS11_MODULE` set. */
   readonly pkcs11: Pkcs11Settings | undefined;
-  readonly databaseUrl: string | undefined;
+  /** PostgreSQL shared by every instance, or undefined for SQLite in the data directory. */
+  readonly database: DatabaseSettings | undefined;
   /** Requests per minute per API key, per instance; undefined: no limit. */
   readonly rateLimitPerMinute: number | undefined;
   /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
@@ -99,7 +112,14 @@ const schema = z.object({
     .optional(),
   VAULT_AUTH_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   VAULT_KEYSTORE: z.enum(KEYSTORES).default('local'),
-  VAULT_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  VAULT_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .refine((v) => URL.canParse(v), 'must be a postgres:// URL')
+    .optional(),
+  VAULT_DATABASE_POOL_SIZE: integer(1, 1000).default(10),
+  VAULT_DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(5000),
+  VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
   VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
@@ -140,9 +160,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const e = parsed.data as z.infer<typeof schema> & Record<string, string | undefined>;
   if (!IMPLEMENTED_KEYSTORES.includes(e.VAULT_KEYSTORE)) {
     throw new ConfigError(`VAULT_KEYSTORE: "${e.VAULT_KEYSTORE}" is not available in this version (available: ${IMPLEMENTED_KEYSTORES.join(', ')})`);
-  }
-  if (e.VAULT_DATABASE_URL !== undefined) {
-    throw new ConfigError('VAULT_DATABASE_URL: PostgreSQL is not available in this version; unset it to use the embedded SQLite database');
   }
   if (e.VAULT_WORKERS !== 1) {
     throw new ConfigError('VAULT_WORKERS: only 1 worker process is supported in this version');
@@ -196,7 +213,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     awsKms,
     vaultTransit,
     pkcs11,
-    databaseUrl: e.VAULT_DATABASE_URL,
+    database:
+      e.VAULT_DATABASE_URL === undefined
+        ? undefined
+        : {
+            url: e.VAULT_DATABASE_URL,
+            poolSize: e.VAULT_DATABASE_POOL_SIZE,
+            connectTimeoutMs: e.VAULT_DATABASE_CONNECT_TIMEOUT_MS,
+            queryTimeoutMs: e.VAULT_DATABASE_QUERY_TIMEOUT_MS,
+          },
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
     outboundTimeoutMs: e.VAULT_OUTBOUND_TIMEOUT_MS,
     argsBounds: {

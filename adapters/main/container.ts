@@ -55,6 +55,8 @@ export interface ContainerParts {
   readonly keyStores?: readonly KeyStore[];
   /** Tests substitute a clock they can move. */
   readonly clock?: Clock;
+  /** Nonces shared by every instance on one database; without it they are kept in this process. */
+  readonly replayGuard?: (now: () => number) => ReplayGuard;
 }
 
 /**
@@ -77,7 +79,10 @@ export function buildContainer(parts: ContainerParts): Container {
     c.bind<KeyStoreRegistry>(KEY_STORE_REGISTRY).toConstantValue(new MapKeyStoreRegistry(parts.keyStores, config.keyStore));
   }
   c.bind<ChainReader>(CHAIN_READER).toDynamicValue(() => new JsonRpcChainReader({ rpcUrls: config.rpcUrls, timeoutMs: config.outboundTimeoutMs }));
-  c.bind<ReplayGuard>(REPLAY_GUARD).toDynamicValue(() => new InMemoryReplayGuard(undefined, () => clock().now().getTime()));
+  c.bind<ReplayGuard>(REPLAY_GUARD).toDynamicValue(() => {
+    const now = () => clock().now().getTime();
+    return parts.replayGuard ? parts.replayGuard(now) : new InMemoryReplayGuard(undefined, now);
+  });
 
   const repo = () => c.get<WalletRepository>(WALLET_REPOSITORY);
   const clock = () => c.get<Clock>(CLOCK);

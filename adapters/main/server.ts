@@ -60,7 +60,7 @@ const DRAIN_TIMEOUT_MS = 10_000;
 export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const version = config.version ?? detectVersion();
-  const persistence = openPersistence(config);
+  const persistence = await openPersistence(config, logger);
   let keyStores: KeyStore[] = [];
   try {
     keyStores = await openKeyStores(config, logger);
@@ -133,7 +133,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, version, dataDir: config.dataDir, keyStore: config.keyStore }, 'wallet-vault listening');
+  logger.info({ url, version, dataDir: config.dataDir, database: persistence.description, keyStore: config.keyStore }, 'wallet-vault listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
+import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
@@ -11,6 +12,13 @@ import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.j
 import { Pkcs11KeyStore } from '../keystore/pkcs11/pkcs11.key-store.js';
 import { VaultTransitKeyStore } from '../keystore/vault-transit/vault-transit.key-store.js';
 import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { openPostgresDatabase } from '../persistence/postgres/postgres.database.js';
+import { PostgresAuditLog } from '../persistence/postgres/postgres.audit-log.js';
+import { PostgresJobLock } from '../persistence/postgres/postgres.job-lock.js';
+import { PostgresPolicyRepository } from '../persistence/postgres/postgres.policy-repository.js';
+import { PostgresReplayGuard } from '../persistence/postgres/postgres.replay-guard.js';
+import { PostgresSignatureLog } from '../persistence/postgres/postgres.signature-log.js';
+import { PostgresWalletRepository } from '../persistence/postgres/postgres.wallet-repository.js';
 import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { SqliteAuditLog } from '../persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
@@ -23,6 +31,13 @@ import type { Logger } from './logger.js';
 export interface OpenedPersistence {
   readonly repository: WalletRepository;
   readonly signatureLog: SignatureLog;
+  /**
+   * A guard shared by every instance on the same database, made with the container's clock; absent
+   * when one process owns the store (SQLite), which then keeps nonces in memory.
+   */
+  readonly replayGuard?: (now: () => number) => ReplayGuard;
+  /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for the start log (never a password). */
+  readonly description: string;
   readonly auditLog: AuditLog;
   readonly policies: PolicyRepository;
   readonly jobLock: JobLock;
@@ -34,12 +49,34 @@ export function ensureDataDir(config: AppConfig): void {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 }
 
-export function openPersistence(config: AppConfig): OpenedPersistence {
+/**
+ * PostgreSQL when VAULT_DATABASE_URL is set (migrated before this resolves; an unreachable database
+ * rejects with DATABASE_UNAVAILABLE naming it), else SQLite in the data directory.
+ */
+export async function openPersistence(config: AppConfig, logger?: Logger): Promise<OpenedPersistence> {
+  if (config.database) {
+    const db = await openPostgresDatabase({
+      ...config.database,
+      onIdleError: (error) => logger?.warn({ err: error.message, database: db.label }, 'an idle database connection failed; it will be replaced'),
+    });
+    return {
+      repository: new PostgresWalletRepository(db),
+      signatureLog: new PostgresSignatureLog(db),
+      replayGuard: (now) => new PostgresReplayGuard(db, now),
+      auditLog: new PostgresAuditLog(db),
+      policies: new PostgresPolicyRepository(db),
+      jobLock: new PostgresJobLock(db),
+      description: db.label,
+      close: () => db.close(),
+    };
+  }
   ensureDataDir(config);
-  const db = openSqliteDatabase({ path: path.join(config.dataDir, 'vault.db') });
+  const file = path.join(config.dataDir, 'vault.db');
+  const db = openSqliteDatabase({ path: file });
   return {
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db),
+    description: `SQLite ${file}`,
     auditLog: new SqliteAuditLog(db),
     policies: new SqlitePolicyRepository(db),
     jobLock: new InProcessJobLock(),
@@ -71,6 +108,12 @@ export async function openKeyStores(config: AppConfig, logger: Logger): Promise<
 
 async function openLocalKeyStore(config: AppConfig, logger: Logger): Promise<KeyStore> {
   ensureDataDir(config);
+  if (config.database && config.keyStore === 'local') {
+    logger.warn(
+      { keysDir: path.join(config.dataDir, 'keys') },
+      'VAULT_DATABASE_URL with VAULT_KEYSTORE=local: every instance on this database must share this key directory and VAULT_MASTER_KEY, or an instance cannot sign for wallets created on another; prefer pkcs11, aws-kms or vault-transit for several instances',
+    );
+  }
   const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex });
   if (master.source === 'file') {
     logger.warn(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AUDIT_ACTIONS, type AuditDetails, type AuditEvent } from '../ports/audit-log.port.js';
+import { AUDIT_ACTIONS, type AuditDetails, type AuditEvent, type AuditRecord } from '../ports/audit-log.port.js';
 import { DomainError, ErrorCode } from './errors.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
@@ -49,4 +49,26 @@ function auditEventProblem(event: AuditEvent): string | null {
 export function assertAuditEvent(event: AuditEvent): void {
   const problem = auditEventProblem(event);
   if (problem !== null) throw new DomainError(ErrorCode.INTERNAL, `audit event ${String(event.action)}: ${problem}`);
+}
+
+/** The last record of a chain: where the next append continues from. */
+export interface ChainHead {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/**
+ * Numbers and chains `events` after `head` (null for an empty log). Adapters call it while they hold
+ * whatever keeps the head from moving (a write lock), then store the records as returned.
+ */
+export function extendChain(head: ChainHead | null, events: readonly AuditEvent[]): AuditRecord[] {
+  let seq = head?.seq ?? 0;
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  return events.map((event) => {
+    seq++;
+    const hash = auditRecordHash(seq, prevHash, event);
+    const record: AuditRecord = { ...event, seq, prevHash, hash };
+    prevHash = hash;
+    return record;
+  });
 }

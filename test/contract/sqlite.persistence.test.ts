@@ -9,7 +9,7 @@ import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrati
 import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
 import { SqlitePolicyRepository } from '../../adapters/persistence/sqlite/sqlite.policy-repository.js';
 import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
-import { anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
+import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
 import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
 import { describeJobLockContract } from './job-lock.contract.js';
 import { describePolicyRepositoryContract } from './policy-repository.contract.js';
@@ -44,20 +44,7 @@ describe('sqlite specifics', () => {
       const file = path.join(dir, 'vault.db');
       const db = openSqliteDatabase({ path: file });
       const log = new SqliteSignatureLog(db);
-      const record = (i: number) => ({
-        submissionHash: `0x${i.toString(16).padStart(64, '0')}`,
-        vaultId: 'v',
-        walletId: 'w',
-        walletAddress: '0x0000000000000000000000000000000000000001',
-        chain: 'local',
-        contract: '0x0000000000000000000000000000000000000002',
-        sender: '0x0000000000000000000000000000000000000003',
-        selector: '0x12345678',
-        created: new Date(),
-        transactionHash: null,
-        submitted: null,
-      });
-      const results = await Promise.allSettled([...Array.from({ length: 50 }, (_, i) => log.record(record(i))), log.record(record(7))]);
+      const results = await Promise.allSettled([...Array.from({ length: 50 }, (_, i) => log.record(aSignatureRecord(i))), log.record(aSignatureRecord(7))]);
       expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
       expect(results.at(-1)!.status).toBe('rejected');
       db.close();

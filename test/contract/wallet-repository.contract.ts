@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import { aVault, aWallet, anApiKey, anIdempotencyRecord, randomAddress } from '../support/wallet-mother.js';
+import { aSignatureRecord, aVault, aWallet, anApiKey, anIdempotencyRecord, randomAddress } from '../support/wallet-mother.js';
 
 export interface PersistenceFixture {
   readonly repo: WalletRepository;
@@ -292,6 +292,16 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(await f.signatureLog.attachTransaction(vault.id, record.submissionHash, `0x${'3'.repeat(64)}`, ms(3))).toBe('conflict');
       expect(await f.signatureLog.attachTransaction('other-vault', record.submissionHash, tx, ms(3))).toBe('missing');
       expect(await f.signatureLog.find(vault.id, record.submissionHash)).toMatchObject({ transactionHash: tx, submitted: ms(1) });
+    });
+
+    it('records concurrent signatures together: each durable when answered, a duplicate fails alone', async () => {
+      const vault = await newVault();
+      const base = 0x5000;
+      const records = Array.from({ length: 40 }, (_, i) => aSignatureRecord(base + i, { vaultId: vault.id }));
+      const results = await Promise.allSettled([...records.map((r) => f.signatureLog.record(r)), f.signatureLog.record(records[7]!)]);
+      expect(results.slice(0, 40).every((r) => r.status === 'fulfilled')).toBe(true);
+      expect(results[40]!.status).toBe('rejected');
+      for (const r of records) expect(await f.signatureLog.find(vault.id, r.submissionHash)).toEqual(r);
     });
   });
 }

@@ -25,6 +25,8 @@ export interface FakeKms {
   readonly keys: Map<string, FakeKey>;
   /** The next N requests answer 500 InternalFailure. */
   failNext: number;
+  /** Every answer is sent this many milliseconds late (a slow network or a throttled KMS). */
+  latencyMs: number;
   /** Operations (`GetPublicKey`, ...) that answer 500 for as long as they are in the set. */
   readonly failing: Set<string>;
   close(): Promise<void>;
@@ -40,7 +42,7 @@ export async function startFakeKms(): Promise<FakeKms> {
   const accessKeyId = 'AKIDFAKEKMS000000000';
   const keys = new Map<string, FakeKey>();
   const calls: string[] = [];
-  const state = { failNext: 0 };
+  const state = { failNext: 0, latencyMs: 0 };
   const failing = new Set<string>();
 
   const server = http.createServer((req, res) => {
@@ -49,8 +51,12 @@ export async function startFakeKms(): Promise<FakeKms> {
     req.on('end', () => {
       const reply = (status: number, body: object) => {
         const text = JSON.stringify(body);
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': randomUUID() });
-        res.end(text);
+        const send = () => {
+          res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': randomUUID() });
+          res.end(text);
+        };
+        if (state.latencyMs > 0) setTimeout(send, state.latencyMs);
+        else send();
       };
       const error = (type: string, message: string, status = 400) => reply(status, { __type: type, message });
       const target = String(req.headers['x-amz-target'] ?? '');
@@ -154,6 +160,12 @@ export async function startFakeKms(): Promise<FakeKms> {
     },
     set failNext(n: number) {
       state.failNext = n;
+    },
+    get latencyMs() {
+      return state.latencyMs;
+    },
+    set latencyMs(ms: number) {
+      state.latencyMs = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { toChecksumAddress } from '../../src/domain/address.js';
 import type { ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
+import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { AuditEvent } from '../../src/ports/audit-log.port.js';
 import type { IdempotencyRecord } from '../../src/ports/wallet-repository.port.js';
 
@@ -37,6 +38,24 @@ export function anApiKey(vault: Vault, overrides: Partial<ApiKeyRecord> = {}): A
     secretHash: randomBytes(32).toString('hex'),
     created: new Date('2026-01-01T00:00:00Z'),
     revoked: null,
+    ...overrides,
+  };
+}
+
+/** The i-th of a run of distinct signature records (same vault and wallet). */
+export function aSignatureRecord(i: number, overrides: Partial<SignatureRecord> = {}): SignatureRecord {
+  return {
+    submissionHash: `0x${i.toString(16).padStart(64, '0')}`,
+    vaultId: 'v',
+    walletId: 'w',
+    walletAddress: '0x0000000000000000000000000000000000000001',
+    chain: 'local',
+    contract: '0x0000000000000000000000000000000000000002',
+    sender: '0x0000000000000000000000000000000000000003',
+    selector: '0x12345678',
+    created: new Date('2026-01-01T00:00:00Z'),
+    transactionHash: null,
+    submitted: null,
     ...overrides,
   };
 }

@@ -1,40 +1,10 @@
 import type { Statement } from 'better-sqlite3';
-import { assertAuditEvent, auditRecordHash, GENESIS_HASH } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, extendChain } from '../../../src/domain/audit-chain.js';
 import { ErrorCode, isDomainError } from '../../../src/domain/errors.js';
-import type { AuditAction, AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
+import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
+import { GroupCommit, type Pending } from '../shared/group-commit.js';
+import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
 import { runSql as run, toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
-
-interface AuditRow {
-  seq: number;
-  at: number;
-  actor: string;
-  vault_id: string | null;
-  subject: string | null;
-  action: string;
-  details: string;
-  prev_hash: string;
-  hash: string;
-}
-
-const toRecord = (r: AuditRow): AuditRecord => ({
-  seq: r.seq,
-  at: new Date(r.at),
-  actor: r.actor,
-  vaultId: r.vault_id,
-  subject: r.subject,
-  action: r.action as AuditAction,
-  details: JSON.parse(r.details) as AuditRecord['details'],
-  prevHash: r.prev_hash,
-  hash: r.hash,
-});
-
-const COLUMNS = 'seq, at, actor, vault_id, subject, action, details, prev_hash, hash';
-
-interface Pending {
-  readonly event: AuditEvent;
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 /**
  * The hash-chained audit trail. Appends are group-committed like SqliteSignatureLog's records (one
@@ -44,7 +14,7 @@ interface Pending {
  * for it and chains after it, so the chain never forks and seq never skips.
  */
 export class SqliteAuditLog implements AuditLog {
-  private pending: Pending[] = [];
+  private readonly batches = new GroupCommit<AuditEvent>((batch) => this.flush(batch));
   private readonly head: Statement;
   private readonly insert: Statement;
   private readonly listAll: Statement;
@@ -68,17 +38,12 @@ export class SqliteAuditLog implements AuditLog {
     }
     // A snapshot: what is hashed and stored is the event as it was when appended.
     const snapshot: AuditEvent = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
-    return new Promise((resolve, reject) => {
-      this.pending.push({ event: snapshot, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
-    });
+    return this.batches.submit(snapshot);
   }
 
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
+  private flush(batch: Pending<AuditEvent>[]): void {
     try {
-      this.db.transaction(() => this.chain(batch.map((p) => p.event))).immediate();
+      this.db.transaction(() => this.chain(batch.map((p) => p.item))).immediate();
       batch.forEach((p) => p.resolve());
     } catch (error) {
       const failure = toDatabaseError(error);
@@ -91,7 +56,7 @@ export class SqliteAuditLog implements AuditLog {
       // Anything else is one bad record: the others are chained without it.
       for (const p of batch) {
         try {
-          this.db.transaction(() => this.chain([p.event])).immediate();
+          this.db.transaction(() => this.chain([p.item])).immediate();
           p.resolve();
         } catch (single) {
           p.reject(toDatabaseError(single));
@@ -103,23 +68,8 @@ export class SqliteAuditLog implements AuditLog {
   /** Runs inside the IMMEDIATE transaction: the head cannot move between this read and the inserts. */
   private chain(events: readonly AuditEvent[]): void {
     const head = this.head.get() as { seq: number; hash: string } | undefined;
-    let seq = head?.seq ?? 0;
-    let prevHash = head?.hash ?? GENESIS_HASH;
-    for (const event of events) {
-      seq++;
-      const hash = auditRecordHash(seq, prevHash, event);
-      this.insert.run({
-        seq,
-        at: event.at.getTime(),
-        actor: event.actor,
-        vaultId: event.vaultId,
-        subject: event.subject,
-        action: event.action,
-        details: JSON.stringify(event.details),
-        prevHash,
-        hash,
-      });
-      prevHash = hash;
+    for (const r of extendChain(head ?? null, events)) {
+      this.insert.run({ ...r, at: r.at.getTime(), details: JSON.stringify(r.details) });
     }
   }
 
@@ -129,8 +79,8 @@ export class SqliteAuditLog implements AuditLog {
         query.vaultId === undefined
           ? this.listAll.all(query.afterSeq, query.limit)
           : this.listVault.all(query.vaultId, query.afterSeq, query.limit)
-      ) as AuditRow[];
-      return rows.map(toRecord);
+      ) as AuditRow<number>[];
+      return rows.map((r) => toAuditRecord(r, fromMillis));
     });
   }
 }

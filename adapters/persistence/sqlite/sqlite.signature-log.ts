@@ -1,43 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
+import { GroupCommit, type Pending } from '../shared/group-commit.js';
+import { fromMillis, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
 import { runSql as run, toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
-
-interface SignatureRow {
-  submission_hash: string;
-  vault_id: string;
-  wallet_id: string;
-  wallet_address: string;
-  chain: string;
-  contract: string;
-  sender: string;
-  selector: string;
-  created: number;
-  transaction_hash: string | null;
-  submitted: number | null;
-}
-
-const toRecord = (r: SignatureRow): SignatureRecord => ({
-  submissionHash: r.submission_hash,
-  vaultId: r.vault_id,
-  walletId: r.wallet_id,
-  walletAddress: r.wallet_address,
-  chain: r.chain,
-  contract: r.contract,
-  sender: r.sender,
-  selector: r.selector,
-  created: new Date(r.created),
-  transactionHash: r.transaction_hash,
-  submitted: r.submitted === null ? null : new Date(r.submitted),
-});
-
-const COLUMNS =
-  'submission_hash, vault_id, wallet_id, wallet_address, chain, contract, sender, selector, created, transaction_hash, submitted';
-
-interface Pending {
-  readonly entry: SignatureRecord;
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 /**
  * Group commit: the signatures recorded during one turn of the event loop are written in one
@@ -45,7 +10,7 @@ interface Pending {
  * still answered only after its record is durable.
  */
 export class SqliteSignatureLog implements SignatureLog {
-  private pending: Pending[] = [];
+  private readonly batches = new GroupCommit<SignatureRecord>((batch) => this.flush(batch));
   private readonly insert: Statement;
   private readonly select: Statement;
   private readonly attach: Statement;
@@ -61,23 +26,18 @@ export class SqliteSignatureLog implements SignatureLog {
   }
 
   record(entry: SignatureRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ entry, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
-    });
+    return this.batches.submit(entry);
   }
 
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
+  private flush(batch: Pending<SignatureRecord>[]): void {
     try {
-      this.db.transaction(() => batch.forEach((p) => this.insertOne(p.entry)))();
+      this.db.transaction(() => batch.forEach((p) => this.insertOne(p.item)))();
       batch.forEach((p) => p.resolve());
     } catch {
       // One bad record must not fail its neighbours: retry them one by one.
       for (const p of batch) {
         try {
-          this.insertOne(p.entry);
+          this.insertOne(p.item);
           p.resolve();
         } catch (error) {
           p.reject(toDatabaseError(error));
@@ -92,8 +52,8 @@ export class SqliteSignatureLog implements SignatureLog {
 
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
     return run(() => {
-      const row = this.select.get(vaultId, submissionHash) as SignatureRow | undefined;
-      return row ? toRecord(row) : null;
+      const row = this.select.get(vaultId, submissionHash) as SignatureRow<number> | undefined;
+      return row ? toSignatureRecord(row, fromMillis) : null;
     });
   }
 
@@ -101,7 +61,7 @@ export class SqliteSignatureLog implements SignatureLog {
     return run(() =>
       this.db.transaction((): AttachResult => {
         if (this.attach.run(transactionHash, now.getTime(), vaultId, submissionHash).changes === 1) return 'attached';
-        const row = this.select.get(vaultId, submissionHash) as SignatureRow | undefined;
+        const row = this.select.get(vaultId, submissionHash) as SignatureRow<number> | undefined;
         if (!row) return 'missing';
         return row.transaction_hash === transactionHash ? 'unchanged' : 'conflict';
       }).immediate(),

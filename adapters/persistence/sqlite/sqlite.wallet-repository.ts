@@ -3,74 +3,9 @@ import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import { fromMillis, toIdempotency, toApiKey, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type IdempotencyRow, type VaultRow, type WalletRow } from '../shared/rows.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
-interface WalletRow {
-  id: string;
-  account_id: string;
-  vault_id: string;
-  name: string;
-  address: string;
-  key_store: string;
-  key_ref: string;
-  created: number;
-  updated: number;
-  expires: number | null;
-  version: number;
-}
-interface ApiKeyRow {
-  id: string;
-  vault_id: string;
-  secret_hash: string;
-  created: number;
-  revoked: number | null;
-}
-interface IdempotencyRow {
-  vault_id: string;
-  key: string;
-  request_hash: string;
-  response: string;
-  created: number;
-  expires: number;
-}
-interface VaultRow {
-  id: string;
-  account_id: string;
-  name: string;
-  created: number;
-}
-
-const toWallet = (r: WalletRow): Wallet => ({
-  id: r.id,
-  accountId: r.account_id,
-  vaultId: r.vault_id,
-  name: r.name,
-  address: r.address,
-  keyStore: r.key_store,
-  keyRef: r.key_ref,
-  created: new Date(r.created),
-  updated: new Date(r.updated),
-  expires: r.expires === null ? null : new Date(r.expires),
-  version: r.version,
-});
-const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
-  id: r.id,
-  vaultId: r.vault_id,
-  secretHash: r.secret_hash,
-  created: new Date(r.created),
-  revoked: r.revoked === null ? null : new Date(r.revoked),
-});
-const toIdempotency = (r: IdempotencyRow): IdempotencyRecord => ({
-  vaultId: r.vault_id,
-  key: r.key,
-  requestHash: r.request_hash,
-  response: r.response,
-  created: new Date(r.created),
-  expires: new Date(r.expires),
-});
-const toVault = (r: VaultRow): Vault => ({ id: r.id, accountId: r.account_id, name: r.name, created: new Date(r.created) });
-
-const WALLET_COLUMNS = 'id, account_id, vault_id, name, address, key_store, key_ref, created, updated, expires, version';
 const VISIBLE = '(expires IS NULL OR expires > @now)';
 
 const ANCHOR_EVERY = 1000;
@@ -169,13 +104,13 @@ export class SqliteWalletRepository implements WalletRepository {
 
   findVault(id: string): Promise<Vault | null> {
     return run(() => {
-      const row = this.s.findVault!.get(id) as VaultRow | undefined;
-      return row ? toVault(row) : null;
+      const row = this.s.findVault!.get(id) as VaultRow<number> | undefined;
+      return row ? toVault(row, fromMillis) : null;
     });
   }
 
   listVaults(): Promise<Vault[]> {
-    return run(() => (this.s.listVaults!.all() as VaultRow[]).map(toVault));
+    return run(() => (this.s.listVaults!.all() as VaultRow<number>[]).map((r) => toVault(r, fromMillis)));
   }
 
   insertApiKey(key: ApiKeyRecord): Promise<void> {
@@ -186,13 +121,13 @@ export class SqliteWalletRepository implements WalletRepository {
 
   findApiKey(id: string): Promise<ApiKeyRecord | null> {
     return run(() => {
-      const row = this.s.findApiKey!.get(id) as ApiKeyRow | undefined;
-      return row ? toApiKey(row) : null;
+      const row = this.s.findApiKey!.get(id) as ApiKeyRow<number> | undefined;
+      return row ? toApiKey(row, fromMillis) : null;
     });
   }
 
   listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {
-    return run(() => (this.s.listApiKeys!.all(vaultId) as ApiKeyRow[]).map(toApiKey));
+    return run(() => (this.s.listApiKeys!.all(vaultId) as ApiKeyRow<number>[]).map((r) => toApiKey(r, fromMillis)));
   }
 
   revokeApiKey(id: string, now: Date): Promise<boolean> {
@@ -228,8 +163,8 @@ export class SqliteWalletRepository implements WalletRepository {
 
   findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
     return run(() => {
-      const row = this.s.findIdempotency!.get(vaultId, key, now.getTime()) as IdempotencyRow | undefined;
-      return row ? toIdempotency(row) : null;
+      const row = this.s.findIdempotency!.get(vaultId, key, now.getTime()) as IdempotencyRow<number> | undefined;
+      return row ? toIdempotency(row, fromMillis) : null;
     });
   }
 
@@ -239,8 +174,8 @@ export class SqliteWalletRepository implements WalletRepository {
 
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
     return run(() => {
-      const row = this.s.findWallet!.get({ vaultId, address, now: now.getTime() }) as WalletRow | undefined;
-      return row ? toWallet(row) : null;
+      const row = this.s.findWallet!.get({ vaultId, address, now: now.getTime() }) as WalletRow<number> | undefined;
+      return row ? toWallet(row, fromMillis) : null;
     });
   }
 
@@ -254,8 +189,8 @@ export class SqliteWalletRepository implements WalletRepository {
           anchor
             ? this.s.listWalletsFrom!.all({ vaultId, now: at, created: anchor.created, id: anchor.id, offset: offset - anchor.position, limit })
             : this.s.listWallets!.all({ vaultId, now: at, offset, limit })
-        ) as WalletRow[];
-        return { count: this.countSync(vaultId, now), page: rows.map(toWallet) };
+        ) as WalletRow<number>[];
+        return { count: this.countSync(vaultId, now), page: rows.map((r) => toWallet(r, fromMillis)) };
       })(),
     );
   }
@@ -296,7 +231,7 @@ export class SqliteWalletRepository implements WalletRepository {
   }
 
   findExpired(now: Date, limit: number): Promise<Wallet[]> {
-    return run(() => (this.s.findExpired!.all(now.getTime(), limit) as WalletRow[]).map(toWallet));
+    return run(() => (this.s.findExpired!.all(now.getTime(), limit) as WalletRow<number>[]).map((r) => toWallet(r, fromMillis)));
   }
 
   removeWallet(id: string): Promise<void> {
@@ -307,13 +242,13 @@ export class SqliteWalletRepository implements WalletRepository {
 
   findRecord(id: string): Promise<Wallet | null> {
     return run(() => {
-      const row = this.s.findRecord!.get(id) as WalletRow | undefined;
-      return row ? toWallet(row) : null;
+      const row = this.s.findRecord!.get(id) as WalletRow<number> | undefined;
+      return row ? toWallet(row, fromMillis) : null;
     });
   }
 
   listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]> {
-    return run(() => (this.s.listByKeyStore!.all({ keyStore, afterId: afterId ?? '', limit }) as WalletRow[]).map(toWallet));
+    return run(() => (this.s.listByKeyStore!.all({ keyStore, afterId: afterId ?? '', limit }) as WalletRow<number>[]).map((r) => toWallet(r, fromMillis)));
   }
 
   keyRefInUse(keyStore: string, keyRef: string): Promise<boolean> {

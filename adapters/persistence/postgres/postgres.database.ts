@@ -1,0 +1,176 @@
+import pg from 'pg';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import { migrate } from './postgres.migrations.js';
+
+/** How to reach the shared database, and how long anything may wait on it. */
+export interface PostgresConfig {
+  /** `postgres://user:password@host:port/database?sslmode=...`; the password never appears in messages. */
+  readonly url: string;
+  /** Connections this process keeps at most (each instance has its own pool). */
+  readonly poolSize: number;
+  /** Bound on opening a connection and on waiting for a free one from the pool. */
+  readonly connectTimeoutMs: number;
+  /** Bound on every statement: the server cancels it (statement_timeout) and the client stops waiting. */
+  readonly queryTimeoutMs: number;
+  /** Bound on applying migrations at start, including waiting for another instance that migrates. */
+  readonly migrationTimeoutMs?: number;
+  /** Told about connections that die while idle in the pool (the next query reconnects). */
+  readonly onIdleError?: (error: Error) => void;
+}
+
+export type Queryable = Pick<pg.ClientBase, 'query'>;
+
+/**
+ * A PostgreSQL pool shared by every adapter of one process. Every call is bounded (connect, wait for a
+ * pool slot, statement), and every failure to reach the database becomes DATABASE_UNAVAILABLE naming the
+ * database: no request waits forever, and a database that comes back is used again without a restart
+ * (broken connections are dropped from the pool, new ones opened on demand).
+ */
+export class PostgresDatabase {
+  readonly pool: pg.Pool;
+  /** `database "name" on host:port`: what messages say, never the URL (it may carry a password). */
+  readonly label: string;
+
+  constructor(readonly config: PostgresConfig) {
+    this.label = describeDatabase(config.url);
+    this.pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize,
+      connectionTimeoutMillis: config.connectTimeoutMs,
+      query_timeout: config.queryTimeoutMs,
+      statement_timeout: config.queryTimeoutMs,
+      // A transaction left open by a dead request must not hold row locks for long.
+      idle_in_transaction_session_timeout: Math.max(config.queryTimeoutMs * 2, 10_000),
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: 'wallet-vault',
+    });
+    // Without a listener, a connection that dies while idle in the pool would crash the process.
+    this.pool.on('error', (error) => config.onIdleError?.(error));
+  }
+
+  /** One statement on any pooled connection; a connection that failed is discarded, not reused. */
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw this.toError(error);
+    }
+  }
+
+  /** Runs `work` in one transaction (READ COMMITTED); commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const value = await work(client);
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Lends one connection for several statements. A connection that fails while lent (its socket dies
+   * between two statements) is destroyed on release instead of going back to the pool.
+   */
+  async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.toError(error);
+    }
+    let broken: Error | undefined;
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
+    try {
+      return await work(client);
+    } catch (error) {
+      broken ??= isConnectionFailure(error) ? (error as Error) : undefined;
+      throw this.toError(error);
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken ?? false);
+    }
+  }
+
+  /** Resolves when the database answers a trivial statement. */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  /** Closes every pooled connection. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
+  }
+
+  /** Connection failures and timeouts become DATABASE_UNAVAILABLE; constraint hits and bugs pass unchanged. */
+  toError(error: unknown): unknown {
+    if (error instanceof DomainError || !isConnectionFailure(error)) return error;
+    return new DomainError(ErrorCode.DATABASE_UNAVAILABLE, `${this.label} is unavailable (${reason(error)})`, { cause: error });
+  }
+}
+
+/**
+ * Opens the pool and brings the schema up to date before anything else runs. Refuses, with a message
+ * naming the database, when it cannot be reached within the connect timeout.
+ */
+export async function openPostgresDatabase(config: PostgresConfig): Promise<PostgresDatabase> {
+  const db = new PostgresDatabase(config);
+  try {
+    await migrate(db, config.migrationTimeoutMs ?? Math.max(60_000, config.queryTimeoutMs));
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw db.toError(error);
+  }
+  return db;
+}
+
+// SQLSTATE classes that mean "the database cannot serve now", as opposed to "this statement is wrong":
+// 08 connection, 28 authorisation, 3D no such database, 53 resources, 57 operator intervention
+// (shutdown, statement timeout), 58 system error; 55P03 lock not available; 40001/40P01 lost races.
+const UNAVAILABLE_CLASSES = new Set(['08', '28', '3D', '53', '57', '58']);
+const UNAVAILABLE_CODES = new Set(['55P03', '40001', '40P01']);
+
+/** Whether an error means the database could not be reached or did not answer in time. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof pg.DatabaseError) {
+    const code = error.code ?? '';
+    return UNAVAILABLE_CLASSES.has(code.slice(0, 2)) || UNAVAILABLE_CODES.has(code);
+  }
+  // Node socket errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ENOTFOUND, EPIPE ...) and pg's own
+  // connection messages: terminated, connection timeout, query read timeout, pool ended.
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  return /connection|timeout|terminated|pool/i.test(error.message);
+}
+
+function reason(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' && e.message ? e.message : 'no answer';
+  return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/** `($1, $2), ($3, $4)` for a multi-row INSERT of `rows` rows of `width` values each. */
+export const rowPlaceholders = (rows: number, width: number): string =>
+  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+
+/** Rows per multi-row INSERT: far below PostgreSQL's 65 535 parameters, more than a turn's burst. */
+export const MAX_ROWS_PER_INSERT = 500;
+
+/** `database "vault" on db.internal:5432`, from a URL whose password must not be repeated. */
+export function describeDatabase(url: string): string {
+  try {
+    const u = new URL(url);
+    const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || 'postgres';
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `PostgreSQL database "${name}" on ${host}:${u.port || '5432'}`;
+  } catch {
+    return 'PostgreSQL database';
+  }
+}

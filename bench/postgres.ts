@@ -1,0 +1,97 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliJson, spawnServer, type ChildServer } from '../test/support/cli.js';
+import { createTestDatabase, POSTGRES_AVAILABLE } from '../test/support/postgres.js';
+import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './support/sign-request.js';
+
+/**
+ * Create and sign throughput on SQLite (one instance) beside PostgreSQL with one instance and with two
+ * instances sharing the database, each `wallet-vault serve` in its own process with the local key store
+ * (the two instances share one key directory and master key). The same total number of connections
+ * drives every setup; with two instances it is split between them and the rates are added.
+ * Usage: npm run bench:postgres [-- seconds]
+ */
+const seconds = Number(process.argv[2] ?? 10);
+const CONNECTIONS = { create: 16, sign: 32 };
+const MASTER_KEY = 'ab'.repeat(32);
+
+interface Setup {
+  readonly label: string;
+  readonly env: Record<string, string>;
+  readonly instances: number;
+  cleanup(): Promise<void>;
+}
+
+async function sqliteSetup(dataDir: string): Promise<Setup> {
+  return { label: 'SQLite, 1 instance', env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY }, instances: 1, cleanup: async () => undefined };
+}
+
+async function postgresSetup(dataDir: string, instances: number): Promise<Setup> {
+  const db = await createTestDatabase();
+  return {
+    label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`,
+    env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY, VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '10', LOG_LEVEL: 'error' },
+    instances,
+    cleanup: () => db.drop(),
+  };
+}
+
+/** Runs the same load split over the instances at once; rates add up, latencies are the worst instance's. */
+async function loadAcross(servers: ChildServer[], label: string, connections: number, path: string, headers: Record<string, string>, body: string): Promise<LoadResult> {
+  const parts = await Promise.all(
+    servers.map((s) =>
+      runLoad({ label, url: `${s.url}${path}`, connections: connections / servers.length, durationSeconds: seconds, method: 'POST', headers, body }),
+    ),
+  );
+  const sum = (f: (r: LoadResult) => number) => parts.reduce((n, r) => n + f(r), 0);
+  return {
+    label,
+    connections,
+    requestsPerSecond: sum((r) => r.requestsPerSecond),
+    p50Ms: Math.max(...parts.map((r) => r.p50Ms)),
+    p99Ms: Math.max(...parts.map((r) => r.p99Ms)),
+    total: sum((r) => r.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+  };
+}
+
+async function measure(setup: Setup): Promise<LoadResult[]> {
+  const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], setup.env);
+  const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], setup.env);
+  const servers: ChildServer[] = [];
+  try {
+    for (let i = 0; i < setup.instances; i++) servers.push(await spawnServer(setup.env));
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const base = `/api/v1/vaults/${vault.id}`;
+    const created = await fetch(`${servers[0]!.url}${base}/wallets`, { method: 'POST', headers, body: JSON.stringify({ name: 'signer' }) });
+    const wallet = ((await created.json()) as { data: { address: string } }).data;
+    const signBody = JSON.stringify({ chain: 'local', contract, sender, uniq, signer: wallet.address, abi, args });
+    for (const s of servers) {
+      const check = await fetch(`${s.url}${base}/sign`, { method: 'POST', headers, body: signBody });
+      if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
+    }
+    return [
+      await loadAcross(servers, `${setup.label}: POST /wallets`, CONNECTIONS.create, `${base}/wallets`, headers, JSON.stringify({ name: 'bench' })),
+      await loadAcross(servers, `${setup.label}: POST /sign`, CONNECTIONS.sign, `${base}/sign`, headers, signBody),
+    ];
+  } finally {
+    for (const s of servers) await s.kill('SIGTERM');
+  }
+}
+
+if (!POSTGRES_AVAILABLE) throw new Error('no PostgreSQL server answers (set VAULT_TEST_POSTGRES_URL)');
+const results: LoadResult[] = [];
+for (const make of [sqliteSetup, (d: string) => postgresSetup(d, 1), (d: string) => postgresSetup(d, 2)]) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-pg-'));
+  const setup = await make(dataDir);
+  try {
+    results.push(...(await measure(setup)));
+  } finally {
+    await setup.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+printTable(results);

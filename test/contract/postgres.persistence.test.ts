@@ -1,0 +1,245 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
+import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.audit-log.js';
+import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
+import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
+import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
+import { PostgresSignatureLog } from '../../adapters/persistence/postgres/postgres.signature-log.js';
+import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
+import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { MovableClock } from '../support/movable-clock.js';
+import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
+import { anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
+import { describeJobLockContract } from './job-lock.contract.js';
+import { describePolicyRepositoryContract } from './policy-repository.contract.js';
+import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
+
+/** Two instances (two pools) on one fresh database, dropped afterwards. */
+async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase) => Promise<void>): Promise<void> {
+  const first = await openTestDatabase();
+  const second = await openPostgresDatabase(testPostgresConfig(first.test.url));
+  try {
+    await work(first.db, second);
+  } finally {
+    await second.close();
+    await first.cleanup();
+  }
+}
+
+describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dropped afterwards)', () => {
+  describeWalletRepositoryContract('postgres', async () => {
+    const { db, cleanup } = await openTestDatabase();
+    return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db), cleanup };
+  });
+  // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
+  describe('audit log', () => {
+    let shared: Awaited<ReturnType<typeof openTestDatabase>>;
+    beforeAll(async () => {
+      shared = await openTestDatabase();
+    });
+    afterAll(() => shared?.cleanup());
+    describeAuditLogContract('postgres', async () => {
+      await shared.db.query('TRUNCATE audit_log');
+      return { log: new PostgresAuditLog(shared.db), cleanup: async () => undefined };
+    });
+  });
+  describePolicyRepositoryContract('postgres', async () => {
+    const { db, cleanup } = await openTestDatabase();
+    return { policies: new PostgresPolicyRepository(db), cleanup };
+  });
+  describeJobLockContract('postgres (advisory lock)', async () => {
+    const { db, cleanup } = await openTestDatabase();
+    return { lock: new PostgresJobLock(db), cleanup };
+  });
+
+  it('job lock: one instance runs a job at a time; a dead session releases it', async () =>
+    withTwoInstances(async (a, b) => {
+      const lockA = new PostgresJobLock(a);
+      const lockB = new PostgresJobLock(b);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let started!: () => void;
+      const running = new Promise<void>((r) => (started = r));
+      const first = lockA.runExclusive('purge', async () => {
+        started();
+        await held;
+        return 'a';
+      });
+      await running;
+      expect(await lockB.runExclusive('purge', async () => 'b')).toEqual({ ran: false });
+      release();
+      expect(await first).toEqual({ ran: true, value: 'a' });
+      expect(await lockB.runExclusive('purge', async () => 'b')).toEqual({ ran: true, value: 'b' });
+
+      // An instance that dies while holding the lock: its session ends, the lock goes with it.
+      const doomed = await openPostgresDatabase(testPostgresConfig(a.config.url, { poolSize: 1 }));
+      let unblock!: () => void;
+      const blocked = new Promise<void>((r) => (unblock = r));
+      const stuck = new PostgresJobLock(doomed).runExclusive('sweep', () => blocked);
+      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: false });
+      const killed = await a.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND classid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [0x6a6f62],
+      );
+      expect(killed.rowCount).toBe(1);
+      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: true, value: 'b' });
+      unblock();
+      expect(await stuck).toEqual({ ran: true, value: undefined });
+      await doomed.close();
+    }));
+
+  it('audit log: appends from two instances at once form one valid chain', async () =>
+    withTwoInstances(async (a, b) => {
+      const logA = new PostgresAuditLog(a);
+      const logB = new PostgresAuditLog(b);
+      await Promise.all(
+        Array.from({ length: 120 }, (_, i) => (i % 2 ? logA : logB).append(anAuditEvent({ actor: `actor-${i}` }))),
+      );
+      const records = await logB.list({ afterSeq: 0, limit: 1000 });
+      expect(records).toHaveLength(120);
+      expectValidChain(records);
+    }));
+
+  it('idempotency: the same key sent to two instances at once creates one wallet', async () =>
+    withTwoInstances(async (a, b) => {
+      const repoA = new PostgresWalletRepository(a);
+      const repoB = new PostgresWalletRepository(b);
+      const vault = aVault();
+      const now = new Date();
+      await repoA.ensureAccount(vault.accountId, now);
+      await repoA.insertVault(vault);
+      for (let i = 0; i < 10; i++) {
+        const key = `key-${i}`;
+        const results = await Promise.allSettled([
+          repoA.insertWallet(aWallet(vault), anIdempotencyRecord(vault, { key, created: now })),
+          repoB.insertWallet(aWallet(vault), anIdempotencyRecord(vault, { key, created: now })),
+        ]);
+        expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+        expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: ErrorCode.IDEMPOTENCY_CONFLICT });
+      }
+      expect(await repoB.countWallets(vault.id, now)).toBe(10);
+    }));
+
+  it('migrates once when many instances start at once on a fresh database, and again is a no-op', async () => {
+    const test = await createTestDatabase();
+    try {
+      const opened = await Promise.all(Array.from({ length: 6 }, () => openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }))));
+      const { rows } = await opened[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+      await Promise.all(opened.map((db) => db.close()));
+      const again = await openPostgresDatabase(testPostgresConfig(test.url));
+      expect((await again.query('SELECT version FROM schema_migrations')).rowCount).toBe(SCHEMA_VERSION);
+      // A newer build migrated it: this one must not write to a schema it does not know.
+      await again.query('INSERT INTO schema_migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+      await again.close();
+      await expect(openPostgresDatabase(testPostgresConfig(test.url))).rejects.toMatchObject({
+        code: ErrorCode.DATABASE_UNAVAILABLE,
+        message: expect.stringMatching(/newer than this build/),
+      });
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it('refuses to open an unreachable database with DATABASE_UNAVAILABLE naming it, never the password', async () => {
+    const error = await openPostgresDatabase({
+      url: 'postgres://vault:s3cret-pw@127.0.0.1:1/vaultdb',
+      poolSize: 1,
+      connectTimeoutMs: 1000,
+      queryTimeoutMs: 1000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    expect((error as Error).message).toMatch(/PostgreSQL database "vaultdb" on 127\.0\.0\.1:1/);
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+
+  it('two instances on one database: concurrent renames and expires of one wallet lose no update', () =>
+    withTwoInstances(async (a, b) => {
+      const repoA = new PostgresWalletRepository(a);
+      const repoB = new PostgresWalletRepository(b);
+      const clock = new MovableClock();
+      const vault = aVault();
+      const principal = { apiKeyId: 'k1', vaultId: vault.id };
+      await repoA.ensureAccount(vault.accountId, clock.now());
+      await repoA.insertVault(vault);
+      for (let round = 0; round < 10; round++) {
+        const w = aWallet(vault);
+        await repoA.insertWallet(w);
+        const [renamed, expired] = await Promise.all([
+          new RenameWallet(repoA, clock, new PostgresAuditLog(a)).execute(principal, w.address, `name ${round}`),
+          new ExpireWallet(repoB, clock, new PostgresAuditLog(b)).execute(principal, w.address),
+        ]);
+        const stored = await repoB.findRecord(w.id);
+        expect(stored?.version).toBe(3);
+        expect(stored?.name).toBe(`name ${round}`);
+        expect(stored?.expires).toEqual(expired.expires);
+        expect(renamed.version + expired.version).toBe(5);
+      }
+      // Both instances' audit records form one chain.
+      const trail = await new PostgresAuditLog(a).list({ afterSeq: 0, limit: 100 });
+      expect(trail.map((r) => r.action).sort()).toEqual([...Array(10).fill('wallet.expired'), ...Array(10).fill('wallet.renamed')]);
+      expectValidChain(trail);
+    }));
+
+  it('list pages agree with their total while another instance creates', () =>
+    withTwoInstances(async (a, b) => {
+      const repoA = new PostgresWalletRepository(a);
+      const repoB = new PostgresWalletRepository(b);
+      const vault = aVault();
+      const now = new Date('2026-06-01T00:00:00Z');
+      await repoA.ensureAccount(vault.accountId, now);
+      await repoA.insertVault(vault);
+      let created = 0;
+      let done = false;
+      const writer = (async () => {
+        while (created < 300) {
+          await Promise.all(Array.from({ length: 4 }, () => repoB.insertWallet(aWallet(vault, { created: new Date(now.getTime() - 1_000_000 + created) }))));
+          created += 4;
+        }
+        done = true;
+      })();
+      let checks = 0;
+      while (!done) {
+        const offset = Math.floor(Math.random() * 200);
+        const page = await repoA.listWallets(vault.id, now, offset, 50);
+        // From one snapshot: a short page means the end of the vault, so the total is exactly what precedes it.
+        if (page.page.length === 0) expect(page.count).toBeLessThanOrEqual(offset);
+        else if (page.page.length < 50) expect(page.count).toBe(offset + page.page.length);
+        else expect(page.count).toBeGreaterThanOrEqual(offset + 50);
+        checks++;
+      }
+      await writer;
+      expect(checks).toBeGreaterThan(5);
+      expect((await repoA.listWallets(vault.id, now, 0, 1000)).count).toBe(300);
+    }));
+
+  it('refuses a replayed auth nonce on any instance, and lets an expired one go', () =>
+    withTwoInstances(async (a, b) => {
+      const clock = new MovableClock();
+      const now = () => clock.now().getTime();
+      const guardA = new PostgresReplayGuard(a, now, Number.POSITIVE_INFINITY);
+      const guardB = new PostgresReplayGuard(b, now, Number.POSITIVE_INFINITY);
+      const until = new Date(clock.now().getTime() + 120_000);
+      for (let i = 0; i < 20; i++) {
+        const results = await Promise.all([guardA.firstUse(`n${i}`, until), guardB.firstUse(`n${i}`, until)]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+      }
+      expect(await guardB.firstUse('n0', until)).toBe(false);
+      clock.advance(120_000);
+      expect(await guardA.firstUse('n0', new Date(clock.now().getTime() + 120_000))).toBe(true);
+      expect(await guardA.firstUse('n0', new Date(clock.now().getTime() + 120_000))).toBe(false);
+      expect(await guardA.sweep(clock.now())).toBe(19);
+      expect((await a.query('SELECT count(*)::int AS n FROM auth_nonces')).rows[0]).toEqual({ n: 1 });
+      // In service the sweep runs by itself, from the first request after its interval.
+      await a.query("UPDATE auth_nonces SET expires = now() - interval '1 second'");
+      const swept = new PostgresReplayGuard(a, Date.now, 0);
+      expect(await swept.firstUse('fresh', new Date(Date.now() + 120_000))).toBe(true);
+      await expect.poll(async () => (await a.query('SELECT nonce FROM auth_nonces')).rows).toEqual([{ nonce: 'fresh' }]);
+    }));
+});
