@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { runSql as run, toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
+import { commitQueueOf, type SqliteCommitQueue } from './sqlite.commit-queue.js';
+import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 interface SignatureRow {
   submission_hash: string;
@@ -33,24 +34,20 @@ const toRecord = (r: SignatureRow): SignatureRecord => ({
 const COLUMNS =
   'submission_hash, vault_id, wallet_id, wallet_address, chain, contract, sender, selector, created, transaction_hash, submitted';
 
-interface Pending {
-  readonly entry: SignatureRecord;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
 /**
  * Group commit: the signatures recorded during one turn of the event loop are written in one
- * transaction, so concurrent signs share one fsync instead of queueing behind one each. Each caller is
- * still answered only after its record is durable.
+ * transaction (the connection's commit queue, shared with the audit log), so concurrent signs share one
+ * fsync instead of queueing behind one each. Each caller is still answered only after its record is
+ * durable, and a record that cannot be stored fails alone.
  */
 export class SqliteSignatureLog implements SignatureLog {
-  private pending: Pending[] = [];
+  private readonly commits: SqliteCommitQueue;
   private readonly insert: Statement;
   private readonly select: Statement;
   private readonly attach: Statement;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.commits = commitQueueOf(db);
     this.insert = db.prepare(
       `INSERT INTO signatures (${COLUMNS}) VALUES (@submissionHash, @vaultId, @walletId, @walletAddress, @chain, @contract, @sender, @selector, @created, @transactionHash, @submitted)`,
     );
@@ -61,33 +58,8 @@ export class SqliteSignatureLog implements SignatureLog {
   }
 
   record(entry: SignatureRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ entry, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      this.db.transaction(() => batch.forEach((p) => this.insertOne(p.entry)))();
-      batch.forEach((p) => p.resolve());
-    } catch {
-      // One bad record must not fail its neighbours: retry them one by one.
-      for (const p of batch) {
-        try {
-          this.insertOne(p.entry);
-          p.resolve();
-        } catch (error) {
-          p.reject(toDatabaseError(error));
-        }
-      }
-    }
-  }
-
-  private insertOne(entry: SignatureRecord): void {
-    this.insert.run({ ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null });
+    const row = { ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null };
+    return this.commits.enqueue(() => this.insert.run(row));
   }
 
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
