@@ -36,9 +36,11 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
     const vaultId = decodeSegment(rawVaultId);
     const principal = await deps.authenticate.execute(req.headers.authorization, vaultId);
     const rawBody = await readBody(req, deps.bodyLimitBytes);
-    const body = parseJsonBody(rawBody, req.headers['content-type']);
+    // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400
+    // about a body it was never entitled to have read.
     const header = req.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
+    const body = parseJsonBody(rawBody, req.headers['content-type']);
     payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {
     const failure = toErrorResponse(error, requestId, deps.logger);

@@ -1,3 +1,5 @@
+import { SIGNATURE_PARAM } from '../../test/support/sign-request.js';
+
 /** The call both sign benchmarks sign: a mint(address, uint256, string, signature). */
 export const SIGN_ABI = {
   type: 'function',
@@ -7,16 +9,7 @@ export const SIGN_ABI = {
     { name: 'to', type: 'address' },
     { name: 'amount', type: 'uint256' },
     { name: 'memo', type: 'string' },
-    {
-      name: 'sig',
-      type: 'tuple',
-      components: [
-        { name: 'nonce', type: 'bytes32' },
-        { name: 'r', type: 'bytes32' },
-        { name: 's', type: 'bytes32' },
-        { name: 'v', type: 'uint8' },
-      ],
-    },
+    SIGNATURE_PARAM,
   ],
   outputs: [],
 };

@@ -47,10 +47,11 @@ export class CreateWallet {
     }
 
     const store = this.keyStores.default;
-    const key = await store.create();
+    const id = this.ids.next();
+    const key = await store.create({ accountId: vault.accountId, vaultId: vault.id, walletId: id });
     const now = this.clock.now();
     const wallet: Wallet = {
-      id: this.ids.next(),
+      id,
       accountId: vault.accountId,
       vaultId: vault.id,
       name,

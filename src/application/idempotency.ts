@@ -48,9 +48,13 @@ export const idempotencyConflict = () =>
     'Idempotency-Key: already used with a different request body in the last 24 hours; use a new key for a new request',
   );
 
-/** The first answer, kept verbatim: a retry gets the wallet exactly as it was created, even if it changed since. */
+/**
+ * The first answer, kept verbatim: a retry gets the wallet exactly as it was created, even if it changed
+ * since. The key reference is left out: for wrapping stores (vault-transit) it is the wrapped key itself,
+ * and a second copy of it must not sit in another table beyond the reach of the purge.
+ */
 export function encodeCreatedWallet(wallet: Wallet): string {
-  return JSON.stringify(wallet);
+  return JSON.stringify({ ...wallet, keyRef: '' });
 }
 
 export function decodeCreatedWallet(response: string): Wallet {
@@ -63,7 +67,7 @@ export function decodeCreatedWallet(response: string): Wallet {
     name: w.name as string,
     address: w.address as string,
     keyStore: w.keyStore as string,
-    keyRef: w.keyRef as string,
+    keyRef: '', // never stored with the answer (see encodeCreatedWallet)
     created: date(w.created),
     updated: date(w.updated),
     expires: w.expires === null ? null : date(w.expires),

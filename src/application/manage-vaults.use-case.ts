@@ -1,5 +1,6 @@
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
+import { normalizeWalletName } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
@@ -24,8 +25,7 @@ export class ManageVaults {
   ) {}
 
   async createVault(input: { name: string; account?: string }): Promise<Vault> {
-    const name = input.name.trim();
-    if (name.length === 0 || name.length > 200) throw invalidArgument('name: must be 1 to 200 characters');
+    const name = normalizeWalletName(input.name);
     const accountId = input.account ?? DEFAULT_ACCOUNT;
     if (!IDENTIFIER.test(accountId)) {
       throw invalidArgument('account: must be 1 to 100 letters, digits, ".", "_" or "-"');

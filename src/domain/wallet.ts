@@ -1,4 +1,5 @@
 import { invalidArgument } from './errors.js';
+import { codePoints, hasLoneSurrogate } from './unicode.js';
 
 /** 30 calendar days in UTC: UTC has no daylight-saving shifts, so a calendar day is always 86 400 s. */
 export const EXPIRY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -30,13 +31,20 @@ export function walletState(wallet: Pick<Wallet, 'expires'>, now: Date): WalletS
   return now.getTime() >= wallet.expires.getTime() ? 'deleted' : 'expiring';
 }
 
+/**
+ * A name as given, trimmed: 1 to 200 characters, counted as Unicode code points (an emoji is one
+ * character, not two UTF-16 units). Ill-formed UTF-16 (a lone surrogate, which JSON can carry) is
+ * refused: it cannot be stored as UTF-8, so it would not read back as it was written.
+ */
 export function normalizeWalletName(raw: unknown, field = 'name'): string {
   if (typeof raw !== 'string') throw invalidArgument(`${field}: must be a string`);
   const name = raw.trim();
   if (name.length === 0) throw invalidArgument(`${field}: must not be empty`);
-  if (name.length > WALLET_NAME_MAX) {
-    throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${name.length})`);
+  const length = codePoints(name);
+  if (length > WALLET_NAME_MAX) {
+    throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${length})`);
   }
+  if (hasLoneSurrogate(name)) throw invalidArgument(`${field}: must be well-formed Unicode text (it contains a lone surrogate)`);
   return name;
 }
 

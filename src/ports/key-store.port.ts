@@ -16,6 +16,13 @@ export interface RecoverableSignature {
   readonly v: 27 | 28;
 }
 
+/** The wallet a key is created for; stores that can label their keys (KMS tags) record it. */
+export interface KeyOwner {
+  readonly accountId: string;
+  readonly vaultId: string;
+  readonly walletId: string;
+}
+
 /**
  * Custody of secp256k1 private keys. Errors from the backend are raised as DomainError
  * KEYSTORE_UNAVAILABLE naming the store.
@@ -23,8 +30,11 @@ export interface RecoverableSignature {
 export interface KeyStore {
   /** Stable name of the store, recorded on every wallet it holds (`local`, `pkcs11`, `aws-kms`, `vault-transit`). */
   readonly name: string;
-  /** Generates a key and stores it durably before returning: a returned key survives a crash. */
-  create(): Promise<CreatedKey>;
+  /**
+   * Generates a key and stores it durably before returning: a returned key survives a crash. `owner`
+   * names the wallet the key is for, so an operator looking at the store can tell whose key it is.
+   */
+  create(owner?: KeyOwner): Promise<CreatedKey>;
   /** Signs a 32-byte digest as is (no hashing, no prefix). */
   sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature>;
   /** Destroys the key; destroying a key that is already gone succeeds. */

@@ -9,6 +9,9 @@ const SPKI_PREFIX = Buffer.from('3056301006072a8648ce3d020106052b8104000a034200'
 interface FakeKey {
   readonly id: string;
   readonly privateKey: Buffer;
+  /** Tags given to CreateKey, as TagKey -> TagValue. */
+  readonly tags: Record<string, string>;
+  description?: string;
   state: 'Enabled' | 'Disabled' | 'PendingDeletion';
   pendingWindowInDays?: number;
 }
@@ -22,6 +25,8 @@ export interface FakeKms {
   readonly keys: Map<string, FakeKey>;
   /** The next N requests answer 500 InternalFailure. */
   failNext: number;
+  /** Operations (`GetPublicKey`, ...) that answer 500 for as long as they are in the set. */
+  readonly failing: Set<string>;
   close(): Promise<void>;
 }
 
@@ -36,6 +41,7 @@ export async function startFakeKms(): Promise<FakeKms> {
   const keys = new Map<string, FakeKey>();
   const calls: string[] = [];
   const state = { failNext: 0 };
+  const failing = new Set<string>();
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,8 +60,8 @@ export async function startFakeKms(): Promise<FakeKms> {
       if (!auth.startsWith(`AWS4-HMAC-SHA256 Credential=${accessKeyId}/`) || !req.headers['x-amz-date']) {
         return error('UnrecognizedClientException', 'The security token included in the request is invalid.');
       }
-      if (state.failNext > 0) {
-        state.failNext--;
+      if (state.failNext > 0 || failing.has(operation)) {
+        if (state.failNext > 0) state.failNext--;
         return error('KMSInternalException', 'injected failure', 500);
       }
       let input: Record<string, unknown>;
@@ -75,8 +81,16 @@ export async function startFakeKms(): Promise<FakeKms> {
           let privateKey: Buffer;
           do privateKey = randomBytes(32);
           while (!secp256k1.privateKeyVerify(privateKey));
+          const tags: Record<string, string> = {};
+          for (const t of Array.isArray(input.Tags) ? (input.Tags as { TagKey?: unknown; TagValue?: unknown }[]) : []) {
+            // KMS's own rules: keys 1-128 and values 0-256 characters of letters, digits, spaces and _.:/=+-@
+            if (typeof t.TagKey !== 'string' || typeof t.TagValue !== 'string' || !/^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u.test(t.TagKey) || !/^[\p{L}\p{Z}\p{N}_.:/=+\-@]{0,256}$/u.test(t.TagValue)) {
+              return error('TagException', 'invalid tag');
+            }
+            tags[t.TagKey] = t.TagValue;
+          }
           const id = randomUUID();
-          keys.set(id, { id, privateKey, state: 'Enabled' });
+          keys.set(id, { id, privateKey, tags, description: typeof input.Description === 'string' ? input.Description : undefined, state: 'Enabled' });
           return reply(200, { KeyMetadata: metadata(keys.get(id)!) });
         }
         case 'GetPublicKey': {
@@ -134,6 +148,7 @@ export async function startFakeKms(): Promise<FakeKms> {
     secretAccessKey: 'fake-secret-access-key',
     calls,
     keys,
+    failing,
     get failNext() {
       return state.failNext;
     },

@@ -46,12 +46,15 @@ async function setup() {
   return { repo, store, clock, auditLog, vault, run, create, principal };
 }
 
+/** A replay carries every field the client sees; the key reference is never kept with the answer. */
+const replayOf = (w: { keyRef: string }) => ({ ...w, keyRef: '' });
+
 describe('idempotent create', () => {
   it('returns the first wallet for a retry within 24 hours and creates nothing; a new one from the 24th hour on', async () => {
     const t = await setup();
     const first = await t.run('k1', { name: 'a' });
     t.clock.advance(IDEMPOTENCY_TTL_MS - 1);
-    expect(await t.run('k1', { name: 'a' })).toEqual(first);
+    expect(await t.run('k1', { name: 'a' })).toEqual(replayOf(first));
     expect(t.repo.wallets.size).toBe(1);
     expect(t.store.size).toBe(1);
     expect(t.auditLog.records.filter((r) => r.action === 'wallet.created')).toHaveLength(1);
@@ -65,7 +68,15 @@ describe('idempotent create', () => {
     const t = await setup();
     const first = await t.run('k', { name: 'a' });
     await t.repo.updateWallet({ ...first, name: 'renamed', version: 2 });
-    expect(await t.run('k', { name: 'a' })).toEqual(first);
+    expect(await t.run('k', { name: 'a' })).toEqual(replayOf(first));
+  });
+
+  it('keeps no copy of the key reference (for vault-transit, the wrapped key) with the stored answer', async () => {
+    const t = await setup();
+    const first = await t.run('k', { name: 'a' });
+    const [record] = [...t.repo.idempotency.values()];
+    expect(first.keyRef).not.toBe('');
+    expect(record!.response).not.toContain(first.keyRef);
   });
 
   it('refuses the same key with another body, and keys are per vault', async () => {
@@ -91,12 +102,12 @@ describe('idempotent create', () => {
     // All three passed the idempotency lookup before any of them committed.
     t.store.release();
     const answers = await Promise.all(racing);
-    expect(answers[1]).toEqual(answers[0]);
-    expect(answers[2]).toEqual(answers[0]);
+    expect(replayOf(answers[1]!)).toEqual(replayOf(answers[0]!));
+    expect(replayOf(answers[2]!)).toEqual(replayOf(answers[0]!));
     expect(t.repo.wallets.size).toBe(1);
     expect(t.store.size).toBe(1);
     expect(t.store.destroyed).toHaveLength(2);
-    expect(t.store.destroyed).not.toContain(answers[0]!.keyRef);
+    expect(t.store.destroyed).not.toContain([...t.repo.wallets.values()][0]!.keyRef);
     expect(t.auditLog.records.filter((r) => r.action === 'wallet.created')).toHaveLength(1);
   });
 

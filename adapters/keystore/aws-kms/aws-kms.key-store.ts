@@ -8,7 +8,7 @@ import {
   SignCommand,
 } from '@aws-sdk/client-kms';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
 import { completeSignature, parseDerSignature, parseSpkiPublicKey } from '../shared/secp256k1.js';
 
 /** Configuration of the `aws-kms` key store. Credentials and region come from the SDK's default chain unless given. */
@@ -53,14 +53,14 @@ export class AwsKmsKeyStore implements KeyStore {
     });
   }
 
-  async create(): Promise<CreatedKey> {
+  async create(owner?: KeyOwner): Promise<CreatedKey> {
     const created = await this.call('CreateKey', () =>
       this.client.send(
         new CreateKeyCommand({
           KeySpec: 'ECC_SECG_P256K1',
           KeyUsage: 'SIGN_VERIFY',
-          Description: 'wallet-vault wallet key',
-          Tags: [{ TagKey: 'wallet-vault', TagValue: 'wallet' }],
+          Description: owner ? `wallet-vault key of wallet ${owner.walletId} in vault ${owner.vaultId}` : 'wallet-vault wallet key',
+          Tags: kmsTags(owner),
         }),
       ),
     );
@@ -134,6 +134,22 @@ export class AwsKmsKeyStore implements KeyStore {
       throw unavailable(`${operation} failed (${reason(error)})`, error);
     }
   }
+}
+
+/**
+ * `wallet-vault=wallet` on every key (the IAM policy in docs/keystores.md conditions on it), and the
+ * account, vault and wallet the key belongs to, so a key in the KMS console names its wallet.
+ */
+export function kmsTags(owner: KeyOwner | undefined): { TagKey: string; TagValue: string }[] {
+  const tags = [{ TagKey: 'wallet-vault', TagValue: 'wallet' }];
+  if (owner) {
+    tags.push(
+      { TagKey: 'wallet-vault:account', TagValue: owner.accountId },
+      { TagKey: 'wallet-vault:vault', TagValue: owner.vaultId },
+      { TagKey: 'wallet-vault:wallet', TagValue: owner.walletId },
+    );
+  }
+  return tags;
 }
 
 /** The SDK error's name and a short message; never credentials, which the SDK does not put in messages. */

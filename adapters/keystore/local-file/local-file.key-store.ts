@@ -45,12 +45,17 @@ export class LocalFileKeyStore implements KeyStore {
   }
 
   async create(): Promise<CreatedKey> {
-    await this.ensureDir();
     const privateKey = generatePrivateKey();
     try {
       const publicKey = publicKeyOf(privateKey);
       const keyRef = addressFromPublicKey(publicKey).toLowerCase();
-      await writeFileDurably(this.fileOf(keyRef), this.seal(keyRef, privateKey));
+      try {
+        await this.ensureDir();
+        await writeFileDurably(this.fileOf(keyRef), this.seal(keyRef, privateKey));
+      } catch (error) {
+        // A full or read-only disk, a missing directory: the store is failing (503), not the service (500).
+        throw unavailable(`could not write a key file (${errorCode(error)})`, error);
+      }
       return { keyRef, publicKey };
     } finally {
       privateKey.fill(0);
@@ -112,7 +117,14 @@ export class LocalFileKeyStore implements KeyStore {
   }
 
   private ensureDir(): Promise<void> {
-    this.dirReady ??= mkdir(this.config.keysDir, { recursive: true, mode: 0o700 }).then(() => undefined);
+    this.dirReady ??= mkdir(this.config.keysDir, { recursive: true, mode: 0o700 }).then(
+      () => undefined,
+      (error: unknown) => {
+        // Not remembered: once the directory can be created, the next call succeeds without a restart.
+        this.dirReady = undefined;
+        throw error;
+      },
+    );
     return this.dirReady;
   }
 
@@ -156,4 +168,9 @@ export class LocalFileKeyStore implements KeyStore {
     }
     return key;
   }
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' ? code : 'unknown error';
 }

@@ -1,5 +1,6 @@
 import { parseAddress } from '../address.js';
 import { invalidArgument } from '../errors.js';
+import { hasLoneSurrogate } from '../unicode.js';
 import { signatureType, type AbiParam } from './abi-function.js';
 
 /** A value ready for the ABI encoder: bigint, boolean, string (hex, address or text), or arrays of these. */
@@ -46,6 +47,9 @@ function coerceElementary(raw: unknown, path: string, type: string): AbiValue {
   if (type === 'address') return parseAddress(raw, `${path} (${type})`);
   if (type === 'string') {
     if (typeof raw !== 'string') throw fail(path, type, `${show(raw)} is not a string`);
+    // Encoders disagree on a lone surrogate (replaced here, refused by ethers): the contract could see
+    // other bytes than were signed.
+    if (hasLoneSurrogate(raw)) throw fail(path, type, 'is not well-formed Unicode text (it contains a lone surrogate)');
     return raw;
   }
   if (typeof raw !== 'string' || !HEX_BYTES.test(raw)) throw fail(path, type, `${show(raw)} is not 0x-prefixed hex bytes`);
