@@ -85,9 +85,7 @@ export function buildContainer(parts: ContainerParts): Container {
   const auditLog = () => c.get<AuditLog>(AUDIT_LOG);
 
   c.bind(PolicyCache).toDynamicValue(() => new PolicyCache(c.get<PolicyRepository>(POLICY_REPOSITORY), clock()));
-  c.bind(ManageVaults).toDynamicValue(
-    () => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR), auditLog(), (apiKeyId) => c.get(Authenticate).invalidate(apiKeyId)),
-  );
+  c.bind(ManageVaults).toDynamicValue(() => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR), auditLog()));
   c.bind(ManagePolicies).toDynamicValue(
     () => new ManagePolicies(repo(), c.get(POLICY_REPOSITORY), clock(), auditLog(), (vaultId) => c.get(PolicyCache).invalidate(vaultId)),
   );

@@ -20,8 +20,6 @@ export class ManageVaults {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly auditLog: AuditLog,
-    /** Told after a key is revoked, so this process's authentication cache drops it at once. */
-    private readonly onApiKeyRevoked: (apiKeyId: string) => void = () => undefined,
   ) {}
 
   async createVault(input: { name: string; account?: string }): Promise<Vault> {
@@ -64,7 +62,6 @@ export class ManageVaults {
     if (!before || !(await this.repository.revokeApiKey(id, now))) {
       throw new DomainError(ErrorCode.INVALID_ARGUMENT, `api key ${id} does not exist`);
     }
-    this.onApiKeyRevoked(id);
     if (before.revoked === null) await audit(this.auditLog, 'api-key.revoked', now, OPERATOR, before.vaultId, id);
   }
 }

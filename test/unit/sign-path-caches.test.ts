@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_CACHE_TTL_MS, Authenticate } from '../../src/application/authenticate.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
@@ -20,10 +19,7 @@ import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 
-/**
- * One repository seen by two "processes": the use cases under test (with their caches) and another
- * writer (the CLI or another instance) that changes records behind their back.
- */
+/** Sign with its signer cache over a repository that tests also change directly, as another process would. */
 async function world() {
   const repo = new InMemoryWalletRepository();
   const store = new InMemoryKeyStore('local');
@@ -32,11 +28,9 @@ async function world() {
   const auditLog = new InMemoryAuditLog();
   let n = 0;
   const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
-  const authenticate = new Authenticate(repo, clock, auditLog);
-  const here = new ManageVaults(repo, clock, ids, auditLog, (id) => authenticate.invalidate(id));
-  const elsewhere = new ManageVaults(repo, clock, ids, auditLog);
-  const vault = await here.createVault({ name: 'main' });
-  const { apiKey, record } = await here.createApiKey(vault.id);
+  const manage = new ManageVaults(repo, clock, ids, auditLog);
+  const vault = await manage.createVault({ name: 'main' });
+  const { record } = await manage.createApiKey(vault.id);
   const principal = { apiKeyId: record.id, vaultId: vault.id };
   const sign = new SignCall(
     repo,
@@ -51,45 +45,8 @@ async function world() {
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   const signWith = (signer: string) =>
     sign.execute({ principal, body: { chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
-  return { repo, clock, vault, apiKey, record, authenticate, here, elsewhere, principal, create, signWith };
+  return { repo, clock, principal, create, signWith };
 }
-
-const bearer = (key: string) => `Bearer ${key}`;
-
-describe('API key cache', () => {
-  it('refuses a key revoked through this process at once', async () => {
-    const w = await world();
-    await w.authenticate.execute(bearer(w.apiKey), w.vault.id);
-    await w.here.revokeApiKey(w.record.id);
-    await expect(w.authenticate.execute(bearer(w.apiKey), w.vault.id)).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
-  });
-
-  it('refuses a key revoked by another process once the TTL has passed, not before', async () => {
-    const w = await world();
-    await w.authenticate.execute(bearer(w.apiKey), w.vault.id);
-    await w.elsewhere.revokeApiKey(w.record.id);
-    w.clock.advance(API_KEY_CACHE_TTL_MS - 1);
-    await expect(w.authenticate.execute(bearer(w.apiKey), w.vault.id)).resolves.toEqual(w.principal);
-    w.clock.advance(1);
-    await expect(w.authenticate.execute(bearer(w.apiKey), w.vault.id)).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
-  });
-
-  it('checks the secret on every request, cached record or not', async () => {
-    const w = await world();
-    await w.authenticate.execute(bearer(w.apiKey), w.vault.id);
-    const wrongSecret = `${w.apiKey.slice(0, -1)}${w.apiKey.endsWith('A') ? 'B' : 'A'}`;
-    await expect(w.authenticate.execute(bearer(wrongSecret), w.vault.id)).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
-    await expect(w.authenticate.execute(bearer(w.apiKey), `${w.vault.id}x`)).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
-  });
-
-  it('never caches an unknown key: one created elsewhere works at once', async () => {
-    const w = await world();
-    const fresh = await w.elsewhere.createApiKey(w.vault.id);
-    const unknownYet = `wv_${'0'.repeat(16)}_${fresh.apiKey.slice(-43)}`;
-    await expect(w.authenticate.execute(bearer(unknownYet), w.vault.id)).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
-    await expect(w.authenticate.execute(bearer(fresh.apiKey), w.vault.id)).resolves.toMatchObject({ apiKeyId: fresh.record.id });
-  });
-});
 
 describe('signer cache', () => {
   it('stops signing with a wallet expired by another process at its expiry instant exactly', async () => {
