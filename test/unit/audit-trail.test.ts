@@ -23,17 +23,7 @@ import {
 } from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
-
-const SIGNER_ABI = {
-  type: 'function',
-  name: 'go',
-  inputs: [
-    { name: 'x', type: 'uint256' },
-    { name: 'sig', type: 'tuple', components: [{ name: 'nonce', type: 'bytes32' }, { name: 'r', type: 'bytes32' }, { name: 's', type: 'bytes32' }, { name: 'v', type: 'uint8' }] },
-  ],
-};
-const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-const SENDER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 
 async function world() {
   const repo = new InMemoryWalletRepository();
