@@ -77,7 +77,17 @@ export class SignCall {
 
     // Before any chain read or key store: a request outside the policy costs nothing more.
     const violation = signPolicyViolation(await this.policies.find(vaultId), { chain, contract, selector: fn.selector, sender });
-    if (violation !== null) throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+    if (violation !== null) {
+      // A refused attempt is what an operator most wants on record; it is written before the 403.
+      await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), vaultId, null, {
+        rule: violation,
+        chain,
+        contract,
+        selector: fn.selector,
+        sender,
+      });
+      throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+    }
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
     const now = this.clock.now();

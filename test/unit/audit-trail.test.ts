@@ -248,7 +248,7 @@ describe('reading and verifying the trail', () => {
 });
 
 describe('signing under a policy', () => {
-  it('refuses outside the policy before the key store is touched, and records no signature', async () => {
+  it('refuses outside the policy before the key store is touched, records the refusal and no signature', async () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
     await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
@@ -263,7 +263,21 @@ describe('signing under a policy', () => {
       message: `policy: contract ${other} is not in this vault's allowed contracts`,
     });
     expect(w.store.failNext).toBe(1);
-    expect(w.since(start)).toEqual([]);
+    expect(w.since(start)).toEqual([
+      expect.objectContaining({
+        action: 'sign.denied',
+        actor: `api-key:${w.principal.apiKeyId}`,
+        vaultId: w.vault.id,
+        subject: null,
+        details: {
+          rule: `policy: contract ${other} is not in this vault's allowed contracts`,
+          chain: 'local',
+          contract: other,
+          selector: expect.stringMatching(/^0x[0-9a-f]{8}$/),
+          sender: SENDER,
+        },
+      }),
+    ]);
     w.store.failNext = 0;
     await expect(w.sign.execute({ principal: w.principal, body: body(CONTRACT) })).resolves.toMatchObject({ submissionHash: expect.any(String) });
   });
