@@ -4,27 +4,41 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliJson, spawnServer } from '../test/support/cli.js';
-import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { measureCpuPerRequest, type CpuResult } from './support/cpu.js';
+import { printTable, runLoad, type LoadOptions, type LoadResult } from './support/load.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './support/sign-request.js';
 
 /**
  * Sign throughput and p99 latency at 32 connections: the service (one process, SQLite, local key store)
- * against the floor (bare node:http doing the same cryptographic work) measured in the same run.
- * Usage: npm run bench:sign [-- seconds]
+ * against the floor (bare node:http doing the same cryptographic work) measured in the same run. Then
+ * the server's CPU time per sign over a fixed number of signs, for both: the figure that stays put when
+ * other work shares the machine.
+ * Usage: npm run bench:sign [-- seconds [cpu-requests]]
  */
 const seconds = Number(process.argv[2] ?? 15);
+const cpuRequests = Number(process.argv[3] ?? 20_000);
 const CONNECTIONS = 32;
 
-async function measureFloor(): Promise<LoadResult> {
+interface Measured {
+  readonly load: LoadResult;
+  readonly cpu: CpuResult;
+}
+
+/** Throughput for `seconds`, then CPU per request over `cpuRequests`, against one server process. */
+async function measure(pid: number, o: Omit<LoadOptions, 'durationSeconds' | 'connections'>): Promise<Measured> {
+  const load = await runLoad({ ...o, connections: CONNECTIONS, durationSeconds: seconds });
+  const cpu = await measureCpuPerRequest(pid, { ...o, connections: CONNECTIONS, requests: cpuRequests });
+  return { load, cpu };
+}
+
+async function measureFloor(): Promise<Measured> {
   const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/sign-floor.main.js');
   const child = spawn(process.execPath, [entry], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   try {
-    return await runLoad({
+    return await measure(child.pid!, {
       label: 'floor: bare node:http + libsecp256k1',
       url: `${url}/sign`,
-      connections: CONNECTIONS,
-      durationSeconds: seconds,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ abi, args, uniq, sender }),
@@ -34,7 +48,7 @@ async function measureFloor(): Promise<LoadResult> {
   }
 }
 
-async function measureService(): Promise<LoadResult> {
+async function measureService(): Promise<Measured> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   try {
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
@@ -51,11 +65,9 @@ async function measureService(): Promise<LoadResult> {
       const body = JSON.stringify({ chain: 'local', contract, sender, uniq, signer: wallet.address, abi, args });
       const check = await fetch(`${server.url}/api/v1/vaults/${vault.id}/sign`, { method: 'POST', headers, body });
       if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
-      return await runLoad({
+      return await measure(server.child.pid!, {
         label: 'wallet-vault POST /sign (1 process)',
         url: `${server.url}/api/v1/vaults/${vault.id}/sign`,
-        connections: CONNECTIONS,
-        durationSeconds: seconds,
         method: 'POST',
         headers,
         body,
@@ -70,5 +82,17 @@ async function measureService(): Promise<LoadResult> {
 
 const floor = await measureFloor();
 const service = await measureService();
-printTable([floor, service]);
-console.log(`\nservice / floor = ${(service.requestsPerSecond / floor.requestsPerSecond).toFixed(2)} (target >= 0.80)`);
+printTable([floor.load, service.load]);
+console.log(`\nthroughput: service / floor = ${(service.load.requestsPerSecond / floor.load.requestsPerSecond).toFixed(2)} (target >= 0.80)`);
+
+console.log(`\n| server CPU per sign (${cpuRequests} signs, 32 connections) | µs | non-2xx + errors |`);
+console.log('|---|---|---|');
+for (const { cpu } of [floor, service]) {
+  console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+}
+const [f, v] = [floor.cpu.cpuMicrosPerRequest, service.cpu.cpuMicrosPerRequest];
+if (f !== null && v !== null) {
+  // At one core per server, throughput is the inverse of CPU per request: this ratio is what the
+  // throughput ratio would be on a quiet machine.
+  console.log(`\nCPU: floor / service = ${(f / v).toFixed(2)} (target >= 0.80)`);
+}

@@ -15,7 +15,10 @@ export interface LoadOptions {
   readonly label: string;
   readonly url: string;
   readonly connections: number;
-  readonly durationSeconds: number;
+  /** How long to drive the server; ignored when `amount` is given. */
+  readonly durationSeconds?: number;
+  /** Send exactly this many requests instead of running for a duration. */
+  readonly amount?: number;
   readonly method?: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
   readonly body?: string;
@@ -28,7 +31,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: o.url,
     connections: o.connections,
-    duration: o.durationSeconds,
+    ...(o.amount === undefined ? { duration: o.durationSeconds } : { amount: o.amount }),
     method: o.method ?? 'GET',
     headers: o.headers,
     body: o.body,

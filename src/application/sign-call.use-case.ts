@@ -19,7 +19,7 @@ import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
-import { requireWallet } from './wallet-lookup.js';
+import { SignerCache } from './wallet-lookup.js';
 
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -41,6 +41,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export class SignCall {
   /** Parsed ABI items by their JSON text: clients send the same few items over and over. */
   private readonly functions = new Map<string, ParsedFunction>();
+  private readonly signers: SignerCache;
 
   constructor(
     private readonly repository: WalletRepository,
@@ -52,7 +53,9 @@ export class SignCall {
     /** The vault's policy (usually a PolicyCache: this is read on every sign). */
     private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
     private readonly auditLog: AuditLog,
-  ) {}
+  ) {
+    this.signers = new SignerCache(repository);
+  }
 
   async execute(input: { principal: Principal; body: unknown }): Promise<SignResult> {
     const { principal, body } = input;
@@ -74,11 +77,21 @@ export class SignCall {
 
     // Before any chain read or key store: a request outside the policy costs nothing more.
     const violation = signPolicyViolation(await this.policies.find(vaultId), { chain, contract, selector: fn.selector, sender });
-    if (violation !== null) throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+    if (violation !== null) {
+      // A refused attempt is what an operator most wants on record; it is written before the 403.
+      await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), vaultId, null, {
+        rule: violation,
+        chain,
+        contract,
+        selector: fn.selector,
+        sender,
+      });
+      throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+    }
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
     const now = this.clock.now();
-    const wallet = await requireWallet(this.repository, vaultId, signer, now).catch((error: unknown) => {
+    const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
         throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `signer ${signer} is not a wallet of this vault`);
       }

@@ -1,12 +1,13 @@
 import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { Vault } from '../domain/vault.js';
-import type { Wallet } from '../domain/wallet.js';
+import { walletState, type Wallet } from '../domain/wallet.js';
 import type { AuditAction, AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
+import { TtlCache } from './ttl-cache.js';
 
 export async function requireVault(repository: WalletRepository, vaultId: string): Promise<Vault> {
   const vault = await repository.findVault(vaultId);
@@ -25,6 +26,39 @@ export async function requireWallet(
   const wallet = await repository.findWallet(vaultId, address, now);
   if (!wallet) throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `wallet ${address} not found in this vault`);
   return wallet;
+}
+
+/** How long a signer found for a vault is reused by sign (see SignerCache). */
+export const SIGNER_CACHE_TTL_MS = 5_000;
+const MAX_SIGNERS = 10_000;
+
+/**
+ * requireWallet for the sign path, where the same few signers are looked up on every request. A wallet
+ * found is reused for a few seconds, but its expiry is checked against the clock on every use, so it
+ * stops signing at its expiry instant exactly (and is then looked up again: it may have been unexpired).
+ * A cached copy showing no expiry cannot miss one either: expiring sets the instant 30 days out, far
+ * beyond the TTL. Misses are never cached: a wallet created through another process signs at once. What can go stale
+ * for the TTL is what sign does not read (the name) and the key reference after a rewrap, which key
+ * stores keep accepting until the old wrapping version is retired.
+ */
+export class SignerCache {
+  private readonly wallets: TtlCache<string, Wallet>;
+
+  constructor(
+    private readonly repository: WalletRepository,
+    ttlMs = SIGNER_CACHE_TTL_MS,
+  ) {
+    this.wallets = new TtlCache(ttlMs, MAX_SIGNERS);
+  }
+
+  async require(vaultId: string, rawAddress: string, now: Date): Promise<Wallet> {
+    const key = `${vaultId}/${parseAddress(rawAddress, 'address', { anyCase: true })}`;
+    const hit = this.wallets.get(key, now.getTime());
+    if (hit && walletState(hit.value, now) !== 'deleted') return hit.value;
+    const wallet = await requireWallet(this.repository, vaultId, rawAddress, now);
+    this.wallets.set(key, wallet, now.getTime());
+    return wallet;
+  }
 }
 
 const MAX_ATTEMPTS = 5;

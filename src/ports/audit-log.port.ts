@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'wallet.unexpired',
   'wallet.deleted',
   'signature.issued',
+  'sign.denied',
   'policy.changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -56,6 +56,50 @@ describe('sqlite specifics', () => {
     }
   });
 
+  it('commits the signature records and audit appends of one turn in one transaction; a bad one fails alone', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      const signatures = new SqliteSignatureLog(db);
+      const audit = new SqliteAuditLog(db);
+      let transactions = 0;
+      const transaction = db.transaction.bind(db);
+      db.transaction = ((fn: (...a: unknown[]) => unknown) => (transactions++, transaction(fn))) as typeof db.transaction;
+      const record = (i: number) => ({
+        submissionHash: `0x${i.toString(16).padStart(64, '0')}`,
+        vaultId: 'v',
+        walletId: 'w',
+        walletAddress: '0x0000000000000000000000000000000000000001',
+        chain: 'local',
+        contract: '0x0000000000000000000000000000000000000002',
+        sender: '0x0000000000000000000000000000000000000003',
+        selector: '0x12345678',
+        created: new Date(),
+        transactionHash: null,
+        submitted: null,
+      });
+      await Promise.all([signatures.record(record(1)), audit.append(anAuditEvent({ actor: 'a' })), signatures.record(record(2))]);
+      expect(transactions).toBe(1);
+      // A duplicate signature record in the batch: it alone fails, the audit appends around it chain on.
+      const results = await Promise.allSettled([
+        audit.append(anAuditEvent({ actor: 'b' })),
+        signatures.record(record(1)),
+        audit.append(anAuditEvent({ actor: 'c' })),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      db.close();
+      const reopened = openSqliteDatabase({ path: file });
+      expect((reopened.prepare('SELECT count(*) AS n FROM signatures').get() as { n: number }).n).toBe(2);
+      const records = await new SqliteAuditLog(reopened).list({ afterSeq: 0, limit: 10 });
+      expect(records.map((r) => r.actor)).toEqual(['a', 'b', 'c']);
+      expectValidChain(records);
+      reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('chains audit appends from two connections (CLI and server) into one chain, and keeps it across reopen', async () => {
     const dir = await tempDir();
     try {

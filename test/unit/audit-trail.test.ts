@@ -23,17 +23,7 @@ import {
 } from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
-
-const SIGNER_ABI = {
-  type: 'function',
-  name: 'go',
-  inputs: [
-    { name: 'x', type: 'uint256' },
-    { name: 'sig', type: 'tuple', components: [{ name: 'nonce', type: 'bytes32' }, { name: 'r', type: 'bytes32' }, { name: 's', type: 'bytes32' }, { name: 'v', type: 'uint8' }] },
-  ],
-};
-const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-const SENDER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 
 async function world() {
   const repo = new InMemoryWalletRepository();
@@ -258,7 +248,7 @@ describe('reading and verifying the trail', () => {
 });
 
 describe('signing under a policy', () => {
-  it('refuses outside the policy before the key store is touched, and records no signature', async () => {
+  it('refuses outside the policy before the key store is touched, records the refusal and no signature', async () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
     await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
@@ -273,7 +263,21 @@ describe('signing under a policy', () => {
       message: `policy: contract ${other} is not in this vault's allowed contracts`,
     });
     expect(w.store.failNext).toBe(1);
-    expect(w.since(start)).toEqual([]);
+    expect(w.since(start)).toEqual([
+      expect.objectContaining({
+        action: 'sign.denied',
+        actor: `api-key:${w.principal.apiKeyId}`,
+        vaultId: w.vault.id,
+        subject: null,
+        details: {
+          rule: `policy: contract ${other} is not in this vault's allowed contracts`,
+          chain: 'local',
+          contract: other,
+          selector: expect.stringMatching(/^0x[0-9a-f]{8}$/),
+          sender: SENDER,
+        },
+      }),
+    ]);
     w.store.failNext = 0;
     await expect(w.sign.execute({ principal: w.principal, body: body(CONTRACT) })).resolves.toMatchObject({ submissionHash: expect.any(String) });
   });

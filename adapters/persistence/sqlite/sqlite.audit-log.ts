@@ -1,26 +1,27 @@
 import type { Statement } from 'better-sqlite3';
 import { assertAuditEvent, extendChain } from '../../../src/domain/audit-chain.js';
-import { ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
-import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
-import { runSql as run, toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
+import { commitQueueOf, type SqliteCommitQueue } from './sqlite.commit-queue.js';
+import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 /**
- * The hash-chained audit trail. Appends are group-committed like SqliteSignatureLog's records (one
- * transaction, one fsync per turn of the event loop), because signature.issued is appended on the sign
- * path. Each batch reads the chain head and extends it inside one IMMEDIATE transaction, which holds the
- * database write lock from the read on: an operator command appending through its own connection waits
- * for it and chains after it, so the chain never forks and seq never skips.
+ * The hash-chained audit trail. Appends are group-committed through the connection's commit queue, in
+ * the same transaction as SqliteSignatureLog's records (one fsync per turn of the event loop for both),
+ * because signature.issued is appended on the sign path. Each append reads the chain head and extends it
+ * inside the queue's IMMEDIATE transaction, which holds the database write lock from the first read on:
+ * an operator command appending through its own connection waits for it and chains after it, so the
+ * chain never forks and seq never skips.
  */
 export class SqliteAuditLog implements AuditLog {
-  private readonly batches = new GroupCommit<AuditEvent>((batch) => this.flush(batch));
+  private readonly commits: SqliteCommitQueue;
   private readonly head: Statement;
   private readonly insert: Statement;
   private readonly listAll: Statement;
   private readonly listVault: Statement;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(db: SqliteDatabase) {
+    this.commits = commitQueueOf(db);
     this.head = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
     this.insert = db.prepare(
       `INSERT INTO audit_log (${COLUMNS}) VALUES (@seq, @at, @actor, @vaultId, @subject, @action, @details, @prevHash, @hash)`,
@@ -38,37 +39,13 @@ export class SqliteAuditLog implements AuditLog {
     }
     // A snapshot: what is hashed and stored is the event as it was when appended.
     const snapshot: AuditEvent = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
-    return this.batches.submit(snapshot);
+    return this.commits.enqueue(() => this.chain(snapshot));
   }
 
-  private flush(batch: Pending<AuditEvent>[]): void {
-    try {
-      this.db.transaction(() => this.chain(batch.map((p) => p.item))).immediate();
-      batch.forEach((p) => p.resolve());
-    } catch (error) {
-      const failure = toDatabaseError(error);
-      // An unavailable database fails them all: retrying one by one would only wait out the busy timeout
-      // once per record with the event loop blocked.
-      if (isDomainError(failure) && failure.code === ErrorCode.DATABASE_UNAVAILABLE) {
-        batch.forEach((p) => p.reject(failure));
-        return;
-      }
-      // Anything else is one bad record: the others are chained without it.
-      for (const p of batch) {
-        try {
-          this.db.transaction(() => this.chain([p.item])).immediate();
-          p.resolve();
-        } catch (single) {
-          p.reject(toDatabaseError(single));
-        }
-      }
-    }
-  }
-
-  /** Runs inside the IMMEDIATE transaction: the head cannot move between this read and the inserts. */
-  private chain(events: readonly AuditEvent[]): void {
+  /** Runs inside the queue's IMMEDIATE transaction: the head cannot move between this read and the insert. */
+  private chain(event: AuditEvent): void {
     const head = this.head.get() as { seq: number; hash: string } | undefined;
-    for (const r of extendChain(head ?? null, events)) {
+    for (const r of extendChain(head ?? null, [event])) {
       this.insert.run({ ...r, at: r.at.getTime(), details: JSON.stringify(r.details) });
     }
   }

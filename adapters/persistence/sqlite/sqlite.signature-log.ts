@@ -1,21 +1,23 @@
 import type { Statement } from 'better-sqlite3';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { fromMillis, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
-import { runSql as run, toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
+import { commitQueueOf, type SqliteCommitQueue } from './sqlite.commit-queue.js';
+import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 /**
  * Group commit: the signatures recorded during one turn of the event loop are written in one
- * transaction, so concurrent signs share one fsync instead of queueing behind one each. Each caller is
- * still answered only after its record is durable.
+ * transaction (the connection's commit queue, shared with the audit log), so concurrent signs share one
+ * fsync instead of queueing behind one each. Each caller is still answered only after its record is
+ * durable, and a record that cannot be stored fails alone.
  */
 export class SqliteSignatureLog implements SignatureLog {
-  private readonly batches = new GroupCommit<SignatureRecord>((batch) => this.flush(batch));
+  private readonly commits: SqliteCommitQueue;
   private readonly insert: Statement;
   private readonly select: Statement;
   private readonly attach: Statement;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.commits = commitQueueOf(db);
     this.insert = db.prepare(
       `INSERT INTO signatures (${COLUMNS}) VALUES (@submissionHash, @vaultId, @walletId, @walletAddress, @chain, @contract, @sender, @selector, @created, @transactionHash, @submitted)`,
     );
@@ -26,28 +28,8 @@ export class SqliteSignatureLog implements SignatureLog {
   }
 
   record(entry: SignatureRecord): Promise<void> {
-    return this.batches.submit(entry);
-  }
-
-  private flush(batch: Pending<SignatureRecord>[]): void {
-    try {
-      this.db.transaction(() => batch.forEach((p) => this.insertOne(p.item)))();
-      batch.forEach((p) => p.resolve());
-    } catch {
-      // One bad record must not fail its neighbours: retry them one by one.
-      for (const p of batch) {
-        try {
-          this.insertOne(p.item);
-          p.resolve();
-        } catch (error) {
-          p.reject(toDatabaseError(error));
-        }
-      }
-    }
-  }
-
-  private insertOne(entry: SignatureRecord): void {
-    this.insert.run({ ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null });
+    const row = { ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null };
+    return this.commits.enqueue(() => this.insert.run(row));
   }
 
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
+import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
+import { ErrorCode } from '../../src/domain/errors.js';
+import {
+  InMemoryAuditLog,
+  InMemoryPolicyRepository,
+  InMemorySignatureLog,
+  InMemoryWalletRepository,
+} from '../support/in-memory.persistence.js';
+import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
+import { FixedClock } from '../support/movable-clock.js';
+import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
+
+const UNIQ = `0x${'ab'.repeat(32)}`;
+
+/** Sign with its signer cache over a repository that tests also change directly, as another process would. */
+async function world() {
+  const repo = new InMemoryWalletRepository();
+  const store = new InMemoryKeyStore('local');
+  const registry = new MapKeyStoreRegistry([store], 'local');
+  const clock = new FixedClock(new Date('2026-05-01T00:00:00Z'));
+  const auditLog = new InMemoryAuditLog();
+  let n = 0;
+  const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
+  const manage = new ManageVaults(repo, clock, ids, auditLog);
+  const vault = await manage.createVault({ name: 'main' });
+  const { record } = await manage.createApiKey(vault.id);
+  const principal = { apiKeyId: record.id, vaultId: vault.id };
+  const sign = new SignCall(
+    repo,
+    registry,
+    { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
+    new InMemorySignatureLog(),
+    clock,
+    (k) => randomBytes(k),
+    new InMemoryPolicyRepository(),
+    auditLog,
+  );
+  const create = new CreateWallet(repo, registry, clock, ids, auditLog);
+  const signWith = (signer: string) =>
+    sign.execute({ principal, body: { chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
+  return { repo, clock, principal, create, signWith };
+}
+
+describe('signer cache', () => {
+  it('stops signing with a wallet expired by another process at its expiry instant exactly', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 's' });
+    await w.signWith(wallet.address); // cached, not expiring
+    const expired = await new ExpireWallet(w.repo, w.clock, new InMemoryAuditLog()).execute(w.principal, wallet.address);
+    // Expiry is always 30 days out, so a cached copy (at most a TTL old) that shows no expiry is never
+    // wrong about the instant; past the TTL the lookup sees it.
+    w.clock.set(new Date(expired.expires!.getTime() - 1));
+    await expect(w.signWith(wallet.address)).resolves.toMatchObject({ submissionHash: expect.any(String) });
+    w.clock.set(expired.expires!);
+    await expect(w.signWith(wallet.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+  });
+
+  it('refuses a cached expiring wallet at its expiry instant even within the TTL', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 's' });
+    const expires = new Date(w.clock.now().getTime() + SIGNER_CACHE_TTL_MS / 2);
+    w.repo.wallets.set(wallet.id, { ...w.repo.wallets.get(wallet.id)!, expires });
+    await w.signWith(wallet.address); // cached with its expiry
+    w.clock.set(new Date(expires.getTime() - 1));
+    await expect(w.signWith(wallet.address.toLowerCase())).resolves.toMatchObject({ submissionHash: expect.any(String) });
+    w.clock.set(expires);
+    await expect(w.signWith(wallet.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+  });
+
+  it('looks an expired cached wallet up again: unexpired elsewhere, it signs', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 's' });
+    const expires = new Date(w.clock.now().getTime() + 1000);
+    w.repo.wallets.set(wallet.id, { ...w.repo.wallets.get(wallet.id)!, expires });
+    await w.signWith(wallet.address);
+    w.repo.wallets.set(wallet.id, { ...w.repo.wallets.get(wallet.id)!, expires: null });
+    w.clock.set(expires);
+    await expect(w.signWith(wallet.address)).resolves.toMatchObject({ submissionHash: expect.any(String) });
+  });
+
+  it('never caches a miss: a wallet created elsewhere signs at once', async () => {
+    const w = await world();
+    const wallet = await w.create.execute({ principal: w.principal, name: 's' });
+    const stored = w.repo.wallets.get(wallet.id)!;
+    w.repo.wallets.delete(wallet.id);
+    await expect(w.signWith(wallet.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+    w.repo.wallets.set(wallet.id, stored);
+    await expect(w.signWith(wallet.address)).resolves.toMatchObject({ submissionHash: expect.any(String) });
+  });
+});
