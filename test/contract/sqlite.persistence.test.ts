@@ -66,19 +66,7 @@ describe('sqlite specifics', () => {
       let transactions = 0;
       const transaction = db.transaction.bind(db);
       db.transaction = ((fn: (...a: unknown[]) => unknown) => (transactions++, transaction(fn))) as typeof db.transaction;
-      const record = (i: number) => ({
-        submissionHash: `0x${i.toString(16).padStart(64, '0')}`,
-        vaultId: 'v',
-        walletId: 'w',
-        walletAddress: '0x0000000000000000000000000000000000000001',
-        chain: 'local',
-        contract: '0x0000000000000000000000000000000000000002',
-        sender: '0x0000000000000000000000000000000000000003',
-        selector: '0x12345678',
-        created: new Date(),
-        transactionHash: null,
-        submitted: null,
-      });
+      const record = (i: number) => aSignatureRecord(i, { created: new Date() });
       await Promise.all([signatures.record(record(1)), audit.append(anAuditEvent({ actor: 'a' })), signatures.record(record(2))]);
       expect(transactions).toBe(1);
       // A duplicate signature record in the batch: it alone fails, the audit appends around it chain on.
