@@ -4,11 +4,10 @@ import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-c
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import { client } from '../support/http-client.js';
+import { localSignBody, MINT_TO } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const SECRET = 'audit-test-secret-that-is-longer-than-32-characters';
-const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
-const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
 
 describe('the audit trail over HTTP', () => {
   let s: TestServer;
@@ -59,15 +58,7 @@ describe('the audit trail over HTTP', () => {
   it('records a signature issued on the fast path, and refusals of the auth signature', async () => {
     const signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
     const start = await headSeq();
-    const payload = {
-      chain: 'local',
-      contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
-      sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
-      uniq: `0x${'ab'.repeat(32)}`,
-      signer,
-      abi: MINT,
-      args: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '5'],
-    };
+    const payload = localSignBody(signer, { args: [MINT_TO, '5'] });
     const ok = await signed(payload);
     expect(ok.status).toBe(200);
     const missing = await api.post(`${base}/sign`, payload);
