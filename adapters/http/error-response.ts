@@ -19,7 +19,7 @@ export function toErrorResponse(
     const status = STATUS_BY_CODE[error.code];
     if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');
     // The code only: messages echo the caller's input, which has no place in the logs.
-    else logger.debug?.({ code: error.code, status }, 'request refused');
+    else logger.debug?.({ requestId, code: error.code, status }, 'request refused');
     return { status, message: error.message };
   }
   if (error instanceof URIError) {

@@ -9,7 +9,7 @@ import { toErrorResponse } from './error-response.js';
 import { parseJsonBody } from './json-body.js';
 import type { JsonBounds } from './json-bounds.js';
 import { RateLimitedError } from './rate-limiter.js';
-import { currentRequestContext } from './request-context.js';
+import { requestContextOf } from './request-context.js';
 import { presentSubmission, presentWallet } from './presenters.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
 
@@ -67,7 +67,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // The request id and the request log line come from observe-requests.ts, which wraps this app.
   app.use((req, res, next) => {
-    const context = currentRequestContext();
+    const context = requestContextOf(req);
     locals(res).requestId = context?.requestId ?? ownRequestId(res);
     if (context) context.resolveRoute = () => routePattern(req, locals(res).inVault === true);
     next();

@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import { requestIdOf, runInRequestContext, type RequestContext } from './request-context.js';
+import { attachRequestContext, requestIdOf, type RequestContext } from './request-context.js';
 
 /** Where answered requests are counted; PrometheusMetrics implements it. */
 export interface RequestObserver {
@@ -10,8 +10,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 
 /**
  * The outermost layer of every request, before the sign fast path and Express: gives the request its id
- * (echoed in `X-Request-Id`), runs the rest in that request's context so every log line carries the id,
- * and on the answer logs one `request` line and feeds the metrics, labelled by route pattern.
+ * (echoed in `X-Request-Id`) and its context, and on the answer logs one `request` line and feeds the
+ * metrics, labelled by route pattern.
  */
 export function observeRequests(
   listener: RequestListener,
@@ -28,6 +28,7 @@ export function observeRequests(
       deps.metrics?.observeRequest(method, route, res.statusCode, seconds);
       deps.logger.info({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
     });
-    runInRequestContext(context, () => listener(req, res));
+    attachRequestContext(req, context);
+    listener(req, res);
   };
 }

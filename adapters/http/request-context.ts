@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -11,7 +10,13 @@ export interface RequestContext {
   resolveRoute?: () => string | undefined;
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
+/*
+ * The context travels with the request object, not in an AsyncLocalStorage. On Node 20 an
+ * AsyncLocalStorage in use installs promise hooks that run on every promise the process creates, and the
+ * sign path creates many: measured at 10 to 15 % of the server's CPU per sign (docs/benchmarks.md). Code
+ * that logs while serving a request names the request id itself (see error-response.ts).
+ */
+const contexts = new WeakMap<IncomingMessage, RequestContext>();
 
 // A caller's own id (from a proxy or the client) is kept so one id follows the request across systems;
 // anything else is replaced, so a header can never inject text into the logs.
@@ -23,12 +28,12 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && ACCEPTABLE_ID.test(given) ? given : randomUUID();
 }
 
-/** Runs `work` with the request's context, so the logger's mixin finds the id on every line. */
-export function runInRequestContext<T>(context: RequestContext, work: () => T): T {
-  return storage.run(context, work);
+/** Gives the request its context, for the layers below to find with requestContextOf. */
+export function attachRequestContext(req: IncomingMessage, context: RequestContext): void {
+  contexts.set(req, context);
 }
 
-/** The request being served by the current async flow, if any. */
-export function currentRequestContext(): RequestContext | undefined {
-  return storage.getStore();
+/** The context of a request that came through observeRequests, if it did. */
+export function requestContextOf(req: IncomingMessage): RequestContext | undefined {
+  return contexts.get(req);
 }

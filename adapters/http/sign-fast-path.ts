@@ -5,7 +5,7 @@ import { toErrorResponse } from './error-response.js';
 import { ownRequestId, takeRateLimit, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
 import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
-import { currentRequestContext } from './request-context.js';
+import { requestContextOf } from './request-context.js';
 
 const SIGN_PATH = /^\/api\/v1\/vaults?\/([^/?#]+)\/sign\/?(?:\?.*)?$/i;
 
@@ -30,7 +30,7 @@ export function withSignFastPath(app: Express, deps: HttpDeps): RequestListener 
 
 async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerResponse, deps: HttpDeps): Promise<void> {
   // The id, the request log line and the metrics come from observe-requests.ts, which wraps this listener.
-  const context = currentRequestContext();
+  const context = requestContextOf(req);
   const requestId = context?.requestId ?? ownRequestId(res);
   if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
   let status = 200;

@@ -78,7 +78,7 @@ describe('logs at LOG_LEVEL=trace', () => {
       const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       const requestLines = lines.filter((l) => l.msg === 'request' && l.route !== '/healthz'); // the start-up probe
       expect(requestLines.map((l) => l.requestId).sort()).toEqual([...ids].sort());
-      // Lines written inside a request without naming the id themselves get it from the request context.
+      // Lines written inside a request (refusals, dependency failures) name the request's id.
       const inside = lines.filter((l) => l.msg === 'request refused' || l.msg === 'dependency failure');
       expect(inside.length).toBeGreaterThanOrEqual(6);
       for (const l of inside) expect(ids).toContain(l.requestId);
