@@ -17,18 +17,23 @@ const isSignatureParam = (p: AbiParameter) =>
 const keccak_256 = (data: Buffer) => createKeccak('keccak256').update(data).digest();
 const hex = (b: Uint8Array): Hex => `0x${Buffer.from(b).toString('hex')}`;
 
+interface SignRequest {
+  abi: AbiFunction;
+  args: unknown[];
+  uniq: Hex;
+  sender: Hex;
+}
+
+// A function of its own so the profiling benchmark can tell body parsing from the rest.
+const parseSignRequest = (chunks: Buffer[]) => JSON.parse(Buffer.concat(chunks).toString()) as SignRequest;
+
 export async function startSignFloor(privateKey: Uint8Array): Promise<{ url: string; close(): Promise<void> }> {
   const parsed = new Map<string, { selector: Hex; inputs: AbiParameter[]; sigIndex: number }>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
-        abi: AbiFunction;
-        args: unknown[];
-        uniq: Hex;
-        sender: Hex;
-      };
+      const body = parseSignRequest(chunks);
       const key = JSON.stringify(body.abi);
       let fn = parsed.get(key);
       if (!fn) {

@@ -46,10 +46,13 @@ export interface ChildServer {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `wallet-vault serve` in its own process, as an operator runs it; resolves once /healthz answers. */
-export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+/**
+ * `wallet-vault serve` in its own process, as an operator runs it; resolves once /healthz answers.
+ * `nodeArgs` go to node itself (the profiling benchmark passes `--cpu-prof`).
+ */
+export async function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cliJson, spawnServer } from '../../test/support/cli.js';
+import type { LoadOptions } from './load.js';
+import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './sign-request.js';
+
+/** A server under a sign benchmark: its process, the request that signs, and how to stop it. */
+export interface SignTarget {
+  readonly pid: number;
+  readonly request: Omit<LoadOptions, 'durationSeconds' | 'connections' | 'amount'>;
+  stop(): Promise<void>;
+}
+
+/** The floor (bare node:http doing the same cryptographic work) in its own process, as the service runs. */
+export async function startFloor(nodeArgs: readonly string[] = []): Promise<SignTarget> {
+  const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-floor.main.js');
+  const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    pid: child.pid!,
+    request: {
+      label: 'floor: bare node:http + libsecp256k1',
+      url: `${url}/sign`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ abi, args, uniq, sender }),
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * `wallet-vault serve` (one process, SQLite, local key store) on a fresh data directory with a vault, an
+ * API key and a signer wallet; one sign is checked before it is handed over.
+ */
+export async function startService(nodeArgs: readonly string[] = []): Promise<SignTarget> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
+  const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
+  const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
+  const server = await spawnServer({ VAULT_DATA_DIR: dataDir }, nodeArgs);
+  const stop = async () => {
+    await server.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/api/v1/vaults/${vault.id}/wallets`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'signer' }),
+    });
+    const wallet = ((await created.json()) as { data: { address: string } }).data;
+    const body = JSON.stringify({ chain: 'local', contract, sender, uniq, signer: wallet.address, abi, args });
+    const url = `${server.url}/api/v1/vaults/${vault.id}/sign`;
+    const check = await fetch(url, { method: 'POST', headers, body });
+    if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
+    return { pid: server.child.pid!, request: { label: 'wallet-vault POST /sign (1 process)', url, method: 'POST', headers, body }, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
