@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import { assertAuditEvent, extendChain } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, extendChain, type ChainHead } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
-import { commitQueueOf, type SqliteCommitQueue } from './sqlite.commit-queue.js';
+import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 /**
@@ -11,7 +11,8 @@ import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
  * because signature.issued is appended on the sign path. Each append reads the chain head and extends it
  * inside the queue's IMMEDIATE transaction, which holds the database write lock from the first read on:
  * an operator command appending through its own connection waits for it and chains after it, so the
- * chain never forks and seq never skips.
+ * chain never forks and seq never skips. The head is read once per transaction: the appends after the
+ * first in the same transaction chain on the record the previous one inserted.
  */
 export class SqliteAuditLog implements AuditLog {
   private readonly commits: SqliteCommitQueue;
@@ -39,15 +40,19 @@ export class SqliteAuditLog implements AuditLog {
     }
     // A snapshot: what is hashed and stored is the event as it was when appended.
     const snapshot: AuditEvent = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
-    return this.commits.enqueue(() => this.chain(snapshot));
+    return this.commits.enqueue((transaction) => this.chain(snapshot, transaction));
   }
 
-  /** Runs inside the queue's IMMEDIATE transaction: the head cannot move between this read and the insert. */
-  private chain(event: AuditEvent): void {
-    const head = this.head.get() as { seq: number; hash: string } | undefined;
-    for (const r of extendChain(head ?? null, [event])) {
-      this.insert.run({ ...r, at: r.at.getTime(), details: JSON.stringify(r.details) });
-    }
+  /**
+   * Runs inside the queue's IMMEDIATE transaction: the head cannot move between its read and the insert.
+   * The transaction's scope is fresh for every transaction, so the head is read again after a rollback
+   * and after whatever another connection appended between two transactions.
+   */
+  private chain(event: AuditEvent, transaction: TransactionScope): void {
+    const head = transaction.get(this, () => (this.head.get() as ChainHead | undefined) ?? null);
+    const r = extendChain(head, [event])[0]!;
+    this.insert.run({ ...r, at: r.at.getTime(), details: JSON.stringify(r.details) });
+    transaction.set(this, { seq: r.seq, hash: r.hash } satisfies ChainHead);
   }
 
   list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
