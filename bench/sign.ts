@@ -7,15 +7,27 @@ import { startFloor, startService, type SignTarget } from './support/sign-server
  * against the floor (bare node:http doing the same cryptographic work) measured in the same run. Then
  * the server's CPU time per sign over a fixed number of signs, for both: the figure that stays put when
  * other work shares the machine.
- * Usage: npm run bench:sign [-- seconds [cpu-requests]]
+ * With `workers` > 1 it also measures the service's throughput with VAULT_WORKERS=workers (not part of
+ * the target, which is for one process; no CPU figure, the workers being other processes).
+ * Usage: npm run bench:sign [-- seconds [cpu-requests [workers]]]
  */
 const seconds = Number(process.argv[2] ?? 15);
 const cpuRequests = Number(process.argv[3] ?? 20_000);
+const workers = Number(process.argv[4] ?? 1);
 const CONNECTIONS = 32;
 
 interface Measured {
   readonly load: LoadResult;
   readonly cpu: CpuResult;
+}
+
+async function throughputOf(start: () => Promise<SignTarget>): Promise<LoadResult> {
+  const target = await start();
+  try {
+    return await runLoad({ ...target.request, connections: CONNECTIONS, durationSeconds: seconds });
+  } finally {
+    await target.stop();
+  }
 }
 
 /** Throughput for `seconds`, then CPU per request over `cpuRequests`, against one server process. */
@@ -31,8 +43,9 @@ async function measure(start: () => Promise<SignTarget>): Promise<Measured> {
 }
 
 const floor = await measure(startFloor);
-const service = await measure(startService);
-printTable([floor.load, service.load]);
+const service = await measure(() => startService());
+const several = workers > 1 ? await throughputOf(() => startService([], workers)) : undefined;
+printTable([floor.load, service.load, ...(several ? [several] : [])]);
 console.log(`\nthroughput: service / floor = ${(service.load.requestsPerSecond / floor.load.requestsPerSecond).toFixed(2)} (target >= 0.80)`);
 
 console.log(`\n| server CPU per sign (${cpuRequests} signs, 32 connections) | µs | non-2xx + errors |`);

@@ -161,9 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!IMPLEMENTED_KEYSTORES.includes(e.VAULT_KEYSTORE)) {
     throw new ConfigError(`VAULT_KEYSTORE: "${e.VAULT_KEYSTORE}" is not available in this version (available: ${IMPLEMENTED_KEYSTORES.join(', ')})`);
   }
-  if (e.VAULT_WORKERS !== 1) {
-    throw new ConfigError('VAULT_WORKERS: only 1 worker process is supported in this version');
-  }
   const region = e.AWS_REGION ?? e.AWS_DEFAULT_REGION;
   const awsKms: AwsKmsSettings | undefined =
     e.VAULT_KEYSTORE === 'aws-kms' || e.VAULT_KMS_ENDPOINT !== undefined || region !== undefined

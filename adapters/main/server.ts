@@ -28,6 +28,7 @@ import { RateLimiter } from '../http/rate-limiter.js';
 import { withSignFastPath } from '../http/sign-fast-path.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
+import { clusterMetricsExposition } from './cluster.js';
 import type { AppConfig } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger, type Logger } from './logger.js';
@@ -53,12 +54,18 @@ export interface StartOptions {
   /** Tests substitute a clock they can move. */
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /**
+   * Set in a worker of VAULT_WORKERS > 1: its log lines name the slot, /metrics answers for every worker
+   * together, and only slot 0 runs the background jobs (the SQLite job lock is per process).
+   */
+  readonly worker?: { readonly slot: number };
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
 
 export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const baseLogger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.worker ? baseLogger.child({ worker: options.worker.slot }) : baseLogger;
   const version = config.version ?? detectVersion();
   const persistence = await openPersistence(config, logger);
   let keyStores: KeyStore[] = [];
@@ -96,7 +103,9 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     readiness,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
-    metrics,
+    metrics: options.worker
+      ? { exposition: clusterMetricsExposition(metrics.registry), observeRateLimited: () => metrics.observeRateLimited() }
+      : metrics,
     rateLimiter: config.rateLimitPerMinute === undefined ? undefined : new RateLimiter(config.rateLimitPerMinute),
     argsBounds: config.argsBounds,
   };
@@ -129,7 +138,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     await Promise.all([persistence.close(), ...keyStores.map((s) => s.close())]);
     throw error;
   }
-  scheduler.start();
+  if (!options.worker || options.worker.slot === 0) scheduler.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;

@@ -23,6 +23,7 @@ import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { SqliteAuditLog } from '../persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../persistence/sqlite/sqlite.database.js';
 import { SqlitePolicyRepository } from '../persistence/sqlite/sqlite.policy-repository.js';
+import { SqliteReplayGuard } from '../persistence/sqlite/sqlite.replay-guard.js';
 import { SqliteSignatureLog } from '../persistence/sqlite/sqlite.signature-log.js';
 import { SqliteWalletRepository } from '../persistence/sqlite/sqlite.wallet-repository.js';
 import type { AppConfig } from './config.js';
@@ -32,8 +33,9 @@ export interface OpenedPersistence {
   readonly repository: WalletRepository;
   readonly signatureLog: SignatureLog;
   /**
-   * A guard shared by every instance on the same database, made with the container's clock; absent
-   * when one process owns the store (SQLite), which then keeps nonces in memory.
+   * A guard shared by every process on the same database (several instances on PostgreSQL, several
+   * workers on SQLite), made with the container's clock; absent when one process owns the store (SQLite,
+   * VAULT_WORKERS=1), which then keeps nonces in memory.
    */
   readonly replayGuard?: (now: () => number) => ReplayGuard;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for the start log (never a password). */
@@ -76,6 +78,7 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
   return {
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db),
+    replayGuard: config.workers > 1 ? (now) => new SqliteReplayGuard(db, now) : undefined,
     description: `SQLite ${file}`,
     auditLog: new SqliteAuditLog(db),
     policies: new SqlitePolicyRepository(db),

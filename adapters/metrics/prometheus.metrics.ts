@@ -26,7 +26,7 @@ export class PrometheusMetrics {
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
-    new Gauge({ name: 'wallet_vault_info', help: 'Always 1; the version label names the running build.', labelNames: ['version'], registers })
+    new Gauge({ name: 'wallet_vault_info', help: 'Always 1; the version label names the running build.', labelNames: ['version'], registers, aggregator: 'first' })
       .set({ version: options.version }, 1);
     this.httpRequests = new Counter({
       name: 'wallet_vault_http_requests_total',

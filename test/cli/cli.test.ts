@@ -92,7 +92,7 @@ describe('the wallet-vault command', () => {
     [{ VAULT_AUTH_SECRET_KEY: 'too-short' }, /VAULT_AUTH_SECRET_KEY: must be at least 32 characters/],
     [{ PORT: 'abc' }, /PORT/],
     [{ VAULT_KEYSTORE: 'floppy' }, /VAULT_KEYSTORE/],
-    [{ VAULT_WORKERS: '2' }, /VAULT_WORKERS: only 1/],
+    [{ VAULT_WORKERS: '0' }, /VAULT_WORKERS: must be between 1 and 256/],
     [{ VAULT_DATABASE_URL: 'mysql://db/vault' }, /VAULT_DATABASE_URL: must be a postgres:\/\/ URL/],
     [{ VAULT_DATABASE_URL: 'postgres://db/vault', VAULT_DATABASE_POOL_SIZE: '0' }, /VAULT_DATABASE_POOL_SIZE: must be between 1 and 1000/],
     [{ VAULT_DATABASE_URL: 'postgres://db/vault', VAULT_DATABASE_QUERY_TIMEOUT_MS: '5s' }, /VAULT_DATABASE_QUERY_TIMEOUT_MS: must be a whole number/],

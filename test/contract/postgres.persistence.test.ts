@@ -5,6 +5,7 @@ import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.a
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
 import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
 import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
+import { expectSharedReplayGuard } from './replay-guard.contract.js';
 import { PostgresSignatureLog } from '../../adapters/persistence/postgres/postgres.signature-log.js';
 import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
@@ -220,26 +221,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
     }));
 
   it('refuses a replayed auth nonce on any instance, and lets an expired one go', () =>
-    withTwoInstances(async (a, b) => {
-      const clock = new MovableClock();
-      const now = () => clock.now().getTime();
-      const guardA = new PostgresReplayGuard(a, now, Number.POSITIVE_INFINITY);
-      const guardB = new PostgresReplayGuard(b, now, Number.POSITIVE_INFINITY);
-      const until = new Date(clock.now().getTime() + 120_000);
-      for (let i = 0; i < 20; i++) {
-        const results = await Promise.all([guardA.firstUse(`n${i}`, until), guardB.firstUse(`n${i}`, until)]);
-        expect(results.filter(Boolean)).toHaveLength(1);
-      }
-      expect(await guardB.firstUse('n0', until)).toBe(false);
-      clock.advance(120_000);
-      expect(await guardA.firstUse('n0', new Date(clock.now().getTime() + 120_000))).toBe(true);
-      expect(await guardA.firstUse('n0', new Date(clock.now().getTime() + 120_000))).toBe(false);
-      expect(await guardA.sweep(clock.now())).toBe(19);
-      expect((await a.query('SELECT count(*)::int AS n FROM auth_nonces')).rows[0]).toEqual({ n: 1 });
-      // In service the sweep runs by itself, from the first request after its interval.
-      await a.query("UPDATE auth_nonces SET expires = now() - interval '1 second'");
-      const swept = new PostgresReplayGuard(a, Date.now, 0);
-      expect(await swept.firstUse('fresh', new Date(Date.now() + 120_000))).toBe(true);
-      await expect.poll(async () => (await a.query('SELECT nonce FROM auth_nonces')).rows).toEqual([{ nonce: 'fresh' }]);
-    }));
+    withTwoInstances((a, b) =>
+      expectSharedReplayGuard({
+        guard: (which, now, sweepEveryMs) => new PostgresReplayGuard(which === 0 ? a : b, now, sweepEveryMs),
+        nonces: async () => (await a.query<{ nonce: string }>('SELECT nonce FROM auth_nonces ORDER BY nonce')).rows.map((r) => r.nonce),
+        expireAll: async () => void (await a.query("UPDATE auth_nonces SET expires = now() - interval '1 second'")),
+      }),
+    ));
 });

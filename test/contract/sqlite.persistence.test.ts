@@ -8,10 +8,12 @@ import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persiste
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
 import { SqlitePolicyRepository } from '../../adapters/persistence/sqlite/sqlite.policy-repository.js';
+import { SqliteReplayGuard } from '../../adapters/persistence/sqlite/sqlite.replay-guard.js';
 import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
 import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
 import { describeJobLockContract } from './job-lock.contract.js';
+import { expectSharedReplayGuard } from './replay-guard.contract.js';
 import { describePolicyRepositoryContract } from './policy-repository.contract.js';
 import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
 
@@ -154,6 +156,22 @@ describe('sqlite specifics', () => {
       expect(await new SqliteWalletRepository(reopened).countWallets(vault.id, new Date())).toBe(1);
       reopened.close();
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a replayed auth nonce from any connection on the file (two workers), and lets an expired one go', async () => {
+    const dir = await tempDir();
+    const connections = [0, 1].map(() => openSqliteDatabase({ path: path.join(dir, 'vault.db') }));
+    const [a] = connections;
+    try {
+      await expectSharedReplayGuard({
+        guard: (which, now, sweepEveryMs) => new SqliteReplayGuard(connections[which]!, now, sweepEveryMs),
+        nonces: async () => (a!.prepare('SELECT nonce FROM auth_nonces').pluck().all() as string[]).sort(),
+        expireAll: async () => void a!.prepare('UPDATE auth_nonces SET expires = ?').run(Date.now() - 1000),
+      });
+    } finally {
+      for (const c of connections) c.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

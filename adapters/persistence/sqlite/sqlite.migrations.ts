@@ -100,6 +100,12 @@ const MIGRATIONS: readonly string[] = [
      policy TEXT NOT NULL CHECK (json_valid(policy)),
      updated INTEGER NOT NULL
    );`,
+  // Auth-signature nonces shared by the worker processes of one server (VAULT_WORKERS > 1).
+  `CREATE TABLE auth_nonces (
+     nonce TEXT PRIMARY KEY,
+     expires INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX auth_nonces_by_expiry ON auth_nonces (expires);`,
 ];
 
 export function migrate(db: Database.Database): void {
