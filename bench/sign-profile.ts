@@ -33,7 +33,7 @@ const CATEGORIES: Category[] = [
 ];
 const SERVING: Category = { name: 'serving', matches: inFile('sign-fast-path', 'sign-floor.server') };
 
-async function profile(start: (nodeArgs: string[]) => Promise<SignTarget>): Promise<{ parts: Breakdown; label: string }> {
+async function profile(start: (nodeArgs: string[]) => Promise<SignTarget>): Promise<Breakdown> {
   const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-profile-'));
   try {
     const target = await start(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
@@ -43,7 +43,7 @@ async function profile(start: (nodeArgs: string[]) => Promise<SignTarget>): Prom
     } finally {
       await target.stop(); // the profile is written as the process exits
     }
-    return { parts: breakdown(readOnlyProfile(dir), CATEGORIES, SERVING), label: target.request.label };
+    return breakdown(readOnlyProfile(dir), CATEGORIES, SERVING);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -57,9 +57,9 @@ const busy = (parts: Breakdown) => [...parts].filter(([k]) => k !== 'idle').redu
 console.log(`| part of a sign (${signs} signs, 32 connections, µs of event-loop time per sign) | floor | service | service − floor |`);
 console.log('|---|---|---|---|');
 for (const name of [...CATEGORIES.map((c) => c.name), 'gc', 'other']) {
-  const [f, s] = [perSign(floor.parts, name), perSign(service.parts, name)];
+  const [f, s] = [perSign(floor, name), perSign(service, name)];
   console.log(`| ${name} | ${f.toFixed(1)} | ${s.toFixed(1)} | ${(s - f).toFixed(1)} |`);
 }
-const [f, s] = [busy(floor.parts), busy(service.parts)];
+const [f, s] = [busy(floor), busy(service)];
 console.log(`| **busy, all parts** | ${f.toFixed(1)} | ${s.toFixed(1)} | ${(s - f).toFixed(1)} |`);
-console.log(`\nfloor / service busy time = ${(f / s).toFixed(2)}; idle per sign: floor ${perSign(floor.parts, 'idle').toFixed(1)} µs, service ${perSign(service.parts, 'idle').toFixed(1)} µs`);
+console.log(`\nfloor / service busy time = ${(f / s).toFixed(2)}; idle per sign: floor ${perSign(floor, 'idle').toFixed(1)} µs, service ${perSign(service, 'idle').toFixed(1)} µs`);

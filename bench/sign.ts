@@ -21,30 +21,28 @@ interface Measured {
   readonly cpu: CpuResult;
 }
 
-async function throughputOf(start: () => Promise<SignTarget>): Promise<LoadResult> {
+/** Starts a server, runs `work` against it, and stops it whatever happens. */
+async function withTarget<T>(start: () => Promise<SignTarget>, work: (target: SignTarget) => Promise<T>): Promise<T> {
   const target = await start();
   try {
-    return await runLoad({ ...target.request, connections: CONNECTIONS, durationSeconds: seconds });
+    return await work(target);
   } finally {
     await target.stop();
   }
 }
 
+const throughput = (target: SignTarget) => runLoad({ ...target.request, connections: CONNECTIONS, durationSeconds: seconds });
+
 /** Throughput for `seconds`, then CPU per request over `cpuRequests`, against one server process. */
-async function measure(start: () => Promise<SignTarget>): Promise<Measured> {
-  const target = await start();
-  try {
-    const load = await runLoad({ ...target.request, connections: CONNECTIONS, durationSeconds: seconds });
-    const cpu = await measureCpuPerRequest(target.pid, { ...target.request, connections: CONNECTIONS, requests: cpuRequests });
-    return { load, cpu };
-  } finally {
-    await target.stop();
-  }
-}
+const measure = (start: () => Promise<SignTarget>): Promise<Measured> =>
+  withTarget(start, async (target) => ({
+    load: await throughput(target),
+    cpu: await measureCpuPerRequest(target.pid, { ...target.request, connections: CONNECTIONS, requests: cpuRequests }),
+  }));
 
 const floor = await measure(startFloor);
 const service = await measure(() => startService());
-const several = workers > 1 ? await throughputOf(() => startService([], workers)) : undefined;
+const several = workers > 1 ? await withTarget(() => startService([], workers), throughput) : undefined;
 printTable([floor.load, service.load, ...(several ? [several] : [])]);
 console.log(`\nthroughput: service / floor = ${(service.load.requestsPerSecond / floor.load.requestsPerSecond).toFixed(2)} (target >= 0.80)`);
 

@@ -55,7 +55,6 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<num
   const slots = new Map<Worker, number>();
   const listened = new Set<number>();
   let stopping = false;
-  let restarted = false;
   let exitCode = 0;
   let settle!: (code: number) => void;
   const done = new Promise<number>((resolve) => (settle = resolve));
@@ -64,9 +63,12 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<num
     const worker = cluster.fork({ [SLOT_ENV]: String(slot) });
     slots.set(worker, slot);
     worker.on('listening', () => {
-      if (listened.has(slot)) logger.info({ slot }, 'restarted worker listening');
+      if (listened.has(slot)) {
+        logger.info({ slot }, 'restarted worker listening');
+        return;
+      }
       listened.add(slot);
-      if (listened.size === config.workers && !restarted) logger.info({ workers: config.workers, pid: process.pid }, 'wallet-vault workers listening');
+      if (listened.size === config.workers) logger.info({ workers: config.workers, pid: process.pid }, 'wallet-vault workers listening');
     });
     worker.on('message', (message: MetricsRequest) => {
       if (message?.type !== METRICS_REQUEST) return;
@@ -93,7 +95,6 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<num
       return;
     }
     logger.error({ slot, code, signal }, 'a worker stopped unexpectedly; restarting it');
-    restarted = true;
     setTimeout(() => (stopping ? undefined : start(slot)), RESTART_DELAY_MS);
   });
 

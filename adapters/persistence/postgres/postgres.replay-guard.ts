@@ -1,4 +1,5 @@
 import type { ReplayGuard } from '../../../src/ports/replay-guard.port.js';
+import { PeriodicSweep } from '../shared/periodic-sweep.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 const SWEEP_BATCH = 10_000;
@@ -9,15 +10,15 @@ const SWEEP_BATCH = 10_000;
  * signature is stale by then anyway), and such rows are deleted in the background every minute.
  */
 export class PostgresReplayGuard implements ReplayGuard {
-  private lastSweep: number;
+  private readonly sweeps: PeriodicSweep;
 
   constructor(
     private readonly db: PostgresDatabase,
     private readonly now: () => number = Date.now,
     /** How often expired nonces are deleted (by whichever request comes first after the interval). */
-    private readonly sweepEveryMs = 60_000,
+    sweepEveryMs = 60_000,
   ) {
-    this.lastSweep = now();
+    this.sweeps = new PeriodicSweep(sweepEveryMs, now(), (at) => this.sweep(at));
   }
 
   async firstUse(nonce: string, expiresAt: Date): Promise<boolean> {
@@ -27,10 +28,7 @@ export class PostgresReplayGuard implements ReplayGuard {
        ON CONFLICT (nonce) DO UPDATE SET expires = EXCLUDED.expires WHERE auth_nonces.expires <= $3`,
       [nonce, expiresAt, new Date(now)],
     );
-    if (now - this.lastSweep >= this.sweepEveryMs) {
-      this.lastSweep = now;
-      void this.sweep(new Date(now)).catch(() => undefined); // retried at the next interval
-    }
+    this.sweeps.due(now);
     return rowCount === 1;
   }
 

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { ReplayGuard } from '../../../src/ports/replay-guard.port.js';
+import { PeriodicSweep } from '../shared/periodic-sweep.js';
 import { commitQueueOf, type SqliteCommitQueue } from './sqlite.commit-queue.js';
 import type { SqliteDatabase } from './sqlite.database.js';
 
@@ -17,13 +18,13 @@ export class SqliteReplayGuard implements ReplayGuard {
   private readonly commits: SqliteCommitQueue;
   private readonly take: Statement;
   private readonly deleteExpired: Statement;
-  private lastSweep: number;
+  private readonly sweeps: PeriodicSweep;
 
   constructor(
     db: SqliteDatabase,
     private readonly now: () => number = Date.now,
     /** How often expired nonces are deleted (by whichever request comes first after the interval). */
-    private readonly sweepEveryMs = 60_000,
+    sweepEveryMs = 60_000,
   ) {
     this.commits = commitQueueOf(db);
     this.take = db.prepare(
@@ -33,7 +34,7 @@ export class SqliteReplayGuard implements ReplayGuard {
     this.deleteExpired = db.prepare(
       `DELETE FROM auth_nonces WHERE nonce IN (SELECT nonce FROM auth_nonces WHERE expires <= ? LIMIT ${SWEEP_BATCH})`,
     );
-    this.lastSweep = now();
+    this.sweeps = new PeriodicSweep(sweepEveryMs, now(), (at) => this.sweep(at));
   }
 
   async firstUse(nonce: string, expiresAt: Date): Promise<boolean> {
@@ -43,10 +44,7 @@ export class SqliteReplayGuard implements ReplayGuard {
     await this.commits.enqueue(() => {
       first = this.take.run(nonce, expiresAt.getTime(), now).changes === 1;
     });
-    if (now - this.lastSweep >= this.sweepEveryMs) {
-      this.lastSweep = now;
-      void this.sweep(new Date(now)).catch(() => undefined); // retried at the next interval
-    }
+    this.sweeps.due(now);
     return first;
   }
 
