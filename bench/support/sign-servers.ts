@@ -14,16 +14,30 @@ export interface SignTarget {
   stop(): Promise<void>;
 }
 
-/** The floor (bare node:http doing the same cryptographic work) in its own process, as the service runs. */
-export async function startFloor(nodeArgs: readonly string[] = []): Promise<SignTarget> {
+/**
+ * The references the service is measured against: `bare`, the floor (bare node:http doing the same
+ * cryptographic work, storing nothing); `durable`, the same floor also appending each sign's record to a
+ * file and answering only after a group-committed fdatasync covers it; `peer`, Express + ethers v6 with
+ * no storage (what a team writes instead).
+ */
+export type ReferenceKind = 'bare' | 'durable' | 'peer';
+
+const REFERENCE_LABELS: Record<ReferenceKind, string> = {
+  bare: 'bare floor: node:http + libsecp256k1',
+  durable: 'durable floor: bare + append + fdatasync per turn',
+  peer: 'peer: Express + ethers v6, no storage',
+};
+
+/** A reference server in its own process, as the service runs. */
+export async function startFloor(kind: ReferenceKind = 'bare', nodeArgs: readonly string[] = []): Promise<SignTarget> {
   const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-floor.main.js');
-  const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, entry, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     pid: child.pid!,
     request: {
-      label: 'floor: bare node:http + libsecp256k1',
+      label: REFERENCE_LABELS[kind],
       url: `${url}/sign`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
