@@ -61,11 +61,12 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
       ...config.database,
       onIdleError: (error) => logger?.warn({ err: error.message, database: db.label }, 'an idle database connection failed; it will be replaced'),
     });
+    const auditLog = new PostgresAuditLog(db);
     return {
       repository: new PostgresWalletRepository(db),
-      signatureLog: new PostgresSignatureLog(db),
+      signatureLog: new PostgresSignatureLog(db, auditLog),
       replayGuard: (now) => new PostgresReplayGuard(db, now),
-      auditLog: new PostgresAuditLog(db),
+      auditLog,
       policies: new PostgresPolicyRepository(db),
       jobLock: new PostgresJobLock(db),
       description: db.label,
@@ -75,12 +76,13 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
   ensureDataDir(config);
   const file = path.join(config.dataDir, 'vault.db');
   const db = openSqliteDatabase({ path: file });
+  const auditLog = new SqliteAuditLog(db);
   return {
     repository: new SqliteWalletRepository(db),
-    signatureLog: new SqliteSignatureLog(db),
+    signatureLog: new SqliteSignatureLog(db, auditLog),
     replayGuard: config.workers > 1 ? (now) => new SqliteReplayGuard(db, now) : undefined,
     description: `SQLite ${file}`,
-    auditLog: new SqliteAuditLog(db),
+    auditLog,
     policies: new SqlitePolicyRepository(db),
     jobLock: new InProcessJobLock(),
     close: async () => {

@@ -3,10 +3,13 @@ import { isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { asDate, AUDIT_COLUMNS, toAuditRecord, type AuditRow } from '../shared/rows.js';
-import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
+import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase, type Queryable } from './postgres.database.js';
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.
 const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
+
+/** What is hashed and stored: the event as it was when appended. */
+export const snapshotOf = (event: AuditEvent): AuditEvent => ({ ...event, at: new Date(event.at.getTime()), details: { ...event.details } });
 
 /**
  * One hash chain for every instance on the database. Appends are group-committed per turn of the event
@@ -29,25 +32,28 @@ export class PostgresAuditLog implements AuditLog {
     } catch (error) {
       return Promise.reject(error);
     }
-    // A snapshot: what is hashed and stored is the event as it was when appended.
-    return this.batches.submit({ ...event, at: new Date(event.at.getTime()), details: { ...event.details } });
+    return this.batches.submit(snapshotOf(event));
+  }
+
+  /**
+   * Chains `events` (already checked and snapshotted) after the head inside the caller's transaction:
+   * takes the head lock (held until that transaction ends), reads the head, inserts. PostgresSignatureLog
+   * calls it to store signature.issued records in the transaction of their signatures.
+   */
+  async chainIn(tx: Queryable, events: readonly AuditEvent[]): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_HEAD_LOCK.toString()]);
+    const { rows } = await tx.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+    const head = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
+    const records = extendChain(head, events);
+    await tx.query(
+      `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9)}`,
+      records.flatMap((r) => [r.seq, r.at, r.actor, r.vaultId, r.subject, r.action, JSON.stringify(r.details), r.prevHash, r.hash]),
+    );
   }
 
   private async write(batch: Pending<AuditEvent>[]): Promise<void> {
     try {
-      await this.db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_HEAD_LOCK.toString()]);
-        const { rows } = await tx.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
-        const head = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
-        const records = extendChain(
-          head,
-          batch.map((p) => p.item),
-        );
-        await tx.query(
-          `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9)}`,
-          records.flatMap((r) => [r.seq, r.at, r.actor, r.vaultId, r.subject, r.action, JSON.stringify(r.details), r.prevHash, r.hash]),
-        );
-      });
+      await this.db.transaction((tx) => this.chainIn(tx, batch.map((p) => p.item)));
       batch.forEach((p) => p.resolve());
     } catch (error) {
       // Unreachable database: every caller gets the same answer at once, without a retry storm.

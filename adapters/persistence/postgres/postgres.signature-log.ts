@@ -1,9 +1,11 @@
+import { assertAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { asDate, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
+import { PostgresAuditLog, snapshotOf } from './postgres.audit-log.js';
 import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
-
 
 const values = (e: SignatureRecord): unknown[] => [
   e.submissionHash,
@@ -19,32 +21,57 @@ const values = (e: SignatureRecord): unknown[] => [
   e.submitted,
 ];
 
+/** A signature to record and, when given, its signature.issued event. */
+interface Issued {
+  readonly entry: SignatureRecord;
+  readonly issued: AuditEvent | undefined;
+}
+
 /**
  * Group commit, as the SQLite log does: the signatures recorded during one turn of the event loop go to
  * the database in one multi-row INSERT (one round trip, one commit) instead of one each. Each caller is
- * still answered only after its own record is committed, and a bad record fails alone.
+ * still answered only after its own record is committed, and a bad record fails alone. The batch's
+ * signature.issued events are chained in the same transaction (PostgresAuditLog.chainIn).
  */
 export class PostgresSignatureLog implements SignatureLog {
-  private readonly batches = new GroupCommit<SignatureRecord>((batch) => this.flush(batch));
+  private readonly batches = new GroupCommit<Issued>((batch) => this.flush(batch));
 
-  constructor(private readonly db: PostgresDatabase) {}
+  constructor(
+    private readonly db: PostgresDatabase,
+    /** Chains the `issued` events; any instance on the same database chains the same way. */
+    private readonly auditLog = new PostgresAuditLog(db),
+  ) {}
 
-  record(entry: SignatureRecord): Promise<void> {
-    return this.batches.submit(entry);
+  record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
+    try {
+      // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
+      if (issued) assertAuditEvent(issued);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.batches.submit({ entry, issued: issued && snapshotOf(issued) });
   }
 
-  private flush(all: Pending<SignatureRecord>[]): void {
+  private flush(all: Pending<Issued>[]): void {
     for (let i = 0; i < all.length; i += MAX_ROWS_PER_INSERT) void this.write(all.slice(i, i + MAX_ROWS_PER_INSERT));
   }
 
-  private async write(batch: Pending<SignatureRecord>[]): Promise<void> {
+  private async write(batch: Pending<Issued>[]): Promise<void> {
+    const insert = `INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(batch.length, 11)}`;
+    const rows = batch.flatMap((p) => values(p.item.entry));
+    const events = batch.flatMap((p) => (p.item.issued ? [p.item.issued] : []));
     try {
-      await this.db.query(`INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(batch.length, 11)}`, batch.flatMap((p) => values(p.item)));
+      if (events.length === 0) await this.db.query(insert, rows);
+      else
+        await this.db.transaction(async (tx) => {
+          await tx.query(insert, rows);
+          await this.auditLog.chainIn(tx, events);
+        });
       batch.forEach((p) => p.resolve());
     } catch (error) {
       // Unreachable database: every caller gets the same answer at once, without a retry storm.
       if (batch.length === 1 || isDomainError(error)) return batch.forEach((p) => p.reject(error));
-      // A statement is atomic, so nothing of the batch was written: retry each alone.
+      // Nothing of the batch was written (one statement or one transaction): retry each alone.
       await Promise.all(batch.map((p) => this.write([p])));
     }
   }
