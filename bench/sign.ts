@@ -14,6 +14,9 @@ import { startFloor, startService, type SignTarget } from './support/sign-server
  * that stays put when other work shares the machine). With `workers` > 1, a last run measures the service
  * with VAULT_WORKERS=workers (not part of the target, which is for one process).
  * Usage: npm run bench:sign [-- seconds [rounds [cpu-signs [workers]]]]
+ * BENCH_SIGN_TARGETS=durable,service runs only the named targets (the service is always measured).
+ * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js adds `baseline`, the service of another build
+ * (built there), in the same rounds: an A/B of a change on a machine whose load moves.
  */
 const seconds = Number(process.argv[2] ?? 8);
 const rounds = Number(process.argv[3] ?? 3);
@@ -21,14 +24,19 @@ const cpuSigns = Number(process.argv[4] ?? 0);
 const workers = Number(process.argv[5] ?? 1);
 const CONNECTIONS = 32;
 
-type Name = 'bare' | 'durable' | 'peer' | 'service';
+type Name = 'bare' | 'durable' | 'peer' | 'service' | 'baseline';
+const baselineBin = process.env.BENCH_BASELINE_BIN;
 const TARGETS: Record<Name, () => Promise<SignTarget>> = {
   bare: () => startFloor('bare'),
   durable: () => startFloor('durable'),
   peer: () => startFloor('peer'),
   service: () => startService(),
+  baseline: () => startService([], 1, baselineBin),
 };
-const NAMES = Object.keys(TARGETS) as Name[];
+const chosen = process.env.BENCH_SIGN_TARGETS?.split(',') ?? ['bare', 'durable', 'peer'];
+const NAMES = (Object.keys(TARGETS) as Name[]).filter(
+  (n) => n === 'service' || (n === 'baseline' ? baselineBin !== undefined : chosen.includes(n)),
+);
 
 /** Starts a server, runs `work` against it, and stops it whatever happens. */
 async function withTarget<T>(start: () => Promise<SignTarget>, work: (target: SignTarget) => Promise<T>): Promise<T> {
@@ -68,10 +76,13 @@ for (const name of NAMES) {
   console.log(`| ${results[0]![name].label} | ${rate} | ${p99} | ${r} |`);
 }
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
-console.log(`\nservice / durable floor per round: ${fmt(results.map((r) => ratio(r, 'durable')))} (target >= 0.80)`);
-console.log(`service / bare floor per round: ${fmt(results.map((r) => ratio(r, 'bare')))}`);
-console.log(`service / peer per round: ${fmt(results.map((r) => ratio(r, 'peer')))}`);
-console.log(`p99 service / durable floor per round: ${fmt(results.map(p99Ratio))} (target <= 1.5)`);
+const perRound = (ref: Name, goal = '') =>
+  NAMES.includes(ref) && console.log(`service / ${ref} per round: ${fmt(results.map((r) => ratio(r, ref)))}${goal}`);
+perRound('durable', ' (target >= 0.80)');
+perRound('bare');
+perRound('peer');
+perRound('baseline');
+if (NAMES.includes('durable')) console.log(`p99 service / durable per round: ${fmt(results.map(p99Ratio))} (target <= 1.5)`);
 const failed = results.flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors)).reduce((a, b) => a + b, 0);
 console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
 

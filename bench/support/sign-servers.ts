@@ -55,11 +55,11 @@ export async function startFloor(kind: ReferenceKind = 'bare', nodeArgs: readonl
  * directory with a vault, an API key and a signer wallet; one sign is checked before it is handed over.
  * With workers, `pid` is the primary's: its CPU time is not the workers'.
  */
-export async function startService(nodeArgs: readonly string[] = [], workers = 1): Promise<SignTarget> {
+export async function startService(nodeArgs: readonly string[] = [], workers = 1, bin?: string): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
-  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, nodeArgs);
+  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, nodeArgs, bin);
   const stop = async () => {
     await server.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
@@ -76,7 +76,7 @@ export async function startService(nodeArgs: readonly string[] = [], workers = 1
     const url = `${server.url}/api/v1/vaults/${vault.id}/sign`;
     const check = await fetch(url, { method: 'POST', headers, body });
     if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
-    const label = workers === 1 ? 'wallet-vault POST /sign (1 process)' : `wallet-vault POST /sign (VAULT_WORKERS=${workers})`;
+    const label = `wallet-vault POST /sign (${workers === 1 ? '1 process' : `VAULT_WORKERS=${workers}`})${bin ? ` ${bin}` : ''}`;
     return { pid: server.child.pid!, request: { label, url, method: 'POST', headers, body }, stop };
   } catch (error) {
     await stop();

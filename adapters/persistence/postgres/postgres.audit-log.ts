@@ -1,4 +1,4 @@
-import { assertAuditEvent, extendChain } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, extendChain, snapshotEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
@@ -7,9 +7,6 @@ import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase, type Query
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.
 const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
-
-/** What is hashed and stored: the event as it was when appended. */
-export const snapshotOf = (event: AuditEvent): AuditEvent => ({ ...event, at: new Date(event.at.getTime()), details: { ...event.details } });
 
 /**
  * One hash chain for every instance on the database. Appends are group-committed per turn of the event
@@ -32,7 +29,7 @@ export class PostgresAuditLog implements AuditLog {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.batches.submit(snapshotOf(event));
+    return this.batches.submit(snapshotEvent(event));
   }
 
   /**

@@ -1,10 +1,10 @@
-import { assertAuditEvent } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, snapshotEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { asDate, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
-import { PostgresAuditLog, snapshotOf } from './postgres.audit-log.js';
+import { PostgresAuditLog } from './postgres.audit-log.js';
 import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
 
 const values = (e: SignatureRecord): unknown[] => [
@@ -49,7 +49,7 @@ export class PostgresSignatureLog implements SignatureLog {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.batches.submit({ entry, issued: issued && snapshotOf(issued) });
+    return this.batches.submit({ entry, issued: issued && snapshotEvent(issued) });
   }
 
   private flush(all: Pending<Issued>[]): void {

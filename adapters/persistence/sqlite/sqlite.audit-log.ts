@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { assertAuditEvent, extendChain, type ChainHead } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, extendChain, snapshotEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
 import { commitQueueOf, type QueuedWrite, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
@@ -52,7 +52,7 @@ export class SqliteAuditLog implements AuditLog {
    */
   writeOf(event: AuditEvent): QueuedWrite {
     assertAuditEvent(event);
-    const snapshot: AuditEvent = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
+    const snapshot = snapshotEvent(event);
     return (transaction) => this.chain(snapshot, transaction);
   }
 
