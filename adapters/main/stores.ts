@@ -13,6 +13,7 @@ import { Pkcs11KeyStore } from '../keystore/pkcs11/pkcs11.key-store.js';
 import { VaultTransitKeyStore } from '../keystore/vault-transit/vault-transit.key-store.js';
 import { resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { openPostgresDatabase } from '../persistence/postgres/postgres.database.js';
+import { PostgresApiKeyCache } from '../persistence/postgres/postgres.api-key-cache.js';
 import { PostgresAuditLog } from '../persistence/postgres/postgres.audit-log.js';
 import { PostgresJobLock } from '../persistence/postgres/postgres.job-lock.js';
 import { PostgresPolicyRepository } from '../persistence/postgres/postgres.policy-repository.js';
@@ -62,15 +63,19 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
       onIdleError: (error) => logger?.warn({ err: error.message, database: db.label }, 'an idle database connection failed; it will be replaced'),
     });
     const auditLog = new PostgresAuditLog(db);
+    const apiKeys = new PostgresApiKeyCache(db);
     return {
-      repository: new PostgresWalletRepository(db),
+      repository: new PostgresWalletRepository(db, apiKeys),
       signatureLog: new PostgresSignatureLog(db, auditLog),
       replayGuard: (now) => new PostgresReplayGuard(db, now),
       auditLog,
       policies: new PostgresPolicyRepository(db),
       jobLock: new PostgresJobLock(db),
       description: db.label,
-      close: () => db.close(),
+      close: async () => {
+        await apiKeys.close();
+        await db.close();
+      },
     };
   }
   ensureDataDir(config);
