@@ -33,6 +33,15 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
     await cleanup?.();
   });
 
+  async function aStoredKey() {
+    const vault = aVault();
+    await operator.ensureAccount(vault.accountId, new Date());
+    await operator.insertVault(vault);
+    const key = anApiKey(vault);
+    await operator.insertApiKey(key);
+    return key;
+  }
+
   /** Looks the key up until its record comes from memory (the listener starts on the first lookup). */
   async function warm(id: string): Promise<void> {
     await expect
@@ -45,11 +54,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
   }
 
   it('answers a known key from memory, and sees a revocation made elsewhere without a TTL', async () => {
-    const vault = aVault();
-    await operator.ensureAccount(vault.accountId, new Date());
-    await operator.insertVault(vault);
-    const key = anApiKey(vault);
-    await operator.insertApiKey(key);
+    const key = await aStoredKey();
     await warm(key.id);
     expect(await operator.revokeApiKey(key.id, new Date('2026-02-01T00:00:00Z'))).toBe(true);
     // The NOTIFY arrives with the commit; the next lookups read the revoked record.
@@ -64,11 +69,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
   });
 
   it('reads the database again while its listener is gone, and until it listens again', async () => {
-    const vault = aVault();
-    await operator.ensureAccount(vault.accountId, new Date());
-    await operator.insertVault(vault);
-    const key = anApiKey(vault);
-    await operator.insertApiKey(key);
+    const key = await aStoredKey();
     await warm(key.id);
     // Every connection of the database ends, the listener's included: notifications could be missed now.
     expect(await terminateConnections(test.name)).toBeGreaterThan(0);
