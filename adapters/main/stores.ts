@@ -11,7 +11,7 @@ import { AwsKmsKeyStore } from '../keystore/aws-kms/aws-kms.key-store.js';
 import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
 import { Pkcs11KeyStore } from '../keystore/pkcs11/pkcs11.key-store.js';
 import { VaultTransitKeyStore } from '../keystore/vault-transit/vault-transit.key-store.js';
-import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { openPostgresDatabase } from '../persistence/postgres/postgres.database.js';
 import { PostgresAuditLog } from '../persistence/postgres/postgres.audit-log.js';
 import { PostgresJobLock } from '../persistence/postgres/postgres.job-lock.js';
@@ -26,7 +26,7 @@ import { SqlitePolicyRepository } from '../persistence/sqlite/sqlite.policy-repo
 import { SqliteReplayGuard } from '../persistence/sqlite/sqlite.replay-guard.js';
 import { SqliteSignatureLog } from '../persistence/sqlite/sqlite.signature-log.js';
 import { SqliteWalletRepository } from '../persistence/sqlite/sqlite.wallet-repository.js';
-import type { AppConfig } from './config.js';
+import { ConfigError, type AppConfig } from './config.js';
 import type { Logger } from './logger.js';
 
 export interface OpenedPersistence {
@@ -117,12 +117,25 @@ async function openLocalKeyStore(config: AppConfig, logger: Logger): Promise<Key
       'VAULT_DATABASE_URL with VAULT_KEYSTORE=local: every instance on this database must share this key directory and VAULT_MASTER_KEY, or an instance cannot sign for wallets created on another; prefer pkcs11, aws-kms or vault-transit for several instances',
     );
   }
-  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex });
+  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex }).catch((error: unknown) => {
+    throw error instanceof MasterKeyError ? new ConfigError(error.message) : error;
+  });
+  const masterKeyFile = path.join(config.dataDir, 'master.key');
   if (master.source === 'file') {
     logger.warn(
-      { masterKeyFile: path.join(config.dataDir, 'master.key'), created: master.createdNow },
-      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; set VAULT_MASTER_KEY from a secret manager in production',
+      { masterKeyFile, created: master.createdNow },
+      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; in production put the 64-hex content of master.key into VAULT_MASTER_KEY from a secret manager, then delete the file (docs/security.md)',
     );
+  } else if (master.fileAlsoPresent) {
+    logger.warn({ masterKeyFile }, 'VAULT_MASTER_KEY holds the key of master.key, which still sits beside the data: delete the file');
   }
-  return new LocalFileKeyStore({ keysDir: path.join(config.dataDir, 'keys'), masterKey: master.key });
+  const store = new LocalFileKeyStore({
+    keysDir: path.join(config.dataDir, 'keys'),
+    masterKey: master.key,
+    masterKeySource: master.source === 'env' ? { kind: 'env' } : { kind: 'file', path: masterKeyFile },
+  });
+  // A wrong key stops the start here, naming its source, instead of failing every sign for old wallets.
+  const problem = await store.checkMasterKey();
+  if (problem) throw new ConfigError(problem);
+  return store;
 }
