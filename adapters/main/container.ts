@@ -18,7 +18,7 @@ import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { CHAINS, SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -78,7 +78,15 @@ export function buildContainer(parts: ContainerParts): Container {
   if (parts.keyStores) {
     c.bind<KeyStoreRegistry>(KEY_STORE_REGISTRY).toConstantValue(new MapKeyStoreRegistry(parts.keyStores, config.keyStore));
   }
-  c.bind<ChainReader>(CHAIN_READER).toDynamicValue(() => new JsonRpcChainReader({ rpcUrls: config.rpcUrls, timeoutMs: config.outboundTimeoutMs }));
+  const chains = [...CHAINS, ...config.addedChains.map((chain) => chain.name)];
+  c.bind<ChainReader>(CHAIN_READER).toDynamicValue(
+    () =>
+      new JsonRpcChainReader({
+        rpcUrls: config.rpcUrls,
+        addedChainIds: Object.fromEntries(config.addedChains.map((chain) => [chain.name, chain.chainId])),
+        timeoutMs: config.outboundTimeoutMs,
+      }),
+  );
   c.bind<ReplayGuard>(REPLAY_GUARD).toDynamicValue(() => {
     const now = () => clock().now().getTime();
     return parts.replayGuard ? parts.replayGuard(now) : new InMemoryReplayGuard(undefined, now);
@@ -92,7 +100,7 @@ export function buildContainer(parts: ContainerParts): Container {
   c.bind(PolicyCache).toDynamicValue(() => new PolicyCache(c.get<PolicyRepository>(POLICY_REPOSITORY), clock()));
   c.bind(ManageVaults).toDynamicValue(() => new ManageVaults(repo(), clock(), c.get(ID_GENERATOR), auditLog()));
   c.bind(ManagePolicies).toDynamicValue(
-    () => new ManagePolicies(repo(), c.get(POLICY_REPOSITORY), clock(), auditLog(), (vaultId) => c.get(PolicyCache).invalidate(vaultId)),
+    () => new ManagePolicies(repo(), c.get(POLICY_REPOSITORY), clock(), auditLog(), (vaultId) => c.get(PolicyCache).invalidate(vaultId), chains),
   );
   c.bind(ListAuditRecords).toDynamicValue(() => new ListAuditRecords(auditLog()));
   c.bind(VerifyAuditChain).toDynamicValue(() => new VerifyAuditChain(auditLog()));
@@ -119,6 +127,7 @@ export function buildContainer(parts: ContainerParts): Container {
         (n) => randomBytes(n),
         c.get(PolicyCache),
         auditLog(),
+        chains,
       ),
   );
   c.bind(VerifyAuthSignature).toDynamicValue(
