@@ -44,12 +44,13 @@ async function keyFilesUnder(keysDir: string, oldKey: Buffer, newKey: Buffer): P
 
 const readKey = async (file: string) => Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
 
-async function walletsOn(s: TestServer, count: number): Promise<{ vaultId: string; addresses: string[] }> {
+async function walletsOn(s: TestServer, count: number): Promise<{ vaultId: string; apiKey: string; addresses: string[] }> {
   const vaultId = (await s.createVault({ name: 'rotation' })).id;
-  const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+  const { apiKey } = await s.createApiKey(vaultId);
+  const api = client(s.url, apiKey);
   const addresses: string[] = [];
   for (let i = 0; i < count; i++) addresses.push((await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: `w${i}` })).body.data.address);
-  return { vaultId, addresses };
+  return { vaultId, apiKey, addresses };
 }
 
 describe('wallet-vault keys rotate-master', () => {
@@ -108,7 +109,7 @@ describe('wallet-vault keys rotate-master', () => {
     const keyA = randomBytes(32).toString('hex');
     const keyB = randomBytes(32).toString('hex');
     const s = await startTestServer({ env: { VAULT_MASTER_KEY: keyA } });
-    const { vaultId, addresses } = await walletsOn(s, 2);
+    const { vaultId, apiKey, addresses } = await walletsOn(s, 2);
     const masterKeyFile = path.join(s.dataDir, 'master.key');
     const newKeyFile = path.join(s.dataDir, 'new.key');
     try {
@@ -131,6 +132,12 @@ describe('wallet-vault keys rotate-master', () => {
       const ready = await fetch(`${s.url}/readyz`);
       expect(ready.status).toBe(503);
       expect(JSON.stringify(await ready.json())).toMatch(/master key mismatch: VAULT_MASTER_KEY/);
+      // Signing and creating say why, and no wallet is created under a key the directory no longer uses.
+      await expect(recoverWithStore(s, vaultId, addresses[0]!)).rejects.toThrow(/master key mismatch: VAULT_MASTER_KEY/);
+      const created = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'late' });
+      expect(created.status).toBe(503);
+      expect(created.body.error).toMatch(/master key mismatch/);
+      expect((await readdir(path.join(s.dataDir, 'keys'))).filter((n) => n.endsWith('.key'))).toHaveLength(2);
 
       await s.stop({ keepData: true });
       const after = await start({ VAULT_MASTER_KEY: (await readFile(newKeyFile, 'utf8')).trim() });

@@ -50,12 +50,20 @@ export class LocalFileKeyStore implements KeyStore {
     try {
       const publicKey = publicKeyOf(privateKey);
       const keyRef = addressFromPublicKey(publicKey).toLowerCase();
+      const file = this.fileOf(keyRef);
       try {
         await this.ensureDir();
-        await writeFileDurably(this.fileOf(keyRef), sealKey(this.config.masterKey, keyRef, privateKey));
+        await writeFileDurably(file, sealKey(this.config.masterKey, keyRef, privateKey));
       } catch (error) {
         // A full or read-only disk, a missing directory: the store is failing (503), not the service (500).
         throw unavailable(`could not write a key file (${errorCode(error)})`, error);
+      }
+      // Checked after the write: a master key rotation that begins later lists this file, and one that
+      // began (or finished) since this store opened would miss it, so the wallet is refused instead.
+      const problem = await this.checkMasterKey().catch((error: unknown) => error as Error);
+      if (problem !== null) {
+        await unlink(file).catch(() => undefined);
+        throw problem instanceof Error ? problem : unavailable(problem);
       }
       return { keyRef, publicKey };
     } finally {
@@ -159,7 +167,8 @@ export class LocalFileKeyStore implements KeyStore {
       throw unavailable('could not read a key file', error);
     }
     const key = unsealKey(this.config.masterKey, keyRef, sealed);
-    if (!key) throw unavailable('key file failed authentication');
+    // A master key changed under a running server says so, rather than only that a file failed.
+    if (!key) throw unavailable((await this.checkMasterKey().catch(() => null)) ?? 'key file failed authentication');
     // Belt and braces: the key must be the one whose address names the file.
     if (addressFromPublicKey(publicKeyOf(key)).toLowerCase() !== keyRef) {
       key.fill(0);
