@@ -42,13 +42,18 @@ export async function rotateMaster(newKeyFileArg: string): Promise<RotateMasterO
       currentKey,
       currentSource: fromEnv ? { kind: 'env' } : { kind: 'file', path: masterKeyFile },
       newKey,
-      beforeCommit: fromEnv ? undefined : () => writeFileDurably(masterKeyFile, `${newKey.toString('hex')}\n`),
+      beforeCommit: async () => {
+        if (!fromEnv) await writeFileDurably(masterKeyFile, `${newKey.toString('hex')}\n`);
+        if (killAt === 'commit') process.kill(process.pid, 'SIGKILL');
+      },
       onProgress: ({ done, total }) => {
         if (!started) bar.start(total, done);
         else bar.update(done);
         started = true;
       },
-      afterRewrap: killAt ? (count, durable) => count === killAt.count && durable === killAt.durable && process.kill(process.pid, 'SIGKILL') : undefined,
+      afterRewrap: (count, durable) => {
+        if (typeof killAt === 'object' && count === killAt.count && durable === killAt.durable) process.kill(process.pid, 'SIGKILL');
+      },
     });
     if (started) bar.stop();
     const next = fromEnv
@@ -73,10 +78,12 @@ async function newKeyFrom(file: string): Promise<Buffer> {
 
 /**
  * VAULT_TEST_ROTATE_KILL=<n> kills this process with SIGKILL once the n-th file of this run is
- * re-wrapped; `<n>:before-rename` once its new version is durable but not yet in place. The crash test
- * uses it to stop at exact points rather than at a time.
+ * re-wrapped; `<n>:before-rename` once its new version is durable but not yet in place; `commit` once
+ * every file is done and master.key replaced, before the check value moves. The crash test uses it to
+ * stop at exact points rather than at a time.
  */
-function testKillPoint(): { count: number; durable: boolean } | undefined {
+function testKillPoint(): { count: number; durable: boolean } | 'commit' | undefined {
+  if (process.env.VAULT_TEST_ROTATE_KILL === 'commit') return 'commit';
   const match = /^(\d+)(:before-rename)?$/.exec(process.env.VAULT_TEST_ROTATE_KILL ?? '');
   return match ? { count: Number(match[1]), durable: match[2] === undefined } : undefined;
 }
