@@ -57,11 +57,11 @@ export async function rotateMaster(newKeyFileArg: string): Promise<RotateMasterO
     });
     if (started) bar.stop();
     const next = fromEnv
-      ? `set VAULT_MASTER_KEY to the content of ${newKeyFile} for every instance, then start them`
-      : `${masterKeyFile} now holds the new key; start the servers`;
+      ? `put the content of ${newKeyFile} into VAULT_MASTER_KEY (your secret manager) for every instance, start them, then delete ${newKeyFile}`
+      : `${masterKeyFile} now holds the new key: start the servers and delete ${newKeyFile} (or, better, move the key into VAULT_MASTER_KEY and delete both files)`;
     const summary = result.alreadyDone
       ? `the key files in ${keysDir} are already under this key; nothing to do`
-      : `${result.files} key files in ${keysDir} are under the new master key (${result.rewrapped} re-wrapped by this run). Next: ${next}, and keep ${newKeyFile} in your secret manager (then delete the file)`;
+      : `${result.files} key files in ${keysDir} are under the new master key (${result.rewrapped} re-wrapped by this run). Next: ${next}`;
     return { keysDir, files: result.files, rewrapped: result.rewrapped, newKeyGoesTo: fromEnv ? 'VAULT_MASTER_KEY' : 'master.key', summary };
   } catch (error) {
     throw error instanceof MasterKeyError ? new ConfigError(error.message) : error;
