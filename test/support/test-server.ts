@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { startServer, type RunningServer } from '../../adapters/main/server.js';
 import { MovableClock } from './movable-clock.js';
@@ -41,7 +40,7 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     await removeOwnDir();
     throw error;
   }
-  const manage = server.container.get(ManageVaults);
+  const manage = server.vault.manageVaults;
   return {
     url: server.url,
     dataDir,
