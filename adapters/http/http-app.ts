@@ -61,19 +61,14 @@ const ok = (res: Response, data: unknown) => res.status(200).json({ success: tru
 const param = (req: Request, name: string) => String(req.params[name]);
 
 /**
- * The standalone server's Express app: the vault's routes (health, readiness and metrics included) at the
- * root, with the app settings the routes were written for.
+ * The standalone server's Express app: every route of docs/api.md, health, readiness and metrics
+ * included, at the root.
  */
 export function createHttpApp(deps: HttpDeps): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'extended');
-  app.use(createVaultRoutes(deps, { health: true, notFound: true }));
-  return app;
+  return createVaultApp(deps, { health: true, notFound: true });
 }
 
-export interface VaultRoutesOptions {
+export interface VaultAppOptions {
   /** Serve `GET /healthz` and `GET /readyz`. */
   readonly health: boolean;
   /** Answer any other path with the service's 404 envelope (ROUTE_NOT_FOUND) instead of passing it on. */
@@ -81,13 +76,17 @@ export interface VaultRoutesOptions {
 }
 
 /**
- * Every route of docs/api.md as one router, mountable under any prefix; createHttpApp and vaultRouter
- * (wallet-vault/express) are thin shells around it.
+ * The vault's routes as an Express app of their own, so the settings they were written for (the
+ * extended query parser, no ETag, no X-Powered-By) hold wherever it is mounted: the standalone server
+ * serves it at the root, vaultRouter (wallet-vault/express) under any prefix of an embedding app.
  */
-export function createVaultRoutes(deps: HttpDeps, options: VaultRoutesOptions): express.Router {
-  const app = express.Router();
+export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'extended');
 
-  // The request id and the request log line come from observe-requests.ts, which wraps the server.
+  // The request id and the request log line come from observe-requests.ts, which wraps this app.
   app.use((req, res, next) => {
     const context = requestContextOf(req);
     locals(res).requestId = context?.requestId ?? ownRequestId(res);
@@ -186,7 +185,7 @@ export function createVaultRoutes(deps: HttpDeps, options: VaultRoutesOptions): 
 
   if (options.notFound) {
     app.use((req, _res, next) => {
-      next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.baseUrl}${req.path}`));
+      next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.path}`));
     });
   }
   app.use(errorHandler(deps.logger));

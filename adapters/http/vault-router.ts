@@ -1,7 +1,7 @@
-import type express from 'express';
+import express from 'express';
 import type { Vault } from '../main/create-vault.js';
 import type { VaultLogger } from '../main/vault-options.js';
-import { createVaultRoutes, type HttpDeps } from './http-app.js';
+import { createVaultApp, type HttpDeps } from './http-app.js';
 import type { JsonBounds } from './json-bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 
@@ -34,7 +34,20 @@ const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
  * standalone server. Authentication is the vault's API keys; TLS and any auth of your own go in front.
  */
 export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): express.Router {
-  return createVaultRoutes(httpDepsOf(vault, options), { health: options.health ?? false, notFound: options.notFound ?? true });
+  const app = createVaultApp(httpDepsOf(vault, options), { health: options.health ?? false, notFound: options.notFound ?? true });
+  const router = express.Router();
+  router.use((req, res, next) => {
+    // The vault's app gives the request its own prototypes (its settings); a request it passes on
+    // (notFound: false) goes back to the embedding app with the embedding app's.
+    const request = Object.getPrototypeOf(req) as object;
+    const response = Object.getPrototypeOf(res) as object;
+    app(req, res, (error?: unknown) => {
+      Object.setPrototypeOf(req, request);
+      Object.setPrototypeOf(res, response);
+      next(error);
+    });
+  });
+  return router;
 }
 
 /** The HTTP layer's view of a vault (the standalone server builds its app from the same). */

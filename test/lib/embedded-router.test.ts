@@ -106,10 +106,34 @@ describe('vaultRouter mounted under /vault in an Express app of its own', () => 
     expect(mine.body).toEqual(theirs.body);
   });
 
-  it('answers an unknown path under the mount point with the 404 envelope, naming the full path', async () => {
-    const r = await embedded.api.get('/vault/nowhere');
-    expect(r.status).toBe(404);
-    expect(r.body).toEqual({ success: false, error: 'no route GET /vault/nowhere' });
+  it('answers an unknown path under the mount point with the 404 envelope, as the standalone server does at its root', async () => {
+    const [mine, theirs] = await Promise.all([embedded.api.get('/vault/nowhere'), server.api.get('/nowhere')]);
+    expect(mine.status).toBe(404);
+    expect(mine.body).toEqual(theirs.body);
+  });
+
+  it('answers with its own settings, not the host app\'s (no ETag though the host app has them on)', async () => {
+    const r = await embedded.api.get(`${embedded.base}/wallets`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('etag')).toBeNull();
+  });
+
+  it('passes what it does not serve back to the host app when notFound is false', async () => {
+    const host = express();
+    host.use(vaultRouter(vault, { notFound: false }));
+    host.get('/after', (req, res) => {
+      res.json({ reached: true, query: req.query });
+    });
+    const listening = host.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    try {
+      const r = await client(`http://127.0.0.1:${(listening.address() as AddressInfo).port}`).get('/after?a[b]=1');
+      expect(r.status).toBe(200);
+      // The host app's own (simple) query parser again, not the vault's extended one.
+      expect(r.body).toEqual({ reached: true, query: { 'a[b]': '1' } });
+    } finally {
+      await new Promise((resolve) => listening.close(resolve));
+    }
   });
 
   it('serves no health routes unless asked', async () => {
