@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVault, VaultOptionsError, type KeyStore, type Persistence } from 'wallet-vault';
+import { createVault, TOKENS, VaultOptionsError, type KeyStore, type Persistence } from 'wallet-vault';
 import { localFileKeyStore } from 'wallet-vault/keystores/local-file';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
 
@@ -45,6 +45,34 @@ describe('createVault refuses bad options at once, naming the option', () => {
   it('accepts a store written outside the package when it has the whole KeyStore shape', async () => {
     const vault = await createVault({ persistence: await sqlitePersistence({ path: path.join(dir, 'other.db') }), keyStores: [{ ...noSign, sign: async () => ({ r: new Uint8Array(32), s: new Uint8Array(32), v: 27 as const }) }], jobs: false });
     await vault.close();
+  });
+});
+
+describe('an embedding application rebinds a port', () => {
+  it('gives every use case its own clock through configure()', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-rebind-'));
+    try {
+      const fixed = new Date('2030-01-02T03:04:05.000Z');
+      const vault = await createVault({
+        persistence: await sqlitePersistence({ path: path.join(dir, 'vault.db') }),
+        keyStores: [localFileKeyStore({ keysDir: path.join(dir, 'keys'), masterKeyHex: 'cd'.repeat(32) })],
+        jobs: false,
+        configure: (container) => {
+          container.rebind(TOKENS.CLOCK).toConstantValue({ now: () => new Date(fixed) });
+        },
+      });
+      try {
+        const created = await vault.manageVaults.createVault({ name: 'rebound' });
+        const principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(created.id)).apiKey}`, created.id);
+        const wallet = await vault.createWallet.execute({ principal, name: 'w' });
+        expect(wallet.created.toISOString()).toBe(fixed.toISOString());
+        expect((await vault.getVaultStatus.execute(created.id)).timestamp.toISOString()).toBe(fixed.toISOString());
+      } finally {
+        await vault.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
