@@ -190,10 +190,16 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
   };
   try {
     await Promise.all(keyStores.map((s) => s.ping()));
+    return build(options, keyStores, closeAll);
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;
   }
+}
+
+/** The container, the use cases and the jobs over stores that answered. */
+function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: () => Promise<void>): Vault {
+  const { persistence } = options;
   const version = options.version ?? 'unknown';
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(systemModule(options, persistence), persistenceModule(persistence), keyStoreModule(keyStores, options.defaultKeyStore), useCaseModule(options, version));
@@ -229,8 +235,6 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
     ],
     Math.min(options.outboundTimeoutMs ?? 5000, 2000),
   );
-  if (options.jobs !== false && keyStores.length > 0) scheduler.start();
-
   let closing: Promise<void> | undefined;
   const get = <T>(id: abstract new (...args: any[]) => T): T => container.get<T>(id);
   const vault: Omit<Vault, LazyUseCase> = {
@@ -260,7 +264,7 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
       })()),
   };
   // Not spread into the object above: a spread would read (and so resolve) each getter at once.
-  return Object.defineProperties(vault, {
+  const built = Object.defineProperties(vault, {
     createWallet: lazy(CreateWallet),
     signCall: lazy(SignCall),
     rewrapKeys: lazy(RewrapKeys),
@@ -268,6 +272,9 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
     purgeExpiredIdempotency: lazy(PurgeExpiredIdempotency),
     sweepOrphanKeys: lazy(SweepOrphanKeys),
   }) as Vault;
+  // Last, once everything resolved: a bad rebind in configure() must not leave jobs running.
+  if (options.jobs !== false && keyStores.length > 0) scheduler.start();
+  return built;
 }
 
 /** Use cases over the key stores: resolved on first read, so a vault without key stores still builds. */
