@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { CHAIN_IDS } from '../chain/chains.js';
+import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
@@ -10,12 +10,7 @@ export type RpcChain = (typeof RPC_CHAINS)[number];
 /** `VAULT_RPC_URL_BSC_TESTNET` for `bsc-testnet`: chain upper-cased, `-` as `_`. */
 export const rpcUrlVariable = (chain: string): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
 
-/** An EVM chain the operator adds by name and chain id (`VAULT_CHAINS=arbitrum:42161,base:8453`). */
-export interface AddedChain {
-  readonly name: string;
-  /** What the chain's RPC must report (eth_chainId) before any of its contracts is read. */
-  readonly chainId: bigint;
-}
+export type { AddedChain } from '../chain/chains.js';
 
 export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
 export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'pkcs11', 'aws-kms', 'vault-transit'];
@@ -245,26 +240,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
 }
 
-const CHAIN_NAME = /^[a-z][a-z0-9-]{0,31}$/;
-const MAX_CHAIN_ID = 2n ** 64n - 1n;
-
 /** `arbitrum:42161,base:8453`: names new to the service, ids no other chain has. */
 function parseAddedChains(value: string | undefined): AddedChain[] {
   const added: AddedChain[] = [];
   for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
     const match = /^([^:]+):(\d{1,20})$/.exec(entry);
-    const name = match?.[1] ?? '';
-    if (!match || !CHAIN_NAME.test(name)) {
+    if (!match || !CHAIN_NAME.test(match[1]!)) {
       throw new ConfigError(`VAULT_CHAINS: "${entry}" must be name:chainId, the name lower-case letters, digits and - (e.g. arbitrum:42161)`);
     }
-    const chainId = BigInt(match[2]!);
-    if (chainId === 0n || chainId > MAX_CHAIN_ID) throw new ConfigError(`VAULT_CHAINS: chain id of ${name} must be between 1 and 2^64-1`);
-    if (name === 'local' || name in CHAIN_IDS || added.some((c) => c.name === name)) {
-      throw new ConfigError(`VAULT_CHAINS: ${name} is already a chain`);
-    }
-    const sameId = Object.entries(CHAIN_IDS).find(([, id]) => id === chainId)?.[0] ?? added.find((c) => c.chainId === chainId)?.name;
-    if (sameId) throw new ConfigError(`VAULT_CHAINS: chain id ${chainId} of ${name} is already chain ${sameId}`);
-    added.push({ name, chainId });
+    const chain = { name: match[1]!, chainId: BigInt(match[2]!) };
+    const problem = addedChainProblem(chain, added);
+    if (problem) throw new ConfigError(`VAULT_CHAINS: ${problem}`);
+    added.push(chain);
   }
   return added;
 }

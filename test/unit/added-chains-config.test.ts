@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../adapters/main/config.js';
+import { validateVaultOptions } from '../../adapters/main/vault-options.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/srv');
 
@@ -38,5 +39,29 @@ describe('chains beyond the interface (VAULT_CHAINS)', () => {
     [{ VAULT_CHAINS: 'a:10,b:10' }, /^VAULT_CHAINS: chain id 10 of b is already chain a$/],
   ])('stops the start on %o', (env, message) => {
     expect(() => load(env)).toThrow(message);
+  });
+});
+
+describe('createVault takes added chains as typed options', () => {
+  // Only the shape is checked here, never used.
+  const ports = (...methods: string[]) => Object.fromEntries(methods.map((m) => [m, () => undefined]));
+  const persistence = () => ({
+    ...ports('close'),
+    repository: ports('ping', 'findWallet', 'close'),
+    signatureLog: ports('find', 'attachTransaction'),
+    auditLog: ports('append', 'list'),
+    policies: ports('find', 'save'),
+    jobLock: ports('runExclusive'),
+  });
+  it('accepts chains and RPC URLs for them', () => {
+    expect(() => validateVaultOptions({ persistence: persistence(), chains: [{ name: 'base', chainId: 8453n }], rpcUrls: { base: 'http://b.example', sepolia: 'http://s.example' } })).not.toThrow();
+  });
+  it.each([
+    [{ chains: [{ name: 'ethereum', chainId: 5n }] }, /^ {2}chains\[0\]: ethereum is already a chain$/m],
+    [{ chains: [{ name: 'a', chainId: 10n }, { name: 'b', chainId: 10n }] }, /^ {2}chains\[1\]: chain id 10 of b is already chain a$/m],
+    [{ chains: [{ name: 'Base', chainId: 8453n }] }, /^ {2}chains\[0\]: "Base" is not a chain name/m],
+    [{ rpcUrls: { mainnet: 'http://m.example' } }, /^ {2}rpcUrls\.mainnet: mainnet is no chain with an RPC \(add it to chains\)$/m],
+  ])('refuses %o', (options, message) => {
+    expect(() => validateVaultOptions({ persistence: persistence(), ...options })).toThrow(message);
   });
 });
