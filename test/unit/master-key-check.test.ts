@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, unlink } from 'node:fs/promises';
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file.key-store.js';
 import { CHECK_FILE, masterKeyCheck, readCheck, verifyMasterKey } from '../../adapters/keystore/local-file/master-key-check.js';
+import { resolveMasterKey } from '../../adapters/keystore/local-file/master-key.js';
 
 describe('the master key check value in the key directory', () => {
   let keysDir: string;
@@ -41,5 +42,12 @@ describe('the master key check value in the key directory', () => {
     expect(existsSync(path.join(keysDir, CHECK_FILE))).toBe(false);
     expect(await verifyMasterKey(keysDir, right, { kind: 'env' })).toBeNull();
     expect(await readCheck(keysDir)).toBe(masterKeyCheck(right));
+  });
+
+  it('VAULT_MASTER_KEY beside a master.key holding the same key is used, and says the file should go', async () => {
+    const hex = randomBytes(32).toString('hex');
+    await writeFile(path.join(keysDir, 'master.key'), `${hex}\n`);
+    expect(await resolveMasterKey({ dataDir: keysDir, masterKeyHex: hex.toUpperCase() })).toMatchObject({ source: 'env', fileAlsoPresent: true });
+    await expect(resolveMasterKey({ dataDir: keysDir, masterKeyHex: 'ef'.repeat(32) })).rejects.toThrow(/VAULT_MASTER_KEY and .*master\.key hold different keys/);
   });
 });
