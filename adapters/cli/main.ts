@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
 import { ConfigError } from '../main/config.js';
 import { registerAuditCommands } from './audit.commands.js';
+import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { fail, print } from './output.js';
 
@@ -102,6 +103,7 @@ keys
     print(!!o.json, { store: o.store, rewrapped: result.done }, () => `${result.done} keys of ${o.store} re-wrapped under the latest key version`);
   });
 
+registerMasterKeyCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 
