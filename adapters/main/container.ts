@@ -94,7 +94,7 @@ export function buildContainer(parts: ContainerParts): Container {
   c.bind(ManagePolicies).toDynamicValue(
     () => new ManagePolicies(repo(), c.get(POLICY_REPOSITORY), clock(), auditLog(), (vaultId) => c.get(PolicyCache).invalidate(vaultId)),
   );
-  c.bind(ListAuditRecords).toDynamicValue(() => new ListAuditRecords(auditLog()));
+  c.bind(ListAuditRecords).toDynamicValue(() => new ListAuditRecords(auditLog(), repo()));
   c.bind(VerifyAuditChain).toDynamicValue(() => new VerifyAuditChain(auditLog()));
   c.bind(Authenticate).toDynamicValue(() => new Authenticate(repo(), clock(), auditLog()));
   c.bind(CreateWallet).toDynamicValue(() => new CreateWallet(repo(), keyStores(), clock(), c.get(ID_GENERATOR), auditLog()));
