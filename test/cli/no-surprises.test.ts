@@ -10,7 +10,8 @@ import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../su
 const NO_STORE = { VAULT_DATA_DIR: '', VAULT_DATABASE_URL: '' };
 const jsonError = (r: CliResult) => JSON.parse(r.stderr.trim().split('\n').at(-1)!) as { error: string; code: string };
 
-describe('the wallet-vault command cannot surprise an operator', () => {
+// Each test runs the real command several times (a node process each), in parallel where it can.
+describe('the wallet-vault command cannot surprise an operator', { timeout: 120_000 }, () => {
   let root: string;
   let dataDir: string;
   let vaultId: string;

@@ -84,7 +84,8 @@ async function runWalkthrough(cmds: string[], env: Record<string, string>, scrat
   );
 }
 
-describe("the README's walk-through", () => {
+// About twenty commands in sequence, CLI runs among them: minutes on a busy machine, not seconds.
+describe("the README's walk-through", { timeout: 180_000 }, () => {
   let dataDir: string;
   let scratch: string;
   let server: ChildServer;
@@ -127,7 +128,7 @@ describe("the README's walk-through", () => {
   });
 });
 
-describe('the CLI commands named in README.md and docs/', () => {
+describe('the CLI commands named in README.md and docs/', { timeout: 120_000 }, () => {
   it('use only commands and options the CLI has (its help lists each)', async () => {
     const files = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
     const mentions = files.flatMap((file) =>
