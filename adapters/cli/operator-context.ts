@@ -3,10 +3,9 @@ import path from 'node:path';
 import type { Container } from 'inversify';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { loadConfig, type AppConfig } from '../main/config.js';
-import { buildContainer } from '../main/container.js';
+import type { Vault } from '../main/create-vault.js';
 import { createLogger } from '../main/logger.js';
-import { openKeyStores, openPersistence, type OpenedPersistence } from '../main/stores.js';
-import { detectVersion } from '../main/version.js';
+import { vaultFromConfig, type FromConfigOptions } from '../main/vault-from-config.js';
 import { CliRefusal, note } from './output.js';
 import { plainTextLog } from './plain-log.js';
 
@@ -24,39 +23,27 @@ export async function withManageVaults<T>(action: (manage: ManageVaults) => Prom
   return withPersistence((container) => action(container.get(ManageVaults)), use);
 }
 
-/** The container over the configured store only (audit, policies, vaults): no key store is opened. */
+/**
+ * The vault's container over the configured store only (audit, policies, vaults): no key store is
+ * opened, no job runs.
+ */
 export async function withPersistence<T>(action: (container: Container) => Promise<T>, use: StoreUse = {}): Promise<T> {
-  const { config, persistence } = await openStore(use);
-  try {
-    return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence }));
-  } finally {
-    await persistence.close();
-  }
+  return withVault(loadConfig(), use, { keyStores: false }, action);
 }
 
 /** For the commands that work on keys: the configured stores are opened too (and closed after). */
 export async function withKeyStores<T>(action: (container: Container) => Promise<T>): Promise<T> {
-  const { config, persistence } = await openStore({});
-  try {
-    // The stores' warnings (master key in a file, ...) are plain lines on stderr, not JSON log lines.
-    const keyStores = await openKeyStores(config, createLogger(config.logLevel, plainTextLog()));
-    try {
-      return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence, keyStores }));
-    } finally {
-      await Promise.all(keyStores.map((s) => s.close()));
-    }
-  } finally {
-    await persistence.close();
-  }
+  const config = loadConfig();
+  // The stores' warnings (master key in a file, ...) are plain lines on stderr, not JSON log lines.
+  return withVault(config, {}, { logger: createLogger(config.logLevel, plainTextLog()), jobs: false }, action);
 }
 
 /**
- * Opens the configured database and says on stderr which one, so a command run from the wrong
- * directory cannot quietly act on a store no server reads. SQLite that is not there yet is refused
- * rather than created, except where the command is meant to start a store.
+ * Opens the configured vault and says on stderr which database it opened, so a command run from the
+ * wrong directory cannot quietly act on a store no server reads. SQLite that is not there yet is
+ * refused rather than created, except where the command is meant to start a store.
  */
-async function openStore(use: StoreUse): Promise<{ config: AppConfig; persistence: OpenedPersistence }> {
-  const config = loadConfig();
+async function withVault<T>(config: AppConfig, use: StoreUse, options: FromConfigOptions, action: (container: Container) => Promise<T>): Promise<T> {
   if (!config.database && !use.create) {
     const file = path.join(config.dataDir, 'vault.db');
     if (!existsSync(file)) {
@@ -64,7 +51,11 @@ async function openStore(use: StoreUse): Promise<{ config: AppConfig; persistenc
       throw new CliRefusal(`${where}; pass --data-dir (or set VAULT_DATA_DIR) to the server's data directory`, 'STORE_NOT_FOUND');
     }
   }
-  const persistence = await openPersistence(config);
-  note(`using ${persistence.description}`);
-  return { config, persistence };
+  const vault: Vault = await vaultFromConfig(config, options);
+  try {
+    note(`using ${vault.database}`);
+    return await action(vault.container);
+  } finally {
+    await vault.close();
+  }
 }
