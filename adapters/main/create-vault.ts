@@ -153,7 +153,7 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
       const cache = ctx.get(PolicyCache);
       return new ManagePolicies(p.repo, ctx.get(TOKENS.POLICY_REPOSITORY), p.clock, p.audit, (vaultId) => cache.invalidate(vaultId), chains);
     });
-    bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit));
+    bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit, ports(ctx).repo));
     bind(VerifyAuditChain).toDynamicValue((ctx) => new VerifyAuditChain(ports(ctx).audit));
     bind(Authenticate).toDynamicValue((ctx) => new Authenticate(ports(ctx).repo, ports(ctx).clock, ports(ctx).audit));
     bind(CreateWallet).toDynamicValue((ctx) => {
