@@ -39,4 +39,3 @@ export interface SignatureLog {
    */
   attachTransaction(vaultId: string, submissionHash: string, transactionHash: string, now: Date): Promise<AttachResult>;
 }
-export const SIGNATURE_LOG = Symbol.for('wallet-vault.SignatureLog');

@@ -60,10 +60,11 @@ export class PostgresApiKeyCache {
     if (this.connecting || this.closed || Date.now() - this.lastAttempt < RETRY_LISTEN_MS) return;
     this.connecting = true;
     this.lastAttempt = Date.now();
-    const { config } = this.db;
+    // A connection of its own, made with the pool's settings (also for a pool the application passed in),
+    // outside the pool: it stays LISTENing for the instance's life.
     const client = new pg.Client({
-      connectionString: config.url,
-      connectionTimeoutMillis: config.connectTimeoutMs,
+      ...(this.db.pool.options as pg.ClientConfig),
+      connectionTimeoutMillis: this.db.config.connectTimeoutMs,
       keepAlive: true,
       application_name: 'wallet-vault-listener',
     });
