@@ -6,7 +6,10 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** JSON with object keys sorted, so the same event always hashes the same way whatever built it. */
 function canonicalDetails(details: AuditDetails): string {
-  return JSON.stringify(Object.fromEntries(Object.keys(details).sort().map((k) => [k, details[k]])));
+  const keys = Object.keys(details).sort();
+  const sorted: Record<string, AuditDetails[string]> = {};
+  for (const k of keys) sorted[k] = details[k]!;
+  return JSON.stringify(sorted);
 }
 
 /**
@@ -65,13 +68,18 @@ export interface ChainHead {
  * whatever keeps the head from moving (a write lock), then store the records as returned.
  */
 export function extendChain(head: ChainHead | null, events: readonly AuditEvent[]): AuditRecord[] {
-  let seq = head?.seq ?? 0;
-  let prevHash = head?.hash ?? GENESIS_HASH;
-  return events.map((event) => {
-    seq++;
-    const hash = auditRecordHash(seq, prevHash, event);
-    const record: AuditRecord = { ...event, seq, prevHash, hash };
-    prevHash = hash;
-    return record;
-  });
+  const records: AuditRecord[] = [];
+  for (const event of events) {
+    const record = nextRecord(head, event);
+    records.push(record);
+    head = record;
+  }
+  return records;
+}
+
+/** The one record that chains `event` after `head`: extendChain for a single event, without the arrays. */
+export function nextRecord(head: ChainHead | null, event: AuditEvent): AuditRecord {
+  const seq = (head?.seq ?? 0) + 1;
+  const prevHash = head?.hash ?? GENESIS_HASH;
+  return { ...event, seq, prevHash, hash: auditRecordHash(seq, prevHash, event) };
 }
