@@ -1,6 +1,5 @@
 import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
-import { parseAbiFunction, type ParsedFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments } from '../domain/signing/argument-coercion.js';
 import {
   argsWithSignature,
@@ -17,13 +16,13 @@ import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { AbiFunctionCache } from './abi-function-cache.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { SignerCache } from './wallet-lookup.js';
 
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const ABI_CACHE_SIZE = 1000;
 
 type Hex = `0x${string}`;
 
@@ -39,8 +38,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args))).
  */
 export class SignCall {
-  /** Parsed ABI items by their JSON text: clients send the same few items over and over. */
-  private readonly functions = new Map<string, ParsedFunction>();
+  /** Parsed ABI items, filled only by signs that succeeded. */
+  readonly functions: AbiFunctionCache;
   private readonly signers: SignerCache;
 
   constructor(
@@ -53,8 +52,10 @@ export class SignCall {
     /** The vault's policy (usually a PolicyCache: this is read on every sign). */
     private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
     private readonly auditLog: AuditLog,
+    abiCacheBytes?: number,
   ) {
     this.signers = new SignerCache(repository);
+    this.functions = new AbiFunctionCache(abiCacheBytes);
   }
 
   async execute(input: { principal: Principal; body: unknown }): Promise<SignResult> {
@@ -72,7 +73,7 @@ export class SignCall {
     const requestedUniq = optionalBytes32(body.uniq, 'uniq');
     const requestedSigner = body.signer === undefined ? undefined : parseAddress(body.signer, 'signer');
 
-    const fn = this.parseFunction(body.abi);
+    const { fn, key: abiKey, cached } = this.functions.parse(body.abi);
     const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
 
     // Before any chain read or key store: a request outside the policy costs nothing more.
@@ -123,17 +124,8 @@ export class SignCall {
       selector: fn.selector,
       sender,
     });
+    if (!cached) this.functions.remember(abiKey, fn);
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
-  }
-
-  private parseFunction(abi: unknown): ParsedFunction {
-    const key = JSON.stringify(abi);
-    const cached = this.functions.get(key);
-    if (cached) return cached;
-    const parsed = parseAbiFunction(abi);
-    if (this.functions.size >= ABI_CACHE_SIZE) this.functions.delete(this.functions.keys().next().value as string);
-    this.functions.set(key, parsed);
-    return parsed;
   }
 
   /** From the request on `local` and chains without an RPC; from the contract itself otherwise. */
