@@ -8,7 +8,7 @@ import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import { toErrorResponse } from './error-response.js';
 import { parseJsonBody } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS, type JsonBounds } from './json-bounds.js';
-import { bodyDepthLimit } from './json-nesting.js';
+import { bodyLimits, type JsonTextLimits } from './json-nesting.js';
 import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
 import { presentSubmission, presentWallet } from './presenters.js';
@@ -104,7 +104,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     locals(res).vaultId = vaultId;
     next();
   });
-  const body = readJsonBody(deps.bodyLimitBytes, bodyDepthLimit(deps.argsBounds ?? DEFAULT_ARGS_BOUNDS));
+  const body = readJsonBody(deps.bodyLimitBytes, bodyLimits(deps.argsBounds ?? DEFAULT_ARGS_BOUNDS));
 
   // POST /sign is served by sign-fast-path.ts, before this app sees the request.
   vault.get('/wallets', async (req, res) => {
@@ -164,13 +164,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
  * Reads the body as raw bytes and parses the JSON itself, so every failure is one of ours with a clear
  * message.
  */
-function readJsonBody(limit: number, maxDepth: number) {
+function readJsonBody(limit: number, shape: JsonTextLimits) {
   const raw = express.raw({ type: () => true, limit });
   return (req: Request, res: Response, next: NextFunction) => {
     raw(req, res, (error?: unknown) => {
       if (error) return next(error);
       try {
-        locals(res).body = parseJsonBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.header('content-type'), maxDepth);
+        locals(res).body = parseJsonBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.header('content-type'), shape);
       } catch (parseError) {
         return next(parseError);
       }

@@ -1,18 +1,18 @@
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import { checkJsonNesting, DEFAULT_BODY_MAX_DEPTH } from './json-nesting.js';
+import { checkJsonText, DEFAULT_BODY_LIMITS, type JsonTextLimits } from './json-nesting.js';
 
 /**
  * Parses a request body as JSON with the service's own messages; the one parse every route uses (Express
- * and the sign handler). The nesting is bounded before JSON.parse (see json-nesting.ts), so nothing
- * recursive downstream can be handed a value deeper than `maxDepth`.
+ * and the sign handler). Depth and width are bounded before JSON.parse (see json-nesting.ts), so nothing
+ * downstream is handed a value deeper or wider than `limits`.
  */
-export function parseJsonBody(bytes: Buffer, contentType: string | undefined, maxDepth = DEFAULT_BODY_MAX_DEPTH): unknown {
+export function parseJsonBody(bytes: Buffer, contentType: string | undefined, limits: JsonTextLimits = DEFAULT_BODY_LIMITS): unknown {
   if (bytes.length === 0) throw new DomainError(ErrorCode.MALFORMED_JSON, 'request body is required (a JSON object)');
   if (contentType !== undefined && !/^application\/(.+\+)?json\b/i.test(contentType)) {
     throw new DomainError(ErrorCode.MALFORMED_JSON, `Content-Type must be application/json (got ${JSON.stringify(contentType)})`);
   }
   const text = bytes.toString('utf8');
-  checkJsonNesting(text, maxDepth);
+  checkJsonText(text, limits);
   try {
     return JSON.parse(text);
   } catch {

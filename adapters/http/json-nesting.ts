@@ -1,13 +1,35 @@
 import { invalidArgument } from '../../src/domain/errors.js';
 import { DEFAULT_ARGS_BOUNDS, fieldPath, type JsonBounds } from './json-bounds.js';
 
+/** Shape limits checked on a request body's text, before it is parsed. */
+export interface JsonTextLimits {
+  /** Deepest nesting of arrays and objects. */
+  readonly maxDepth: number;
+  /** Most elements in one array. */
+  readonly maxArrayLength: number;
+  /** Most members (keys) in one object. */
+  readonly maxMembers: number;
+}
+
 /**
- * How deep any request body may nest: Sign's `abi` (2 × VAULT_ARGS_MAX_DEPTH + 2 levels, each tuple level
- * being `components[j]`) inside the body object. One limit for every route, so no handler, hash or
- * message ever walks a deeper value.
+ * No object a route takes has more members than this: a tuple has at most 256 components (ABI_LIMITS),
+ * an ABI item or a body a handful of fields. JSON.parse of one object of 60 000 keys alone costs tens of
+ * milliseconds, so width is refused before it.
  */
-export const bodyDepthLimit = (bounds: Pick<JsonBounds, 'maxDepth'>) => 2 * bounds.maxDepth + 3;
-export const DEFAULT_BODY_MAX_DEPTH = bodyDepthLimit(DEFAULT_ARGS_BOUNDS);
+export const MAX_OBJECT_MEMBERS = 1024;
+
+/**
+ * The limits of every request body, from the Sign bounds: `abi` nests 2 × VAULT_ARGS_MAX_DEPTH + 2 levels
+ * (each tuple level is `components[j]`) inside the body object; no array of any body is longer than
+ * VAULT_ARGS_MAX_ARRAY_LENGTH. One set for every route, so no handler, hash or message ever walks a deeper
+ * or wider value.
+ */
+export const bodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength'>): JsonTextLimits => ({
+  maxDepth: 2 * bounds.maxDepth + 3,
+  maxArrayLength: bounds.maxArrayLength,
+  maxMembers: MAX_OBJECT_MEMBERS,
+});
+export const DEFAULT_BODY_LIMITS = bodyLimits(DEFAULT_ARGS_BOUNDS);
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -19,20 +41,18 @@ const COMMA = 0x2c;
 const COLON = 0x3a;
 
 /**
- * Refuses JSON text that nests deeper than `maxDepth` arrays and objects, before anything parses it.
- * JSON.parse itself copes with any depth, but everything after it that recurses (canonical hashing,
- * messages, the ABI walk, JSON.stringify) would overflow the stack: a 500 instead of a 400. One pass over
- * the characters, each looked at once, with state only for the open levels up to the limit; the
- * place is named (`args[0].a[3]`) from that state when the limit is crossed. Malformed text is left to
- * JSON.parse, which reports it.
+ * Refuses JSON text that nests deeper, or holds a longer array or a wider object, than `limits`, before
+ * anything parses it. JSON.parse itself copes with any depth, but everything after it that recurses
+ * (canonical hashing, messages, the ABI walk, JSON.stringify) would overflow the stack: a 500 instead of
+ * a 400; and the cost of parsing one very wide object is far from linear in practice. One pass over the
+ * characters, each looked at once, with state only for the open levels up to the depth limit; the place
+ * is named (`args[0].a[3]`) from that state when a limit is crossed. Malformed text is left to JSON.parse,
+ * which reports it.
  */
-export function checkJsonNesting(text: string, maxDepth: number): void {
-  // Per open level (1-based): array or object, the element index, and where the current key is in `text`.
-  const isArray = new Uint8Array(maxDepth + 1);
-  const index = new Int32Array(maxDepth + 1);
-  const keyStart = new Int32Array(maxDepth + 1).fill(-1);
-  const keyEnd = new Int32Array(maxDepth + 1);
-  const expectKey = new Uint8Array(maxDepth + 1);
+export function checkJsonText(text: string, limits: JsonTextLimits): void {
+  const { maxDepth } = limits;
+  const levels = new Levels(maxDepth);
+  const { isArray, count, keyStart, keyEnd, expectKey } = levels;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -49,38 +69,61 @@ export function checkJsonNesting(text: string, maxDepth: number): void {
         keyEnd[depth] = i + 1;
       }
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (depth === maxDepth) throw tooDeep(text, maxDepth, isArray, index, keyStart, keyEnd);
+      if (depth === maxDepth) {
+        throw invalidArgument(`${levels.place(text, maxDepth)}: nested deeper than the limit of ${maxDepth} levels`);
+      }
       depth++;
       isArray[depth] = c === OPEN_ARRAY ? 1 : 0;
-      index[depth] = 0;
+      count[depth] = 1; // an empty container closes before it matters
       keyStart[depth] = -1;
       expectKey[depth] = c === OPEN_OBJECT ? 1 : 0;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       if (depth === 0) return; // unbalanced: JSON.parse says so
       depth--;
-    } else if (c === COMMA) {
-      if (isArray[depth] === 1) index[depth] = index[depth]! + 1;
-      else expectKey[depth] = 1;
+    } else if (c === COMMA && depth > 0) {
+      const members = count[depth]! + 1;
+      count[depth] = members;
+      if (isArray[depth] === 1) {
+        if (members > limits.maxArrayLength) {
+          throw invalidArgument(`${levels.place(text, depth - 1)}: array longer than the limit of ${limits.maxArrayLength} elements`);
+        }
+      } else {
+        if (members > limits.maxMembers) {
+          throw invalidArgument(`${levels.place(text, depth - 1)}: object with more than the limit of ${limits.maxMembers} members`);
+        }
+        expectKey[depth] = 1;
+      }
     } else if (c === COLON) {
       expectKey[depth] = 0;
     }
   }
 }
 
-function tooDeep(
-  text: string,
-  maxDepth: number,
-  isArray: Uint8Array,
-  index: Int32Array,
-  keyStart: Int32Array,
-  keyEnd: Int32Array,
-): Error {
-  let path = '';
-  for (let level = 1; level <= maxDepth; level++) {
-    if (isArray[level] === 1) path += `[${index[level]}]`;
-    else path = fieldPath(path, keyStart[level]! < 0 ? '' : decodeKey(text.slice(keyStart[level], keyEnd[level])));
+/** Per open level (1-based): array or object, its members so far, and where its current key is in the text. */
+class Levels {
+  readonly isArray: Uint8Array;
+  readonly count: Int32Array;
+  readonly keyStart: Int32Array;
+  readonly keyEnd: Int32Array;
+  readonly expectKey: Uint8Array;
+
+  constructor(maxDepth: number) {
+    this.isArray = new Uint8Array(maxDepth + 1);
+    this.count = new Int32Array(maxDepth + 1);
+    this.keyStart = new Int32Array(maxDepth + 1).fill(-1);
+    this.keyEnd = new Int32Array(maxDepth + 1);
+    this.expectKey = new Uint8Array(maxDepth + 1);
   }
-  return invalidArgument(`${path || 'body'}: nested deeper than the limit of ${maxDepth} levels`);
+
+  /** The path of the value open at `depth` (`body` for the body itself), built only for a refusal. */
+  place(text: string, depth: number): string {
+    let path = '';
+    for (let level = 1; level <= depth; level++) {
+      if (this.isArray[level] === 1) path += `[${this.count[level]! - 1}]`;
+      else path = fieldPath(path, this.keyStart[level]! < 0 ? '' : decodeKey(text.slice(this.keyStart[level], this.keyEnd[level])));
+    }
+    return path || 'body';
+  }
 }
 
 function decodeKey(literal: string): string {

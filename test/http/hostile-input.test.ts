@@ -49,20 +49,25 @@ describe('hostile request bodies (issue 14)', () => {
     const tuple = await sign({ abi: abiOf(wide), args: [{ c0: 1 }] });
     expect(tuple.status).toBe(400);
     expect(tuple.body).toEqual(refusal('abi.inputs[0].components: 10000 parameters is more than the limit of 256'));
-    // As found (the 60 000-key object as its argument), the arguments' own bound refuses it first.
-    expect((await sign({ abi: abiOf(wide), args: [sixtyThousandKeys] })).body).toEqual(refusal(/^args\[0\]\.k16383: more than the limit of 16384 values/));
+    // As found (the 60 000-key object as its argument), the body's width bound refuses it before it is parsed.
+    expect((await sign({ abi: abiOf(wide), args: [sixtyThousandKeys] })).body).toEqual(refusal('args[0]: object with more than the limit of 1024 members'));
 
     const branch = (n: number) => ({ name: `b${n}`, type: 'tuple', components: Array.from({ length: 200 }, (_, i) => ({ name: `c${i}`, type: 'uint8' })) });
     const many = await sign({ abi: abiOf(...Array.from({ length: 6 }, (_, i) => branch(i))), args: [] });
     expect(many.body).toEqual(refusal(/^abi\.inputs\[5\]\.components\[\d+\]: the ABI item has more than 1024 parameters/));
   });
 
-  it('a tuple given an object of 60 000 keys: refused on the value count before the ABI is read', async () => {
+  it('a tuple given an object of 60 000 keys: refused on its width before the body is parsed; 256 arrays of 64 on the value count', async () => {
     const tuple = { name: 't', type: 'tuple', components: Array.from({ length: 256 }, (_, i) => ({ name: `c${i}`, type: 'uint8' })) };
     const keys = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`c${i}`, 1]));
     const r = await sign({ abi: abiOf(tuple), args: [keys] });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual(refusal('args[0].c16383: more than the limit of 16384 values (array elements and fields at any depth)'));
+    expect(r.body).toEqual(refusal('args[0]: object with more than the limit of 1024 members'));
+    const arrays = { ...tuple, components: tuple.components.map((c) => ({ ...c, type: 'uint8[]' })) };
+    const values = Object.fromEntries(arrays.components.map((c) => [c.name, Array<number>(64).fill(1)]));
+    expect((await sign({ abi: abiOf(arrays), args: [values] })).body).toEqual(
+      refusal(/^args\[0\]\.c252\[\d+\]: more than the limit of 16384 values \(array elements and fields at any depth\)$/),
+    );
     // Within the bounds, the same tuple given by name is signed.
     const full = Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`c${i}`, i % 256]));
     expect((await sign({ abi: abiOf(tuple), args: [full] })).status).toBe(200);

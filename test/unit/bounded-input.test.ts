@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkJsonNesting } from '../../adapters/http/json-nesting.js';
+import { checkJsonText } from '../../adapters/http/json-nesting.js';
 import { parseJsonBody } from '../../adapters/http/json-body.js';
 import { AbiFunctionCache, retainedBytes } from '../../src/application/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
@@ -9,7 +9,9 @@ import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
 const fn = (inputs: unknown[], name = 'f') => ({ type: 'function', name, inputs: [...inputs, SIG] });
 const uint8s = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, type: 'uint8' }));
 
-describe('nesting checked before JSON.parse (json-nesting.ts)', () => {
+const checkJsonNesting = (text: string, maxDepth: number) => checkJsonText(text, { maxDepth, maxArrayLength: 100, maxMembers: 100 });
+
+describe('depth and width checked before JSON.parse (json-nesting.ts)', () => {
   it('accepts the limit and refuses one level more, naming the place', () => {
     expect(() => checkJsonNesting('{"a":[[1]]}', 3)).not.toThrow();
     expect(() => checkJsonNesting('{"a":[1,[2,[3]]]}', 3)).toThrow('a[1][1]: nested deeper than the limit of 3 levels');
@@ -23,15 +25,26 @@ describe('nesting checked before JSON.parse (json-nesting.ts)', () => {
     expect(() => checkJsonNesting(JSON.stringify({ 'k"[': [[1]] }), 2)).toThrow('["k\\"["][0]: nested deeper than the limit of 2 levels');
   });
 
+  it('refuses an array longer, or an object wider, than the limits, naming it', () => {
+    const limits = { maxDepth: 4, maxArrayLength: 3, maxMembers: 2 };
+    expect(() => checkJsonText('{"a":[1,2,3],"b":{"x":[],"y":"[,,,]"}}', limits)).not.toThrow();
+    expect(() => checkJsonText('{"a":[1,[1,2,3,4]]}', limits)).toThrow('a[1]: array longer than the limit of 3 elements');
+    expect(() => checkJsonText('{"a":1,"b":{"x":1,"y":2,"z":3}}', limits)).toThrow('b: object with more than the limit of 2 members');
+    expect(() => checkJsonText('[1,2,3,4]', limits)).toThrow('body: array longer than the limit of 3 elements');
+  });
+
   it('leaves malformed text to JSON.parse, whose refusal is the usual 400', () => {
     for (const text of [']]]', '{"a":[}', '"unterminated', '{"a":1}}}}[[[']) expect(() => checkJsonNesting(text, 2)).not.toThrow();
     expect(() => parseJsonBody(Buffer.from(']]'), 'application/json')).toThrow('request body is not valid JSON');
   });
 
-  it('is the parse of every body: 5 000 levels are refused by the default limit, never a stack overflow', () => {
+  it('is the parse of every body: 5 000 levels, 60 000 keys or 500 000 elements are refused by the default limits', () => {
     const deep = Buffer.from(`{"name":"a","extra":${'['.repeat(5_000)}${']'.repeat(5_000)}}`);
     expect(() => parseJsonBody(deep, 'application/json')).toThrow(/^extra(\[0\]){34}: nested deeper than the limit of 35 levels$/);
     expect(parseJsonBody(Buffer.from('{"name":[[1]]}'), undefined)).toEqual({ name: [[1]] });
+    const wide = `{"name":"a","extra":{${Array.from({ length: 60_000 }, (_, i) => `"k${i}":0`).join(',')}}}`;
+    expect(() => parseJsonBody(Buffer.from(wide), 'application/json')).toThrow('extra: object with more than the limit of 1024 members');
+    expect(() => parseJsonBody(Buffer.from(`[${'0,'.repeat(500_000)}0]`), 'application/json')).toThrow('body: array longer than the limit of 10000 elements');
   });
 });
 
