@@ -19,7 +19,7 @@ import { startService } from './support/sign-servers.js';
  */
 const seconds = Number(process.argv[2] ?? 15);
 const hostilePerSecond = Number(process.argv[3] ?? 10);
-const repeats = Number(process.argv[4] ?? 10);
+const repeats = Number(process.argv[4] ?? 20);
 const connections = Number(process.argv[5] ?? 4);
 
 const target = await startService();

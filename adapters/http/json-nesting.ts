@@ -1,4 +1,5 @@
 import { invalidArgument } from '../../src/domain/errors.js';
+import { ABI_LIMITS } from '../../src/domain/signing/abi-function.js';
 import { DEFAULT_ARGS_BOUNDS, fieldPath, type JsonBounds } from './json-bounds.js';
 
 /** Shape limits checked on a request body's text, before it is parsed. */
@@ -9,6 +10,8 @@ export interface JsonTextLimits {
   readonly maxArrayLength: number;
   /** Most members (keys) in one object. */
   readonly maxMembers: number;
+  /** Most values in the whole body: array elements and object members at every depth. */
+  readonly maxValues: number;
 }
 
 /**
@@ -17,19 +20,33 @@ export interface JsonTextLimits {
  * milliseconds, so width is refused before it.
  */
 export const MAX_OBJECT_MEMBERS = 1024;
+/** Values an ABI item within ABI_LIMITS may hold: its parameters, each a few fields and their components. */
+const ABI_VALUES = 8 * ABI_LIMITS.maxParams;
 
 /**
- * The limits of every request body, from the Sign bounds: `abi` nests 2 × VAULT_ARGS_MAX_DEPTH + 2 levels
- * (each tuple level is `components[j]`) inside the body object; no array of any body is longer than
- * VAULT_ARGS_MAX_ARRAY_LENGTH. One set for every route, so no handler, hash or message ever walks a deeper
- * or wider value.
+ * The limits of a Sign body, from the Sign bounds: `abi` nests 2 × VAULT_ARGS_MAX_DEPTH + 2 levels (each
+ * tuple level is `components[j]`) inside the body object; no array is longer than
+ * VAULT_ARGS_MAX_ARRAY_LENGTH; the body holds `args` (VAULT_ARGS_MAX_VALUES) and an ABI item.
  */
-export const bodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength'>): JsonTextLimits => ({
+export const signBodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength' | 'maxValues'>): JsonTextLimits => ({
   maxDepth: 2 * bounds.maxDepth + 3,
   maxArrayLength: bounds.maxArrayLength,
   maxMembers: MAX_OBJECT_MEMBERS,
+  maxValues: bounds.maxValues + ABI_VALUES,
 });
-export const DEFAULT_BODY_LIMITS = bodyLimits(DEFAULT_ARGS_BOUNDS);
+
+/**
+ * The limits of every other body (create, rename, submissions): the same depth and widths, and at most
+ * 1 024 values, where each needs a few. Hashing a create's body for its Idempotency-Key visits every
+ * value, and tens of thousands of small objects would cost tens of milliseconds.
+ */
+export const bodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength' | 'maxValues'>): JsonTextLimits => ({
+  ...signBodyLimits(bounds),
+  maxValues: MAX_OBJECT_MEMBERS,
+});
+
+/** What parseJsonBody checks when it is given no limits: a Sign body's, the widest. */
+export const DEFAULT_BODY_LIMITS = signBodyLimits(DEFAULT_ARGS_BOUNDS);
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -39,10 +56,11 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
- * Refuses JSON text that nests deeper, or holds a longer array or a wider object, than `limits`, before
- * anything parses it. JSON.parse itself copes with any depth, but everything after it that recurses
+ * Refuses JSON text that nests deeper, or holds a longer array, a wider object or more values, than
+ * `limits`, before anything parses it. JSON.parse itself copes with any depth, but everything after it that recurses
  * (canonical hashing, messages, the ABI walk, JSON.stringify) would overflow the stack: a 500 instead of
  * a 400; and the cost of parsing one very wide object is far from linear in practice. One pass over the
  * characters, each looked at once, with state only for the open levels up to the depth limit; the place
@@ -54,6 +72,8 @@ export function checkJsonText(text: string, limits: JsonTextLimits): void {
   const levels = new Levels(maxDepth);
   const { isArray, count, keyStart, keyEnd, expectKey } = levels;
   let depth = 0;
+  let values = 0;
+  const tooMany = (place: string) => invalidArgument(`${place}: more than the limit of ${limits.maxValues} values in a request body`);
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
@@ -79,8 +99,14 @@ export function checkJsonText(text: string, limits: JsonTextLimits): void {
       expectKey[depth] = c === OPEN_OBJECT ? 1 : 0;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       if (depth === 0) return; // unbalanced: JSON.parse says so
+      // The last member is counted here, unless the container is empty (only spaces since it opened).
+      let j = i - 1;
+      while (isSpace(text.charCodeAt(j))) j--;
+      const opening = text.charCodeAt(j);
+      if (opening !== OPEN_ARRAY && opening !== OPEN_OBJECT && ++values > limits.maxValues) throw tooMany(levels.place(text, depth));
       depth--;
     } else if (c === COMMA && depth > 0) {
+      if (++values > limits.maxValues) throw tooMany(levels.place(text, depth));
       const members = count[depth]! + 1;
       count[depth] = members;
       if (isArray[depth] === 1) {

@@ -5,7 +5,7 @@ import { toErrorResponse } from './error-response.js';
 import { ownRequestId, takeRateLimit, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
 import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
-import { bodyLimits } from './json-nesting.js';
+import { signBodyLimits } from './json-nesting.js';
 import { requestContextOf } from './request-context.js';
 
 const SIGN_PATH = /^\/api\/v1\/vaults?\/([^/?#]+)\/sign\/?(?:\?.*)?$/i;
@@ -47,7 +47,7 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
     const header = req.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
     const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
-    const body = parseJsonBody(rawBody, req.headers['content-type'], bodyLimits(bounds));
+    const body = parseJsonBody(rawBody, req.headers['content-type'], signBodyLimits(bounds));
     if (typeof body === 'object' && body !== null) {
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };

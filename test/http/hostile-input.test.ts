@@ -29,6 +29,7 @@ describe('hostile request bodies (issue 14)', () => {
 
   const sign = (extra: Record<string, unknown>) => api.post(`${base}/sign`, localSignBody(signer, extra));
   const abiOf = (...inputs: object[]) => ({ type: 'function', name: 'f', inputs: [...inputs, SIG] });
+  const uint8s = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, type: 'uint8' }));
   const refusal = (message: string | RegExp) => ({ success: false, error: typeof message === 'string' ? message : expect.stringMatching(message) });
 
   it('a 918 KB body of seven `uint256` types with 65 532 `[]` each: 400 on the type length, and /healthz answers meanwhile', async () => {
@@ -48,9 +49,12 @@ describe('hostile request bodies (issue 14)', () => {
     const sixtyThousandKeys = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1]));
     const tuple = await sign({ abi: abiOf(wide), args: [{ c0: 1 }] });
     expect(tuple.status).toBe(400);
-    expect(tuple.body).toEqual(refusal('abi.inputs[0].components: 10000 parameters is more than the limit of 256'));
-    // As found (the 60 000-key object as its argument), the body's width bound refuses it before it is parsed.
-    expect((await sign({ abi: abiOf(wide), args: [sixtyThousandKeys] })).body).toEqual(refusal('args[0]: object with more than the limit of 1024 members'));
+    expect(tuple.body).toEqual(refusal(/^abi\.inputs\[0\]\.components\[\d+\]\.name: more than the limit of 24576 values in a request body$/));
+    const wider = await sign({ abi: abiOf({ ...wide, components: wide.components.slice(0, 300) }), args: [{ c0: 1 }] });
+    expect(wider.body).toEqual(refusal('abi.inputs[0].components: 300 parameters is more than the limit of 256'));
+    // As found (the 60 000-key object as its argument), the body's bounds refuse it before it is parsed.
+    expect((await sign({ abi: abiOf(wide), args: [sixtyThousandKeys] })).body).toEqual(refusal(/^abi\.inputs\[0\]\.components\[\d+\]\.name: more than the limit of 24576 values/));
+    expect((await sign({ abi: abiOf(...uint8s(3)), args: [sixtyThousandKeys] })).body).toEqual(refusal('args[0]: object with more than the limit of 1024 members'));
 
     const branch = (n: number) => ({ name: `b${n}`, type: 'tuple', components: Array.from({ length: 200 }, (_, i) => ({ name: `c${i}`, type: 'uint8' })) });
     const many = await sign({ abi: abiOf(...Array.from({ length: 6 }, (_, i) => branch(i))), args: [] });
@@ -73,11 +77,12 @@ describe('hostile request bodies (issue 14)', () => {
     expect((await sign({ abi: abiOf(tuple), args: [full] })).status).toBe(200);
   });
 
-  it('a valid 1 MB sign of 500 000 array elements: refused on the value count; 15 000 elements are signed', async () => {
+  it('a valid 1 MB sign of 500 000 array elements: refused on the count of values; 15 000 elements are signed', async () => {
     const abi = abiOf({ name: 'xs', type: 'uint8[][]' });
     const huge = await sign({ abi, args: [Array.from({ length: 50 }, () => Array<number>(10_000).fill(0))] });
     expect(huge.status).toBe(400);
-    expect(huge.body).toEqual(refusal(/^args\[0\]\[1\]\[\d+\]: more than the limit of 16384 values/));
+    // 16 384 values of args and 8 192 for the ABI item: the body is refused before it is parsed.
+    expect(huge.body).toEqual(refusal(/^args\[0\]\[2\]\[\d+\]: more than the limit of 24576 values in a request body$/));
     const within = await sign({ abi, args: [[Array<number>(10_000).fill(7), Array<number>(5_000).fill(1)]] });
     expect(within.status).toBe(200);
     expect(within.body.data.args[0][1]).toHaveLength(5_000);
@@ -118,6 +123,14 @@ describe('hostile request bodies (issue 14)', () => {
     expect(r.body).toEqual(refusal(`extra${'[0]'.repeat(34)}: nested deeper than the limit of 35 levels`));
     // The same key is still free: nothing was recorded for the refused body.
     expect((await api.post(`${base}/wallets`, { name: 'deep' }, { 'idempotency-key': 'k-deep' })).status).toBe(200);
+  });
+
+  it('a create with Idempotency-Key and 24 000 small objects: refused on the count of values before anything hashes it', async () => {
+    const extra = Array.from({ length: 3 }, () => Array.from({ length: 8_000 }, (_, i) => ({ a: i })));
+    const r = await api.post(`${base}/wallets`, { name: 'wide', extra }, { 'idempotency-key': 'k-wide' });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(refusal('extra[0][511]: more than the limit of 1024 values in a request body'));
+    expect((await api.post(`${base}/wallets`, { name: 'wide', extra: extra[0]!.slice(0, 500) }, { 'idempotency-key': 'k-wide' })).status).toBe(200);
   });
 
   it('a sign whose `contract` nests 400 000 deep: 400 naming the place and the limit', async () => {

@@ -9,7 +9,7 @@ import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
 const fn = (inputs: unknown[], name = 'f') => ({ type: 'function', name, inputs: [...inputs, SIG] });
 const uint8s = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, type: 'uint8' }));
 
-const checkJsonNesting = (text: string, maxDepth: number) => checkJsonText(text, { maxDepth, maxArrayLength: 100, maxMembers: 100 });
+const checkJsonNesting = (text: string, maxDepth: number) => checkJsonText(text, { maxDepth, maxArrayLength: 100, maxMembers: 100, maxValues: 1000 });
 
 describe('depth and width checked before JSON.parse (json-nesting.ts)', () => {
   it('accepts the limit and refuses one level more, naming the place', () => {
@@ -26,11 +26,19 @@ describe('depth and width checked before JSON.parse (json-nesting.ts)', () => {
   });
 
   it('refuses an array longer, or an object wider, than the limits, naming it', () => {
-    const limits = { maxDepth: 4, maxArrayLength: 3, maxMembers: 2 };
+    const limits = { maxDepth: 4, maxArrayLength: 3, maxMembers: 2, maxValues: 100 };
     expect(() => checkJsonText('{"a":[1,2,3],"b":{"x":[],"y":"[,,,]"}}', limits)).not.toThrow();
     expect(() => checkJsonText('{"a":[1,[1,2,3,4]]}', limits)).toThrow('a[1]: array longer than the limit of 3 elements');
     expect(() => checkJsonText('{"a":1,"b":{"x":1,"y":2,"z":3}}', limits)).toThrow('b: object with more than the limit of 2 members');
     expect(() => checkJsonText('[1,2,3,4]', limits)).toThrow('body: array longer than the limit of 3 elements');
+  });
+
+  it('counts every value of the body once (elements and members, empty containers holding none)', () => {
+    const limits = { maxDepth: 4, maxArrayLength: 100, maxMembers: 100, maxValues: 4 };
+    expect(() => checkJsonText('{"a":[1,2],"b":[ ]}', limits)).not.toThrow();
+    expect(() => checkJsonText(`{ "a" : [ 1 , 2 ] , "b" : { } }`, limits)).not.toThrow();
+    expect(() => checkJsonText('{"a":[1,2],"b":[3]}', limits)).toThrow('b: more than the limit of 4 values in a request body');
+    expect(() => checkJsonText('[[1,2],[3,4]]', limits)).toThrow('[1][1]: more than the limit of 4 values in a request body');
   });
 
   it('leaves malformed text to JSON.parse, whose refusal is the usual 400', () => {
