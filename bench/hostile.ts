@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { processCpuMicros } from './support/cpu.js';
 import { hostileCorpus, type HostileCase } from './support/hostile-corpus.js';
-import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { printTable, runLoad } from './support/load.js';
 import { startService } from './support/sign-servers.js';
 
 /**
@@ -14,13 +14,14 @@ import { startService } from './support/sign-servers.js';
  *    moves when other processes share the machine. The slowest case is the figure held to 50 ms.
  * 2. Legitimate signs (autocannon, `connections` connections, `seconds` s): p99 alone, then p99 while
  *    the corpus is sent round-robin by one client, one request at a time, `hostilePerSecond` per second
- *    at most. The ratio of the two p99s is held to 2.
- * Usage: npm run bench:hostile [-- seconds [hostilePerSecond [repeats [connections]]]]
+ *    at most; `rounds` such pairs, interleaved. The ratio of the two p99s of a pair is held to 2.
+ * Usage: npm run bench:hostile [-- seconds [hostilePerSecond [repeats [connections [rounds]]]]]
  */
 const seconds = Number(process.argv[2] ?? 15);
 const hostilePerSecond = Number(process.argv[3] ?? 10);
 const repeats = Number(process.argv[4] ?? 20);
 const connections = Number(process.argv[5] ?? 4);
+const rounds = Number(process.argv[6] ?? 2);
 
 const target = await startService();
 try {
@@ -59,34 +60,46 @@ try {
   console.log(`\nslowest hostile case: ${slowest.name}: ${slowest.cpuMs.toFixed(1)} ms of server CPU per request (target <= 50)`);
 
   const legitimate = (label: string) => runLoad({ ...target.request, label, connections, durationSeconds: seconds });
-  const alone = await legitimate(`legitimate signs alone`);
-  let running = true;
-  const hostileStatuses = new Map<number, number>();
-  let hostileWallMax = 0;
-  const hostile = (async () => {
-    for (let n = 0; running; n++) {
-      const started = performance.now();
-      const { status, ms } = await send(corpus[n % corpus.length]!, sent);
-      hostileStatuses.set(status, (hostileStatuses.get(status) ?? 0) + 1);
-      hostileWallMax = Math.max(hostileWallMax, ms);
-      const pause = 1000 / hostilePerSecond - (performance.now() - started);
-      if (pause > 0) await new Promise((r) => setTimeout(r, pause));
+  /** Legitimate signs while the corpus is sent round-robin, one at a time, at most `hostilePerSecond`. */
+  const underAttack = async (label: string) => {
+    let running = true;
+    const statuses = new Map<number, number>();
+    let slowestWall = 0;
+    const hostile = (async () => {
+      for (let n = 0; running; n++) {
+        const started = performance.now();
+        const { status, ms } = await send(corpus[n % corpus.length]!, sent);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        slowestWall = Math.max(slowestWall, ms);
+        const pause = 1000 / hostilePerSecond - (performance.now() - started);
+        if (pause > 0) await new Promise((r) => setTimeout(r, pause));
+      }
+    })();
+    try {
+      return { load: await legitimate(label), statuses, slowestWall };
+    } finally {
+      running = false;
+      await hostile;
     }
-  })();
-  let underAttack: LoadResult;
-  try {
-    underAttack = await legitimate(`legitimate signs + hostile corpus (≤ ${hostilePerSecond}/s)`);
-  } finally {
-    running = false;
-    await hostile;
+  };
+  // Interleaved pairs: on a busy machine the load of other processes drifts, and a pair measured back to
+  // back shares most of it.
+  const pairs = [];
+  for (let round = 1; round <= rounds; round++) {
+    const alone = await legitimate(`legitimate signs alone (pair ${round})`);
+    const attacked = await underAttack(`legitimate signs + hostile corpus ≤ ${hostilePerSecond}/s (pair ${round})`);
+    pairs.push({ alone, attacked });
   }
-  const hostileSent = [...hostileStatuses.values()].reduce((a, b) => a + b, 0);
   console.log('');
-  printTable([alone, underAttack]);
-  console.log(
-    `\nhostile requests during the second run: ${hostileSent} (${[...hostileStatuses].map(([s, n]) => `${s}×${n}`).join(' ')}), slowest wall ${hostileWallMax.toFixed(1)} ms`,
-  );
-  console.log(`legitimate p99: ${underAttack.p99Ms} ms under attack / ${alone.p99Ms} ms alone = ${(underAttack.p99Ms / alone.p99Ms).toFixed(2)} (target <= 2)`);
+  printTable(pairs.flatMap((p) => [p.alone, p.attacked.load]));
+  console.log('');
+  for (const [i, { alone, attacked }] of pairs.entries()) {
+    const sentNow = [...attacked.statuses.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `pair ${i + 1}: legitimate p99 ${attacked.load.p99Ms} ms under attack / ${alone.p99Ms} ms alone = ${(attacked.load.p99Ms / alone.p99Ms).toFixed(2)} (target <= 2); ` +
+        `${sentNow} hostile requests (${[...attacked.statuses].map(([s, n]) => `${s}×${n}`).join(' ')}), slowest wall ${attacked.slowestWall.toFixed(1)} ms`,
+    );
+  }
   const health = await fetch(`${base.replace(/\/api\/.*$/, '')}/healthz`);
   console.log(`/healthz after the run: ${health.status}; load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {

@@ -43,7 +43,7 @@ export interface HttpDeps {
   metrics?: { exposition(): Promise<{ contentType: string; text: string }>; observeRateLimited(): void };
   /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
   rateLimiter?: { take(apiKeyId: string): void };
-  /** Shape limits on Sign's `args` and `abi`, and from them every body's nesting (default: DEFAULT_ARGS_BOUNDS). */
+  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkJsonText } from '../../adapters/http/json-nesting.js';
+import { bodyLimits, checkJsonText, signBodyLimits } from '../../adapters/http/json-nesting.js';
+import { loadConfig } from '../../adapters/main/config.js';
 import { parseJsonBody } from '../../adapters/http/json-body.js';
 import { AbiFunctionCache, retainedBytes } from '../../src/application/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
@@ -53,6 +54,17 @@ describe('depth and width checked before JSON.parse (json-nesting.ts)', () => {
     const wide = `{"name":"a","extra":{${Array.from({ length: 60_000 }, (_, i) => `"k${i}":0`).join(',')}}}`;
     expect(() => parseJsonBody(Buffer.from(wide), 'application/json')).toThrow('extra: object with more than the limit of 1024 members');
     expect(() => parseJsonBody(Buffer.from(`[${'0,'.repeat(500_000)}0]`), 'application/json')).toThrow('body: array longer than the limit of 10000 elements');
+  });
+});
+
+describe('the limits of a body, from VAULT_ARGS_MAX_*', () => {
+  it('defaults: 35 levels, 10 000 elements, 1 024 members; 24 576 values for Sign, 1 024 for the other routes', () => {
+    const bounds = loadConfig({}).argsBounds;
+    expect(bounds.maxValues).toBe(16_384);
+    expect(signBodyLimits(bounds)).toEqual({ maxDepth: 35, maxArrayLength: 10_000, maxMembers: 1024, maxValues: 24_576 });
+    expect(bodyLimits(bounds)).toEqual({ maxDepth: 35, maxArrayLength: 10_000, maxMembers: 1024, maxValues: 1024 });
+    expect(loadConfig({ VAULT_ARGS_MAX_VALUES: '100', VAULT_ARGS_MAX_DEPTH: '4' }).argsBounds).toMatchObject({ maxValues: 100, maxDepth: 4 });
+    expect(() => loadConfig({ VAULT_ARGS_MAX_VALUES: '0' })).toThrow(/VAULT_ARGS_MAX_VALUES/);
   });
 });
 
