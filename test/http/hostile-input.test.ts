@@ -140,6 +140,9 @@ describe('hostile request bodies (issue 14)', () => {
     expect(arrays.body).toEqual(refusal(`contract${'[0]'.repeat(34)}: nested deeper than the limit of 35 levels`));
     const objects = await api.raw('POST', `${base}/sign`, { raw: withContract(`${'{"a":'.repeat(150_000)}1${'}'.repeat(150_000)}`) });
     expect(objects.body).toEqual(refusal(`contract${'.a'.repeat(34)}: nested deeper than the limit of 35 levels`));
+    // Within the bounds, the refusal quotes what was sent without echoing it whole.
+    const wide = await api.raw('POST', `${base}/sign`, { raw: withContract(JSON.stringify(Array<number>(10_000).fill(0))) });
+    expect(wide.body).toEqual(refusal(`contract: [${'0,'.repeat(38)}... is not a 0x-prefixed 20-byte hex address`));
   });
 
   it('every route with a body refuses deep nesting with a 400 (rename, submissions, sign), and the server keeps serving', async () => {

@@ -1,5 +1,6 @@
 import { parseAddress } from '../address.js';
 import { DomainError, invalidArgument } from '../errors.js';
+import { showValue } from '../show-value.js';
 import { hasLoneSurrogate } from '../unicode.js';
 import { signatureType, type AbiParam } from './abi-function.js';
 
@@ -12,10 +13,7 @@ const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
 const INT = /^(u?)int(\d+)$/;
 const BYTES_N = /^bytes(\d+)$/;
 
-const show = (v: unknown) => {
-  const text = JSON.stringify(v) ?? String(v);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-};
+const show = showValue;
 
 /**
  * A refused value, thrown from where it is found and given its place (`[3].amount`) while it travels up:
