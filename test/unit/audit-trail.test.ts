@@ -131,7 +131,7 @@ describe('the audit trail records every security-relevant event', () => {
     ]);
   });
 
-  it('records a signature under its submissionHash with wallet, chain, contract, selector and sender', async () => {
+  it('records a signature under its submissionHash with wallet, chain, contract, the uniq it signed with, selector and sender', async () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
     const start = w.auditLog.records.length;
@@ -145,7 +145,7 @@ describe('the audit trail records every security-relevant event', () => {
         actor: `api-key:${w.principal.apiKeyId}`,
         vaultId: w.vault.id,
         subject: result.submissionHash,
-        details: { wallet: wallet.address, chain: 'local', contract: CONTRACT, selector: expect.stringMatching(/^0x[0-9a-f]{8}$/), sender: SENDER },
+        details: { wallet: wallet.address, chain: 'local', contract: CONTRACT, uniq: `0x${'11'.repeat(32)}`, selector: expect.stringMatching(/^0x[0-9a-f]{8}$/), sender: SENDER },
       },
     ]);
   });
@@ -190,8 +190,8 @@ describe('the audit trail records every security-relevant event', () => {
     expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: true });
     const on = { action: 'policy.changed', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id };
     expect(w.since(start)).toEqual([
-      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null } },
-      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null } },
+      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null } },
+      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null } },
     ]);
   });
 });
@@ -251,7 +251,7 @@ describe('signing under a policy', () => {
   it('refuses outside the policy before the key store is touched, records the refusal and no signature', async () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
-    await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=0x${'11'.repeat(32)}`] });
     const body = (contract: string) => ({
       chain: 'local', contract, sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7],
     });
@@ -273,6 +273,7 @@ describe('signing under a policy', () => {
           rule: `policy: contract ${other} is not in this vault's allowed contracts`,
           chain: 'local',
           contract: other,
+          uniq: `0x${'11'.repeat(32)}`,
           selector: expect.stringMatching(/^0x[0-9a-f]{8}$/),
           sender: SENDER,
         },
