@@ -18,7 +18,10 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     line('contracts', policy.contracts),
     line('selectors', policy.selectors),
     line('senders', policy.senders),
-    ...Object.entries(policy.uniqs ?? {}).map(([contract, uniq]) => `  ${'uniq of'.padEnd(10)} ${contract} = ${uniq}`),
+    ...(policy.contracts ?? []).map(
+      (contract) =>
+        `  ${'uniq of'.padEnd(10)} ${contract} = ${policy.uniqs?.[contract] ?? '(not pinned: refused on local and chains without an RPC)'}`,
+    ),
   ].join('\n');
 };
 

@@ -73,6 +73,7 @@ describe('wallet-vault audit and policies', () => {
     expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
     const shown = await runCli(['policies', 'show', '--vault', vaultId], env);
     expect(shown.stdout).toContain(`contracts  ${CONTRACT}`);
+    expect(shown.stdout).toContain(`uniq of    ${CONTRACT} = (not pinned: refused on local and chains without an RPC)`);
     expect(await cliJson(['policies', 'set', '--vault', vaultId, '--chains', 'bsc'], env)).toEqual({ vault: vaultId, policy: { chains: ['bsc'] } });
     expect((await runCli(['policies', 'show', '--vault', vaultId], env)).stdout).toMatch(/senders +\(any\)/);
     expect(await cliJson(['policies', 'clear', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy: null, cleared: true });
