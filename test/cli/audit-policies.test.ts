@@ -86,7 +86,8 @@ describe('wallet-vault audit and policies', () => {
       ['operator', 'set', 'bsc'],
       ['operator', 'none', null],
     ]);
-  });
+    // Ten commands one after the other, each a node process: on a busy machine that takes its time.
+  }, 120_000);
 
   it('pins the uniq of listed contracts with a repeatable --contract-uniq, shows the pins and records them', async () => {
     const [uniq1, uniq2] = [`0x${'ab'.repeat(32)}`, `0x${'CD'.repeat(32)}`];
