@@ -11,7 +11,7 @@ import {
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
 import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
+import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
@@ -101,28 +101,32 @@ export class SignCall {
     const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
     const hash = submissionHash(signature);
-    await this.signatureLog.record({
-      submissionHash: hash,
+    // The signature record and its signature.issued audit record in one write (see SignatureLog.record).
+    const issued: AuditEvent = {
+      action: 'signature.issued',
+      at: now,
+      actor: actorOf(principal),
       vaultId,
-      walletId: wallet.id,
-      walletAddress: wallet.address,
-      chain,
-      contract,
-      sender,
-      selector: fn.selector,
-      created: now,
-      transactionHash: null,
-      submitted: null,
-    });
-    await audit(this.auditLog, 'signature.issued', now, actorOf(principal), vaultId, hash, {
-      wallet: wallet.address,
-      chain,
-      contract,
-      // What the signature is valid for: any contract with this uniq, whatever contract was named.
-      uniq,
-      selector: fn.selector,
-      sender,
-    });
+      subject: hash,
+      // uniq says what the signature is valid for: any contract with this uniq, whatever contract was named.
+      details: { wallet: wallet.address, chain, contract, uniq, selector: fn.selector, sender },
+    };
+    await this.signatureLog.record(
+      {
+        submissionHash: hash,
+        vaultId,
+        walletId: wallet.id,
+        walletAddress: wallet.address,
+        chain,
+        contract,
+        sender,
+        selector: fn.selector,
+        created: now,
+        transactionHash: null,
+        submitted: null,
+      },
+      issued,
+    );
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
   }
 

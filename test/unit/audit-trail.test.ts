@@ -61,7 +61,7 @@ async function world(chainReader: ChainReader = NO_RPC) {
       repo,
       registry,
       chainReader,
-      new InMemorySignatureLog(),
+      new InMemorySignatureLog(auditLog),
       clock,
       (k) => randomBytes(k),
       policies,
