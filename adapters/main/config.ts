@@ -147,6 +147,7 @@ const schema = z.object({
   VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
   VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
   VAULT_TRANSIT_CACHE_SECONDS: integer(0, 86_400).default(0),
+  VAULT_TRANSIT_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
   AWS_DEFAULT_REGION: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
@@ -192,6 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (e.VAULT_KEYSTORE === 'vault-transit' || e.VAULT_TRANSIT_KEY !== undefined) {
     for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'] as const) {
       if (e[name] === undefined) throw new ConfigError(`${name}: required for the vault-transit key store`);
+    }
+    // The token and every wrapped key travel to Vault: in clear over http, unless the operator says so.
+    if (new URL(e.VAULT_ADDR!).protocol === 'http:' && e.VAULT_TRANSIT_ALLOW_HTTP !== 'true') {
+      throw new ConfigError(
+        'VAULT_ADDR: http:// would send the Vault token and every wallet key Vault unwraps in clear; use https://, or set VAULT_TRANSIT_ALLOW_HTTP=true for a loopback or otherwise trusted network',
+      );
     }
     vaultTransit = {
       address: e.VAULT_ADDR!,

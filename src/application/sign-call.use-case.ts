@@ -10,7 +10,7 @@ import {
   toHex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
-import { signPolicyViolation, type SignPolicy } from '../domain/sign-policy.js';
+import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
@@ -78,21 +78,16 @@ export class SignCall {
     const fn = this.parseFunction(body.abi);
     const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
 
-    // Before any chain read or key store: a request outside the policy costs nothing more.
-    const violation = signPolicyViolation(await this.policies.find(vaultId), { chain, contract, selector: fn.selector, sender });
-    if (violation !== null) {
-      // A refused attempt is what an operator most wants on record; it is written before the 403.
-      await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), vaultId, null, {
-        rule: violation,
-        chain,
-        contract,
-        selector: fn.selector,
-        sender,
-      });
-      throw new DomainError(ErrorCode.POLICY_DENIED, violation);
-    }
+    // Before any chain read or key store: a request outside the policy costs nothing more. Where the
+    // uniq comes from the request it is checked here; where it is read from the contract, after.
+    const fromRequest = this.uniqFromRequest(chain);
+    if (fromRequest !== null && requestedUniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
+    const policy = await this.policies.find(vaultId);
+    const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq: fromRequest === null ? null : requestedUniq! };
+    await this.enforce(principal, signPolicyViolation(policy, facts), facts);
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
+    if (fromRequest === null) await this.enforce(principal, pinnedUniqViolation(policy, contract, uniq), { ...facts, uniq });
     const now = this.clock.now();
     const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
@@ -113,7 +108,8 @@ export class SignCall {
       actor: actorOf(principal),
       vaultId,
       subject: hash,
-      details: { wallet: wallet.address, chain, contract, selector: fn.selector, sender },
+      // uniq says what the signature is valid for: any contract with this uniq, whatever contract was named.
+      details: { wallet: wallet.address, chain, contract, uniq, selector: fn.selector, sender },
     };
     await this.signatureLog.record(
       {
@@ -134,6 +130,26 @@ export class SignCall {
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
   }
 
+  /** A refused attempt is what an operator most wants on record; it is written before the 403. */
+  private async enforce(principal: Principal, violation: string | null, facts: SignRequestFacts): Promise<void> {
+    if (violation === null) return;
+    await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), principal.vaultId, null, {
+      rule: violation,
+      chain: facts.chain,
+      contract: facts.contract,
+      uniq: facts.uniq,
+      selector: facts.selector,
+      sender: facts.sender,
+    });
+    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+  }
+
+  /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */
+  private uniqFromRequest(chain: string): string | null {
+    if (chain === 'local') return 'for chain local';
+    return this.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
+  }
+
   private parseFunction(abi: unknown): ParsedFunction {
     const key = JSON.stringify(abi);
     const cached = this.functions.get(key);
@@ -151,8 +167,8 @@ export class SignCall {
     uniq: Hex | undefined,
     signer: string | undefined,
   ): Promise<{ uniq: Hex; signer: string }> {
-    if (chain === 'local' || !this.chainReader.hasRpc(chain)) {
-      const why = chain === 'local' ? 'for chain local' : `for chain ${chain} (no RPC configured)`;
+    const why = this.uniqFromRequest(chain);
+    if (why !== null) {
       if (uniq === undefined) throw invalidArgument(`uniq: is required ${why}`);
       if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
       return { uniq, signer };
