@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { admitClient } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { ownRequestId, takeRateLimit, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
@@ -37,8 +38,9 @@ async function handleSign(rawVaultId: string, req: IncomingMessage, res: ServerR
   let payload: unknown;
   let headers: Record<string, string> | undefined;
   try {
+    const source = admitClient(deps, req);
     const vaultId = decodeSegment(rawVaultId);
-    const principal = await deps.authenticate.execute(req.headers.authorization, vaultId);
+    const principal = await deps.authenticate.execute(req.headers.authorization, vaultId, source);
     takeRateLimit(deps, principal.apiKeyId);
     const rawBody = await readBody(req, deps.bodyLimitBytes);
     // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400

@@ -15,6 +15,7 @@ import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { RefusedAuthSummary, type RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
@@ -57,6 +58,8 @@ export interface ContainerParts {
   readonly clock?: Clock;
   /** Nonces shared by every instance on one database; without it they are kept in this process. */
   readonly replayGuard?: (now: () => number) => ReplayGuard;
+  /** Told of each refused authentication besides the audit summary (the metrics). */
+  readonly authRefused?: RefusedAuthObserver;
 }
 
 /**
@@ -96,7 +99,12 @@ export function buildContainer(parts: ContainerParts): Container {
   );
   c.bind(ListAuditRecords).toDynamicValue(() => new ListAuditRecords(auditLog()));
   c.bind(VerifyAuditChain).toDynamicValue(() => new VerifyAuditChain(auditLog()));
-  c.bind(Authenticate).toDynamicValue(() => new Authenticate(repo(), clock(), auditLog()));
+  c.bind(RefusedAuthSummary).toDynamicValue(() => new RefusedAuthSummary(repo(), clock(), auditLog()));
+  c.bind(Authenticate).toDynamicValue(() => {
+    const summary = c.get(RefusedAuthSummary);
+    const also = parts.authRefused;
+    return new Authenticate(repo(), clock(), also ? { refused: (e) => (summary.refused(e), also.refused(e)) } : summary);
+  });
   c.bind(CreateWallet).toDynamicValue(() => new CreateWallet(repo(), keyStores(), clock(), c.get(ID_GENERATOR), auditLog()));
   c.bind(ListWallets).toDynamicValue(() => new ListWallets(repo(), clock()));
   c.bind(GetWallet).toDynamicValue(() => new GetWallet(repo(), clock()));

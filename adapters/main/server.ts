@@ -11,6 +11,7 @@ import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
@@ -24,6 +25,7 @@ import type { KeyStore } from '../../src/ports/key-store.port.js';
 import { createHttpApp, type HttpDeps } from '../http/http-app.js';
 import { answerClientError } from '../http/client-error.js';
 import { observeRequests } from '../http/observed-requests.js';
+import { clientAddressResolver } from '../http/client-address.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { withSignFastPath } from '../http/sign-fast-path.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
@@ -34,6 +36,7 @@ import { buildContainer } from './container.js';
 import { createLogger, type Logger } from './logger.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
+import { startRefusedAuthFlush } from './refused-auth-flush.js';
 import { openKeyStores, openPersistence } from './stores.js';
 import { detectVersion } from './version.js';
 
@@ -62,6 +65,13 @@ export interface StartOptions {
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
+/** The documented bound on receiving a request's headers (docs/configuration.md). */
+const HEADERS_TIMEOUT_MS = 20_000;
+/**
+ * How often node checks connections against headersTimeout and requestTimeout. Its default (30 s) let a
+ * client trickling headers hold a connection for up to 50 s despite the 20 s bound.
+ */
+const CONNECTIONS_CHECK_MS = 1000;
 
 export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
   const baseLogger = options.logger ?? createLogger(config.logLevel);
@@ -78,7 +88,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const metrics = new PrometheusMetrics({ version });
   // Every store is timed by the same decorator; the stores themselves carry no metrics code.
   keyStores = keyStores.map((s) => new MeteredKeyStore(s, metrics));
-  const container = buildContainer({ config, version, ...persistence, keyStores, clock: options.clock });
+  const container = buildContainer({ config, version, ...persistence, keyStores, clock: options.clock, authRefused: metrics });
 
   const readiness = readinessOf(
     [
@@ -104,9 +114,19 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: options.worker
-      ? { exposition: clusterMetricsExposition(metrics.registry), observeRateLimited: () => metrics.observeRateLimited() }
+      ? {
+          exposition: clusterMetricsExposition(metrics.registry),
+          observeRateLimited: () => metrics.observeRateLimited(),
+          observeAddressRateLimited: () => metrics.observeAddressRateLimited(),
+        }
       : metrics,
     rateLimiter: config.rateLimitPerMinute === undefined ? undefined : new RateLimiter(config.rateLimitPerMinute),
+    clientAddress: clientAddressResolver(config.trustedProxies),
+    addressRateLimiter:
+      config.addressRateLimitPerMinute === undefined
+        ? undefined
+        : new RateLimiter(config.addressRateLimitPerMinute, Date.now, { scope: 'this client address' }),
+    operatorToken: config.metricsToken,
     argsBounds: config.argsBounds,
   };
 
@@ -123,13 +143,15 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   );
 
   const server = http.createServer(
-    { maxHeaderSize: config.maxHeaderBytes },
+    { maxHeaderSize: config.maxHeaderBytes, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     observeRequests(withSignFastPath(createHttpApp(deps), deps), { logger, metrics }),
   );
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   // A client that trickles its headers or body cannot hold a connection for node's default five minutes.
-  server.headersTimeout = 20_000;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = 60_000;
+  // Past the cap node closes each new connection as it arrives (docs/operations.md).
+  server.maxConnections = config.maxConnections;
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, config.maxHeaderBytes));
   server.listen(config.port, config.host);
   try {
@@ -139,6 +161,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     throw error;
   }
   if (!options.worker || options.worker.slot === 0) scheduler.start();
+  const refusedAuthFlush = startRefusedAuthFlush(container.get(RefusedAuthSummary), config.authRefusedSummaryMs, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -157,6 +180,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
       clearInterval(sweep);
       clearTimeout(force);
       await scheduler.stop();
+      await refusedAuthFlush.stop();
       await Promise.all(keyStores.map((s) => s.close()));
       await persistence.close();
       logger.info('wallet-vault stopped');

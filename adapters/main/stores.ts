@@ -33,9 +33,10 @@ export interface OpenedPersistence {
   readonly repository: WalletRepository;
   readonly signatureLog: SignatureLog;
   /**
-   * A guard shared by every process on the same database (several instances on PostgreSQL, several
-   * workers on SQLite), made with the container's clock; absent when one process owns the store (SQLite,
-   * VAULT_WORKERS=1), which then keeps nonces in memory.
+   * A guard kept in the database, made with the container's clock: shared by every process on it
+   * (several instances on PostgreSQL, several workers or a second server on SQLite) and surviving a
+   * restart, so a captured request is refused everywhere until its signature expires. Absent only for
+   * stores of tests, which then keep nonces in memory.
    */
   readonly replayGuard?: (now: () => number) => ReplayGuard;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for the start log (never a password). */
@@ -78,7 +79,7 @@ export async function openPersistence(config: AppConfig, logger?: Logger): Promi
   return {
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db),
-    replayGuard: config.workers > 1 ? (now) => new SqliteReplayGuard(db, now) : undefined,
+    replayGuard: (now) => new SqliteReplayGuard(db, now),
     description: `SQLite ${file}`,
     auditLog: new SqliteAuditLog(db),
     policies: new SqlitePolicyRepository(db),
