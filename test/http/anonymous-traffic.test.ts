@@ -169,3 +169,22 @@ describe('behind a trusted proxy', () => {
     expect((await records()).slice(head).map((r) => [r.details.source, r.details.count])).toEqual([['192.0.2.44', 1]]);
   });
 });
+
+describe('VAULT_AUTH_REFUSED_SUMMARY_SECONDS', () => {
+  it('writes the summary at its interval, not only at shutdown', async () => {
+    const s = await startTestServer({ env: { VAULT_AUTH_REFUSED_SUMMARY_SECONDS: '1' } });
+    try {
+      const vaultId = (await s.createVault({ name: 'periodic' })).id;
+      const records = () => s.server.container.get(ListAuditRecords).execute({ limit: 1000 });
+      const head = (await records()).length;
+      for (let i = 0; i < 3; i++) expect((await client(s.url).get(`/api/v1/vaults/${vaultId}/wallets`)).status).toBe(401);
+      const added = async () => (await records()).slice(head);
+      // The requests may straddle an interval: then two records share the three.
+      const counted = async () => (await added()).reduce((sum, r) => sum + Number(r.details.count), 0);
+      await expect.poll(counted, { timeout: 20_000 }).toBe(3);
+      for (const r of await added()) expect(r).toMatchObject({ action: 'auth.refused', details: { source: '127.0.0.1' } });
+    } finally {
+      await s.stop();
+    }
+  }, 30_000);
+});
