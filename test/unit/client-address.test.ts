@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { clientAddressResolver, parseTrustedProxies } from '../../adapters/http/client-address.js';
 import { RateLimitedError, RateLimiter } from '../../adapters/http/rate-limiter.js';
+import { ConfigError, loadConfig } from '../../adapters/main/config.js';
 
 const request = (peer: string, forwardedFor?: string) =>
   ({ socket: { remoteAddress: peer }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
@@ -28,6 +29,15 @@ describe('which address a request counts against', () => {
     expect(() => parseTrustedProxies('10.0.0.0/33')).toThrow(/"10.0.0.0\/33" is not an IP address or CIDR range/);
     expect(() => parseTrustedProxies('proxy.internal')).toThrow(/not an IP address/);
     expect(parseTrustedProxies('')).toEqual([]);
+    expect(() => loadConfig({ VAULT_TRUSTED_PROXIES: '10.0.0.1, lb.internal' })).toThrow(/VAULT_TRUSTED_PROXIES: "lb.internal" is not an IP address/);
+    expect(loadConfig({ VAULT_TRUSTED_PROXIES: '10.0.0.1, fd00::/8' }).trustedProxies).toEqual(['10.0.0.1', 'fd00::/8']);
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+  });
+
+  it('refuses a metrics token too short to guess at, and a connection cap of 0', () => {
+    expect(() => loadConfig({ VAULT_METRICS_TOKEN: 'short' })).toThrow(/VAULT_METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig({ VAULT_MAX_CONNECTIONS: '0' })).toThrow(ConfigError);
+    expect(loadConfig({}).maxConnections).toBe(1024);
   });
 });
 
