@@ -1,12 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import type { ClientAddressOf } from './client-address.js';
+import { rateLimitKey, type ClientAddressOf } from './client-address.js';
 import { RateLimitedError } from './rate-limiter.js';
 
 /** What the per-address guard needs from the HTTP dependencies. */
 export interface AddressGuardDeps {
   /** Which address a request counts against; default: the socket's peer (no proxy is trusted). */
   clientAddress?: ClientAddressOf;
-  /** Per-client-address limit taken before authentication on every vault route and on Sign; absent: none. */
+  /**
+   * Per-client-address limit taken before authentication on every vault route and on Sign (IPv6 per
+   * /64, see rateLimitKey); absent: none.
+   */
   addressRateLimiter?: { take(address: string): void };
   metrics?: { observeAddressRateLimited?(): void };
 }
@@ -20,7 +23,7 @@ export function admitClient(deps: AddressGuardDeps, req: IncomingMessage): strin
   const address = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
   if (deps.addressRateLimiter) {
     try {
-      deps.addressRateLimiter.take(address);
+      deps.addressRateLimiter.take(rateLimitKey(address));
     } catch (error) {
       if (error instanceof RateLimitedError) deps.metrics?.observeAddressRateLimited?.();
       throw error;

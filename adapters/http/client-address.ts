@@ -61,3 +61,24 @@ function normalise(address: string | undefined): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return mapped ? mapped[1]! : address;
 }
+
+/**
+ * The key an address is rate-limited under: an IPv4 address itself, an IPv6 address's /64 network.
+ * One IPv6 host usually holds a whole /64 and can send from any address in it, so a limit per /128
+ * would be no limit at all.
+ */
+export function rateLimitKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const bare = address.split('%')[0]!.toLowerCase();
+  const [head = '', tail] = bare.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const h = groups(head);
+  const t = tail === undefined ? [] : groups(tail);
+  // An embedded IPv4 address (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) fills the last two groups.
+  const width = (g: string[]) => g.reduce((n, x) => n + (x.includes('.') ? 2 : 1), 0);
+  const full = [...h, ...Array<string>(Math.max(0, 8 - width(h) - width(t))).fill('0'), ...t];
+  return `${full
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}

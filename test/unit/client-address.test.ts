@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { clientAddressResolver, parseTrustedProxies } from '../../adapters/http/client-address.js';
+import { clientAddressResolver, parseTrustedProxies, rateLimitKey } from '../../adapters/http/client-address.js';
 import { RateLimitedError, RateLimiter } from '../../adapters/http/rate-limiter.js';
 import { ConfigError, loadConfig } from '../../adapters/main/config.js';
 
@@ -38,6 +38,19 @@ describe('which address a request counts against', () => {
     expect(() => loadConfig({ VAULT_METRICS_TOKEN: 'short' })).toThrow(/VAULT_METRICS_TOKEN: must be at least 16 characters/);
     expect(() => loadConfig({ VAULT_MAX_CONNECTIONS: '0' })).toThrow(ConfigError);
     expect(loadConfig({}).maxConnections).toBe(1024);
+  });
+});
+
+describe('the key an address is limited under', () => {
+  it('is an IPv4 address itself, and the /64 of an IPv6 address, however it is written', () => {
+    expect(rateLimitKey('203.0.113.5')).toBe('203.0.113.5');
+    expect(rateLimitKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitKey('2001:db8::')).toBe('2001:db8:0:0::/64');
+    expect(rateLimitKey('::1')).toBe('0:0:0:0::/64');
+    expect(rateLimitKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(rateLimitKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
+    expect(rateLimitKey('unknown')).toBe('unknown');
   });
 });
 
