@@ -36,7 +36,7 @@ export class Authenticate {
     if (match[1]!.toLowerCase() !== 'bearer') return refuse('not_bearer', 'Authorization must use the Bearer scheme');
     const parsed = parseApiKey(match[2]!);
     if (!parsed) return refuse('malformed_key', 'malformed API key');
-    const record = await this.repository.findApiKey(parsed.id);
+    const record = await this.repository.findApiKey(parsed.id).catch(unnamedDatabaseFailure);
     const refused = 'invalid API key for this vault';
     if (record === null) return refuse('unknown_key', refused, parsed.id);
     // The secret is checked before anything else about the record, so only its holder learns more below.
@@ -47,4 +47,16 @@ export class Authenticate {
     if (record.vaultId !== vaultId) return refuse('other_vault', refused, parsed.id);
     return { apiKeyId: record.id, vaultId };
   }
+}
+
+/**
+ * Before authentication the caller may be anyone: a database failure is answered as `database
+ * unavailable`, without the host and database name its message carries (those go to the log, as the
+ * cause). Failures after authentication keep naming the database for the key's holder.
+ */
+function unnamedDatabaseFailure(error: unknown): never {
+  if (error instanceof DomainError && error.code === ErrorCode.DATABASE_UNAVAILABLE) {
+    throw new DomainError(ErrorCode.DATABASE_UNAVAILABLE, 'database unavailable', { cause: error });
+  }
+  throw error;
 }

@@ -60,7 +60,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     expect(replay.body.error).toMatch(/already used/);
   });
 
-  it('database lost during requests: 503 naming the database (never the password), and recovery when it returns', async () => {
+  it('database lost during requests: 503 "database unavailable" (no host, never the password), and recovery when it returns', async () => {
     const s = await start();
     const vaultId = (await s.createVault({ name: 'faults' })).id;
     const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
@@ -69,13 +69,12 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     expect((await get()).status).toBe(200);
 
     await proxy.cut();
-    for (const reply of [await get(), await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'x' })]) {
+    // The API key is read first, so the caller is not yet known: the answer names the dependency, not
+    // where it is (the host and database go to the log); /readyz answers anyone the same way.
+    for (const reply of [await get(), await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'x' }), await client(s.url).get('/readyz')]) {
       expect(reply.status).toBe(503);
-      expect(reply.body.error).toContain(`PostgreSQL database "${db.name}" on 127.0.0.1:${proxy.port}`);
-      expect(JSON.stringify(reply.body)).not.toContain('hunter2');
+      expect(reply.body).toEqual({ success: false, error: 'database unavailable' });
     }
-    // /readyz answers anyone: it says which dependency is down, never where it is.
-    expect((await client(s.url).get('/readyz')).body).toEqual({ success: false, error: 'database unavailable' });
 
     await proxy.restore();
     await expect.poll(async () => (await get()).status, { timeout: 10_000 }).toBe(200);
