@@ -1,10 +1,8 @@
-import type { Container } from 'inversify';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { loadConfig } from '../main/config.js';
-import { buildContainer } from '../main/container.js';
+import type { Container } from 'inversify';
 import { createLogger } from '../main/logger.js';
-import { openKeyStores, openPersistence } from '../main/stores.js';
-import { detectVersion } from '../main/version.js';
+import { vaultFromConfig } from '../main/vault-from-config.js';
 
 /**
  * Operator commands act on the configured store directly, also while servers run on it (SQLite in WAL
@@ -15,29 +13,26 @@ export async function withManageVaults<T>(action: (manage: ManageVaults) => Prom
   return withPersistence((container) => action(container.get(ManageVaults)));
 }
 
-/** The container over the configured store only (audit, policies, vaults): no key store is opened. */
+/**
+ * The vault's container over the configured store only (audit, policies, vaults): no key store is
+ * opened, no job runs.
+ */
 export async function withPersistence<T>(action: (container: Container) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const persistence = await openPersistence(config);
+  const vault = await vaultFromConfig(loadConfig(), { keyStores: false });
   try {
-    return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence }));
+    return await action(vault.container);
   } finally {
-    await persistence.close();
+    await vault.close();
   }
 }
 
 /** For the commands that work on keys: the configured stores are opened too (and closed after). */
 export async function withKeyStores<T>(action: (container: Container) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const persistence = await openPersistence(config);
+  const vault = await vaultFromConfig(config, { logger: createLogger(config.logLevel, 2), jobs: false });
   try {
-    const keyStores = await openKeyStores(config, createLogger(config.logLevel, 2));
-    try {
-      return await action(buildContainer({ config, version: config.version ?? detectVersion(), ...persistence, keyStores }));
-    } finally {
-      await Promise.all(keyStores.map((s) => s.close()));
-    }
+    return await action(vault.container);
   } finally {
-    await persistence.close();
+    await vault.close();
   }
 }

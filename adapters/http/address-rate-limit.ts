@@ -14,20 +14,29 @@ export interface AddressGuardDeps {
   metrics?: { observeAddressRateLimited?(): void };
 }
 
+/** The address the request counts against (VAULT_TRUSTED_PROXIES decides whose X-Forwarded-For counts). */
+export function clientAddressOf(deps: AddressGuardDeps, req: IncomingMessage): string {
+  return deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
+}
+
 /**
- * Resolves the client's address and takes one request from its limit, before anything else is done for
- * the request: a flood without credentials is refused here for the price of a map lookup, without a
- * database read or an audit write. Returns the address, which authentication reports refusals under.
+ * Takes one request from the address's limit, before anything else is done for the request: a flood
+ * without credentials is refused here for the price of a map lookup, without a database read or an
+ * audit write.
  */
-export function admitClient(deps: AddressGuardDeps, req: IncomingMessage): string {
-  const address = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
-  if (deps.addressRateLimiter) {
-    try {
-      deps.addressRateLimiter.take(rateLimitKey(address));
-    } catch (error) {
-      if (error instanceof RateLimitedError) deps.metrics?.observeAddressRateLimited?.();
-      throw error;
-    }
+export function takeAddressLimit(deps: AddressGuardDeps, address: string): void {
+  if (!deps.addressRateLimiter) return;
+  try {
+    deps.addressRateLimiter.take(rateLimitKey(address));
+  } catch (error) {
+    if (error instanceof RateLimitedError) deps.metrics?.observeAddressRateLimited?.();
+    throw error;
   }
+}
+
+/** Both of the above; returns the address, which authentication reports refusals under. */
+export function admitClient(deps: AddressGuardDeps, req: IncomingMessage): string {
+  const address = clientAddressOf(deps, req);
+  takeAddressLimit(deps, address);
   return address;
 }

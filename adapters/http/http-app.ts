@@ -5,13 +5,14 @@ import { parseIdempotencyKey, type IdempotentRequest } from '../../src/applicati
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import { admitClient, type AddressGuardDeps } from './address-rate-limit.js';
+import { admitClient, clientAddressOf, type AddressGuardDeps } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { parseJsonBody } from './json-body.js';
 import type { JsonBounds } from './json-bounds.js';
 import { operatorTokenMatches } from './operator-token.js';
 import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
+import { handleSign, writeSignOutput } from './sign-handler.js';
 import { presentSubmission, presentWallet } from './presenters.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
 
@@ -71,7 +72,27 @@ const locals = (res: Response) => res.locals as VaultLocals;
 const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
 const param = (req: Request, name: string) => String(req.params[name]);
 
+/**
+ * The standalone server's Express app: every route of docs/api.md, health, readiness and metrics
+ * included, at the root.
+ */
 export function createHttpApp(deps: HttpDeps): express.Express {
+  return createVaultApp(deps, { health: true, notFound: true });
+}
+
+export interface VaultAppOptions {
+  /** Serve `GET /healthz` and `GET /readyz`. */
+  readonly health: boolean;
+  /** Answer any other path with the service's 404 envelope (ROUTE_NOT_FOUND) instead of passing it on. */
+  readonly notFound: boolean;
+}
+
+/**
+ * The vault's routes as an Express app of their own, so the settings they were written for (the
+ * extended query parser, no ETag, no X-Powered-By) hold wherever it is mounted: the standalone server
+ * serves it at the root, vaultRouter (wallet-vault/express) under any prefix of an embedding app.
+ */
+export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -85,23 +106,25 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
-  app.get('/healthz', (_req, res) => {
-    res.status(200).json({ status: 'ok' });
-  });
   const operator = (req: Request) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, req.header('authorization'));
-  app.get('/readyz', async (req, res) => {
-    try {
-      await deps.readiness();
-      res.status(200).json({ status: 'ready' });
-    } catch (error) {
-      // A ReadinessFailure (adapters/main/readiness.ts) carries the why apart from the message.
-      const why: unknown = isDomainError(error) ? (error as { details?: unknown }).details : undefined;
-      const details = typeof why === 'string' ? why : undefined;
-      if (details !== undefined) deps.logger.warn({ problems: details }, 'not ready');
-      const message = details !== undefined && operator(req) ? details : isDomainError(error) ? error.message : 'not ready';
-      res.status(503).json({ success: false, error: message });
-    }
-  });
+  if (options.health) {
+    app.get('/healthz', (_req, res) => {
+      res.status(200).json({ status: 'ok' });
+    });
+    app.get('/readyz', async (req, res) => {
+      try {
+        await deps.readiness();
+        res.status(200).json({ status: 'ready' });
+      } catch (error) {
+        // A ReadinessFailure (adapters/main/readiness.ts) carries the why apart from the message.
+        const why: unknown = isDomainError(error) ? (error as { details?: unknown }).details : undefined;
+        const details = typeof why === 'string' ? why : undefined;
+        if (details !== undefined) deps.logger.warn({ problems: details }, 'not ready');
+        const message = details !== undefined && operator(req) ? details : isDomainError(error) ? error.message : 'not ready';
+        res.status(503).json({ success: false, error: message });
+      }
+    });
+  }
 
   if (deps.metrics) {
     const metrics = deps.metrics;
@@ -115,6 +138,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     });
   }
 
+  // Sign authenticates and reads its own body (sign-handler.ts), so it sits before the vault middleware.
+  app.post(['/api/v1/vaults/:vaultId/sign', '/api/v1/vault/:vaultId/sign'], async (req, res) => {
+    const context = requestContextOf(req);
+    if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
+    // An app that parsed the body to raw bytes already (express.raw) hands them over as they are.
+    const body = Buffer.isBuffer(req.body) ? req.body : req;
+    const source = clientAddressOf(deps, req);
+    writeSignOutput(res, await handleSign(deps, { vaultId: param(req, 'vaultId'), headers: req.headers, body, requestId: locals(res).requestId, source }));
+  });
+
   const vault = express.Router({ mergeParams: true });
   vault.use(async (req, res, next) => {
     locals(res).inVault = true;
@@ -127,7 +160,6 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
   const body = readJsonBody(deps.bodyLimitBytes);
 
-  // POST /sign is served by sign-fast-path.ts, before this app sees the request.
   vault.get('/wallets', async (req, res) => {
     const { offset, count } = parseOrThrow(listQuerySchema, req.query);
     const result = await deps.listWallets.execute(locals(res).vaultId, offset, count);
@@ -174,9 +206,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use('/api/v1/vaults/:vaultId', vault);
   app.use('/api/v1/vault/:vaultId', vault);
 
-  app.use((req, _res, next) => {
-    next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.path}`));
-  });
+  if (options.notFound) {
+    app.use((req, _res, next) => {
+      next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.path}`));
+    });
+  }
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -1,11 +1,11 @@
-import type { Logger } from './logger.js';
+import type { VaultLogger } from './vault-options.js';
 
 /**
  * Flushes the refused-authentication summary (src/application/refused-auth-summary.ts) every `everyMs`,
  * and once more on `stop`, so a shutdown loses no refusal it had counted. A failed flush is logged; its
  * tallies are gone, the counter in /metrics still has them.
  */
-export function startRefusedAuthFlush(summary: { flush(): Promise<number> }, everyMs: number, logger: Logger): { stop(): Promise<void> } {
+export function startRefusedAuthFlush(summary: { flush(): Promise<number> }, everyMs: number, logger: VaultLogger): { stop(): Promise<void> } {
   const flush = () =>
     summary.flush().then(
       () => undefined,

@@ -22,7 +22,7 @@ export class Authenticate {
   ) {}
 
   /** `source` is the client address the caller resolved, for the summary of refusals. */
-  async execute(authorization: string | undefined, vaultId: string, source: string): Promise<Principal> {
+  async execute(authorization: string | undefined, vaultId: string, source = 'unknown'): Promise<Principal> {
     const refuse = (reason: RefusalReason, message: string, apiKeyId: string | null = null): never => {
       // Told, not awaited: a refusal costs no write of its own (the summary is flushed periodically).
       this.refusals.refused({ source, reason, vaultId, apiKeyId });

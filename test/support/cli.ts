@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Also compiled into dist/ for the benchmarks, which run the same real command.
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..').replace(/\/dist$/, '');
+// Also compiled into dist-bench/ for the benchmarks, which run the same real command.
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..').replace(/\/dist-bench$/, '');
 export const BIN = path.join(repoRoot, 'bin/wallet-vault.js');
 
 export interface CliResult {
