@@ -11,7 +11,7 @@ import {
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
 import { signPolicyViolation, type SignPolicy } from '../domain/sign-policy.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
+import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
@@ -21,6 +21,7 @@ import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { SignerCache } from './wallet-lookup.js';
 
+/** The chains of the interface; an operator may add more (the composition root passes the full list). */
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const ABI_CACHE_SIZE = 1000;
@@ -53,6 +54,8 @@ export class SignCall {
     /** The vault's policy (usually a PolicyCache: this is read on every sign). */
     private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
     private readonly auditLog: AuditLog,
+    /** Chain names a request may give: the interface's and any the operator added. */
+    private readonly chains: readonly string[] = CHAINS,
   ) {
     this.signers = new SignerCache(repository);
   }
@@ -62,8 +65,8 @@ export class SignCall {
     const vaultId = principal.vaultId;
     if (!isObject(body)) throw invalidArgument('body: must be a JSON object');
     const chain = body.chain;
-    if (typeof chain !== 'string' || !(CHAINS as readonly string[]).includes(chain)) {
-      throw invalidArgument(`chain: must be one of ${CHAINS.join(', ')}`);
+    if (typeof chain !== 'string' || !this.chains.includes(chain)) {
+      throw invalidArgument(`chain: must be one of ${this.chains.join(', ')}`);
     }
     const contract = parseAddress(body.contract, 'contract');
     const sender = parseAddress(body.sender, 'sender') as Hex;
@@ -103,26 +106,31 @@ export class SignCall {
     const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
     const hash = submissionHash(signature);
-    await this.signatureLog.record({
-      submissionHash: hash,
+    // The signature record and its signature.issued audit record in one write (see SignatureLog.record).
+    const issued: AuditEvent = {
+      action: 'signature.issued',
+      at: now,
+      actor: actorOf(principal),
       vaultId,
-      walletId: wallet.id,
-      walletAddress: wallet.address,
-      chain,
-      contract,
-      sender,
-      selector: fn.selector,
-      created: now,
-      transactionHash: null,
-      submitted: null,
-    });
-    await audit(this.auditLog, 'signature.issued', now, actorOf(principal), vaultId, hash, {
-      wallet: wallet.address,
-      chain,
-      contract,
-      selector: fn.selector,
-      sender,
-    });
+      subject: hash,
+      details: { wallet: wallet.address, chain, contract, selector: fn.selector, sender },
+    };
+    await this.signatureLog.record(
+      {
+        submissionHash: hash,
+        vaultId,
+        walletId: wallet.id,
+        walletAddress: wallet.address,
+        chain,
+        contract,
+        sender,
+        selector: fn.selector,
+        created: now,
+        transactionHash: null,
+        submitted: null,
+      },
+      issued,
+    );
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
   }
 

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import { aSignatureRecord, aVault, aWallet, anApiKey, anIdempotencyRecord, randomAddress } from '../support/wallet-mother.js';
+import { aSignatureRecord, aVault, aWallet, anApiKey, anAuditEvent, anIdempotencyRecord, randomAddress } from '../support/wallet-mother.js';
 
 export interface PersistenceFixture {
   readonly repo: WalletRepository;
   readonly signatureLog: SignatureLog;
+  /** The audit log of the same store, where the signature log chains signature.issued. */
+  readonly auditLog: AuditLog;
   cleanup(): Promise<void>;
 }
 
@@ -302,6 +306,24 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(results.slice(0, 40).every((r) => r.status === 'fulfilled')).toBe(true);
       expect(results[40]!.status).toBe('rejected');
       for (const r of records) expect(await f.signatureLog.find(vault.id, r.submissionHash)).toEqual(r);
+    });
+
+    it('chains a signature and its signature.issued record together: both stored, or neither', async () => {
+      const vault = await newVault();
+      const records = Array.from({ length: 10 }, (_, i) => aSignatureRecord(0x6000 + i, { vaultId: vault.id }));
+      const issued = (r: SignatureRecord) =>
+        anAuditEvent({ action: 'signature.issued', vaultId: vault.id, subject: r.submissionHash, actor: 'api-key:contract' });
+      const results = await Promise.allSettled([
+        ...records.map((r) => f.signatureLog.record(r, issued(r))),
+        // A duplicate: its signature record fails, so its audit record must not be written either.
+        f.signatureLog.record(records[3]!, { ...issued(records[3]!), actor: 'api-key:duplicate' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([...records.map(() => 'fulfilled'), 'rejected']);
+      const trail = await f.auditLog.list({ afterSeq: 0, limit: 10_000, vaultId: vault.id });
+      const signed = trail.filter((r) => r.action === 'signature.issued');
+      expect(signed.map((r) => r.subject).sort()).toEqual(records.map((r) => r.submissionHash).sort());
+      expect(signed.some((r) => r.actor === 'api-key:duplicate')).toBe(false);
+      expect((await new VerifyAuditChain(f.auditLog).execute()).ok).toBe(true);
     });
   });
 }
