@@ -16,9 +16,10 @@ import { PolicyCache } from '../../src/application/policy-cache.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
+import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { CHAINS, SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -38,6 +39,7 @@ import { SystemClock } from '../system/system.clock.js';
 import { UuidV7IdGenerator } from '../system/uuid-v7.id-generator.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
+import { startRefusedAuthFlush } from './refused-auth-flush.js';
 import { TOKENS } from './tokens.js';
 import { validateVaultOptions, type VaultLogger, type VaultOptions } from './vault-options.js';
 
@@ -92,7 +94,13 @@ function systemModule(options: VaultOptions, persistence: Persistence): Containe
     bind<Clock>(TOKENS.CLOCK).toConstantValue(options.clock ?? new SystemClock());
     bind(TOKENS.ID_GENERATOR).toConstantValue(new UuidV7IdGenerator());
     bind(TOKENS.CHAIN_READER).toDynamicValue(
-      () => options.chainReader ?? new JsonRpcChainReader({ rpcUrls: options.rpcUrls ?? {}, timeoutMs: options.outboundTimeoutMs ?? 5000 }),
+      () =>
+        options.chainReader ??
+        new JsonRpcChainReader({
+          rpcUrls: options.rpcUrls ?? {},
+          addedChainIds: Object.fromEntries((options.chains ?? []).map((c) => [c.name, c.chainId])),
+          timeoutMs: options.outboundTimeoutMs ?? 5000,
+        }),
     );
     bind<ReplayGuard>(TOKENS.REPLAY_GUARD).toDynamicValue((ctx) => {
       const clock = ctx.get<Clock>(TOKENS.CLOCK);
@@ -135,6 +143,8 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
       audit: ctx.get<AuditLog>(TOKENS.AUDIT_LOG),
     });
     const keys = (ctx: { get<T>(id: symbol): T }) => ctx.get<KeyStoreRegistry>(TOKENS.KEY_STORE_REGISTRY);
+    // The names Sign and sign policies accept: the interface's and the ones the caller added.
+    const chains = [...CHAINS, ...(options.chains ?? []).map((c) => c.name)];
     bind(PolicyCache).toDynamicValue((ctx) => new PolicyCache(ctx.get(TOKENS.POLICY_REPOSITORY), ports(ctx).clock));
     bind(ManageVaults).toDynamicValue((ctx) => {
       const p = ports(ctx);
@@ -143,11 +153,16 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     bind(ManagePolicies).toDynamicValue((ctx) => {
       const p = ports(ctx);
       const cache = ctx.get(PolicyCache);
-      return new ManagePolicies(p.repo, ctx.get(TOKENS.POLICY_REPOSITORY), p.clock, p.audit, (vaultId) => cache.invalidate(vaultId));
+      return new ManagePolicies(p.repo, ctx.get(TOKENS.POLICY_REPOSITORY), p.clock, p.audit, (vaultId) => cache.invalidate(vaultId), chains);
     });
-    bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit));
+    bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit, ports(ctx).repo));
     bind(VerifyAuditChain).toDynamicValue((ctx) => new VerifyAuditChain(ports(ctx).audit));
-    bind(Authenticate).toDynamicValue((ctx) => new Authenticate(ports(ctx).repo, ports(ctx).clock, ports(ctx).audit));
+    bind(RefusedAuthSummary).toDynamicValue((ctx) => new RefusedAuthSummary(ports(ctx).repo, ports(ctx).clock, ports(ctx).audit));
+    bind(Authenticate).toDynamicValue((ctx) => {
+      const summary = ctx.get(RefusedAuthSummary);
+      const also = options.authRefused;
+      return new Authenticate(ports(ctx).repo, ports(ctx).clock, also ? { refused: (e) => (summary.refused(e), also.refused(e)) } : summary);
+    });
     bind(CreateWallet).toDynamicValue((ctx) => {
       const p = ports(ctx);
       return new CreateWallet(p.repo, keys(ctx), p.clock, ctx.get(TOKENS.ID_GENERATOR), p.audit);
@@ -164,7 +179,9 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     bind(SweepOrphanKeys).toDynamicValue((ctx) => new SweepOrphanKeys(ports(ctx).repo, keys(ctx), ports(ctx).clock));
     bind(SignCall).toDynamicValue((ctx) => {
       const p = ports(ctx);
-      return new SignCall(p.repo, keys(ctx), ctx.get(TOKENS.CHAIN_READER), ctx.get(TOKENS.SIGNATURE_LOG), p.clock, (n) => randomBytes(n), ctx.get(PolicyCache), p.audit);
+      return new SignCall(
+        p.repo, keys(ctx), ctx.get(TOKENS.CHAIN_READER), ctx.get(TOKENS.SIGNATURE_LOG), p.clock, (n) => randomBytes(n), ctx.get(PolicyCache), p.audit, chains,
+      );
     });
     bind(VerifyAuthSignature).toDynamicValue(
       (ctx) => new VerifyAuthSignature(options.authSecret, ctx.get(TOKENS.REPLAY_GUARD), ports(ctx).clock, ports(ctx).audit),
@@ -236,6 +253,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
     Math.min(options.outboundTimeoutMs ?? 5000, 2000),
   );
   let closing: Promise<void> | undefined;
+  let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const get = <T>(id: abstract new (...args: any[]) => T): T => container.get<T>(id);
   const vault: Omit<Vault, LazyUseCase> = {
     container,
@@ -260,6 +278,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
     close: () =>
       (closing ??= (async () => {
         await scheduler.stop();
+        await refusedAuthFlush?.stop();
         await closeAll();
       })()),
   };
@@ -274,6 +293,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
   }) as Vault;
   // Last, once everything resolved: a bad rebind in configure() must not leave jobs running.
   if (options.jobs !== false && keyStores.length > 0) scheduler.start();
+  refusedAuthFlush = startRefusedAuthFlush(get(RefusedAuthSummary), options.authRefusedSummaryIntervalMs ?? 60_000, logger);
   return built;
 }
 
