@@ -153,6 +153,43 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(await f.repo.findWallet(vault.id, w.address, NOW)).toEqual(renamed);
     });
 
+    it('marks a wallet deleted only if it is still expired at that moment, moving its version on', async () => {
+      const vault = await newVault();
+      const expired = aWallet(vault, { expires: ms(-1) });
+      const atInstant = aWallet(vault, { expires: NOW });
+      const later = aWallet(vault, { expires: ms(1) });
+      const active = aWallet(vault);
+      for (const w of [expired, atInstant, later, active]) await f.repo.insertWallet(w);
+      expect(await f.repo.markDeleted(expired.id, NOW)).toBe(true);
+      expect(await f.repo.markDeleted(atInstant.id, NOW)).toBe(true);
+      expect(await f.repo.markDeleted(later.id, NOW)).toBe(false);
+      expect(await f.repo.markDeleted(active.id, NOW)).toBe(false);
+      expect(await f.repo.markDeleted('no-such-wallet', NOW)).toBe(false);
+      expect(await f.repo.findRecord(expired.id)).toEqual({ ...expired, version: expired.version + 1 });
+      expect(await f.repo.findRecord(later.id)).toEqual(later);
+      expect(await f.repo.findRecord(active.id)).toEqual(active);
+    });
+
+    it('an unexpire written after the purge read the wallet wins: the mark finds it no longer expired', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault, { expires: NOW });
+      await f.repo.insertWallet(w);
+      expect((await f.repo.findExpired(NOW, 1000)).map((x) => x.id)).toContain(w.id);
+      const unexpired = { ...w, expires: null, version: w.version + 1 };
+      expect(await f.repo.updateWallet(unexpired)).toBe(true);
+      expect(await f.repo.markDeleted(w.id, NOW)).toBe(false);
+      expect(await f.repo.findRecord(w.id)).toEqual(unexpired);
+    });
+
+    it('an unexpire read before the mark and written after it loses its compare-and-set', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault, { expires: NOW });
+      await f.repo.insertWallet(w);
+      expect(await f.repo.markDeleted(w.id, NOW)).toBe(true);
+      expect(await f.repo.updateWallet({ ...w, expires: null, version: w.version + 1 })).toBe(false);
+      expect((await f.repo.findRecord(w.id))?.expires).toEqual(NOW);
+    });
+
     it('lists the records of one key store by id, in batches, deleted ones included', async () => {
       const vault = await newVault();
       const store = `store-${Math.random().toString(16).slice(2)}`;

@@ -101,6 +101,12 @@ export class InMemoryWalletRepository implements WalletRepository {
       .sort((a, b) => a.expires!.getTime() - b.expires!.getTime())
       .slice(0, limit);
   }
+  async markDeleted(id: string, now: Date): Promise<boolean> {
+    const current = this.wallets.get(id);
+    if (!current || current.expires === null || current.expires.getTime() > now.getTime()) return false;
+    this.wallets.set(id, { ...current, version: current.version + 1 });
+    return true;
+  }
   async removeWallet(id: string): Promise<void> {
     this.wallets.delete(id);
   }

@@ -209,6 +209,14 @@ export class PostgresWalletRepository implements WalletRepository {
     return rows.map(toWallet);
   }
 
+  async markDeleted(id: string, now: Date): Promise<boolean> {
+    const result = await this.db.query(
+      'UPDATE wallets SET version = version + 1 WHERE id = $1 AND expires IS NOT NULL AND expires <= $2',
+      [id, now],
+    );
+    return result.rowCount === 1;
+  }
+
   async removeWallet(id: string): Promise<void> {
     await this.db.query('DELETE FROM wallets WHERE id = $1', [id]);
   }
