@@ -30,18 +30,21 @@ export function auditRecordHash(seq: number, prevHash: string, event: AuditEvent
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
 const isScalar = (v: unknown) =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const isNullableString = (v: unknown) => v === null || typeof v === 'string';
 
 function auditEventProblem(event: AuditEvent): string | null {
-  if (!(AUDIT_ACTIONS as readonly string[]).includes(event.action)) return 'unknown action';
+  if (!KNOWN_ACTIONS.has(event.action)) return 'unknown action';
   if (!(event.at instanceof Date) || Number.isNaN(event.at.getTime())) return '`at` is not a valid date';
   if (typeof event.actor !== 'string' || event.actor === '') return '`actor` is empty';
   if (!isNullableString(event.vaultId) || !isNullableString(event.subject)) return '`vaultId` and `subject` must be strings or null';
   if (typeof event.details !== 'object' || event.details === null || Array.isArray(event.details)) return '`details` is not an object';
-  const bad = Object.entries(event.details).find(([, v]) => !isScalar(v));
-  return bad ? `details.${bad[0]} is not a string, finite number, boolean or null` : null;
+  for (const key in event.details) {
+    if (Object.hasOwn(event.details, key) && !isScalar(event.details[key])) return `details.${key} is not a string, finite number, boolean or null`;
+  }
+  return null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { fdatasync, openSync } from 'node:fs';
-import type { Statement } from 'better-sqlite3';
+import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
@@ -50,8 +50,11 @@ export class SqliteCommitQueue {
   private readonly walMode: boolean;
   /** The WAL file, opened after the first commit (which creates it when missing); kept for the connection's life. */
   private wal: number | undefined;
+  /** Built once: better-sqlite3 builds several wrapper functions for every `db.transaction` call. */
+  private readonly transaction: Transaction<(writes: Pending<QueuedWrite>[]) => void>;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.transaction = db.transaction((writes: Pending<QueuedWrite>[]) => this.run(writes));
     this.normal = db.prepare('PRAGMA synchronous = NORMAL');
     this.full = db.prepare('PRAGMA synchronous = FULL');
     this.walMode = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
@@ -65,14 +68,14 @@ export class SqliteCommitQueue {
   /** Commits `writes` with the WAL written but not yet synced (see the class comment). */
   private commit(writes: Pending<QueuedWrite>[]): void {
     if (!this.walMode) {
-      this.db.transaction(() => this.run(writes)).immediate();
+      this.transaction.immediate(writes);
       return;
     }
     this.normal.run();
     try {
       // IMMEDIATE: the write lock is held from the first statement on, so a write that reads before it
       // writes (the audit chain's head) sees what it extends.
-      this.db.transaction(() => this.run(writes)).immediate();
+      this.transaction.immediate(writes);
     } finally {
       this.full.run();
     }
