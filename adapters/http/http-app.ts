@@ -11,7 +11,8 @@ import type { JsonBounds } from './json-bounds.js';
 import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
 import { presentSubmission, presentWallet } from './presenters.js';
-import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
+import { registerApiDocs } from './openapi/api-docs.routes.js';
+import { listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
 
 /** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
 export interface HttpDeps {
@@ -44,6 +45,8 @@ export interface HttpDeps {
   rateLimiter?: { take(apiKeyId: string): void };
   /** Shape limits on Sign's `args` and `abi` (default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
+  /** Serve Swagger UI at `/docs` (default true); `/openapi.json` is always served. */
+  apiDocs?: boolean;
 }
 
 interface VaultLocals {
@@ -94,6 +97,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     });
   }
 
+  registerApiDocs(app, { ui: deps.apiDocs ?? true });
+
   const vault = express.Router({ mergeParams: true });
   vault.use(async (req, res, next) => {
     locals(res).inVault = true;
@@ -142,7 +147,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     });
   });
   vault.post('/submissions', body, async (_req, res) => {
-    ok(res, presentSubmission(await deps.recordSubmission.execute({ vaultId: locals(res).vaultId, body: locals(res).body })));
+    const submission = parseOrThrow(submissionBodySchema, locals(res).body);
+    ok(res, presentSubmission(await deps.recordSubmission.execute({ vaultId: locals(res).vaultId, body: submission })));
   });
   vault.get('/submissions/:submissionHash', async (req, res) => {
     ok(res, presentSubmission(await deps.getSubmission.execute(locals(res).vaultId, param(req, 'submissionHash'))));

@@ -108,6 +108,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
       : metrics,
     rateLimiter: config.rateLimitPerMinute === undefined ? undefined : new RateLimiter(config.rateLimitPerMinute),
     argsBounds: config.argsBounds,
+    apiDocs: config.apiDocs,
   };
 
   const scheduler = new PurgeScheduler(
