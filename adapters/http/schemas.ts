@@ -92,7 +92,8 @@ export const signBodySchema = z
     signer: address("The contract's `signer()`, a wallet of this vault: required for `local` and for chains without an RPC.").optional(),
     abi: z
       .looseObject({
-        type: z.literal('function').optional(),
+        // Absent or null both mean a function, as for viem's and ethers' ABI items.
+        type: z.literal('function').nullable().optional(),
         name: z.string(),
         inputs: z.array(abiParameterSchema),
       })
