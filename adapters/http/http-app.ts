@@ -10,8 +10,9 @@ import { parseJsonBody } from './json-body.js';
 import type { JsonBounds } from './json-bounds.js';
 import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
+import { handleSign, writeSignOutput } from './sign-handler.js';
 import { presentSubmission, presentWallet } from './presenters.js';
-import { registerApiDocs } from './openapi/api-docs.routes.js';
+import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.routes.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
 
 /** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
@@ -45,8 +46,6 @@ export interface HttpDeps {
   rateLimiter?: { take(apiKeyId: string): void };
   /** Shape limits on Sign's `args` and `abi` (default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
-  /** Serve Swagger UI at `/docs` (default true); `/openapi.json` is always served. */
-  apiDocs?: boolean;
 }
 
 interface VaultLocals {
@@ -62,7 +61,29 @@ const locals = (res: Response) => res.locals as VaultLocals;
 const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
 const param = (req: Request, name: string) => String(req.params[name]);
 
-export function createHttpApp(deps: HttpDeps): express.Express {
+/**
+ * The standalone server's Express app: every route of docs/api.md, health, readiness and metrics
+ * included, at the root.
+ */
+export function createHttpApp(deps: HttpDeps, options: { apiDocs?: boolean } = {}): express.Express {
+  return createVaultApp(deps, { health: true, notFound: true, apiDocs: { ui: options.apiDocs ?? true } });
+}
+
+export interface VaultAppOptions {
+  /** Serve `GET /healthz` and `GET /readyz`. */
+  readonly health: boolean;
+  /** Answer any other path with the service's 404 envelope (ROUTE_NOT_FOUND) instead of passing it on. */
+  readonly notFound: boolean;
+  /** Serve `GET /openapi.json`, and with `ui` the Swagger UI page `GET /docs` (openapi/api-docs.routes.ts). */
+  readonly apiDocs?: ApiDocsOptions;
+}
+
+/**
+ * The vault's routes as an Express app of their own, so the settings they were written for (the
+ * extended query parser, no ETag, no X-Powered-By) hold wherever it is mounted: the standalone server
+ * serves it at the root, vaultRouter (wallet-vault/express) under any prefix of an embedding app.
+ */
+export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -76,18 +97,20 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
-  app.get('/healthz', (_req, res) => {
-    res.status(200).json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    try {
-      await deps.readiness();
-      res.status(200).json({ status: 'ready' });
-    } catch (error) {
-      const message = isDomainError(error) ? error.message : 'not ready';
-      res.status(503).json({ success: false, error: message });
-    }
-  });
+  if (options.health) {
+    app.get('/healthz', (_req, res) => {
+      res.status(200).json({ status: 'ok' });
+    });
+    app.get('/readyz', async (_req, res) => {
+      try {
+        await deps.readiness();
+        res.status(200).json({ status: 'ready' });
+      } catch (error) {
+        const message = isDomainError(error) ? error.message : 'not ready';
+        res.status(503).json({ success: false, error: message });
+      }
+    });
+  }
 
   if (deps.metrics) {
     const metrics = deps.metrics;
@@ -97,7 +120,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     });
   }
 
-  registerApiDocs(app, { ui: deps.apiDocs ?? true });
+  if (options.apiDocs) registerApiDocs(app, options.apiDocs);
+
+  // Sign authenticates and reads its own body (sign-handler.ts), so it sits before the vault middleware.
+  app.post(['/api/v1/vaults/:vaultId/sign', '/api/v1/vault/:vaultId/sign'], async (req, res) => {
+    const context = requestContextOf(req);
+    if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
+    // An app that parsed the body to raw bytes already (express.raw) hands them over as they are.
+    const body = Buffer.isBuffer(req.body) ? req.body : req;
+    writeSignOutput(res, await handleSign(deps, { vaultId: param(req, 'vaultId'), headers: req.headers, body, requestId: locals(res).requestId }));
+  });
 
   const vault = express.Router({ mergeParams: true });
   vault.use(async (req, res, next) => {
@@ -110,7 +142,6 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
   const body = readJsonBody(deps.bodyLimitBytes);
 
-  // POST /sign is served by sign-fast-path.ts, before this app sees the request.
   vault.get('/wallets', async (req, res) => {
     const { offset, count } = parseOrThrow(listQuerySchema, req.query);
     const result = await deps.listWallets.execute(locals(res).vaultId, offset, count);
@@ -158,9 +189,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use('/api/v1/vaults/:vaultId', vault);
   app.use('/api/v1/vault/:vaultId', vault);
 
-  app.use((req, _res, next) => {
-    next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.path}`));
-  });
+  if (options.notFound) {
+    app.use((req, _res, next) => {
+      next(new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${req.method} ${req.path}`));
+    });
+  }
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
-import { openKeyStores, openPersistence } from './stores.js';
+import { vaultFromConfig } from './vault-from-config.js';
 
 /*
  * VAULT_WORKERS > 1: one primary process and that many workers (node:cluster), each a whole server on the
@@ -44,12 +44,7 @@ export const workerSlot = (): number => Number(process.env[SLOT_ENV] ?? 0);
  */
 export async function runPrimary(config: AppConfig, logger: Logger): Promise<number> {
   // The same start-up checks a single process makes, once: bad settings fail here with the same message.
-  const persistence = await openPersistence(config, logger);
-  try {
-    await Promise.all((await openKeyStores(config, logger)).map((s) => s.close()));
-  } finally {
-    await persistence.close();
-  }
+  await (await vaultFromConfig(config, { logger, jobs: false })).close();
 
   const aggregator = new AggregatorRegistry();
   const slots = new Map<Worker, number>();

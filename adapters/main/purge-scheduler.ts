@@ -2,7 +2,7 @@ import type { PurgeExpiredIdempotency } from '../../src/application/purge-expire
 import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
-import type { Logger } from './logger.js';
+import type { VaultLogger } from './vault-options.js';
 
 /** The background jobs one scheduler run performs, in this order. */
 export interface PurgeJobs {
@@ -28,7 +28,7 @@ export class PurgeScheduler {
     private readonly jobs: PurgeJobs,
     private readonly jobLock: JobLock,
     private readonly intervalMs: number,
-    private readonly logger: Logger,
+    private readonly logger: VaultLogger,
     private readonly metrics?: { observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void },
   ) {}
 
@@ -59,7 +59,7 @@ export class PurgeScheduler {
       const outcome = await this.jobLock.runExclusive(PURGE_JOB, () => this.runJobs());
       if (!outcome.ran) {
         this.metrics?.observePurge('skipped');
-        this.logger.debug('purge skipped: another instance is running it');
+        this.logger.debug?.({}, 'purge skipped: another instance is running it');
       }
     } catch (error) {
       this.metrics?.observePurge('error');

@@ -21,6 +21,7 @@ import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { SignerCache } from './wallet-lookup.js';
 
+/** The chains of the interface; an operator may add more (the composition root passes the full list). */
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const ABI_CACHE_SIZE = 1000;
@@ -53,6 +54,8 @@ export class SignCall {
     /** The vault's policy (usually a PolicyCache: this is read on every sign). */
     private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
     private readonly auditLog: AuditLog,
+    /** Chain names a request may give: the interface's and any the operator added. */
+    private readonly chains: readonly string[] = CHAINS,
   ) {
     this.signers = new SignerCache(repository);
   }
@@ -62,8 +65,8 @@ export class SignCall {
     const vaultId = principal.vaultId;
     if (!isObject(body)) throw invalidArgument('body: must be a JSON object');
     const chain = body.chain;
-    if (typeof chain !== 'string' || !(CHAINS as readonly string[]).includes(chain)) {
-      throw invalidArgument(`chain: must be one of ${CHAINS.join(', ')}`);
+    if (typeof chain !== 'string' || !this.chains.includes(chain)) {
+      throw invalidArgument(`chain: must be one of ${this.chains.join(', ')}`);
     }
     const contract = parseAddress(body.contract, 'contract');
     const sender = parseAddress(body.sender, 'sender') as Hex;

@@ -58,4 +58,3 @@ export interface AuditLog {
    */
   list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]>;
 }
-export const AUDIT_LOG = Symbol.for('wallet-vault.AuditLog');

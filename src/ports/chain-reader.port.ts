@@ -16,4 +16,3 @@ export interface ChainReader {
    */
   readSignable(chain: string, contract: string): Promise<SignableValues>;
 }
-export const CHAIN_READER = Symbol.for('wallet-vault.ChainReader');

@@ -3,4 +3,3 @@ export interface Clock {
   /** The current instant. */
   now(): Date;
 }
-export const CLOCK = Symbol.for('wallet-vault.Clock');

@@ -3,4 +3,3 @@ export interface IdGenerator {
   /** A new unique id (UUID, time-ordered v7 in production). */
   next(): string;
 }
-export const ID_GENERATOR = Symbol.for('wallet-vault.IdGenerator');

@@ -14,4 +14,3 @@ export interface JobLock {
    */
   runExclusive<T>(job: string, work: () => Promise<T>): Promise<ExclusiveRun<T>>;
 }
-export const JOB_LOCK = Symbol.for('wallet-vault.JobLock');

@@ -64,4 +64,3 @@ export interface KeyStoreRegistry {
   /** All configured stores. */
   all(): readonly KeyStore[];
 }
-export const KEY_STORE_REGISTRY = Symbol.for('wallet-vault.KeyStoreRegistry');

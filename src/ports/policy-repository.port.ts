@@ -7,4 +7,3 @@ export interface PolicyRepository {
   /** Replaces the vault's policy durably; null removes it. */
   save(vaultId: string, policy: SignPolicy | null, now: Date): Promise<void>;
 }
-export const POLICY_REPOSITORY = Symbol.for('wallet-vault.PolicyRepository');

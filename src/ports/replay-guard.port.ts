@@ -3,4 +3,3 @@ export interface ReplayGuard {
   /** Returns true the first time a nonce is seen before `expiresAt`, false for a replay. Atomic. */
   firstUse(nonce: string, expiresAt: Date): Promise<boolean>;
 }
-export const REPLAY_GUARD = Symbol.for('wallet-vault.ReplayGuard');

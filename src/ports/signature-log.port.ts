@@ -33,4 +33,3 @@ export interface SignatureLog {
    */
   attachTransaction(vaultId: string, submissionHash: string, transactionHash: string, now: Date): Promise<AttachResult>;
 }
-export const SIGNATURE_LOG = Symbol.for('wallet-vault.SignatureLog');

@@ -86,4 +86,3 @@ export interface WalletRepository {
   /** Closes the connection. */
   close(): Promise<void>;
 }
-export const WALLET_REPOSITORY = Symbol.for('wallet-vault.WalletRepository');

@@ -1,8 +1,9 @@
 import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
-import { KEY_STORE_REGISTRY, type KeyStoreRegistry } from '../../src/ports/key-store.port.js';
-import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
+import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';

@@ -85,7 +85,8 @@ describe('wallet-vault audit and policies', () => {
       ['operator', 'set', 'bsc'],
       ['operator', 'none', null],
     ]);
-  });
+    // Ten commands one after the other, each a node process: on a busy machine that takes its time.
+  }, 120_000);
 
   it.each([
     [['--chains', 'mainnet'], /chains: "mainnet" is not one of ethereum, sepolia/],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
 import { cliJson, runCli } from '../support/cli.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { client } from '../support/http-client.js';

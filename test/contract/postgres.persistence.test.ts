@@ -77,7 +77,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
       expect(await lockB.runExclusive('purge', async () => 'b')).toEqual({ ran: true, value: 'b' });
 
       // An instance that dies while holding the lock: its session ends, the lock goes with it.
-      const doomed = await openPostgresDatabase(testPostgresConfig(a.config.url, { poolSize: 1 }));
+      const doomed = await openPostgresDatabase(testPostgresConfig(a.config.url!, { poolSize: 1 }));
       let unblock!: () => void;
       const blocked = new Promise<void>((r) => (unblock = r));
       const stuck = new PostgresJobLock(doomed).runExclusive('sweep', () => blocked);

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Also compiled into dist/ for the benchmarks, which run the same real command.
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..').replace(/\/dist$/, '');
+// Also compiled into dist-bench/ for the benchmarks, which run the same real command.
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..').replace(/\/dist-bench$/, '');
 export const BIN = path.join(repoRoot, 'bin/wallet-vault.js');
 
 export interface CliResult {
@@ -13,10 +13,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `wallet-vault` command (compiled by the global setup). */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the real `wallet-vault` command (compiled by the global setup), from `cwd` when given. */
+export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+    const run = { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 20_000, cwd: options.cwd };
+    execFile(process.execPath, [options.bin ?? BIN, ...args], run, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

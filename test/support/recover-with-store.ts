@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hexlify, recoverAddress } from 'ethers';
-import { KEY_STORE_REGISTRY, type KeyStoreRegistry } from '../../src/ports/key-store.port.js';
-import { WALLET_REPOSITORY, type WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
+import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import type { TestServer } from './test-server.js';
 
 /** Signs a random digest with the wallet's key through the key store and returns the recovered address. */

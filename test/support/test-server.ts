@@ -1,7 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import express from 'express';
+import { vaultRouter } from '../../adapters/http/vault-router.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { startServer, type RunningServer } from '../../adapters/main/server.js';
 import { MovableClock } from './movable-clock.js';
@@ -22,7 +25,7 @@ export interface TestServer {
  * The real service (composition root, SQLite, local key store, Express) in this process on an
  * ephemeral port, over a fresh temporary data directory, with a clock tests can move.
  */
-export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { env?: Record<string, string>; dataDir?: string; mount?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'wallet-vault-test-')));
   const removeOwnDir = () => (options.dataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
   const config = loadConfig({
@@ -41,9 +44,12 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     await removeOwnDir();
     throw error;
   }
-  const manage = server.container.get(ManageVaults);
+  const manage = server.vault.manageVaults;
+  // The same tests against the vault's router mounted under a prefix in an app of its own (*.mounted.test.ts).
+  const mount = options.mount ?? process.env.WALLET_VAULT_TEST_MOUNT;
+  const host = mount ? await mountedApp(server, config, mount) : undefined;
   return {
-    url: server.url,
+    url: host ? host.url : server.url,
     dataDir,
     clock,
     server,
@@ -57,8 +63,21 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     },
     revokeApiKey: (id) => manage.revokeApiKey(id),
     stop: async ({ keepData = false } = {}) => {
+      if (host) await new Promise((resolve) => host.app.close(resolve));
       await server.close();
       if (!keepData) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An Express app with `vaultRouter` at `mount`, over the running server's vault and its limits. */
+async function mountedApp(server: RunningServer, config: ReturnType<typeof loadConfig>, mount: string): Promise<{ app: Server; url: string }> {
+  const host = express();
+  host.use(
+    mount,
+    vaultRouter(server.vault, { bodyLimitBytes: config.bodyLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, argsBounds: config.argsBounds, health: true }),
+  );
+  const app = host.listen(0, '127.0.0.1');
+  await new Promise((resolve) => app.once('listening', resolve));
+  return { app, url: `http://127.0.0.1:${(app.address() as AddressInfo).port}${mount}` };
 }

@@ -64,7 +64,7 @@ async function world() {
       policies,
       auditLog,
     ),
-    list: new ListAuditRecords(auditLog),
+    list: new ListAuditRecords(auditLog, repo),
     verify: (pageSize?: number) => new VerifyAuditChain(auditLog, pageSize).execute(),
     /** The records appended since `from` (a seq), without the chain fields. */
     since: (from: number) =>
@@ -213,6 +213,7 @@ describe('reading and verifying the trail', () => {
     await expect(w.list.execute({ limit: 0 })).rejects.toThrow(/limit: must be an integer from 1 to 1000/);
     await expect(w.list.execute({ limit: 1001 })).rejects.toThrow(/limit/);
     await expect(w.list.execute({ afterSeq: -1 })).rejects.toThrow(/after: must be an integer >= 0/);
+    await expect(w.list.execute({ vaultId: 'nope' })).rejects.toThrow(/vault nope does not exist/);
   });
 
   it('verifies an intact chain across pages and reports its head', async () => {

@@ -118,7 +118,7 @@ export interface OpenApiOptions {
   readonly version?: string;
 }
 
-export function buildOpenApiDocument(options: OpenApiOptions = {}) {
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const V = '/api/v1/vaults/{vaultId}';
   return createDocument({
     openapi: '3.1.0',
@@ -289,7 +289,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
   });
 }
 
-export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 /** The package version, from the source tree or from dist/ alike. */
 function packageVersion(): string {

@@ -13,6 +13,8 @@ import { completeSignature, parseDerSignature, parseSpkiPublicKey } from '../sha
 
 /** Configuration of the `aws-kms` key store. Credentials and region come from the SDK's default chain unless given. */
 export interface AwsKmsKeyStoreConfig {
+  /** A client the application already has; the other settings are then ignored. */
+  readonly client?: KMSClient;
   readonly region?: string;
   /** `VAULT_KMS_ENDPOINT`: a KMS-compatible endpoint (LocalStack, a VPC endpoint, a test server). */
   readonly endpoint?: string;
@@ -44,7 +46,8 @@ export class AwsKmsKeyStore implements KeyStore {
   private readonly publicKeys = new Map<string, Uint8Array>();
 
   constructor(config: AwsKmsKeyStoreConfig) {
-    this.client = new KMSClient({
+    // A client the application configured itself is used as is (its region, credentials and timeouts).
+    this.client = config.client ?? new KMSClient({
       region: config.region,
       endpoint: config.endpoint,
       credentials: config.credentials,

@@ -7,10 +7,12 @@ import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1
 
 /** Configuration of the `vault-transit` key store. */
 export interface VaultTransitKeyStoreConfig {
+  /** A node-vault client the application already has; `address`, `token` and the timeout are then unused. */
+  readonly client?: vault.client;
   /** `VAULT_ADDR`, e.g. https://vault.internal:8200 */
-  readonly address: string;
+  readonly address?: string;
   /** `VAULT_TOKEN`: needs update on the encrypt, decrypt and rewrap paths and read on the key. */
-  readonly token: string;
+  readonly token?: string;
   /** `VAULT_TRANSIT_MOUNT` (default `transit`). */
   readonly mount?: string;
   /** `VAULT_TRANSIT_KEY`: the Transit key that wraps every wallet key. */
@@ -40,7 +42,8 @@ export class VaultTransitKeyStore implements KeyStore {
   private readonly cache: KeyCache;
 
   constructor(private readonly config: VaultTransitKeyStoreConfig) {
-    this.client = vault({
+    // A client the application configured itself is used as is (its address, token and timeouts).
+    this.client = config.client ?? vault({
       apiVersion: 'v1',
       endpoint: config.address,
       token: config.token,

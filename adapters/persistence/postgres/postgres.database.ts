@@ -5,7 +5,12 @@ import { migrate } from './postgres.migrations.js';
 /** How to reach the shared database, and how long anything may wait on it. */
 export interface PostgresConfig {
   /** `postgres://user:password@host:port/database?sslmode=...`; the password never appears in messages. */
-  readonly url: string;
+  readonly url?: string;
+  /**
+   * A pool the application already has, used instead of opening one from `url` (poolSize and the
+   * timeouts then are the pool's own). The application owns it: `close()` leaves it open.
+   */
+  readonly pool?: pg.Pool;
   /** Connections this process keeps at most (each instance has its own pool). */
   readonly poolSize: number;
   /** Bound on opening a connection and on waiting for a free one from the pool. */
@@ -32,8 +37,8 @@ export class PostgresDatabase {
   readonly label: string;
 
   constructor(readonly config: PostgresConfig) {
-    this.label = describeDatabase(config.url);
-    this.pool = new pg.Pool({
+    this.label = config.pool ? describePool(config.pool) : describeDatabase(config.url ?? '');
+    this.pool = config.pool ?? new pg.Pool({
       connectionString: config.url,
       max: config.poolSize,
       connectionTimeoutMillis: config.connectTimeoutMs,
@@ -105,6 +110,7 @@ export class PostgresDatabase {
 
   /** Closes every pooled connection. Idempotent. */
   async close(): Promise<void> {
+    if (this.config.pool) return; // the application's pool: it ends it
     if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
 
@@ -164,6 +170,13 @@ export const rowPlaceholders = (rows: number, width: number): string =>
 export const MAX_ROWS_PER_INSERT = 500;
 
 /** `database "vault" on db.internal:5432`, from a URL whose password must not be repeated. */
+/** The label of an application's pool, from the settings it was made with (never its password). */
+function describePool(pool: pg.Pool): string {
+  const o = pool.options as pg.PoolConfig;
+  if (o.connectionString) return describeDatabase(o.connectionString);
+  return `PostgreSQL database "${o.database ?? o.user ?? 'postgres'}" on ${o.host ?? 'localhost'}:${o.port ?? 5432}`;
+}
+
 export function describeDatabase(url: string): string {
   try {
     const u = new URL(url);

@@ -107,7 +107,8 @@ const MIGRATION_LOCK_KEY = 0x77616c6c6574n; // "wallet"
  */
 export async function migrate(db: PostgresDatabase, timeoutMs: number): Promise<void> {
   const client = new pg.Client({
-    connectionString: db.config.url,
+    // An application's pool: the same server and credentials, on a connection of its own.
+    ...(db.config.pool ? (db.config.pool.options as pg.ClientConfig) : { connectionString: db.config.url }),
     connectionTimeoutMillis: db.config.connectTimeoutMs,
     query_timeout: timeoutMs,
     statement_timeout: timeoutMs,

@@ -1,0 +1,128 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { toErrorResponse } from './error-response.js';
+import { takeRateLimit, type HttpDeps } from './http-app.js';
+import { parseJsonBody, tooLarge } from './json-body.js';
+import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
+
+/** What Sign needs from the application and the HTTP settings. */
+export type SignDeps = Pick<
+  HttpDeps,
+  'authenticate' | 'verifyAuthSignature' | 'signCall' | 'logger' | 'bodyLimitBytes' | 'metrics' | 'rateLimiter' | 'argsBounds'
+>;
+
+export interface SignInput {
+  /** The `:vaultId` path segment; still percent-encoded when `vaultIdEncoded` (a raw URL's segment). */
+  readonly vaultId: string;
+  readonly vaultIdEncoded?: boolean;
+  readonly headers: IncomingHttpHeaders;
+  /** The raw body, or the request to read it from (read only once the caller is authenticated). */
+  readonly body: Buffer | IncomingMessage;
+  /** Named in the log line of an unexpected failure. */
+  readonly requestId: string;
+}
+
+export interface SignOutput {
+  readonly status: number;
+  readonly headers: Record<string, string | number>;
+  readonly body: string;
+}
+
+/**
+ * POST …/sign, free of any framework: authentication, the per-key rate limit, the body limit,
+ * `X-Vault-Auth-Signature` over the raw bytes, the bounds on `args`/`abi`, and the error table, in that
+ * order, written once. The Express router and the standalone server's node:http fast path both answer
+ * with what this returns.
+ */
+export async function handleSign(deps: SignDeps, input: SignInput): Promise<SignOutput> {
+  let status = 200;
+  let payload: unknown;
+  let headers: Record<string, string> | undefined;
+  try {
+    const vaultId = input.vaultIdEncoded ? decodeSegment(input.vaultId) : input.vaultId;
+    const principal = await deps.authenticate.execute(input.headers.authorization, vaultId);
+    takeRateLimit(deps, principal.apiKeyId);
+    const rawBody = Buffer.isBuffer(input.body) ? withinLimit(input.body, deps.bodyLimitBytes) : await readBody(input.body, deps.bodyLimitBytes);
+    // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400
+    // about a body it was never entitled to have read.
+    const header = input.headers['x-vault-auth-signature'];
+    await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
+    const body = parseJsonBody(rawBody, input.headers['content-type']);
+    if (typeof body === 'object' && body !== null) {
+      // Before any parsing or encoding: a hostile shape costs no more than these bounds.
+      const { args, abi } = body as { args?: unknown; abi?: unknown };
+      const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
+      checkJsonBounds(args, 'args', bounds);
+      // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
+      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2 });
+    }
+    payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
+  } catch (error) {
+    const failure = toErrorResponse(error, input.requestId, deps.logger);
+    status = failure.status;
+    payload = { success: false, error: failure.message };
+    headers = failure.headers;
+  }
+  const text = JSON.stringify(payload);
+  return {
+    status,
+    headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) },
+    body: text,
+  };
+}
+
+/** Writes a handler's answer as is (no framework adds or changes a header). */
+export function writeSignOutput(res: ServerResponse, output: SignOutput): void {
+  res.writeHead(output.status, output.headers);
+  res.end(output.body);
+}
+
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new DomainError(ErrorCode.ROUTE_NOT_FOUND, 'no route: malformed vault id in path');
+  }
+}
+
+function withinLimit(body: Buffer, limit: number): Buffer {
+  if (body.length > limit) throw tooLarge(limit);
+  return body;
+}
+
+/** The raw body, refused past `limit` bytes (by Content-Length up front, or while streaming). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  if (req.readableEnded) {
+    // Not the caller's fault: an earlier middleware of the embedding app consumed the raw bytes.
+    return Promise.reject(new Error('the sign request body was already read: mount vaultRouter before body parsers such as express.json()'));
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks, size));
+    });
+    req.on('error', (error) => {
+      if (!failed) {
+        failed = true;
+        reject(new DomainError(ErrorCode.MALFORMED_JSON, 'request body could not be read', { cause: error }));
+      }
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import express from 'express';
+import type { Vault } from '../main/create-vault.js';
+import type { VaultLogger } from '../main/vault-options.js';
+import { createVaultApp, type HttpDeps } from './http-app.js';
+import type { JsonBounds } from './json-bounds.js';
+import { RateLimiter } from './rate-limiter.js';
+
+/** What `vaultRouter` serves besides the vault's API, and its limits. */
+export interface VaultRouterOptions {
+  /** Largest request body accepted (bytes, default 1 MiB); 413 above it. */
+  readonly bodyLimitBytes?: number;
+  /** Requests per minute per API key (after authentication); default: no limit. */
+  readonly rateLimitPerMinute?: number;
+  /** Shape limits on Sign's `args` and `abi` (default: depth 16, 10 000 items, 131 072 characters). */
+  readonly argsBounds?: JsonBounds;
+  /** Serve `GET /healthz` and `GET /readyz` under the mount point (default false). */
+  readonly health?: boolean;
+  /** Serve `GET /metrics` from this source (Prometheus text); default: no such route. */
+  readonly metrics?: HttpDeps['metrics'];
+  /**
+   * Answer any other path under the mount point with the vault's 404 envelope (default true). Set false
+   * when mounting at `/` in front of routes of your own.
+   */
+  readonly notFound?: boolean;
+  /** Where unexpected failures are logged (with the request id); default: silent. */
+  readonly logger?: VaultLogger;
+}
+
+const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
+
+/**
+ * The whole HTTP interface of docs/api.md as an Express router: `app.use('/vault', vaultRouter(vault))`
+ * serves `/vault/api/v1/vaults/:vaultId/...`, answers and error envelopes byte for byte those of the
+ * standalone server. Authentication is the vault's API keys; TLS and any auth of your own go in front.
+ */
+export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): express.Router {
+  const app = createVaultApp(httpDepsOf(vault, options), { health: options.health ?? false, notFound: options.notFound ?? true });
+  const router = express.Router();
+  router.use((req, res, next) => {
+    // The vault's app gives the request its own prototypes (its settings); a request it passes on
+    // (notFound: false) goes back to the embedding app with the embedding app's.
+    const request = Object.getPrototypeOf(req) as object;
+    const response = Object.getPrototypeOf(res) as object;
+    app(req, res, (error?: unknown) => {
+      Object.setPrototypeOf(req, request);
+      Object.setPrototypeOf(res, response);
+      next(error);
+    });
+  });
+  return router;
+}
+
+/** The HTTP layer's view of a vault (the standalone server builds its app from the same). */
+export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps {
+  return {
+    authenticate: vault.authenticate,
+    // Resolved when first used: a vault without key stores still serves the other routes.
+    get createWallet() {
+      return vault.createWallet;
+    },
+    listWallets: vault.listWallets,
+    getWallet: vault.getWallet,
+    renameWallet: vault.renameWallet,
+    expireWallet: vault.expireWallet,
+    unexpireWallet: vault.unexpireWallet,
+    getVaultStatus: vault.getVaultStatus,
+    get signCall() {
+      return vault.signCall;
+    },
+    verifyAuthSignature: vault.verifyAuthSignature,
+    recordSubmission: vault.recordSubmission,
+    getSubmission: vault.getSubmission,
+    readiness: () => vault.readiness(),
+    logger: options.logger ?? SILENT,
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    metrics: options.metrics,
+    rateLimiter: options.rateLimitPerMinute === undefined ? undefined : new RateLimiter(options.rateLimitPerMinute),
+    argsBounds: options.argsBounds,
+  };
+}

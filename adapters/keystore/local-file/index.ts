@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { KeyStore } from '../../../src/ports/key-store.port.js';
+import { parseFactoryOptions } from '../../factory-options.js';
+import { LocalFileKeyStore } from './local-file.key-store.js';
+
+/** Options of the `local` key store: encrypted key files in a directory, wrapped by a 256-bit master key. */
+export type LocalFileKeyStoreOptions = {
+  /** Directory of the key files (created 0700 when missing). */
+  readonly keysDir: string;
+  /** Unwrapped keys kept in memory at most (default: the store's own). */
+  readonly cacheSize?: number;
+  readonly cacheTtlMs?: number;
+} & (
+  | { /** 32 bytes. */ readonly masterKey: Uint8Array; readonly masterKeyHex?: never }
+  | { /** 64 hex characters. */ readonly masterKeyHex: string; readonly masterKey?: never }
+);
+
+const schema = z
+  .strictObject({
+    keysDir: z.string().min(1),
+    masterKey: z.instanceof(Uint8Array).refine((k) => k.length === 32, 'must be 32 bytes').optional(),
+    masterKeyHex: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)').optional(),
+    cacheSize: z.int().min(0).optional(),
+    cacheTtlMs: z.int().min(0).optional(),
+  })
+  .refine((o) => (o.masterKey === undefined) !== (o.masterKeyHex === undefined), {
+    message: 'give exactly one of masterKey and masterKeyHex',
+    path: ['masterKey'],
+  });
+
+/** The `local` key store (`wallet-vault/keystores/local-file`). */
+export function localFileKeyStore(options: LocalFileKeyStoreOptions): KeyStore {
+  const o = parseFactoryOptions('localFileKeyStore', schema, options);
+  const masterKey = o.masterKey ? Buffer.from(o.masterKey) : Buffer.from(o.masterKeyHex!, 'hex');
+  return new LocalFileKeyStore({ keysDir: o.keysDir, masterKey, cacheSize: o.cacheSize, cacheTtlMs: o.cacheTtlMs });
+}

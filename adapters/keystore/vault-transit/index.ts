@@ -1,0 +1,41 @@
+import type NodeVault from 'node-vault';
+import { z } from 'zod';
+import type { KeyStore } from '../../../src/ports/key-store.port.js';
+import { parseFactoryOptions } from '../../factory-options.js';
+import { requireDriver } from '../../optional-driver.js';
+
+await requireDriver('node-vault', 'keystores/vault-transit');
+const { VaultTransitKeyStore } = await import('./vault-transit.key-store.js');
+
+interface TransitKeyOptions {
+  /** The Transit secrets engine's mount (default `transit`). */
+  readonly mount?: string;
+  /** The Transit key that wraps every wallet key. */
+  readonly keyName: string;
+  /** Keep unwrapped keys in memory this long (ms, default 0: one decrypt per signature). */
+  readonly cacheTtlMs?: number;
+  readonly cacheSize?: number;
+}
+
+/** Options of the `vault-transit` key store: an address and token, or a node-vault client you already have. */
+export type VaultTransitKeyStoreOptions = TransitKeyOptions &
+  (
+    | { readonly address: string; readonly token: string; /** ms, default 5000 */ readonly requestTimeoutMs?: number; readonly client?: never }
+    | { /** Used as is (its endpoint, token and timeouts). */ readonly client: NodeVault.client; readonly address?: never; readonly token?: never }
+  );
+
+const key = {
+  mount: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').optional(),
+  keyName: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name'),
+  cacheTtlMs: z.int().min(0).optional(),
+  cacheSize: z.int().min(0).optional(),
+};
+const schema = z.union([
+  z.strictObject({ ...key, client: z.custom<NodeVault.client>((c) => typeof (c as { write?: unknown })?.write === 'function', 'must be a node-vault client') }),
+  z.strictObject({ ...key, address: z.url({ protocol: /^https?$/ }), token: z.string().min(1), requestTimeoutMs: z.int().min(1).optional() }),
+]);
+
+/** The `vault-transit` key store (`wallet-vault/keystores/vault-transit`; needs the optional package node-vault). */
+export function vaultTransitKeyStore(options: VaultTransitKeyStoreOptions): KeyStore {
+  return new VaultTransitKeyStore(parseFactoryOptions('vaultTransitKeyStore', schema, options));
+}

@@ -1,0 +1,135 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { KeyStore } from '../../src/ports/key-store.port.js';
+import type { Persistence } from '../../src/ports/persistence.port.js';
+import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
+import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { sqlitePersistence } from '../persistence/sqlite/index.js';
+import { ConfigError, type AppConfig } from './config.js';
+import { createVault, type Vault } from './create-vault.js';
+import type { Logger } from './logger.js';
+import type { VaultOptions } from './vault-options.js';
+import { detectVersion } from './version.js';
+
+/** How the standalone server and the CLI differ in what they open. */
+export interface FromConfigOptions {
+  readonly logger?: Logger;
+  /** Open the configured key stores too (default true); the operator commands on vaults, policies and audit do not. */
+  readonly keyStores?: boolean;
+  /** Wraps each key store once opened (the server times them for Prometheus). */
+  readonly decorateKeyStore?: (store: KeyStore) => KeyStore;
+  readonly clock?: VaultOptions['clock'];
+  readonly jobs?: VaultOptions['jobs'];
+  readonly jobMetrics?: VaultOptions['jobMetrics'];
+}
+
+/**
+ * The vault the environment describes: the standalone server, the cluster primary and the CLI build it
+ * here, through the same factories and `createVault` an embedding application uses. The drivers of
+ * stores that are not configured are never loaded.
+ */
+export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = {}): Promise<Vault> {
+  const persistence = await openPersistence(config, o.logger);
+  let keyStores: KeyStore[] = [];
+  try {
+    if (o.keyStores !== false) keyStores = await openKeyStores(config, o.logger);
+  } catch (error) {
+    await persistence.close();
+    throw error;
+  }
+  return createVault({
+    persistence,
+    keyStores: o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores,
+    defaultKeyStore: keyStores.length > 0 ? config.keyStore : undefined,
+    authSecret: config.authSecret,
+    rpcUrls: config.rpcUrls,
+    chains: config.addedChains,
+    outboundTimeoutMs: config.outboundTimeoutMs,
+    version: config.version ?? detectVersion(),
+    clock: o.clock,
+    jobs: o.keyStores === false ? false : (o.jobs ?? { intervalMs: config.purgeIntervalMs }),
+    logger: o.logger,
+    jobMetrics: o.jobMetrics,
+  });
+}
+
+/** The data directory holds keys and the database: only its owner may enter it. */
+function ensureDataDir(config: AppConfig): void {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * PostgreSQL when VAULT_DATABASE_URL is set (migrated before this resolves; an unreachable database
+ * rejects with DATABASE_UNAVAILABLE naming it), else SQLite in the data directory.
+ */
+async function openPersistence(config: AppConfig, logger?: Logger): Promise<Persistence> {
+  if (config.database) {
+    const { postgresPersistence } = await import('../persistence/postgres/index.js');
+    let label = 'the database';
+    const persistence = await postgresPersistence({
+      connectionString: config.database.url,
+      poolSize: config.database.poolSize,
+      connectTimeoutMs: config.database.connectTimeoutMs,
+      queryTimeoutMs: config.database.queryTimeoutMs,
+      onIdleError: (error) => logger?.warn({ err: error.message, database: label }, 'an idle database connection failed; it will be replaced'),
+    });
+    label = persistence.description;
+    return persistence;
+  }
+  ensureDataDir(config);
+  // Several workers on one file share their nonces through it; one process keeps them in memory.
+  return sqlitePersistence({ path: path.join(config.dataDir, 'vault.db'), sharedNonces: config.workers > 1 });
+}
+
+/**
+ * Every configured store: local always (it serves the wallets it holds even when new wallets go
+ * elsewhere), plus each store whose settings are present. createVault pings each, so bad credentials
+ * stop the start with the store's own message.
+ */
+async function openKeyStores(config: AppConfig, logger?: Logger): Promise<KeyStore[]> {
+  const stores = [await openLocalKeyStore(config, logger)];
+  const requestTimeoutMs = config.outboundTimeoutMs;
+  if (config.pkcs11) stores.push((await import('../keystore/pkcs11/index.js')).pkcs11KeyStore(config.pkcs11));
+  if (config.awsKms) {
+    const { region, endpoint, credentials } = config.awsKms;
+    const { awsKmsKeyStore } = await import('../keystore/aws-kms/index.js');
+    stores.push(awsKmsKeyStore({ region, endpoint, credentials, requestTimeoutMs }));
+  }
+  if (config.vaultTransit) {
+    const { vaultTransitKeyStore } = await import('../keystore/vault-transit/index.js');
+    stores.push(vaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs }));
+  }
+  return stores;
+}
+
+async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<KeyStore> {
+  ensureDataDir(config);
+  if (config.database && config.keyStore === 'local') {
+    logger?.warn(
+      { keysDir: path.join(config.dataDir, 'keys') },
+      'VAULT_DATABASE_URL with VAULT_KEYSTORE=local: every instance on this database must share this key directory and VAULT_MASTER_KEY, or an instance cannot sign for wallets created on another; prefer pkcs11, aws-kms or vault-transit for several instances',
+    );
+  }
+  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex }).catch((error: unknown) => {
+    throw error instanceof MasterKeyError ? new ConfigError(error.message) : error;
+  });
+  const masterKeyFile = path.join(config.dataDir, 'master.key');
+  if (master.source === 'file') {
+    logger?.warn(
+      { masterKeyFile, created: master.createdNow },
+      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; in production put the 64-hex content of master.key into VAULT_MASTER_KEY from a secret manager, then delete the file (docs/operations.md)',
+    );
+  } else if (master.fileAlsoPresent) {
+    logger?.warn({ masterKeyFile }, 'VAULT_MASTER_KEY holds the key of master.key, which still sits beside the data: delete the file');
+  }
+  const store = new LocalFileKeyStore({
+    keysDir: path.join(config.dataDir, 'keys'),
+    masterKey: master.key,
+    masterKeySource: master.source === 'env' ? { kind: 'env' } : { kind: 'file', path: masterKeyFile },
+  });
+  // A wrong key stops the start here as a configuration error naming its source, instead of failing
+  // every sign for the wallets it did not wrap.
+  const problem = await store.checkMasterKey();
+  if (problem) throw new ConfigError(problem);
+  return store;
+}

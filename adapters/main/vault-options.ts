@@ -1,0 +1,154 @@
+import type { Container } from 'inversify';
+import { z } from 'zod';
+import type { ChainReader } from '../../src/ports/chain-reader.port.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import type { KeyStore } from '../../src/ports/key-store.port.js';
+import type { Persistence } from '../../src/ports/persistence.port.js';
+import { addedChainProblem, type AddedChain } from '../chain/chains.js';
+import { RPC_CHAINS } from './config.js';
+
+/** Where the vault writes its own lines (background jobs, warnings); pino fits, so does `console`. */
+export interface VaultLogger {
+  info(o: object, m?: string): void;
+  warn(o: object, m?: string): void;
+  error(o: object, m?: string): void;
+  debug?(o: object, m?: string): void;
+}
+
+/** What `createVault` takes; every field is checked when it is called, never later. */
+export interface VaultOptions {
+  /** The opened database (`wallet-vault/persistence/sqlite`, `…/postgres`); `close()` closes it. */
+  readonly persistence: Persistence;
+  /**
+   * The key stores (`wallet-vault/keystores/*` or your own `KeyStore`), distinct names. Each is pinged
+   * before createVault resolves and closed by `close()`. Omit for a vault that never touches keys
+   * (operator tools): wallet creation and signing then fail.
+   */
+  readonly keyStores?: readonly KeyStore[];
+  /** Name of the store new wallets go to; default: the first of `keyStores`. */
+  readonly defaultKeyStore?: string;
+  /** Shared secret for `X-Vault-Auth-Signature` (at least 32 characters); absent: the header is refused. */
+  readonly authSecret?: string;
+  /** JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of `chains`). */
+  readonly rpcUrls?: Readonly<Record<string, string>>;
+  /**
+   * EVM chains beyond the built-in ones (`[{ name: 'arbitrum', chainId: 42161n }]`): Sign and sign
+   * policies accept their names; with an `rpcUrls` entry their RPC's chain id is checked as for the others.
+   */
+  readonly chains?: readonly AddedChain[];
+  /** Your own chain reader instead of the JSON-RPC one built from `rpcUrls`. */
+  readonly chainReader?: ChainReader;
+  /** Bound on every chain RPC call and on each readiness check (ms, default 5000). */
+  readonly outboundTimeoutMs?: number;
+  /** Reported by `GET …/status` (default `wallet-vault`'s package version is up to the caller: `unknown`). */
+  readonly version?: string;
+  /** The vault's notion of now (tests move it). Default: the system clock. */
+  readonly clock?: Clock;
+  /**
+   * The expiry purge, idempotency clean-up and orphan-key sweep: every `intervalMs` (default 60 000) and
+   * once at start; `false` runs none (call `vault.runJobsOnce()` yourself).
+   */
+  readonly jobs?: false | { readonly intervalMs?: number };
+  /** Default: silent. */
+  readonly logger?: VaultLogger;
+  /** Told the outcome of each background run (Prometheus in the standalone server). */
+  readonly jobMetrics?: { observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void };
+  /**
+   * Called with the inversify container after every module is loaded and before any use case is
+   * built: rebind a port here (`c.rebind(TOKENS.CLOCK).toConstantValue(myClock)`).
+   */
+  readonly configure?: (container: Container) => void;
+}
+
+export class VaultOptionsError extends Error {
+  override readonly name = 'VaultOptionsError';
+}
+
+type Shape = { readonly methods?: readonly string[]; readonly strings?: readonly string[] };
+
+/** An object (class instances included, kept as they are) that has the named methods and string fields. */
+const implementing = <T>(shape: Shape) =>
+  z.custom<T>().superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null) {
+      ctx.addIssue({ code: 'custom', message: 'must be an object' });
+      return;
+    }
+    const v = value as Record<string, unknown>;
+    for (const name of shape.strings ?? []) {
+      if (typeof v[name] !== 'string' || v[name] === '') ctx.addIssue({ code: 'custom', message: `must have a non-empty string ${name}` });
+    }
+    for (const name of shape.methods ?? []) {
+      if (typeof v[name] !== 'function') ctx.addIssue({ code: 'custom', message: `must implement ${name}()` });
+    }
+  });
+
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { message: `must be a function (${what})` });
+const port = (methods: string[]) => implementing<unknown>({ methods });
+
+const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'listKeyRefs', 'close'] });
+
+const persistenceSchema = implementing<unknown>({ methods: ['close'] }).pipe(
+  z.looseObject({
+    repository: port(['ping', 'findWallet', 'close']),
+    signatureLog: port(['find', 'attachTransaction']),
+    auditLog: port(['append', 'list']),
+    policies: port(['find', 'save']),
+    jobLock: port(['runExclusive']),
+    replayGuard: fn('(now) => ReplayGuard').optional(),
+    description: z.string().optional(),
+  }),
+);
+
+const schema = z
+  .strictObject({
+    persistence: persistenceSchema,
+    keyStores: z.array(keyStoreSchema).optional(),
+    defaultKeyStore: z.string().min(1).optional(),
+    authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+    rpcUrls: z.record(z.string(), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).optional(),
+    chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),
+    chainReader: port(['readSignable']).optional(),
+    outboundTimeoutMs: z.int().min(100).max(600_000).optional(),
+    version: z.string().min(1).optional(),
+    clock: port(['now']).optional(),
+    jobs: z.union([z.literal(false), z.strictObject({ intervalMs: z.int().min(1).optional() })]).optional(),
+    logger: port(['info', 'warn', 'error']).optional(),
+    jobMetrics: port(['observePurge']).optional(),
+    configure: fn('(container) => void').optional(),
+  })
+  .superRefine((o, ctx) => {
+    const chains: AddedChain[] = [];
+    for (const [i, chain] of (o.chains ?? []).entries()) {
+      const problem = addedChainProblem(chain, chains);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['chains', i], message: problem });
+      chains.push(chain);
+    }
+    for (const chain of Object.keys(o.rpcUrls ?? {})) {
+      if (!(RPC_CHAINS as readonly string[]).includes(chain) && !chains.some((c) => c.name === chain)) {
+        ctx.addIssue({ code: 'custom', path: ['rpcUrls', chain], message: `${chain} is no chain with an RPC (add it to chains)` });
+      }
+    }
+    const names = (o.keyStores ?? []).map((s) => (s as { name?: unknown }).name);
+    names.forEach((name, i) => {
+      if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['keyStores', i], message: `a second key store named ${String(name)}` });
+    });
+    if (o.defaultKeyStore !== undefined && !names.includes(o.defaultKeyStore)) {
+      ctx.addIssue({ code: 'custom', path: ['defaultKeyStore'], message: `no key store named ${o.defaultKeyStore} in keyStores (${names.join(', ') || 'none'})` });
+    }
+  });
+
+/** `keyStores[0].name` from zod's `['keyStores', 0, 'name']`. */
+const pathOf = (path: readonly PropertyKey[]) =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+
+/** Checks `createVault`'s options; a bad one throws VaultOptionsError naming every offending option. */
+export function validateVaultOptions(options: unknown): VaultOptions {
+  const parsed = schema.safeParse(options);
+  if (parsed.success) return options as VaultOptions; // the caller's own objects, not zod's copies
+  const lines = parsed.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => `${pathOf([...issue.path, key])}: not an option of createVault`)
+      : [`${pathOf(issue.path) || '(options)'}: ${issue.message}`],
+  );
+  throw new VaultOptionsError(`invalid createVault options:\n  ${lines.join('\n  ')}`);
+}

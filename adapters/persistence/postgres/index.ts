@@ -1,0 +1,80 @@
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Persistence } from '../../../src/ports/persistence.port.js';
+import { parseFactoryOptions } from '../../factory-options.js';
+import { requireDriver } from '../../optional-driver.js';
+
+await requireDriver('pg', 'persistence/postgres');
+const [{ openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
+  await Promise.all([
+    import('./postgres.database.js'),
+    import('./postgres.audit-log.js'),
+    import('./postgres.job-lock.js'),
+    import('./postgres.policy-repository.js'),
+    import('./postgres.replay-guard.js'),
+    import('./postgres.signature-log.js'),
+    import('./postgres.wallet-repository.js'),
+  ]);
+
+interface Bounds {
+  /** Bound on statements (ms, default 10 000); with your own `pool`, only migrations use it. */
+  readonly queryTimeoutMs?: number;
+  /** Told about pooled connections that die while idle (the next query reconnects). */
+  readonly onIdleError?: (error: Error) => void;
+}
+
+/** Options of the shared PostgreSQL database: a connection string, or a pool you already have. */
+export type PostgresPersistenceOptions = Bounds &
+  (
+    | {
+        /** `postgres://user:password@host:port/database`; never in messages. */
+        readonly connectionString: string;
+        /** Connections kept at most (default 10). */
+        readonly poolSize?: number;
+        /** Bound on opening a connection or waiting for a free one (ms, default 5000). */
+        readonly connectTimeoutMs?: number;
+        readonly pool?: never;
+      }
+    | { /** Used as is; you end it (close() leaves it open). */ readonly pool: pg.Pool; readonly connectionString?: never }
+  );
+
+const bounds = {
+  queryTimeoutMs: z.int().min(100).max(600_000).optional(),
+  onIdleError: z.custom<(error: Error) => void>((f) => typeof f === 'function', 'must be a function').optional(),
+};
+const schema = z.union([
+  z.strictObject({ ...bounds, pool: z.custom<pg.Pool>((p) => typeof (p as { connect?: unknown })?.connect === 'function' && 'options' in (p as object), 'must be a pg.Pool') }),
+  z.strictObject({
+    ...bounds,
+    connectionString: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+    poolSize: z.int().min(1).max(1000).optional(),
+    connectTimeoutMs: z.int().min(100).max(600_000).optional(),
+  }),
+]);
+
+/**
+ * Opens the PostgreSQL database and brings its schema up to date (`wallet-vault/persistence/postgres`;
+ * needs the optional package pg). Several instances may share it: nonces and background jobs are
+ * coordinated through it. Rejects with DATABASE_UNAVAILABLE naming the database when it cannot be reached.
+ */
+export async function postgresPersistence(options: PostgresPersistenceOptions): Promise<Persistence> {
+  const o = parseFactoryOptions('postgresPersistence', schema, options);
+  const db = await openPostgresDatabase({
+    url: 'connectionString' in o ? o.connectionString : undefined,
+    pool: 'pool' in o ? o.pool : undefined,
+    poolSize: 'poolSize' in o ? (o.poolSize ?? 10) : 10,
+    connectTimeoutMs: 'connectTimeoutMs' in o ? (o.connectTimeoutMs ?? 5000) : 5000,
+    queryTimeoutMs: o.queryTimeoutMs ?? 10_000,
+    onIdleError: o.onIdleError,
+  });
+  return {
+    repository: new PostgresWalletRepository(db),
+    signatureLog: new PostgresSignatureLog(db),
+    replayGuard: (now) => new PostgresReplayGuard(db, now),
+    auditLog: new PostgresAuditLog(db),
+    policies: new PostgresPolicyRepository(db),
+    jobLock: new PostgresJobLock(db),
+    description: db.label,
+    close: () => db.close(),
+  };
+}

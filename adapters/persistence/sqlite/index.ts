@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import type { Persistence } from '../../../src/ports/persistence.port.js';
+import { parseFactoryOptions } from '../../factory-options.js';
+import { InProcessJobLock } from './in-process.job-lock.js';
+import { SqliteAuditLog } from './sqlite.audit-log.js';
+import { openSqliteDatabase } from './sqlite.database.js';
+import { SqlitePolicyRepository } from './sqlite.policy-repository.js';
+import { SqliteReplayGuard } from './sqlite.replay-guard.js';
+import { SqliteSignatureLog } from './sqlite.signature-log.js';
+import { SqliteWalletRepository } from './sqlite.wallet-repository.js';
+
+/** Options of the embedded SQLite database. */
+export interface SqlitePersistenceOptions {
+  /** The database file (WAL mode, synchronous=FULL); its directory is created 0700 when missing. */
+  readonly path: string;
+  /**
+   * Keep `X-Vault-Auth-Signature` nonces in the database rather than in memory, for several processes on
+   * one file (the standalone server's VAULT_WORKERS > 1). Default false.
+   */
+  readonly sharedNonces?: boolean;
+}
+
+const schema = z.strictObject({ path: z.string().min(1), sharedNonces: z.boolean().optional() });
+
+/** Opens (and migrates) the SQLite database (`wallet-vault/persistence/sqlite`). */
+export async function sqlitePersistence(options: SqlitePersistenceOptions): Promise<Persistence> {
+  const o = parseFactoryOptions('sqlitePersistence', schema, options);
+  const db = openSqliteDatabase({ path: o.path });
+  return {
+    repository: new SqliteWalletRepository(db),
+    signatureLog: new SqliteSignatureLog(db),
+    replayGuard: o.sharedNonces ? (now) => new SqliteReplayGuard(db, now) : undefined,
+    description: `SQLite ${o.path}`,
+    auditLog: new SqliteAuditLog(db),
+    policies: new SqlitePolicyRepository(db),
+    jobLock: new InProcessJobLock(),
+    close: async () => {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * `wallet-vault`: the vault as a library. `createVault` is the one composition root; the ports are
+ * here so a third party can write an adapter (a KeyStore, a persistence, a chain reader, a clock).
+ * Nothing this module loads needs an optional driver (the AWS SDK, node-vault, pkcs11js, pg).
+ */
+export { createVault, type Vault } from '../adapters/main/create-vault.js';
+export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';
+export type { AddedChain } from '../adapters/chain/chains.js';
+export { TOKENS } from '../adapters/main/tokens.js';
+export { DomainError, ErrorCode, isDomainError } from '../src/domain/errors.js';
+export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSignature } from '../src/ports/key-store.port.js';
+export type { Persistence } from '../src/ports/persistence.port.js';
+export type { WalletRepository } from '../src/ports/wallet-repository.port.js';
+export type { SignatureLog, SignatureRecord } from '../src/ports/signature-log.port.js';
+export type { AuditLog, AuditEvent, AuditRecord } from '../src/ports/audit-log.port.js';
+export type { PolicyRepository } from '../src/ports/policy-repository.port.js';
+export type { JobLock } from '../src/ports/job-lock.port.js';
+export type { ReplayGuard } from '../src/ports/replay-guard.port.js';
+export type { ChainReader, SignableValues } from '../src/ports/chain-reader.port.js';
+export type { Clock } from '../src/ports/clock.port.js';
+export type { IdGenerator } from '../src/ports/id-generator.port.js';

@@ -1,0 +1,2 @@
+/** `wallet-vault/keystores/aws-kms`. */
+export * from '../../adapters/keystore/aws-kms/index.js';

@@ -1,0 +1,2 @@
+/** `wallet-vault/keystores/local-file`. */
+export * from '../../adapters/keystore/local-file/index.js';

@@ -1,0 +1,2 @@
+/** `wallet-vault/keystores/vault-transit`. */
+export * from '../../adapters/keystore/vault-transit/index.js';

@@ -1,0 +1,2 @@
+/** `wallet-vault/persistence/postgres`. */
+export * from '../../adapters/persistence/postgres/index.js';

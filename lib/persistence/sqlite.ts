@@ -1,0 +1,2 @@
+/** `wallet-vault/persistence/sqlite`. */
+export * from '../../adapters/persistence/sqlite/index.js';

@@ -1,0 +1,27 @@
+import type { AuditLog } from './audit-log.port.js';
+import type { JobLock } from './job-lock.port.js';
+import type { PolicyRepository } from './policy-repository.port.js';
+import type { ReplayGuard } from './replay-guard.port.js';
+import type { SignatureLog } from './signature-log.port.js';
+import type { WalletRepository } from './wallet-repository.port.js';
+
+/**
+ * One opened database, as the ports the application uses. A persistence factory
+ * (`wallet-vault/persistence/sqlite`, `…/postgres`) returns one; whoever hands it to `createVault` hands
+ * over its lifetime too (`vault.close()` closes it).
+ */
+export interface Persistence {
+  readonly repository: WalletRepository;
+  readonly signatureLog: SignatureLog;
+  readonly auditLog: AuditLog;
+  readonly policies: PolicyRepository;
+  readonly jobLock: JobLock;
+  /**
+   * A replay guard shared by every process on the same database, made with the vault's clock; absent
+   * when one process owns the store, which then keeps nonces in memory.
+   */
+  readonly replayGuard?: (now: () => number) => ReplayGuard;
+  /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for logs (never a password). */
+  readonly description: string;
+  close(): Promise<void>;
+}
