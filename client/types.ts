@@ -29,7 +29,8 @@ export interface VaultStatus {
   readonly version: string;
 }
 
-export type Chain = 'ethereum' | 'sepolia' | 'bsc' | 'bsc-testnet' | 'polygon' | 'amoy' | 'avalanche' | 'fuji' | 'local';
+/** The interface's chains, or a chain the server adds with VAULT_CHAINS (`arbitrum`, …). */
+export type Chain = 'ethereum' | 'sepolia' | 'bsc' | 'bsc-testnet' | 'polygon' | 'amoy' | 'avalanche' | 'fuji' | 'local' | (string & {});
 
 export interface AbiParameter {
   readonly name?: string;

@@ -21,7 +21,7 @@ export function presentSubmission(r: SignatureRecord): SubmissionView {
     submissionHash: r.submissionHash,
     vault: r.vaultId,
     wallet: r.walletAddress,
-    chain: r.chain as SubmissionView['chain'],
+    chain: r.chain,
     contract: r.contract,
     sender: r.sender,
     selector: r.selector,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { chainName } from './schemas.js';
 
 /*
  * What the server answers, as zod schemas: the presenters are typed by them (so a field cannot leave
@@ -65,7 +65,7 @@ export const submissionSchema = z
     submissionHash: z.string().regex(HEX32),
     vault: z.string(),
     wallet: checksummed('The wallet that signed.'),
-    chain: z.enum(CHAINS),
+    chain: chainName(),
     contract: checksummed('EIP-55.'),
     sender: checksummed('EIP-55.'),
     selector: z.string().regex(/^0x[0-9a-f]{8}$/),

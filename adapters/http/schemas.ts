@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { invalidArgument } from '../../src/domain/errors.js';
 import { LIST_DEFAULT_COUNT, LIST_MAX_COUNT } from '../../src/application/list-wallets.use-case.js';
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAIN_NAME } from '../chain/chains.js';
 import { WALLET_NAME_MAX } from '../../src/domain/wallet.js';
 
 /*
@@ -66,6 +67,16 @@ export const submissionBodySchema = z.object(
  * docs/api.md and docs/signing.md say the rest. The conformance check of the HTTP tests holds it to
  * every request the server signed.
  */
+/** A chain: one of the interface's (CHAINS) or one the operator added with VAULT_CHAINS (name:chainId). */
+export const chainName = () =>
+  z
+    .string()
+    .regex(CHAIN_NAME)
+    .meta({
+      description: `One of ${CHAINS.map((c) => `\`${c}\``).join(', ')}, or a chain the server adds with \`VAULT_CHAINS\`; any other name is 400. \`local\`: \`uniq\` and \`signer\` come from the request; otherwise from the contract when an RPC is configured.`,
+      examples: [...CHAINS],
+    });
+
 const address = (description: string) => z.string().regex(ADDRESS).meta({ description });
 
 interface AbiParameter {
@@ -85,7 +96,7 @@ const abiParameterSchema: z.ZodType<AbiParameter> = z
 
 export const signBodySchema = z
   .looseObject({
-    chain: z.enum(CHAINS).meta({ description: '`local`: `uniq` and `signer` come from the request; otherwise from the contract when an RPC is configured.' }),
+    chain: chainName(),
     contract: address('The signable contract (any case; a mixed-case address must be valid EIP-55).'),
     sender: address('The account that will send the transaction (`msg.sender` the contract sees).'),
     uniq: hash32("The contract's `uniq()`: required for `local` and for chains without an RPC; must match the chain otherwise.").optional(),
