@@ -1,14 +1,16 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { takeAddressLimit } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { takeRateLimit, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
 import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
+import { signBodyLimits } from './json-nesting.js';
 
 /** What Sign needs from the application and the HTTP settings. */
 export type SignDeps = Pick<
   HttpDeps,
-  'authenticate' | 'verifyAuthSignature' | 'signCall' | 'logger' | 'bodyLimitBytes' | 'metrics' | 'rateLimiter' | 'argsBounds'
+  'authenticate' | 'verifyAuthSignature' | 'signCall' | 'logger' | 'bodyLimitBytes' | 'metrics' | 'rateLimiter' | 'argsBounds' | 'addressRateLimiter'
 >;
 
 export interface SignInput {
@@ -20,6 +22,8 @@ export interface SignInput {
   readonly body: Buffer | IncomingMessage;
   /** Named in the log line of an unexpected failure. */
   readonly requestId: string;
+  /** The client's address (clientAddressOf): its limit is taken first, refusals are summarised under it. */
+  readonly source?: string;
 }
 
 export interface SignOutput {
@@ -29,7 +33,7 @@ export interface SignOutput {
 }
 
 /**
- * POST …/sign, free of any framework: authentication, the per-key rate limit, the body limit,
+ * POST …/sign, free of any framework: the per-address limit, authentication, the per-key rate limit, the body limit,
  * `X-Vault-Auth-Signature` over the raw bytes, the bounds on `args`/`abi`, and the error table, in that
  * order, written once. The Express router and the standalone server's node:http fast path both answer
  * with what this returns.
@@ -39,22 +43,25 @@ export async function handleSign(deps: SignDeps, input: SignInput): Promise<Sign
   let payload: unknown;
   let headers: Record<string, string> | undefined;
   try {
+    const source = input.source ?? 'unknown';
+    takeAddressLimit(deps, source);
     const vaultId = input.vaultIdEncoded ? decodeSegment(input.vaultId) : input.vaultId;
-    const principal = await deps.authenticate.execute(input.headers.authorization, vaultId);
+    const principal = await deps.authenticate.execute(input.headers.authorization, vaultId, source);
     takeRateLimit(deps, principal.apiKeyId);
     const rawBody = Buffer.isBuffer(input.body) ? withinLimit(input.body, deps.bodyLimitBytes) : await readBody(input.body, deps.bodyLimitBytes);
     // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400
     // about a body it was never entitled to have read.
     const header = input.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
-    const body = parseJsonBody(rawBody, input.headers['content-type']);
+    const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
+    const body = parseJsonBody(rawBody, input.headers['content-type'], signBodyLimits(bounds));
     if (typeof body === 'object' && body !== null) {
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };
-      const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
       checkJsonBounds(args, 'args', bounds);
       // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
-      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2 });
+      // The ABI item's own size is bounded by abi-function.ts (ABI_LIMITS), not by a count of its values.
+      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2, maxValues: Infinity });
     }
     payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {

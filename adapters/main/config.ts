@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
+import { parseTrustedProxies } from '../http/client-address.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
@@ -80,10 +81,20 @@ export interface AppConfig {
   readonly database: DatabaseSettings | undefined;
   /** Requests per minute per API key, per instance; undefined: no limit. */
   readonly rateLimitPerMinute: number | undefined;
+  /** Requests per minute per client address, taken before authentication, per process; undefined: no limit. */
+  readonly addressRateLimitPerMinute: number | undefined;
+  /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client; empty: the socket's peer counts. */
+  readonly trustedProxies: readonly string[];
+  /** How often refused authentications are summarised into the audit trail (one record per source). */
+  readonly authRefusedSummaryMs: number;
+  /** Open connections per process; past it new connections are closed at once. */
+  readonly maxConnections: number;
+  /** VAULT_METRICS_TOKEN: guards /metrics and /readyz's details; undefined: /metrics is open. */
+  readonly metricsToken: string | undefined;
   /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
   readonly outboundTimeoutMs: number;
-  /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length. */
-  readonly argsBounds: { readonly maxDepth: number; readonly maxArrayLength: number; readonly maxStringLength: number };
+  /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length, values in all. */
+  readonly argsBounds: { readonly maxDepth: number; readonly maxArrayLength: number; readonly maxStringLength: number; readonly maxValues: number };
   /** Largest request head (request line and headers) node accepts; 431 above it. */
   readonly maxHeaderBytes: number;
   readonly workers: number;
@@ -131,10 +142,16 @@ const schema = z.object({
   VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
+  VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
+  VAULT_TRUSTED_PROXIES: z.string().optional(),
+  VAULT_AUTH_REFUSED_SUMMARY_SECONDS: integer(1, 86_400).default(60),
+  VAULT_MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
+  VAULT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
   VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(DEFAULT_ARGS_BOUNDS.maxDepth),
   VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(DEFAULT_ARGS_BOUNDS.maxArrayLength),
   VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(DEFAULT_ARGS_BOUNDS.maxStringLength),
+  VAULT_ARGS_MAX_VALUES: integer(1, 10_000_000).default(DEFAULT_ARGS_BOUNDS.maxValues),
   VAULT_MAX_HEADER_BYTES: integer(1024, 1024 * 1024).default(16_384),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
@@ -150,6 +167,7 @@ const schema = z.object({
   VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
   VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
   VAULT_TRANSIT_CACHE_SECONDS: integer(0, 86_400).default(0),
+  VAULT_TRANSIT_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
   AWS_DEFAULT_REGION: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
@@ -196,6 +214,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'] as const) {
       if (e[name] === undefined) throw new ConfigError(`${name}: required for the vault-transit key store`);
     }
+    // The token and every wrapped key travel to Vault: in clear over http, unless the operator says so.
+    if (new URL(e.VAULT_ADDR!).protocol === 'http:' && e.VAULT_TRANSIT_ALLOW_HTTP !== 'true') {
+      throw new ConfigError(
+        'VAULT_ADDR: http:// would send the Vault token and every wallet key Vault unwraps in clear; use https://, or set VAULT_TRANSIT_ALLOW_HTTP=true for a loopback or otherwise trusted network',
+      );
+    }
     vaultTransit = {
       address: e.VAULT_ADDR!,
       token: e.VAULT_TOKEN!,
@@ -203,6 +227,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       keyName: e.VAULT_TRANSIT_KEY!,
       cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
     };
+  }
+  let trustedProxies: string[] = [];
+  try {
+    trustedProxies = parseTrustedProxies(e.VAULT_TRUSTED_PROXIES ?? '');
+  } catch (error) {
+    throw new ConfigError(`VAULT_TRUSTED_PROXIES: ${(error as Error).message}`);
   }
   const addedChains = parseAddedChains(e.VAULT_CHAINS);
   const rpcUrls = rpcUrlsOf(present, addedChains);
@@ -228,11 +258,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             queryTimeoutMs: e.VAULT_DATABASE_QUERY_TIMEOUT_MS,
           },
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    addressRateLimitPerMinute: e.VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE,
+    trustedProxies,
+    authRefusedSummaryMs: e.VAULT_AUTH_REFUSED_SUMMARY_SECONDS * 1000,
+    maxConnections: e.VAULT_MAX_CONNECTIONS,
+    metricsToken: e.VAULT_METRICS_TOKEN,
     outboundTimeoutMs: e.VAULT_OUTBOUND_TIMEOUT_MS,
     argsBounds: {
       maxDepth: e.VAULT_ARGS_MAX_DEPTH,
       maxArrayLength: e.VAULT_ARGS_MAX_ARRAY_LENGTH,
       maxStringLength: e.VAULT_ARGS_MAX_STRING_LENGTH,
+      maxValues: e.VAULT_ARGS_MAX_VALUES,
     },
     maxHeaderBytes: e.VAULT_MAX_HEADER_BYTES,
     workers: e.VAULT_WORKERS,

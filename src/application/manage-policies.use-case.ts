@@ -54,6 +54,7 @@ export class ManagePolicies {
       contracts: list(policy?.contracts),
       selectors: list(policy?.selectors),
       senders: list(policy?.senders),
+      contractUniqs: policy?.uniqs ? Object.entries(policy.uniqs).map(([c, u]) => `${c}=${u}`).join(',') : null,
     });
   }
 }

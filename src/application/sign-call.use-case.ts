@@ -1,6 +1,5 @@
 import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
-import { parseAbiFunction, type ParsedFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments } from '../domain/signing/argument-coercion.js';
 import {
   argsWithSignature,
@@ -10,13 +9,14 @@ import {
   toHex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
-import { signPolicyViolation, type SignPolicy } from '../domain/sign-policy.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
+import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
+import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { AbiFunctionCache } from './abi-function-cache.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { SignerCache } from './wallet-lookup.js';
@@ -24,7 +24,6 @@ import { SignerCache } from './wallet-lookup.js';
 /** The chains of the interface; an operator may add more (the composition root passes the full list). */
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const ABI_CACHE_SIZE = 1000;
 
 type Hex = `0x${string}`;
 
@@ -40,8 +39,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args))).
  */
 export class SignCall {
-  /** Parsed ABI items by their JSON text: clients send the same few items over and over. */
-  private readonly functions = new Map<string, ParsedFunction>();
+  /** Parsed ABI items, filled only by signs that succeeded. */
+  readonly functions: AbiFunctionCache;
   private readonly signers: SignerCache;
 
   constructor(
@@ -56,8 +55,10 @@ export class SignCall {
     private readonly auditLog: AuditLog,
     /** Chain names a request may give: the interface's and any the operator added. */
     private readonly chains: readonly string[] = CHAINS,
+    abiCacheBytes?: number,
   ) {
     this.signers = new SignerCache(repository);
+    this.functions = new AbiFunctionCache(abiCacheBytes);
   }
 
   async execute(input: { principal: Principal; body: unknown }): Promise<SignResult> {
@@ -75,24 +76,19 @@ export class SignCall {
     const requestedUniq = optionalBytes32(body.uniq, 'uniq');
     const requestedSigner = body.signer === undefined ? undefined : parseAddress(body.signer, 'signer');
 
-    const fn = this.parseFunction(body.abi);
+    const { fn, key: abiKey, cached } = this.functions.parse(body.abi);
     const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
 
-    // Before any chain read or key store: a request outside the policy costs nothing more.
-    const violation = signPolicyViolation(await this.policies.find(vaultId), { chain, contract, selector: fn.selector, sender });
-    if (violation !== null) {
-      // A refused attempt is what an operator most wants on record; it is written before the 403.
-      await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), vaultId, null, {
-        rule: violation,
-        chain,
-        contract,
-        selector: fn.selector,
-        sender,
-      });
-      throw new DomainError(ErrorCode.POLICY_DENIED, violation);
-    }
+    // Before any chain read or key store: a request outside the policy costs nothing more. Where the
+    // uniq comes from the request it is checked here; where it is read from the contract, after.
+    const fromRequest = this.uniqFromRequest(chain);
+    if (fromRequest !== null && requestedUniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
+    const policy = await this.policies.find(vaultId);
+    const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq: fromRequest === null ? null : requestedUniq! };
+    await this.enforce(principal, signPolicyViolation(policy, facts), facts);
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
+    if (fromRequest === null) await this.enforce(principal, pinnedUniqViolation(policy, contract, uniq), { ...facts, uniq });
     const now = this.clock.now();
     const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
@@ -106,37 +102,54 @@ export class SignCall {
     const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
     const hash = submissionHash(signature);
-    await this.signatureLog.record({
-      submissionHash: hash,
+    // The signature record and its signature.issued audit record in one write (see SignatureLog.record).
+    const issued: AuditEvent = {
+      action: 'signature.issued',
+      at: now,
+      actor: actorOf(principal),
       vaultId,
-      walletId: wallet.id,
-      walletAddress: wallet.address,
-      chain,
-      contract,
-      sender,
-      selector: fn.selector,
-      created: now,
-      transactionHash: null,
-      submitted: null,
-    });
-    await audit(this.auditLog, 'signature.issued', now, actorOf(principal), vaultId, hash, {
-      wallet: wallet.address,
-      chain,
-      contract,
-      selector: fn.selector,
-      sender,
-    });
+      subject: hash,
+      // uniq says what the signature is valid for: any contract with this uniq, whatever contract was named.
+      details: { wallet: wallet.address, chain, contract, uniq, selector: fn.selector, sender },
+    };
+    await this.signatureLog.record(
+      {
+        submissionHash: hash,
+        vaultId,
+        walletId: wallet.id,
+        walletAddress: wallet.address,
+        chain,
+        contract,
+        sender,
+        selector: fn.selector,
+        created: now,
+        transactionHash: null,
+        submitted: null,
+      },
+      issued,
+    );
+    if (!cached) this.functions.remember(abiKey, fn);
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
   }
 
-  private parseFunction(abi: unknown): ParsedFunction {
-    const key = JSON.stringify(abi);
-    const cached = this.functions.get(key);
-    if (cached) return cached;
-    const parsed = parseAbiFunction(abi);
-    if (this.functions.size >= ABI_CACHE_SIZE) this.functions.delete(this.functions.keys().next().value as string);
-    this.functions.set(key, parsed);
-    return parsed;
+  /** A refused attempt is what an operator most wants on record; it is written before the 403. */
+  private async enforce(principal: Principal, violation: string | null, facts: SignRequestFacts): Promise<void> {
+    if (violation === null) return;
+    await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), principal.vaultId, null, {
+      rule: violation,
+      chain: facts.chain,
+      contract: facts.contract,
+      uniq: facts.uniq,
+      selector: facts.selector,
+      sender: facts.sender,
+    });
+    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+  }
+
+  /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */
+  private uniqFromRequest(chain: string): string | null {
+    if (chain === 'local') return 'for chain local';
+    return this.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
   }
 
   /** From the request on `local` and chains without an RPC; from the contract itself otherwise. */
@@ -146,8 +159,8 @@ export class SignCall {
     uniq: Hex | undefined,
     signer: string | undefined,
   ): Promise<{ uniq: Hex; signer: string }> {
-    if (chain === 'local' || !this.chainReader.hasRpc(chain)) {
-      const why = chain === 'local' ? 'for chain local' : `for chain ${chain} (no RPC configured)`;
+    const why = this.uniqFromRequest(chain);
+    if (why !== null) {
       if (uniq === undefined) throw invalidArgument(`uniq: is required ${why}`);
       if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
       return { uniq, signer };

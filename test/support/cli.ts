@@ -49,11 +49,12 @@ export interface ChildServer {
 
 /**
  * `wallet-vault serve` in its own process, as an operator runs it; resolves once /healthz answers.
- * `nodeArgs` go to node itself (the profiling benchmark passes `--cpu-prof`).
+ * `nodeArgs` go to node itself (the profiling benchmark passes `--cpu-prof`); `bin` is another build's
+ * entry point (the sign benchmark compares two builds).
  */
-export async function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ChildServer> {
+export async function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = [], bin = BIN): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

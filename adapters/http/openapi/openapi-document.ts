@@ -147,6 +147,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           scheme: 'bearer',
           description: 'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401.',
         },
+        operatorToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The server's `VAULT_METRICS_TOKEN`, when set: required on `/metrics`; on `/readyz` it shows why a dependency is not ready.",
+        },
         authSignature: {
           type: 'apiKey',
           in: 'header',
@@ -255,9 +260,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         get: {
           operationId: 'readyz',
           summary: 'Readiness',
-          description: 'Each dependency (database, key stores) must answer within 2 s.',
+          description:
+            'Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`.',
           tags: ['Operations'],
-          security: [],
+          security: [{}, { operatorToken: [] }],
           responses: {
             '200': json(z.object({ status: z.literal('ready') }), 'The database and key stores answer.'),
             '503': { ...errorBody(503), description: 'A dependency failed or did not answer in time; the message names each.' },
@@ -268,11 +274,16 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         get: {
           operationId: 'metrics',
           summary: 'Prometheus metrics',
-          description: 'Prometheus text exposition format 0.0.4 (see docs/operations.md).',
+          description: 'Prometheus text exposition format 0.0.4 (see docs/operations.md). With `VAULT_METRICS_TOKEN` set it needs that token.',
           tags: ['Operations'],
-          security: [],
+          security: [{}, { operatorToken: [] }],
           responses: {
             '200': { description: 'The metrics.', headers: responseHeaders, content: { 'text/plain': { schema: z.string() } } },
+            '401': {
+              ...errorBody(401),
+              description: 'The server has `VAULT_METRICS_TOKEN` and the request did not bring it.',
+              headers: responseHeaders.extend({ 'WWW-Authenticate': z.literal('Bearer') }),
+            },
           },
         },
       },
