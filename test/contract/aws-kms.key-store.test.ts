@@ -5,7 +5,7 @@ import { AwsKmsKeyStore } from '../../adapters/keystore/aws-kms/aws-kms.key-stor
 import { ErrorCode } from '../../src/domain/errors.js';
 import { freePort } from '../support/cli.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { describeKeyStoreContract } from 'wallet-vault/testing';
 
 const storeFor = (kms: FakeKms, overrides: Partial<{ secretAccessKey: string; accessKeyId: string; endpoint: string }> = {}) =>
   new AwsKmsKeyStore({
