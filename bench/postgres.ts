@@ -4,6 +4,7 @@ import path from 'node:path';
 import { cliJson, spawnServer, type ChildServer } from '../test/support/cli.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../test/support/postgres.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { observePostgres, type PostgresObservation } from './support/postgres-observer.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './support/sign-request.js';
 
 /**
@@ -20,6 +21,8 @@ const MASTER_KEY = 'ab'.repeat(32);
 interface Setup {
   readonly label: string;
   readonly env: Record<string, string>;
+  /** The database to watch during the sign load (PostgreSQL setups). */
+  readonly databaseUrl?: string;
   readonly instances: number;
   cleanup(): Promise<void>;
 }
@@ -33,6 +36,7 @@ async function postgresSetup(dataDir: string, instances: number): Promise<Setup>
   return {
     label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`,
     env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY, VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '10', LOG_LEVEL: 'error' },
+    databaseUrl: db.url,
     instances,
     cleanup: () => db.drop(),
   };
@@ -73,14 +77,18 @@ async function measure(setup: Setup): Promise<LoadResult[]> {
       const check = await fetch(`${s.url}${base}/sign`, { method: 'POST', headers, body: signBody });
       if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
     }
-    return [
-      await loadAcross(servers, `${setup.label}: POST /wallets`, CONNECTIONS.create, `${base}/wallets`, headers, JSON.stringify({ name: 'bench' })),
-      await loadAcross(servers, `${setup.label}: POST /sign`, CONNECTIONS.sign, `${base}/sign`, headers, signBody),
-    ];
+    const creates = await loadAcross(servers, `${setup.label}: POST /wallets`, CONNECTIONS.create, `${base}/wallets`, headers, JSON.stringify({ name: 'bench' }));
+    const signs = () => loadAcross(servers, `${setup.label}: POST /sign`, CONNECTIONS.sign, `${base}/sign`, headers, signBody);
+    if (!setup.databaseUrl) return [creates, await signs()];
+    const { result, observed } = await observePostgres(setup.databaseUrl, signs);
+    observations.push([setup.label, observed]);
+    return [creates, result];
   } finally {
     for (const s of servers) await s.kill('SIGTERM');
   }
 }
+
+const observations: [string, PostgresObservation][] = [];
 
 if (!POSTGRES_AVAILABLE) throw new Error('no PostgreSQL server answers (set VAULT_TEST_POSTGRES_URL)');
 const results: LoadResult[] = [];
@@ -95,3 +103,10 @@ for (const make of [sqliteSetup, (d: string) => postgresSetup(d, 1), (d: string)
   }
 }
 printTable(results);
+
+console.log('\n| during POST /sign | commits per sign | rows inserted per sign | what the service\'s connections were doing (share of samples) |');
+console.log('|---|---|---|---|');
+for (const [label, o] of observations) {
+  const states = [...o.states].map(([k, share]) => `${k} ${(share * 100).toFixed(0)} %`).join('; ');
+  console.log(`| ${label} | ${o.commitsPerRequest.toFixed(3)} | ${o.rowsInsertedPerRequest.toFixed(2)} | ${states} |`);
+}

@@ -26,10 +26,10 @@ const stores: [string, Record<string, string>][] = [
     'aws-kms (local KMS-compatible test server)',
     { VAULT_KEYSTORE: 'aws-kms', VAULT_KMS_ENDPOINT: kms.url, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: kms.accessKeyId, AWS_SECRET_ACCESS_KEY: kms.secretAccessKey },
   ],
-  ['vault-transit, cache off (local Vault-compatible test server)', { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' }],
+  ['vault-transit, cache off (local Vault-compatible test server)', { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' }],
   [
     'vault-transit, cache 60 s (local Vault-compatible test server)',
-    { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault', VAULT_TRANSIT_CACHE_SECONDS: '60' },
+    { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault', VAULT_TRANSIT_CACHE_SECONDS: '60' },
   ],
 ];
 

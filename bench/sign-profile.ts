@@ -49,7 +49,7 @@ async function profile(start: (nodeArgs: string[]) => Promise<SignTarget>): Prom
   }
 }
 
-const floor = await profile(startFloor);
+const floor = await profile((nodeArgs) => startFloor('bare', nodeArgs));
 const service = await profile(startService);
 const perSign = (parts: Breakdown, name: string) => (parts.get(name) ?? 0) / signs;
 const busy = (parts: Breakdown) => [...parts].filter(([k]) => k !== 'idle').reduce((a, [, t]) => a + t, 0) / signs;

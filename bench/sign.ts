@@ -1,25 +1,42 @@
-import { measureCpuPerRequest, type CpuResult } from './support/cpu.js';
+import { loadavg } from 'node:os';
+import { measureCpuPerRequest } from './support/cpu.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
 import { startFloor, startService, type SignTarget } from './support/sign-servers.js';
 
 /**
- * Sign throughput and p99 latency at 32 connections: the service (one process, SQLite, local key store)
- * against the floor (bare node:http doing the same cryptographic work) measured in the same run. Then
- * the server's CPU time per sign over a fixed number of signs, for both: the figure that stays put when
- * other work shares the machine.
- * With `workers` > 1 it also measures the service's throughput with VAULT_WORKERS=workers (not part of
- * the target, which is for one process; no CPU figure, the workers being other processes).
- * Usage: npm run bench:sign [-- seconds [cpu-requests [workers]]]
+ * Sign throughput and p99 at 32 connections: the service (one process, SQLite, local key store) beside
+ * three references measured in the same run: the bare floor (node:http doing the same cryptographic work,
+ * storing nothing), the durable floor (the same, also appending each sign's record to a file and answering
+ * after a group-committed fdatasync covers it), and the peer (Express + ethers v6, no storage).
+ * The four targets run in `rounds` rounds, each round in a rotated order so that none is always first or
+ * last while the machine's load moves; the ratios are taken within each round and their medians reported.
+ * With `cpu-signs` > 0, each target's server CPU time per sign over that many signs follows (the figure
+ * that stays put when other work shares the machine). With `workers` > 1, a last run measures the service
+ * with VAULT_WORKERS=workers (not part of the target, which is for one process).
+ * Usage: npm run bench:sign [-- seconds [rounds [cpu-signs [workers]]]]
+ * BENCH_SIGN_TARGETS=durable,service runs only the named targets (the service is always measured).
+ * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js adds `baseline`, the service of another build
+ * (built there), in the same rounds: an A/B of a change on a machine whose load moves.
  */
-const seconds = Number(process.argv[2] ?? 15);
-const cpuRequests = Number(process.argv[3] ?? 20_000);
-const workers = Number(process.argv[4] ?? 1);
+const seconds = Number(process.argv[2] ?? 8);
+const rounds = Number(process.argv[3] ?? 3);
+const cpuSigns = Number(process.argv[4] ?? 0);
+const workers = Number(process.argv[5] ?? 1);
 const CONNECTIONS = 32;
 
-interface Measured {
-  readonly load: LoadResult;
-  readonly cpu: CpuResult;
-}
+type Name = 'bare' | 'durable' | 'peer' | 'service' | 'baseline';
+const baselineBin = process.env.BENCH_BASELINE_BIN;
+const TARGETS: Record<Name, () => Promise<SignTarget>> = {
+  bare: () => startFloor('bare'),
+  durable: () => startFloor('durable'),
+  peer: () => startFloor('peer'),
+  service: () => startService(),
+  baseline: () => startService([], 1, baselineBin),
+};
+const chosen = process.env.BENCH_SIGN_TARGETS?.split(',') ?? ['bare', 'durable', 'peer'];
+const NAMES = (Object.keys(TARGETS) as Name[]).filter(
+  (n) => n === 'service' || (n === 'baseline' ? baselineBin !== undefined : chosen.includes(n)),
+);
 
 /** Starts a server, runs `work` against it, and stops it whatever happens. */
 async function withTarget<T>(start: () => Promise<SignTarget>, work: (target: SignTarget) => Promise<T>): Promise<T> {
@@ -32,28 +49,55 @@ async function withTarget<T>(start: () => Promise<SignTarget>, work: (target: Si
 }
 
 const throughput = (target: SignTarget) => runLoad({ ...target.request, connections: CONNECTIONS, durationSeconds: seconds });
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
-/** Throughput for `seconds`, then CPU per request over `cpuRequests`, against one server process. */
-const measure = (start: () => Promise<SignTarget>): Promise<Measured> =>
-  withTarget(start, async (target) => ({
-    load: await throughput(target),
-    cpu: await measureCpuPerRequest(target.pid, { ...target.request, connections: CONNECTIONS, requests: cpuRequests }),
-  }));
-
-const floor = await measure(startFloor);
-const service = await measure(() => startService());
-const several = workers > 1 ? await withTarget(() => startService([], workers), throughput) : undefined;
-printTable([floor.load, service.load, ...(several ? [several] : [])]);
-console.log(`\nthroughput: service / floor = ${(service.load.requestsPerSecond / floor.load.requestsPerSecond).toFixed(2)} (target >= 0.80)`);
-
-console.log(`\n| server CPU per sign (${cpuRequests} signs, 32 connections) | µs | non-2xx + errors |`);
-console.log('|---|---|---|');
-for (const { cpu } of [floor, service]) {
-  console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+const results: Record<Name, LoadResult>[] = [];
+for (let round = 0; round < rounds; round++) {
+  const order = NAMES.map((_, i) => NAMES[(i + round) % NAMES.length]!);
+  const measured = {} as Record<Name, LoadResult>;
+  for (const name of order) measured[name] = await withTarget(TARGETS[name], throughput);
+  results.push(measured);
+  console.log(`\nround ${round + 1} (order ${order.join(', ')}; load average ${load()})`);
+  printTable(NAMES.map((n) => measured[n]));
 }
-const [f, v] = [floor.cpu.cpuMicrosPerRequest, service.cpu.cpuMicrosPerRequest];
-if (f !== null && v !== null) {
-  // At one core per server, throughput is the inverse of CPU per request: this ratio is what the
-  // throughput ratio would be on a quiet machine.
-  console.log(`\nCPU: floor / service = ${(f / v).toFixed(2)} (target >= 0.80)`);
+
+const ratio = (r: Record<Name, LoadResult>, ref: Name) => r.service.requestsPerSecond / r[ref].requestsPerSecond;
+const p99Ratio = (r: Record<Name, LoadResult>) => r.service.p99Ms / r.durable.p99Ms;
+console.log(`\n| medians over ${rounds} rounds of ${seconds} s | req/s | p99 ms | service / target (median of the rounds' ratios) |`);
+console.log('|---|---|---|---|');
+for (const name of NAMES) {
+  const rate = median(results.map((r) => r[name].requestsPerSecond));
+  const p99 = median(results.map((r) => r[name].p99Ms));
+  const r = name === 'service' ? '' : median(results.map((x) => ratio(x, name))).toFixed(2);
+  console.log(`| ${results[0]![name].label} | ${rate} | ${p99} | ${r} |`);
+}
+const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
+const perRound = (ref: Name, goal = '') =>
+  NAMES.includes(ref) && console.log(`service / ${ref} per round: ${fmt(results.map((r) => ratio(r, ref)))}${goal}`);
+perRound('durable', ' (target >= 0.80)');
+perRound('bare');
+perRound('peer');
+perRound('baseline');
+if (NAMES.includes('durable')) console.log(`p99 service / durable per round: ${fmt(results.map(p99Ratio))} (target <= 1.5)`);
+const failed = results.flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors)).reduce((a, b) => a + b, 0);
+console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
+
+if (cpuSigns > 0) {
+  console.log(`\n| server CPU per sign (${cpuSigns} signs, 32 connections) | µs | non-2xx + errors |`);
+  console.log('|---|---|---|');
+  for (const name of NAMES) {
+    const cpu = await withTarget(TARGETS[name], (t) =>
+      measureCpuPerRequest(t.pid, { ...t.request, connections: CONNECTIONS, requests: cpuSigns }),
+    );
+    console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+  }
+}
+
+if (workers > 1) {
+  console.log('');
+  printTable([await withTarget(() => startService([], workers), throughput)]);
 }

@@ -2,12 +2,14 @@ import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ChainReader, SignableValues } from '../../src/ports/chain-reader.port.js';
-import { CHAIN_IDS, type RpcChainName } from './chains.js';
+import { CHAIN_IDS } from './chains.js';
 
 /** Configuration of the JSON-RPC chain reader. */
 export interface JsonRpcChainReaderConfig {
   /** RPC URL per chain (`VAULT_RPC_URL_<CHAIN>`); chains without one take uniq/signer from the request. */
-  readonly rpcUrls: Partial<Record<RpcChainName, string>>;
+  readonly rpcUrls: Readonly<Record<string, string>>;
+  /** Chains the operator added (VAULT_CHAINS), beside the interface's: the id each RPC must report. */
+  readonly addedChainIds?: Readonly<Record<string, bigint>>;
   /** How long a contract's uniq/signer are reused (default 15 s; a rotated signer takes effect within it). */
   readonly cacheTtlMs?: number;
   /** Contracts remembered at most (default 10 000). */
@@ -32,14 +34,17 @@ export class JsonRpcChainReader implements ChainReader {
   private readonly cacheSize: number;
   private readonly timeoutMs: number;
 
+  private readonly chainIds: ReadonlyMap<string, bigint>;
+
   constructor(private readonly config: JsonRpcChainReaderConfig) {
+    this.chainIds = new Map([...Object.entries(CHAIN_IDS), ...Object.entries(config.addedChainIds ?? {})]);
     this.ttlMs = config.cacheTtlMs ?? 15_000;
     this.cacheSize = config.cacheSize ?? 10_000;
     this.timeoutMs = config.timeoutMs ?? 5_000;
   }
 
   hasRpc(chain: string): boolean {
-    return chain in CHAIN_IDS && this.config.rpcUrls[chain as RpcChainName] !== undefined;
+    return this.chainIds.has(chain) && Object.hasOwn(this.config.rpcUrls, chain);
   }
 
   async readSignable(chain: string, contract: string): Promise<SignableValues> {
@@ -49,7 +54,7 @@ export class JsonRpcChainReader implements ChainReader {
     if (hit && hit.expiresAt > Date.now()) return hit.values;
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.read(chain as RpcChainName, contract).finally(() => this.inFlight.delete(key));
+      pending = this.read(chain, contract).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);
     }
     const values = await pending;
@@ -63,12 +68,12 @@ export class JsonRpcChainReader implements ChainReader {
     for (const p of this.providers.values()) p.destroy();
   }
 
-  private provider(chain: RpcChainName): JsonRpcProvider {
+  private provider(chain: string): JsonRpcProvider {
     let p = this.providers.get(chain);
     if (!p) {
       // staticNetwork: we check the chain id ourselves once and report a mismatch clearly.
       // cacheTimeout -1: never serve a stale eth_call result.
-      p = new JsonRpcProvider(this.config.rpcUrls[chain], Network.from(CHAIN_IDS[chain]), {
+      p = new JsonRpcProvider(this.config.rpcUrls[chain], Network.from(this.chainIds.get(chain)!), {
         staticNetwork: true,
         cacheTimeout: -1,
         batchMaxCount: 1,
@@ -78,12 +83,13 @@ export class JsonRpcChainReader implements ChainReader {
     return p;
   }
 
-  private verifyChainId(chain: RpcChainName): Promise<void> {
+  private verifyChainId(chain: string): Promise<void> {
     let v = this.verified.get(chain);
     if (!v) {
       v = this.call(chain, 'eth_chainId', []).then((id) => {
-        if (BigInt(id as string) !== CHAIN_IDS[chain]) {
-          throw unavailable(chain, `RPC reports chain id ${BigInt(id as string)}, expected ${CHAIN_IDS[chain]}`);
+        const expected = this.chainIds.get(chain)!;
+        if (BigInt(id as string) !== expected) {
+          throw unavailable(chain, `RPC reports chain id ${BigInt(id as string)}, expected ${expected}`);
         }
       });
       // A failed check is retried on the next request rather than remembered.
@@ -93,7 +99,7 @@ export class JsonRpcChainReader implements ChainReader {
     return v;
   }
 
-  private async read(chain: RpcChainName, contract: string): Promise<SignableValues> {
+  private async read(chain: string, contract: string): Promise<SignableValues> {
     await this.verifyChainId(chain);
     const [uniqWord, signerWord] = await Promise.all([
       this.ethCall(chain, contract, UNIQ_CALL),
@@ -102,7 +108,7 @@ export class JsonRpcChainReader implements ChainReader {
     return { uniq: uniqWord, signer: parseAddress(`0x${signerWord.slice(26)}`, 'signer', { anyCase: true }) };
   }
 
-  private async ethCall(chain: RpcChainName, contract: string, data: string): Promise<string> {
+  private async ethCall(chain: string, contract: string, data: string): Promise<string> {
     let result: unknown;
     try {
       result = await this.call(chain, 'eth_call', [{ to: contract, data }, 'latest']);
@@ -115,7 +121,7 @@ export class JsonRpcChainReader implements ChainReader {
     return result.toLowerCase();
   }
 
-  private async call(chain: RpcChainName, method: string, params: unknown[]): Promise<unknown> {
+  private async call(chain: string, method: string, params: unknown[]): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(unavailable(chain, `RPC did not answer ${method} within ${this.timeoutMs} ms`)), this.timeoutMs);

@@ -60,6 +60,6 @@ export function registerAuditCommands(program: Command): void {
         return;
       }
       if (o.json) print(true, verdict, () => '');
-      fail(`audit chain broken at seq ${verdict.brokenSeq}: ${verdict.problem} (${verdict.records} records before it are intact)`);
+      fail(`audit chain broken at seq ${verdict.brokenSeq}: ${verdict.problem} (${verdict.records} records before it are intact)`, 1, 'AUDIT_CHAIN_BROKEN');
     });
 }

@@ -1,22 +1,32 @@
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
-import { ConfigError } from '../main/config.js';
+import { ConfigError, KEYSTORES } from '../main/config.js';
 import { registerAuditCommands } from './audit.commands.js';
+import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
+import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
-import { fail, print } from './output.js';
+import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
 
 // The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
 // so `--help` and the operator commands answer without paying for the server.
 const serve = async () => (await import('./serve.command.js')).serve();
-const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action) =>
-  (await import('./operator-context.js')).withManageVaults(action);
+const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action, use) =>
+  (await import('./operator-context.js')).withManageVaults(action, use);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 const program = new Command()
   .name('wallet-vault')
-  .description('Self-hostable key vault and signing service for Ethereum wallets.\nConfiguration comes from the environment (see docs/configuration.md).')
+  .description(
+    'Self-hostable key vault and signing service for Ethereum wallets.\nConfiguration comes from the environment (see docs/configuration.md).\n' +
+      'Exit codes: 0 success, 1 refused or failed, 2 usage or configuration error.',
+  )
+  // Before any command is added, so every command inherits it: a usage error throws instead of exiting 1.
+  .exitOverride()
+  // With --json, commander's own text is replaced by one JSON error line (see the catch below).
+  .configureOutput({ writeErr: (text) => jsonRequested() || process.stderr.write(text) })
   .showHelpAfterError();
+registerGlobalOptions(program);
 
 program.command('serve').description('run the HTTP server (what `npm start` runs)').action(serve);
 
@@ -28,7 +38,8 @@ vaults
   .option('--account <account>', 'owning account identifier', 'default')
   .option('--json', 'print JSON')
   .action(async (o: { name: string; account: string; json?: boolean }) => {
-    const vault = await withManageVaults((m) => m.createVault({ name: o.name, account: o.account }));
+    // The one command that may start a store (any other refuses a data directory that is not there).
+    const vault = await withManageVaults((m) => m.createVault({ name: o.name, account: o.account }), { create: true });
     print(!!o.json, { id: vault.id, account: vault.accountId, name: vault.name }, () =>
       `vault created\n  id:      ${vault.id}\n  account: ${vault.accountId}\n  name:    ${vault.name}`,
     );
@@ -82,7 +93,7 @@ const keys = program.command('keys').description('operate on wallet keys');
 keys
   .command('rewrap')
   .description('re-wrap every key of a wrapping store under its latest key version (after a Transit key rotation)')
-  .option('--store <name>', 'key store whose keys to re-wrap', 'vault-transit')
+  .addOption(new Option('--store <name>', 'key store whose keys to re-wrap').choices(KEYSTORES).default('vault-transit'))
   .option('--json', 'print JSON')
   .action(async (o: { store: string; json?: boolean }) => {
     const [{ SingleBar }, { RewrapKeys }, { withKeyStores }] = await Promise.all([
@@ -102,11 +113,22 @@ keys
     print(!!o.json, { store: o.store, rewrapped: result.done }, () => `${result.done} keys of ${o.store} re-wrapped under the latest key version`);
   });
 
+registerMasterKeyCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 
+markRequiredOptions(program);
+
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof ConfigError) fail(error.message, 2);
-  if (isDomainError(error)) fail(error.message);
-  fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof CommanderError) {
+    // --help ends here too, with exit code 0. Commander has already written the usage error (and the
+    // help) unless --json silenced it; no command at all is a usage error as well.
+    if (error.exitCode === 0) process.exit(EXIT.OK);
+    if (!jsonRequested()) process.exit(EXIT.USAGE);
+    fail(error.code === 'commander.help' ? 'a command is required (see --help)' : error.message.replace(/^error: /, ''), EXIT.USAGE, 'USAGE');
+  }
+  if (error instanceof ConfigError) fail(error.message, EXIT.USAGE, 'CONFIG');
+  if (error instanceof CliRefusal) fail(error.message, EXIT.REFUSED, error.code);
+  if (isDomainError(error)) fail(error.message, EXIT.REFUSED, error.code);
+  fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, EXIT.REFUSED, 'INTERNAL');
 });

@@ -18,6 +18,10 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     line('contracts', policy.contracts),
     line('selectors', policy.selectors),
     line('senders', policy.senders),
+    ...(policy.contracts ?? []).map(
+      (contract) =>
+        `  ${'uniq of'.padEnd(10)} ${contract} = ${policy.uniqs?.[contract] ?? '(not pinned: refused on local and chains without an RPC)'}`,
+    ),
   ].join('\n');
 };
 
@@ -44,10 +48,21 @@ export function registerPolicyCommands(program: Command): void {
     .option('--contracts <addresses>', 'comma-separated contract addresses', commaList)
     .option('--selectors <selectors>', 'comma-separated function selectors (0x + 8 hex)', commaList)
     .option('--senders <addresses>', 'comma-separated sender addresses', commaList)
+    .option(
+      '--contract-uniq <contract=uniq>',
+      'pin the uniq a listed contract signs with (repeatable); required for each listed contract on chains without an RPC, e.g. local',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--json', 'print JSON')
-    .action(async (o: SignPolicyInput & { vault: string; json?: boolean }) => {
+    .action(async (o: Omit<SignPolicyInput, 'contractUniqs'> & { contractUniq?: string[]; vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const input: SignPolicyInput = { chains: o.chains, contracts: o.contracts, selectors: o.selectors, senders: o.senders };
+      const input: SignPolicyInput = {
+        chains: o.chains,
+        contracts: o.contracts,
+        selectors: o.selectors,
+        senders: o.senders,
+        contractUniqs: o.contractUniq,
+      };
       const policy = await withPersistence((c) => c.get(ManagePolicies).set(o.vault, input));
       print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
     });

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { isClusterWorker, runPrimary, workerSlot } from '../main/cluster.js';
 import { loadConfig } from '../main/config.js';
 import { createLogger } from '../main/logger.js';
+import { requireNativeBindings } from '../main/native-bindings.js';
 import { startServer } from '../main/server.js';
 
 /**
@@ -10,6 +11,7 @@ import { startServer } from '../main/server.js';
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
+  requireNativeBindings();
   if (config.workers > 1 && cluster.isPrimary) {
     process.exit(await runPrimary(config, createLogger(config.logLevel)));
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
@@ -7,7 +8,9 @@ export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon
 export type RpcChain = (typeof RPC_CHAINS)[number];
 
 /** `VAULT_RPC_URL_BSC_TESTNET` for `bsc-testnet`: chain upper-cased, `-` as `_`. */
-export const rpcUrlVariable = (chain: RpcChain): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
+export const rpcUrlVariable = (chain: string): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;
+
+export type { AddedChain } from '../chain/chains.js';
 
 export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
 export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'pkcs11', 'aws-kms', 'vault-transit'];
@@ -58,7 +61,10 @@ export interface AppConfig {
   readonly masterKeyHex: string | undefined;
   /** Shared secret for X-Vault-Auth-Signature; undefined means the header is refused. */
   readonly authSecret: string | undefined;
-  readonly rpcUrls: Partial<Record<RpcChain, string>>;
+  /** RPC URL by chain name, for the interface's chains and the added ones (`VAULT_RPC_URL_<CHAIN>`). */
+  readonly rpcUrls: Readonly<Record<string, string>>;
+  /** Chains beyond the interface's (VAULT_CHAINS); sign requests and policies accept their names. */
+  readonly addedChains: readonly AddedChain[];
   /** The key store new wallets go to. */
   readonly keyStore: (typeof KEYSTORES)[number];
   /**
@@ -106,6 +112,7 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(0, 65535).default(8080),
   VAULT_DATA_DIR: z.string().min(1).default('./data'),
+  VAULT_CHAINS: z.string().optional(),
   VAULT_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
@@ -140,6 +147,7 @@ const schema = z.object({
   VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
   VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
   VAULT_TRANSIT_CACHE_SECONDS: integer(0, 86_400).default(0),
+  VAULT_TRANSIT_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
   AWS_DEFAULT_REGION: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
@@ -186,6 +194,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'] as const) {
       if (e[name] === undefined) throw new ConfigError(`${name}: required for the vault-transit key store`);
     }
+    // The token and every wrapped key travel to Vault: in clear over http, unless the operator says so.
+    if (new URL(e.VAULT_ADDR!).protocol === 'http:' && e.VAULT_TRANSIT_ALLOW_HTTP !== 'true') {
+      throw new ConfigError(
+        'VAULT_ADDR: http:// would send the Vault token and every wallet key Vault unwraps in clear; use https://, or set VAULT_TRANSIT_ALLOW_HTTP=true for a loopback or otherwise trusted network',
+      );
+    }
     vaultTransit = {
       address: e.VAULT_ADDR!,
       token: e.VAULT_TOKEN!,
@@ -194,11 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
     };
   }
-  const rpcUrls: Partial<Record<RpcChain, string>> = {};
-  for (const chain of RPC_CHAINS) {
-    const value = e[rpcUrlVariable(chain)];
-    if (value) rpcUrls[chain] = value;
-  }
+  const addedChains = parseAddedChains(e.VAULT_CHAINS);
+  const rpcUrls = rpcUrlsOf(present, addedChains);
   return {
     host: e.HOST,
     port: e.PORT,
@@ -206,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     masterKeyHex: e.VAULT_MASTER_KEY,
     authSecret: e.VAULT_AUTH_SECRET_KEY,
     rpcUrls,
+    addedChains,
     keyStore: e.VAULT_KEYSTORE,
     awsKms,
     vaultTransit,
@@ -233,4 +245,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     purgeIntervalMs: e.VAULT_PURGE_INTERVAL_SECONDS * 1000,
     version: e.VAULT_VERSION,
   };
+}
+
+/** `arbitrum:42161,base:8453`: names new to the service, ids no other chain has. */
+function parseAddedChains(value: string | undefined): AddedChain[] {
+  const added: AddedChain[] = [];
+  for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const match = /^([^:]+):(\d{1,20})$/.exec(entry);
+    if (!match || !CHAIN_NAME.test(match[1]!)) {
+      throw new ConfigError(`VAULT_CHAINS: "${entry}" must be name:chainId, the name lower-case letters, digits and - (e.g. arbitrum:42161)`);
+    }
+    const chain = { name: match[1]!, chainId: BigInt(match[2]!) };
+    const problem = addedChainProblem(chain, added);
+    if (problem) throw new ConfigError(`VAULT_CHAINS: ${problem}`);
+    added.push(chain);
+  }
+  return added;
+}
+
+/**
+ * The RPC URL of every chain that has one. A VAULT_RPC_URL_ variable naming no chain stops the start:
+ * `VAULT_RPC_URL_MAINNET` silently ignored would leave an operator believing contracts are looked up.
+ */
+function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly AddedChain[]): Record<string, string> {
+  const names = [...RPC_CHAINS, ...added.map((c) => c.name)];
+  const byVariable = new Map(names.map((name) => [rpcUrlVariable(name), name]));
+  const rpcUrls: Record<string, string> = {};
+  for (const [variable, value] of Object.entries(env)) {
+    if (!variable.startsWith('VAULT_RPC_URL_') || value === undefined) continue;
+    const chain = byVariable.get(variable);
+    if (chain === undefined) {
+      const suggested = variable.slice('VAULT_RPC_URL_'.length).toLowerCase().replace(/_/g, '-');
+      throw new ConfigError(
+        `${variable}: names no chain with an RPC (chains: ${names.join(', ')}); to add an EVM chain, set VAULT_CHAINS=${suggested}:<chain id>`,
+      );
+    }
+    // The interface's chains were checked by the schema; an added chain's URL is checked here alike.
+    if (!url.safeParse(value).success) throw new ConfigError(`invalid configuration:\n  ${variable}: must be an http(s) URL`);
+    rpcUrls[chain] = value;
+  }
+  return rpcUrls;
 }

@@ -18,7 +18,7 @@ import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { CHAINS, SignCall } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -92,7 +92,13 @@ function systemModule(options: VaultOptions, persistence: Persistence): Containe
     bind<Clock>(TOKENS.CLOCK).toConstantValue(options.clock ?? new SystemClock());
     bind(TOKENS.ID_GENERATOR).toConstantValue(new UuidV7IdGenerator());
     bind(TOKENS.CHAIN_READER).toDynamicValue(
-      () => options.chainReader ?? new JsonRpcChainReader({ rpcUrls: options.rpcUrls ?? {}, timeoutMs: options.outboundTimeoutMs ?? 5000 }),
+      () =>
+        options.chainReader ??
+        new JsonRpcChainReader({
+          rpcUrls: options.rpcUrls ?? {},
+          addedChainIds: Object.fromEntries((options.chains ?? []).map((c) => [c.name, c.chainId])),
+          timeoutMs: options.outboundTimeoutMs ?? 5000,
+        }),
     );
     bind<ReplayGuard>(TOKENS.REPLAY_GUARD).toDynamicValue((ctx) => {
       const clock = ctx.get<Clock>(TOKENS.CLOCK);
@@ -135,6 +141,8 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
       audit: ctx.get<AuditLog>(TOKENS.AUDIT_LOG),
     });
     const keys = (ctx: { get<T>(id: symbol): T }) => ctx.get<KeyStoreRegistry>(TOKENS.KEY_STORE_REGISTRY);
+    // The names Sign and sign policies accept: the interface's and the ones the caller added.
+    const chains = [...CHAINS, ...(options.chains ?? []).map((c) => c.name)];
     bind(PolicyCache).toDynamicValue((ctx) => new PolicyCache(ctx.get(TOKENS.POLICY_REPOSITORY), ports(ctx).clock));
     bind(ManageVaults).toDynamicValue((ctx) => {
       const p = ports(ctx);
@@ -143,9 +151,9 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     bind(ManagePolicies).toDynamicValue((ctx) => {
       const p = ports(ctx);
       const cache = ctx.get(PolicyCache);
-      return new ManagePolicies(p.repo, ctx.get(TOKENS.POLICY_REPOSITORY), p.clock, p.audit, (vaultId) => cache.invalidate(vaultId));
+      return new ManagePolicies(p.repo, ctx.get(TOKENS.POLICY_REPOSITORY), p.clock, p.audit, (vaultId) => cache.invalidate(vaultId), chains);
     });
-    bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit));
+    bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit, ports(ctx).repo));
     bind(VerifyAuditChain).toDynamicValue((ctx) => new VerifyAuditChain(ports(ctx).audit));
     bind(Authenticate).toDynamicValue((ctx) => new Authenticate(ports(ctx).repo, ports(ctx).clock, ports(ctx).audit));
     bind(CreateWallet).toDynamicValue((ctx) => {
@@ -164,7 +172,9 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     bind(SweepOrphanKeys).toDynamicValue((ctx) => new SweepOrphanKeys(ports(ctx).repo, keys(ctx), ports(ctx).clock));
     bind(SignCall).toDynamicValue((ctx) => {
       const p = ports(ctx);
-      return new SignCall(p.repo, keys(ctx), ctx.get(TOKENS.CHAIN_READER), ctx.get(TOKENS.SIGNATURE_LOG), p.clock, (n) => randomBytes(n), ctx.get(PolicyCache), p.audit);
+      return new SignCall(
+        p.repo, keys(ctx), ctx.get(TOKENS.CHAIN_READER), ctx.get(TOKENS.SIGNATURE_LOG), p.clock, (n) => randomBytes(n), ctx.get(PolicyCache), p.audit, chains,
+      );
     });
     bind(VerifyAuthSignature).toDynamicValue(
       (ctx) => new VerifyAuthSignature(options.authSecret, ctx.get(TOKENS.REPLAY_GUARD), ports(ctx).clock, ports(ctx).audit),

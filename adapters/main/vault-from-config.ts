@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
-import { localFileKeyStore } from '../keystore/local-file/index.js';
-import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
+import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { sqlitePersistence } from '../persistence/sqlite/index.js';
-import type { AppConfig } from './config.js';
+import { ConfigError, type AppConfig } from './config.js';
 import { createVault, type Vault } from './create-vault.js';
 import type { Logger } from './logger.js';
 import type { VaultOptions } from './vault-options.js';
@@ -43,6 +43,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     defaultKeyStore: keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
     rpcUrls: config.rpcUrls,
+    chains: config.addedChains,
     outboundTimeoutMs: config.outboundTimeoutMs,
     version: config.version ?? detectVersion(),
     clock: o.clock,
@@ -109,12 +110,26 @@ async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<Ke
       'VAULT_DATABASE_URL with VAULT_KEYSTORE=local: every instance on this database must share this key directory and VAULT_MASTER_KEY, or an instance cannot sign for wallets created on another; prefer pkcs11, aws-kms or vault-transit for several instances',
     );
   }
-  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex });
+  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex }).catch((error: unknown) => {
+    throw error instanceof MasterKeyError ? new ConfigError(error.message) : error;
+  });
+  const masterKeyFile = path.join(config.dataDir, 'master.key');
   if (master.source === 'file') {
     logger?.warn(
-      { masterKeyFile: path.join(config.dataDir, 'master.key'), created: master.createdNow },
-      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; set VAULT_MASTER_KEY from a secret manager in production',
+      { masterKeyFile, created: master.createdNow },
+      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; in production put the 64-hex content of master.key into VAULT_MASTER_KEY from a secret manager, then delete the file (docs/operations.md)',
     );
+  } else if (master.fileAlsoPresent) {
+    logger?.warn({ masterKeyFile }, 'VAULT_MASTER_KEY holds the key of master.key, which still sits beside the data: delete the file');
   }
-  return localFileKeyStore({ keysDir: path.join(config.dataDir, 'keys'), masterKey: master.key });
+  const store = new LocalFileKeyStore({
+    keysDir: path.join(config.dataDir, 'keys'),
+    masterKey: master.key,
+    masterKeySource: master.source === 'env' ? { kind: 'env' } : { kind: 'file', path: masterKeyFile },
+  });
+  // A wrong key stops the start here as a configuration error naming its source, instead of failing
+  // every sign for the wallets it did not wrap.
+  const problem = await store.checkMasterKey();
+  if (problem) throw new ConfigError(problem);
+  return store;
 }

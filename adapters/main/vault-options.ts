@@ -4,7 +4,8 @@ import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
-import { RPC_CHAINS, type RpcChain } from './config.js';
+import { addedChainProblem, type AddedChain } from '../chain/chains.js';
+import { RPC_CHAINS } from './config.js';
 
 /** Where the vault writes its own lines (background jobs, warnings); pino fits, so does `console`. */
 export interface VaultLogger {
@@ -28,8 +29,13 @@ export interface VaultOptions {
   readonly defaultKeyStore?: string;
   /** Shared secret for `X-Vault-Auth-Signature` (at least 32 characters); absent: the header is refused. */
   readonly authSecret?: string;
-  /** JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …). */
-  readonly rpcUrls?: Partial<Record<RpcChain, string>>;
+  /** JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of `chains`). */
+  readonly rpcUrls?: Readonly<Record<string, string>>;
+  /**
+   * EVM chains beyond the built-in ones (`[{ name: 'arbitrum', chainId: 42161n }]`): Sign and sign
+   * policies accept their names; with an `rpcUrls` entry their RPC's chain id is checked as for the others.
+   */
+  readonly chains?: readonly AddedChain[];
   /** Your own chain reader instead of the JSON-RPC one built from `rpcUrls`. */
   readonly chainReader?: ChainReader;
   /** Bound on every chain RPC call and on each readiness check (ms, default 5000). */
@@ -100,7 +106,8 @@ const schema = z
     keyStores: z.array(keyStoreSchema).optional(),
     defaultKeyStore: z.string().min(1).optional(),
     authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
-    rpcUrls: z.partialRecord(z.enum(RPC_CHAINS), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).optional(),
+    rpcUrls: z.record(z.string(), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).optional(),
+    chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),
     chainReader: port(['readSignable']).optional(),
     outboundTimeoutMs: z.int().min(100).max(600_000).optional(),
     version: z.string().min(1).optional(),
@@ -111,6 +118,17 @@ const schema = z
     configure: fn('(container) => void').optional(),
   })
   .superRefine((o, ctx) => {
+    const chains: AddedChain[] = [];
+    for (const [i, chain] of (o.chains ?? []).entries()) {
+      const problem = addedChainProblem(chain, chains);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['chains', i], message: problem });
+      chains.push(chain);
+    }
+    for (const chain of Object.keys(o.rpcUrls ?? {})) {
+      if (!(RPC_CHAINS as readonly string[]).includes(chain) && !chains.some((c) => c.name === chain)) {
+        ctx.addIssue({ code: 'custom', path: ['rpcUrls', chain], message: `${chain} is no chain with an RPC (add it to chains)` });
+      }
+    }
     const names = (o.keyStores ?? []).map((s) => (s as { name?: unknown }).name);
     names.forEach((name, i) => {
       if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['keyStores', i], message: `a second key store named ${String(name)}` });

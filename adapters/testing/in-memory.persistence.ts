@@ -102,6 +102,12 @@ export class InMemoryWalletRepository implements WalletRepository {
       .sort((a, b) => a.expires!.getTime() - b.expires!.getTime())
       .slice(0, limit);
   }
+  async markDeleted(id: string, now: Date): Promise<boolean> {
+    const current = this.wallets.get(id);
+    if (!current || current.expires === null || current.expires.getTime() > now.getTime()) return false;
+    this.wallets.set(id, { ...current, version: current.version + 1 });
+    return true;
+  }
   async removeWallet(id: string): Promise<void> {
     this.wallets.delete(id);
   }
@@ -124,9 +130,18 @@ export class InMemoryWalletRepository implements WalletRepository {
 export class InMemorySignatureLog implements SignatureLog {
   readonly records = new Map<string, SignatureRecord>();
 
-  async record(entry: SignatureRecord): Promise<void> {
+  /** `audit` chains the signature.issued events recorded with signatures. */
+  constructor(private readonly audit: AuditLog) {}
+
+  async record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
     if (this.records.has(entry.submissionHash)) throw new Error('duplicate submission hash');
     this.records.set(entry.submissionHash, entry);
+    try {
+      if (issued) await this.audit.append(issued);
+    } catch (error) {
+      this.records.delete(entry.submissionHash); // both or neither, as the real logs' one transaction
+      throw error;
+    }
   }
   async find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
     const r = this.records.get(submissionHash);
@@ -194,10 +209,11 @@ export class InMemoryJobLock extends InProcessJobLock {
  * nonces in memory, as it does for one process on SQLite.
  */
 export function inMemoryPersistence(): Persistence {
+  const auditLog = new InMemoryAuditLog();
   return {
     repository: new InMemoryWalletRepository(),
-    signatureLog: new InMemorySignatureLog(),
-    auditLog: new InMemoryAuditLog(),
+    signatureLog: new InMemorySignatureLog(auditLog),
+    auditLog,
     policies: new InMemoryPolicyRepository(),
     jobLock: new InMemoryJobLock(),
     description: 'in memory',

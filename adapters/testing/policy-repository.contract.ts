@@ -10,6 +10,8 @@ export interface PolicyRepositoryFixture {
 }
 
 const NOW = new Date('2026-06-01T00:00:00Z');
+/** A distinct lower-case bytes32, as the domain stores a pinned uniq. */
+const uniq = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 /** What every policy repository must do. Vault ids need not name stored vaults. */
 export function describePolicyRepositoryContract(name: string, make: () => Promise<PolicyRepositoryFixture>): void {
@@ -65,6 +67,43 @@ export function describePolicyRepositoryContract(name: string, make: () => Promi
       await f.policies.save(a, null, NOW);
       expect(await f.policies.find(a)).toBeNull();
       expect(await f.policies.find(b)).toStrictEqual({ chains: ['avalanche'] });
+    });
+
+    it('keeps the uniq pinned for each contract with the policy', async () => {
+      const vault = randomUUID();
+      const [c1, c2] = [randomAddress(), randomAddress()];
+      const policy: SignPolicy = { contracts: [c1, c2], uniqs: { [c1]: uniq(1), [c2]: uniq(2) } };
+      await f.policies.save(vault, policy, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual(policy);
+    });
+
+    it('replaces the pins with the policy: a pin the new policy omits is gone, a changed one is the new value', async () => {
+      const vault = randomUUID();
+      const [c1, c2] = [randomAddress(), randomAddress()];
+      await f.policies.save(vault, { contracts: [c1, c2], uniqs: { [c1]: uniq(1), [c2]: uniq(2) } }, NOW);
+      await f.policies.save(vault, { contracts: [c1, c2], uniqs: { [c1]: uniq(3) } }, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual({ contracts: [c1, c2], uniqs: { [c1]: uniq(3) } });
+      await f.policies.save(vault, { contracts: [c1] }, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual({ contracts: [c1] });
+    });
+
+    it('clears the pins with the policy: a policy set again later has none of the old ones', async () => {
+      const vault = randomUUID();
+      const c1 = randomAddress();
+      await f.policies.save(vault, { contracts: [c1], uniqs: { [c1]: uniq(1) } }, NOW);
+      await f.policies.save(vault, null, NOW);
+      expect(await f.policies.find(vault)).toBeNull();
+      await f.policies.save(vault, { contracts: [c1] }, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual({ contracts: [c1] });
+    });
+
+    it('keeps each vault\'s pins to itself', async () => {
+      const [a, b] = [randomUUID(), randomUUID()];
+      const c1 = randomAddress();
+      await f.policies.save(a, { contracts: [c1], uniqs: { [c1]: uniq(1) } }, NOW);
+      await f.policies.save(b, { contracts: [c1], uniqs: { [c1]: uniq(2) } }, NOW);
+      expect((await f.policies.find(a))?.uniqs).toStrictEqual({ [c1]: uniq(1) });
+      expect((await f.policies.find(b))?.uniqs).toStrictEqual({ [c1]: uniq(2) });
     });
 
     it('is not changed by a caller changing what it saved or found', async () => {

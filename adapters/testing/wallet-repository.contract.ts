@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import { aSignatureRecord, aVault, aWallet, anApiKey, anIdempotencyRecord, randomAddress } from './fixtures.js';
+import { aSignatureRecord, aVault, aWallet, anApiKey, anAuditEvent, anIdempotencyRecord, randomAddress } from './fixtures.js';
 
 export interface WalletRepositoryFixture {
   readonly repo: WalletRepository;
   readonly signatureLog: SignatureLog;
+  /** The audit log of the same store, where the signature log chains signature.issued. */
+  readonly auditLog: AuditLog;
   cleanup(): Promise<void>;
 }
 
@@ -147,6 +151,43 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       const stale = { ...w, name: 'lost', expires: ms(5), version: 2 };
       expect(await f.repo.updateWallet(stale)).toBe(false);
       expect(await f.repo.findWallet(vault.id, w.address, NOW)).toEqual(renamed);
+    });
+
+    it('marks a wallet deleted only if it is still expired at that moment, moving its version on', async () => {
+      const vault = await newVault();
+      const expired = aWallet(vault, { expires: ms(-1) });
+      const atInstant = aWallet(vault, { expires: NOW });
+      const later = aWallet(vault, { expires: ms(1) });
+      const active = aWallet(vault);
+      for (const w of [expired, atInstant, later, active]) await f.repo.insertWallet(w);
+      expect(await f.repo.markDeleted(expired.id, NOW)).toBe(true);
+      expect(await f.repo.markDeleted(atInstant.id, NOW)).toBe(true);
+      expect(await f.repo.markDeleted(later.id, NOW)).toBe(false);
+      expect(await f.repo.markDeleted(active.id, NOW)).toBe(false);
+      expect(await f.repo.markDeleted('no-such-wallet', NOW)).toBe(false);
+      expect(await f.repo.findRecord(expired.id)).toEqual({ ...expired, version: expired.version + 1 });
+      expect(await f.repo.findRecord(later.id)).toEqual(later);
+      expect(await f.repo.findRecord(active.id)).toEqual(active);
+    });
+
+    it('an unexpire written after the purge read the wallet wins: the mark finds it no longer expired', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault, { expires: NOW });
+      await f.repo.insertWallet(w);
+      expect((await f.repo.findExpired(NOW, 1000)).map((x) => x.id)).toContain(w.id);
+      const unexpired = { ...w, expires: null, version: w.version + 1 };
+      expect(await f.repo.updateWallet(unexpired)).toBe(true);
+      expect(await f.repo.markDeleted(w.id, NOW)).toBe(false);
+      expect(await f.repo.findRecord(w.id)).toEqual(unexpired);
+    });
+
+    it('an unexpire read before the mark and written after it loses its compare-and-set', async () => {
+      const vault = await newVault();
+      const w = aWallet(vault, { expires: NOW });
+      await f.repo.insertWallet(w);
+      expect(await f.repo.markDeleted(w.id, NOW)).toBe(true);
+      expect(await f.repo.updateWallet({ ...w, expires: null, version: w.version + 1 })).toBe(false);
+      expect((await f.repo.findRecord(w.id))?.expires).toEqual(NOW);
     });
 
     it('lists the records of one key store by id, in batches, deleted ones included', async () => {
@@ -302,6 +343,24 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(results.slice(0, 40).every((r) => r.status === 'fulfilled')).toBe(true);
       expect(results[40]!.status).toBe('rejected');
       for (const r of records) expect(await f.signatureLog.find(vault.id, r.submissionHash)).toEqual(r);
+    });
+
+    it('chains a signature and its signature.issued record together: both stored, or neither', async () => {
+      const vault = await newVault();
+      const records = Array.from({ length: 10 }, (_, i) => aSignatureRecord(0x6000 + i, { vaultId: vault.id }));
+      const issued = (r: SignatureRecord) =>
+        anAuditEvent({ action: 'signature.issued', vaultId: vault.id, subject: r.submissionHash, actor: 'api-key:contract' });
+      const results = await Promise.allSettled([
+        ...records.map((r) => f.signatureLog.record(r, issued(r))),
+        // A duplicate: its signature record fails, so its audit record must not be written either.
+        f.signatureLog.record(records[3]!, { ...issued(records[3]!), actor: 'api-key:duplicate' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([...records.map(() => 'fulfilled'), 'rejected']);
+      const trail = await f.auditLog.list({ afterSeq: 0, limit: 10_000, vaultId: vault.id });
+      const signed = trail.filter((r) => r.action === 'signature.issued');
+      expect(signed.map((r) => r.subject).sort()).toEqual(records.map((r) => r.submissionHash).sort());
+      expect(signed.some((r) => r.actor === 'api-key:duplicate')).toBe(false);
+      expect((await new VerifyAuditChain(f.auditLog).execute()).ok).toBe(true);
     });
   });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import createKeccak from 'keccak';
 import secp256k1 from 'secp256k1';
@@ -9,6 +10,9 @@ import { encodeAbiParameters, toFunctionSelector, type AbiFunction, type AbiPara
  * The floor of the sign path: the same work as the service (parse the ABI item, ABI-encode, two keccak,
  * one libsecp256k1 signature, a JSON reply) behind a bare node:http server, with none of the service's
  * checks, storage or framework. The service is measured against this in the same run.
+ *
+ * With a `journal` it is the durable floor: each sign's record is appended to it and the reply released
+ * only once an fdatasync covers the record (see DurableJournal).
  */
 const SIG_TYPES = ['bytes32', 'bytes32', 'bytes32', 'uint8'];
 const isSignatureParam = (p: AbiParameter) =>
@@ -27,7 +31,47 @@ interface SignRequest {
 // A function of its own so the profiling benchmark can tell body parsing from the rest.
 const parseSignRequest = (chunks: Buffer[]) => JSON.parse(Buffer.concat(chunks).toString()) as SignRequest;
 
-export async function startSignFloor(privateKey: Uint8Array): Promise<{ url: string; close(): Promise<void> }> {
+/** Where a durable floor keeps each sign's record before it answers. */
+export interface Journal {
+  /** Calls `durable` once `line` is on disk. */
+  append(line: string, durable: (error?: Error) => void): void;
+}
+
+function reply(res: ServerResponse, payload: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+/**
+ * What the vault keeps per sign, as one JSON line of about the same size: the signature record's fields
+ * and the audit record's (actor, action, details, the chain's two hashes). Its content is not checked by
+ * anything; its size is what the write and the sync pay for.
+ */
+function recordLine(submissionHash: Hex, body: SignRequest, selector: Hex, nonce: Hex): string {
+  const at = Date.now();
+  return `${JSON.stringify({
+    submissionHash,
+    vaultId: '0f4a9d0e-5b8c-4c31-9f7e-1d2a3b4c5d6e',
+    walletId: '8e1c2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+    walletAddress: body.sender,
+    chain: 'local',
+    contract: body.sender,
+    sender: body.sender,
+    selector,
+    created: at,
+    audit: {
+      seq: at,
+      at,
+      actor: 'api-key:7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      action: 'signature.issued',
+      details: { wallet: body.sender, chain: 'local', contract: body.sender, selector, sender: body.sender },
+      prevHash: nonce.slice(2),
+      hash: submissionHash.slice(2),
+    },
+  })}\n`;
+}
+
+export async function startSignFloor(privateKey: Uint8Array, journal?: Journal): Promise<{ url: string; close(): Promise<void> }> {
   const parsed = new Map<string, { selector: Hex; inputs: AbiParameter[]; sigIndex: number }>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -70,8 +114,14 @@ export async function startSignFloor(privateKey: Uint8Array): Promise<{ url: str
       const args = [...body.args];
       args.splice(fn.sigIndex, 0, { nonce, r, s, v });
       const payload = JSON.stringify({ success: true, data: { submissionHash, args } });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-      res.end(payload);
+      if (!journal) return reply(res, payload);
+      journal.append(recordLine(submissionHash, body, fn.selector, nonce), (error) => {
+        if (error) {
+          res.writeHead(500).end();
+          return;
+        }
+        reply(res, payload);
+      });
     });
   });
   server.listen(0, '127.0.0.1');

@@ -14,16 +14,30 @@ export interface SignTarget {
   stop(): Promise<void>;
 }
 
-/** The floor (bare node:http doing the same cryptographic work) in its own process, as the service runs. */
-export async function startFloor(nodeArgs: readonly string[] = []): Promise<SignTarget> {
+/**
+ * The references the service is measured against: `bare`, the floor (bare node:http doing the same
+ * cryptographic work, storing nothing); `durable`, the same floor also appending each sign's record to a
+ * file and answering only after a group-committed fdatasync covers it; `peer`, Express + ethers v6 with
+ * no storage (what a team writes instead).
+ */
+export type ReferenceKind = 'bare' | 'durable' | 'peer';
+
+const REFERENCE_LABELS: Record<ReferenceKind, string> = {
+  bare: 'bare floor: node:http + libsecp256k1',
+  durable: 'durable floor: bare + append + fdatasync per turn',
+  peer: 'peer: Express + ethers v6, no storage',
+};
+
+/** A reference server in its own process, as the service runs. */
+export async function startFloor(kind: ReferenceKind = 'bare', nodeArgs: readonly string[] = []): Promise<SignTarget> {
   const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-floor.main.js');
-  const child = spawn(process.execPath, [...nodeArgs, entry], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, entry, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     pid: child.pid!,
     request: {
-      label: 'floor: bare node:http + libsecp256k1',
+      label: REFERENCE_LABELS[kind],
       url: `${url}/sign`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -41,11 +55,11 @@ export async function startFloor(nodeArgs: readonly string[] = []): Promise<Sign
  * directory with a vault, an API key and a signer wallet; one sign is checked before it is handed over.
  * With workers, `pid` is the primary's: its CPU time is not the workers'.
  */
-export async function startService(nodeArgs: readonly string[] = [], workers = 1): Promise<SignTarget> {
+export async function startService(nodeArgs: readonly string[] = [], workers = 1, bin?: string): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
-  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, nodeArgs);
+  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, nodeArgs, bin);
   const stop = async () => {
     await server.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
@@ -62,7 +76,7 @@ export async function startService(nodeArgs: readonly string[] = [], workers = 1
     const url = `${server.url}/api/v1/vaults/${vault.id}/sign`;
     const check = await fetch(url, { method: 'POST', headers, body });
     if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
-    const label = workers === 1 ? 'wallet-vault POST /sign (1 process)' : `wallet-vault POST /sign (VAULT_WORKERS=${workers})`;
+    const label = `wallet-vault POST /sign (${workers === 1 ? '1 process' : `VAULT_WORKERS=${workers}`})${bin ? ` ${bin}` : ''}`;
     return { pid: server.child.pid!, request: { label, url, method: 'POST', headers, body }, stop };
   } catch (error) {
     await stop();

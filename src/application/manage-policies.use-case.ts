@@ -19,6 +19,8 @@ export class ManagePolicies {
     private readonly auditLog: AuditLog,
     /** Called after a change, so this process's cached copy is dropped at once. */
     private readonly onChange: (vaultId: string) => void = () => undefined,
+    /** Chain names a policy may list: the interface's and any the operator added. */
+    private readonly chains: readonly string[] = CHAINS,
   ) {}
 
   async show(vaultId: string): Promise<SignPolicy | null> {
@@ -27,7 +29,7 @@ export class ManagePolicies {
   }
 
   async set(vaultId: string, input: SignPolicyInput): Promise<SignPolicy> {
-    const policy = parseSignPolicy(input, CHAINS);
+    const policy = parseSignPolicy(input, this.chains);
     await requireVault(this.repository, vaultId);
     await this.save(vaultId, policy);
     return policy;
@@ -52,6 +54,7 @@ export class ManagePolicies {
       contracts: list(policy?.contracts),
       selectors: list(policy?.selectors),
       senders: list(policy?.senders),
+      contractUniqs: policy?.uniqs ? Object.entries(policy.uniqs).map(([c, u]) => `${c}=${u}`).join(',') : null,
     });
   }
 }

@@ -11,8 +11,10 @@ export interface PurgeReport {
 
 /**
  * Destroys the key material of wallets past their expiry, then removes their records. The wallet is
- * already invisible from its expiry instant; each step is idempotent, so a crash between them is
- * finished by the next run. Each removal is recorded in the audit trail (actor `system`) once the record
+ * already invisible from its expiry instant. Each wallet is first claimed with a conditional write
+ * (still expired at that moment), so an unexpire racing the expiry instant either wins, and the key
+ * is kept, or loses, and the client gets 404; never a wallet answered as unexpired whose key is gone.
+ * Each step is idempotent, so a crash between them is finished by the next run. Each removal is recorded in the audit trail (actor `system`) once the record
  * is gone.
  */
 export class PurgeExpiredWallets {
@@ -35,6 +37,11 @@ export class PurgeExpiredWallets {
       if (batch.length === 0) return { destroyed, failed };
       for (const wallet of batch) {
         try {
+          // Only a wallet still expired now is destroyed: one unexpired since it was found keeps its key.
+          if (!(await this.repository.markDeleted(wallet.id, this.clock.now()))) {
+            skip.add(wallet.id);
+            continue;
+          }
           await this.keyStores.get(wallet.keyStore).destroy(wallet.keyRef);
           await this.repository.removeWallet(wallet.id);
         } catch {

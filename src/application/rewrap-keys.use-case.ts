@@ -21,7 +21,11 @@ export class RewrapKeys {
   ) {}
 
   async execute(storeName: string, onProgress: (p: RewrapProgress) => void = () => undefined): Promise<RewrapProgress> {
-    const store = this.keyStores.get(storeName);
+    const store = this.keyStores.all().find((s) => s.name === storeName);
+    if (!store) {
+      const configured = this.keyStores.all().map((s) => s.name).join(', ');
+      throw new DomainError(ErrorCode.INVALID_ARGUMENT, `key store ${storeName} is not configured (configured: ${configured})`);
+    }
     if (!store.rewrap) throw new DomainError(ErrorCode.INVALID_ARGUMENT, `key store ${storeName} does not wrap keys; nothing to rewrap`);
     const wallets = [];
     for (let batch = await this.repository.listByKeyStore(storeName, null, BATCH); batch.length > 0; ) {

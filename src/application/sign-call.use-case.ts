@@ -10,8 +10,8 @@ import {
   toHex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
-import { signPolicyViolation, type SignPolicy } from '../domain/sign-policy.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
+import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
+import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
@@ -21,6 +21,7 @@ import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { SignerCache } from './wallet-lookup.js';
 
+/** The chains of the interface; an operator may add more (the composition root passes the full list). */
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const ABI_CACHE_SIZE = 1000;
@@ -53,6 +54,8 @@ export class SignCall {
     /** The vault's policy (usually a PolicyCache: this is read on every sign). */
     private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
     private readonly auditLog: AuditLog,
+    /** Chain names a request may give: the interface's and any the operator added. */
+    private readonly chains: readonly string[] = CHAINS,
   ) {
     this.signers = new SignerCache(repository);
   }
@@ -62,8 +65,8 @@ export class SignCall {
     const vaultId = principal.vaultId;
     if (!isObject(body)) throw invalidArgument('body: must be a JSON object');
     const chain = body.chain;
-    if (typeof chain !== 'string' || !(CHAINS as readonly string[]).includes(chain)) {
-      throw invalidArgument(`chain: must be one of ${CHAINS.join(', ')}`);
+    if (typeof chain !== 'string' || !this.chains.includes(chain)) {
+      throw invalidArgument(`chain: must be one of ${this.chains.join(', ')}`);
     }
     const contract = parseAddress(body.contract, 'contract');
     const sender = parseAddress(body.sender, 'sender') as Hex;
@@ -75,21 +78,16 @@ export class SignCall {
     const fn = this.parseFunction(body.abi);
     const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
 
-    // Before any chain read or key store: a request outside the policy costs nothing more.
-    const violation = signPolicyViolation(await this.policies.find(vaultId), { chain, contract, selector: fn.selector, sender });
-    if (violation !== null) {
-      // A refused attempt is what an operator most wants on record; it is written before the 403.
-      await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), vaultId, null, {
-        rule: violation,
-        chain,
-        contract,
-        selector: fn.selector,
-        sender,
-      });
-      throw new DomainError(ErrorCode.POLICY_DENIED, violation);
-    }
+    // Before any chain read or key store: a request outside the policy costs nothing more. Where the
+    // uniq comes from the request it is checked here; where it is read from the contract, after.
+    const fromRequest = this.uniqFromRequest(chain);
+    if (fromRequest !== null && requestedUniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
+    const policy = await this.policies.find(vaultId);
+    const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq: fromRequest === null ? null : requestedUniq! };
+    await this.enforce(principal, signPolicyViolation(policy, facts), facts);
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
+    if (fromRequest === null) await this.enforce(principal, pinnedUniqViolation(policy, contract, uniq), { ...facts, uniq });
     const now = this.clock.now();
     const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
@@ -103,27 +101,53 @@ export class SignCall {
     const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
     const hash = submissionHash(signature);
-    await this.signatureLog.record({
-      submissionHash: hash,
+    // The signature record and its signature.issued audit record in one write (see SignatureLog.record).
+    const issued: AuditEvent = {
+      action: 'signature.issued',
+      at: now,
+      actor: actorOf(principal),
       vaultId,
-      walletId: wallet.id,
-      walletAddress: wallet.address,
-      chain,
-      contract,
-      sender,
-      selector: fn.selector,
-      created: now,
-      transactionHash: null,
-      submitted: null,
-    });
-    await audit(this.auditLog, 'signature.issued', now, actorOf(principal), vaultId, hash, {
-      wallet: wallet.address,
-      chain,
-      contract,
-      selector: fn.selector,
-      sender,
-    });
+      subject: hash,
+      // uniq says what the signature is valid for: any contract with this uniq, whatever contract was named.
+      details: { wallet: wallet.address, chain, contract, uniq, selector: fn.selector, sender },
+    };
+    await this.signatureLog.record(
+      {
+        submissionHash: hash,
+        vaultId,
+        walletId: wallet.id,
+        walletAddress: wallet.address,
+        chain,
+        contract,
+        sender,
+        selector: fn.selector,
+        created: now,
+        transactionHash: null,
+        submitted: null,
+      },
+      issued,
+    );
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
+  }
+
+  /** A refused attempt is what an operator most wants on record; it is written before the 403. */
+  private async enforce(principal: Principal, violation: string | null, facts: SignRequestFacts): Promise<void> {
+    if (violation === null) return;
+    await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), principal.vaultId, null, {
+      rule: violation,
+      chain: facts.chain,
+      contract: facts.contract,
+      uniq: facts.uniq,
+      selector: facts.selector,
+      sender: facts.sender,
+    });
+    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+  }
+
+  /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */
+  private uniqFromRequest(chain: string): string | null {
+    if (chain === 'local') return 'for chain local';
+    return this.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
   }
 
   private parseFunction(abi: unknown): ParsedFunction {
@@ -143,8 +167,8 @@ export class SignCall {
     uniq: Hex | undefined,
     signer: string | undefined,
   ): Promise<{ uniq: Hex; signer: string }> {
-    if (chain === 'local' || !this.chainReader.hasRpc(chain)) {
-      const why = chain === 'local' ? 'for chain local' : `for chain ${chain} (no RPC configured)`;
+    const why = this.uniqFromRequest(chain);
+    if (why !== null) {
       if (uniq === undefined) throw invalidArgument(`uniq: is required ${why}`);
       if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
       return { uniq, signer };

@@ -51,6 +51,9 @@ export function assertAuditEvent(event: AuditEvent): void {
   if (problem !== null) throw new DomainError(ErrorCode.INTERNAL, `audit event ${String(event.action)}: ${problem}`);
 }
 
+/** What is hashed and stored: the event as it was when handed to a log, whatever its caller does next. */
+export const snapshotEvent = (event: AuditEvent): AuditEvent => ({ ...event, at: new Date(event.at.getTime()), details: { ...event.details } });
+
 /** The last record of a chain: where the next append continues from. */
 export interface ChainHead {
   readonly seq: number;

@@ -10,14 +10,26 @@ export interface SignPolicy {
   readonly contracts?: readonly string[];
   readonly selectors?: readonly string[];
   readonly senders?: readonly string[];
+  /**
+   * The uniq each listed contract signs with, by contract (EIP-55 → lower-case bytes32). The signable
+   * digest binds uniq but not the contract address, so naming a contract binds nothing unless its uniq
+   * is bound too: a pinned uniq is enforced on every chain, and on a chain where the vault cannot read
+   * uniq() (no RPC, or `local`) a listed contract without a pin is refused.
+   */
+  readonly uniqs?: Readonly<Record<string, string>>;
 }
 
-/** What a sign request asks for, as SignCall has parsed it (addresses EIP-55, selector lower-case). */
+/** What a sign request asks for, as SignCall has parsed it (addresses EIP-55, selector and uniq lower-case). */
 export interface SignRequestFacts {
   readonly chain: string;
   readonly contract: string;
   readonly selector: string;
   readonly sender: string;
+  /**
+   * The uniq the request would be signed with when it comes from the request (a chain without an RPC),
+   * or null when the vault reads it from the contract afterwards (then check it with pinnedUniqViolation).
+   */
+  readonly uniq: string | null;
 }
 
 /**
@@ -33,6 +45,15 @@ export function signPolicyViolation(policy: SignPolicy | null, facts: SignReques
   if (policy.contracts && !policy.contracts.includes(facts.contract)) {
     return `policy: contract ${facts.contract} is not in this vault's allowed contracts`;
   }
+  if (policy.contracts && facts.uniq !== null) {
+    // Fail closed: the request's own uniq is all there is, and only a pin says it is the contract's.
+    const pinned = policy.uniqs?.[facts.contract];
+    if (pinned === undefined) {
+      return `policy: contract ${facts.contract} has no pinned uniq, required on chain ${facts.chain} where the vault cannot read uniq() (pin it: wallet-vault policies set --contract-uniq ${facts.contract}=<uniq>)`;
+    }
+    const violation = pinnedUniqViolation(policy, facts.contract, facts.uniq);
+    if (violation !== null) return violation;
+  }
   if (policy.selectors && !policy.selectors.includes(facts.selector)) {
     return `policy: function selector ${facts.selector} is not in this vault's allowed selectors`;
   }
@@ -42,7 +63,18 @@ export function signPolicyViolation(policy: SignPolicy | null, facts: SignReques
   return null;
 }
 
+/**
+ * The pinned-uniq rule alone, for a uniq read from the contract after the other rules passed: null when
+ * the contract has no pin or `uniq` is the pinned one.
+ */
+export function pinnedUniqViolation(policy: SignPolicy | null, contract: string, uniq: string): string | null {
+  const pinned = policy?.uniqs?.[contract];
+  if (pinned === undefined || pinned === uniq.toLowerCase()) return null;
+  return `policy: uniq ${uniq.toLowerCase()} is not the uniq pinned for contract ${contract}`;
+}
+
 const SELECTOR = /^0x[0-9a-fA-F]{8}$/;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 /** The lists an operator gives, each optional; values as typed (any case). */
 export interface SignPolicyInput {
@@ -50,6 +82,8 @@ export interface SignPolicyInput {
   readonly contracts?: readonly string[];
   readonly selectors?: readonly string[];
   readonly senders?: readonly string[];
+  /** `contract=uniq` pairs; each contract must be in `contracts`, at most one uniq per contract. */
+  readonly contractUniqs?: readonly string[];
 }
 
 /**
@@ -80,8 +114,33 @@ export function parseSignPolicy(input: SignPolicyInput, knownChains: readonly st
   if (contracts) policy.contracts = contracts;
   if (selectors) policy.selectors = selectors;
   if (senders) policy.senders = senders;
+  const uniqs = parseUniqPins(input.contractUniqs, contracts);
+  if (uniqs) policy.uniqs = uniqs;
   if (Object.keys(policy).length === 0) {
     throw invalidArgument('policy: give at least one of chains, contracts, selectors, senders (or clear the policy)');
   }
   return policy;
+}
+
+function parseUniqPins(pairs: readonly string[] | undefined, contracts: readonly string[] | undefined): Record<string, string> | undefined {
+  if (pairs === undefined) return undefined;
+  if (pairs.length === 0) throw invalidArgument('contractUniqs: must name at least one contract=uniq pair');
+  const uniqs: Record<string, string> = {};
+  for (const pair of pairs) {
+    const [rawContract, rawUniq, ...rest] = pair.trim().split('=');
+    if (rawUniq === undefined || rest.length > 0) {
+      throw invalidArgument(`contractUniqs: ${JSON.stringify(pair)} is not <contract address>=<uniq>`);
+    }
+    const contract = parseAddress(rawContract!.trim(), 'contractUniqs');
+    const uniq = rawUniq.trim();
+    if (!BYTES32.test(uniq)) throw invalidArgument(`contractUniqs: uniq ${JSON.stringify(uniq)} is not 0x-prefixed 32-byte hex`);
+    if (!contracts?.includes(contract)) {
+      throw invalidArgument(`contractUniqs: contract ${contract} is not in this policy's contracts (a pin binds a listed contract)`);
+    }
+    if (uniqs[contract] !== undefined && uniqs[contract] !== uniq.toLowerCase()) {
+      throw invalidArgument(`contractUniqs: contract ${contract} is pinned to two different uniqs`);
+    }
+    uniqs[contract] = uniq.toLowerCase();
+  }
+  return uniqs;
 }

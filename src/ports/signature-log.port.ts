@@ -1,3 +1,5 @@
+import type { AuditEvent } from './audit-log.port.js';
+
 /** One issued signature, keyed by its submissionHash. */
 export interface SignatureRecord {
   /** keccak256(abi.encode(nonce, r, s, v)), 0x-prefixed lower-case hex. */
@@ -23,8 +25,12 @@ export type AttachResult = 'attached' | 'unchanged' | 'conflict' | 'missing';
 
 /** Every signature the vault issued, and the transaction that later carried it. */
 export interface SignatureLog {
-  /** Records a signature durably before the signature is returned to the caller. */
-  record(entry: SignatureRecord): Promise<void>;
+  /**
+   * Records a signature durably before the signature is returned to the caller. With `issued`, its
+   * signature.issued event joins the audit chain in the same transaction: the signature's record and its
+   * audit record are durable together or not at all, and one commit serves both.
+   */
+  record(entry: SignatureRecord, issued?: AuditEvent): Promise<void>;
   /** The record of a vault's signature, or null. */
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null>;
   /**

@@ -72,6 +72,13 @@ export interface WalletRepository {
 
   /** Up to `limit` wallets (deleted or marked) whose expiry is at or before `now`, oldest expiry first. */
   findExpired(now: Date, limit: number): Promise<Wallet[]>;
+  /**
+   * Claims an expired wallet for the purge, in one conditional write: true when the record is still
+   * expired at `now` (`expires <= now`), false when it is not (unexpired since it was found) or gone.
+   * The claim moves `version` on, so a change read before it (an unexpire racing the expiry instant)
+   * loses its compare-and-set and re-reads a deleted wallet; a wallet unexpired first is not claimed.
+   */
+  markDeleted(id: string, now: Date): Promise<boolean>;
   /** Removes the wallet record for good; removing one that is gone succeeds. */
   removeWallet(id: string): Promise<void>;
   /** The wallet record with this id, deleted or not, or null once removed. */

@@ -1,5 +1,6 @@
 import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../adapters/main/config.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
@@ -79,7 +80,7 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
 
   it('vault-transit: keys wrapped by Transit sign calls the contract accepts; the record holds only ciphertext', async () => {
     const s = await startTestServer({
-      env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' },
+      env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' },
     });
     servers.push(s);
     const vaultId = (await s.createVault({ name: 'transit' })).id;
@@ -112,12 +113,23 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     expect(await stores.get('pkcs11').listKeyRefs(new Date(Date.now() + 60_000))).not.toContain(record!.keyRef);
   });
 
+  it('an http:// VAULT_ADDR stops the start unless VAULT_TRANSIT_ALLOW_HTTP=true: the token and unwrapped keys would travel in clear', async () => {
+    const env = { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' };
+    expect(transit.url).toMatch(/^http:\/\//);
+    await expect(startTestServer({ env })).rejects.toThrow(/VAULT_ADDR: http:\/\/ would send the Vault token .* set VAULT_TRANSIT_ALLOW_HTTP=true/);
+    await expect(startTestServer({ env: { ...env, VAULT_TRANSIT_ALLOW_HTTP: 'false' } })).rejects.toThrow(/VAULT_ADDR: http:\/\//);
+    await expect(startTestServer({ env: { ...env, VAULT_TRANSIT_ALLOW_HTTP: 'yes' } })).rejects.toThrow(/VAULT_TRANSIT_ALLOW_HTTP: must be true or false/);
+    expect(loadConfig({ ...env, VAULT_ADDR: 'https://vault.internal:8200' }).vaultTransit?.address).toBe('https://vault.internal:8200');
+    const allowed = await startTestServer({ env: { ...env, VAULT_TRANSIT_ALLOW_HTTP: 'true' } });
+    await allowed.stop();
+  });
+
   it('a missing Transit token stops the start naming the variable', async () => {
-    await expect(startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_KEY: 'wallet-vault' } })).rejects.toThrow(
+    await expect(startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TRANSIT_KEY: 'wallet-vault' } })).rejects.toThrow(
       /VAULT_TOKEN: required for the vault-transit key store/,
     );
     await expect(
-      startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: 'hvs.wrong', VAULT_TRANSIT_KEY: 'wallet-vault' } }),
+      startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: 'hvs.wrong', VAULT_TRANSIT_KEY: 'wallet-vault' } }),
     ).rejects.toThrow(/key store vault-transit: .*HTTP 403/);
   });
 

@@ -73,6 +73,7 @@ describe('wallet-vault audit and policies', () => {
     expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
     const shown = await runCli(['policies', 'show', '--vault', vaultId], env);
     expect(shown.stdout).toContain(`contracts  ${CONTRACT}`);
+    expect(shown.stdout).toContain(`uniq of    ${CONTRACT} = (not pinned: refused on local and chains without an RPC)`);
     expect(await cliJson(['policies', 'set', '--vault', vaultId, '--chains', 'bsc'], env)).toEqual({ vault: vaultId, policy: { chains: ['bsc'] } });
     expect((await runCli(['policies', 'show', '--vault', vaultId], env)).stdout).toMatch(/senders +\(any\)/);
     expect(await cliJson(['policies', 'clear', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy: null, cleared: true });
@@ -85,6 +86,27 @@ describe('wallet-vault audit and policies', () => {
       ['operator', 'set', 'bsc'],
       ['operator', 'none', null],
     ]);
+    // Ten commands one after the other, each a node process: on a busy machine that takes its time.
+  }, 120_000);
+
+  it('pins the uniq of listed contracts with a repeatable --contract-uniq, shows the pins and records them', async () => {
+    const [uniq1, uniq2] = [`0x${'ab'.repeat(32)}`, `0x${'CD'.repeat(32)}`];
+    const set = await cliJson<{ policy: unknown }>(
+      ['policies', 'set', '--vault', vaultId, '--contracts', `${CONTRACT},${SENDER}`, '--contract-uniq', `${CONTRACT}=${uniq1}`, '--contract-uniq', `${SENDER.toLowerCase()}=${uniq2}`],
+      env,
+    );
+    const policy = { contracts: [CONTRACT, SENDER], uniqs: { [CONTRACT]: uniq1, [SENDER]: uniq2.toLowerCase() } };
+    expect(set.policy).toEqual(policy);
+    expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
+    expect((await runCli(['policies', 'show', '--vault', vaultId], env)).stdout).toContain(`uniq of    ${CONTRACT} = ${uniq1}`);
+    const refused = await runCli(['policies', 'set', '--vault', vaultId, '--chains', 'local', '--contract-uniq', `${CONTRACT}=${uniq1}`], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/contractUniqs: contract 0x5FbDB.* is not in this policy's contracts/);
+    expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
+    await cliJson(['policies', 'clear', '--vault', vaultId], env);
+
+    const changes = (await cliJson<ListedRecord[]>(['audit', 'list', '--vault', vaultId], env)).filter((r) => r.action === 'policy.changed');
+    expect(changes.at(-2)!.details.contractUniqs).toBe(`${CONTRACT}=${uniq1},${SENDER}=${uniq2.toLowerCase()}`);
   });
 
   it.each([
@@ -133,7 +155,7 @@ describe('wallet-vault audit and policies', () => {
       [['--help'], /audit[\s\S]*policies/],
       [['audit', 'list', '--help'], /--vault <vaultId>[\s\S]*--after <seq>[\s\S]*--limit <n>[\s\S]*--json/],
       [['audit', 'verify', '--help'], /--json/],
-      [['policies', 'set', '--help'], /--vault <vaultId>[\s\S]*--chains[\s\S]*--contracts[\s\S]*--selectors[\s\S]*--senders[\s\S]*--json/],
+      [['policies', 'set', '--help'], /--vault <vaultId>[\s\S]*--chains[\s\S]*--contracts[\s\S]*--selectors[\s\S]*--senders[\s\S]*--contract-uniq[\s\S]*--json/],
       [['policies', 'show', '--help'], /--vault <vaultId>/],
       [['policies', 'clear', '--help'], /--vault <vaultId>/],
     ];

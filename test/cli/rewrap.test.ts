@@ -17,7 +17,7 @@ describe('wallet-vault keys rewrap', () => {
   });
 
   it('moves every Transit-wrapped key to the latest key version; the wallets still sign', async () => {
-    const env = { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' };
+    const env = { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' };
     const first = await startTestServer({ env });
     const vaultId = (await first.createVault({ name: 'rotate' })).id;
     const api = client(first.url, (await first.createApiKey(vaultId)).apiKey);

@@ -38,7 +38,8 @@ async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase)
 describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dropped afterwards)', () => {
   describeWalletRepositoryContract('postgres', async () => {
     const { db, cleanup } = await openTestDatabase();
-    return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db), cleanup };
+    const auditLog = new PostgresAuditLog(db);
+    return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db, auditLog), auditLog, cleanup };
   });
   // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
   describe('audit log', () => {

@@ -37,7 +37,10 @@ async function withDatabase<T extends object>(build: (db: SqliteDatabase) => T):
 }
 
 describeWalletRepositoryContract('sqlite', () =>
-  withDatabase((db) => ({ repo: new SqliteWalletRepository(db), signatureLog: new SqliteSignatureLog(db) })),
+  withDatabase((db) => {
+    const auditLog = new SqliteAuditLog(db);
+    return { repo: new SqliteWalletRepository(db), signatureLog: new SqliteSignatureLog(db, auditLog), auditLog };
+  }),
 );
 describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqliteAuditLog(db) })));
 describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlitePolicyRepository(db) })));

@@ -11,7 +11,7 @@ import { SIGNATURE_PARAM as SIG, MINT_ABI as MINT } from '../support/sign-reques
 const CONNECTIONS = 48;
 
 describe('SIGKILL under mixed load (creates and signs at high concurrency)', () => {
-  it('loses no acknowledged wallet and no record of an acknowledged signature', async () => {
+  it('loses no acknowledged wallet and no record of an acknowledged signature, in the signature log or the audit chain', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-crash-load-'));
     const env = { VAULT_DATA_DIR: dataDir };
     try {
@@ -84,6 +84,19 @@ describe('SIGKILL under mixed load (creates and signs at high concurrency)', () 
       } finally {
         await restarted.stop({ keepData: true });
       }
+      // Every answered signature is also in the audit chain, and the chain the kill interrupted verifies.
+      expect(await cliJson<{ ok: boolean }>(['audit', 'verify', '--json'], env)).toMatchObject({ ok: true });
+      const issued = new Set<string>();
+      for (let after = 0; ; ) {
+        const page = await cliJson<{ seq: number; action: string; subject: string | null }[]>(
+          ['audit', 'list', '--vault', vault.id, '--after', String(after), '--limit', '1000', '--json'],
+          env,
+        );
+        if (page.length === 0) break;
+        for (const r of page) if (r.action === 'signature.issued' && r.subject) issued.add(r.subject);
+        after = page.at(-1)!.seq;
+      }
+      for (const s of signatures) expect(issued.has(s.submissionHash), s.submissionHash).toBe(true);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -74,6 +74,7 @@ describe('the audit trail over HTTP', () => {
           wallet: signer,
           chain: 'local',
           contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+          uniq: payload.uniq,
           selector: expect.stringMatching(/^0x[0-9a-f]{8}$/),
           sender: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
         },

@@ -91,7 +91,7 @@ describe('a dependency that never answers is an error naming it, never a hang', 
 describe('/readyz names the dependency that does not answer', () => {
   it('503 naming the key store when Vault goes away, 200 again when it is back', async () => {
     const vault = await startFakeVault();
-    const s = await startTestServer({ env: { VAULT_ADDR: vault.url, VAULT_TOKEN: vault.token, VAULT_TRANSIT_KEY: 'wallet-vault' } });
+    const s = await startTestServer({ env: { VAULT_ADDR: vault.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: vault.token, VAULT_TRANSIT_KEY: 'wallet-vault' } });
     try {
       expect((await client(s.url).get('/readyz')).status).toBe(200);
       vault.failNext = 1000;

@@ -106,7 +106,7 @@ describe('vault-transit through the service (Vault-compatible test server, node-
   let s: TestServer;
   beforeAll(async () => {
     transit = await startFakeVault();
-    s = await startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' } });
+    s = await startTestServer({ env: { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault' } });
   });
   afterAll(async () => {
     await s?.stop();

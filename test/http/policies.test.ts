@@ -67,7 +67,9 @@ describe('sign policies over HTTP', () => {
   });
 
   it('a sign inside every list passes, and a bad request is still 400 before the policy', async () => {
-    await policies.set(vaultId, { chains: ['local'], contracts: [CONTRACT], selectors: [MINT_SELECTOR], senders: [SENDER] });
+    // On chain local the contract list binds only with the contract's uniq pinned (test/chain/policy-uniq-pin.test.ts).
+    const contractUniqs = [`${CONTRACT}=0x${'ab'.repeat(32)}`];
+    await policies.set(vaultId, { chains: ['local'], contracts: [CONTRACT], selectors: [MINT_SELECTOR], senders: [SENDER], contractUniqs });
     const ok = await sign();
     expect(ok.status).toBe(200);
     expect(ok.body.data.submissionHash).toMatch(/^0x[0-9a-f]{64}$/);

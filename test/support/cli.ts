@@ -13,10 +13,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `wallet-vault` command (compiled by the global setup). */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the real `wallet-vault` command (compiled by the global setup), from `cwd` when given. */
+export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+    const run = { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 20_000, cwd: options.cwd };
+    execFile(process.execPath, [options.bin ?? BIN, ...args], run, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -48,11 +49,12 @@ export interface ChildServer {
 
 /**
  * `wallet-vault serve` in its own process, as an operator runs it; resolves once /healthz answers.
- * `nodeArgs` go to node itself (the profiling benchmark passes `--cpu-prof`).
+ * `nodeArgs` go to node itself (the profiling benchmark passes `--cpu-prof`); `bin` is another build's
+ * entry point (the sign benchmark compares two builds).
  */
-export async function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ChildServer> {
+export async function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = [], bin = BIN): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -22,10 +22,13 @@ import {
   InMemoryWalletRepository,
 } from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
+import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 
-async function world() {
+const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
+
+async function world(chainReader: ChainReader = NO_RPC) {
   const repo = new InMemoryWalletRepository();
   const store = new InMemoryKeyStore('local');
   const registry = new MapKeyStoreRegistry([store], 'local');
@@ -57,14 +60,14 @@ async function world() {
     sign: new SignCall(
       repo,
       registry,
-      { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
-      new InMemorySignatureLog(),
+      chainReader,
+      new InMemorySignatureLog(auditLog),
       clock,
       (k) => randomBytes(k),
       policies,
       auditLog,
     ),
-    list: new ListAuditRecords(auditLog),
+    list: new ListAuditRecords(auditLog, repo),
     verify: (pageSize?: number) => new VerifyAuditChain(auditLog, pageSize).execute(),
     /** The records appended since `from` (a seq), without the chain fields. */
     since: (from: number) =>
@@ -131,7 +134,7 @@ describe('the audit trail records every security-relevant event', () => {
     ]);
   });
 
-  it('records a signature under its submissionHash with wallet, chain, contract, selector and sender', async () => {
+  it('records a signature under its submissionHash with wallet, chain, contract, the uniq it signed with, selector and sender', async () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
     const start = w.auditLog.records.length;
@@ -145,7 +148,7 @@ describe('the audit trail records every security-relevant event', () => {
         actor: `api-key:${w.principal.apiKeyId}`,
         vaultId: w.vault.id,
         subject: result.submissionHash,
-        details: { wallet: wallet.address, chain: 'local', contract: CONTRACT, selector: expect.stringMatching(/^0x[0-9a-f]{8}$/), sender: SENDER },
+        details: { wallet: wallet.address, chain: 'local', contract: CONTRACT, uniq: `0x${'11'.repeat(32)}`, selector: expect.stringMatching(/^0x[0-9a-f]{8}$/), sender: SENDER },
       },
     ]);
   });
@@ -190,8 +193,8 @@ describe('the audit trail records every security-relevant event', () => {
     expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: true });
     const on = { action: 'policy.changed', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id };
     expect(w.since(start)).toEqual([
-      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null } },
-      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null } },
+      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null } },
+      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null } },
     ]);
   });
 });
@@ -213,6 +216,7 @@ describe('reading and verifying the trail', () => {
     await expect(w.list.execute({ limit: 0 })).rejects.toThrow(/limit: must be an integer from 1 to 1000/);
     await expect(w.list.execute({ limit: 1001 })).rejects.toThrow(/limit/);
     await expect(w.list.execute({ afterSeq: -1 })).rejects.toThrow(/after: must be an integer >= 0/);
+    await expect(w.list.execute({ vaultId: 'nope' })).rejects.toThrow(/vault nope does not exist/);
   });
 
   it('verifies an intact chain across pages and reports its head', async () => {
@@ -251,7 +255,7 @@ describe('signing under a policy', () => {
   it('refuses outside the policy before the key store is touched, records the refusal and no signature', async () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
-    await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=0x${'11'.repeat(32)}`] });
     const body = (contract: string) => ({
       chain: 'local', contract, sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7],
     });
@@ -273,6 +277,7 @@ describe('signing under a policy', () => {
           rule: `policy: contract ${other} is not in this vault's allowed contracts`,
           chain: 'local',
           contract: other,
+          uniq: `0x${'11'.repeat(32)}`,
           selector: expect.stringMatching(/^0x[0-9a-f]{8}$/),
           sender: SENDER,
         },
@@ -280,5 +285,26 @@ describe('signing under a policy', () => {
     ]);
     w.store.failNext = 0;
     await expect(w.sign.execute({ principal: w.principal, body: body(CONTRACT) })).resolves.toMatchObject({ submissionHash: expect.any(String) });
+  });
+
+  it('on a chain with an RPC, checks a pinned uniq against the one read from the contract, after the read', async () => {
+    const onChain = `0x${'22'.repeat(32)}`;
+    let reads = 0;
+    let signer = '';
+    const w = await world({ hasRpc: (chain) => chain === 'sepolia', readSignable: async () => (reads++, { uniq: onChain, signer }) });
+    signer = (await w.create.execute({ principal: w.principal, name: 'signer' })).address;
+    const body = { chain: 'sepolia', contract: CONTRACT, sender: SENDER, abi: SIGNER_ABI, args: [7] };
+    // No pin is needed where the vault reads uniq() itself.
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
+    await expect(w.sign.execute({ principal: w.principal, body })).resolves.toHaveProperty('submissionHash');
+    expect(w.auditLog.records.at(-1)).toMatchObject({ action: 'signature.issued', details: { uniq: onChain } });
+
+    const pinned = `0x${'11'.repeat(32)}`;
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=${pinned}`] });
+    const start = w.auditLog.records.length;
+    const rule = `policy: uniq ${onChain} is not the uniq pinned for contract ${CONTRACT}`;
+    await expect(w.sign.execute({ principal: w.principal, body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: rule });
+    expect(reads).toBe(2);
+    expect(w.since(start)).toEqual([expect.objectContaining({ action: 'sign.denied', details: expect.objectContaining({ rule, uniq: onChain }) })]);
   });
 });

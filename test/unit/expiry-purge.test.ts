@@ -7,6 +7,7 @@ import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import { InMemoryAuditLog, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
@@ -121,5 +122,70 @@ describe('purging expired wallets', () => {
     };
     await expect(t.create()).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
     expect(t.store.size).toBe(0);
+  });
+});
+
+/** Holds a call until released, and says when the call has reached it. */
+function gate() {
+  let release!: () => void;
+  let reached!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const arrived = new Promise<void>((r) => (reached = r));
+  return { release, arrived, wait: () => (reached(), released) };
+}
+
+describe('an unexpire racing the purge at the expiry instant', () => {
+  /** An unexpire that read the wallet just before its expiry instant and is held before its write. */
+  async function unexpireHeldBeforeWrite(t: Awaited<ReturnType<typeof setup>>, address: string) {
+    const held = gate();
+    const update = t.repo.updateWallet.bind(t.repo);
+    t.repo.updateWallet = async (wallet) => {
+      t.repo.updateWallet = update; // only the first write is held
+      await held.wait();
+      return update(wallet);
+    };
+    const result = new UnexpireWallet(t.repo, t.clock, t.auditLog).execute(t.principal, address).then(
+      (w) => ({ ok: true as const, w }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    await held.arrived;
+    return { release: held.release, result };
+  }
+
+  it('an unexpire written before the purge claims the wallet wins: the key and the record are kept', async () => {
+    const t = await setup();
+    const w = await t.create();
+    await t.expire.execute(t.principal, w.address);
+    t.clock.advance(EXPIRY_TTL_MS - 1);
+    const unexpire = await unexpireHeldBeforeWrite(t, w.address);
+    t.clock.advance(1); // the expiry instant: the purge finds the wallet expired
+    const findExpired = t.repo.findExpired.bind(t.repo);
+    t.repo.findExpired = async (now, limit) => {
+      const found = await findExpired(now, limit);
+      // Between the purge's read and its claim, the unexpire's write lands.
+      unexpire.release();
+      await unexpire.result;
+      return found;
+    };
+    expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
+    const answered = await unexpire.result;
+    expect(answered).toMatchObject({ ok: true, w: { id: w.id, expires: null } });
+    expect(t.store.has(w.keyRef)).toBe(true);
+    await expect(t.get.execute(t.vault.id, w.address)).resolves.toMatchObject({ id: w.id, expires: null });
+    expect(t.auditLog.records.map((r) => r.action)).not.toContain('wallet.deleted');
+  });
+
+  it('an unexpire written after the purge claimed the wallet loses: it is 404, never 200 for a destroyed key', async () => {
+    const t = await setup();
+    const w = await t.create();
+    await t.expire.execute(t.principal, w.address);
+    t.clock.advance(EXPIRY_TTL_MS - 1);
+    const unexpire = await unexpireHeldBeforeWrite(t, w.address);
+    t.clock.advance(1);
+    expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
+    unexpire.release();
+    expect(await unexpire.result).toMatchObject({ ok: false, error: { code: ErrorCode.WALLET_NOT_FOUND } });
+    expect(t.store.has(w.keyRef)).toBe(false);
+    expect(t.repo.wallets.has(w.id)).toBe(false);
   });
 });

@@ -36,7 +36,7 @@ async function world() {
     repo,
     registry,
     { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
-    new InMemorySignatureLog(),
+    new InMemorySignatureLog(auditLog),
     clock,
     (k) => randomBytes(k),
     new InMemoryPolicyRepository(),

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyCache, POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
-import { parseSignPolicy, signPolicyViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
+import { parseSignPolicy, pinnedUniqViolation, signPolicyViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
 import { InMemoryPolicyRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
 
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const SENDER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const OTHER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-const facts = { chain: 'sepolia', contract: CONTRACT, selector: '0xa9059cbb', sender: SENDER };
+const facts = { chain: 'sepolia', contract: CONTRACT, selector: '0xa9059cbb', sender: SENDER, uniq: null };
+const UNIQ_1 = `0x${'11'.repeat(32)}`;
+const UNIQ_2 = `0x${'22'.repeat(32)}`;
+/** A request on chain local: its uniq comes from the request. */
+const local = (uniq: string) => ({ ...facts, chain: 'local', uniq });
 
 describe('sign policy rules', () => {
   it('allows everything without a policy and with lists that name the request', () => {
@@ -32,7 +36,58 @@ describe('sign policy rules', () => {
   });
 });
 
+describe('uniq pins: a listed contract binds what is signed', () => {
+  const pinned: SignPolicy = { contracts: [CONTRACT, OTHER], uniqs: { [CONTRACT]: UNIQ_1 } };
+
+  it('allows a request from the request-side uniq only when it is the pinned one', () => {
+    expect(signPolicyViolation(pinned, local(UNIQ_1))).toBeNull();
+    expect(signPolicyViolation(pinned, local(UNIQ_1.toUpperCase().replace('0X', '0x')))).toBeNull();
+  });
+
+  it("refuses a request naming a listed contract with another contract's uniq, naming the rule", () => {
+    expect(signPolicyViolation(pinned, local(UNIQ_2))).toBe(`policy: uniq ${UNIQ_2} is not the uniq pinned for contract ${CONTRACT}`);
+  });
+
+  it('fails closed: a listed contract without a pin is refused where the uniq comes from the request', () => {
+    expect(signPolicyViolation(pinned, { ...local(UNIQ_1), contract: OTHER })).toMatch(
+      new RegExp(`^policy: contract ${OTHER} has no pinned uniq, required on chain local .*--contract-uniq`),
+    );
+    expect(signPolicyViolation({ contracts: [CONTRACT] }, local(UNIQ_1))).toMatch(/has no pinned uniq/);
+  });
+
+  it('needs no pin where the uniq is read from the contract, and checks one that exists against what was read', () => {
+    expect(signPolicyViolation({ contracts: [OTHER, CONTRACT] }, facts)).toBeNull();
+    expect(pinnedUniqViolation({ contracts: [CONTRACT] }, CONTRACT, UNIQ_2)).toBeNull();
+    expect(pinnedUniqViolation(pinned, CONTRACT, UNIQ_1)).toBeNull();
+    expect(pinnedUniqViolation(pinned, CONTRACT, UNIQ_2)).toBe(`policy: uniq ${UNIQ_2} is not the uniq pinned for contract ${CONTRACT}`);
+    expect(pinnedUniqViolation(null, CONTRACT, UNIQ_2)).toBeNull();
+  });
+
+  it('without a contract list, the uniq is not a policy matter', () => {
+    expect(signPolicyViolation({ chains: ['local'] }, local(UNIQ_2))).toBeNull();
+  });
+});
+
 describe('parsing a policy an operator gives', () => {
+  it('parses contract=uniq pins: contract EIP-55, uniq lower-case', () => {
+    const policy = parseSignPolicy(
+      { contracts: [CONTRACT, OTHER], contractUniqs: [`${CONTRACT.toLowerCase()}=${UNIQ_1.toUpperCase().replace('0X', '0x')}`, ` ${OTHER} = ${UNIQ_2} `] },
+      CHAINS,
+    );
+    expect(policy).toEqual({ contracts: [CONTRACT, OTHER], uniqs: { [CONTRACT]: UNIQ_1, [OTHER]: UNIQ_2 } });
+  });
+
+  it.each<[string, Parameters<typeof parseSignPolicy>[0], RegExp]>([
+    ['a pin for a contract not in the list', { contracts: [OTHER], contractUniqs: [`${CONTRACT}=${UNIQ_1}`] }, /contractUniqs: contract 0x5FbDB.* is not in this policy's contracts/],
+    ['a pin without a contract list', { chains: ['local'], contractUniqs: [`${CONTRACT}=${UNIQ_1}`] }, /is not in this policy's contracts/],
+    ['a pin without =', { contracts: [CONTRACT], contractUniqs: [CONTRACT] }, /contractUniqs: ".*" is not <contract address>=<uniq>/],
+    ['a short uniq', { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=0x1234`] }, /contractUniqs: uniq "0x1234" is not 0x-prefixed 32-byte hex/],
+    ['two uniqs for one contract', { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=${UNIQ_1}`, `${CONTRACT}=${UNIQ_2}`] }, /pinned to two different uniqs/],
+    ['an empty pin list', { contracts: [CONTRACT], contractUniqs: [] }, /contractUniqs: must name at least one/],
+  ])('refuses %s, naming the field', (_label, input, message) => {
+    expect(() => parseSignPolicy(input, CHAINS)).toThrow(message);
+  });
+
   it('stores addresses EIP-55 and selectors lower-case, accepting uniform case or a valid checksum, dropping duplicates', () => {
     const policy = parseSignPolicy(
       {

@@ -123,15 +123,16 @@ describe('signing scheme properties', () => {
     const key = await store.create();
     const wallet = aWallet(vault, { address: addressFromPublicKey(key.publicKey), keyRef: key.keyRef });
     await repo.insertWallet(wallet);
+    const auditLog = new InMemoryAuditLog();
     const sign = new SignCall(
       repo,
       new MapKeyStoreRegistry([store], 'local'),
       { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
-      new InMemorySignatureLog(),
+      new InMemorySignatureLog(auditLog),
       new FixedClock(new Date('2026-06-01T00:00:00Z')),
       (n) => randomBytes(n),
       new InMemoryPolicyRepository(),
-      new InMemoryAuditLog(),
+      auditLog,
     );
     await fc.assert(
       fc.asyncProperty(fc.array(tree, { maxLength: 3 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 20, maxLength: 20 }), async (args, uniqBytes, senderBytes) => {

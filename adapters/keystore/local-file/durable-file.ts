@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { link, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /** fsync a directory so a rename or unlink in it survives a power loss. */
@@ -12,13 +12,9 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/**
- * Writes `data` to `file` so that after a crash the file is either absent or complete: a fresh temp file
- * (0600, O_EXCL), fsync, rename over the target, fsync the directory.
- */
-export async function writeFileDurably(file: string, data: Uint8Array): Promise<void> {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+/** A fresh temp file (0600, O_EXCL) beside `file` holding `data`, fsynced; returns its path. */
+async function writeDurableTemp(file: string, data: Uint8Array | string): Promise<string> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(data);
@@ -26,11 +22,46 @@ export async function writeFileDurably(file: string, data: Uint8Array): Promise<
   } finally {
     await handle.close();
   }
+  return temp;
+}
+
+/**
+ * Writes `data` to `file` so that after a crash the file is either the old one or the new one, complete:
+ * a durable temp file, renamed over the target, then the directory fsynced.
+ */
+export async function writeFileDurably(
+  file: string,
+  data: Uint8Array | string,
+  /** Test hook: runs once the temp file is durable, before it replaces `file` (a crash test kills there). */
+  beforeRename?: () => void,
+): Promise<void> {
+  const temp = await writeDurableTemp(file, data);
+  beforeRename?.();
   try {
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  await fsyncDir(dir);
+  await fsyncDir(path.dirname(file));
+}
+
+/**
+ * Publishes `data` as `file` only if no such file exists, durably: the temp file is link()ed to the
+ * name, which never replaces an existing file. Of processes racing on one directory exactly one wins;
+ * the others get false and read the winner's file.
+ */
+export async function publishFileOnce(file: string, data: Uint8Array | string): Promise<boolean> {
+  const temp = await writeDurableTemp(file, data);
+  let published = true;
+  try {
+    await link(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    published = false;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+  await fsyncDir(path.dirname(file));
+  return published;
 }

@@ -1,4 +1,3 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, stat, unlink, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
@@ -7,6 +6,8 @@ import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/po
 import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { KeyCache } from '../shared/key-cache.js';
+import { KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
+import { verifyMasterKey, type MasterKeySource } from './master-key-check.js';
 
 /** Configuration of the `local` key store. */
 export interface LocalFileKeyStoreConfig {
@@ -14,17 +15,17 @@ export interface LocalFileKeyStoreConfig {
   readonly keysDir: string;
   /** 32-byte AES-256-GCM key that wraps every key file. */
   readonly masterKey: Buffer;
+  /**
+   * Where the master key came from (default VAULT_MASTER_KEY): a mismatch with the key directory's
+   * check value names it.
+   */
+  readonly masterKeySource?: MasterKeySource;
   /** Unwrapped keys kept in memory at most (default 10 000; 0 disables the cache). */
   readonly cacheSize?: number;
   /** How long an unwrapped key stays in memory (default 5 minutes). */
   readonly cacheTtlMs?: number;
 }
 
-/** File format: magic "WVK1" | 12-byte IV | 16-byte GCM tag | 32-byte ciphertext. */
-const MAGIC = Buffer.from('WVK1');
-const FILE_LENGTH = 4 + 12 + 16 + 32;
-const KEY_REF = /^0x[0-9a-f]{40}$/;
-const SUFFIX = '.key';
 
 const unavailable = (message: string, cause?: unknown) =>
   new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store local: ${message}`, { cause });
@@ -49,12 +50,20 @@ export class LocalFileKeyStore implements KeyStore {
     try {
       const publicKey = publicKeyOf(privateKey);
       const keyRef = addressFromPublicKey(publicKey).toLowerCase();
+      const file = this.fileOf(keyRef);
       try {
         await this.ensureDir();
-        await writeFileDurably(this.fileOf(keyRef), this.seal(keyRef, privateKey));
+        await writeFileDurably(file, sealKey(this.config.masterKey, keyRef, privateKey));
       } catch (error) {
         // A full or read-only disk, a missing directory: the store is failing (503), not the service (500).
         throw unavailable(`could not write a key file (${errorCode(error)})`, error);
+      }
+      // Checked after the write: a master key rotation that begins later lists this file, and one that
+      // began (or finished) since this store opened would miss it, so the wallet is refused instead.
+      const problem = await this.checkMasterKey().catch((error: unknown) => error as Error);
+      if (problem !== null) {
+        await unlink(file).catch(() => undefined);
+        throw problem instanceof Error ? problem : unavailable(problem);
       }
       return { keyRef, publicKey };
     } finally {
@@ -85,12 +94,28 @@ export class LocalFileKeyStore implements KeyStore {
     await fsyncDir(this.config.keysDir);
   }
 
+  /**
+   * Also checks the master key against the key directory's check value, so a store with the wrong key
+   * (or one whose files a rotation is re-wrapping) is not ready rather than failing every sign.
+   */
   async ping(): Promise<void> {
+    const problem = await this.checkMasterKey();
+    if (problem) throw unavailable(problem);
+  }
+
+  /** Null when the directory is usable with this master key, else what is wrong (the start stops with it). */
+  async checkMasterKey(): Promise<string | null> {
     try {
       await this.ensureDir();
       await access(this.config.keysDir, constants.R_OK | constants.W_OK);
     } catch (error) {
       throw unavailable('key directory is not accessible', error);
+    }
+    try {
+      return await verifyMasterKey(this.config.keysDir, this.config.masterKey, this.config.masterKeySource ?? { kind: 'env' });
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+      throw unavailable(`could not check the master key (${reason})`, error);
     }
   }
 
@@ -106,8 +131,8 @@ export class LocalFileKeyStore implements KeyStore {
         await unlink(file).catch(() => undefined);
         continue;
       }
-      const ref = name.slice(0, -SUFFIX.length);
-      if (name.endsWith(SUFFIX) && KEY_REF.test(ref)) refs.push(ref);
+      const ref = keyRefOfFileName(name);
+      if (ref) refs.push(ref);
     }
     return refs;
   }
@@ -132,14 +157,6 @@ export class LocalFileKeyStore implements KeyStore {
     return path.join(this.config.keysDir, `${keyRef}${SUFFIX}`);
   }
 
-  private seal(keyRef: string, privateKey: Buffer): Buffer {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.config.masterKey, iv);
-    cipher.setAAD(Buffer.from(keyRef, 'utf8'));
-    const ciphertext = Buffer.concat([cipher.update(privateKey), cipher.final()]);
-    return Buffer.concat([MAGIC, iv, cipher.getAuthTag(), ciphertext]);
-  }
-
   private async load(keyRef: string): Promise<Buffer> {
     if (!KEY_REF.test(keyRef)) throw unavailable('no key for this wallet');
     let sealed: Buffer;
@@ -149,18 +166,9 @@ export class LocalFileKeyStore implements KeyStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw unavailable('no key for this wallet');
       throw unavailable('could not read a key file', error);
     }
-    if (sealed.length !== FILE_LENGTH || !sealed.subarray(0, 4).equals(MAGIC)) {
-      throw unavailable('key file failed authentication');
-    }
-    let key: Buffer;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.config.masterKey, sealed.subarray(4, 16));
-      decipher.setAAD(Buffer.from(keyRef, 'utf8'));
-      decipher.setAuthTag(sealed.subarray(16, 32));
-      key = Buffer.concat([decipher.update(sealed.subarray(32)), decipher.final()]);
-    } catch {
-      throw unavailable('key file failed authentication');
-    }
+    const key = unsealKey(this.config.masterKey, keyRef, sealed);
+    // A master key changed under a running server says so, rather than only that a file failed.
+    if (!key) throw unavailable((await this.checkMasterKey().catch(() => null)) ?? 'key file failed authentication');
     // Belt and braces: the key must be the one whose address names the file.
     if (addressFromPublicKey(publicKeyOf(key)).toLowerCase() !== keyRef) {
       key.fill(0);

@@ -116,16 +116,14 @@ export class Pkcs11KeyStore implements KeyStore {
         [
           { type: pkcs11js.CKA_TOKEN, value: true },
           { type: pkcs11js.CKA_EC_PARAMS, value: SECP256K1_PARAMS },
-          { type: pkcs11js.CKA_VERIFY, value: true },
+          ...PUBLIC_KEY_USAGE,
           { type: pkcs11js.CKA_ID, value: id },
           { type: pkcs11js.CKA_LABEL, value: label },
         ],
         [
           { type: pkcs11js.CKA_TOKEN, value: true },
           { type: pkcs11js.CKA_PRIVATE, value: true },
-          { type: pkcs11js.CKA_SENSITIVE, value: true },
-          { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-          { type: pkcs11js.CKA_SIGN, value: true },
+          ...PRIVATE_KEY_USAGE,
           { type: pkcs11js.CKA_ID, value: id },
           { type: pkcs11js.CKA_LABEL, value: label },
         ],
@@ -232,6 +230,34 @@ export class Pkcs11KeyStore implements KeyStore {
     }
   }
 }
+
+/**
+ * Every usage of a wallet key set explicitly, not left to the token's defaults (which differ between
+ * tokens and may allow derive or decrypt): the private key signs and does nothing else, cannot be
+ * read, exported, copied or changed later (CKA_MODIFIABLE false, so not even the PIN holder can turn
+ * CKA_DERIVE or CKA_EXTRACTABLE on); the public key only verifies. CKA_DESTROYABLE stays true: the
+ * purge destroys keys. Checked by reading the attributes back from SoftHSM2
+ * (test/contract/pkcs11.key-store.test.ts).
+ */
+const PRIVATE_KEY_USAGE: readonly pkcs11js.Template[number][] = [
+  { type: pkcs11js.CKA_SIGN, value: true },
+  { type: pkcs11js.CKA_SIGN_RECOVER, value: false },
+  { type: pkcs11js.CKA_DECRYPT, value: false },
+  { type: pkcs11js.CKA_UNWRAP, value: false },
+  { type: pkcs11js.CKA_DERIVE, value: false },
+  { type: pkcs11js.CKA_SENSITIVE, value: true },
+  { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+  { type: pkcs11js.CKA_COPYABLE, value: false },
+  { type: pkcs11js.CKA_MODIFIABLE, value: false },
+];
+const PUBLIC_KEY_USAGE: readonly pkcs11js.Template[number][] = [
+  { type: pkcs11js.CKA_VERIFY, value: true },
+  { type: pkcs11js.CKA_VERIFY_RECOVER, value: false },
+  { type: pkcs11js.CKA_ENCRYPT, value: false },
+  { type: pkcs11js.CKA_WRAP, value: false },
+  { type: pkcs11js.CKA_DERIVE, value: false },
+  { type: pkcs11js.CKA_MODIFIABLE, value: false },
+];
 
 /** CKA_EC_POINT is the uncompressed point wrapped in a DER OCTET STRING (04 41 04 ...). */
 function ecPoint(value: Buffer): Uint8Array {

@@ -5,8 +5,9 @@ import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
 
 await requireDriver('pg', 'persistence/postgres');
-const [{ openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
+const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
   await Promise.all([
+    import('./postgres.api-key-cache.js'),
     import('./postgres.database.js'),
     import('./postgres.audit-log.js'),
     import('./postgres.job-lock.js'),
@@ -67,14 +68,19 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     queryTimeoutMs: o.queryTimeoutMs ?? 10_000,
     onIdleError: o.onIdleError,
   });
+  const auditLog = new PostgresAuditLog(db);
+  const apiKeys = new PostgresApiKeyCache(db);
   return {
-    repository: new PostgresWalletRepository(db),
-    signatureLog: new PostgresSignatureLog(db),
+    repository: new PostgresWalletRepository(db, apiKeys),
+    signatureLog: new PostgresSignatureLog(db, auditLog),
     replayGuard: (now) => new PostgresReplayGuard(db, now),
-    auditLog: new PostgresAuditLog(db),
+    auditLog,
     policies: new PostgresPolicyRepository(db),
     jobLock: new PostgresJobLock(db),
     description: db.label,
-    close: () => db.close(),
+    close: async () => {
+      await apiKeys.close();
+      await db.close();
+    },
   };
 }

@@ -1,24 +1,23 @@
-import { assertAuditEvent, extendChain } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, extendChain, snapshotEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
-import { GroupCommit, type Pending } from '../shared/group-commit.js';
+import type { QueryResult } from 'pg';
+import { SerialGroupCommit, type Pending } from '../shared/group-commit.js';
 import { asDate, AUDIT_COLUMNS, toAuditRecord, type AuditRow } from '../shared/rows.js';
-import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
+import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase, type Queryable } from './postgres.database.js';
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.
 const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
 
 /**
- * One hash chain for every instance on the database. Appends are group-committed per turn of the event
- * loop, as the SQLite log's are (signature.issued is on the sign path). Each batch takes a transaction
- * advisory lock, reads the head, and inserts the batch chained after it, all in one transaction: an
- * append on another instance waits for the lock and chains after this one, so the chain never forks and
- * seq never skips. The lock is released by commit or rollback, also when the connection dies.
+ * One hash chain for every instance on the database. Appends are group-committed, one batch in flight at
+ * a time (signature.issued is on the sign path). Each batch takes a transaction advisory lock, reads the
+ * head, and inserts the batch chained after it, all in one transaction: an append on another instance
+ * waits for the lock and chains after this one, so the chain never forks and seq never skips. The lock
+ * is released by commit or rollback, also when the connection dies.
  */
 export class PostgresAuditLog implements AuditLog {
-  private readonly batches = new GroupCommit<AuditEvent>((batch) => {
-    for (let i = 0; i < batch.length; i += MAX_ROWS_PER_INSERT) void this.write(batch.slice(i, i + MAX_ROWS_PER_INSERT));
-  });
+  private readonly batches = new SerialGroupCommit<AuditEvent>((batch) => this.write(batch), MAX_ROWS_PER_INSERT);
 
   constructor(private readonly db: PostgresDatabase) {}
 
@@ -29,24 +28,37 @@ export class PostgresAuditLog implements AuditLog {
     } catch (error) {
       return Promise.reject(error);
     }
-    // A snapshot: what is hashed and stored is the event as it was when appended.
-    return this.batches.submit({ ...event, at: new Date(event.at.getTime()), details: { ...event.details } });
+    return this.batches.submit(snapshotEvent(event));
+  }
+
+  /**
+   * Runs `work` in a transaction that holds the audit head lock, with the head it read under the lock;
+   * commits when `work` resolves. `work` inserts the records `extendChain(head, ...)` gives, with the
+   * rows that must commit with them (PostgresSignatureLog's signatures). Round trips: one for BEGIN, the
+   * lock and the head together (a simple query of three statements; the transaction stays open after
+   * it), those of `work`, and COMMIT: the lock is held for `work` and the commit only.
+   */
+  async underHeadLock(work: (tx: Queryable, head: ChainHead | null) => Promise<void>): Promise<void> {
+    await this.db.withClient(async (client) => {
+      try {
+        const results = (await client.query(
+          `BEGIN; SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK}); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`,
+        )) as unknown as QueryResult<{ seq: string; hash: string }>[];
+        const row = results[2]!.rows[0];
+        await work(client, row ? { seq: Number(row.seq), hash: row.hash } : null);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   private async write(batch: Pending<AuditEvent>[]): Promise<void> {
     try {
-      await this.db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_HEAD_LOCK.toString()]);
-        const { rows } = await tx.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
-        const head = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
-        const records = extendChain(
-          head,
-          batch.map((p) => p.item),
-        );
-        await tx.query(
-          `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9)}`,
-          records.flatMap((r) => [r.seq, r.at, r.actor, r.vaultId, r.subject, r.action, JSON.stringify(r.details), r.prevHash, r.hash]),
-        );
+      await this.underHeadLock(async (tx, head) => {
+        const insert = auditInsert(extendChain(head, batch.map((p) => p.item)));
+        await tx.query(insert.text, insert.values);
       });
       batch.forEach((p) => p.resolve());
     } catch (error) {
@@ -70,4 +82,15 @@ export class PostgresAuditLog implements AuditLog {
           );
     return rows.map((r) => toAuditRecord(r, asDate));
   }
+}
+
+/**
+ * The multi-row INSERT of chained records; `firstParam` is the number of the first placeholder, so the
+ * statement can follow other rows' parameters in one query (PostgresSignatureLog's CTE).
+ */
+export function auditInsert(records: readonly AuditRecord[], firstParam = 1): { text: string; values: unknown[] } {
+  return {
+    text: `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9, firstParam)}`,
+    values: records.flatMap((r) => [r.seq, r.at, r.actor, r.vaultId, r.subject, r.action, JSON.stringify(r.details), r.prevHash, r.hash]),
+  };
 }

@@ -92,6 +92,13 @@ const MIGRATIONS: readonly string[] = [
      policy text NOT NULL CHECK (policy::jsonb IS NOT NULL),
      updated timestamptz NOT NULL
    );`,
+  // The uniq pinned for each contract of a sign policy (the digest binds uniq, not the contract address).
+  `CREATE TABLE sign_policy_uniqs (
+     vault_id text COLLATE "C" NOT NULL REFERENCES sign_policies (vault_id) ON DELETE CASCADE,
+     contract text COLLATE "C" NOT NULL,
+     uniq text NOT NULL CHECK (uniq ~ '^0x[0-9a-f]{64}$'),
+     PRIMARY KEY (vault_id, contract)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

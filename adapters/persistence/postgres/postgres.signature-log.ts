@@ -1,9 +1,11 @@
+import { assertAuditEvent, extendChain, snapshotEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { GroupCommit, type Pending } from '../shared/group-commit.js';
+import { SerialGroupCommit, type Pending } from '../shared/group-commit.js';
 import { asDate, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
+import { auditInsert, PostgresAuditLog } from './postgres.audit-log.js';
 import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
-
 
 const values = (e: SignatureRecord): unknown[] => [
   e.submissionHash,
@@ -19,33 +21,56 @@ const values = (e: SignatureRecord): unknown[] => [
   e.submitted,
 ];
 
+/** A signature to record and, when given, its signature.issued event. */
+interface Issued {
+  readonly entry: SignatureRecord;
+  readonly issued: AuditEvent | undefined;
+}
+
 /**
- * Group commit, as the SQLite log does: the signatures recorded during one turn of the event loop go to
- * the database in one multi-row INSERT (one round trip, one commit) instead of one each. Each caller is
- * still answered only after its own record is committed, and a bad record fails alone.
+ * Group commit, one batch in flight at a time: the signatures recorded while the previous batch was being
+ * written go to the database together, with their signature.issued records, in one transaction under the
+ * audit head lock (PostgresAuditLog.underHeadLock), in three round trips whatever the batch's size:
+ * BEGIN + lock + head, one statement inserting the signatures and the chained audit records (a CTE), and
+ * COMMIT. Each caller is answered only after that commit, and a bad record fails alone.
  */
 export class PostgresSignatureLog implements SignatureLog {
-  private readonly batches = new GroupCommit<SignatureRecord>((batch) => this.flush(batch));
+  private readonly batches = new SerialGroupCommit<Issued>((batch) => this.write(batch), MAX_ROWS_PER_INSERT);
 
-  constructor(private readonly db: PostgresDatabase) {}
+  constructor(
+    private readonly db: PostgresDatabase,
+    /** Chains the `issued` events; any instance on the same database chains the same way. */
+    private readonly auditLog = new PostgresAuditLog(db),
+  ) {}
 
-  record(entry: SignatureRecord): Promise<void> {
-    return this.batches.submit(entry);
-  }
-
-  private flush(all: Pending<SignatureRecord>[]): void {
-    for (let i = 0; i < all.length; i += MAX_ROWS_PER_INSERT) void this.write(all.slice(i, i + MAX_ROWS_PER_INSERT));
-  }
-
-  private async write(batch: Pending<SignatureRecord>[]): Promise<void> {
+  record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
     try {
-      await this.db.query(`INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(batch.length, 11)}`, batch.flatMap((p) => values(p.item)));
+      // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
+      if (issued) assertAuditEvent(issued);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.batches.submit({ entry, issued: issued && snapshotEvent(issued) });
+  }
+
+  private async write(batch: Pending<Issued>[]): Promise<void> {
+    const signatures = `INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(batch.length, 11)}`;
+    const rows = batch.flatMap((p) => values(p.item.entry));
+    const events = batch.flatMap((p) => (p.item.issued ? [p.item.issued] : []));
+    try {
+      if (events.length === 0) await this.db.query(signatures, rows);
+      else
+        await this.auditLog.underHeadLock(async (tx, head) => {
+          const audit = auditInsert(extendChain(head, events), rows.length + 1);
+          // Data-modifying CTEs always run to completion: one statement, both inserts.
+          await tx.query(`WITH signed AS (${signatures}) ${audit.text}`, [...rows, ...audit.values]);
+        });
       batch.forEach((p) => p.resolve());
     } catch (error) {
       // Unreachable database: every caller gets the same answer at once, without a retry storm.
       if (batch.length === 1 || isDomainError(error)) return batch.forEach((p) => p.reject(error));
-      // A statement is atomic, so nothing of the batch was written: retry each alone.
-      await Promise.all(batch.map((p) => this.write([p])));
+      // Nothing of the batch was written (one statement or one transaction): retry each alone.
+      for (const p of batch) await this.write([p]);
     }
   }
 

@@ -9,6 +9,7 @@ import {
   type IdempotencyRow,
   toApiKey, toVault, toWallet as fromRow, WALLET_COLUMNS, type ApiKeyRow, type VaultRow, type WalletRow as Row,
 } from '../shared/rows.js';
+import { API_KEY_CHANNEL, type PostgresApiKeyCache } from './postgres.api-key-cache.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 type WalletRow = Row<Date>;
@@ -40,7 +41,11 @@ export const INSERT_WALLET = `INSERT INTO wallets (${WALLET_COLUMNS}) VALUES ($1
  * come from one snapshot while other instances create.
  */
 export class PostgresWalletRepository implements WalletRepository {
-  constructor(private readonly db: PostgresDatabase) {}
+  constructor(
+    private readonly db: PostgresDatabase,
+    /** Answers authentication's lookups from memory, invalidated by the database's push (optional). */
+    private readonly apiKeys?: PostgresApiKeyCache,
+  ) {}
 
   async ensureAccount(id: string, now: Date): Promise<Account> {
     // The no-op update makes RETURNING give the existing row too, in one round trip and one snapshot.
@@ -81,7 +86,11 @@ export class PostgresWalletRepository implements WalletRepository {
     ]);
   }
 
-  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
+  findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    return this.apiKeys ? this.apiKeys.find(id, (key) => this.readApiKey(key)) : this.readApiKey(id);
+  }
+
+  private async readApiKey(id: string): Promise<ApiKeyRecord | null> {
     const { rows } = await this.db.query<ApiKeyRow<Date>>('SELECT id, vault_id, secret_hash, created, revoked FROM api_keys WHERE id = $1', [id]);
     return rows[0] ? toApiKey(rows[0], asDate) : null;
   }
@@ -95,7 +104,12 @@ export class PostgresWalletRepository implements WalletRepository {
   }
 
   async revokeApiKey(id: string, now: Date): Promise<boolean> {
-    const result = await this.db.query('UPDATE api_keys SET revoked = COALESCE(revoked, $1) WHERE id = $2', [now, id]);
+    // The NOTIFY commits with the update: every instance's PostgresApiKeyCache drops the key as it commits.
+    const result = await this.db.query(
+      `WITH revoked AS (UPDATE api_keys SET revoked = COALESCE(revoked, $1) WHERE id = $2 RETURNING id)
+       SELECT pg_notify('${API_KEY_CHANNEL}', id) FROM revoked`,
+      [now, id],
+    );
     return (result.rowCount ?? 0) > 0;
   }
 
@@ -193,6 +207,14 @@ export class PostgresWalletRepository implements WalletRepository {
       [now, limit],
     );
     return rows.map(toWallet);
+  }
+
+  async markDeleted(id: string, now: Date): Promise<boolean> {
+    const result = await this.db.query(
+      'UPDATE wallets SET version = version + 1 WHERE id = $1 AND expires IS NOT NULL AND expires <= $2',
+      [id, now],
+    );
+    return result.rowCount === 1;
   }
 
   async removeWallet(id: string): Promise<void> {

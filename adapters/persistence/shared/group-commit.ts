@@ -29,3 +29,42 @@ export class GroupCommit<T> {
     this.write(batch);
   }
 }
+
+/**
+ * Group commit with one write in flight at a time: what is submitted while a batch is being written
+ * waits and goes, all together, in the next one. For a database where every batch queues on one lock
+ * (PostgreSQL's audit head): batches written one after another grow with the load, where one batch per
+ * turn would split the same signs into many small transactions queueing on that lock. `write` settles
+ * every pending item; `maxBatch` bounds one batch (the rest goes in the following one).
+ */
+export class SerialGroupCommit<T> {
+  private pending: Pending<T>[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly write: (batch: Pending<T>[]) => Promise<void>,
+    private readonly maxBatch: number,
+  ) {}
+
+  /** Resolves when the item is durable; rejects with the error of its write. */
+  submit(item: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      if (this.pending.length === 1 && !this.writing) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.writing || this.pending.length === 0) return;
+    this.writing = true;
+    const batch = this.pending.splice(0, this.maxBatch);
+    try {
+      await this.write(batch);
+    } catch (error) {
+      batch.forEach((p) => p.reject(error)); // a write that threw settles nobody else; settling twice is a no-op
+    } finally {
+      this.writing = false;
+      if (this.pending.length > 0) void this.flush();
+    }
+  }
+}

@@ -26,12 +26,13 @@ const schema = z.strictObject({ path: z.string().min(1), sharedNonces: z.boolean
 export async function sqlitePersistence(options: SqlitePersistenceOptions): Promise<Persistence> {
   const o = parseFactoryOptions('sqlitePersistence', schema, options);
   const db = openSqliteDatabase({ path: o.path });
+  const auditLog = new SqliteAuditLog(db);
   return {
     repository: new SqliteWalletRepository(db),
-    signatureLog: new SqliteSignatureLog(db),
+    signatureLog: new SqliteSignatureLog(db, auditLog),
     replayGuard: o.sharedNonces ? (now) => new SqliteReplayGuard(db, now) : undefined,
     description: `SQLite ${o.path}`,
-    auditLog: new SqliteAuditLog(db),
+    auditLog,
     policies: new SqlitePolicyRepository(db),
     jobLock: new InProcessJobLock(),
     close: async () => {

@@ -1,9 +1,12 @@
 import type { Statement } from 'better-sqlite3';
-import { assertAuditEvent, extendChain, type ChainHead } from '../../../src/domain/audit-chain.js';
+import { assertAuditEvent, extendChain, snapshotEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
-import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
+import { commitQueueOf, type QueuedWrite, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
+
+// The transaction's chain head is one per connection, whichever SqliteAuditLog instance appends.
+const CHAIN_HEAD = {};
 
 /**
  * The hash-chained audit trail. Appends are group-committed through the connection's commit queue, in
@@ -32,15 +35,25 @@ export class SqliteAuditLog implements AuditLog {
   }
 
   append(event: AuditEvent): Promise<void> {
+    let write: QueuedWrite;
     try {
-      // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
-      assertAuditEvent(event);
+      write = this.writeOf(event);
     } catch (error) {
       return Promise.reject(error);
     }
-    // A snapshot: what is hashed and stored is the event as it was when appended.
-    const snapshot: AuditEvent = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
-    return this.commits.enqueue((transaction) => this.chain(snapshot, transaction));
+    return this.commits.enqueue(write);
+  }
+
+  /**
+   * The write that chains `event` inside a commit-queue transaction on this connection, for a caller that
+   * stores it together with its own rows (SqliteSignatureLog). The event is checked now, so one that
+   * cannot be stored throws here rather than failing a whole batch, and snapshotted: what is hashed and
+   * stored is the event as it was when handed over.
+   */
+  writeOf(event: AuditEvent): QueuedWrite {
+    assertAuditEvent(event);
+    const snapshot = snapshotEvent(event);
+    return (transaction) => this.chain(snapshot, transaction);
   }
 
   /**
@@ -49,10 +62,10 @@ export class SqliteAuditLog implements AuditLog {
    * and after whatever another connection appended between two transactions.
    */
   private chain(event: AuditEvent, transaction: TransactionScope): void {
-    const head = transaction.get(this, () => (this.head.get() as ChainHead | undefined) ?? null);
+    const head = transaction.get(CHAIN_HEAD, () => (this.head.get() as ChainHead | undefined) ?? null);
     const r = extendChain(head, [event])[0]!;
     this.insert.run({ ...r, at: r.at.getTime(), details: JSON.stringify(r.details) });
-    transaction.set(this, { seq: r.seq, hash: r.hash } satisfies ChainHead);
+    transaction.set(CHAIN_HEAD, { seq: r.seq, hash: r.hash } satisfies ChainHead);
   }
 
   list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {

@@ -1,4 +1,6 @@
-import { ErrorCode, isDomainError } from '../../../src/domain/errors.js';
+import { fdatasync, openSync } from 'node:fs';
+import type { Statement } from 'better-sqlite3';
+import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 
@@ -27,25 +29,75 @@ export type QueuedWrite = (transaction: TransactionScope) => void;
 /**
  * Group commit for one SQLite connection. The writes every adapter on the connection enqueues during
  * one turn of the event loop (a sign's signature record, audit records) are committed in one IMMEDIATE
- * transaction, so they share one fsync; each caller is answered only after the commit. One queue per
- * connection: two queues on the same connection would mean two transactions and two fsyncs per turn.
+ * transaction, so they share one fsync; each caller is answered only after the commit is durable. One
+ * queue per connection: two queues on the same connection would mean two transactions and two fsyncs
+ * per turn.
+ *
+ * The fsync runs off the event loop. A queue's transaction commits with synchronous=NORMAL (in WAL mode:
+ * the commit writes its frames to the WAL and returns without syncing), then one fdatasync of the WAL
+ * file on libuv's thread pool covers it, and only then are its callers answered: what FULL guarantees
+ * (nothing acknowledged that a power loss could take back), without the event loop waiting for the disk.
+ * Batches of consecutive turns commit while earlier syncs are still running; each waits for its own.
+ * A checkpoint that moves frames into the database file syncs both files itself (NORMAL still does), so
+ * a frame is on disk either in the WAL our sync covered or in the database file. Every other write on
+ * the connection keeps synchronous=FULL.
  */
 export class SqliteCommitQueue {
   private readonly batches = new GroupCommit<QueuedWrite>((batch) => this.flush(batch));
+  private readonly normal: Statement;
+  private readonly full: Statement;
+  /** False for a database not in WAL mode (in memory): its commits stay synchronous=FULL. */
+  private readonly walMode: boolean;
+  /** The WAL file, opened after the first commit (which creates it when missing); kept for the connection's life. */
+  private wal: number | undefined;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.normal = db.prepare('PRAGMA synchronous = NORMAL');
+    this.full = db.prepare('PRAGMA synchronous = FULL');
+    this.walMode = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
+  }
 
-  /** Resolves once `write` is committed (durable: the connection runs synchronous=FULL). */
+  /** Resolves once `write` is committed and on disk. */
   enqueue(write: QueuedWrite): Promise<void> {
     return this.batches.submit(write);
   }
 
-  private flush(batch: Pending<QueuedWrite>[]): void {
+  /** Commits `writes` with the WAL written but not yet synced (see the class comment). */
+  private commit(writes: Pending<QueuedWrite>[]): void {
+    if (!this.walMode) {
+      this.db.transaction(() => this.run(writes)).immediate();
+      return;
+    }
+    this.normal.run();
     try {
       // IMMEDIATE: the write lock is held from the first statement on, so a write that reads before it
       // writes (the audit chain's head) sees what it extends.
-      this.db.transaction(() => this.run(batch)).immediate();
-      batch.forEach((p) => p.resolve());
+      this.db.transaction(() => this.run(writes)).immediate();
+    } finally {
+      this.full.run();
+    }
+  }
+
+  /** Answers `writes` once an fdatasync of the WAL, started after their commit, has returned. */
+  private answerWhenSynced(writes: Pending<QueuedWrite>[]): void {
+    if (!this.walMode) return writes.forEach((p) => p.resolve());
+    // Committed but not known to be on disk: never answered as durable (and never committed again).
+    const unsynced = (error: NodeJS.ErrnoException) => {
+      const failure = new DomainError(ErrorCode.DATABASE_UNAVAILABLE, `database unavailable (WAL sync failed: ${error.code ?? error.message})`);
+      writes.forEach((p) => p.reject(failure));
+    };
+    try {
+      this.wal ??= openSync(`${this.db.name}-wal`, 'r');
+    } catch (error) {
+      return unsynced(error as NodeJS.ErrnoException);
+    }
+    fdatasync(this.wal, (error) => (error ? unsynced(error) : writes.forEach((p) => p.resolve())));
+  }
+
+  private flush(batch: Pending<QueuedWrite>[]): void {
+    try {
+      this.commit(batch);
+      this.answerWhenSynced(batch);
     } catch (error) {
       const failure = toDatabaseError(error);
       // An unavailable database fails them all: retrying one by one would only wait out the busy timeout
@@ -57,8 +109,8 @@ export class SqliteCommitQueue {
       // Anything else is one bad write: it fails alone, its neighbours commit without it.
       for (const p of batch) {
         try {
-          this.db.transaction(() => this.run([p])).immediate();
-          p.resolve();
+          this.commit([p]);
+          this.answerWhenSynced([p]);
         } catch (single) {
           p.reject(toDatabaseError(single));
         }

@@ -106,6 +106,13 @@ const MIGRATIONS: readonly string[] = [
      expires INTEGER NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX auth_nonces_by_expiry ON auth_nonces (expires);`,
+  // The uniq pinned for each contract of a sign policy (the digest binds uniq, not the contract address).
+  `CREATE TABLE sign_policy_uniqs (
+     vault_id TEXT NOT NULL REFERENCES sign_policies (vault_id) ON DELETE CASCADE,
+     contract TEXT NOT NULL,
+     uniq TEXT NOT NULL CHECK (length(uniq) = 66 AND substr(uniq, 1, 2) = '0x' AND substr(uniq, 3) NOT GLOB '*[^0-9a-f]*'),
+     PRIMARY KEY (vault_id, contract)
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,14 +1,17 @@
 import type { Statement } from 'better-sqlite3';
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { fromMillis, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
-import { commitQueueOf, type SqliteCommitQueue } from './sqlite.commit-queue.js';
+import { SqliteAuditLog } from './sqlite.audit-log.js';
+import { commitQueueOf, type QueuedWrite, type SqliteCommitQueue } from './sqlite.commit-queue.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 /**
  * Group commit: the signatures recorded during one turn of the event loop are written in one
  * transaction (the connection's commit queue, shared with the audit log), so concurrent signs share one
  * fsync instead of queueing behind one each. Each caller is still answered only after its record is
- * durable, and a record that cannot be stored fails alone.
+ * durable, and a record that cannot be stored fails alone. A signature's signature.issued audit record
+ * is chained in the same write, so both are in one transaction.
  */
 export class SqliteSignatureLog implements SignatureLog {
   private readonly commits: SqliteCommitQueue;
@@ -16,7 +19,11 @@ export class SqliteSignatureLog implements SignatureLog {
   private readonly select: Statement;
   private readonly attach: Statement;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(
+    private readonly db: SqliteDatabase,
+    /** The audit log of the same connection, which chains `issued` events. */
+    private readonly auditLog = new SqliteAuditLog(db),
+  ) {
     this.commits = commitQueueOf(db);
     this.insert = db.prepare(
       `INSERT INTO signatures (${COLUMNS}) VALUES (@submissionHash, @vaultId, @walletId, @walletAddress, @chain, @contract, @sender, @selector, @created, @transactionHash, @submitted)`,
@@ -27,9 +34,18 @@ export class SqliteSignatureLog implements SignatureLog {
     );
   }
 
-  record(entry: SignatureRecord): Promise<void> {
+  record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
     const row = { ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null };
-    return this.commits.enqueue(() => this.insert.run(row));
+    let chain: QueuedWrite | undefined;
+    try {
+      chain = issued && this.auditLog.writeOf(issued);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.commits.enqueue((transaction) => {
+      this.insert.run(row);
+      chain?.(transaction);
+    });
   }
 
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {

@@ -80,6 +80,7 @@ export class SqliteWalletRepository implements WalletRepository {
          WHERE id = @id AND version = @version - 1`,
       ),
       findExpired: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE expires IS NOT NULL AND expires <= ? ORDER BY expires, id LIMIT ?`),
+      markDeleted: p('UPDATE wallets SET version = version + 1 WHERE id = ? AND expires IS NOT NULL AND expires <= ?'),
       removeWallet: p('DELETE FROM wallets WHERE id = ?'),
       findRecord: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE id = ?`),
       listByKeyStore: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE key_store = @keyStore AND id > @afterId ORDER BY id LIMIT @limit`),
@@ -232,6 +233,10 @@ export class SqliteWalletRepository implements WalletRepository {
 
   findExpired(now: Date, limit: number): Promise<Wallet[]> {
     return run(() => (this.s.findExpired!.all(now.getTime(), limit) as WalletRow<number>[]).map((r) => toWallet(r, fromMillis)));
+  }
+
+  markDeleted(id: string, now: Date): Promise<boolean> {
+    return run(() => this.s.markDeleted!.run(id, now.getTime()).changes === 1);
   }
 
   removeWallet(id: string): Promise<void> {

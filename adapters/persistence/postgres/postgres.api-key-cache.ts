@@ -1,0 +1,101 @@
+import pg from 'pg';
+import type { ApiKeyRecord } from '../../../src/domain/vault.js';
+import type { PostgresDatabase } from './postgres.database.js';
+
+/** The channel a revocation is announced on (PostgresWalletRepository.revokeApiKey); the payload is the key's id. */
+export const API_KEY_CHANNEL = 'wallet_vault_api_keys';
+const MAX_ENTRIES = 10_000;
+const RETRY_LISTEN_MS = 1_000;
+
+/**
+ * API key records answered from memory, kept exact by the database's push rather than by a TTL. A
+ * dedicated connection LISTENs on API_KEY_CHANNEL; a revocation commits its NOTIFY with the UPDATE, and
+ * PostgreSQL delivers it to every listening instance as the transaction commits, so each drops the key
+ * and reads it again on its next request. Records are answered from memory only while the listener is
+ * connected and listening: before it is, after it fails, and until it listens again (the cache is
+ * emptied then, since notifications may have been missed), every lookup reads the database. A lookup
+ * that raced a notification (read before the revocation committed, answered after) is not cached.
+ * Unknown ids are never cached. What this cannot see is a listener connection that dies silently (no
+ * error, no close) while the database stays reachable; TCP keepalive ends such a connection.
+ */
+export class PostgresApiKeyCache {
+  private readonly records = new Map<string, ApiKeyRecord>();
+  private listener: pg.Client | undefined;
+  private listening = false;
+  private connecting = false;
+  private lastAttempt = -Infinity;
+  /** Moves on every notification and every change of the listener: a lookup that saw it move is not cached. */
+  private generation = 0;
+  private closed = false;
+
+  constructor(private readonly db: PostgresDatabase) {}
+
+  /** The record by id: from memory while the listener listens, else (and on a miss) from `load`. */
+  async find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+    if (this.listening) {
+      const hit = this.records.get(id);
+      if (hit) return hit;
+    } else {
+      this.listen();
+    }
+    const [generation, listening] = [this.generation, this.listening];
+    const record = await load(id);
+    if (record && listening && this.listening && generation === this.generation) {
+      if (this.records.size >= MAX_ENTRIES) this.records.clear();
+      this.records.set(id, record);
+    }
+    return record;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopAnswering();
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Starts listening in the background (at most one attempt at a time, one per second). */
+  private listen(): void {
+    if (this.connecting || this.closed || Date.now() - this.lastAttempt < RETRY_LISTEN_MS) return;
+    this.connecting = true;
+    this.lastAttempt = Date.now();
+    // A connection of its own, made with the pool's settings (also for a pool the application passed in),
+    // outside the pool: it stays LISTENing for the instance's life.
+    const client = new pg.Client({
+      ...(this.db.pool.options as pg.ClientConfig),
+      connectionTimeoutMillis: this.db.config.connectTimeoutMs,
+      keepAlive: true,
+      application_name: 'wallet-vault-listener',
+    });
+    const lost = () => {
+      if (this.listener === client) this.listener = undefined;
+      this.stopAnswering();
+      client.end().catch(() => undefined);
+    };
+    client.on('notification', (n) => {
+      this.generation++;
+      if (n.payload) this.records.delete(n.payload);
+    });
+    client.on('error', lost);
+    client.on('end', lost);
+    void client
+      .connect()
+      .then(() => client.query(`LISTEN ${API_KEY_CHANNEL}`))
+      .then(() => {
+        if (this.closed) return void client.end().catch(() => undefined);
+        this.listener = client;
+        this.records.clear(); // whatever was revoked while nobody listened is read again
+        this.generation++;
+        this.listening = true;
+      })
+      .catch(lost)
+      .finally(() => (this.connecting = false));
+  }
+
+  private stopAnswering(): void {
+    this.listening = false;
+    this.generation++;
+    this.records.clear();
+  }
+}

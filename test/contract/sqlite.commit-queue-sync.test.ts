@@ -1,0 +1,69 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
+import { ErrorCode } from '../../src/domain/errors.js';
+import { aSignatureRecord } from '../support/wallet-mother.js';
+
+// The WAL syncs the commit queue asks for are held here, so the test decides when the disk "answers".
+const syncs = vi.hoisted(() => [] as { fd: number; done: (error: NodeJS.ErrnoException | null) => void }[]);
+vi.mock('node:fs', async (original) => {
+  const fs = await original<typeof import('node:fs')>();
+  return { ...fs, fdatasync: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => syncs.push({ fd, done }) };
+});
+
+const settled = async (promise: Promise<unknown>) => {
+  let state = 'pending';
+  promise.then(
+    () => (state = 'fulfilled'),
+    () => (state = 'rejected'),
+  );
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  return state;
+};
+
+describe('sqlite commit queue: the sync off the event loop', () => {
+  let dir: string;
+  let db: SqliteDatabase;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-commit-sync-'));
+    db = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
+    syncs.length = 0;
+  });
+  afterEach(async () => {
+    db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers a write only once an fdatasync of the WAL, asked for after its commit, has returned', async () => {
+    const log = new SqliteSignatureLog(db);
+    const record = aSignatureRecord(1);
+    const written = log.record(record);
+    expect(await settled(written)).toBe('pending');
+    // Committed (readable on the connection) but not answered: the sync has not returned.
+    expect(await log.find(record.vaultId, record.submissionHash)).not.toBeNull();
+    expect(syncs).toHaveLength(1);
+    syncs[0]!.done(null);
+    expect(await settled(written)).toBe('fulfilled');
+  });
+
+  it('fails a write whose sync fails: committed but never answered as durable', async () => {
+    const log = new SqliteSignatureLog(db);
+    const written = log.record(aSignatureRecord(2));
+    await settled(written);
+    syncs[0]!.done(Object.assign(new Error('I/O error'), { code: 'EIO' }));
+    await expect(written).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+  });
+
+  it('keeps every other write on the connection synchronous=FULL', async () => {
+    const log = new SqliteSignatureLog(db);
+    const written = log.record(aSignatureRecord(3));
+    await settled(written);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    syncs[0]!.done(null);
+    await written;
+  });
+});
