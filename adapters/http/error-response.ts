@@ -17,7 +17,11 @@ export function toErrorResponse(
   }
   if (isDomainError(error)) {
     const status = STATUS_BY_CODE[error.code];
-    if (status >= 500) logger.warn({ requestId, code: error.code, err: error.message }, 'dependency failure');
+    if (status >= 500) {
+      // A message made safe for an unauthenticated caller keeps the details in its cause, for the log.
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      logger.warn({ requestId, code: error.code, err: error.message, ...(cause === undefined ? {} : { cause }) }, 'dependency failure');
+    }
     // The code only: messages echo the caller's input, which has no place in the logs.
     else logger.debug?.({ requestId, code: error.code, status }, 'request refused');
     return { status, message: error.message };

@@ -5,9 +5,11 @@ import { parseIdempotencyKey, type IdempotentRequest } from '../../src/applicati
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+import { admitClient, clientAddressOf, type AddressGuardDeps } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { parseJsonBody } from './json-body.js';
 import type { JsonBounds } from './json-bounds.js';
+import { operatorTokenMatches } from './operator-token.js';
 import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
 import { handleSign, writeSignOutput } from './sign-handler.js';
@@ -15,8 +17,9 @@ import { presentSubmission, presentWallet } from './presenters.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
 
 /** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
-export interface HttpDeps {
-  authenticate: { execute(authorization: string | undefined, vaultId: string): Promise<Principal> };
+export interface HttpDeps extends AddressGuardDeps {
+  /** `source` is the client address (admitClient), under which refusals are summarised. */
+  authenticate: { execute(authorization: string | undefined, vaultId: string, source: string): Promise<Principal> };
   createWallet: { execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> };
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
   getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
@@ -40,7 +43,16 @@ export interface HttpDeps {
   };
   bodyLimitBytes: number;
   /** Prometheus text for `GET /metrics`; without it the route does not exist. */
-  metrics?: { exposition(): Promise<{ contentType: string; text: string }>; observeRateLimited(): void };
+  metrics?: {
+    exposition(): Promise<{ contentType: string; text: string }>;
+    observeRateLimited(): void;
+    observeAddressRateLimited?(): void;
+  };
+  /**
+   * VAULT_METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`, and `/readyz`
+   * says why a dependency is down only to that caller (others learn which one, never hosts or modules).
+   */
+  operatorToken?: string;
   /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
   rateLimiter?: { take(apiKeyId: string): void };
   /** Shape limits on Sign's `args` and `abi` (default: DEFAULT_ARGS_BOUNDS). */
@@ -94,16 +106,21 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
     next();
   });
 
+  const operator = (req: Request) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, req.header('authorization'));
   if (options.health) {
     app.get('/healthz', (_req, res) => {
       res.status(200).json({ status: 'ok' });
     });
-    app.get('/readyz', async (_req, res) => {
+    app.get('/readyz', async (req, res) => {
       try {
         await deps.readiness();
         res.status(200).json({ status: 'ready' });
       } catch (error) {
-        const message = isDomainError(error) ? error.message : 'not ready';
+        // A ReadinessFailure (adapters/main/readiness.ts) carries the why apart from the message.
+        const why: unknown = isDomainError(error) ? (error as { details?: unknown }).details : undefined;
+        const details = typeof why === 'string' ? why : undefined;
+        if (details !== undefined) deps.logger.warn({ problems: details }, 'not ready');
+        const message = details !== undefined && operator(req) ? details : isDomainError(error) ? error.message : 'not ready';
         res.status(503).json({ success: false, error: message });
       }
     });
@@ -111,7 +128,11 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
 
   if (deps.metrics) {
     const metrics = deps.metrics;
-    app.get('/metrics', async (_req, res) => {
+    app.get('/metrics', async (req, res) => {
+      if (deps.operatorToken !== undefined && !operator(req)) {
+        res.status(401).set('WWW-Authenticate', 'Bearer').json({ success: false, error: 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' });
+        return;
+      }
       const { contentType, text } = await metrics.exposition();
       res.status(200).type(contentType).send(text);
     });
@@ -123,14 +144,16 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
     if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
     // An app that parsed the body to raw bytes already (express.raw) hands them over as they are.
     const body = Buffer.isBuffer(req.body) ? req.body : req;
-    writeSignOutput(res, await handleSign(deps, { vaultId: param(req, 'vaultId'), headers: req.headers, body, requestId: locals(res).requestId }));
+    const source = clientAddressOf(deps, req);
+    writeSignOutput(res, await handleSign(deps, { vaultId: param(req, 'vaultId'), headers: req.headers, body, requestId: locals(res).requestId, source }));
   });
 
   const vault = express.Router({ mergeParams: true });
   vault.use(async (req, res, next) => {
     locals(res).inVault = true;
+    const source = admitClient(deps, req);
     const vaultId = param(req, 'vaultId');
-    locals(res).principal = await deps.authenticate.execute(req.header('authorization'), vaultId);
+    locals(res).principal = await deps.authenticate.execute(req.header('authorization'), vaultId, source);
     takeRateLimit(deps, locals(res).principal.apiKeyId);
     locals(res).vaultId = vaultId;
     next();

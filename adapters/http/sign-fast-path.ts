@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
+import { clientAddressOf } from './address-rate-limit.js';
 import { ownRequestId, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
 import { requestContextOf } from './request-context.js';
 import { handleSign, writeSignOutput } from './sign-handler.js';
@@ -22,7 +23,8 @@ export function withSignFastPath(app: Express, deps: HttpDeps): RequestListener 
         const context = requestContextOf(req);
         const requestId = context?.requestId ?? ownRequestId(res);
         if (context) context.route = `${VAULT_ROUTE_PREFIX}/sign`;
-        void handleSign(deps, { vaultId: match[1]!, vaultIdEncoded: true, headers: req.headers, body: req, requestId }).then((out) =>
+        const source = clientAddressOf(deps, req);
+        void handleSign(deps, { vaultId: match[1]!, vaultIdEncoded: true, headers: req.headers, body: req, requestId, source }).then((out) =>
           writeSignOutput(res, out),
         );
         return;

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { takeAddressLimit } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { takeRateLimit, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
@@ -8,7 +9,7 @@ import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
 /** What Sign needs from the application and the HTTP settings. */
 export type SignDeps = Pick<
   HttpDeps,
-  'authenticate' | 'verifyAuthSignature' | 'signCall' | 'logger' | 'bodyLimitBytes' | 'metrics' | 'rateLimiter' | 'argsBounds'
+  'authenticate' | 'verifyAuthSignature' | 'signCall' | 'logger' | 'bodyLimitBytes' | 'metrics' | 'rateLimiter' | 'argsBounds' | 'addressRateLimiter'
 >;
 
 export interface SignInput {
@@ -20,6 +21,8 @@ export interface SignInput {
   readonly body: Buffer | IncomingMessage;
   /** Named in the log line of an unexpected failure. */
   readonly requestId: string;
+  /** The client's address (clientAddressOf): its limit is taken first, refusals are summarised under it. */
+  readonly source?: string;
 }
 
 export interface SignOutput {
@@ -29,7 +32,7 @@ export interface SignOutput {
 }
 
 /**
- * POST …/sign, free of any framework: authentication, the per-key rate limit, the body limit,
+ * POST …/sign, free of any framework: the per-address limit, authentication, the per-key rate limit, the body limit,
  * `X-Vault-Auth-Signature` over the raw bytes, the bounds on `args`/`abi`, and the error table, in that
  * order, written once. The Express router and the standalone server's node:http fast path both answer
  * with what this returns.
@@ -39,8 +42,10 @@ export async function handleSign(deps: SignDeps, input: SignInput): Promise<Sign
   let payload: unknown;
   let headers: Record<string, string> | undefined;
   try {
+    const source = input.source ?? 'unknown';
+    takeAddressLimit(deps, source);
     const vaultId = input.vaultIdEncoded ? decodeSegment(input.vaultId) : input.vaultId;
-    const principal = await deps.authenticate.execute(input.headers.authorization, vaultId);
+    const principal = await deps.authenticate.execute(input.headers.authorization, vaultId, source);
     takeRateLimit(deps, principal.apiKeyId);
     const rawBody = Buffer.isBuffer(input.body) ? withinLimit(input.body, deps.bodyLimitBytes) : await readBody(input.body, deps.bodyLimitBytes);
     // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400

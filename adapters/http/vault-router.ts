@@ -4,6 +4,7 @@ import type { Vault } from '../main/create-vault.js';
 import { checkOptions, port, type VaultLogger } from '../main/vault-options.js';
 import { createVaultApp, type HttpDeps } from './http-app.js';
 import type { JsonBounds } from './json-bounds.js';
+import { clientAddressResolver, parseTrustedProxies } from './client-address.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** What `vaultRouter` serves besides the vault's API, and its limits. */
@@ -25,6 +26,15 @@ export interface VaultRouterOptions {
   readonly notFound?: boolean;
   /** Where unexpected failures are logged (with the request id); default: silent. */
   readonly logger?: VaultLogger;
+  /** Requests per minute per client address, taken before authentication (IPv6 per /64); default: none. */
+  readonly addressRateLimitPerMinute?: number;
+  /**
+   * Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client; default none: the socket's
+   * peer is the client. Express's `trust proxy` setting is not read.
+   */
+  readonly trustedProxies?: readonly string[];
+  /** `/metrics` needs `Authorization: Bearer <token>`, and `/readyz` says why only to it; default: none. */
+  readonly metricsToken?: string;
 }
 
 const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
@@ -95,5 +105,12 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
     metrics: options.metrics,
     rateLimiter: options.rateLimitPerMinute === undefined ? undefined : new RateLimiter(options.rateLimitPerMinute),
     argsBounds: options.argsBounds,
+    // Checked here too: a library caller's list is not validated by the server's configuration.
+    clientAddress: clientAddressResolver(parseTrustedProxies((options.trustedProxies ?? []).join(','))),
+    addressRateLimiter:
+      options.addressRateLimitPerMinute === undefined
+        ? undefined
+        : new RateLimiter(options.addressRateLimitPerMinute, Date.now, { scope: 'this client address' }),
+    operatorToken: options.metricsToken,
   };
 }

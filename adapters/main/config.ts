@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
+import { parseTrustedProxies } from '../http/client-address.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
@@ -80,6 +81,16 @@ export interface AppConfig {
   readonly database: DatabaseSettings | undefined;
   /** Requests per minute per API key, per instance; undefined: no limit. */
   readonly rateLimitPerMinute: number | undefined;
+  /** Requests per minute per client address, taken before authentication, per process; undefined: no limit. */
+  readonly addressRateLimitPerMinute: number | undefined;
+  /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client; empty: the socket's peer counts. */
+  readonly trustedProxies: readonly string[];
+  /** How often refused authentications are summarised into the audit trail (one record per source). */
+  readonly authRefusedSummaryMs: number;
+  /** Open connections per process; past it new connections are closed at once. */
+  readonly maxConnections: number;
+  /** VAULT_METRICS_TOKEN: guards /metrics and /readyz's details; undefined: /metrics is open. */
+  readonly metricsToken: string | undefined;
   /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
   readonly outboundTimeoutMs: number;
   /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length. */
@@ -129,6 +140,11 @@ const schema = z.object({
   VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
+  VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
+  VAULT_TRUSTED_PROXIES: z.string().optional(),
+  VAULT_AUTH_REFUSED_SUMMARY_SECONDS: integer(1, 86_400).default(60),
+  VAULT_MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
+  VAULT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
   VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(DEFAULT_ARGS_BOUNDS.maxDepth),
   VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(DEFAULT_ARGS_BOUNDS.maxArrayLength),
@@ -208,6 +224,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
     };
   }
+  let trustedProxies: string[] = [];
+  try {
+    trustedProxies = parseTrustedProxies(e.VAULT_TRUSTED_PROXIES ?? '');
+  } catch (error) {
+    throw new ConfigError(`VAULT_TRUSTED_PROXIES: ${(error as Error).message}`);
+  }
   const addedChains = parseAddedChains(e.VAULT_CHAINS);
   const rpcUrls = rpcUrlsOf(present, addedChains);
   return {
@@ -232,6 +254,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             queryTimeoutMs: e.VAULT_DATABASE_QUERY_TIMEOUT_MS,
           },
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    addressRateLimitPerMinute: e.VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE,
+    trustedProxies,
+    authRefusedSummaryMs: e.VAULT_AUTH_REFUSED_SUMMARY_SECONDS * 1000,
+    maxConnections: e.VAULT_MAX_CONNECTIONS,
+    metricsToken: e.VAULT_METRICS_TOKEN,
     outboundTimeoutMs: e.VAULT_OUTBOUND_TIMEOUT_MS,
     argsBounds: {
       maxDepth: e.VAULT_ARGS_MAX_DEPTH,

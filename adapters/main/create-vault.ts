@@ -16,6 +16,7 @@ import { PolicyCache } from '../../src/application/policy-cache.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
+import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { CHAINS, SignCall } from '../../src/application/sign-call.use-case.js';
@@ -38,6 +39,7 @@ import { SystemClock } from '../system/system.clock.js';
 import { UuidV7IdGenerator } from '../system/uuid-v7.id-generator.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
+import { startRefusedAuthFlush } from './refused-auth-flush.js';
 import { TOKENS } from './tokens.js';
 import { validateVaultOptions, type VaultLogger, type VaultOptions } from './vault-options.js';
 
@@ -155,7 +157,12 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     });
     bind(ListAuditRecords).toDynamicValue((ctx) => new ListAuditRecords(ports(ctx).audit, ports(ctx).repo));
     bind(VerifyAuditChain).toDynamicValue((ctx) => new VerifyAuditChain(ports(ctx).audit));
-    bind(Authenticate).toDynamicValue((ctx) => new Authenticate(ports(ctx).repo, ports(ctx).clock, ports(ctx).audit));
+    bind(RefusedAuthSummary).toDynamicValue((ctx) => new RefusedAuthSummary(ports(ctx).repo, ports(ctx).clock, ports(ctx).audit));
+    bind(Authenticate).toDynamicValue((ctx) => {
+      const summary = ctx.get(RefusedAuthSummary);
+      const also = options.authRefused;
+      return new Authenticate(ports(ctx).repo, ports(ctx).clock, also ? { refused: (e) => (summary.refused(e), also.refused(e)) } : summary);
+    });
     bind(CreateWallet).toDynamicValue((ctx) => {
       const p = ports(ctx);
       return new CreateWallet(p.repo, keys(ctx), p.clock, ctx.get(TOKENS.ID_GENERATOR), p.audit);
@@ -250,6 +257,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
     Math.min(options.outboundTimeoutMs ?? 5000, 2000),
   );
   let closing: Promise<void> | undefined;
+  let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const get = <T>(id: abstract new (...args: any[]) => T): T => container.get<T>(id);
   const vault: Omit<Vault, LazyUseCase> = {
     container,
@@ -274,6 +282,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
     close: () =>
       (closing ??= (async () => {
         await scheduler.stop();
+        await refusedAuthFlush?.stop();
         await closeAll();
       })()),
   };
@@ -288,6 +297,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
   }) as Vault;
   // Last, once everything resolved: a bad rebind in configure() must not leave jobs running.
   if (options.jobs !== false && keyStores.length > 0) scheduler.start();
+  refusedAuthFlush = startRefusedAuthFlush(get(RefusedAuthSummary), options.authRefusedSummaryIntervalMs ?? 60_000, logger);
   return built;
 }
 

@@ -8,16 +8,35 @@ export interface ReadinessCheck {
 }
 
 /**
+ * Not ready. The message names only which dependencies are down (`database unavailable; key store pkcs11
+ * unavailable`), as anyone who can reach /readyz may read it; `details` says why (hosts, mounts, modules),
+ * for the log and for a caller with the operator token.
+ */
+export class ReadinessFailure extends DomainError {
+  constructor(
+    code: ReadinessCheck['code'],
+    message: string,
+    readonly details: string,
+  ) {
+    super(code, message);
+  }
+}
+
+/**
  * Pings every dependency at once, each bounded by `timeoutMs` (a probe must answer promptly even when a
- * dependency hangs), and rejects with one error naming every dependency that failed or did not answer
- * (`key store vault-transit: …; database: …`).
+ * dependency hangs), and rejects with one ReadinessFailure naming every dependency that failed or did not
+ * answer.
  */
 export function readinessOf(checks: readonly ReadinessCheck[], timeoutMs: number): () => Promise<void> {
   return async () => {
     const results = await Promise.all(checks.map((c) => bounded(c, timeoutMs)));
     const failed = results.filter((r): r is { check: ReadinessCheck; problem: string } => r !== undefined);
     if (failed.length === 0) return;
-    throw new DomainError(failed[0]!.check.code, failed.map((f) => f.problem).join('; '));
+    throw new ReadinessFailure(
+      failed[0]!.check.code,
+      failed.map((f) => `${f.check.name} unavailable`).join('; '),
+      failed.map((f) => f.problem).join('; '),
+    );
   };
 }
 

@@ -43,6 +43,13 @@ export interface StartOptions {
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
+/** The documented bound on receiving a request's headers (docs/configuration.md). */
+const HEADERS_TIMEOUT_MS = 20_000;
+/**
+ * How often node checks connections against headersTimeout and requestTimeout. Its default (30 s) let a
+ * client trickling headers hold a connection for up to 50 s despite the 20 s bound.
+ */
+const CONNECTIONS_CHECK_MS = 1000;
 
 export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
   const baseLogger = options.logger ?? createLogger(config.logLevel);
@@ -57,25 +64,36 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // Only slot 0 runs the background jobs (the SQLite job lock is per process).
     jobs: options.worker && options.worker.slot !== 0 ? false : { intervalMs: config.purgeIntervalMs },
     jobMetrics: metrics,
+    // Refused authentications by reason, besides the audit summary.
+    authRefused: metrics,
   });
   const deps = httpDepsOf(vault, {
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: options.worker
-      ? { exposition: clusterMetricsExposition(metrics.registry), observeRateLimited: () => metrics.observeRateLimited() }
+      ? {
+          exposition: clusterMetricsExposition(metrics.registry),
+          observeRateLimited: () => metrics.observeRateLimited(),
+          observeAddressRateLimited: () => metrics.observeAddressRateLimited(),
+        }
       : metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    addressRateLimitPerMinute: config.addressRateLimitPerMinute,
+    trustedProxies: config.trustedProxies,
+    metricsToken: config.metricsToken,
     argsBounds: config.argsBounds,
   });
 
   const server = http.createServer(
-    { maxHeaderSize: config.maxHeaderBytes },
+    { maxHeaderSize: config.maxHeaderBytes, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     observeRequests(withSignFastPath(createHttpApp(deps), deps), { logger, metrics }),
   );
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   // A client that trickles its headers or body cannot hold a connection for node's default five minutes.
-  server.headersTimeout = 20_000;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = 60_000;
+  // Past the cap node closes each new connection as it arrives (docs/operations.md).
+  server.maxConnections = config.maxConnections;
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, config.maxHeaderBytes));
   server.listen(config.port, config.host);
   try {

@@ -21,6 +21,8 @@ export interface FromConfigOptions {
   readonly clock?: VaultOptions['clock'];
   readonly jobs?: VaultOptions['jobs'];
   readonly jobMetrics?: VaultOptions['jobMetrics'];
+  /** Told of each refused authentication besides the audit summary (the server's metrics). */
+  readonly authRefused?: VaultOptions['authRefused'];
 }
 
 /**
@@ -50,6 +52,8 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     jobs: o.keyStores === false ? false : (o.jobs ?? { intervalMs: config.purgeIntervalMs }),
     logger: o.logger,
     jobMetrics: o.jobMetrics,
+    authRefused: o.authRefused,
+    authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
   });
 }
 
@@ -77,8 +81,8 @@ async function openPersistence(config: AppConfig, logger?: Logger): Promise<Pers
     return persistence;
   }
   ensureDataDir(config);
-  // Several workers on one file share their nonces through it; one process keeps them in memory.
-  return sqlitePersistence({ path: path.join(config.dataDir, 'vault.db'), sharedNonces: config.workers > 1 });
+  // Nonces in the file whatever VAULT_WORKERS is: a replay is refused after a restart and by any process.
+  return sqlitePersistence({ path: path.join(config.dataDir, 'vault.db'), sharedNonces: true });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import { z } from 'zod';
+import type { RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
@@ -58,6 +59,13 @@ export interface VaultOptions {
    * built: rebind a port here (`c.rebind(TOKENS.CLOCK).toConstantValue(myClock)`).
    */
   readonly configure?: (container: Container) => void;
+  /** Told of each refused authentication (reason, client address), besides the audit summary. */
+  readonly authRefused?: RefusedAuthObserver;
+  /**
+   * How often refused authentications are written to the audit trail, one `auth.refused` record per
+   * client address with a count (ms, default 60 000); `close()` writes the last interval's.
+   */
+  readonly authRefusedSummaryIntervalMs?: number;
 }
 
 export class VaultOptionsError extends Error {
@@ -116,6 +124,8 @@ const schema = z
     logger: port(['info', 'warn', 'error']).optional(),
     jobMetrics: port(['observePurge']).optional(),
     configure: fn('(container) => void').optional(),
+    authRefused: port(['refused']).optional(),
+    authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
   })
   .superRefine((o, ctx) => {
     const chains: AddedChain[] = [];

@@ -22,6 +22,8 @@ export class PrometheusMetrics {
   private readonly purgeFailed: Counter;
   private readonly orphansSwept: Counter;
   private readonly rateLimited: Counter;
+  private readonly authRefused: Counter<'reason'>;
+  private readonly addressLimited: Counter;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
@@ -64,6 +66,17 @@ export class PrometheusMetrics {
     this.purgeFailed = new Counter({ name: 'wallet_vault_purge_wallets_failed_total', help: 'Expired wallets the purge could not destroy yet (retried on the next run).', registers });
     this.orphansSwept = new Counter({ name: 'wallet_vault_orphan_keys_swept_total', help: 'Keys no wallet names, destroyed by the sweep.', registers });
     this.rateLimited = new Counter({ name: 'wallet_vault_rate_limited_total', help: 'Requests refused by the per-API-key rate limit.', registers });
+    this.authRefused = new Counter({
+      name: 'wallet_vault_auth_refused_total',
+      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.addressLimited = new Counter({
+      name: 'wallet_vault_address_rate_limited_total',
+      help: 'Requests refused by the per-client-address rate limit, before authentication.',
+      registers,
+    });
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -90,6 +103,15 @@ export class PrometheusMetrics {
 
   observeRateLimited(): void {
     this.rateLimited.inc();
+  }
+
+  /** A RefusedAuthObserver: counts each refused authentication by its reason (a closed set). */
+  refused(event: { reason: string }): void {
+    this.authRefused.inc({ reason: event.reason });
+  }
+
+  observeAddressRateLimited(): void {
+    this.addressLimited.inc();
   }
 
   /** The text exposition format and its content type. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
@@ -27,7 +28,8 @@ describe('the audit trail over HTTP', () => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ env: { VAULT_AUTH_SECRET_KEY: SECRET } });
+    // Refused API keys are summarised when the test flushes, not by the periodic flush.
+    s = await startTestServer({ env: { VAULT_AUTH_SECRET_KEY: SECRET, VAULT_AUTH_REFUSED_SUMMARY_SECONDS: '3600' } });
     vaultId = (await s.createVault({ name: 'audited' })).id;
     ({ apiKey, id: keyId } = await s.createApiKey(vaultId));
     api = client(s.url, apiKey);
@@ -83,22 +85,35 @@ describe('the audit trail over HTTP', () => {
     ]);
   });
 
-  it('records refused API keys on every route by id or as anonymous, never the key', async () => {
+  it('summarises refused API keys on every route per client address, by id or as anonymous, never the key', async () => {
     const start = await headSeq();
     const wrong = `${apiKey.slice(0, 20)}${'B'.repeat(43)}`;
     expect((await client(s.url).get(`${base}/wallets`)).status).toBe(401);
     expect((await client(s.url, wrong).get(`${base}/status`)).status).toBe(401);
     expect((await client(s.url, wrong).post(`${base}/sign`, {})).status).toBe(401);
     expect((await client(s.url, apiKey).get('/api/v1/vaults/elsewhere/wallets')).status).toBe(401);
+    expect(await after(start)).toEqual([]); // a refusal writes nothing of its own
+    await s.server.container.get(RefusedAuthSummary).flush();
     expect((await after(start)).map(view)).toEqual([
-      { action: 'auth.refused', actor: 'anonymous', vaultId, subject: null, details: { reason: expect.stringMatching(/missing Authorization/) } },
-      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId, subject: null, details: { reason: 'wrong secret' } },
-      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId, subject: null, details: { reason: 'wrong secret' } },
-      { action: 'auth.refused', actor: `api-key:${keyId}`, vaultId: null, subject: null, details: { reason: `API key of vault ${vaultId}`, vault: 'unknown' } },
+      {
+        action: 'auth.refused',
+        actor: 'anonymous',
+        vaultId: null,
+        subject: null,
+        details: {
+          source: '127.0.0.1',
+          count: 4,
+          since: expect.any(String),
+          reasons: 'missing Authorization header: 1; wrong secret: 2; API key of another vault: 1',
+          apiKeys: keyId,
+          vaults: vaultId,
+        },
+      },
     ]);
     const text = JSON.stringify(await records());
     expect(text).not.toContain(apiKey.slice(20));
     expect(text).not.toContain('B'.repeat(43));
+    expect(text).not.toContain('elsewhere');
   });
 
   it('records the purge deleting an expired wallet as the system', async () => {

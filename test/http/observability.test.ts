@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
+import { sample } from '../support/prometheus-sample.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { MINT_ABI as MINT, localSignBody } from '../support/sign-request.js';
-
-
-/** The value of one sample line (`name{labels} value`), or undefined when the series is absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
-}
 
 describe('request ids, /metrics and /readyz', () => {
   let s: TestServer;

@@ -60,7 +60,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     expect(replay.body.error).toMatch(/already used/);
   });
 
-  it('database lost during requests: 503 naming the database (never the password), and recovery when it returns', async () => {
+  it('database lost during requests: 503 naming the database to a key holder (never the password), only "database unavailable" to others, and recovery when it returns', async () => {
     const s = await start();
     const vaultId = (await s.createVault({ name: 'faults' })).id;
     const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
@@ -69,10 +69,19 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     expect((await get()).status).toBe(200);
 
     await proxy.cut();
-    for (const reply of [await get(), await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'x' }), await client(s.url).get('/readyz')]) {
+    // The key's holder is told which database failed once its key is known (from the API key cache),
+    // or only "database unavailable" when the key itself had to be read; never the password.
+    const named = `PostgreSQL database "${db.name}" on 127.0.0.1:${proxy.port}`;
+    for (const reply of [await get(), await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'x' })]) {
       expect(reply.status).toBe(503);
-      expect(reply.body.error).toContain(`PostgreSQL database "${db.name}" on 127.0.0.1:${proxy.port}`);
+      expect([named, 'database unavailable'].some((m) => reply.body.error.startsWith(m)), reply.body.error).toBe(true);
       expect(JSON.stringify(reply.body)).not.toContain('hunter2');
+    }
+    // Anyone else, not yet authenticated, and /readyz: which dependency, never where it is.
+    const stranger = client(s.url, `wv_ffffffffffffffff_${'A'.repeat(43)}`);
+    for (const reply of [await stranger.get(`/api/v1/vaults/${vaultId}/wallets`), await client(s.url).get('/readyz')]) {
+      expect(reply.status).toBe(503);
+      expect(reply.body).toEqual({ success: false, error: 'database unavailable' });
     }
 
     await proxy.restore();

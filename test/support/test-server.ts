@@ -75,7 +75,15 @@ async function mountedApp(server: RunningServer, config: ReturnType<typeof loadC
   const host = express();
   host.use(
     mount,
-    vaultRouter(server.vault, { bodyLimitBytes: config.bodyLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, argsBounds: config.argsBounds, health: true }),
+    vaultRouter(server.vault, {
+      bodyLimitBytes: config.bodyLimitBytes,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      argsBounds: config.argsBounds,
+      health: true,
+      addressRateLimitPerMinute: config.addressRateLimitPerMinute,
+      trustedProxies: config.trustedProxies,
+      metricsToken: config.metricsToken,
+    }),
   );
   const app = host.listen(0, '127.0.0.1');
   await new Promise((resolve) => app.once('listening', resolve));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
+import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
@@ -41,7 +42,9 @@ async function world(chainReader: ChainReader = NO_RPC) {
   const vault = await manage.createVault({ name: 'main' });
   const { apiKey, record } = await manage.createApiKey(vault.id);
   const principal = { apiKeyId: record.id, vaultId: vault.id };
+  const refusals = new RefusedAuthSummary(repo, clock, auditLog, 3);
   return {
+    refusals,
     repo,
     store,
     clock,
@@ -51,7 +54,7 @@ async function world(chainReader: ChainReader = NO_RPC) {
     principal,
     manage,
     policies: new ManagePolicies(repo, policies, clock, auditLog),
-    authenticate: new Authenticate(repo, clock, auditLog),
+    authenticate: new Authenticate(repo, clock, refusals),
     create: new CreateWallet(repo, registry, clock, ids, auditLog),
     rename: new RenameWallet(repo, clock, auditLog),
     expire: new ExpireWallet(repo, clock, auditLog),
@@ -153,36 +156,74 @@ describe('the audit trail records every security-relevant event', () => {
     ]);
   });
 
-  it('records refused authentication with the reason and the key id when it parsed, never the key', async () => {
+  it('summarises refused authentication per source: a count and the reasons, the key id when it parsed, never the key', async () => {
     const w = await world();
     const [, id, secret] = /^wv_([0-9a-f]{16})_(.+)$/.exec(w.apiKey)!;
     const wrongSecret = `wv_${id}_${'A'.repeat(43)}`;
     const unknownKey = `wv_ffffffffffffffff_${secret}`;
     const start = w.auditLog.records.length;
-    const attempts: [string | undefined, string][] = [
-      [undefined, w.vault.id],
-      ['Basic abc', w.vault.id],
-      ['Bearer not-a-key', w.vault.id],
-      [`Bearer ${wrongSecret}`, w.vault.id],
-      [`Bearer ${unknownKey}`, w.vault.id],
-      [`Bearer ${w.apiKey}`, 'no-such-vault'],
+    const attempts: [string | undefined, string, string][] = [
+      [undefined, w.vault.id, '203.0.113.7'],
+      ['Basic abc', w.vault.id, '203.0.113.7'],
+      ['Bearer not-a-key', w.vault.id, '203.0.113.7'],
+      [`Bearer ${wrongSecret}`, w.vault.id, '198.51.100.1'],
+      [`Bearer ${wrongSecret}`, w.vault.id, '198.51.100.1'],
+      [`Bearer ${unknownKey}`, w.vault.id, '2001:db8::1'],
+      [`Bearer ${w.apiKey}`, 'no-such-vault', '2001:db8::1'],
     ];
-    for (const [header, vaultId] of attempts) {
-      await expect(w.authenticate.execute(header, vaultId)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    for (const [header, vaultId, source] of attempts) {
+      await expect(w.authenticate.execute(header, vaultId, source)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     }
-    await expect(w.authenticate.execute(`Bearer ${w.apiKey}`, w.vault.id)).resolves.toEqual(w.principal);
+    await expect(w.authenticate.execute(`Bearer ${w.apiKey}`, w.vault.id, '203.0.113.7')).resolves.toEqual(w.principal);
+    expect(w.since(start)).toEqual([]); // nothing written per request
+    expect(await w.refusals.flush()).toBe(3);
+    const since = w.clock.now().toISOString();
     expect(w.since(start)).toEqual([
-      { action: 'auth.refused', actor: 'anonymous', vaultId: w.vault.id, subject: null, details: { reason: expect.stringMatching(/missing Authorization/) } },
-      { action: 'auth.refused', actor: 'anonymous', vaultId: w.vault.id, subject: null, details: { reason: expect.stringMatching(/Bearer scheme/) } },
-      { action: 'auth.refused', actor: 'anonymous', vaultId: w.vault.id, subject: null, details: { reason: 'malformed API key' } },
-      { action: 'auth.refused', actor: `api-key:${id}`, vaultId: w.vault.id, subject: null, details: { reason: 'wrong secret' } },
-      { action: 'auth.refused', actor: 'api-key:ffffffffffffffff', vaultId: w.vault.id, subject: null, details: { reason: 'unknown API key' } },
-      { action: 'auth.refused', actor: `api-key:${id}`, vaultId: null, subject: null, details: { reason: `API key of vault ${w.vault.id}`, vault: 'unknown' } },
+      {
+        action: 'auth.refused',
+        actor: 'anonymous',
+        vaultId: w.vault.id,
+        subject: null,
+        details: {
+          source: '203.0.113.7',
+          count: 3,
+          since,
+          reasons: 'missing Authorization header: 1; not the Bearer scheme: 1; malformed API key: 1',
+          apiKeys: null,
+          vaults: w.vault.id,
+        },
+      },
+      {
+        action: 'auth.refused',
+        actor: `api-key:${id}`,
+        vaultId: w.vault.id,
+        subject: null,
+        details: { source: '198.51.100.1', count: 2, since, reasons: 'wrong secret: 2', apiKeys: id, vaults: w.vault.id },
+      },
+      {
+        action: 'auth.refused',
+        actor: 'anonymous',
+        vaultId: null,
+        subject: null,
+        details: { source: '2001:db8::1', count: 2, since, reasons: 'unknown API key: 1; API key of another vault: 1', apiKeys: `ffffffffffffffff,${id}`, vaults: w.vault.id },
+      },
     ]);
+    expect(await w.refusals.flush()).toBe(0); // a new interval starts empty
     const text = JSON.stringify(w.auditLog.records);
     expect(text).not.toContain(secret);
     expect(text).not.toContain('A'.repeat(43));
     expect(text).not.toContain('no-such-vault');
+  });
+
+  it('keeps memory bounded: past the source cap, further addresses are tallied together as "other"', async () => {
+    const w = await world();
+    const start = w.auditLog.records.length;
+    for (let i = 0; i < 50; i++) {
+      await expect(w.authenticate.execute(undefined, w.vault.id, `10.0.0.${i}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    }
+    expect(await w.refusals.flush()).toBe(4);
+    const summaries = w.since(start).map((r) => [r.details.source, r.details.count]);
+    expect(summaries).toEqual([['10.0.0.0', 1], ['10.0.0.1', 1], ['10.0.0.2', 1], ['other', 47]]);
   });
 
   it('records policy changes by the operator; clearing no policy records nothing', async () => {

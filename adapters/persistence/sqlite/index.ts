@@ -14,8 +14,9 @@ export interface SqlitePersistenceOptions {
   /** The database file (WAL mode, synchronous=FULL); its directory is created 0700 when missing. */
   readonly path: string;
   /**
-   * Keep `X-Vault-Auth-Signature` nonces in the database rather than in memory, for several processes on
-   * one file (the standalone server's VAULT_WORKERS > 1). Default false.
+   * Keep `X-Vault-Auth-Signature` nonces in the database (default true), so a captured request is
+   * refused after a restart, by another worker and by a second process on the same file. False keeps
+   * them in this process's memory: a restart forgets them.
    */
   readonly sharedNonces?: boolean;
 }
@@ -30,7 +31,7 @@ export async function sqlitePersistence(options: SqlitePersistenceOptions): Prom
   return {
     repository: new SqliteWalletRepository(db),
     signatureLog: new SqliteSignatureLog(db, auditLog),
-    replayGuard: o.sharedNonces ? (now) => new SqliteReplayGuard(db, now) : undefined,
+    replayGuard: o.sharedNonces === false ? undefined : (now) => new SqliteReplayGuard(db, now),
     description: `SQLite ${o.path}`,
     auditLog,
     policies: new SqlitePolicyRepository(db),

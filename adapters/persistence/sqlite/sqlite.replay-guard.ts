@@ -7,12 +7,12 @@ import type { SqliteDatabase } from './sqlite.database.js';
 const SWEEP_BATCH = 10_000;
 
 /**
- * Nonces accepted by any process on this database file, for a server running several worker processes
- * (VAULT_WORKERS): the first INSERT of a nonce wins, so a replay that lands on another worker is refused
- * too. The insert runs in the connection's commit queue, whose IMMEDIATE transaction holds the database
+ * Nonces accepted by any process on this database file, whatever VAULT_WORKERS is: the first INSERT of a
+ * nonce wins, so a replay that lands on another worker, on a second server on the same data directory or
+ * on this one after a restart is refused too. The insert runs in the connection's commit queue, whose IMMEDIATE transaction holds the database
  * write lock, so two workers cannot both take one nonce; it shares the batch's commit with the sign path's
  * writes. A row whose expiry has passed may be taken again (its signature is stale by then anyway);
- * expired rows are deleted every minute. A single process keeps its nonces in memory instead.
+ * expired rows are deleted every minute.
  */
 export class SqliteReplayGuard implements ReplayGuard {
   private readonly commits: SqliteCommitQueue;
