@@ -40,6 +40,13 @@ export interface VaultRouterOptions {
 const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
 
 const count = z.int().min(1);
+const isProxyEntry = (entry: string) => {
+  try {
+    return parseTrustedProxies(entry).length === 1;
+  } catch {
+    return false;
+  }
+};
 const optionsSchema = z.strictObject({
   bodyLimitBytes: count.optional(),
   rateLimitPerMinute: count.optional(),
@@ -48,6 +55,9 @@ const optionsSchema = z.strictObject({
   metrics: port(['exposition', 'observeRateLimited']).optional(),
   notFound: z.boolean().optional(),
   logger: port(['info', 'warn', 'error']).optional(),
+  addressRateLimitPerMinute: count.optional(),
+  trustedProxies: z.array(z.string().refine(isProxyEntry, 'must be an IP address or CIDR range')).optional(),
+  metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 // An option added to VaultRouterOptions but not to the schema would be refused as unknown: make that
 // a compile error naming it.

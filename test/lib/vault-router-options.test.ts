@@ -20,6 +20,8 @@ describe('vaultRouter refuses bad options at once, naming the option', () => {
     ['health given as a string', { health: 'yes' }, /^ {2}health: /m],
     ['a logger without error()', { logger: { info() {}, warn() {} } }, /^ {2}logger: must implement error\(\)$/m],
     ['a metrics source without exposition()', { metrics: { observeRateLimited() {} } }, /^ {2}metrics: must implement exposition\(\)$/m],
+    ['a trusted proxy that is not an address', { trustedProxies: ['10.0.0.0/8', 'proxy.internal'] }, /^ {2}trustedProxies\[1\]: must be an IP address or CIDR range$/m],
+    ['a short metrics token', { metricsToken: 'short' }, /^ {2}metricsToken: must be at least 16 characters$/m],
   ])('%s', (_label, options, message) => {
     let error: unknown;
     try {
@@ -41,6 +43,9 @@ describe('vaultRouter refuses bad options at once, naming the option', () => {
       metrics: { exposition: async () => ({ contentType: 'text/plain', text: '' }), observeRateLimited() {} },
       notFound: false,
       logger: console,
+      addressRateLimitPerMinute: 600,
+      trustedProxies: ['10.0.0.0/8', '::1'],
+      metricsToken: 'a-token-of-sixteen-or-more',
     });
     expect(typeof router).toBe('function');
   });
