@@ -8,7 +8,8 @@ import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import { admitClient, clientAddressOf, type AddressGuardDeps } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { parseJsonBody } from './json-body.js';
-import type { JsonBounds } from './json-bounds.js';
+import { DEFAULT_ARGS_BOUNDS, type JsonBounds } from './json-bounds.js';
+import { bodyLimits, type JsonTextLimits } from './json-nesting.js';
 import { operatorTokenMatches } from './operator-token.js';
 import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
@@ -55,7 +56,7 @@ export interface HttpDeps extends AddressGuardDeps {
   operatorToken?: string;
   /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
   rateLimiter?: { take(apiKeyId: string): void };
-  /** Shape limits on Sign's `args` and `abi` (default: DEFAULT_ARGS_BOUNDS). */
+  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
 }
 
@@ -158,7 +159,7 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
     locals(res).vaultId = vaultId;
     next();
   });
-  const body = readJsonBody(deps.bodyLimitBytes);
+  const body = readJsonBody(deps.bodyLimitBytes, bodyLimits(deps.argsBounds ?? DEFAULT_ARGS_BOUNDS));
 
   vault.get('/wallets', async (req, res) => {
     const { offset, count } = parseOrThrow(listQuerySchema, req.query);
@@ -219,13 +220,13 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
  * Reads the body as raw bytes and parses the JSON itself, so every failure is one of ours with a clear
  * message.
  */
-function readJsonBody(limit: number) {
+function readJsonBody(limit: number, shape: JsonTextLimits) {
   const raw = express.raw({ type: () => true, limit });
   return (req: Request, res: Response, next: NextFunction) => {
     raw(req, res, (error?: unknown) => {
       if (error) return next(error);
       try {
-        locals(res).body = parseJsonBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.header('content-type'));
+        locals(res).body = parseJsonBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.header('content-type'), shape);
       } catch (parseError) {
         return next(parseError);
       }

@@ -8,18 +8,33 @@ export interface JsonBounds {
   readonly maxArrayLength: number;
   /** Most characters in one string (object keys included). */
   readonly maxStringLength: number;
+  /**
+   * Most values in the whole value (array elements and object fields at any depth). Each becomes at least
+   * one 32-byte word of the ABI encoding that is built and hashed, so this bounds a sign's work where the
+   * body limit alone does not (`[0,0,…]` is 2 bytes of JSON per 32 bytes encoded).
+   */
+  readonly maxValues: number;
 }
 
-/** The defaults of VAULT_ARGS_MAX_DEPTH, VAULT_ARGS_MAX_ARRAY_LENGTH and VAULT_ARGS_MAX_STRING_LENGTH. */
-export const DEFAULT_ARGS_BOUNDS: JsonBounds = { maxDepth: 16, maxArrayLength: 10_000, maxStringLength: 131_072 };
+/** The defaults of VAULT_ARGS_MAX_DEPTH, _ARRAY_LENGTH, _STRING_LENGTH and _VALUES. */
+export const DEFAULT_ARGS_BOUNDS: JsonBounds = { maxDepth: 16, maxArrayLength: 10_000, maxStringLength: 131_072, maxValues: 16_384 };
 
-const key = (path: string, k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k.length > 40 ? `${k.slice(0, 37)}...` : k)}]`);
+/** `path.k`, or `path["k…"]` for a key that is not an identifier (shortened: keys can be long). */
+export function fieldPath(path: string, k: string): string {
+  if (/^[A-Za-z_$][\w$]*$/.test(k)) return path ? `${path}.${k}` : k;
+  return `${path}[${JSON.stringify(k.length > 40 ? `${k.slice(0, 37)}...` : k)}]`;
+}
 
 /**
  * Throws INVALID_ARGUMENT naming the first place (`args[2][0].amount`) that breaks a bound. The walk stops
- * at the depth limit, so a hostile nesting of any depth costs no more than the limit.
+ * at the depth limit and at the value count, so a hostile shape of any size costs no more than the limits.
  */
-export function checkJsonBounds(value: unknown, path: string, bounds: JsonBounds, depth = 1): void {
+export function checkJsonBounds(value: unknown, path: string, bounds: JsonBounds): void {
+  const seen = { values: 0 };
+  walk(value, path, bounds, 1, seen);
+}
+
+function walk(value: unknown, path: string, bounds: JsonBounds, depth: number, seen: { values: number }): void {
   if (typeof value === 'string') {
     if (value.length > bounds.maxStringLength) {
       throw invalidArgument(`${path}: string of ${value.length} characters is longer than the limit of ${bounds.maxStringLength}`);
@@ -28,15 +43,26 @@ export function checkJsonBounds(value: unknown, path: string, bounds: JsonBounds
   }
   if (typeof value !== 'object' || value === null) return;
   if (depth > bounds.maxDepth) throw invalidArgument(`${path}: nested deeper than the limit of ${bounds.maxDepth} levels`);
+  const count = (at: string) => {
+    if (++seen.values > bounds.maxValues) {
+      throw invalidArgument(`${at}: more than the limit of ${bounds.maxValues} values (array elements and fields at any depth)`);
+    }
+  };
   if (Array.isArray(value)) {
     if (value.length > bounds.maxArrayLength) {
       throw invalidArgument(`${path}: array of ${value.length} elements is longer than the limit of ${bounds.maxArrayLength}`);
     }
-    for (let i = 0; i < value.length; i++) checkJsonBounds(value[i], `${path}[${i}]`, bounds, depth + 1);
+    for (let i = 0; i < value.length; i++) {
+      const at = `${path}[${i}]`;
+      count(at);
+      walk(value[i], at, bounds, depth + 1, seen);
+    }
     return;
   }
   for (const [k, v] of Object.entries(value)) {
     if (k.length > bounds.maxStringLength) throw invalidArgument(`${path}: a key of ${k.length} characters is longer than the limit of ${bounds.maxStringLength}`);
-    checkJsonBounds(v, key(path, k), bounds, depth + 1);
+    const at = fieldPath(path, k);
+    count(at);
+    walk(v, at, bounds, depth + 1, seen);
   }
 }

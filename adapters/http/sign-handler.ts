@@ -5,6 +5,7 @@ import { toErrorResponse } from './error-response.js';
 import { takeRateLimit, type HttpDeps } from './http-app.js';
 import { parseJsonBody, tooLarge } from './json-body.js';
 import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
+import { signBodyLimits } from './json-nesting.js';
 
 /** What Sign needs from the application and the HTTP settings. */
 export type SignDeps = Pick<
@@ -52,14 +53,15 @@ export async function handleSign(deps: SignDeps, input: SignInput): Promise<Sign
     // about a body it was never entitled to have read.
     const header = input.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
-    const body = parseJsonBody(rawBody, input.headers['content-type']);
+    const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
+    const body = parseJsonBody(rawBody, input.headers['content-type'], signBodyLimits(bounds));
     if (typeof body === 'object' && body !== null) {
       // Before any parsing or encoding: a hostile shape costs no more than these bounds.
       const { args, abi } = body as { args?: unknown; abi?: unknown };
-      const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
       checkJsonBounds(args, 'args', bounds);
       // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
-      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2 });
+      // The ABI item's own size is bounded by abi-function.ts (ABI_LIMITS), not by a count of its values.
+      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2, maxValues: Infinity });
     }
     payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {

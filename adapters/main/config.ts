@@ -93,8 +93,8 @@ export interface AppConfig {
   readonly metricsToken: string | undefined;
   /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
   readonly outboundTimeoutMs: number;
-  /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length. */
-  readonly argsBounds: { readonly maxDepth: number; readonly maxArrayLength: number; readonly maxStringLength: number };
+  /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length, values in all. */
+  readonly argsBounds: { readonly maxDepth: number; readonly maxArrayLength: number; readonly maxStringLength: number; readonly maxValues: number };
   /** Largest request head (request line and headers) node accepts; 431 above it. */
   readonly maxHeaderBytes: number;
   readonly workers: number;
@@ -149,6 +149,7 @@ const schema = z.object({
   VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(DEFAULT_ARGS_BOUNDS.maxDepth),
   VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(DEFAULT_ARGS_BOUNDS.maxArrayLength),
   VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(DEFAULT_ARGS_BOUNDS.maxStringLength),
+  VAULT_ARGS_MAX_VALUES: integer(1, 10_000_000).default(DEFAULT_ARGS_BOUNDS.maxValues),
   VAULT_MAX_HEADER_BYTES: integer(1024, 1024 * 1024).default(16_384),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
@@ -264,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxDepth: e.VAULT_ARGS_MAX_DEPTH,
       maxArrayLength: e.VAULT_ARGS_MAX_ARRAY_LENGTH,
       maxStringLength: e.VAULT_ARGS_MAX_STRING_LENGTH,
+      maxValues: e.VAULT_ARGS_MAX_VALUES,
     },
     maxHeaderBytes: e.VAULT_MAX_HEADER_BYTES,
     workers: e.VAULT_WORKERS,

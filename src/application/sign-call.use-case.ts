@@ -1,6 +1,5 @@
 import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
-import { parseAbiFunction, type ParsedFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments } from '../domain/signing/argument-coercion.js';
 import {
   argsWithSignature,
@@ -17,6 +16,7 @@ import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { AbiFunctionCache } from './abi-function-cache.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { SignerCache } from './wallet-lookup.js';
@@ -24,7 +24,6 @@ import { SignerCache } from './wallet-lookup.js';
 /** The chains of the interface; an operator may add more (the composition root passes the full list). */
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const ABI_CACHE_SIZE = 1000;
 
 type Hex = `0x${string}`;
 
@@ -40,8 +39,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args))).
  */
 export class SignCall {
-  /** Parsed ABI items by their JSON text: clients send the same few items over and over. */
-  private readonly functions = new Map<string, ParsedFunction>();
+  /** Parsed ABI items, filled only by signs that succeeded. */
+  readonly functions: AbiFunctionCache;
   private readonly signers: SignerCache;
 
   constructor(
@@ -56,8 +55,10 @@ export class SignCall {
     private readonly auditLog: AuditLog,
     /** Chain names a request may give: the interface's and any the operator added. */
     private readonly chains: readonly string[] = CHAINS,
+    abiCacheBytes?: number,
   ) {
     this.signers = new SignerCache(repository);
+    this.functions = new AbiFunctionCache(abiCacheBytes);
   }
 
   async execute(input: { principal: Principal; body: unknown }): Promise<SignResult> {
@@ -75,7 +76,7 @@ export class SignCall {
     const requestedUniq = optionalBytes32(body.uniq, 'uniq');
     const requestedSigner = body.signer === undefined ? undefined : parseAddress(body.signer, 'signer');
 
-    const fn = this.parseFunction(body.abi);
+    const { fn, key: abiKey, cached } = this.functions.parse(body.abi);
     const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
 
     // Before any chain read or key store: a request outside the policy costs nothing more. Where the
@@ -127,6 +128,7 @@ export class SignCall {
       },
       issued,
     );
+    if (!cached) this.functions.remember(abiKey, fn);
     return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
   }
 
@@ -148,16 +150,6 @@ export class SignCall {
   private uniqFromRequest(chain: string): string | null {
     if (chain === 'local') return 'for chain local';
     return this.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
-  }
-
-  private parseFunction(abi: unknown): ParsedFunction {
-    const key = JSON.stringify(abi);
-    const cached = this.functions.get(key);
-    if (cached) return cached;
-    const parsed = parseAbiFunction(abi);
-    if (this.functions.size >= ABI_CACHE_SIZE) this.functions.delete(this.functions.keys().next().value as string);
-    this.functions.set(key, parsed);
-    return parsed;
   }
 
   /** From the request on `local` and chains without an RPC; from the contract itself otherwise. */

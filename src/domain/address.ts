@@ -1,5 +1,6 @@
 import { keccak256 } from './keccak.js';
 import { invalidArgument } from './errors.js';
+import { showValue } from './show-value.js';
 
 const HEX40 = /^0x[0-9a-fA-F]{40}$/;
 const encoder = new TextEncoder();
@@ -37,7 +38,7 @@ function computeChecksum(lower: string): string {
 export function parseAddress(raw: unknown, field: string, options: { anyCase?: boolean } = {}): string {
   if (raw === undefined) throw invalidArgument(`${field}: is required`);
   if (typeof raw !== 'string' || !HEX40.test(raw)) {
-    throw invalidArgument(`${field}: ${JSON.stringify(raw)} is not a 0x-prefixed 20-byte hex address`);
+    throw invalidArgument(`${field}: ${showValue(raw)} is not a 0x-prefixed 20-byte hex address`);
   }
   const checksummed = toChecksumAddress(raw);
   if (options.anyCase) return checksummed;

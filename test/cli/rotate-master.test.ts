@@ -53,9 +53,21 @@ async function walletsOn(s: TestServer, count: number): Promise<{ vaultId: strin
   return { vaultId, apiKey, addresses };
 }
 
+const OPERATOR_TOKEN = 'operator-token-for-the-readiness-details';
+
+/** /readyz is 503 for everyone; only the operator's token sees why (anyone else: the store's name only). */
+async function expectNotReady(url: string, reason: RegExp): Promise<void> {
+  const anonymous = await fetch(`${url}/readyz`);
+  expect(anonymous.status).toBe(503);
+  expect(await anonymous.json()).toEqual({ success: false, error: 'key store local unavailable' });
+  const operator = await fetch(`${url}/readyz`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+  expect(operator.status).toBe(503);
+  expect(JSON.stringify(await operator.json())).toMatch(reason);
+}
+
 describe('wallet-vault keys rotate-master', () => {
   it('survives SIGKILL at any step: every wallet stays under one of the two keys, a rerun finishes, every wallet signs under the new key', async () => {
-    const first = await startTestServer();
+    const first = await startTestServer({ env: { VAULT_METRICS_TOKEN: OPERATOR_TOKEN } });
     const { vaultId, addresses } = await walletsOn(first, 40);
     const env = { VAULT_DATA_DIR: first.dataDir };
     const keysDir = path.join(first.dataDir, 'keys');
@@ -66,9 +78,7 @@ describe('wallet-vault keys rotate-master', () => {
       // Killed after its first file while a server still runs on the old key: that server is no longer ready.
       expect((await rotate({ ...env, VAULT_TEST_ROTATE_KILL: '1' }, newKeyFile)).signal).toBe('SIGKILL');
       const newKey = await readKey(newKeyFile);
-      const ready = await fetch(`${first.url}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(JSON.stringify(await ready.json())).toMatch(/master key rotation is in progress/);
+      await expectNotReady(first.url, /master key rotation is in progress/);
       await first.stop({ keepData: true });
       expect(await keyFilesUnder(keysDir, oldKey, newKey)).toEqual({ old: 39, new: 1 });
 
@@ -115,7 +125,7 @@ describe('wallet-vault keys rotate-master', () => {
   it('a start with another key stops naming VAULT_MASTER_KEY or master.key; a server whose key was rotated away is not ready', async () => {
     const keyA = randomBytes(32).toString('hex');
     const keyB = randomBytes(32).toString('hex');
-    const s = await startTestServer({ env: { VAULT_MASTER_KEY: keyA } });
+    const s = await startTestServer({ env: { VAULT_MASTER_KEY: keyA, VAULT_METRICS_TOKEN: OPERATOR_TOKEN } });
     const { vaultId, apiKey, addresses } = await walletsOn(s, 2);
     const masterKeyFile = path.join(s.dataDir, 'master.key');
     const newKeyFile = path.join(s.dataDir, 'new.key');
@@ -136,9 +146,7 @@ describe('wallet-vault keys rotate-master', () => {
         VAULT_MASTER_KEY: keyA,
       });
       expect(rotated).toMatchObject({ files: 2, newKeyGoesTo: 'VAULT_MASTER_KEY' });
-      const ready = await fetch(`${s.url}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(JSON.stringify(await ready.json())).toMatch(/master key mismatch: VAULT_MASTER_KEY/);
+      await expectNotReady(s.url, /master key mismatch: VAULT_MASTER_KEY/);
       // Signing and creating say why, and no wallet is created under a key the directory no longer uses.
       await expect(recoverWithStore(s, vaultId, addresses[0]!)).rejects.toThrow(/master key mismatch: VAULT_MASTER_KEY/);
       const created = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'late' });

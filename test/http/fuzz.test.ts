@@ -50,8 +50,17 @@ const segment = fc.oneof(
 );
 const queryValue = fc.oneof(fc.string({ maxLength: 20 }).map(encodeURIComponent), fc.constantFrom('-1', '1e3', '1001', '0', '999999999999999999999', '%', '1.5', ''));
 const queryKey = fc.oneof(fc.constantFrom('offset', 'count', 'offset[]', 'count[a]', 'offset[__proto__]', '__proto__', 'constructor'), fc.string({ maxLength: 10 }).map(encodeURIComponent));
+// Deep and wide query strings: the extended parser (qs) must stay within its own depth, key and array
+// limits. Kept under the 16 KiB head limit (beyond it, the 431 of limits.test.ts).
+const hostileQuery = fc.oneof(
+  fc.integer({ min: 1, max: 4_000 }).map((d) => `?offset${'[a]'.repeat(d)}=1`),
+  fc.integer({ min: 1, max: 1_200 }).map((n) => `?${Array.from({ length: n }, (_, i) => `k${i}=${i}`).join('&')}`),
+  fc.integer({ min: 1, max: 1_000 }).map((n) => `?${Array.from({ length: n }, (_, i) => `count[${i}]=1`).join('&')}`),
+  fc.integer({ min: 1, max: 1_000 }).map((n) => `?offset=${'9'.repeat(n)}&count[]=${'['.repeat(n)}`),
+);
 const query = fc.oneof(
   fc.constant(''),
+  hostileQuery,
   fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 }).map((pairs) => `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`),
   fc.constantFrom('?', '?&&', '?offset', '?count=1&count=2', '?%', '?a[b][c][d][e][f][g]=1'),
 );
@@ -62,7 +71,26 @@ const jsonish = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.constantFrom('', '{', '[', 'null', '{"name":', '{"name":"\\ud800"}', '\u0000', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
   fc.integer({ min: 1, max: 3000 }).map((d) => `${'['.repeat(d)}${']'.repeat(d)}`),
+  deepOrWide(),
+  deepOrWide().map((v) => `{"name":"n","extra":${v}}`),
 );
+
+/**
+ * Deep and wide JSON up to the body limit (1 MiB): nesting of arrays and objects far past any limit,
+ * arrays of hundreds of thousands of elements, objects of tens of thousands of keys, long strings.
+ */
+function deepOrWide(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.integer({ min: 30, max: 400_000 }).map((d) => `${'['.repeat(d)}${']'.repeat(d)}`),
+    fc.integer({ min: 30, max: 150_000 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
+    fc.integer({ min: 30, max: 100_000 }).map((d) => `${'[{"k":'.repeat(d)}0${'}]'.repeat(d)}`),
+    fc.integer({ min: 1, max: 500_000 }).map((n) => `[${'0,'.repeat(n)}0]`),
+    fc.integer({ min: 1, max: 60_000 }).map((n) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
+    fc.integer({ min: 1, max: 1_000_000 }).map((n) => JSON.stringify('x'.repeat(n))),
+    // deep but unbalanced: the nesting check leaves it to JSON.parse, which refuses it
+    fc.integer({ min: 1, max: 300_000 }).map((d) => `${'['.repeat(d)}${'}'.repeat(d)}`),
+  );
+}
 
 describe('fuzzing every endpoint through the real app', () => {
   let s: TestServer;
@@ -202,6 +230,49 @@ describe('fuzzing every endpoint through the real app', () => {
         });
       }),
       { numRuns: 400 },
+    );
+    expect((await client(s.url).get('/healthz')).status).toBe(200);
+  });
+
+  it('every route with a body: a field of a valid body replaced by deep or wide JSON (issue 14)', async () => {
+    const signBody = {
+      chain: 'local',
+      contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+      sender: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+      uniq: `0x${'ab'.repeat(32)}`,
+      signer: '$signer',
+      abi: { type: 'function', name: 'f', inputs: [{ name: 'xs', type: 'uint256[]' }, { name: 't', type: 'tuple', components: [{ name: 'a', type: 'bool' }] }, { name: 'sig', type: 'tuple', components: [{ name: 'nonce', type: 'bytes32' }, { name: 'r', type: 'bytes32' }, { name: 's', type: 'bytes32' }, { name: 'v', type: 'uint8' }] }] },
+      args: [['1'], { a: true }],
+    };
+    const routes: { method: string; tail: string; body: object; fields: string[]; headers: Record<string, string> }[] = [
+      { method: 'POST', tail: '/wallets', body: { name: 'w' }, fields: ['name', 'extra'], headers: {} },
+      { method: 'POST', tail: '/wallets', body: { name: 'w' }, fields: ['name', 'extra'], headers: { 'idempotency-key': 'fuzz' } },
+      { method: 'PUT', tail: '/wallets/$address', body: { name: 'w' }, fields: ['name', 'extra'], headers: {} },
+      { method: 'POST', tail: '/submissions', body: { submissionHash: `0x${'00'.repeat(32)}`, transactionHash: `0x${'00'.repeat(32)}` }, fields: ['submissionHash', 'transactionHash', 'extra'], headers: {} },
+      { method: 'POST', tail: '/sign', body: signBody, fields: ['contract', 'abi', 'args', 'uniq', 'extra', 'abi.inputs', 'abi.inputs.0.type', 'args.0', 'args.1'], headers: {} },
+    ];
+    const placeholder = '"__HOLE__"';
+    const withHole = (body: object, field: string) => {
+      const copy: any = structuredClone(body);
+      const keys = field.split('.');
+      let target = copy;
+      for (const k of keys.slice(0, -1)) target = target[k];
+      target[keys.at(-1)!] = '__HOLE__';
+      return JSON.stringify(copy).replace('"$signer"', JSON.stringify(addresses[0]));
+    };
+    const damage = fc
+      .integer({ min: 0, max: routes.length - 1 })
+      .chain((r) => fc.tuple(fc.constant(routes[r]!), fc.constantFrom(...routes[r]!.fields), deepOrWide()));
+    await fc.assert(
+      fc.asyncProperty(damage, async ([route, field, value]) => {
+        await check({
+          method: route.method,
+          path: `/api/v1/vaults/${vaultId}${route.tail.replace('$address', addresses[1]!)}`,
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...route.headers },
+          body: withHole(route.body, field).replace(placeholder, value),
+        });
+      }),
+      { numRuns: 150 },
     );
     expect((await client(s.url).get('/healthz')).status).toBe(200);
   });

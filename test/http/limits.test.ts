@@ -99,21 +99,22 @@ describe('shape bounds on Sign args, header size', () => {
 
   it.each([
     ['nesting too deep', { abi: abiOf({ name: 'x', type: 'uint256[][][][]' }), args: [[[[['1']]]]] }, /^args\[0\]\[0\]\[0\]\[0\]: nested deeper than the limit of 4 levels$/],
-    ['an array too long', { abi: abiOf({ name: 'x', type: 'uint256[]' }), args: [['1', '2', '3', '4', '5', '6']] }, /^args\[0\]: array of 6 elements is longer than the limit of 5$/],
+    ['an array too long', { abi: abiOf({ name: 'x', type: 'uint256[]' }), args: [['1', '2', '3', '4', '5', '6']] }, /^args\[0\]: array longer than the limit of 5 elements$/],
     ['a string too long', { abi: abiOf({ name: 'x', type: 'string' }), args: ['y'.repeat(101)] }, /^args\[0\]: string of 101 characters is longer than the limit of 100$/],
     ['a deep object', { abi: abiOf({ name: 'x', type: 'uint256' }), args: [{ a: { b: { c: { d: 1 } } } }] }, /^args\[0\]\.a\.b\.c: nested deeper than the limit of 4 levels$/],
-    ['a hostile abi', { abi: { type: 'function', name: 'f', inputs: [{ components: [{ components: [{ components: [{ components: [{}] }] }] }] }] }, args: [] }, /^abi\.inputs\[0\](\.components\[0\]){4}: nested deeper than the limit of 10 levels$/],
+    ['a hostile abi', { abi: { type: 'function', name: 'f', inputs: [{ components: [{ components: [{ components: [{ components: [{}] }] }] }] }] }, args: [] }, /^abi\.inputs\[0\](\.components\[0\]){4}: nested deeper than the limit of 11 levels$/],
   ])('refuses %s with a 400 naming the place', async (_label, extra, message) => {
     const r = await sign(extra);
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
   });
 
+  // The whole body nests at most 2 × VAULT_ARGS_MAX_DEPTH + 3 levels (11 here), checked before it is parsed.
   it('refuses nesting of any depth without walking it', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const r = await api.raw('POST', sign.path, { raw: sign.raw({ abi: abiOf({ name: 'x', type: 'uint256' }) }).replace('"args":[]', `"args":${deep}`) });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: 'args[0][0][0][0]: nested deeper than the limit of 4 levels' });
+    expect(r.body).toEqual({ success: false, error: `args${'[0]'.repeat(10)}: nested deeper than the limit of 11 levels` });
   });
 
   it('answers headers over the limit with 431 in the envelope', async () => {

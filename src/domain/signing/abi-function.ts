@@ -25,9 +25,26 @@ export interface ParsedFunction {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const ELEMENTARY = /^(address|bool|string|bytes([1-9]|[12][0-9]|3[0-2])?|u?int(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256)?)$/;
-const ARRAY_SUFFIX = /^(.*)\[(\d*)\]$/;
 const SIGNATURE_TYPES = ['bytes32', 'bytes32', 'bytes32', 'uint8'];
-const MAX_DEPTH = 16;
+
+/**
+ * Bounds on one ABI item, so that reading it, hashing its signature and checking arguments against it
+ * cost a bounded amount whatever is sent. Real functions stay far inside them.
+ */
+export const ABI_LIMITS = Object.freeze({
+  /** Tuples within tuples (or arrays of them). */
+  maxDepth: 16,
+  /** Characters in one `type` (`uint256[2][]` is 12). */
+  maxTypeLength: 128,
+  /** `[]` or `[n]` suffixes on one type. */
+  maxArrayDimensions: 8,
+  /** Inputs of the function, or components of one tuple. */
+  maxWidth: 256,
+  /** Parameters in the whole item: inputs and every component at any depth. */
+  maxParams: 1024,
+  /** Characters in the function's name or a parameter's name. */
+  maxNameLength: 256,
+});
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -38,26 +55,71 @@ function canonicalElementary(t: string): string {
   return t;
 }
 
-function parseParam(raw: unknown, path: string, depth: number): AbiParam {
-  if (depth > MAX_DEPTH) throw invalidArgument(`${path}: tuples and arrays nest too deeply (max ${MAX_DEPTH})`);
-  if (!isObject(raw)) throw invalidArgument(`${path}: must be an ABI parameter object`);
-  const name = raw.name === undefined ? '' : raw.name;
-  if (typeof name !== 'string') throw invalidArgument(`${path}.name: must be a string`);
-  if (typeof raw.type !== 'string') throw invalidArgument(`${path}.type: must be a string`);
-  let base = raw.type;
-  const suffixes: string[] = [];
-  for (let m = ARRAY_SUFFIX.exec(base); m; m = ARRAY_SUFFIX.exec(base)) {
-    if (m[2] !== '' && (Number(m[2]) === 0 || m[2]!.length > 6)) throw invalidArgument(`${path}.type: invalid array length in "${raw.type}"`);
-    suffixes.unshift(`[${m[2]}]`);
-    base = m[1]!;
+const isLowerAlnum = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/**
+ * Splits `base[2][]` into its base and its array suffix in one pass over the type, each character looked
+ * at once, after the length is checked: cost is bounded by maxTypeLength whatever is sent.
+ */
+function splitType(type: string, path: string): { base: string; suffix: string } {
+  if (type.length > ABI_LIMITS.maxTypeLength) {
+    throw invalidArgument(`${path}.type: ${type.length} characters is longer than the limit of ${ABI_LIMITS.maxTypeLength}`);
   }
+  const notAbi = () => invalidArgument(`${path}.type: "${type}" is not a Solidity ABI type`);
+  let i = 0;
+  while (i < type.length && isLowerAlnum(type.charCodeAt(i))) i++;
+  const baseEnd = i;
+  let dimensions = 0;
+  while (i < type.length) {
+    if (type.charCodeAt(i) !== 0x5b) throw notAbi();
+    const digits = ++i;
+    while (i < type.length && isDigit(type.charCodeAt(i))) i++;
+    if (i === type.length || type.charCodeAt(i) !== 0x5d) throw notAbi();
+    // No zero length, no leading zero (one spelling per type, as hashed into the selector), at most 6 digits.
+    if (i > digits && (type.charCodeAt(digits) === 0x30 || i - digits > 6)) throw invalidArgument(`${path}.type: invalid array length in "${type}"`);
+    i++;
+    if (++dimensions > ABI_LIMITS.maxArrayDimensions) {
+      throw invalidArgument(`${path}.type: more than ${ABI_LIMITS.maxArrayDimensions} array dimensions`);
+    }
+  }
+  return { base: type.slice(0, baseEnd), suffix: type.slice(baseEnd) };
+}
+
+function checkName(raw: unknown, field: string): string {
+  if (typeof raw !== 'string') throw invalidArgument(`${field}: must be a string`);
+  if (raw.length > ABI_LIMITS.maxNameLength) {
+    throw invalidArgument(`${field}: ${raw.length} characters is longer than the limit of ${ABI_LIMITS.maxNameLength}`);
+  }
+  return raw;
+}
+
+function checkWidth(list: unknown[], field: string): void {
+  if (list.length > ABI_LIMITS.maxWidth) throw invalidArgument(`${field}: ${list.length} parameters is more than the limit of ${ABI_LIMITS.maxWidth}`);
+}
+
+/** Counts every parameter of the item as it is read, and refuses past maxParams. */
+interface Budget {
+  params: number;
+}
+
+function parseParam(raw: unknown, path: string, depth: number, budget: Budget): AbiParam {
+  if (depth > ABI_LIMITS.maxDepth) throw invalidArgument(`${path}: tuples and arrays nest too deeply (max ${ABI_LIMITS.maxDepth})`);
+  if (++budget.params > ABI_LIMITS.maxParams) {
+    throw invalidArgument(`${path}: the ABI item has more than ${ABI_LIMITS.maxParams} parameters (inputs and components)`);
+  }
+  if (!isObject(raw)) throw invalidArgument(`${path}: must be an ABI parameter object`);
+  const name = checkName(raw.name === undefined ? '' : raw.name, `${path}.name`);
+  if (typeof raw.type !== 'string') throw invalidArgument(`${path}.type: must be a string`);
+  const { base, suffix } = splitType(raw.type, path);
   if (base === 'tuple') {
     if (!Array.isArray(raw.components)) throw invalidArgument(`${path}.components: a tuple needs a components array`);
-    const components = raw.components.map((c, i) => parseParam(c, `${path}.components[${i}]`, depth + 1));
-    return { name, type: `tuple${suffixes.join('')}`, components };
+    checkWidth(raw.components, `${path}.components`);
+    const components = raw.components.map((c, i) => parseParam(c, `${path}.components[${i}]`, depth + 1, budget));
+    return { name, type: `tuple${suffix}`, components };
   }
   if (!ELEMENTARY.test(base)) throw invalidArgument(`${path}.type: "${raw.type}" is not a Solidity ABI type`);
-  return { name, type: `${canonicalElementary(base)}${suffixes.join('')}` };
+  return { name, type: `${canonicalElementary(base)}${suffix}` };
 }
 
 /** The type as written in a function signature: tuples expand to `(t1,t2)`. */
@@ -77,9 +139,13 @@ export function parseAbiFunction(raw: unknown): ParsedFunction {
   if (!isObject(raw)) throw invalidArgument('abi: must be an ABI function item (a JSON object)');
   const type = raw.type ?? 'function';
   if (type !== 'function') throw invalidArgument(`abi.type: must be "function" (got ${JSON.stringify(type)})`);
-  if (typeof raw.name !== 'string' || !IDENTIFIER.test(raw.name)) throw invalidArgument('abi.name: must be a function name');
+  if (typeof raw.name !== 'string' || raw.name.length > ABI_LIMITS.maxNameLength || !IDENTIFIER.test(raw.name)) {
+    throw invalidArgument(`abi.name: must be a function name of at most ${ABI_LIMITS.maxNameLength} characters`);
+  }
   if (!Array.isArray(raw.inputs)) throw invalidArgument('abi.inputs: must be an array');
-  const inputs = raw.inputs.map((p, i) => parseParam(p, `abi.inputs[${i}]`, 0));
+  checkWidth(raw.inputs, 'abi.inputs');
+  const budget: Budget = { params: 0 };
+  const inputs = raw.inputs.map((p, i) => parseParam(p, `abi.inputs[${i}]`, 0, budget));
   const signatureIndexes = inputs.flatMap((p, i) => (isSignatureParam(p) ? [i] : []));
   if (signatureIndexes.length === 0) {
     throw invalidArgument('abi.inputs: no signature parameter (a tuple of bytes32 nonce, bytes32 r, bytes32 s, uint8 v)');

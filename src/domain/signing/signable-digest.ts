@@ -1,6 +1,7 @@
-import { encodeAbiParameters, type AbiParameter, type Hex } from 'viem';
+import { encodeAbiParameters, type Hex } from 'viem';
 import { keccak256 } from '../keccak.js';
-import type { AbiParam, ParsedFunction } from './abi-function.js';
+import { abiEncoder } from './abi-encoder.js';
+import type { ParsedFunction } from './abi-function.js';
 import type { AbiValue } from './argument-coercion.js';
 
 /** The structure appended to the arguments, exactly what the contract's signature parameter takes. */
@@ -11,30 +12,37 @@ export interface SignatureStruct {
   readonly v: 27 | 28;
 }
 
-const DIGEST_PARAMS = [{ type: 'bytes32' }, { type: 'bytes32' }, { type: 'address' }, { type: 'bytes' }] as const;
 const SUBMISSION_PARAMS = [{ type: 'bytes32' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint8' }] as const;
 
-const toViemParam = (p: AbiParam): AbiParameter =>
-  (p.components ? { name: p.name, type: p.type, components: p.components.map(toViemParam) } : { name: p.name, type: p.type }) as AbiParameter;
-
-const viemParams = new WeakMap<ParsedFunction, AbiParameter[]>();
+const encoders = new WeakMap<ParsedFunction, (values: readonly AbiValue[]) => Buffer>();
 
 export const keccak = (hex: Hex): Uint8Array => keccak256(Buffer.from(hex.slice(2), 'hex'));
 export const toHex = (bytes: Uint8Array): Hex => `0x${Buffer.from(bytes).toString('hex')}`;
 
 /** message = abi.encode(bytes4 selector, ...args): what the contract rebuilds from msg.sig and its arguments. */
 export function encodeMessage(fn: ParsedFunction, args: readonly AbiValue[]): Hex {
-  let params = viemParams.get(fn);
-  if (!params) {
-    params = [{ type: 'bytes4' }, ...fn.argParams.map(toViemParam)];
-    viemParams.set(fn, params);
+  let encode = encoders.get(fn);
+  if (!encode) {
+    encode = abiEncoder([{ name: '', type: 'bytes4' }, ...fn.argParams]);
+    encoders.set(fn, encode);
   }
-  return encodeAbiParameters(params, [fn.selector, ...args] as never);
+  return toHex(encode([fn.selector, ...args]));
 }
 
-/** digest = keccak256(abi.encode(bytes32 uniq, bytes32 nonce, address sender, bytes message)), signed as is. */
+/**
+ * digest = keccak256(abi.encode(bytes32 uniq, bytes32 nonce, address sender, bytes message)), signed as
+ * is: three words, the offset of `message` (4 words), its length, and the message padded to a word.
+ */
 export function signableDigest(input: { uniq: Hex; nonce: Hex; sender: Hex; message: Hex }): Uint8Array {
-  return keccak(encodeAbiParameters(DIGEST_PARAMS, [input.uniq, input.nonce, input.sender, input.message]));
+  const length = (input.message.length - 2) / 2;
+  const buf = Buffer.alloc(5 * 32 + Math.ceil(length / 32) * 32);
+  buf.write(input.uniq.slice(2), 0, 32, 'hex');
+  buf.write(input.nonce.slice(2), 32, 32, 'hex');
+  buf.write(input.sender.slice(2), 64 + 12, 20, 'hex');
+  buf.writeUInt32BE(4 * 32, 3 * 32 + 28);
+  buf.writeUInt32BE(length, 4 * 32 + 28);
+  buf.write(input.message.slice(2), 5 * 32, length, 'hex');
+  return keccak256(buf);
 }
 
 /** keccak256(abi.encode(nonce, r, s, v)): the key a signable contract records to refuse a second use. */

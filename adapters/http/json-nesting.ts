@@ -1,0 +1,162 @@
+import { invalidArgument } from '../../src/domain/errors.js';
+import { ABI_LIMITS } from '../../src/domain/signing/abi-function.js';
+import { DEFAULT_ARGS_BOUNDS, fieldPath, type JsonBounds } from './json-bounds.js';
+
+/** Shape limits checked on a request body's text, before it is parsed. */
+export interface JsonTextLimits {
+  /** Deepest nesting of arrays and objects. */
+  readonly maxDepth: number;
+  /** Most elements in one array. */
+  readonly maxArrayLength: number;
+  /** Most members (keys) in one object. */
+  readonly maxMembers: number;
+  /** Most values in the whole body: array elements and object members at every depth. */
+  readonly maxValues: number;
+}
+
+/**
+ * No object a route takes has more members than this: a tuple has at most 256 components (ABI_LIMITS),
+ * an ABI item or a body a handful of fields. JSON.parse of one object of 60 000 keys alone costs tens of
+ * milliseconds, so width is refused before it.
+ */
+export const MAX_OBJECT_MEMBERS = 1024;
+/** Values an ABI item within ABI_LIMITS may hold: its parameters, each a few fields and their components. */
+const ABI_VALUES = 8 * ABI_LIMITS.maxParams;
+
+/**
+ * The limits of a Sign body, from the Sign bounds: `abi` nests 2 × VAULT_ARGS_MAX_DEPTH + 2 levels (each
+ * tuple level is `components[j]`) inside the body object; no array is longer than
+ * VAULT_ARGS_MAX_ARRAY_LENGTH; the body holds `args` (VAULT_ARGS_MAX_VALUES) and an ABI item.
+ */
+export const signBodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength' | 'maxValues'>): JsonTextLimits => ({
+  maxDepth: 2 * bounds.maxDepth + 3,
+  maxArrayLength: bounds.maxArrayLength,
+  maxMembers: MAX_OBJECT_MEMBERS,
+  maxValues: bounds.maxValues + ABI_VALUES,
+});
+
+/**
+ * The limits of every other body (create, rename, submissions): the same depth and widths, and at most
+ * 1 024 values, where each needs a few. Hashing a create's body for its Idempotency-Key visits every
+ * value, and tens of thousands of small objects would cost tens of milliseconds.
+ */
+export const bodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength' | 'maxValues'>): JsonTextLimits => ({
+  ...signBodyLimits(bounds),
+  maxValues: MAX_OBJECT_MEMBERS,
+});
+
+/** What parseJsonBody checks when it is given no limits: a Sign body's, the widest. */
+export const DEFAULT_BODY_LIMITS = signBodyLimits(DEFAULT_ARGS_BOUNDS);
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * Refuses JSON text that nests deeper, or holds a longer array, a wider object or more values, than
+ * `limits`, before anything parses it. JSON.parse itself copes with any depth, but everything after it that recurses
+ * (canonical hashing, messages, the ABI walk, JSON.stringify) would overflow the stack: a 500 instead of
+ * a 400; and the cost of parsing one very wide object is far from linear in practice. One pass over the
+ * characters, each looked at once, with state only for the open levels up to the depth limit; the place
+ * is named (`args[0].a[3]`) from that state when a limit is crossed. Malformed text is left to JSON.parse,
+ * which reports it.
+ */
+export function checkJsonText(text: string, limits: JsonTextLimits): void {
+  const { maxDepth } = limits;
+  const levels = new Levels(maxDepth);
+  const { isArray, count, keyStart, keyEnd, expectKey } = levels;
+  let depth = 0;
+  let values = 0;
+  const tooMany = (place: string) => invalidArgument(`${place}: more than the limit of ${limits.maxValues} values in a request body`);
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      for (i++; i < n; i++) {
+        const s = text.charCodeAt(i);
+        if (s === BACKSLASH) i++;
+        else if (s === QUOTE) break;
+      }
+      if (depth > 0 && expectKey[depth] === 1) {
+        keyStart[depth] = start;
+        keyEnd[depth] = i + 1;
+      }
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (depth === maxDepth) {
+        throw invalidArgument(`${levels.place(text, maxDepth)}: nested deeper than the limit of ${maxDepth} levels`);
+      }
+      depth++;
+      isArray[depth] = c === OPEN_ARRAY ? 1 : 0;
+      count[depth] = 1; // an empty container closes before it matters
+      keyStart[depth] = -1;
+      expectKey[depth] = c === OPEN_OBJECT ? 1 : 0;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      if (depth === 0) return; // unbalanced: JSON.parse says so
+      // The last member is counted here, unless the container is empty (only spaces since it opened).
+      let j = i - 1;
+      while (isSpace(text.charCodeAt(j))) j--;
+      const opening = text.charCodeAt(j);
+      if (opening !== OPEN_ARRAY && opening !== OPEN_OBJECT && ++values > limits.maxValues) throw tooMany(levels.place(text, depth));
+      depth--;
+    } else if (c === COMMA && depth > 0) {
+      if (++values > limits.maxValues) throw tooMany(levels.place(text, depth));
+      const members = count[depth]! + 1;
+      count[depth] = members;
+      if (isArray[depth] === 1) {
+        if (members > limits.maxArrayLength) {
+          throw invalidArgument(`${levels.place(text, depth - 1)}: array longer than the limit of ${limits.maxArrayLength} elements`);
+        }
+      } else {
+        if (members > limits.maxMembers) {
+          throw invalidArgument(`${levels.place(text, depth - 1)}: object with more than the limit of ${limits.maxMembers} members`);
+        }
+        expectKey[depth] = 1;
+      }
+    } else if (c === COLON) {
+      expectKey[depth] = 0;
+    }
+  }
+}
+
+/** Per open level (1-based): array or object, its members so far, and where its current key is in the text. */
+class Levels {
+  readonly isArray: Uint8Array;
+  readonly count: Int32Array;
+  readonly keyStart: Int32Array;
+  readonly keyEnd: Int32Array;
+  readonly expectKey: Uint8Array;
+
+  constructor(maxDepth: number) {
+    this.isArray = new Uint8Array(maxDepth + 1);
+    this.count = new Int32Array(maxDepth + 1);
+    this.keyStart = new Int32Array(maxDepth + 1).fill(-1);
+    this.keyEnd = new Int32Array(maxDepth + 1);
+    this.expectKey = new Uint8Array(maxDepth + 1);
+  }
+
+  /** The path of the value open at `depth` (`body` for the body itself), built only for a refusal. */
+  place(text: string, depth: number): string {
+    let path = '';
+    for (let level = 1; level <= depth; level++) {
+      if (this.isArray[level] === 1) path += `[${this.count[level]! - 1}]`;
+      else path = fieldPath(path, this.keyStart[level]! < 0 ? '' : decodeKey(text.slice(this.keyStart[level], this.keyEnd[level])));
+    }
+    return path || 'body';
+  }
+}
+
+function decodeKey(literal: string): string {
+  try {
+    const key = JSON.parse(literal) as unknown;
+    return typeof key === 'string' ? key : '?';
+  } catch {
+    return '?';
+  }
+}
