@@ -47,10 +47,12 @@ const isProxyEntry = (entry: string) => {
     return false;
   }
 };
+// Typed as JsonBounds: a bound added there and not here is a compile error.
+const argsBoundsSchema: z.ZodType<JsonBounds> = z.strictObject({ maxDepth: count, maxArrayLength: count, maxStringLength: count, maxValues: count });
 const optionsSchema = z.strictObject({
   bodyLimitBytes: count.optional(),
   rateLimitPerMinute: count.optional(),
-  argsBounds: z.strictObject({ maxDepth: count, maxArrayLength: count, maxStringLength: count }).optional(),
+  argsBounds: argsBoundsSchema.optional(),
   health: z.boolean().optional(),
   metrics: port(['exposition', 'observeRateLimited']).optional(),
   notFound: z.boolean().optional(),

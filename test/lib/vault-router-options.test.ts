@@ -16,7 +16,7 @@ describe('vaultRouter refuses bad options at once, naming the option', () => {
     ['a misspelt option', { bodyLimit: 1024 }, /^ {2}bodyLimit: not an option of vaultRouter$/m],
     ['a body limit that is not a whole number', { bodyLimitBytes: 1.5 }, /^ {2}bodyLimitBytes: /m],
     ['a rate limit of zero', { rateLimitPerMinute: 0 }, /^ {2}rateLimitPerMinute: /m],
-    ['args bounds missing a field', { argsBounds: { maxDepth: 4, maxArrayLength: 10 } }, /^ {2}argsBounds\.maxStringLength: /m],
+    ['args bounds missing a field', { argsBounds: { maxDepth: 4, maxArrayLength: 10, maxValues: 100 } }, /^ {2}argsBounds\.maxStringLength: /m],
     ['health given as a string', { health: 'yes' }, /^ {2}health: /m],
     ['a logger without error()', { logger: { info() {}, warn() {} } }, /^ {2}logger: must implement error\(\)$/m],
     ['a metrics source without exposition()', { metrics: { observeRateLimited() {} } }, /^ {2}metrics: must implement exposition\(\)$/m],
@@ -38,7 +38,7 @@ describe('vaultRouter refuses bad options at once, naming the option', () => {
     const router = vaultRouter(vault, {
       bodyLimitBytes: 4096,
       rateLimitPerMinute: 60,
-      argsBounds: { maxDepth: 8, maxArrayLength: 100, maxStringLength: 1000 },
+      argsBounds: { maxDepth: 8, maxArrayLength: 100, maxStringLength: 1000, maxValues: 2000 },
       health: true,
       metrics: { exposition: async () => ({ contentType: 'text/plain', text: '' }), observeRateLimited() {} },
       notFound: false,
