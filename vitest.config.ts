@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every answer of the API that a test fetches is checked against the OpenAPI document.
+    setupFiles: ['test/support/openapi-conformance.setup.ts'],
     globalSetup: ['test/support/build.global-setup.ts', 'test/chain/compile-contracts.global-setup.ts'],
   },
 });

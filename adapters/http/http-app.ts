@@ -15,7 +15,8 @@ import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
 import { handleSign, writeSignOutput } from './sign-handler.js';
 import { presentSubmission, presentWallet } from './presenters.js';
-import { listQuerySchema, nameBodySchema, parseOrThrow } from './schemas.js';
+import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.routes.js';
+import { listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
 
 /** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
 export interface HttpDeps extends AddressGuardDeps {
@@ -77,8 +78,8 @@ const param = (req: Request, name: string) => String(req.params[name]);
  * The standalone server's Express app: every route of docs/api.md, health, readiness and metrics
  * included, at the root.
  */
-export function createHttpApp(deps: HttpDeps): express.Express {
-  return createVaultApp(deps, { health: true, notFound: true });
+export function createHttpApp(deps: HttpDeps, options: { apiDocs?: boolean } = {}): express.Express {
+  return createVaultApp(deps, { health: true, notFound: true, apiDocs: { ui: options.apiDocs ?? true } });
 }
 
 export interface VaultAppOptions {
@@ -86,6 +87,8 @@ export interface VaultAppOptions {
   readonly health: boolean;
   /** Answer any other path with the service's 404 envelope (ROUTE_NOT_FOUND) instead of passing it on. */
   readonly notFound: boolean;
+  /** Serve `GET /openapi.json`, and with `ui` the Swagger UI page `GET /docs` (openapi/api-docs.routes.ts). */
+  readonly apiDocs?: ApiDocsOptions;
 }
 
 /**
@@ -138,6 +141,8 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
       res.status(200).type(contentType).send(text);
     });
   }
+
+  if (options.apiDocs) registerApiDocs(app, options.apiDocs);
 
   // Sign authenticates and reads its own body (sign-handler.ts), so it sits before the vault middleware.
   app.post(['/api/v1/vaults/:vaultId/sign', '/api/v1/vault/:vaultId/sign'], async (req, res) => {
@@ -197,7 +202,8 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
     });
   });
   vault.post('/submissions', body, async (_req, res) => {
-    ok(res, presentSubmission(await deps.recordSubmission.execute({ vaultId: locals(res).vaultId, body: locals(res).body })));
+    const submission = parseOrThrow(submissionBodySchema, locals(res).body);
+    ok(res, presentSubmission(await deps.recordSubmission.execute({ vaultId: locals(res).vaultId, body: submission })));
   });
   vault.get('/submissions/:submissionHash', async (req, res) => {
     ok(res, presentSubmission(await deps.getSubmission.execute(locals(res).vaultId, param(req, 'submissionHash'))));

@@ -1,8 +1,9 @@
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+import type { SubmissionView, WalletView } from './response-schemas.js';
 
 /** The wallet as the interface shows it: internal fields (key store, key reference, version) never leave. */
-export function presentWallet(w: Wallet) {
+export function presentWallet(w: Wallet): WalletView {
   return {
     id: w.id,
     account: w.accountId,
@@ -15,7 +16,7 @@ export function presentWallet(w: Wallet) {
   };
 }
 
-export function presentSubmission(r: SignatureRecord) {
+export function presentSubmission(r: SignatureRecord): SubmissionView {
   return {
     submissionHash: r.submissionHash,
     vault: r.vaultId,

@@ -1,9 +1,21 @@
 import { z } from 'zod';
 import { invalidArgument } from '../../src/domain/errors.js';
-import { LIST_DEFAULT_COUNT } from '../../src/application/list-wallets.use-case.js';
+import { LIST_DEFAULT_COUNT, LIST_MAX_COUNT } from '../../src/application/list-wallets.use-case.js';
+import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAIN_NAME } from '../chain/chains.js';
+import { WALLET_NAME_MAX } from '../../src/domain/wallet.js';
+
+/*
+ * The request schemas the HTTP layer parses with. The OpenAPI document (openapi/openapi-document.ts) is
+ * rendered from these same objects, so what it promises is what the server checks. Messages are the
+ * ones the domain would give for the same input, so a client sees one wording whichever layer refuses.
+ */
+
+const HEX32 = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** A query parameter that must be a plain non-negative decimal integer, given at most once. */
-const queryInteger = (name: string, fallback: number) =>
+const queryInteger = (name: string, fallback: number, description: string, maximum?: number) =>
   z
     .unknown()
     .optional()
@@ -18,15 +30,94 @@ const queryInteger = (name: string, fallback: number) =>
         return z.NEVER;
       }
       return Number(value);
-    });
+    })
+    // The wire form: a query string is text, but what it must hold is a non-negative integer.
+    .meta({ description, override: { type: 'integer', minimum: 0, ...(maximum === undefined ? {} : { maximum }), default: fallback } });
 
 export const listQuerySchema = z.object({
-  offset: queryInteger('offset', 0),
-  count: queryInteger('count', LIST_DEFAULT_COUNT),
+  offset: queryInteger('offset', 0, 'How many wallets to skip (order: `created` ascending, then `id`).'),
+  count: queryInteger('count', LIST_DEFAULT_COUNT, `Page length, 0 to ${LIST_MAX_COUNT}.`, LIST_MAX_COUNT),
 });
 
-/** Bodies of create and rename: an object; the name itself is checked by the domain. */
-export const nameBodySchema = z.object({ name: z.unknown().optional() }, { error: 'body: must be a JSON object' });
+/** Bodies of create and rename. Trimming, length in code points and lone surrogates are the domain's. */
+export const nameBodySchema = z.object(
+  {
+    name: z.string({ error: 'must be a string' }).meta({
+      description: `1 to ${WALLET_NAME_MAX} characters after trimming, counted as Unicode code points; no lone surrogates.`,
+      example: 'treasury',
+    }),
+  },
+  { error: 'body: must be a JSON object' },
+);
+
+const hash32 = (description: string) =>
+  z.string({ error: 'must be 0x-prefixed 32-byte hex' }).regex(HEX32, 'must be 0x-prefixed 32-byte hex').meta({ description });
+
+export const submissionBodySchema = z.object(
+  {
+    submissionHash: hash32('The `submissionHash` Sign returned.'),
+    transactionHash: hash32('The hash of the transaction that carried the signed call.'),
+  },
+  { error: 'body: must be a JSON object' },
+);
+
+/*
+ * Sign's body. Its fields are checked by the sign use case (the ABI decides what each argument must be,
+ * which no static schema can say); this schema states the JSON shapes that can be accepted, and
+ * docs/api.md and docs/signing.md say the rest. The conformance check of the HTTP tests holds it to
+ * every request the server signed.
+ */
+/** A chain: one of the interface's (CHAINS) or one the operator added with VAULT_CHAINS (name:chainId). */
+export const chainName = () =>
+  z
+    .string()
+    .regex(CHAIN_NAME)
+    .meta({
+      description: `One of ${CHAINS.map((c) => `\`${c}\``).join(', ')}, or a chain the server adds with \`VAULT_CHAINS\`; any other name is 400. \`local\`: \`uniq\` and \`signer\` come from the request; otherwise from the contract when an RPC is configured.`,
+      examples: [...CHAINS],
+    });
+
+const address = (description: string) => z.string().regex(ADDRESS).meta({ description });
+
+interface AbiParameter {
+  name?: string | undefined;
+  type: string;
+  components?: AbiParameter[] | undefined;
+}
+const abiParameterSchema: z.ZodType<AbiParameter> = z
+  .looseObject({
+    name: z.string().optional(),
+    type: z.string().meta({ description: 'A Solidity ABI type: `uint256`, `address[]`, `tuple`, `bytes32[2]`, …' }),
+    get components() {
+      return z.array(abiParameterSchema).optional();
+    },
+  })
+  .meta({ id: 'AbiParameter' });
+
+export const signBodySchema = z
+  .looseObject({
+    chain: chainName(),
+    contract: address('The signable contract (any case; a mixed-case address must be valid EIP-55).'),
+    sender: address('The account that will send the transaction (`msg.sender` the contract sees).'),
+    uniq: hash32("The contract's `uniq()`: required for `local` and for chains without an RPC; must match the chain otherwise.").optional(),
+    signer: address("The contract's `signer()`, a wallet of this vault: required for `local` and for chains without an RPC.").optional(),
+    abi: z
+      .looseObject({
+        // Absent or null both mean a function, as for viem's and ethers' ABI items.
+        type: z.literal('function').nullable().optional(),
+        name: z.string(),
+        inputs: z.array(abiParameterSchema),
+      })
+      .meta({
+        description:
+          'The single ABI item of the function being signed (not the whole ABI). Exactly one input is the signature parameter, a tuple `(bytes32 nonce, bytes32 r, bytes32 s, uint8 v)`.',
+      }),
+    args: z.array(z.unknown()).meta({
+      description:
+        "The function's arguments without the signature parameter, in order. Integers as JSON numbers (safe integers) or decimal or `0x` strings; `bytes`/`bytesN` and addresses as `0x` hex; tuples as objects by component name or as arrays; arrays as arrays.",
+    }),
+  })
+  .meta({ id: 'SignRequest' });
 
 /** zod's first issue as a DomainError naming the field. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {

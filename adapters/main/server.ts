@@ -86,7 +86,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
 
   const server = http.createServer(
     { maxHeaderSize: config.maxHeaderBytes, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
-    observeRequests(withSignFastPath(createHttpApp(deps), deps), { logger, metrics }),
+    observeRequests(withSignFastPath(createHttpApp(deps, { apiDocs: config.apiDocs }), deps), { logger, metrics }),
   );
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   // A client that trickles its headers or body cannot hold a connection for node's default five minutes.

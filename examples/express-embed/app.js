@@ -34,7 +34,7 @@ export async function createShopApp(config) {
   app.disable('x-powered-by');
 
   // Public: the shop's own liveness route, before any check.
-  app.get('/healthz', (_req, res) => {
+  app.get('/health', (_req, res) => {
     res.json({ ok: true });
   });
 

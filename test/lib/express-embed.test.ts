@@ -55,7 +55,7 @@ describe('examples/express-embed: a shop app with its own auth, the vault mounte
     expect(refused).toMatchObject({ status: 401, body: { error: 'sign in to the shop first' } });
     expect((await api.get('/me')).status).toBe(401);
     expect((await api.get('/me', SESSION)).body).toEqual({ user: 'alice' });
-    expect((await client(url).get('/healthz')).body).toEqual({ ok: true });
+    expect((await client(url).get('/health')).body).toEqual({ ok: true });
   });
 
   it("with the shop's session but no vault API key, the vault's own 401 envelope answers", async () => {

@@ -51,7 +51,7 @@ describe('the npm package', () => {
     expect(files.filter((f) => /^(test|bench|examples|dist-bench|dist\/test|dist\/bench)\//.test(f) || /\.(test|bench)\.[cm]?[jt]s$/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(entries.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing']),
+      expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing', './client']),
     );
     for (const [name, target] of entries) {
       expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
@@ -121,6 +121,7 @@ describe('the npm package', () => {
       expect(imported['wallet-vault/keystores/vault-transit'].exports).toContain('vaultTransitKeyStore');
       expect(imported['wallet-vault/persistence/sqlite'].exports).toContain('sqlitePersistence');
       expect(imported['wallet-vault/persistence/postgres'].exports).toContain('postgresPersistence');
+      expect(imported['wallet-vault/client'].exports).toEqual(expect.arrayContaining(['VaultClient', 'VaultError']));
       // Entries whose driver the application did not install say which package to add.
       expect(imported['wallet-vault/keystores/pkcs11'].error).toMatch(/needs the package pkcs11js.*npm install pkcs11js/);
       expect(imported['wallet-vault/keystores/aws-kms'].error).toMatch(/needs the package @aws-sdk\/client-kms/);

@@ -15,6 +15,7 @@ const entries = [
   'wallet-vault/persistence/sqlite',
   'wallet-vault/persistence/postgres',
   'wallet-vault/testing',
+  'wallet-vault/client',
 ];
 /** Each entry: the names it exports, or the message it failed with (a missing optional driver). */
 const imported = {};

@@ -9,6 +9,7 @@ import { vaultTransitKeyStore } from 'wallet-vault/keystores/vault-transit';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
 import { postgresPersistence } from 'wallet-vault/persistence/postgres';
 import { describeKeyStoreContract, inMemoryPersistence, type KeyStoreFixture } from 'wallet-vault/testing';
+import { VaultClient, VaultError } from 'wallet-vault/client';
 
 const storeOptions: LocalFileKeyStoreOptions = { keysDir: '/tmp/keys', masterKeyHex: '00'.repeat(32) };
 const store: KeyStore = localFileKeyStore(storeOptions);
@@ -19,5 +20,5 @@ const code: ErrorCode = ErrorCode.KEYSTORE_UNAVAILABLE;
 const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup: async () => undefined });
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
-  pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence,
+  pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
 ];

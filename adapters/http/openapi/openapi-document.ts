@@ -1,0 +1,317 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import {
+  enveloped,
+  errorEnvelopeSchema,
+  signResultSchema,
+  signatureStructSchema,
+  submissionSchema,
+  vaultStatusSchema,
+  walletPageSchema,
+  walletSchema,
+} from '../response-schemas.js';
+import { listQuerySchema, nameBodySchema, signBodySchema, submissionBodySchema } from '../schemas.js';
+import { EXAMPLES } from './examples.js';
+
+/*
+ * The API's published contract (OpenAPI 3.1), rendered from the zod schemas the server parses requests
+ * with and types its answers by. Served at GET /openapi.json and shipped as openapi.json in the package
+ * (npm run openapi writes it; a test holds the file to this function).
+ */
+
+const ERROR_WHEN: Record<number, string> = {
+  400: 'The body is not JSON, not an object or not `application/json`; a field is missing, of the wrong type or out of range (the message names it).',
+  401: 'API key missing, malformed, unknown, revoked or of another vault; unknown vault. On Sign also: `X-Vault-Auth-Signature` missing where required, invalid, stale, replayed, or sent where no secret is configured.',
+  403: "A sign request outside the vault's sign policy; the message names the rule.",
+  404: 'Wallet, signer or submission not in this vault (including after a wallet expired); unknown route.',
+  408: 'The request head or body did not arrive in time.',
+  409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
+  413: 'The body is larger than `VAULT_BODY_LIMIT_BYTES` (1 MiB by default).',
+  429: 'The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`; `Retry-After` says when to try again.',
+  431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
+  500: 'Unexpected; the message is only `internal error (request id …)`.',
+  502: 'A chain RPC failed, timed out or reports another chain id; the message names the chain.',
+  503: 'The key store or database failed or did not answer in time; the message names it.',
+};
+
+const requestIdHeader = z
+  .string()
+  .meta({ description: 'The id of this request, on every log line written while serving it: the caller\'s own `X-Request-Id` when it was 8 to 128 characters of `A-Z a-z 0-9 . _ : -`, else a fresh UUID.' });
+const responseHeaders = z.object({ 'X-Request-Id': requestIdHeader });
+
+/** One component per status (`#/components/responses/Error400` …), shared by every operation. */
+const errorResponses = new Map<number, ZodOpenApiResponseObject>();
+const errorResponse = (status: number): ZodOpenApiResponseObject => {
+  let response = errorResponses.get(status);
+  if (!response) {
+    response = { id: `Error${status}`, ...errorBody(status) };
+    errorResponses.set(status, response);
+  }
+  return response;
+};
+const errorBody = (status: number): ZodOpenApiResponseObject => ({
+  description: ERROR_WHEN[status]!,
+  headers:
+    status === 429
+      ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds until one more request is allowed.' }) })
+      : responseHeaders,
+  content: { 'application/json': { schema: errorEnvelopeSchema } },
+});
+
+/** Statuses every authenticated route can answer besides its own. */
+const VAULT_ERRORS = [400, 401, 404, 408, 429, 431, 500, 503];
+const BODY_ERRORS = [...VAULT_ERRORS, 413];
+
+function responses(ok: ZodOpenApiResponseObject, errors: number[]): Record<`${1 | 2 | 3 | 4 | 5}${string}`, ZodOpenApiResponseObject> {
+  const all: Record<string, ZodOpenApiResponseObject> = { '200': ok };
+  for (const status of [...new Set(errors)].sort((a, b) => a - b)) all[String(status)] = errorResponse(status);
+  return all;
+}
+
+const json = (schema: z.ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
+  description,
+  headers: responseHeaders,
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+});
+const ok = (data: z.ZodType, description: string, example?: unknown) =>
+  json(enveloped(data), description, example === undefined ? undefined : { success: true, data: example });
+
+const jsonBody = (schema: z.ZodType, example: unknown) => ({
+  required: true,
+  content: { 'application/json': { schema, example } },
+});
+
+const vaultId = z.string().meta({ description: 'The vault. `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
+const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
+const submissionHash = z.string().meta({ description: 'A `submissionHash` returned by Sign.', example: EXAMPLES.signResult.submissionHash });
+const requestIdParam = z
+  .string()
+  .optional()
+  .meta({ description: 'Your own id for this request (8 to 128 characters of `A-Z a-z 0-9 . _ : -`); any other value is replaced by a fresh UUID.' });
+
+const inVault = (path: Record<string, z.ZodType> = {}) => ({
+  path: z.object({ vaultId, ...path }),
+  header: z.object({ 'X-Request-Id': requestIdParam }),
+});
+
+const walletOp = (
+  operationId: string,
+  summary: string,
+  description: string,
+  withAddress: boolean,
+  body: boolean,
+  extra: Partial<ZodOpenApiOperationObject> = {},
+): ZodOpenApiOperationObject => ({
+  operationId,
+  summary,
+  description,
+  tags: ['Wallets'],
+  requestParams: inVault(withAddress ? { address } : {}),
+  ...(body ? { requestBody: jsonBody(nameBodySchema, { name: 'treasury' }) } : {}),
+  responses: responses(ok(walletSchema, 'The wallet.', EXAMPLES.wallet), body ? BODY_ERRORS : VAULT_ERRORS),
+  ...extra,
+});
+
+export interface OpenApiOptions {
+  /** The document's `info.version`; default: the package version. */
+  readonly version?: string;
+}
+
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  const V = '/api/v1/vaults/{vaultId}';
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'wallet-vault',
+      version: options.version ?? packageVersion(),
+      description: [
+        'A self-hostable key vault and signing service for Ethereum wallets.',
+        '',
+        'Every answer but `/status`, the health checks and `/metrics` is `{"success": true, "data": …}` or `{"success": false, "error": "…"}`.',
+        'Every path under `/api/v1/vaults/{vaultId}` also answers under `/api/v1/vault/{vaultId}` (singular). A wrong method on a known path is 404, as for any unknown route.',
+        'See docs/api.md for every choice where the interface is silent, and docs/signing.md for the signing scheme and `X-Vault-Auth-Signature`.',
+      ].join('\n'),
+    },
+    tags: [
+      { name: 'Sign', description: 'Signatures for signable contracts, and the record of the transactions that carried them.' },
+      { name: 'Wallets' },
+      { name: 'Vault' },
+      { name: 'Operations', description: 'Unauthenticated: health, readiness, metrics, this document.' },
+    ],
+    security: [{ apiKey: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401.',
+        },
+        operatorToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The server's `VAULT_METRICS_TOKEN`, when set: required on `/metrics`; on `/readyz` it shows why a dependency is not ready.",
+        },
+        authSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Vault-Auth-Signature',
+          description:
+            'Required on Sign when the server has `VAULT_AUTH_SECRET_KEY`, refused (401) otherwise. Three lower-case RFC 4648 base32 strings with `=` padding joined by `.`: 32 random bytes of nonce, the request time as 8-byte big-endian milliseconds since the epoch, and sha256(body || nonce || timestamp || utf8(secret)) over the exact body bytes. Refused when more than 2 minutes from the server clock or replayed.',
+        },
+      },
+      schemas: { SignatureStruct: signatureStructSchema },
+    },
+    paths: {
+      [`${V}/sign`]: {
+        post: {
+          operationId: 'sign',
+          summary: 'Sign a contract call',
+          description:
+            "Signs `keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args)))` with the wallet that is the contract's `signer()`, records it under its `submissionHash`, and answers the argument list of the on-chain call. Retrying a Sign answered 502 or 503 is safe (nothing was signed); each attempt needs a fresh `X-Vault-Auth-Signature`.",
+          tags: ['Sign'],
+          security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
+          requestParams: inVault(),
+          requestBody: jsonBody(signBodySchema, EXAMPLES.signRequest),
+          responses: responses(ok(signResultSchema, 'The signature, inside the arguments of the call.', EXAMPLES.signResult), [...BODY_ERRORS, 403, 502]),
+        },
+      },
+      [`${V}/wallets`]: {
+        get: {
+          operationId: 'listWallets',
+          summary: 'List wallets',
+          description: 'Ordered by `created` ascending, then `id`. A parameter given twice is 400.',
+          tags: ['Wallets'],
+          requestParams: { ...inVault(), query: listQuerySchema },
+          responses: responses(ok(walletPageSchema, 'One page, and the total.', EXAMPLES.walletPage), VAULT_ERRORS),
+        },
+        post: walletOp('createWallet', 'Create a wallet', 'A new key in the configured key store.', false, true, {
+          requestParams: {
+            ...inVault(),
+            header: z.object({
+              'X-Request-Id': requestIdParam,
+              'Idempotency-Key': z
+                .string()
+                .min(1)
+                .max(255)
+                .optional()
+                .meta({
+                  description:
+                    'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters, per vault.',
+                }),
+            }),
+          },
+          responses: responses(ok(walletSchema, 'The new wallet (or, for a retry with its `Idempotency-Key`, the first answer).', EXAMPLES.wallet), [...BODY_ERRORS, 409]),
+        }),
+      },
+      [`${V}/wallets/{address}`]: {
+        get: walletOp('getWallet', 'Get a wallet', 'A wallet of this vault by address.', true, false),
+        put: walletOp('renameWallet', 'Rename a wallet', 'Renaming to the same name changes nothing.', true, true),
+        delete: walletOp(
+          'expireWallet',
+          'Expire a wallet',
+          'Sets `expires` to now plus 30 days; from then on the wallet and its key are gone. On an expiring wallet: unchanged.',
+          true,
+          false,
+          { responses: responses(ok(walletSchema, 'The wallet with `expires`.', EXAMPLES.expiringWallet), VAULT_ERRORS) },
+        ),
+        post: walletOp('unexpireWallet', 'Unexpire a wallet', 'Cancels a pending expiry; on an active wallet: unchanged.', true, false),
+      },
+      [`${V}/status`]: {
+        get: {
+          operationId: 'status',
+          summary: 'Vault status',
+          description: 'The one authenticated answer without the envelope, as the interface specifies.',
+          tags: ['Vault'],
+          requestParams: inVault(),
+          responses: responses(json(vaultStatusSchema, 'The status object.', EXAMPLES.status), VAULT_ERRORS),
+        },
+      },
+      [`${V}/submissions`]: {
+        post: {
+          operationId: 'recordSubmission',
+          summary: 'Record the transaction of a signed call',
+          description: 'Posting the same pair again is accepted unchanged; another `transactionHash` for the same submission is 409.',
+          tags: ['Sign'],
+          requestParams: inVault(),
+          requestBody: jsonBody(submissionBodySchema, { submissionHash: EXAMPLES.signResult.submissionHash, transactionHash: EXAMPLES.submission.transactionHash }),
+          responses: responses(ok(submissionSchema, 'The record.', EXAMPLES.submission), [...BODY_ERRORS, 409]),
+        },
+      },
+      [`${V}/submissions/{submissionHash}`]: {
+        get: {
+          operationId: 'getSubmission',
+          summary: 'Get the record of a signature',
+          tags: ['Sign'],
+          requestParams: inVault({ submissionHash }),
+          responses: responses(ok(submissionSchema, 'The record; `transactionHash` and `submitted` are null until recorded.', EXAMPLES.submission), VAULT_ERRORS),
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'healthz',
+          summary: 'Liveness',
+          tags: ['Operations'],
+          security: [],
+          responses: { '200': json(z.object({ status: z.literal('ok') }), 'Serving.') },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'readyz',
+          summary: 'Readiness',
+          description:
+            'Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`.',
+          tags: ['Operations'],
+          security: [{}, { operatorToken: [] }],
+          responses: {
+            '200': json(z.object({ status: z.literal('ready') }), 'The database and key stores answer.'),
+            '503': { ...errorBody(503), description: 'A dependency failed or did not answer in time; the message names each.' },
+          },
+        },
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          summary: 'Prometheus metrics',
+          description: 'Prometheus text exposition format 0.0.4 (see docs/operations.md). With `VAULT_METRICS_TOKEN` set it needs that token.',
+          tags: ['Operations'],
+          security: [{}, { operatorToken: [] }],
+          responses: {
+            '200': { description: 'The metrics.', headers: responseHeaders, content: { 'text/plain': { schema: z.string() } } },
+            '401': {
+              ...errorBody(401),
+              description: 'The server has `VAULT_METRICS_TOKEN` and the request did not bring it.',
+              headers: responseHeaders.extend({ 'WWW-Authenticate': z.literal('Bearer') }),
+            },
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document',
+          tags: ['Operations'],
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1.', headers: responseHeaders, content: { 'application/json': { schema: z.looseObject({ openapi: z.string() }) } } } },
+        },
+      },
+    },
+  });
+}
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/** The package version, from the source tree or from dist/ alike. */
+function packageVersion(): string {
+  const here = new URL('.', import.meta.url);
+  for (const up of ['../../../package.json', '../../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, here), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'wallet-vault' && pkg.version) return pkg.version;
+    } catch {
+      // not at this depth
+    }
+  }
+  return '0.0.0';
+}

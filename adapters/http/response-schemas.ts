@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { chainName } from './schemas.js';
+
+/*
+ * What the server answers, as zod schemas: the presenters are typed by them (so a field cannot leave
+ * without being described) and the OpenAPI document renders them.
+ */
+
+const HEX32 = /^0x[0-9a-f]{64}$/;
+const instant = (description: string) => z.iso.datetime().meta({ description });
+const checksummed = (description: string) => z.string().regex(/^0x[0-9a-fA-F]{40}$/).meta({ description });
+
+export const walletSchema = z
+  .object({
+    id: z.uuid().meta({ description: 'UUIDv7 (time-ordered).' }),
+    account: z.string().meta({ description: 'The account that owns the vault.' }),
+    vault: z.string(),
+    name: z.string(),
+    address: checksummed('EIP-55 checksummed.'),
+    created: instant('ISO 8601, UTC.'),
+    updated: instant('Equals `created` at creation; changes on rename, expire and unexpire.'),
+    expires: instant('Present while the wallet is expiring: the expire call plus 30 days. From then on the wallet is gone (404).').optional(),
+  })
+  .meta({ id: 'Wallet' });
+export type WalletView = z.infer<typeof walletSchema>;
+
+export const walletPageSchema = z
+  .object({
+    count: z.int().min(0).meta({ description: "The vault's total number of wallets (not the page length)." }),
+    page: z.array(walletSchema),
+  })
+  .meta({ id: 'WalletPage' });
+
+export const vaultStatusSchema = z
+  .object({
+    timestamp: instant("The server's time."),
+    online: z.boolean(),
+    vaultKeys: z.int().min(0).meta({ description: 'Active API keys of this vault.' }),
+    wallets: z.int().min(0),
+    version: z.string(),
+  })
+  .meta({ id: 'VaultStatus' });
+
+export const signatureStructSchema = z
+  .object({
+    nonce: z.string().regex(HEX32),
+    r: z.string().regex(HEX32),
+    s: z.string().regex(HEX32),
+    v: z.union([z.literal(27), z.literal(28)]),
+  })
+  .meta({ id: 'SignatureStruct', description: 'The signature parameter `(bytes32 nonce, bytes32 r, bytes32 s, uint8 v)`; `s` in the lower half of the curve order.' });
+
+export const signResultSchema = z
+  .object({
+    submissionHash: z.string().regex(HEX32).meta({ description: 'keccak256(abi.encode(nonce, r, s, v)): the key the contract records, and the key of `/submissions`.' }),
+    args: z.array(z.unknown()).meta({
+      description:
+        'The arguments as supplied, unchanged, with the SignatureStruct inserted at the position of the signature parameter: exactly the argument list of the on-chain call (viem `writeContract({ args })`, ethers `contract.fn(...args)`).',
+    }),
+  })
+  .meta({ id: 'SignResult' });
+
+export const submissionSchema = z
+  .object({
+    submissionHash: z.string().regex(HEX32),
+    vault: z.string(),
+    wallet: checksummed('The wallet that signed.'),
+    chain: chainName(),
+    contract: checksummed('EIP-55.'),
+    sender: checksummed('EIP-55.'),
+    selector: z.string().regex(/^0x[0-9a-f]{8}$/),
+    signed: instant('When the signature was issued.'),
+    transactionHash: z.string().regex(HEX32).nullable(),
+    submitted: instant('When the transaction was recorded.').nullable(),
+  })
+  .meta({ id: 'Submission' });
+export type SubmissionView = z.infer<typeof submissionSchema>;
+
+export const errorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.string().meta({ description: 'A clear message naming the field and the problem; for 500 only `internal error (request id …)`.' }),
+  })
+  .meta({ id: 'Error', example: { success: false, error: 'name: must be a string' } });
+
+/** `{"success": true, "data": …}`, the envelope of every answer but status, health and metrics. */
+export const enveloped = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });

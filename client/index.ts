@@ -1,0 +1,4 @@
+export { VaultClient, type VaultClientOptions } from './vault-client.js';
+export { VaultError } from './vault-error.js';
+export { createAuthSignature } from './auth-signature.js';
+export type * from './types.js';

@@ -1,0 +1,87 @@
+/** The answers of the API, with the interface's field names. Instants are ISO 8601 strings (UTC). */
+
+export type Hex = `0x${string}`;
+
+export interface Wallet {
+  readonly id: string;
+  readonly account: string;
+  readonly vault: string;
+  readonly name: string;
+  /** EIP-55 checksummed. */
+  readonly address: Hex;
+  readonly created: string;
+  readonly updated: string;
+  /** Present while the wallet is expiring; from that instant on it is gone (404). */
+  readonly expires?: string;
+}
+
+export interface WalletPage {
+  /** The vault's total number of wallets, not the page length. */
+  readonly count: number;
+  readonly page: Wallet[];
+}
+
+export interface VaultStatus {
+  readonly timestamp: string;
+  readonly online: boolean;
+  readonly vaultKeys: number;
+  readonly wallets: number;
+  readonly version: string;
+}
+
+/** The interface's chains, or a chain the server adds with VAULT_CHAINS (`arbitrum`, …). */
+export type Chain = 'ethereum' | 'sepolia' | 'bsc' | 'bsc-testnet' | 'polygon' | 'amoy' | 'avalanche' | 'fuji' | 'local' | (string & {});
+
+export interface AbiParameter {
+  readonly name?: string;
+  readonly type: string;
+  readonly components?: readonly AbiParameter[];
+  readonly [extra: string]: unknown;
+}
+
+/** The single ABI item of the function being signed; one input is the `(bytes32 nonce, bytes32 r, bytes32 s, uint8 v)` tuple. */
+export interface AbiFunction {
+  readonly type?: 'function';
+  readonly name: string;
+  readonly inputs: readonly AbiParameter[];
+  readonly [extra: string]: unknown;
+}
+
+export interface SignRequest {
+  readonly chain: Chain;
+  readonly contract: string;
+  readonly sender: string;
+  readonly abi: AbiFunction;
+  /** The function's arguments without the signature parameter, in order (see docs/api.md for their JSON). */
+  readonly args: readonly unknown[];
+  /** Required for `local` and for chains without an RPC configured on the server. */
+  readonly uniq?: string;
+  readonly signer?: string;
+}
+
+export interface SignatureStruct {
+  readonly nonce: Hex;
+  readonly r: Hex;
+  readonly s: Hex;
+  readonly v: 27 | 28;
+}
+
+export interface SignResult {
+  /** keccak256(abi.encode(nonce, r, s, v)): what the contract records, and the key of `submit`. */
+  readonly submissionHash: Hex;
+  /** The arguments as sent with the SignatureStruct at the signature parameter's position: the on-chain call's arguments. */
+  readonly args: unknown[];
+}
+
+export interface Submission {
+  readonly submissionHash: Hex;
+  readonly vault: string;
+  readonly wallet: Hex;
+  readonly chain: Chain;
+  readonly contract: Hex;
+  readonly sender: Hex;
+  readonly selector: Hex;
+  readonly signed: string;
+  readonly transactionHash: Hex | null;
+  readonly submitted: string | null;
+}

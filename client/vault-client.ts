@@ -1,0 +1,249 @@
+import { createAuthSignature } from './auth-signature.js';
+import type { SignRequest, SignResult, Submission, VaultStatus, Wallet, WalletPage } from './types.js';
+import { VaultError } from './vault-error.js';
+
+/*
+ * A typed client for the wallet-vault HTTP API. It imports nothing but its own files and uses only what
+ * Node 20+, browsers and workers share (fetch, AbortSignal, Web Crypto, TextEncoder), so it can go into
+ * a browser bundle or a worker as well as a Node service.
+ */
+
+export interface VaultClientOptions {
+  /** Where the server is, e.g. `https://vault.example.com` (a path prefix is kept). */
+  readonly baseUrl: string;
+  readonly vaultId: string;
+  /** An API key of that vault (`wallet-vault api-keys create`). */
+  readonly apiKey: string;
+  /** The server's `VAULT_AUTH_SECRET_KEY`, when it has one: Sign then carries `X-Vault-Auth-Signature`. */
+  readonly authSecret?: string;
+  /** Per attempt, from sending to the whole answer read; default 30 000. */
+  readonly timeoutMs?: number;
+  /** Attempts after the first, for the requests that are safe to repeat (see docs/client.md); default 2. */
+  readonly retries?: number;
+  /** Wait before the first retry, doubled for each next one; default 250. */
+  readonly retryDelayMs?: number;
+  /** A fetch of your own (instrumented, proxied, mocked); default globalThis.fetch. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+interface Call {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: string;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whether a failure with this status (0: no answer) may be retried. */
+  readonly retryOn?: (status: number) => boolean;
+  /** Sign: a fresh X-Vault-Auth-Signature for every attempt. */
+  readonly signed?: boolean;
+  /** The one answer without the `{success, data}` envelope. */
+  readonly bare?: boolean;
+}
+
+const AUTH_SECRET_MIN = 32;
+const WALLET_PAGE_MAX = 1000;
+
+export class VaultClient {
+  private readonly base: string;
+  private readonly apiKey: string;
+  private readonly authSecret: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly fetch: typeof globalThis.fetch;
+
+  constructor(options: VaultClientOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('VaultClient: options { baseUrl, vaultId, apiKey } are required');
+    const { baseUrl, vaultId, apiKey, authSecret } = options;
+    if (typeof baseUrl !== 'string' || baseUrl === '') throw new TypeError('VaultClient: baseUrl is required (e.g. "https://vault.example.com")');
+    let parsed: URL;
+    try {
+      parsed = new URL(baseUrl);
+    } catch {
+      throw new TypeError(`VaultClient: baseUrl ${JSON.stringify(baseUrl)} is not an absolute URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError('VaultClient: baseUrl must be an http(s) URL');
+    if (typeof vaultId !== 'string' || vaultId === '') throw new TypeError('VaultClient: vaultId is required');
+    if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('VaultClient: apiKey is required');
+    if (authSecret !== undefined && (typeof authSecret !== 'string' || authSecret.length < AUTH_SECRET_MIN)) {
+      throw new TypeError(`VaultClient: authSecret must be at least ${AUTH_SECRET_MIN} characters (the server refuses shorter secrets)`);
+    }
+    const positive = (name: string, value: number | undefined, fallback: number, min: number) => {
+      if (value === undefined) return fallback;
+      if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`VaultClient: ${name} must be an integer of at least ${min}`);
+      return value;
+    };
+    this.timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000, 1);
+    this.retries = positive('retries', options.retries, 2, 0);
+    this.retryDelayMs = positive('retryDelayMs', options.retryDelayMs, 250, 0);
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') throw new TypeError('VaultClient: no fetch available; pass options.fetch');
+    this.fetch = fetchImpl;
+    this.base = `${baseUrl.replace(/\/+$/, '')}/api/v1/vaults/${encodeURIComponent(vaultId)}`;
+    this.apiKey = apiKey;
+    this.authSecret = authSecret;
+  }
+
+  /**
+   * Creates a wallet. With `idempotencyKey` a create whose answer was lost (network failure, timeout,
+   * 502/503) is retried, and the server answers the first wallet rather than making a second one.
+   */
+  createWallet(name: string, options: { idempotencyKey?: string } = {}): Promise<Wallet> {
+    requireName(name);
+    const key = options.idempotencyKey;
+    if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) {
+      throw new TypeError('createWallet: idempotencyKey must be a string of 1 to 255 characters');
+    }
+    return this.call<Wallet>({
+      method: 'POST',
+      path: '/wallets',
+      body: { name },
+      ...(key === undefined ? {} : { headers: { 'Idempotency-Key': key }, retryOn: (s: number) => s === 0 || s === 408 || s === 502 || s === 503 }),
+    });
+  }
+
+  /** One page, ordered by `created` then `id`; `count` in the answer is the vault's total. */
+  listWallets(options: { offset?: number; count?: number } = {}): Promise<WalletPage> {
+    const query = new URLSearchParams();
+    for (const name of ['offset', 'count'] as const) {
+      const value = options[name];
+      if (value === undefined) continue;
+      if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`listWallets: ${name} must be a non-negative integer`);
+      query.set(name, String(value));
+    }
+    const q = query.toString();
+    return this.call<WalletPage>({ method: 'GET', path: `/wallets${q ? `?${q}` : ''}` });
+  }
+
+  /** Every wallet of the vault, page by page (`pageSize` up to 1000, default 100). */
+  async *wallets(options: { pageSize?: number } = {}): AsyncGenerator<Wallet, void, undefined> {
+    const count = options.pageSize ?? 100;
+    if (!Number.isSafeInteger(count) || count < 1 || count > WALLET_PAGE_MAX) throw new TypeError(`wallets: pageSize must be 1 to ${WALLET_PAGE_MAX}`);
+    for (let offset = 0; ; ) {
+      const { page, count: total } = await this.listWallets({ offset, count });
+      yield* page;
+      offset += page.length;
+      // A short page, or the total reached: no need to ask for an empty one.
+      if (page.length < count || offset >= total) return;
+    }
+  }
+
+  getWallet(address: string): Promise<Wallet> {
+    return this.call<Wallet>({ method: 'GET', path: `/wallets/${pathAddress(address)}` });
+  }
+
+  renameWallet(address: string, name: string): Promise<Wallet> {
+    requireName(name);
+    return this.call<Wallet>({ method: 'PUT', path: `/wallets/${pathAddress(address)}`, body: { name } });
+  }
+
+  /** Starts the 30-day expiry (unchanged when already expiring). */
+  expireWallet(address: string): Promise<Wallet> {
+    return this.call<Wallet>({ method: 'DELETE', path: `/wallets/${pathAddress(address)}` });
+  }
+
+  unexpireWallet(address: string): Promise<Wallet> {
+    return this.call<Wallet>({ method: 'POST', path: `/wallets/${pathAddress(address)}` });
+  }
+
+  /**
+   * Signs a contract call. `args` of the answer go straight into the contract call (viem
+   * `writeContract({ args })`, ethers `contract.fn(...args)`). Retried only when answered 502 or 503
+   * (nothing was signed), each attempt with a fresh X-Vault-Auth-Signature; never after a lost answer,
+   * which may have carried a valid signature.
+   */
+  sign(request: SignRequest): Promise<SignResult> {
+    if (typeof request !== 'object' || request === null) throw new TypeError('sign: request must be an object');
+    if (!Array.isArray(request.args)) throw new TypeError('sign: request.args must be an array');
+    return this.call<SignResult>({ method: 'POST', path: '/sign', body: request, signed: true, retryOn: (s) => s === 502 || s === 503 });
+  }
+
+  /** Records the transaction that carried a signature; the same pair again is accepted unchanged. */
+  submit(submissionHash: string, transactionHash: string): Promise<Submission> {
+    return this.call<Submission>({ method: 'POST', path: '/submissions', body: { submissionHash, transactionHash } });
+  }
+
+  getSubmission(submissionHash: string): Promise<Submission> {
+    if (typeof submissionHash !== 'string' || submissionHash === '') throw new TypeError('getSubmission: submissionHash must be a non-empty string');
+    return this.call<Submission>({ method: 'GET', path: `/submissions/${encodeURIComponent(submissionHash)}` });
+  }
+
+  status(): Promise<VaultStatus> {
+    return this.call<VaultStatus>({ method: 'GET', path: '/status', bare: true });
+  }
+
+  private async call<T>(call: Call): Promise<T> {
+    // The exact bytes sent are the bytes X-Vault-Auth-Signature covers.
+    const body = call.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(call.body));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.attempt<T>(call, body);
+      } catch (error) {
+        const retryable = error instanceof VaultError && call.retryOn?.(error.status) === true;
+        if (!retryable || attempt >= this.retries) throw error;
+        if (this.retryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs * 2 ** attempt));
+      }
+    }
+  }
+
+  private async attempt<T>(call: Call, body: Uint8Array<ArrayBuffer> | undefined): Promise<T> {
+    const requestId = newRequestId();
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${this.apiKey}`,
+      'x-request-id': requestId,
+      ...call.headers,
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (call.signed && this.authSecret !== undefined) {
+      headers['x-vault-auth-signature'] = await createAuthSignature(body ?? new Uint8Array(0), this.authSecret);
+    }
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetch(`${this.base}${call.path}`, { method: call.method, headers, ...(body === undefined ? {} : { body }), signal });
+      text = await response.text();
+    } catch (error) {
+      const timedOut = signal.aborted;
+      throw new VaultError(
+        timedOut ? `${call.method} ${call.path}: no answer within ${this.timeoutMs} ms` : `${call.method} ${call.path}: ${describe(error)}`,
+        { status: 0, requestId, reason: timedOut ? 'timeout' : 'network', cause: error },
+      );
+    }
+    const answeredId = response.headers.get('x-request-id') ?? requestId;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new VaultError(`${call.method} ${call.path}: answer ${response.status} is not JSON`, { status: response.status, requestId: answeredId, reason: 'http' });
+    }
+    const envelope = parsed as { success?: unknown; data?: unknown; error?: unknown };
+    if (!response.ok) {
+      const message = typeof envelope?.error === 'string' ? envelope.error : `HTTP ${response.status}`;
+      throw new VaultError(message, { status: response.status, requestId: answeredId, reason: 'http' });
+    }
+    if (call.bare) return parsed as T;
+    if (envelope?.success !== true) {
+      throw new VaultError(`${call.method} ${call.path}: answer without the success envelope`, { status: response.status, requestId: answeredId, reason: 'http' });
+    }
+    return envelope.data as T;
+  }
+}
+
+function requireName(name: unknown): void {
+  if (typeof name !== 'string') throw new TypeError(`wallet name must be a string (got ${name === null ? 'null' : typeof name})`);
+}
+
+function pathAddress(address: unknown): string {
+  if (typeof address !== 'string' || address === '') throw new TypeError('wallet address must be a non-empty string');
+  return encodeURIComponent(address);
+}
+
+function newRequestId(): string {
+  return `vc-${globalThis.crypto.randomUUID()}`;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+  return String(error);
+}

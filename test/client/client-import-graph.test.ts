@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const clientDir = path.join(root, 'client');
+
+/** Every module reachable from client/index.ts, with the specifiers each imports. */
+function importGraph(entry: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const visit = (file: string) => {
+    if (graph.has(file)) return;
+    const source = readFileSync(file, 'utf8');
+    const specifiers = [...source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g)].map(
+      (m) => (m[1] ?? m[2] ?? m[3])!,
+    );
+    graph.set(file, specifiers);
+    for (const s of specifiers) if (s.startsWith('.')) visit(path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
+  };
+  visit(entry);
+  return graph;
+}
+
+describe('wallet-vault/client loads in a browser bundle or a worker', () => {
+  const graph = importGraph(path.join(clientDir, 'index.ts'));
+
+  it('imports only its own files: no server code, no package, no Node built-in', () => {
+    expect(graph.size).toBeGreaterThanOrEqual(4);
+    for (const [file, specifiers] of graph) {
+      expect(path.relative(clientDir, file).startsWith('..'), file).toBe(false);
+      for (const s of specifiers) expect(s, `${path.relative(root, file)} imports ${s}`).toMatch(/^\.\/[a-z-]+\.js$/);
+    }
+  });
+
+  it('uses no Node-only global (process, Buffer, require, __dirname)', () => {
+    for (const file of graph.keys()) {
+      const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      expect(code, file).not.toMatch(/\b(process|Buffer|require|__dirname|__filename|global)\b/);
+    }
+  });
+
+  it('compiles against the web platform alone (lib DOM, no @types/node) to the files `exports` names', async () => {
+    const out = await mkdtemp(path.join(tmpdir(), 'client-build-'));
+    try {
+      execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.client.json', '--outDir', out], { cwd: root, stdio: 'pipe' });
+      const entry = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).exports['./client'] as { types: string; default: string };
+      const built = (file: string) => path.join(out, path.relative('dist', file));
+      expect(existsSync(built(entry.types)), entry.types).toBe(true);
+      const loaded = (await import(pathToFileURL(built(entry.default)).href)) as Record<string, unknown>;
+      expect(Object.keys(loaded).sort()).toEqual(['VaultClient', 'VaultError', 'createAuthSignature']);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../../adapters/http/openapi/examples.js';
+import { OpenApiConformance, type Exchange } from '../support/openapi-conformance.js';
+
+const conformance = new OpenApiConformance();
+const BASE = 'http://127.0.0.1:1/api/v1/vaults/v1';
+const json = (status: number, body: unknown, extra: Record<string, string> = {}): Omit<Exchange, 'method' | 'url'> => ({
+  status,
+  headers: new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-12345678', ...extra }),
+  body: JSON.stringify(body),
+});
+const ok = (data: unknown) => ({ success: true, data });
+
+describe('the OpenAPI conformance check the HTTP tests run on every answer', () => {
+  it('is installed on globalThis.fetch for every test file', () => {
+    expect((globalThis.fetch as { conformance?: boolean }).conformance).toBe(true);
+  });
+
+  it('accepts documented answers, on both path spellings and any case', () => {
+    expect(conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(200, ok(EXAMPLES.wallet)) })).toEqual([]);
+    expect(conformance.check({ method: 'get', url: `${BASE.replace('vaults', 'vault')}/WALLETS/0xabc/`, ...json(404, { success: false, error: 'x' }) })).toEqual([]);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(200, EXAMPLES.status) })).toEqual([]);
+  });
+
+  it('refuses an undocumented status, a body off its schema, a wrong media type and a missing X-Request-Id', () => {
+    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(409, { success: false, error: 'x' }) })[0]).toMatch(/status 409 is not documented/);
+    const { created: _dropped, ...withoutCreated } = EXAMPLES.wallet;
+    expect(conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(200, ok(withoutCreated)) })[0]).toMatch(/must have required property 'created'/);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(200, ok({ ...EXAMPLES.wallet, keyRef: 'k' })) })[0]).toMatch(/additional properties/);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(200, ok(EXAMPLES.status)) })[0]).toMatch(/does not match/);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(200, EXAMPLES.status, { 'content-type': 'text/html' }) })[0]).toMatch(/content type/);
+    const noId = json(200, EXAMPLES.status);
+    noId.headers.delete('x-request-id');
+    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...noId })).toEqual([expect.stringMatching(/X-Request-Id is missing/)]);
+  });
+
+  it('holds the request body of a 200 to the documented request schema (the document is never stricter than the server)', () => {
+    const answer = json(200, ok(EXAMPLES.wallet));
+    expect(conformance.check({ method: 'POST', url: `${BASE}/wallets`, requestBody: '{"name":"a"}', ...answer })).toEqual([]);
+    expect(conformance.check({ method: 'POST', url: `${BASE}/wallets`, requestBody: '{"name":5}', ...answer })[0]).toMatch(/request body/);
+  });
+
+  it('expects the unknown-route 404 from any other path of the API, and ignores other servers', () => {
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route' }) })).toEqual([]);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/nothing`, ...json(200, {}) })[0]).toMatch(/instead of 404/);
+    expect(conformance.check({ method: 'POST', url: 'http://127.0.0.1:1/', ...json(200, { jsonrpc: '2.0' }) })).toEqual([]);
+  });
+});
