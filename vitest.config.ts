@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // expect.poll ends as soon as its condition holds; its default 1 s bound is a timing margin that a
+    // busy 2-core machine can miss, so every poll gets the test's own bound instead.
+    expect: { poll: { timeout: 25_000 } },
     // Every answer of the API that a test fetches is checked against the OpenAPI document.
     setupFiles: ['test/support/openapi-conformance.setup.ts'],
     globalSetup: ['test/support/build.global-setup.ts', 'test/chain/compile-contracts.global-setup.ts'],

@@ -85,15 +85,23 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
       const doomed = await openPostgresDatabase(testPostgresConfig(a.config.url!, { poolSize: 1 }));
       let unblock!: () => void;
       const blocked = new Promise<void>((r) => (unblock = r));
-      const stuck = new PostgresJobLock(doomed).runExclusive('sweep', () => blocked);
-      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: false });
+      let holding!: () => void;
+      const holds = new Promise<void>((r) => (holding = r));
+      const stuck = new PostgresJobLock(doomed).runExclusive('sweep', () => {
+        holding();
+        return blocked;
+      });
+      // Once the doomed instance runs the job it holds the lock: no polling against a clock.
+      await holds;
+      expect(await lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: false });
       const killed = await a.query(
         `SELECT pg_terminate_backend(pid) FROM pg_locks
           WHERE locktype = 'advisory' AND granted AND classid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [0x6a6f62],
       );
       expect(killed.rowCount).toBe(1);
-      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b')).toEqual({ ran: true, value: 'b' });
+      // The server ends the killed session asynchronously; a busy machine may take a while.
+      await expect.poll(() => lockB.runExclusive('sweep', async () => 'b'), { timeout: 30_000, interval: 100 }).toEqual({ ran: true, value: 'b' });
       unblock();
       expect(await stuck).toEqual({ ran: true, value: undefined });
       await doomed.close();
