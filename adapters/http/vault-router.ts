@@ -1,6 +1,7 @@
 import express from 'express';
+import { z } from 'zod';
 import type { Vault } from '../main/create-vault.js';
-import type { VaultLogger } from '../main/vault-options.js';
+import { checkOptions, port, type VaultLogger } from '../main/vault-options.js';
 import { createVaultApp, type HttpDeps } from './http-app.js';
 import type { JsonBounds } from './json-bounds.js';
 import { clientAddressResolver, parseTrustedProxies } from './client-address.js';
@@ -38,12 +39,42 @@ export interface VaultRouterOptions {
 
 const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
 
+const count = z.int().min(1);
+const isProxyEntry = (entry: string) => {
+  try {
+    return parseTrustedProxies(entry).length === 1;
+  } catch {
+    return false;
+  }
+};
+// Typed as JsonBounds: a bound added there and not here is a compile error.
+const argsBoundsSchema: z.ZodType<JsonBounds> = z.strictObject({ maxDepth: count, maxArrayLength: count, maxStringLength: count, maxValues: count });
+const optionsSchema = z.strictObject({
+  bodyLimitBytes: count.optional(),
+  rateLimitPerMinute: count.optional(),
+  argsBounds: argsBoundsSchema.optional(),
+  health: z.boolean().optional(),
+  metrics: port(['exposition', 'observeRateLimited']).optional(),
+  notFound: z.boolean().optional(),
+  logger: port(['info', 'warn', 'error']).optional(),
+  addressRateLimitPerMinute: count.optional(),
+  trustedProxies: z.array(z.string().refine(isProxyEntry, 'must be an IP address or CIDR range')).optional(),
+  metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
+});
+// An option added to VaultRouterOptions but not to the schema would be refused as unknown: make that
+// a compile error naming it.
+type Unchecked = Exclude<keyof VaultRouterOptions, keyof z.infer<typeof optionsSchema>>;
+const everyOptionChecked: [Unchecked] extends [never] ? true : { missingFromSchema: Unchecked } = true;
+void everyOptionChecked;
+
 /**
  * The whole HTTP interface of docs/api.md as an Express router: `app.use('/vault', vaultRouter(vault))`
  * serves `/vault/api/v1/vaults/:vaultId/...`, answers and error envelopes byte for byte those of the
  * standalone server. Authentication is the vault's API keys; TLS and any auth of your own go in front.
+ * A bad option throws VaultOptionsError naming it, here rather than at the first request.
  */
 export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): express.Router {
+  checkOptions('vaultRouter', optionsSchema, options);
   const app = createVaultApp(httpDepsOf(vault, options), { health: options.health ?? false, notFound: options.notFound ?? true });
   const router = express.Router();
   router.use((req, res, next) => {

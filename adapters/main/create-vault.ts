@@ -245,10 +245,14 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
     logger,
     options.jobMetrics,
   );
+  // What the use cases resolve, after configure(): a repository or key stores rebound there are the
+  // ones readiness must ping, not those the options named.
+  const repository = container.get<WalletRepository>(TOKENS.WALLET_REPOSITORY);
+  const servingStores = container.isBound(TOKENS.KEY_STORE_REGISTRY) ? container.get<KeyStoreRegistry>(TOKENS.KEY_STORE_REGISTRY).all() : [];
   const readiness = readinessOf(
     [
-      { name: 'database', code: ErrorCode.DATABASE_UNAVAILABLE, ping: () => persistence.repository.ping() },
-      ...keyStores.map((s) => ({ name: `key store ${s.name}`, code: ErrorCode.KEYSTORE_UNAVAILABLE, ping: () => s.ping() })),
+      { name: 'database', code: ErrorCode.DATABASE_UNAVAILABLE, ping: () => repository.ping() },
+      ...servingStores.map((s) => ({ name: `key store ${s.name}`, code: ErrorCode.KEYSTORE_UNAVAILABLE, ping: () => s.ping() })),
     ],
     Math.min(options.outboundTimeoutMs ?? 5000, 2000),
   );

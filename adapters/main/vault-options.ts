@@ -91,7 +91,8 @@ const implementing = <T>(shape: Shape) =>
   });
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { message: `must be a function (${what})` });
-const port = (methods: string[]) => implementing<unknown>({ methods });
+/** An object with these methods (a port, a logger, a metrics sink). */
+export const port = (methods: string[]) => implementing<unknown>({ methods });
 
 const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'listKeyRefs', 'close'] });
 
@@ -153,12 +154,20 @@ const pathOf = (path: readonly PropertyKey[]) =>
 
 /** Checks `createVault`'s options; a bad one throws VaultOptionsError naming every offending option. */
 export function validateVaultOptions(options: unknown): VaultOptions {
-  const parsed = schema.safeParse(options);
-  if (parsed.success) return options as VaultOptions; // the caller's own objects, not zod's copies
+  return checkOptions('createVault', schema, options) as VaultOptions;
+}
+
+/**
+ * Checks the options of `what` (`createVault`, `vaultRouter`) against a strict schema and returns the
+ * caller's own object, not zod's copy; a bad one throws VaultOptionsError naming every offending option.
+ */
+export function checkOptions(what: string, optionsSchema: z.ZodType, options: unknown): unknown {
+  const parsed = optionsSchema.safeParse(options);
+  if (parsed.success) return options;
   const lines = parsed.error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => `${pathOf([...issue.path, key])}: not an option of createVault`)
+      ? issue.keys.map((key) => `${pathOf([...issue.path, key])}: not an option of ${what}`)
       : [`${pathOf(issue.path) || '(options)'}: ${issue.message}`],
   );
-  throw new VaultOptionsError(`invalid createVault options:\n  ${lines.join('\n  ')}`);
+  throw new VaultOptionsError(`invalid ${what} options:\n  ${lines.join('\n  ')}`);
 }

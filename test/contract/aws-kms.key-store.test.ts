@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hexlify, recoverAddress, computeAddress } from 'ethers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AwsKmsKeyStore } from '../../adapters/keystore/aws-kms/aws-kms.key-store.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { freePort } from '../support/cli.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { awsKmsKeyStore } from 'wallet-vault/keystores/aws-kms';
+import { describeKeyStoreContract } from 'wallet-vault/testing';
 
 const storeFor = (kms: FakeKms, overrides: Partial<{ secretAccessKey: string; accessKeyId: string; endpoint: string }> = {}) =>
   new AwsKmsKeyStore({
@@ -76,5 +78,23 @@ describe('aws-kms specifics', () => {
     const down = storeFor(kms, { endpoint: `http://127.0.0.1:${await freePort()}` });
     await expect(down.ping()).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE });
     await down.close();
+  });
+
+  it("signs through a KMSClient the application hands in, and leaves that client to the application on close", async () => {
+    const client = new KMSClient({
+      region: 'us-east-1',
+      endpoint: kms.url,
+      credentials: { accessKeyId: kms.accessKeyId, secretAccessKey: kms.secretAccessKey },
+      maxAttempts: 1,
+    });
+    const destroy = vi.spyOn(client, 'destroy');
+    const handed = awsKmsKeyStore({ client });
+    const key = await handed.create();
+    const digest = randomBytes(32);
+    const sig = await handed.sign(key.keyRef, digest);
+    expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v })).toBe(computeAddress(hexlify(key.publicKey)));
+    await handed.close();
+    expect(destroy).not.toHaveBeenCalled();
+    client.destroy();
   });
 });

@@ -1,5 +1,4 @@
-import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { describeKeyStoreContract, InMemoryKeyStore } from 'wallet-vault/testing';
 
 // The unit tests' twin must behave like a real key store, or those tests prove nothing.
 describeKeyStoreContract('in-memory (test twin)', async () => ({ store: new InMemoryKeyStore('memory'), cleanup: async () => undefined }));

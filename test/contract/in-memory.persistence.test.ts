@@ -1,14 +1,14 @@
-import { describeAuditLogContract } from './audit-log.contract.js';
-import { describeJobLockContract } from './job-lock.contract.js';
-import { describePolicyRepositoryContract } from './policy-repository.contract.js';
-import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
 import {
+  describeAuditLogContract,
+  describeJobLockContract,
+  describePolicyRepositoryContract,
+  describeWalletRepositoryContract,
   InMemoryAuditLog,
   InMemoryJobLock,
   InMemoryPolicyRepository,
   InMemorySignatureLog,
   InMemoryWalletRepository,
-} from '../support/in-memory.persistence.js';
+} from 'wallet-vault/testing';
 
 // The unit tests' twins must behave like the real adapters, or those tests prove nothing.
 const nothingToClean = async () => undefined;

@@ -6,7 +6,7 @@ import { computeAddress, hexlify, recoverAddress } from 'ethers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file.key-store.js';
 import { resolveMasterKey } from '../../adapters/keystore/local-file/master-key.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { describeKeyStoreContract } from 'wallet-vault/testing';
 
 const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-keys-'));
 

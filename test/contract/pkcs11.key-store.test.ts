@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Pkcs11KeyStore } from '../../adapters/keystore/pkcs11/pkcs11.key-store.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { SOFTHSM_MODULE, createSoftHsmToken } from '../support/softhsm.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { describeKeyStoreContract } from 'wallet-vault/testing';
 
 if (!SOFTHSM_MODULE) console.warn('SKIPPED: pkcs11 against SoftHSM2 was not run: SoftHSM2 is not installed (apt-get install softhsm2)');
 

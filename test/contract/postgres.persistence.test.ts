@@ -5,7 +5,15 @@ import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.a
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
 import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
 import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
-import { expectSharedReplayGuard } from './replay-guard.contract.js';
+// The contract suites by package name, through the public entry an outside store's author uses.
+import {
+  describeAuditLogContract,
+  describeJobLockContract,
+  describePolicyRepositoryContract,
+  describeWalletRepositoryContract,
+  expectSharedReplayGuard,
+  expectValidChain,
+} from 'wallet-vault/testing';
 import { PostgresSignatureLog } from '../../adapters/persistence/postgres/postgres.signature-log.js';
 import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
@@ -14,10 +22,6 @@ import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
 import { anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
-import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
-import { describeJobLockContract } from './job-lock.contract.js';
-import { describePolicyRepositoryContract } from './policy-repository.contract.js';
-import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
 
 /** Two instances (two pools) on one fresh database, dropped afterwards. */
 async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase) => Promise<void>): Promise<void> {

@@ -6,7 +6,7 @@ import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-l
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
 import { aSignatureRecord, anAuditEvent } from '../support/wallet-mother.js';
-import { expectValidChain } from './audit-log.contract.js';
+import { expectValidChain } from 'wallet-vault/testing';
 
 describe('sqlite audit log in the commit queue', () => {
   let dir: string;

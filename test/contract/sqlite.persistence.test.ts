@@ -11,11 +11,15 @@ import { SqlitePolicyRepository } from '../../adapters/persistence/sqlite/sqlite
 import { SqliteReplayGuard } from '../../adapters/persistence/sqlite/sqlite.replay-guard.js';
 import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
-import { describeAuditLogContract, expectValidChain } from './audit-log.contract.js';
-import { describeJobLockContract } from './job-lock.contract.js';
-import { expectSharedReplayGuard } from './replay-guard.contract.js';
-import { describePolicyRepositoryContract } from './policy-repository.contract.js';
-import { describeWalletRepositoryContract } from './wallet-repository.contract.js';
+// The contract suites by package name, through the public entry an outside store's author uses.
+import {
+  describeAuditLogContract,
+  describeJobLockContract,
+  describePolicyRepositoryContract,
+  describeWalletRepositoryContract,
+  expectSharedReplayGuard,
+  expectValidChain,
+} from 'wallet-vault/testing';
 
 const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-sqlite-'));
 

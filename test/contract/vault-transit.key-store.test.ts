@@ -4,7 +4,7 @@ import { VaultTransitKeyStore } from '../../adapters/keystore/vault-transit/vaul
 import { ErrorCode } from '../../src/domain/errors.js';
 import { freePort } from '../support/cli.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { describeKeyStoreContract } from 'wallet-vault/testing';
 
 const storeFor = (v: FakeVault, overrides: Partial<{ token: string; address: string; keyName: string; cacheTtlMs: number }> = {}) =>
   new VaultTransitKeyStore({

@@ -2,7 +2,7 @@ import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainer
 import { describe } from 'vitest';
 import { VaultTransitKeyStore } from '../../adapters/keystore/vault-transit/vault-transit.key-store.js';
 import { containerRuntimeAvailable } from '../support/container-runtime.js';
-import { describeKeyStoreContract } from './key-store.contract.js';
+import { describeKeyStoreContract } from 'wallet-vault/testing';
 
 const runtime = await containerRuntimeAvailable();
 if (!runtime.available) console.warn(`SKIPPED: vault-transit against hashicorp/vault was not run: no container runtime (${runtime.reason})`);

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVault, TOKENS, VaultOptionsError, type KeyStore, type Persistence } from 'wallet-vault';
+import { createVault, DomainError, ErrorCode, TOKENS, VaultOptionsError, type KeyStore, type Persistence } from 'wallet-vault';
 import { localFileKeyStore } from 'wallet-vault/keystores/local-file';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
 
@@ -71,6 +71,43 @@ describe('an embedding application rebinds a port', () => {
         await vault.close();
       }
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('readiness after configure()', () => {
+  it('pings the key stores and the repository the use cases resolve, also those rebound in configure()', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-ready-'));
+    const persistence = await sqlitePersistence({ path: path.join(dir, 'vault.db') });
+    const given = localFileKeyStore({ keysDir: path.join(dir, 'keys'), masterKeyHex: 'cd'.repeat(32) });
+    // The application's own store, swapped in for the one the options named; it stops answering later.
+    let down = false;
+    const own: KeyStore = {
+      name: 'own',
+      create: given.create.bind(given),
+      sign: given.sign.bind(given),
+      destroy: given.destroy.bind(given),
+      listKeyRefs: given.listKeyRefs.bind(given),
+      close: async () => undefined,
+      ping: async () => {
+        if (down) throw new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, 'key store own: not answering');
+      },
+    };
+    const vault = await createVault({
+      persistence,
+      keyStores: [given],
+      jobs: false,
+      configure: (c) => {
+        c.rebind(TOKENS.KEY_STORE_REGISTRY).toConstantValue({ default: own, get: () => own, all: () => [own] });
+      },
+    });
+    try {
+      await expect(vault.readiness()).resolves.toBeUndefined();
+      down = true;
+      await expect(vault.readiness()).rejects.toMatchObject({ code: 'KEYSTORE_UNAVAILABLE', message: expect.stringContaining('key store own') });
+    } finally {
+      await vault.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

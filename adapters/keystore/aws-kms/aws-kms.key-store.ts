@@ -43,10 +43,13 @@ const ALREADY_GONE = new Set(['NotFoundException', 'KMSInvalidStateException']);
 export class AwsKmsKeyStore implements KeyStore {
   readonly name = 'aws-kms';
   private readonly client: KMSClient;
+  /** A client the application handed in is the application's to destroy, not this store's. */
+  private readonly ownsClient: boolean;
   private readonly publicKeys = new Map<string, Uint8Array>();
 
   constructor(config: AwsKmsKeyStoreConfig) {
     // A client the application configured itself is used as is (its region, credentials and timeouts).
+    this.ownsClient = config.client === undefined;
     this.client = config.client ?? new KMSClient({
       region: config.region,
       endpoint: config.endpoint,
@@ -122,7 +125,7 @@ export class AwsKmsKeyStore implements KeyStore {
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.ownsClient) this.client.destroy();
   }
 
   private async publicKey(keyRef: string): Promise<Uint8Array> {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
-import { MovableClock } from '../support/movable-clock.js';
+import { MovableClock } from './clocks.js';
 
 /** A guard over shared storage that can also be swept, as both database guards are. */
 type SweepingGuard = ReplayGuard & { sweep(now: Date): Promise<number> };

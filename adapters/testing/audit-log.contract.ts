@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditRecordHash, GENESIS_HASH } from '../../src/domain/audit-chain.js';
 import type { AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
-import { anAuditEvent } from '../support/wallet-mother.js';
+import { anAuditEvent } from './fixtures.js';
 
 export interface AuditLogFixture {
   /** An empty log. */

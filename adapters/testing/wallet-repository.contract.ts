@@ -4,9 +4,9 @@ import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import { aSignatureRecord, aVault, aWallet, anApiKey, anAuditEvent, anIdempotencyRecord, randomAddress } from '../support/wallet-mother.js';
+import { aSignatureRecord, aVault, aWallet, anApiKey, anAuditEvent, anIdempotencyRecord, randomAddress } from './fixtures.js';
 
-export interface PersistenceFixture {
+export interface WalletRepositoryFixture {
   readonly repo: WalletRepository;
   readonly signatureLog: SignatureLog;
   /** The audit log of the same store, where the signature log chains signature.issued. */
@@ -18,9 +18,9 @@ const NOW = new Date('2026-06-01T00:00:00Z');
 const ms = (n: number) => new Date(NOW.getTime() + n);
 
 /** What every persistence adapter must do; each backend's test file calls this with a fresh store. */
-export function describeWalletRepositoryContract(name: string, make: () => Promise<PersistenceFixture>): void {
+export function describeWalletRepositoryContract(name: string, make: () => Promise<WalletRepositoryFixture>): void {
   describe(`WalletRepository and SignatureLog contract: ${name}`, () => {
-    let f: PersistenceFixture;
+    let f: WalletRepositoryFixture;
     beforeAll(async () => {
       f = await make();
     });

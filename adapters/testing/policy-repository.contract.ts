@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
-import { randomAddress } from '../support/wallet-mother.js';
+import { randomAddress } from './fixtures.js';
 
 export interface PolicyRepositoryFixture {
   readonly policies: PolicyRepository;

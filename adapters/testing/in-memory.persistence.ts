@@ -1,0 +1,222 @@
+import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
+import { assertAuditEvent, auditRecordHash, GENESIS_HASH } from '../../src/domain/audit-chain.js';
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import type { SignPolicy } from '../../src/domain/sign-policy.js';
+import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
+import type { Wallet } from '../../src/domain/wallet.js';
+import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
+import type { Persistence } from '../../src/ports/persistence.port.js';
+import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
+import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
+
+const idempotencyKey = (vaultId: string, key: string) => JSON.stringify([vaultId, key]);
+const visible = (w: Wallet, now: Date) => w.expires === null || w.expires.getTime() > now.getTime();
+const byCreatedThenId = (a: Wallet, b: Wallet) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** In-memory twin of the SQLite repository for application unit tests; it passes the same contract. */
+export class InMemoryWalletRepository implements WalletRepository {
+  readonly accounts = new Map<string, Account>();
+  readonly vaults = new Map<string, Vault>();
+  readonly apiKeys = new Map<string, ApiKeyRecord>();
+  readonly wallets = new Map<string, Wallet>();
+  /** Keyed by idempotencyKey(vaultId, key). */
+  readonly idempotency = new Map<string, IdempotencyRecord>();
+
+  async ensureAccount(id: string, now: Date): Promise<Account> {
+    if (!this.accounts.has(id)) this.accounts.set(id, { id, created: now });
+    return this.accounts.get(id)!;
+  }
+  async insertVault(vault: Vault): Promise<void> {
+    if (!this.accounts.has(vault.accountId)) throw new Error('no such account');
+    this.vaults.set(vault.id, vault);
+  }
+  async findVault(id: string): Promise<Vault | null> {
+    return this.vaults.get(id) ?? null;
+  }
+  async listVaults(): Promise<Vault[]> {
+    return [...this.vaults.values()].sort((a, b) => a.created.getTime() - b.created.getTime());
+  }
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    this.apiKeys.set(key.id, key);
+  }
+  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    return this.apiKeys.get(id) ?? null;
+  }
+  async listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {
+    return [...this.apiKeys.values()].filter((k) => k.vaultId === vaultId).sort((a, b) => a.created.getTime() - b.created.getTime());
+  }
+  async revokeApiKey(id: string, now: Date): Promise<boolean> {
+    const key = this.apiKeys.get(id);
+    if (!key) return false;
+    if (key.revoked === null) this.apiKeys.set(id, { ...key, revoked: now });
+    return true;
+  }
+  async countActiveApiKeys(vaultId: string): Promise<number> {
+    return [...this.apiKeys.values()].filter((k) => k.vaultId === vaultId && k.revoked === null).length;
+  }
+  async insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void> {
+    // Every check before any write, so a refused insert leaves nothing behind (the SQL transaction's effect).
+    if (idempotency) {
+      if (idempotency.vaultId !== wallet.vaultId) throw new Error('idempotency record of another vault');
+      const held = this.idempotency.get(idempotencyKey(idempotency.vaultId, idempotency.key));
+      if (held && held.expires.getTime() > idempotency.created.getTime()) {
+        throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key ${JSON.stringify(idempotency.key)} is already in use`);
+      }
+    }
+    if ([...this.wallets.values()].some((w) => w.address === wallet.address)) throw new Error('duplicate address');
+    this.wallets.set(wallet.id, wallet);
+    if (idempotency) this.idempotency.set(idempotencyKey(idempotency.vaultId, idempotency.key), idempotency);
+  }
+  async findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
+    const record = this.idempotency.get(idempotencyKey(vaultId, key));
+    return record && record.expires.getTime() > now.getTime() ? record : null;
+  }
+  async deleteExpiredIdempotency(now: Date, limit: number): Promise<number> {
+    const expired = [...this.idempotency.entries()]
+      .filter(([, r]) => r.expires.getTime() <= now.getTime())
+      .sort(([, a], [, b]) => a.expires.getTime() - b.expires.getTime())
+      .slice(0, limit);
+    for (const [k] of expired) this.idempotency.delete(k);
+    return expired.length;
+  }
+  async findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
+    return [...this.wallets.values()].find((w) => w.vaultId === vaultId && w.address === address && visible(w, now)) ?? null;
+  }
+  async listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage> {
+    const all = [...this.wallets.values()].filter((w) => w.vaultId === vaultId && visible(w, now)).sort(byCreatedThenId);
+    return { count: all.length, page: all.slice(offset, offset + limit) };
+  }
+  async countWallets(vaultId: string, now: Date): Promise<number> {
+    return (await this.listWallets(vaultId, now, 0, 0)).count;
+  }
+  async updateWallet(wallet: Wallet): Promise<boolean> {
+    const current = this.wallets.get(wallet.id);
+    if (!current || current.version !== wallet.version - 1) return false;
+    this.wallets.set(wallet.id, wallet);
+    return true;
+  }
+  async findExpired(now: Date, limit: number): Promise<Wallet[]> {
+    return [...this.wallets.values()]
+      .filter((w) => w.expires !== null && w.expires.getTime() <= now.getTime())
+      .sort((a, b) => a.expires!.getTime() - b.expires!.getTime())
+      .slice(0, limit);
+  }
+  async markDeleted(id: string, now: Date): Promise<boolean> {
+    const current = this.wallets.get(id);
+    if (!current || current.expires === null || current.expires.getTime() > now.getTime()) return false;
+    this.wallets.set(id, { ...current, version: current.version + 1 });
+    return true;
+  }
+  async removeWallet(id: string): Promise<void> {
+    this.wallets.delete(id);
+  }
+  async findRecord(id: string): Promise<Wallet | null> {
+    return this.wallets.get(id) ?? null;
+  }
+  async listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]> {
+    return [...this.wallets.values()]
+      .filter((w) => w.keyStore === keyStore && w.id > (afterId ?? ''))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
+  }
+  async keyRefInUse(keyStore: string, keyRef: string): Promise<boolean> {
+    return [...this.wallets.values()].some((w) => w.keyStore === keyStore && w.keyRef === keyRef);
+  }
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+export class InMemorySignatureLog implements SignatureLog {
+  readonly records = new Map<string, SignatureRecord>();
+
+  /** `audit` chains the signature.issued events recorded with signatures. */
+  constructor(private readonly audit: AuditLog) {}
+
+  async record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
+    if (this.records.has(entry.submissionHash)) throw new Error('duplicate submission hash');
+    this.records.set(entry.submissionHash, entry);
+    try {
+      if (issued) await this.audit.append(issued);
+    } catch (error) {
+      this.records.delete(entry.submissionHash); // both or neither, as the real logs' one transaction
+      throw error;
+    }
+  }
+  async find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
+    const r = this.records.get(submissionHash);
+    return r && r.vaultId === vaultId ? r : null;
+  }
+  async attachTransaction(vaultId: string, submissionHash: string, transactionHash: string, now: Date): Promise<AttachResult> {
+    const r = await this.find(vaultId, submissionHash);
+    if (!r) return 'missing';
+    if (r.transactionHash === null) {
+      this.records.set(submissionHash, { ...r, transactionHash, submitted: now });
+      return 'attached';
+    }
+    return r.transactionHash === transactionHash ? 'unchanged' : 'conflict';
+  }
+}
+
+/** In-memory twin of the SQLite audit log: the same chain, numbering and checks; it passes the same contract. */
+export class InMemoryAuditLog implements AuditLog {
+  readonly records: AuditRecord[] = [];
+
+  async append(event: AuditEvent): Promise<void> {
+    assertAuditEvent(event);
+    const seq = this.records.length + 1;
+    const prevHash = this.records.at(-1)?.hash ?? GENESIS_HASH;
+    const stored = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
+    this.records.push({ ...stored, seq, prevHash, hash: auditRecordHash(seq, prevHash, stored) });
+  }
+  async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
+    return this.records
+      .filter((r) => r.seq > query.afterSeq && (query.vaultId === undefined || r.vaultId === query.vaultId))
+      .slice(0, query.limit);
+  }
+}
+
+export class InMemoryPolicyRepository implements PolicyRepository {
+  readonly policies = new Map<string, { policy: SignPolicy; updated: Date }>();
+
+  async find(vaultId: string): Promise<SignPolicy | null> {
+    // A copy, as a database would return: a caller changing it changes nothing stored.
+    const entry = this.policies.get(vaultId);
+    return entry ? structuredClone(entry.policy) : null;
+  }
+  async save(vaultId: string, policy: SignPolicy | null, now: Date): Promise<void> {
+    if (policy === null) this.policies.delete(vaultId);
+    else this.policies.set(vaultId, { policy: structuredClone(policy), updated: now });
+  }
+}
+
+/**
+ * The SQLite deployment's lock is already in memory; the twin adds a way to play the other instance that
+ * holds a job, so application tests can check what happens when the lock is taken elsewhere.
+ */
+export class InMemoryJobLock extends InProcessJobLock {
+  /** Marks `job` as held by another instance until the returned function is called. */
+  holdElsewhere(job: string): () => void {
+    if (this.held.has(job)) throw new Error(`job ${job} is already held`);
+    this.held.add(job);
+    return () => this.held.delete(job);
+  }
+}
+
+/**
+ * Every twin above as one `Persistence`, for `createVault({ persistence: inMemoryPersistence() })` in an
+ * application's own tests: nothing on disk, gone on close. No shared replay guard, so the vault keeps
+ * nonces in memory, as it does for one process on SQLite.
+ */
+export function inMemoryPersistence(): Persistence {
+  const auditLog = new InMemoryAuditLog();
+  return {
+    repository: new InMemoryWalletRepository(),
+    signatureLog: new InMemorySignatureLog(auditLog),
+    auditLog,
+    policies: new InMemoryPolicyRepository(),
+    jobLock: new InMemoryJobLock(),
+    description: 'in memory',
+    close: async () => undefined,
+  };
+}

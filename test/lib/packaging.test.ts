@@ -1,0 +1,141 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { AbiCoder, getBytes, id, keccak256, recoverAddress } from 'ethers';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const probeDir = path.join(repoRoot, 'test/lib/packaging');
+
+/**
+ * npm with the environment of a plain shell: an `npm test` run exports npm_config_* and npm_package_*
+ * variables that would otherwise steer the nested npm (its prefix, its package).
+ */
+async function npm(args: string[], cwd: string, timeoutMs: number): Promise<{ stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'INIT_CWD'));
+  return run('npm', args, { cwd, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+}
+
+interface PackedFile {
+  path: string;
+}
+/** What `npm pack` would put in the tarball; nothing is written (the tarball itself comes later). */
+async function packList(): Promise<string[]> {
+  const { stdout } = await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], repoRoot, 120_000);
+  return (JSON.parse(stdout) as { files: PackedFile[] }[])[0]!.files.map((f) => f.path);
+}
+
+type ExportsMap = Record<string, string | { types: string; default: string }>;
+const manifest = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as {
+  exports: ExportsMap;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+const entries = Object.entries(manifest.exports).filter(([, target]) => typeof target === 'object') as [string, { types: string; default: string }][];
+
+/** npm's ways of saying it could reach neither the registry nor a cached copy. */
+const UNREACHABLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|ENOTCACHED|request to .* failed/i;
+
+describe('the npm package', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('holds no tests, benchmarks or examples, and the code and declarations of every entry point', async () => {
+    const files = await packList();
+    expect(files.filter((f) => /^(test|bench|examples|dist-bench|dist\/test|dist\/bench)\//.test(f) || /\.(test|bench)\.[cm]?[jt]s$/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(entries.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing', './client']),
+    );
+    for (const [name, target] of entries) {
+      expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
+      expect(files, `code of ${name}`).toContain(target.default.replace(/^\.\//, ''));
+    }
+  });
+
+  it(
+    'installs from its tarball into a fresh project, imports every entry point with its types, and signs through vaultRouter there',
+    async (ctx) => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-pack-'));
+      dirs.push(dir);
+      const { stdout } = await npm(['pack', '--pack-destination', dir, '--json', '--ignore-scripts'], repoRoot, 120_000);
+      const tarball = path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+
+      // An application of its own, with express, and the drivers of two optional adapters (pure
+      // JavaScript); pkcs11js, the AWS SDK and vitest stay out, to show the message their entries give.
+      const project = path.join(dir, 'app');
+      await mkdir(project);
+      await writeFile(
+        path.join(project, 'package.json'),
+        JSON.stringify({
+          name: 'wallet-vault-consumer',
+          private: true,
+          type: 'module',
+          // npm 11 runs no install scripts unless allowed: these build native code the vault needs.
+          allowScripts: { 'better-sqlite3': true, secp256k1: true, keccak: true, '@scarf/scarf': false },
+        }),
+      );
+      const wanted = [
+        tarball,
+        `express@${manifest.dependencies.express}`,
+        `pg@${manifest.peerDependencies.pg}`,
+        `node-vault@${manifest.peerDependencies['node-vault']}`,
+      ];
+      try {
+        // better-sqlite3 may compile from source here (a minute or two on a busy machine).
+        await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', ...wanted], project, 840_000);
+      } catch (error) {
+        const output = `${(error as { stderr?: string }).stderr ?? ''}\n${(error as Error).message}`;
+        if (UNREACHABLE.test(output)) {
+          const reason = `skipped: npm reached neither the registry nor a cached copy of the dependencies (${output.match(UNREACHABLE)![0]})`;
+          console.warn(`packaging test ${reason}`);
+          ctx.skip(reason);
+        }
+        throw error;
+      }
+
+      // Declarations: the probe type-checks against what the tarball ships, nothing from this repository.
+      await copyFile(path.join(probeDir, 'types-probe.ts'), path.join(project, 'types-probe.ts'));
+      await writeFile(
+        path.join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+          files: ['types-probe.ts'],
+        }),
+      );
+      await run(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project });
+
+      await copyFile(path.join(probeDir, 'probe.mjs'), path.join(project, 'probe.mjs'));
+      const probe = await run(process.execPath, ['probe.mjs'], { cwd: project, timeout: 120_000 });
+      const { imported, sign } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
+
+      expect(imported['wallet-vault'].exports).toEqual(expect.arrayContaining(['createVault', 'DomainError', 'ErrorCode', 'VaultOptionsError']));
+      expect(imported['wallet-vault/express'].exports).toContain('vaultRouter');
+      expect(imported['wallet-vault/keystores/local-file'].exports).toContain('localFileKeyStore');
+      expect(imported['wallet-vault/keystores/vault-transit'].exports).toContain('vaultTransitKeyStore');
+      expect(imported['wallet-vault/persistence/sqlite'].exports).toContain('sqlitePersistence');
+      expect(imported['wallet-vault/persistence/postgres'].exports).toContain('postgresPersistence');
+      expect(imported['wallet-vault/client'].exports).toEqual(expect.arrayContaining(['VaultClient', 'VaultError']));
+      // Entries whose driver the application did not install say which package to add.
+      expect(imported['wallet-vault/keystores/pkcs11'].error).toMatch(/needs the package pkcs11js.*npm install pkcs11js/);
+      expect(imported['wallet-vault/keystores/aws-kms'].error).toMatch(/needs the package @aws-sdk\/client-kms/);
+      expect(imported['wallet-vault/testing'].error).toMatch(/'vitest'/);
+
+      // The signature is the one the Signable contract checks: over (uniq, nonce, sender, message).
+      expect(sign.walletStatus).toBe(200);
+      expect(sign.status, JSON.stringify(sign.body)).toBe(200);
+      const [to, amount, sig] = sign.body.data.args;
+      const coder = AbiCoder.defaultAbiCoder();
+      const message = coder.encode(['bytes4', 'address', 'uint256'], [id('mint(address,uint256,(bytes32,bytes32,bytes32,uint8))').slice(0, 10), to, amount]);
+      const digest = keccak256(coder.encode(['bytes32', 'bytes32', 'address', 'bytes'], [sign.uniq, sig.nonce, sign.sender, message]));
+      expect(recoverAddress(getBytes(digest), { r: sig.r, s: sig.s, v: sig.v })).toBe(sign.signer);
+    },
+    900_000,
+  );
+});

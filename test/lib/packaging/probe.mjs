@@ -1,0 +1,81 @@
+// Run by test/lib/packaging.test.ts inside a fresh project where only the packed tarball (with express,
+// pg and node-vault) is installed: what an application sees. Prints one JSON line with what it found.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import express from 'express';
+
+const entries = [
+  'wallet-vault',
+  'wallet-vault/express',
+  'wallet-vault/keystores/local-file',
+  'wallet-vault/keystores/pkcs11',
+  'wallet-vault/keystores/aws-kms',
+  'wallet-vault/keystores/vault-transit',
+  'wallet-vault/persistence/sqlite',
+  'wallet-vault/persistence/postgres',
+  'wallet-vault/testing',
+  'wallet-vault/client',
+];
+/** Each entry: the names it exports, or the message it failed with (a missing optional driver). */
+const imported = {};
+for (const entry of entries) {
+  try {
+    imported[entry] = { exports: Object.keys(await import(entry)).sort() };
+  } catch (error) {
+    imported[entry] = { error: String(error instanceof Error ? error.message : error).split('\n')[0] };
+  }
+}
+
+const { createVault } = await import('wallet-vault');
+const { vaultRouter } = await import('wallet-vault/express');
+const { localFileKeyStore } = await import('wallet-vault/keystores/local-file');
+const { sqlitePersistence } = await import('wallet-vault/persistence/sqlite');
+
+const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-probe-'));
+const vault = await createVault({
+  persistence: await sqlitePersistence({ path: path.join(dir, 'vault.db') }),
+  keyStores: [localFileKeyStore({ keysDir: path.join(dir, 'keys'), masterKeyHex: '12'.repeat(32) })],
+  jobs: false,
+});
+const app = express();
+app.use('/vault', vaultRouter(vault));
+const server = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+let sign;
+try {
+  const created = await vault.manageVaults.createVault({ name: 'probe' });
+  const { apiKey } = await vault.manageVaults.createApiKey(created.id);
+  const base = `http://127.0.0.1:${server.address().port}/vault/api/v1/vaults/${created.id}`;
+  const post = async (route, body) => {
+    const res = await fetch(`${base}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const wallet = await post('/wallets', { name: 'probe' });
+  const signer = wallet.body.data.address;
+  const uniq = `0x${'77'.repeat(32)}`;
+  const abi = {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+      { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) },
+    ],
+    outputs: [],
+  };
+  const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+  const sender = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+  const signed = await post('/sign', { chain: 'local', contract, sender, uniq, signer, abi, args: [sender, '1000'] });
+  sign = { walletStatus: wallet.status, signer, uniq, contract, sender, status: signed.status, body: signed.body };
+} finally {
+  await new Promise((resolve) => server.close(resolve));
+  await vault.close();
+  await rm(dir, { recursive: true, force: true });
+}
+console.log(JSON.stringify({ imported, sign }));

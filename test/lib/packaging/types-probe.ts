@@ -1,0 +1,24 @@
+// Type-checked by test/lib/packaging.test.ts inside the fresh project, against the declarations the
+// tarball ships (no paths, no sources): every entry point resolves with the types an application uses.
+import { createVault, DomainError, ErrorCode, VaultOptionsError, type KeyStore, type Persistence, type Vault } from 'wallet-vault';
+import { vaultRouter, type VaultRouterOptions } from 'wallet-vault/express';
+import { localFileKeyStore, type LocalFileKeyStoreOptions } from 'wallet-vault/keystores/local-file';
+import { pkcs11KeyStore } from 'wallet-vault/keystores/pkcs11';
+import { awsKmsKeyStore } from 'wallet-vault/keystores/aws-kms';
+import { vaultTransitKeyStore } from 'wallet-vault/keystores/vault-transit';
+import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
+import { postgresPersistence } from 'wallet-vault/persistence/postgres';
+import { describeKeyStoreContract, inMemoryPersistence, type KeyStoreFixture } from 'wallet-vault/testing';
+import { VaultClient, VaultError } from 'wallet-vault/client';
+
+const storeOptions: LocalFileKeyStoreOptions = { keysDir: '/tmp/keys', masterKeyHex: '00'.repeat(32) };
+const store: KeyStore = localFileKeyStore(storeOptions);
+const persistence: Persistence = inMemoryPersistence();
+const routerOptions: VaultRouterOptions = { bodyLimitBytes: 1024, health: true };
+const vault: Promise<Vault> = createVault({ persistence, keyStores: [store] });
+const code: ErrorCode = ErrorCode.KEYSTORE_UNAVAILABLE;
+const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup: async () => undefined });
+export const used = [
+  vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
+  pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
+];

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVault, VaultOptionsError, type Vault } from 'wallet-vault';
+import { vaultRouter, type VaultRouterOptions } from 'wallet-vault/express';
+import { inMemoryPersistence } from 'wallet-vault/testing';
+
+describe('vaultRouter refuses bad options at once, naming the option', () => {
+  let vault: Vault;
+  beforeAll(async () => {
+    vault = await createVault({ persistence: inMemoryPersistence(), jobs: false });
+  });
+  afterAll(async () => {
+    await vault.close();
+  });
+
+  it.each([
+    ['a misspelt option', { bodyLimit: 1024 }, /^ {2}bodyLimit: not an option of vaultRouter$/m],
+    ['a body limit that is not a whole number', { bodyLimitBytes: 1.5 }, /^ {2}bodyLimitBytes: /m],
+    ['a rate limit of zero', { rateLimitPerMinute: 0 }, /^ {2}rateLimitPerMinute: /m],
+    ['args bounds missing a field', { argsBounds: { maxDepth: 4, maxArrayLength: 10, maxValues: 100 } }, /^ {2}argsBounds\.maxStringLength: /m],
+    ['health given as a string', { health: 'yes' }, /^ {2}health: /m],
+    ['a logger without error()', { logger: { info() {}, warn() {} } }, /^ {2}logger: must implement error\(\)$/m],
+    ['a metrics source without exposition()', { metrics: { observeRateLimited() {} } }, /^ {2}metrics: must implement exposition\(\)$/m],
+    ['a trusted proxy that is not an address', { trustedProxies: ['10.0.0.0/8', 'proxy.internal'] }, /^ {2}trustedProxies\[1\]: must be an IP address or CIDR range$/m],
+    ['a short metrics token', { metricsToken: 'short' }, /^ {2}metricsToken: must be at least 16 characters$/m],
+  ])('%s', (_label, options, message) => {
+    let error: unknown;
+    try {
+      vaultRouter(vault, options as unknown as VaultRouterOptions);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(VaultOptionsError);
+    expect((error as Error).message).toMatch(/^invalid vaultRouter options:\n/);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('takes every documented option', () => {
+    const router = vaultRouter(vault, {
+      bodyLimitBytes: 4096,
+      rateLimitPerMinute: 60,
+      argsBounds: { maxDepth: 8, maxArrayLength: 100, maxStringLength: 1000, maxValues: 2000 },
+      health: true,
+      metrics: { exposition: async () => ({ contentType: 'text/plain', text: '' }), observeRateLimited() {} },
+      notFound: false,
+      logger: console,
+      addressRateLimitPerMinute: 600,
+      trustedProxies: ['10.0.0.0/8', '::1'],
+      metricsToken: 'a-token-of-sixteen-or-more',
+    });
+    expect(typeof router).toBe('function');
+  });
+});
