@@ -16,7 +16,11 @@ export interface RequestContext {
  * sign path creates many: measured at 10 to 15 % of the server's CPU per sign (docs/benchmarks.md). Code
  * that logs while serving a request names the request id itself (see error-response.ts).
  */
-const contexts = new WeakMap<IncomingMessage, RequestContext>();
+// A symbol-keyed property of the request rather than a WeakMap entry: an entry per request in a WeakMap
+// measured ~7 µs of event-loop time per sign (`bench:sign-profile`), and every one is an ephemeron the
+// garbage collector must process; the property costs one store and dies with the request.
+const CONTEXT = Symbol('wallet-vault request context');
+type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
 // A caller's own id (from a proxy or the client) is kept so one id follows the request across systems;
 // anything else is replaced, so a header can never inject text into the logs.
@@ -30,10 +34,10 @@ export function requestIdOf(req: IncomingMessage): string {
 
 /** Gives the request its context, for the layers below to find with requestContextOf. */
 export function attachRequestContext(req: IncomingMessage, context: RequestContext): void {
-  contexts.set(req, context);
+  (req as WithContext)[CONTEXT] = context;
 }
 
 /** The context of a request that came through observeRequests, if it did. */
 export function requestContextOf(req: IncomingMessage): RequestContext | undefined {
-  return contexts.get(req);
+  return (req as WithContext)[CONTEXT];
 }

@@ -6,7 +6,10 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** JSON with object keys sorted, so the same event always hashes the same way whatever built it. */
 function canonicalDetails(details: AuditDetails): string {
-  return JSON.stringify(Object.fromEntries(Object.keys(details).sort().map((k) => [k, details[k]])));
+  const keys = Object.keys(details).sort();
+  const sorted: Record<string, AuditDetails[string]> = {};
+  for (const k of keys) sorted[k] = details[k]!;
+  return JSON.stringify(sorted);
 }
 
 /**
@@ -27,18 +30,21 @@ export function auditRecordHash(seq: number, prevHash: string, event: AuditEvent
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
 const isScalar = (v: unknown) =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const isNullableString = (v: unknown) => v === null || typeof v === 'string';
 
 function auditEventProblem(event: AuditEvent): string | null {
-  if (!(AUDIT_ACTIONS as readonly string[]).includes(event.action)) return 'unknown action';
+  if (!KNOWN_ACTIONS.has(event.action)) return 'unknown action';
   if (!(event.at instanceof Date) || Number.isNaN(event.at.getTime())) return '`at` is not a valid date';
   if (typeof event.actor !== 'string' || event.actor === '') return '`actor` is empty';
   if (!isNullableString(event.vaultId) || !isNullableString(event.subject)) return '`vaultId` and `subject` must be strings or null';
   if (typeof event.details !== 'object' || event.details === null || Array.isArray(event.details)) return '`details` is not an object';
-  const bad = Object.entries(event.details).find(([, v]) => !isScalar(v));
-  return bad ? `details.${bad[0]} is not a string, finite number, boolean or null` : null;
+  for (const key in event.details) {
+    if (Object.hasOwn(event.details, key) && !isScalar(event.details[key])) return `details.${key} is not a string, finite number, boolean or null`;
+  }
+  return null;
 }
 
 /**
@@ -65,13 +71,18 @@ export interface ChainHead {
  * whatever keeps the head from moving (a write lock), then store the records as returned.
  */
 export function extendChain(head: ChainHead | null, events: readonly AuditEvent[]): AuditRecord[] {
-  let seq = head?.seq ?? 0;
-  let prevHash = head?.hash ?? GENESIS_HASH;
-  return events.map((event) => {
-    seq++;
-    const hash = auditRecordHash(seq, prevHash, event);
-    const record: AuditRecord = { ...event, seq, prevHash, hash };
-    prevHash = hash;
-    return record;
-  });
+  const records: AuditRecord[] = [];
+  for (const event of events) {
+    const record = nextRecord(head, event);
+    records.push(record);
+    head = record;
+  }
+  return records;
+}
+
+/** The one record that chains `event` after `head`: extendChain for a single event, without the arrays. */
+export function nextRecord(head: ChainHead | null, event: AuditEvent): AuditRecord {
+  const seq = (head?.seq ?? 0) + 1;
+  const prevHash = head?.hash ?? GENESIS_HASH;
+  return { ...event, seq, prevHash, hash: auditRecordHash(seq, prevHash, event) };
 }

@@ -58,6 +58,28 @@ describe('sqlite commit queue: the sync off the event loop', () => {
     await expect(written).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
   });
 
+  it('holds the batches that arrive while a sync runs and commits them together, with one sync of their own, when it returns', async () => {
+    const log = new SqliteSignatureLog(db);
+    const [a, b, c] = [aSignatureRecord(4), aSignatureRecord(5), aSignatureRecord(6)];
+    const first = log.record(a);
+    await settled(first);
+    const second = log.record(b);
+    await settled(second);
+    const third = log.record(c);
+    await settled(third);
+    // Not committed while the first batch's sync runs (its WAL write would only wait behind it).
+    expect(await log.find(b.vaultId, b.submissionHash)).toBeNull();
+    expect(syncs).toHaveLength(1);
+    syncs[0]!.done(null);
+    expect(await settled(first)).toBe('fulfilled');
+    expect(await log.find(b.vaultId, b.submissionHash)).not.toBeNull();
+    expect(await log.find(c.vaultId, c.submissionHash)).not.toBeNull();
+    expect(syncs).toHaveLength(2);
+    expect([await settled(second), await settled(third)]).toEqual(['pending', 'pending']);
+    syncs[1]!.done(null);
+    expect([await settled(second), await settled(third)]).toEqual(['fulfilled', 'fulfilled']);
+  });
+
   it('keeps every other write on the connection synchronous=FULL', async () => {
     const log = new SqliteSignatureLog(db);
     const written = log.record(aSignatureRecord(3));

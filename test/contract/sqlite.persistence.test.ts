@@ -70,11 +70,20 @@ describe('sqlite specifics', () => {
     try {
       const file = path.join(dir, 'vault.db');
       const db = openSqliteDatabase({ path: file });
-      const signatures = new SqliteSignatureLog(db);
-      const audit = new SqliteAuditLog(db);
+      // Counts the transactions run (the commit queue builds its transaction function once, up front).
       let transactions = 0;
       const transaction = db.transaction.bind(db);
-      db.transaction = ((fn: (...a: unknown[]) => unknown) => (transactions++, transaction(fn))) as typeof db.transaction;
+      db.transaction = ((fn: (...a: unknown[]) => unknown) => {
+        const t = transaction(fn);
+        return Object.assign((...a: unknown[]) => (transactions++, t(...a)), {
+          default: t.default,
+          deferred: t.deferred,
+          immediate: (...a: unknown[]) => (transactions++, t.immediate(...a)),
+          exclusive: t.exclusive,
+        });
+      }) as typeof db.transaction;
+      const signatures = new SqliteSignatureLog(db);
+      const audit = new SqliteAuditLog(db);
       const record = (i: number) => aSignatureRecord(i, { created: new Date() });
       await Promise.all([signatures.record(record(1)), audit.append(anAuditEvent({ actor: 'a' })), signatures.record(record(2))]);
       expect(transactions).toBe(1);

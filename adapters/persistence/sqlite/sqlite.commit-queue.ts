@@ -1,5 +1,5 @@
 import { fdatasync, openSync } from 'node:fs';
-import type { Statement } from 'better-sqlite3';
+import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
@@ -37,7 +37,10 @@ export type QueuedWrite = (transaction: TransactionScope) => void;
  * the commit writes its frames to the WAL and returns without syncing), then one fdatasync of the WAL
  * file on libuv's thread pool covers it, and only then are its callers answered: what FULL guarantees
  * (nothing acknowledged that a power loss could take back), without the event loop waiting for the disk.
- * Batches of consecutive turns commit while earlier syncs are still running; each waits for its own.
+ * While a sync runs, the batches of the following turns are held and committed together, with one sync
+ * of their own, when it returns. Committed at once, they spent far more event-loop time inside the
+ * transaction than its CPU (their WAL write waiting behind the sync of the same file, see
+ * docs/benchmarks.md); held, they grow into one larger batch while the loop keeps serving.
  * A checkpoint that moves frames into the database file syncs both files itself (NORMAL still does), so
  * a frame is on disk either in the WAL our sync covered or in the database file. Every other write on
  * the connection keeps synchronous=FULL.
@@ -50,8 +53,15 @@ export class SqliteCommitQueue {
   private readonly walMode: boolean;
   /** The WAL file, opened after the first commit (which creates it when missing); kept for the connection's life. */
   private wal: number | undefined;
+  /** Built once: better-sqlite3 builds several wrapper functions for every `db.transaction` call. */
+  private readonly transaction: Transaction<(writes: Pending<QueuedWrite>[]) => void>;
+  /** WAL syncs started and not yet returned. */
+  private syncing = 0;
+  /** Batches that arrived while a sync was running: committed together when it returns. */
+  private held: Pending<QueuedWrite>[] = [];
 
   constructor(private readonly db: SqliteDatabase) {
+    this.transaction = db.transaction((writes: Pending<QueuedWrite>[]) => this.run(writes));
     this.normal = db.prepare('PRAGMA synchronous = NORMAL');
     this.full = db.prepare('PRAGMA synchronous = FULL');
     this.walMode = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
@@ -65,14 +75,14 @@ export class SqliteCommitQueue {
   /** Commits `writes` with the WAL written but not yet synced (see the class comment). */
   private commit(writes: Pending<QueuedWrite>[]): void {
     if (!this.walMode) {
-      this.db.transaction(() => this.run(writes)).immediate();
+      this.transaction.immediate(writes);
       return;
     }
     this.normal.run();
     try {
       // IMMEDIATE: the write lock is held from the first statement on, so a write that reads before it
       // writes (the audit chain's head) sees what it extends.
-      this.db.transaction(() => this.run(writes)).immediate();
+      this.transaction.immediate(writes);
     } finally {
       this.full.run();
     }
@@ -91,10 +101,26 @@ export class SqliteCommitQueue {
     } catch (error) {
       return unsynced(error as NodeJS.ErrnoException);
     }
-    fdatasync(this.wal, (error) => (error ? unsynced(error) : writes.forEach((p) => p.resolve())));
+    this.syncing++;
+    fdatasync(this.wal, (error) => {
+      this.syncing--;
+      if (error) unsynced(error);
+      else writes.forEach((p) => p.resolve());
+      if (this.syncing === 0 && this.held.length > 0) {
+        const next = this.held;
+        this.held = [];
+        this.flush(next);
+      }
+    });
   }
 
   private flush(batch: Pending<QueuedWrite>[]): void {
+    // While a sync runs, the WAL write of another commit would only wait behind it on the event loop:
+    // the batches of those turns are held and committed together, with one sync, when it returns.
+    if (this.syncing > 0) {
+      for (const p of batch) this.held.push(p);
+      return;
+    }
     try {
       this.commit(batch);
       this.answerWhenSynced(batch);

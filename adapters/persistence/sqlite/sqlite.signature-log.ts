@@ -26,7 +26,8 @@ export class SqliteSignatureLog implements SignatureLog {
   ) {
     this.commits = commitQueueOf(db);
     this.insert = db.prepare(
-      `INSERT INTO signatures (${COLUMNS}) VALUES (@submissionHash, @vaultId, @walletId, @walletAddress, @chain, @contract, @sender, @selector, @created, @transactionHash, @submitted)`,
+      // Positional: binding a row by name costs a lookup per column, on every sign.
+      `INSERT INTO signatures (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.select = db.prepare(`SELECT ${COLUMNS} FROM signatures WHERE vault_id = ? AND submission_hash = ?`);
     this.attach = db.prepare(
@@ -35,7 +36,8 @@ export class SqliteSignatureLog implements SignatureLog {
   }
 
   record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
-    const row = { ...entry, created: entry.created.getTime(), submitted: entry.submitted?.getTime() ?? null };
+    const e = entry;
+    const row = [e.submissionHash, e.vaultId, e.walletId, e.walletAddress, e.chain, e.contract, e.sender, e.selector, e.created.getTime(), e.transactionHash, e.submitted?.getTime() ?? null];
     let chain: QueuedWrite | undefined;
     try {
       chain = issued && this.auditLog.writeOf(issued);
@@ -43,7 +45,7 @@ export class SqliteSignatureLog implements SignatureLog {
       return Promise.reject(error);
     }
     return this.commits.enqueue((transaction) => {
-      this.insert.run(row);
+      this.insert.run(...row);
       chain?.(transaction);
     });
   }

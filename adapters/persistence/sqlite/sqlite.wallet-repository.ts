@@ -4,6 +4,7 @@ import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js'
 import type { Wallet } from '../../../src/domain/wallet.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
 import { fromMillis, toIdempotency, toApiKey, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type IdempotencyRow, type VaultRow, type WalletRow } from '../shared/rows.js';
+import { apiKeyCacheOf, type SqliteApiKeyCache } from './sqlite.api-key-cache.js';
 import { runSql as run, type SqliteDatabase } from './sqlite.database.js';
 
 const VISIBLE = '(expires IS NULL OR expires > @now)';
@@ -22,8 +23,11 @@ interface AnchorIndex {
 export class SqliteWalletRepository implements WalletRepository {
   private readonly s: Record<string, Statement>;
   private readonly anchors = new Map<string, AnchorIndex>();
+  /** Read on every request (authentication); see SqliteApiKeyCache for why revocation stays immediate. */
+  private readonly apiKeys: SqliteApiKeyCache;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.apiKeys = apiKeyCacheOf(db);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       insertAccount: p('INSERT INTO accounts (id, created) VALUES (?, ?) ON CONFLICT (id) DO NOTHING'),
@@ -117,14 +121,17 @@ export class SqliteWalletRepository implements WalletRepository {
   insertApiKey(key: ApiKeyRecord): Promise<void> {
     return run(() => {
       this.s.insertApiKey!.run({ ...key, created: key.created.getTime(), revoked: key.revoked?.getTime() ?? null });
+      this.apiKeys.forget();
     });
   }
 
   findApiKey(id: string): Promise<ApiKeyRecord | null> {
-    return run(() => {
-      const row = this.s.findApiKey!.get(id) as ApiKeyRow<number> | undefined;
-      return row ? toApiKey(row, fromMillis) : null;
-    });
+    return run(() =>
+      this.apiKeys.find(id, () => {
+        const row = this.s.findApiKey!.get(id) as ApiKeyRow<number> | undefined;
+        return row ? toApiKey(row, fromMillis) : null;
+      }),
+    );
   }
 
   listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {
@@ -132,7 +139,11 @@ export class SqliteWalletRepository implements WalletRepository {
   }
 
   revokeApiKey(id: string, now: Date): Promise<boolean> {
-    return run(() => this.s.revokeApiKey!.run(now.getTime(), id).changes > 0);
+    return run(() => {
+      const changed = this.s.revokeApiKey!.run(now.getTime(), id).changes > 0;
+      this.apiKeys.forget();
+      return changed;
+    });
   }
 
   countActiveApiKeys(vaultId: string): Promise<number> {

@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
+import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
+import { anApiKey, aVault } from '../support/wallet-mother.js';
+
+describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data_version', () => {
+  let dir: string;
+  let served: SqliteDatabase; // a running server's connection
+  let operator: SqliteDatabase; // another process's, as the CLI has
+  let server: SqliteWalletRepository;
+  let cli: SqliteWalletRepository;
+  let reads = 0;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-api-key-cache-'));
+    served = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
+    operator = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
+    const prepare = served.prepare.bind(served);
+    // Counts the server's reads of the api_keys row, to tell an answer from memory from a lookup.
+    served.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (sql.includes('FROM api_keys WHERE id')) {
+        const get = statement.get.bind(statement);
+        statement.get = ((...args: unknown[]) => (reads++, get(...args))) as typeof statement.get;
+      }
+      return statement;
+    }) as typeof served.prepare;
+    server = new SqliteWalletRepository(served);
+    cli = new SqliteWalletRepository(operator);
+    reads = 0;
+  });
+  afterEach(async () => {
+    served.close();
+    operator.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function aStoredKey() {
+    const vault = aVault();
+    await cli.ensureAccount(vault.accountId, new Date());
+    await cli.insertVault(vault);
+    const key = anApiKey(vault);
+    await cli.insertApiKey(key);
+    return key;
+  }
+
+  it('answers a known key from memory while nothing else writes the database', async () => {
+    const key = await aStoredKey();
+    expect(await server.findApiKey(key.id)).toEqual(key);
+    expect(await server.findApiKey(key.id)).toEqual(key);
+    expect(reads).toBe(1);
+  });
+
+  it('sees a revocation committed by another connection on the next lookup', async () => {
+    const key = await aStoredKey();
+    await server.findApiKey(key.id);
+    expect(await cli.revokeApiKey(key.id, new Date('2026-02-01T00:00:00Z'))).toBe(true);
+    expect((await server.findApiKey(key.id))?.revoked).toEqual(new Date('2026-02-01T00:00:00Z'));
+  });
+
+  it('sees a revocation made through its own connection (which does not move data_version)', async () => {
+    const key = await aStoredKey();
+    await server.findApiKey(key.id);
+    const sameConnection = new SqliteWalletRepository(served);
+    expect(await sameConnection.revokeApiKey(key.id, new Date('2026-02-01T00:00:00Z'))).toBe(true);
+    expect((await server.findApiKey(key.id))?.revoked).toEqual(new Date('2026-02-01T00:00:00Z'));
+  });
+
+  it('never caches an unknown id: a key created afterwards is found', async () => {
+    const vault = aVault();
+    const key = anApiKey(vault);
+    expect(await server.findApiKey(key.id)).toBeNull();
+    await cli.ensureAccount(vault.accountId, new Date());
+    await cli.insertVault(vault);
+    await cli.insertApiKey(key);
+    expect(await server.findApiKey(key.id)).toEqual(key);
+  });
+});
