@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { client } from '../support/http-client.js';
 import { localSignBody, SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startSigningServer } from '../support/signing-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 /**
  * Issue 14, written as the attack: one API key, the standalone server on SQLite with its defaults, and the
@@ -17,11 +18,7 @@ describe('hostile request bodies (issue 14)', () => {
   let signer: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    const vaultId = (await s.createVault({ name: 'hostile' })).id;
-    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
-    base = `/api/v1/vaults/${vaultId}`;
-    signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
+    ({ s, api, base, signer } = await startSigningServer('hostile'));
   });
   afterAll(async () => {
     await s?.stop();

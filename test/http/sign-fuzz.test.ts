@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
 import { localSignBody, MINT_ABI } from '../support/sign-request.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startSigningServer } from '../support/signing-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 /**
  * Issue 3: "no input makes the server answer 500 or stop". Random damage to a valid sign request (any
@@ -29,11 +30,7 @@ describe('Sign under random damage to its request', () => {
   let signer: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    const vaultId = (await s.createVault({ name: 'fuzz' })).id;
-    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
-    base = `/api/v1/vaults/${vaultId}`;
-    signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
+    ({ s, api, base, signer } = await startSigningServer('fuzz'));
   });
   afterAll(async () => {
     await s?.stop();
