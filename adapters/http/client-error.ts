@@ -19,7 +19,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
         ? [408, 'Request Timeout', 'request was not received in time']
         : [400, 'Bad Request', 'malformed HTTP request'];
   const body = JSON.stringify({ success: false, error: message });
+  // An answer to HEAD carries no body (RFC 9110 9.3.2): a client would read it as its next answer. The
+  // method is read from rawPacket, the chunk node was parsing; a request whose head arrived in several
+  // chunks may not start it, and then gets the body as before (the connection closes either way).
+  const head = (error as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
 }

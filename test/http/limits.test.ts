@@ -1,3 +1,4 @@
+import net from 'node:net';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../adapters/main/config.js';
@@ -131,6 +132,24 @@ describe('shape bounds on Sign args, header size', () => {
     expect(answer.status).toBe(431);
     expect(answer.type).toMatch(/^application\/json/);
     expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'request headers are larger than the limit of 16384 bytes' });
+    expect((await api.get('/healthz')).status).toBe(200);
+  });
+
+  // A response to HEAD has no body: bytes after the head would be read as the start of the next answer.
+  it('answers a HEAD with headers over the limit with 431 and no body', async () => {
+    const url = new URL(s.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.end(`HEAD /healthz HTTP/1.1\r\nHost: ${url.host}\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`);
+      });
+      let received = '';
+      socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 431 /);
+    expect(raw).toMatch(/\r\nContent-Type: application\/json/);
+    expect(raw.endsWith('\r\n\r\n'), raw).toBe(true);
     expect((await api.get('/healthz')).status).toBe(200);
   });
 });
