@@ -87,13 +87,13 @@ const failed = results.flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors
 console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
 
 if (cpuSigns > 0) {
-  console.log(`\n| server CPU per sign (${cpuSigns} signs, 32 connections) | µs | non-2xx + errors |`);
-  console.log('|---|---|---|');
+  console.log(`\n| server CPU per sign (${cpuSigns} signs, 32 connections) | µs | of which the event loop's thread | non-2xx + errors |`);
+  console.log('|---|---|---|---|');
   for (const name of NAMES) {
     const cpu = await withTarget(TARGETS[name], (t) =>
       measureCpuPerRequest(t.pid, { ...t.request, connections: CONNECTIONS, requests: cpuSigns }),
     );
-    console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+    console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.mainThreadMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
   }
 }
 

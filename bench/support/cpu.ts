@@ -7,9 +7,21 @@ import { runLoad, type LoadOptions } from './load.js';
  * it is the figure to compare on a busy machine. Returns null where /proc is not available.
  */
 export function processCpuMicros(pid: number): number | null {
+  return cpuMicrosOf(`/proc/${pid}/stat`);
+}
+
+/**
+ * The same for the process's main thread alone (its task id is the pid): the event loop's CPU, without
+ * libuv's thread pool or worker threads. One process's sign throughput is bounded by this figure.
+ */
+export function mainThreadCpuMicros(pid: number): number | null {
+  return cpuMicrosOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuMicrosOf(file: string): number | null {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    stat = readFileSync(file, 'utf8');
   } catch {
     return null;
   }
@@ -27,6 +39,8 @@ export interface CpuResult {
   readonly requests: number;
   /** Server CPU per request in µs, or null when it could not be read. */
   readonly cpuMicrosPerRequest: number | null;
+  /** The part of it on the event loop's thread. */
+  readonly mainThreadMicrosPerRequest: number | null;
   readonly non2xx: number;
 }
 
@@ -40,9 +54,12 @@ export async function measureCpuPerRequest(
 ): Promise<CpuResult> {
   await runLoad({ ...o, amount: o.warmup ?? 2_000 });
   const before = processCpuMicros(pid);
+  const mainBefore = mainThreadCpuMicros(pid);
   const run = await runLoad({ ...o, amount: o.requests });
   const after = processCpuMicros(pid);
+  const mainAfter = mainThreadCpuMicros(pid);
   return {
+    mainThreadMicrosPerRequest: mainBefore === null || mainAfter === null ? null : (mainAfter - mainBefore) / o.requests,
     label: o.label,
     requests: o.requests,
     cpuMicrosPerRequest: before === null || after === null ? null : (after - before) / o.requests,

@@ -3,6 +3,7 @@ import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { InProcessJobLock } from './in-process.job-lock.js';
 import { SqliteAuditLog } from './sqlite.audit-log.js';
+import { closeCommitQueueOf } from './sqlite.commit-queue.js';
 import { openSqliteDatabase } from './sqlite.database.js';
 import { SqlitePolicyRepository } from './sqlite.policy-repository.js';
 import { SqliteReplayGuard } from './sqlite.replay-guard.js';
@@ -37,6 +38,7 @@ export async function sqlitePersistence(options: SqlitePersistenceOptions): Prom
     policies: new SqlitePolicyRepository(db),
     jobLock: new InProcessJobLock(),
     close: async () => {
+      await closeCommitQueueOf(db);
       db.close();
     },
   };

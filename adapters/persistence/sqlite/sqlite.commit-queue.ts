@@ -3,6 +3,12 @@ import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import { GroupCommit, type Pending } from '../shared/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
+import { WalCheckpointer } from './sqlite.wal-checkpointer.js';
+
+/** A checkpoint is asked for after this many commits (a sign batch writes some 10 to 40 WAL frames). */
+const COMMITS_PER_CHECKPOINT = 32;
+/** SQLite's own threshold (wal_autocheckpoint's default): past it, the WAL is brought back to its start. */
+const RESTART_FRAMES = 1000;
 
 /**
  * What the writes of one transaction share: a fresh scope for every transaction (also for each of the
@@ -44,6 +50,14 @@ export type QueuedWrite = (transaction: TransactionScope) => void;
  * A checkpoint that moves frames into the database file syncs both files itself (NORMAL still does), so
  * a frame is on disk either in the WAL our sync covered or in the database file. Every other write on
  * the connection keeps synchronous=FULL.
+ *
+ * Checkpoints run off the event loop too, once the connection has committed enough to need them (so a CLI
+ * command never starts one): the automatic checkpoint is turned off and a WalCheckpointer copies frames
+ * from a worker thread while commits go on. A PASSIVE checkpoint cannot finish while frames keep being
+ * appended, and SQLite only brings the WAL back to its start when a checkpoint has copied every frame, so
+ * a WAL past RESTART_FRAMES gets a second, short checkpoint with the batches held (as during a sync): it
+ * copies the few frames the first one missed, and the next commit starts the WAL over. A checkpointer
+ * that fails gives the connection its automatic checkpoint back.
  */
 export class SqliteCommitQueue {
   private readonly batches = new GroupCommit<QueuedWrite>((batch) => this.flush(batch));
@@ -57,8 +71,14 @@ export class SqliteCommitQueue {
   private readonly transaction: Transaction<(writes: Pending<QueuedWrite>[]) => void>;
   /** WAL syncs started and not yet returned. */
   private syncing = 0;
-  /** Batches that arrived while a sync was running: committed together when it returns. */
+  /** Batches that arrived while a sync or a held checkpoint was running: committed together when it returns. */
   private held: Pending<QueuedWrite>[] = [];
+  /** Started on the connection's COMMITS_PER_CHECKPOINT-th commit; null once it failed. */
+  private checkpointer: WalCheckpointer | null | undefined;
+  private commitsSinceCheckpoint = 0;
+  private checkpointing = false;
+  /** A checkpoint that must copy every frame is running: commits wait for it. */
+  private checkpointHeld = false;
 
   constructor(private readonly db: SqliteDatabase) {
     this.transaction = db.transaction((writes: Pending<QueuedWrite>[]) => this.run(writes));
@@ -106,24 +126,78 @@ export class SqliteCommitQueue {
       this.syncing--;
       if (error) unsynced(error);
       else writes.forEach((p) => p.resolve());
-      if (this.syncing === 0 && this.held.length > 0) {
-        const next = this.held;
-        this.held = [];
-        this.flush(next);
-      }
+      this.releaseHeld();
     });
+  }
+
+  /** Commits the held batches, together, once nothing holds them any more. */
+  private releaseHeld(): void {
+    if (this.syncing > 0 || this.checkpointHeld || this.held.length === 0) return;
+    const next = this.held;
+    this.held = [];
+    this.flush(next);
+  }
+
+  /** After a commit: a checkpoint off the event loop when enough has been committed (see the class comment). */
+  private checkpointIfDue(): void {
+    if (!this.walMode || this.checkpointer === null || this.checkpointing) return;
+    if (++this.commitsSinceCheckpoint < COMMITS_PER_CHECKPOINT) return;
+    this.commitsSinceCheckpoint = 0;
+    if (this.checkpointer === undefined) {
+      try {
+        this.checkpointer = new WalCheckpointer(this.db.name);
+        this.db.pragma('wal_autocheckpoint = 0');
+      } catch {
+        this.checkpointer = null;
+        return;
+      }
+    }
+    const checkpointer = this.checkpointer;
+    this.checkpointing = true;
+    void checkpointer
+      .checkpoint()
+      .then(async (first) => {
+        if (first.log < RESTART_FRAMES) return;
+        this.checkpointHeld = true;
+        try {
+          await checkpointer.checkpoint();
+        } finally {
+          this.checkpointHeld = false;
+        }
+      })
+      .catch(() => {
+        // Never a reason to fail a sign: the connection checkpoints inline again, as SQLite does by default.
+        this.checkpointer = null;
+        try {
+          this.db.pragma('wal_autocheckpoint = 1000');
+        } catch {
+          // closed meanwhile
+        }
+      })
+      .finally(() => {
+        this.checkpointing = false;
+        this.releaseHeld();
+      });
+  }
+
+  /** Stops the checkpointer (before the connection closes, so that closing checkpoints what is left). */
+  async close(): Promise<void> {
+    const checkpointer = this.checkpointer;
+    this.checkpointer = null;
+    await checkpointer?.close();
   }
 
   private flush(batch: Pending<QueuedWrite>[]): void {
     // While a sync runs, the WAL write of another commit would only wait behind it on the event loop:
     // the batches of those turns are held and committed together, with one sync, when it returns.
-    if (this.syncing > 0) {
+    if (this.syncing > 0 || this.checkpointHeld) {
       for (const p of batch) this.held.push(p);
       return;
     }
     try {
       this.commit(batch);
       this.answerWhenSynced(batch);
+      this.checkpointIfDue();
     } catch (error) {
       const failure = toDatabaseError(error);
       // An unavailable database fails them all: retrying one by one would only wait out the busy timeout
@@ -151,6 +225,11 @@ export class SqliteCommitQueue {
 }
 
 const queues = new WeakMap<SqliteDatabase, SqliteCommitQueue>();
+
+/** Stops the connection's commit queue's background work, if it has a queue; call before `db.close()`. */
+export async function closeCommitQueueOf(db: SqliteDatabase): Promise<void> {
+  await queues.get(db)?.close();
+}
 
 /** The connection's one commit queue, shared by every adapter built on it. */
 export function commitQueueOf(db: SqliteDatabase): SqliteCommitQueue {
