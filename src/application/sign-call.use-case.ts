@@ -110,7 +110,8 @@ export class SignCall {
       vaultId,
       subject: hash,
       // uniq says what the signature is valid for: any contract with this uniq, whatever contract was named.
-      details: { wallet: wallet.address, chain, contract, uniq, selector: fn.selector, sender },
+      // Keys in sorted order: the canonical JSON the audit chain hashes is then the object as it is.
+      details: { chain, contract, selector: fn.selector, sender, uniq, wallet: wallet.address },
     };
     await this.signatureLog.record(
       {

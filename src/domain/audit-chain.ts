@@ -1,15 +1,61 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { AUDIT_ACTIONS, type AuditDetails, type AuditEvent, type AuditRecord } from '../ports/audit-log.port.js';
 import { DomainError, ErrorCode } from './errors.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** JSON with object keys sorted, so the same event always hashes the same way whatever built it. */
-function canonicalDetails(details: AuditDetails): string {
-  const keys = Object.keys(details).sort();
-  const sorted: Record<string, AuditDetails[string]> = {};
-  for (const k of keys) sorted[k] = details[k]!;
-  return JSON.stringify(sorted);
+/**
+ * JSON with object keys sorted, so the same event always hashes the same way whatever built it. Details
+ * whose keys already come in order (the sign path builds them so) are stringified as they are.
+ */
+export function canonicalDetails(details: AuditDetails): string {
+  const keys = Object.keys(details);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (sorted) return JSON.stringify(details);
+  const ordered: Record<string, AuditDetails[string]> = {};
+  for (const k of keys.sort()) ordered[k] = details[k]!;
+  return JSON.stringify(ordered);
+}
+
+/**
+ * An event as it is hashed and stored: checked, its time and details turned into the strings the hash
+ * covers. Being strings, it is also a snapshot: what its caller does with the event afterwards changes
+ * nothing in the record.
+ */
+export interface PreparedAuditEvent {
+  readonly action: AuditEvent['action'];
+  readonly atMillis: number;
+  readonly atIso: string;
+  readonly actor: string;
+  readonly vaultId: string | null;
+  readonly subject: string | null;
+  /** canonicalDetails(details): also what is stored, so the stored text is exactly what was hashed. */
+  readonly detailsJson: string;
+}
+
+/** Checks `event` (assertAuditEvent) and prepares it for chaining. */
+export function prepareAuditEvent(event: AuditEvent): PreparedAuditEvent {
+  assertAuditEvent(event);
+  return {
+    action: event.action,
+    atMillis: event.at.getTime(),
+    atIso: event.at.toISOString(),
+    actor: event.actor,
+    vaultId: event.vaultId,
+    subject: event.subject,
+    detailsJson: canonicalDetails(event.details),
+  };
+}
+
+// One-shot hashing (Node 20.12+) costs less than a Hash object per record; createHash where it is missing.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+const sha256Hex = oneShot ? (data: string) => oneShot('sha256', data, 'hex') : (data: string) => createHash('sha256').update(data).digest('hex');
+
+/** auditRecordHash of a prepared event. */
+export function preparedRecordHash(seq: number, prevHash: string, e: PreparedAuditEvent): string {
+  return sha256Hex(JSON.stringify([seq, prevHash, e.action, e.atIso, e.actor, e.vaultId, e.subject, e.detailsJson]));
 }
 
 /**
@@ -17,17 +63,15 @@ function canonicalDetails(details: AuditDetails): string {
  * removing or reordering any record breaks the chain from that record on.
  */
 export function auditRecordHash(seq: number, prevHash: string, event: AuditEvent): string {
-  const canonical = JSON.stringify([
-    seq,
-    prevHash,
-    event.action,
-    event.at.toISOString(),
-    event.actor,
-    event.vaultId,
-    event.subject,
-    canonicalDetails(event.details),
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return preparedRecordHash(seq, prevHash, {
+    action: event.action,
+    atMillis: 0,
+    atIso: event.at.toISOString(),
+    actor: event.actor,
+    vaultId: event.vaultId,
+    subject: event.subject,
+    detailsJson: canonicalDetails(event.details),
+  });
 }
 
 const KNOWN_ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);

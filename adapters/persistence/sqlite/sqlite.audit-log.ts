@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { assertAuditEvent, nextRecord, snapshotEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
+import { GENESIS_HASH, preparedRecordHash, prepareAuditEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
 import { commitQueueOf, type QueuedWrite, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
@@ -48,13 +48,12 @@ export class SqliteAuditLog implements AuditLog {
   /**
    * The write that chains `event` inside a commit-queue transaction on this connection, for a caller that
    * stores it together with its own rows (SqliteSignatureLog). The event is checked now, so one that
-   * cannot be stored throws here rather than failing a whole batch, and snapshotted: what is hashed and
+   * cannot be stored throws here rather than failing a whole batch, and prepared: what is hashed and
    * stored is the event as it was when handed over.
    */
   writeOf(event: AuditEvent): QueuedWrite {
-    assertAuditEvent(event);
-    const snapshot = snapshotEvent(event);
-    return (transaction) => this.chain(snapshot, transaction);
+    const prepared = prepareAuditEvent(event);
+    return (transaction) => this.chain(prepared, transaction);
   }
 
   /**
@@ -62,11 +61,14 @@ export class SqliteAuditLog implements AuditLog {
    * The transaction's scope is fresh for every transaction, so the head is read again after a rollback
    * and after whatever another connection appended between two transactions.
    */
-  private chain(event: AuditEvent, transaction: TransactionScope): void {
+  private chain(e: PreparedAuditEvent, transaction: TransactionScope): void {
     const head = transaction.get(CHAIN_HEAD, () => (this.head.get() as ChainHead | undefined) ?? null);
-    const r = nextRecord(head, event);
-    this.insert.run(r.seq, r.at.getTime(), r.actor, r.vaultId, r.subject, r.action, JSON.stringify(r.details), r.prevHash, r.hash);
-    transaction.set(CHAIN_HEAD, r satisfies ChainHead);
+    const seq = (head?.seq ?? 0) + 1;
+    const prevHash = head?.hash ?? GENESIS_HASH;
+    const hash = preparedRecordHash(seq, prevHash, e);
+    // The details are stored as hashed: canonical JSON (keys sorted).
+    this.insert.run(seq, e.atMillis, e.actor, e.vaultId, e.subject, e.action, e.detailsJson, prevHash, hash);
+    transaction.set(CHAIN_HEAD, { seq, hash } satisfies ChainHead);
   }
 
   list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
