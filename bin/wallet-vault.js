@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 // The compiled CLI; `npm run build` (run by `npm start` and `npm test`) produces it. Before the first
 // build (right after `npm install` in a clone) it says what to run instead of failing with a stack trace.
 import { existsSync } from 'node:fs';

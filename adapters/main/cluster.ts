@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
+import { withServerNodeFlags } from './node-flags.js';
 import { vaultFromConfig } from './vault-from-config.js';
 
 /*
@@ -54,6 +55,8 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<num
   let settle!: (code: number) => void;
   const done = new Promise<number>((resolve) => (settle = resolve));
 
+  // Workers run with the server's node flags even where the primary was started without them.
+  cluster.setupPrimary({ execArgv: withServerNodeFlags(process.execArgv) });
   const start = (slot: number) => {
     const worker = cluster.fork({ [SLOT_ENV]: String(slot) });
     slots.set(worker, slot);

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../../adapters/main/node-flags.js';
 import { cliJson, spawnServer } from '../../test/support/cli.js';
 import type { LoadOptions } from './load.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './sign-request.js';
@@ -28,10 +29,10 @@ const REFERENCE_LABELS: Record<ReferenceKind, string> = {
   peer: 'peer: Express + ethers v6, no storage',
 };
 
-/** A reference server in its own process, as the service runs. */
+/** A reference server in its own process, as the service runs: with the node flags the service ships with. */
 export async function startFloor(kind: ReferenceKind = 'bare', nodeArgs: readonly string[] = []): Promise<SignTarget> {
   const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-floor.main.js');
-  const child = spawn(process.execPath, [...nodeArgs, entry, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, entry, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
@@ -59,7 +60,8 @@ export async function startService(nodeArgs: readonly string[] = [], workers = 1
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
-  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, nodeArgs, bin);
+  // Started as `npm start` starts it: with the server's node flags (adapters/main/node-flags.ts).
+  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, [...SERVER_NODE_FLAGS, ...nodeArgs], bin);
   const stop = async () => {
     await server.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
