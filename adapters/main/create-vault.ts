@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import { Container, ContainerModule } from 'inversify';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
@@ -35,6 +34,7 @@ import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { JsonRpcChainReader } from '../chain/json-rpc.chain-reader.js';
 import { InMemoryReplayGuard } from '../replay/in-memory.replay-guard.js';
+import { pooledRandom } from '../system/pooled-random.js';
 import { SystemClock } from '../system/system.clock.js';
 import { UuidV7IdGenerator } from '../system/uuid-v7.id-generator.js';
 import { PurgeScheduler } from './purge-scheduler.js';
@@ -180,7 +180,7 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     bind(SignCall).toDynamicValue((ctx) => {
       const p = ports(ctx);
       return new SignCall(
-        p.repo, keys(ctx), ctx.get(TOKENS.CHAIN_READER), ctx.get(TOKENS.SIGNATURE_LOG), p.clock, (n) => randomBytes(n), ctx.get(PolicyCache), p.audit, chains,
+        p.repo, keys(ctx), ctx.get(TOKENS.CHAIN_READER), ctx.get(TOKENS.SIGNATURE_LOG), p.clock, pooledRandom(), ctx.get(PolicyCache), p.audit, chains,
       );
     });
     bind(VerifyAuthSignature).toDynamicValue(

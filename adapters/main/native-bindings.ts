@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { keccakIsNative } from '../../src/domain/keccak.js';
 import { ConfigError } from './config.js';
 
 const require = createRequire(import.meta.url);
@@ -13,8 +14,12 @@ export const NATIVE_PACKAGES = ['secp256k1', 'keccak'] as const;
 /** Whether `pkg` resolved to its native binding rather than its JavaScript fallback. */
 export type NativeBindingCheck = (pkg: (typeof NATIVE_PACKAGES)[number]) => boolean;
 
-/** Each package's index tries `./bindings` and falls back otherwise: native exactly when it exports that. */
+/**
+ * Each package's index tries `./bindings` and falls back otherwise: native exactly when it exports that.
+ * keccak256 (src/domain/keccak.ts) loads keccak's addon itself, so that must have loaded too.
+ */
 export const loadsNatively: NativeBindingCheck = (pkg) => {
+  if (pkg === 'keccak' && !keccakIsNative) return false;
   try {
     return require(pkg) === require(`${pkg}/bindings`);
   } catch {

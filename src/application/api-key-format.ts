@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * An API key reads `wv_<16 hex id>_<43 base64url secret>`. The id finds the record without a table scan;
@@ -22,12 +22,17 @@ export function parseApiKey(raw: string): ParsedApiKey | null {
   return m ? { id: m[1]!, secret: m[2]! } : null;
 }
 
+/**
+ * crypto.hash (Node 20.12, hence engines.node) is one call into OpenSSL, where createHash builds a Hash
+ * object and its stream state: several times cheaper for a 43-character secret, on every request.
+ */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
+/** Digest bytes against stored bytes: equal lengths are checked first, as timingSafeEqual requires. */
 export function secretMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(secret), 'hex');
+  const a = hash('sha256', secret, 'buffer');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -24,6 +24,7 @@ import { SignerCache } from './wallet-lookup.js';
 /** The chains of the interface; an operator may add more (the composition root passes the full list). */
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const LOWER_BYTES32 = /^0x[0-9a-f]{64}$/;
 
 type Hex = `0x${string}`;
 
@@ -179,6 +180,8 @@ export class SignCall {
 
 function optionalBytes32(raw: unknown, field: string): Hex | undefined {
   if (raw === undefined) return undefined;
+  // Clients mostly send lower case already: that passes as is, without a lowered copy.
+  if (typeof raw === 'string' && LOWER_BYTES32.test(raw)) return raw as Hex;
   if (typeof raw !== 'string' || !BYTES32.test(raw)) throw invalidArgument(`${field}: must be 0x-prefixed 32-byte hex (bytes32)`);
   return raw.toLowerCase() as Hex;
 }

@@ -135,15 +135,18 @@ describe('signing scheme properties', () => {
       auditLog,
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(tree, { maxLength: 3 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 20, maxLength: 20 }), async (args, uniqBytes, senderBytes) => {
+      fc.asyncProperty(fc.array(tree, { maxLength: 3 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.boolean(), async (args, uniqBytes, senderBytes, upperUniq) => {
         const inputs = [...args.map((a, i) => ({ ...a.param, name: `p${i}` })), SIG];
         const uniq = hex(uniqBytes);
+        const sentUniq = upperUniq ? `0x${uniq.slice(2).toUpperCase()}` : uniq;
         const sender = hex(senderBytes);
         const values = args.map((a) => a.value);
         const result = await sign.execute({
           principal: { apiKeyId: '0123456789abcdef', vaultId: vault.id },
-          body: { chain: 'local', contract: sender, sender, uniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
+          body: { chain: 'local', contract: sender, sender, uniq: sentUniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
         });
+        // Recorded in lower case, whatever case it was sent in.
+        expect(auditLog.records.at(-1)!.details).toMatchObject({ uniq });
         const sig = result.args[args.length] as { nonce: string; r: string; s: string; v: number };
         expect(result.args.slice(0, args.length)).toEqual(values);
         const parsed = parseAbiFunction({ type: 'function', name: 'go', inputs });

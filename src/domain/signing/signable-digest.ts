@@ -1,4 +1,4 @@
-import { encodeAbiParameters, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { keccak256 } from '../keccak.js';
 import { abiEncoder } from './abi-encoder.js';
 import type { ParsedFunction } from './abi-function.js';
@@ -12,12 +12,11 @@ export interface SignatureStruct {
   readonly v: 27 | 28;
 }
 
-const SUBMISSION_PARAMS = [{ type: 'bytes32' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint8' }] as const;
-
 const encoders = new WeakMap<ParsedFunction, (values: readonly AbiValue[]) => Buffer>();
 
-export const keccak = (hex: Hex): Uint8Array => keccak256(Buffer.from(hex.slice(2), 'hex'));
-export const toHex = (bytes: Uint8Array): Hex => `0x${Buffer.from(bytes).toString('hex')}`;
+/** 0x-prefixed lower-case hex; a Uint8Array that is not a Buffer is read through a view, not copied. */
+export const toHex = (bytes: Uint8Array): Hex =>
+  `0x${(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex')}`;
 
 /** message = abi.encode(bytes4 selector, ...args): what the contract rebuilds from msg.sig and its arguments. */
 export function encodeMessage(fn: ParsedFunction, args: readonly AbiValue[]): Hex {
@@ -45,9 +44,25 @@ export function signableDigest(input: { uniq: Hex; nonce: Hex; sender: Hex; mess
   return keccak256(buf);
 }
 
-/** keccak256(abi.encode(nonce, r, s, v)): the key a signable contract records to refuse a second use. */
+/**
+ * keccak256(abi.encode(nonce, r, s, v)): the key a signable contract records to refuse a second use.
+ * Four static words: nonce, r, s, and v right-aligned in the last.
+ */
 export function submissionHash(sig: SignatureStruct): Hex {
-  return toHex(keccak(encodeAbiParameters(SUBMISSION_PARAMS, [sig.nonce, sig.r, sig.s, sig.v])));
+  const buf = Buffer.alloc(4 * 32);
+  writeBytes32(buf, sig.nonce, 0, 'nonce');
+  writeBytes32(buf, sig.r, 32, 'r');
+  writeBytes32(buf, sig.s, 64, 's');
+  if (!Number.isInteger(sig.v) || sig.v < 0 || sig.v > 255) throw new Error(`signature v must be a uint8, got ${String(sig.v)}`);
+  buf[4 * 32 - 1] = sig.v;
+  return toHex(keccak256(buf));
+}
+
+/** Buffer.write stops silently at a bad hex digit; the ABI encoder this replaced refused those, and so does this. */
+function writeBytes32(buf: Buffer, hex: Hex, offset: number, name: string): void {
+  if (hex.length !== 66 || !hex.startsWith('0x') || buf.write(hex.slice(2), offset, 32, 'hex') !== 32) {
+    throw new Error(`signature ${name} must be 0x-prefixed 32-byte hex, got ${JSON.stringify(hex)}`);
+  }
 }
 
 /** The supplied arguments, untouched, with the signature at the signature parameter's position. */
