@@ -21,8 +21,13 @@ const named = (...names: string[]) => (fn: string) => names.includes(fn);
 // Innermost match wins, so the order does not matter; each part names the code that does it.
 const CATEGORIES: Category[] = [
   { name: 'signature (libsecp256k1)', matches: named('ecdsaSign') },
-  { name: 'ABI encoding and keccak', matches: (fn, url) => url.includes('encodeAbiParameters') || url.includes('/keccak/') || fn === 'toFunctionSelector' },
-  { name: 'nonce (randomBytes)', matches: named('randomBytes') },
+  {
+    name: 'ABI encoding and keccak',
+    matches: (fn, url) =>
+      ['encodeAbiParameters', '/keccak/', 'domain/keccak', 'signing/abi-encoder', 'signable-digest'].some((n) => url.includes(n)) ||
+      fn === 'toFunctionSelector',
+  },
+  { name: 'nonce (randomBytes)', matches: (fn, url) => fn === 'randomBytes' || url.includes('pooled-random') },
   { name: 'durable record and audit append (commit)', matches: inFile('sqlite.commit-queue', 'sqlite.signature-log', 'sqlite.audit-log', 'audit-chain') },
   { name: 'authentication (API key)', matches: inFile('authenticate.use-case', 'api-key') },
   { name: 'policy and signer lookup (cached)', matches: inFile('policy-cache', 'wallet-lookup', 'ttl-cache', 'sign-policy') },

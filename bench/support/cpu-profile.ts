@@ -18,10 +18,12 @@ export interface Category {
 /** µs of wall time the event loop spent in each category (plus `idle`, `gc` and `other`). */
 export type Breakdown = Map<string, number>;
 
-/** The one profile `node --cpu-prof --cpu-prof-dir=<dir>` wrote into an otherwise empty directory. */
+/** The main thread's profile of the one process `node --cpu-prof --cpu-prof-dir=<dir>` ran in an otherwise empty directory. */
 export function readOnlyProfile(dir: string): CpuProfile {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${dir}, found ${files.length}`);
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: worker threads (the WAL checkpointer) write their
+  // own; the event loop's thread is number 0.
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && f.split('.').at(-3) === '0');
+  if (files.length !== 1) throw new Error(`expected one main-thread .cpuprofile in ${dir}, found ${files.length}`);
   return JSON.parse(readFileSync(path.join(dir, files[0]!), 'utf8')) as CpuProfile;
 }
 
