@@ -122,7 +122,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks, size));
+      // A body of one chunk (a Sign body usually is) is that chunk: Buffer.concat would copy it.
+      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
     req.on('error', (error) => {
       if (!failed) {
