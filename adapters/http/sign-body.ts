@@ -1,5 +1,5 @@
 import { parseJsonBody } from './json-body.js';
-import { checkJsonBounds, withinJsonBounds, type JsonBounds } from './json-bounds.js';
+import { checkJsonBounds, type JsonBounds } from './json-bounds.js';
 import { signBodyLimits, type JsonTextLimits } from './json-nesting.js';
 
 /** How a Sign body is bounded under one set of VAULT_ARGS_MAX_* bounds: built once, not per request. */
@@ -24,16 +24,15 @@ function shapeOf(bounds: JsonBounds): SignBodyShape {
 
 /**
  * A Sign body, parsed, with `args` and `abi` within `bounds`, `args` checked first: a hostile shape costs
- * no more than these bounds in what follows (coercion, encoding, the ABI parse). The walk that names the
- * place of a breach (checkJsonBounds) runs only once the plain walk has found there is one.
+ * no more than these bounds in what follows (coercion, encoding, the ABI parse).
  */
 export function parseSignBody(bytes: Buffer, contentType: string | undefined, bounds: JsonBounds): unknown {
   const shape = shapeOf(bounds);
   const body = parseJsonBody(bytes, contentType, shape.limits);
   if (typeof body === 'object' && body !== null) {
     const { args, abi } = body as { args?: unknown; abi?: unknown };
-    if (!withinJsonBounds(args, shape.args)) checkJsonBounds(args, 'args', shape.args);
-    if (!withinJsonBounds(abi, shape.abi)) checkJsonBounds(abi, 'abi', shape.abi);
+    checkJsonBounds(args, 'args', shape.args);
+    checkJsonBounds(abi, 'abi', shape.abi);
   }
   return body;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJsonBody } from '../../adapters/http/json-body.js';
-import { checkJsonBounds, withinJsonBounds, type JsonBounds } from '../../adapters/http/json-bounds.js';
+import { checkJsonBounds, fieldPath, type JsonBounds } from '../../adapters/http/json-bounds.js';
 import { signBodyLimits } from '../../adapters/http/json-nesting.js';
 import { parseSignBody } from '../../adapters/http/sign-body.js';
 
@@ -9,13 +9,48 @@ import { parseSignBody } from '../../adapters/http/sign-body.js';
 const bounds: JsonBounds = { maxDepth: 3, maxArrayLength: 4, maxStringLength: 6, maxValues: 10 };
 const shallow: JsonBounds = { maxDepth: 2, maxArrayLength: 8, maxStringLength: 3, maxValues: 6 };
 
-/** What a Sign body went through before: the scan, the parse, then both walks naming every place on the way. */
+/**
+ * The walk as it was written first, each value's path built on the way: the specification of
+ * checkJsonBounds, which writes a path only for a refusal.
+ */
+function namingEveryPlace(value: unknown, path: string, bounds: JsonBounds): void {
+  const seen = { values: 0 };
+  const walk = (value: unknown, path: string, depth: number): void => {
+    if (typeof value === 'string') {
+      if (value.length > bounds.maxStringLength) {
+        throw new Error(`${path}: string of ${value.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+      }
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (depth > bounds.maxDepth) throw new Error(`${path}: nested deeper than the limit of ${bounds.maxDepth} levels`);
+    const count = (at: string) => {
+      if (++seen.values > bounds.maxValues) throw new Error(`${at}: more than the limit of ${bounds.maxValues} values (array elements and fields at any depth)`);
+    };
+    if (Array.isArray(value)) {
+      if (value.length > bounds.maxArrayLength) throw new Error(`${path}: array of ${value.length} elements is longer than the limit of ${bounds.maxArrayLength}`);
+      value.forEach((v, i) => {
+        count(`${path}[${i}]`);
+        walk(v, `${path}[${i}]`, depth + 1);
+      });
+      return;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (k.length > bounds.maxStringLength) throw new Error(`${path}: a key of ${k.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+      count(fieldPath(path, k));
+      walk(v, fieldPath(path, k), depth + 1);
+    }
+  };
+  walk(value, path, 1);
+}
+
+/** What a Sign body went through before: the scan, the parse, then both walks. */
 function walkedAlways(bytes: Buffer, bounds: JsonBounds): unknown {
   const body = parseJsonBody(bytes, 'application/json', signBodyLimits(bounds));
   if (typeof body === 'object' && body !== null) {
     const { args, abi } = body as { args?: unknown; abi?: unknown };
-    checkJsonBounds(args, 'args', bounds);
-    checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2, maxValues: Infinity });
+    namingEveryPlace(args, 'args', bounds);
+    namingEveryPlace(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2, maxValues: Infinity });
   }
   return body;
 }
@@ -53,8 +88,8 @@ function render(members: [string, unknown][], spaced: boolean, escapeKeys: boole
   return `{${sp}${members.map(([k, v]) => `${keyText(k)}${sp}:${sp}${JSON.stringify(v, null, spaced ? 1 : undefined)}`).join(`,${sp}`)}${sp}}`;
 }
 
-describe('a Sign body: args and abi walked for their message only when they break their bounds', () => {
-  it('answers every body as the walks that named every place did: the same value or the same message', () => {
+describe('a Sign body: args and abi walked, the place of a breach written only for a refusal', () => {
+  it('answers every body as the walks that built every path did: the same value or the same message', () => {
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.oneof(key, fc.constantFrom('args', 'abi')), json.value), { maxLength: 5 }),
@@ -70,16 +105,16 @@ describe('a Sign body: args and abi walked for their message only when they brea
     );
   });
 
-  it('walks without naming places exactly as the walk that names them: accepts what it accepts', () => {
+  it('names the same place, with the same message, as the walk that built every path', () => {
     fc.assert(
       fc.property(json.value, fc.constantFrom(bounds, shallow, { ...shallow, maxValues: Infinity }), (value, bounds) => {
-        expect(withinJsonBounds(value, bounds)).toBe(outcome(() => checkJsonBounds(value, 'args', bounds)).error === undefined);
+        expect(outcome(() => checkJsonBounds(value, 'args', bounds))).toEqual(outcome(() => namingEveryPlace(value, 'args', bounds)));
       }),
       { numRuns: 5000 },
     );
-    expect(withinJsonBounds([[1, 2, 3], [4, 5, 6], [7]], bounds)).toBe(true); // 10 values
-    expect(withinJsonBounds([[1, 2, 3], [4, 5, 6], [7, 8]], bounds)).toBe(false); // 11
-    expect(withinJsonBounds({ abcdefg: 1 }, bounds)).toBe(false); // a key of 7 characters
+    expect(() => checkJsonBounds([[1, 2, 3], [4, 5, 6], [7]], 'args', bounds)).not.toThrow(); // 10 values
+    expect(() => checkJsonBounds([[1, 2, 3], [4, 5, 6], [7, 8]], 'args', bounds)).toThrow('args[2][1]: more than the limit of 10 values');
+    expect(() => checkJsonBounds([{ 'a b': { abcdefg: 1 } }], 'args', bounds)).toThrow('args[0]["a b"]: a key of 7 characters is longer than the limit of 6');
   });
 
   it('still refuses what the scan alone refuses, before the parse', () => {
