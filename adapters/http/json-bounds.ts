@@ -28,41 +28,66 @@ export function fieldPath(path: string, k: string): string {
 /**
  * Throws INVALID_ARGUMENT naming the first place (`args[2][0].amount`) that breaks a bound. The walk stops
  * at the depth limit and at the value count, so a hostile shape of any size costs no more than the limits.
+ * The place is kept as the keys and indexes down to the value and written out only for a refusal: a path
+ * string built for every value cost several times the walk itself.
  */
 export function checkJsonBounds(value: unknown, path: string, bounds: JsonBounds): void {
-  const seen = { values: 0 };
-  walk(value, path, bounds, 1, seen);
+  new BoundsWalk(path, bounds).walk(value, 1);
 }
 
-function walk(value: unknown, path: string, bounds: JsonBounds, depth: number, seen: { values: number }): void {
-  if (typeof value === 'string') {
-    if (value.length > bounds.maxStringLength) {
-      throw invalidArgument(`${path}: string of ${value.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+class BoundsWalk {
+  private values = 0;
+  /** The keys (strings) and indexes (numbers) from the root to the value being looked at. */
+  private readonly steps: (string | number)[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly bounds: JsonBounds,
+  ) {}
+
+  walk(value: unknown, depth: number): void {
+    const { bounds, steps } = this;
+    if (typeof value === 'string') {
+      if (value.length > bounds.maxStringLength) {
+        throw invalidArgument(`${this.place()}: string of ${value.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+      }
+      return;
     }
-    return;
+    if (typeof value !== 'object' || value === null) return;
+    if (depth > bounds.maxDepth) throw invalidArgument(`${this.place()}: nested deeper than the limit of ${bounds.maxDepth} levels`);
+    if (Array.isArray(value)) {
+      if (value.length > bounds.maxArrayLength) {
+        throw invalidArgument(`${this.place()}: array of ${value.length} elements is longer than the limit of ${bounds.maxArrayLength}`);
+      }
+      for (let i = 0; i < value.length; i++) {
+        steps.push(i);
+        this.count();
+        this.walk(value[i], depth + 1);
+        steps.pop();
+      }
+      return;
+    }
+    for (const k of Object.keys(value)) {
+      if (k.length > bounds.maxStringLength) {
+        throw invalidArgument(`${this.place()}: a key of ${k.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+      }
+      steps.push(k);
+      this.count();
+      this.walk((value as Record<string, unknown>)[k], depth + 1);
+      steps.pop();
+    }
   }
-  if (typeof value !== 'object' || value === null) return;
-  if (depth > bounds.maxDepth) throw invalidArgument(`${path}: nested deeper than the limit of ${bounds.maxDepth} levels`);
-  const count = (at: string) => {
-    if (++seen.values > bounds.maxValues) {
-      throw invalidArgument(`${at}: more than the limit of ${bounds.maxValues} values (array elements and fields at any depth)`);
+
+  private count(): void {
+    if (++this.values > this.bounds.maxValues) {
+      throw invalidArgument(`${this.place()}: more than the limit of ${this.bounds.maxValues} values (array elements and fields at any depth)`);
     }
-  };
-  if (Array.isArray(value)) {
-    if (value.length > bounds.maxArrayLength) {
-      throw invalidArgument(`${path}: array of ${value.length} elements is longer than the limit of ${bounds.maxArrayLength}`);
-    }
-    for (let i = 0; i < value.length; i++) {
-      const at = `${path}[${i}]`;
-      count(at);
-      walk(value[i], at, bounds, depth + 1, seen);
-    }
-    return;
   }
-  for (const [k, v] of Object.entries(value)) {
-    if (k.length > bounds.maxStringLength) throw invalidArgument(`${path}: a key of ${k.length} characters is longer than the limit of ${bounds.maxStringLength}`);
-    const at = fieldPath(path, k);
-    count(at);
-    walk(v, at, bounds, depth + 1, seen);
+
+  /** The path of the value being looked at: `root[2][0].amount`. */
+  private place(): string {
+    let path = this.root;
+    for (const step of this.steps) path = typeof step === 'number' ? `${path}[${step}]` : fieldPath(path, step);
+    return path;
   }
 }

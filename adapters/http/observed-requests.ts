@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { attachRequestContext, requestIdOf, type RequestContext } from './request-context.js';
 
 /** Where answered requests are counted; PrometheusMetrics implements it. */
@@ -19,10 +20,11 @@ export function observeRequests(
 ): RequestListener {
   return (req, res) => {
     const context: RequestContext = { requestId: requestIdOf(req) };
-    const started = process.hrtime.bigint();
+    // performance.now() and `on` (a response finishes once): no BigInt pair and no once-wrapper per request.
+    const started = performance.now();
     res.setHeader('X-Request-Id', context.requestId);
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    res.on('finish', () => {
+      const seconds = (performance.now() - started) / 1000;
       const route = context.route ?? context.resolveRoute?.() ?? 'unmatched';
       const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
       deps.metrics?.observeRequest(method, route, res.statusCode, seconds);

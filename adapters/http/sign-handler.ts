@@ -3,9 +3,9 @@ import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { takeAddressLimit } from './address-rate-limit.js';
 import { toErrorResponse } from './error-response.js';
 import { takeRateLimit, type HttpDeps } from './http-app.js';
-import { parseJsonBody, tooLarge } from './json-body.js';
-import { checkJsonBounds, DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
-import { signBodyLimits } from './json-nesting.js';
+import { tooLarge } from './json-body.js';
+import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
+import { parseSignBody } from './sign-body.js';
 
 /** What Sign needs from the application and the HTTP settings. */
 export type SignDeps = Pick<
@@ -53,16 +53,8 @@ export async function handleSign(deps: SignDeps, input: SignInput): Promise<Sign
     // about a body it was never entitled to have read.
     const header = input.headers['x-vault-auth-signature'];
     await deps.verifyAuthSignature.execute(Array.isArray(header) ? header.join(',') : header, rawBody, principal);
-    const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
-    const body = parseJsonBody(rawBody, input.headers['content-type'], signBodyLimits(bounds));
-    if (typeof body === 'object' && body !== null) {
-      // Before any parsing or encoding: a hostile shape costs no more than these bounds.
-      const { args, abi } = body as { args?: unknown; abi?: unknown };
-      checkJsonBounds(args, 'args', bounds);
-      // Each tuple level of an argument is two levels of its ABI item (`inputs[i].components[j]`).
-      // The ABI item's own size is bounded by abi-function.ts (ABI_LIMITS), not by a count of its values.
-      checkJsonBounds(abi, 'abi', { ...bounds, maxDepth: 2 * bounds.maxDepth + 2, maxValues: Infinity });
-    }
+    // Before any parsing or encoding: a hostile shape of `args` or `abi` costs no more than these bounds.
+    const body = parseSignBody(rawBody, input.headers['content-type'], deps.argsBounds ?? DEFAULT_ARGS_BOUNDS);
     payload = { success: true, data: await deps.signCall.execute({ principal, body }) };
   } catch (error) {
     const failure = toErrorResponse(error, input.requestId, deps.logger);
@@ -71,12 +63,18 @@ export async function handleSign(deps: SignDeps, input: SignInput): Promise<Sign
     headers = failure.headers;
   }
   const text = JSON.stringify(payload);
+  const length = Buffer.byteLength(text);
   return {
     status,
-    headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) },
+    headers:
+      headers === undefined
+        ? { 'Content-Type': JSON_TYPE, 'Content-Length': length }
+        : { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': length },
     body: text,
   };
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Writes a handler's answer as is (no framework adds or changes a header). */
 export function writeSignOutput(res: ServerResponse, output: SignOutput): void {
@@ -85,6 +83,7 @@ export function writeSignOutput(res: ServerResponse, output: SignOutput): void {
 }
 
 function decodeSegment(raw: string): string {
+  if (!raw.includes('%')) return raw; // what decodeURIComponent would return, at a fifteenth of the cost
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -123,7 +122,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks, size));
+      // A body of one chunk (a Sign body usually is) is that chunk: Buffer.concat would copy it.
+      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
     req.on('error', (error) => {
       if (!failed) {

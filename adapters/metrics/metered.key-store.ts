@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../src/ports/key-store.port.js';
 import type { KeyStoreOperation } from './prometheus.metrics.js';
 
@@ -51,14 +52,14 @@ export class MeteredKeyStore implements KeyStore {
   }
 
   private async timed<T>(operation: KeyStoreOperation, work: () => Promise<T>): Promise<T> {
-    const started = process.hrtime.bigint();
+    const started = performance.now(); // cheaper than a pair of BigInts, as precise at this scale
     let ok = false;
     try {
       const result = await work();
       ok = true;
       return result;
     } finally {
-      this.observer.observeKeyStore(this.name, operation, ok, Number(process.hrtime.bigint() - started) / 1e9);
+      this.observer.observeKeyStore(this.name, operation, ok, (performance.now() - started) / 1000);
     }
   }
 }

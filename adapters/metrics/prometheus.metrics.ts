@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CounterSeries, HistogramSeries } from './labelled-series.js';
 
 /** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -24,6 +25,11 @@ export class PrometheusMetrics {
   private readonly rateLimited: Counter;
   private readonly authRefused: Counter<'reason'>;
   private readonly addressLimited: Counter;
+  // The per-request and per-sign series, updated without prom-client's per-call label hashing.
+  private readonly requestCounts: CounterSeries;
+  private readonly requestDurations: HistogramSeries;
+  private readonly keyStoreDurations: HistogramSeries;
+  private readonly signatureCounts: CounterSeries;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
@@ -77,17 +83,25 @@ export class PrometheusMetrics {
       help: 'Requests refused by the per-client-address rate limit, before authentication.',
       registers,
     });
+    const requestLabels = (method: unknown, route: unknown, status: unknown) => ({ method: String(method), route: String(route), status: String(status) });
+    this.requestCounts = new CounterSeries(this.httpRequests, requestLabels, 3);
+    this.requestDurations = new HistogramSeries(this.httpDuration, requestLabels, 3);
+    this.keyStoreDurations = new HistogramSeries(
+      this.keyStoreDuration,
+      (keyStore, operation, outcome) => ({ key_store: String(keyStore), operation: String(operation), outcome: String(outcome) }),
+      3,
+    );
+    this.signatureCounts = new CounterSeries(this.signatures, (keyStore) => ({ key_store: String(keyStore) }), 1);
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    this.requestCounts.inc(method, route, status);
+    this.requestDurations.observe(seconds, method, route, status);
   }
 
   observeKeyStore(keyStore: string, operation: KeyStoreOperation, ok: boolean, seconds: number): void {
-    this.keyStoreDuration.observe({ key_store: keyStore, operation, outcome: ok ? 'ok' : 'error' }, seconds);
-    if (ok && operation === 'sign') this.signatures.inc({ key_store: keyStore });
+    this.keyStoreDurations.observe(seconds, keyStore, operation, ok ? 'ok' : 'error');
+    if (ok && operation === 'sign') this.signatureCounts.inc(keyStore);
   }
 
   observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void {

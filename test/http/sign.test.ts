@@ -75,6 +75,10 @@ describe('Sign: bad input is a 4xx naming the problem, never a 500', () => {
     expect(noKey.status).toBe(401);
     const otherVault = await t.api.post('/api/v1/vaults/other/sign', t.body());
     expect(otherVault.status).toBe(401);
+    // The vault id is percent-decoded, as Express decodes it (only a segment with a `%` needs decoding).
+    const id = t.base.split('/').pop()!;
+    const encoded = `%${id.charCodeAt(0).toString(16)}${id.slice(1)}`;
+    expect((await t.api.post(`/api/v1/vaults/${encoded}/sign`, t.body())).status).toBe(200);
   });
 
   it('a signer that is not a wallet of this vault is 404', async () => {

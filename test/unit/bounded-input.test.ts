@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyLimits, checkJsonText, signBodyLimits } from '../../adapters/http/json-nesting.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { parseJsonBody } from '../../adapters/http/json-body.js';
-import { AbiFunctionCache, retainedBytes } from '../../src/application/abi-function-cache.js';
+import { abiKey, AbiFunctionCache, MAX_TEXT_KEY, retainedBytes } from '../../src/application/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
@@ -124,11 +124,11 @@ describe('argument checks are linear', () => {
 describe('the parsed-ABI cache', () => {
   const item = (name: string, width = 3) => fn([{ name: 't', type: 'tuple', components: uint8s(width) }], name);
 
-  it('is keyed by a digest, stores only what it is told to (after a sign succeeded), and serves it back', () => {
+  it('is keyed by the JSON text, stores only what it is told to (after a sign succeeded), and serves it back', () => {
     const cache = new AbiFunctionCache();
     const first = cache.parse(item('f'));
     expect(first.cached).toBe(false);
-    expect(first.key).toMatch(/^[\w-]{43}$/);
+    expect(first.key).toBe(JSON.stringify(item('f')));
     expect(cache.parse(item('f')).cached).toBe(false); // parsed, refused later: nothing kept
     expect(cache.byteSize).toBe(0);
     cache.remember(first.key, first.fn);
@@ -137,7 +137,7 @@ describe('the parsed-ABI cache', () => {
   });
 
   it('holds at most its bytes, dropping the least recently used, and never an item larger than the bound', () => {
-    const one = retainedBytes(parseAbiFunction(item('f99'))) + 86; // the largest of f0..f99
+    const one = retainedBytes(parseAbiFunction(item('f99'))) + 2 * abiKey(item('f99')).length; // the largest of f0..f99
     const cache = new AbiFunctionCache(10 * one);
     const store = (name: string) => {
       const { fn: parsed, key } = cache.parse(item(name));
@@ -156,5 +156,24 @@ describe('the parsed-ABI cache', () => {
     const huge = cache.parse(item('big', 256));
     cache.remember(huge.key, huge.fn);
     expect(cache.parse(item('big', 256)).cached).toBe(false);
+  });
+
+  it('keys a text over MAX_TEXT_KEY by its SHA-256, and never serves one item for another', () => {
+    const long = item('long', 200);
+    expect(JSON.stringify(long).length).toBeGreaterThan(MAX_TEXT_KEY);
+    expect(abiKey(long)).toMatch(/^#[\w-]{43}$/);
+    const cache = new AbiFunctionCache();
+    // Items that differ in one character, or only in a field the parse ignores, of the same length.
+    const items = [item('f'), item('g'), { ...item('f'), x: 1 }, { ...item('f'), x: 2 }, long, item('long', 201), { ...long, name: 'lonG' }];
+    for (const abi of items) {
+      const { key, fn: parsed } = cache.parse(abi);
+      cache.remember(key, parsed);
+    }
+    expect(cache.size).toBe(items.length);
+    for (const abi of items) {
+      const hit = cache.parse(abi);
+      expect(hit.cached).toBe(true);
+      expect(hit.fn).toEqual(parseAbiFunction(abi));
+    }
   });
 });
