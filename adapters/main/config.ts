@@ -102,6 +102,8 @@ export interface AppConfig {
   readonly bodyLimitBytes: number;
   /** Swagger UI at `/docs` (VAULT_API_DOCS, default on); `/openapi.json` is served regardless. */
   readonly apiDocs: boolean;
+  /** The local key store signs on a thread of its own (VAULT_SIGNING_THREAD; default: with more than one CPU). */
+  readonly signingThread: boolean | undefined;
   /** How often the expiry purge runs (it also runs at start). */
   readonly purgeIntervalMs: number;
   /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
@@ -156,6 +158,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   VAULT_API_DOCS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+  VAULT_SIGNING_THREAD: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_KMS_ENDPOINT: url.optional(),
@@ -275,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.VAULT_BODY_LIMIT_BYTES,
     apiDocs: e.VAULT_API_DOCS === 'true',
+    signingThread: e.VAULT_SIGNING_THREAD === undefined ? undefined : e.VAULT_SIGNING_THREAD === 'true',
     purgeIntervalMs: e.VAULT_PURGE_INTERVAL_SECONDS * 1000,
     version: e.VAULT_VERSION,
   };

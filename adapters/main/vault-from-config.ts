@@ -130,6 +130,7 @@ async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<Ke
     keysDir: path.join(config.dataDir, 'keys'),
     masterKey: master.key,
     masterKeySource: master.source === 'env' ? { kind: 'env' } : { kind: 'file', path: masterKeyFile },
+    signingThread: config.signingThread,
   });
   // A wrong key stops the start here as a configuration error naming its source, instead of failing
   // every sign for the wallets it did not wrap.

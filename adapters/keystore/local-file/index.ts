@@ -10,6 +10,8 @@ export type LocalFileKeyStoreOptions = {
   /** Unwrapped keys kept in memory at most (default: the store's own). */
   readonly cacheSize?: number;
   readonly cacheTtlMs?: number;
+  /** Sign on a thread of its own, off the event loop (default: where the machine has more than one CPU). */
+  readonly signingThread?: boolean;
 } & (
   | { /** 32 bytes. */ readonly masterKey: Uint8Array; readonly masterKeyHex?: never }
   | { /** 64 hex characters. */ readonly masterKeyHex: string; readonly masterKey?: never }
@@ -22,6 +24,7 @@ const schema = z
     masterKeyHex: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)').optional(),
     cacheSize: z.int().min(0).optional(),
     cacheTtlMs: z.int().min(0).optional(),
+    signingThread: z.boolean().optional(),
   })
   .refine((o) => (o.masterKey === undefined) !== (o.masterKeyHex === undefined), {
     message: 'give exactly one of masterKey and masterKeyHex',
@@ -32,5 +35,11 @@ const schema = z
 export function localFileKeyStore(options: LocalFileKeyStoreOptions): KeyStore {
   const o = parseFactoryOptions('localFileKeyStore', schema, options);
   const masterKey = o.masterKey ? Buffer.from(o.masterKey) : Buffer.from(o.masterKeyHex!, 'hex');
-  return new LocalFileKeyStore({ keysDir: o.keysDir, masterKey, cacheSize: o.cacheSize, cacheTtlMs: o.cacheTtlMs });
+  return new LocalFileKeyStore({
+    keysDir: o.keysDir,
+    masterKey,
+    cacheSize: o.cacheSize,
+    cacheTtlMs: o.cacheTtlMs,
+    signingThread: o.signingThread,
+  });
 }

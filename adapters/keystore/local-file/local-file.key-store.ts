@@ -3,7 +3,9 @@ import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { availableParallelism } from 'node:os';
 import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
+import { SigningThread } from '../shared/signing-thread.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { KeyCache } from '../shared/key-cache.js';
 import { KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
@@ -24,6 +26,11 @@ export interface LocalFileKeyStoreConfig {
   readonly cacheSize?: number;
   /** How long an unwrapped key stays in memory (default 5 minutes). */
   readonly cacheTtlMs?: number;
+  /**
+   * Sign on a thread of its own, off the event loop (SigningThread). Default: where the machine has more
+   * than one CPU; on one, the thread would only take turns with the event loop.
+   */
+  readonly signingThread?: boolean;
 }
 
 
@@ -38,6 +45,8 @@ const unavailable = (message: string, cause?: unknown) =>
 export class LocalFileKeyStore implements KeyStore {
   readonly name = 'local';
   private readonly cache: KeyCache;
+  /** Started by the first sign (a CLI command never needs it); null where not wanted. */
+  private signingThread: SigningThread | null | undefined;
   private dirReady: Promise<void> | undefined;
 
   constructor(private readonly config: LocalFileKeyStoreConfig) {
@@ -77,9 +86,12 @@ export class LocalFileKeyStore implements KeyStore {
       key = await this.load(keyRef);
       this.cache.set(keyRef, key);
     }
-    const signature = signDigest(key, digest);
-    if (this.config.cacheSize === 0) key.fill(0);
-    return signature;
+    this.signingThread ??= (this.config.signingThread ?? availableParallelism() > 1) ? new SigningThread() : null;
+    try {
+      return this.signingThread ? await this.signingThread.sign(key, digest) : signDigest(key, digest);
+    } finally {
+      if (this.config.cacheSize === 0) key.fill(0);
+    }
   }
 
   async destroy(keyRef: string): Promise<void> {
@@ -139,6 +151,8 @@ export class LocalFileKeyStore implements KeyStore {
 
   async close(): Promise<void> {
     this.cache.clear();
+    await this.signingThread?.close();
+    this.signingThread = undefined;
   }
 
   private ensureDir(): Promise<void> {
