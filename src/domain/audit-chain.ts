@@ -1,5 +1,4 @@
-import * as crypto from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AUDIT_ACTIONS, type AuditDetails, type AuditEvent, type AuditRecord } from '../ports/audit-log.port.js';
 import { DomainError, ErrorCode } from './errors.js';
 
@@ -38,6 +37,11 @@ export interface PreparedAuditEvent {
 /** Checks `event` (assertAuditEvent) and prepares it for chaining. */
 export function prepareAuditEvent(event: AuditEvent): PreparedAuditEvent {
   assertAuditEvent(event);
+  return preparedOf(event);
+}
+
+/** The prepared form of an event as it is, checked or not (a stored record being verified is not). */
+function preparedOf(event: AuditEvent): PreparedAuditEvent {
   return {
     action: event.action,
     atMillis: event.at.getTime(),
@@ -49,13 +53,9 @@ export function prepareAuditEvent(event: AuditEvent): PreparedAuditEvent {
   };
 }
 
-// One-shot hashing (Node 20.12+) costs less than a Hash object per record; createHash where it is missing.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-const sha256Hex = oneShot ? (data: string) => oneShot('sha256', data, 'hex') : (data: string) => createHash('sha256').update(data).digest('hex');
-
-/** auditRecordHash of a prepared event. */
+/** auditRecordHash of a prepared event; `crypto.hash` (one call, no Hash object) is why engines.node is >=20.12. */
 export function preparedRecordHash(seq: number, prevHash: string, e: PreparedAuditEvent): string {
-  return sha256Hex(JSON.stringify([seq, prevHash, e.action, e.atIso, e.actor, e.vaultId, e.subject, e.detailsJson]));
+  return hash('sha256', JSON.stringify([seq, prevHash, e.action, e.atIso, e.actor, e.vaultId, e.subject, e.detailsJson]), 'hex');
 }
 
 /**
@@ -63,15 +63,7 @@ export function preparedRecordHash(seq: number, prevHash: string, e: PreparedAud
  * removing or reordering any record breaks the chain from that record on.
  */
 export function auditRecordHash(seq: number, prevHash: string, event: AuditEvent): string {
-  return preparedRecordHash(seq, prevHash, {
-    action: event.action,
-    atMillis: 0,
-    atIso: event.at.toISOString(),
-    actor: event.actor,
-    vaultId: event.vaultId,
-    subject: event.subject,
-    detailsJson: canonicalDetails(event.details),
-  });
+  return preparedRecordHash(seq, prevHash, preparedOf(event));
 }
 
 const KNOWN_ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);

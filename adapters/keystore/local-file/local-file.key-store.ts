@@ -1,9 +1,9 @@
 import { access, mkdir, readdir, readFile, stat, unlink, constants } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
-import { availableParallelism } from 'node:os';
 import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
 import { SigningThread } from '../shared/signing-thread.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
