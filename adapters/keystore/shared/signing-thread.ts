@@ -10,9 +10,9 @@ const OUT = 65;
 const FAILED = 255;
 
 // Plain JavaScript, run with `eval`: the same code serves the compiled package and the TypeScript sources
-// under test. It receives the batch's keys and digests in one transferred buffer, so no copy of a key
-// stays behind in either thread: this side zeroes the buffer once signed, and the main thread handed its
-// only reference over.
+// under test. It receives the batch's keys and digests in one transferred buffer and zeroes it once signed;
+// the main thread keeps only each job's own copy of its key (for signing here should the thread fail),
+// zeroed as the job settles.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const secp256k1 = require(workerData.secp256k1);
@@ -64,11 +64,15 @@ export class SigningThread {
     this.worker.on('exit', () => this.fail());
   }
 
-  /** Signs `digest` with `privateKey` (neither is kept; the key's copy is zeroed once signed). */
+  /**
+   * Signs `digest` with `privateKey`. The key is copied before this returns: the caller's buffer (the key
+   * cache's own) may be zeroed by an eviction or expiry while the sign waits for its turn, and the job must
+   * not depend on it. The copy, and the thread's, are zeroed once signed.
+   */
   sign(privateKey: Uint8Array, digest: Uint8Array): Promise<RecoverableSignature> {
     if (this.worker === null) return Promise.resolve(signDigest(privateKey, digest));
     return new Promise((resolve, reject) => {
-      this.pending.push({ key: privateKey, digest, resolve, reject });
+      this.pending.push({ key: Uint8Array.from(privateKey), digest, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -106,6 +110,7 @@ export class SigningThread {
       const at = i * OUT;
       const recid = output[at + 64]!;
       if (recid === FAILED) return this.signHere(job); // the error libsecp256k1 gives, raised where it always was
+      job.key.fill(0);
       job.resolve({ r: output.slice(at, at + 32), s: output.slice(at + 32, at + 64), v: recid === 0 ? 27 : 28 });
     });
   }
@@ -115,6 +120,8 @@ export class SigningThread {
       job.resolve(signDigest(job.key, job.digest));
     } catch (error) {
       job.reject(error);
+    } finally {
+      job.key.fill(0);
     }
   }
 
