@@ -46,9 +46,9 @@ describe('the npm package', () => {
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   });
 
-  it('holds no tests, benchmarks or examples, and the code and declarations of every entry point', async () => {
+  it('holds no tests or benchmarks, and the code and declarations of every entry point', async () => {
     const files = await packList();
-    expect(files.filter((f) => /^(test|bench|examples|dist-bench|dist\/test|dist\/bench)\//.test(f) || /\.(test|bench)\.[cm]?[jt]s$/.test(f))).toEqual([]);
+    expect(files.filter((f) => /^(test|bench|dist-bench|dist\/test|dist\/bench)\//.test(f) || /\.(test|bench)\.[cm]?[jt]s$/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(entries.map(([name]) => name)).toEqual(
       expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing', './client']),
@@ -57,6 +57,30 @@ describe('the npm package', () => {
       expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
       expect(files, `code of ${name}`).toContain(target.default.replace(/^\.\//, ''));
     }
+  });
+
+  it('is licensed Apache-2.0, with LICENSE and NOTICE in the tarball, and may be published', async () => {
+    const files = await packList();
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'NOTICE']));
+    expect(await readFile(path.join(repoRoot, 'LICENSE'), 'utf8')).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+    const pkg = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as { license?: string; private?: boolean };
+    expect({ license: pkg.license, private: pkg.private }).toEqual({ license: 'Apache-2.0', private: undefined });
+  });
+
+  it('has every relative link of its packed documents pointing at a file it packs', async () => {
+    const files = await packList();
+    const packed = new Set(files);
+    const broken: string[] = [];
+    for (const doc of files.filter((f) => f.endsWith('.md'))) {
+      const text = await readFile(path.join(repoRoot, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^([a-z]+:|#)/i.test(target!)) continue; // a web address, or a place in the same page
+        const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(doc), target!.replace(/#.*$/, '')));
+        const found = packed.has(resolved) || files.some((f) => f.startsWith(`${resolved.replace(/\/$/, '')}/`));
+        if (!found) broken.push(`${doc}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it(
