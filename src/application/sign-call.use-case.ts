@@ -7,6 +7,7 @@ import {
   signableDigest,
   submissionHash,
   toHex,
+  type Hex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
 import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
@@ -25,8 +26,6 @@ import { SignerCache } from './wallet-lookup.js';
 export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const LOWER_BYTES32 = /^0x[0-9a-f]{64}$/;
-
-type Hex = `0x${string}`;
 
 export interface SignResult {
   readonly submissionHash: string;

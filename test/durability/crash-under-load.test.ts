@@ -100,5 +100,5 @@ describe('SIGKILL under mixed load (creates and signs at high concurrency)', () 
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 300_000); // a bound on a hang only: the load, the kill and the checks take longer on a busy 2-core machine
 });

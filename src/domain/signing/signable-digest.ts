@@ -1,8 +1,10 @@
-import type { Hex } from 'viem';
 import { keccak256 } from '../keccak.js';
 import { abiEncoder } from './abi-encoder.js';
 import type { ParsedFunction } from './abi-function.js';
 import type { AbiValue } from './argument-coercion.js';
+
+/** A 0x-prefixed hex string, as the ABI and the interface write bytes. */
+export type Hex = `0x${string}`;
 
 /** The structure appended to the arguments, exactly what the contract's signature parameter takes. */
 export interface SignatureStruct {
