@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { AbiCoder, getBytes, id, keccak256, recoverAddress } from 'ethers';
+import { AbiCoder, ContractFactory, getBytes, id, keccak256, recoverAddress, type Contract } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startAnvil } from '../support/anvil.js';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -137,7 +138,7 @@ describe('the npm package', () => {
 
       await copyFile(path.join(probeDir, 'probe.mjs'), path.join(project, 'probe.mjs'));
       const probe = await run(process.execPath, ['probe.mjs'], { cwd: project, timeout: 120_000 });
-      const { imported, sign } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
+      const { imported, sign, contract } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
 
       expect(imported['wallet-vault'].exports).toEqual(expect.arrayContaining(['createVault', 'DomainError', 'ErrorCode', 'VaultOptionsError']));
       expect(imported['wallet-vault/express'].exports).toContain('vaultRouter');
@@ -159,6 +160,24 @@ describe('the npm package', () => {
       const message = coder.encode(['bytes4', 'address', 'uint256'], [id('mint(address,uint256,(bytes32,bytes32,bytes32,uint8))').slice(0, 10), to, amount]);
       const digest = keccak256(coder.encode(['bytes32', 'bytes32', 'address', 'bytes'], [sign.uniq, sig.nonce, sign.sender, message]));
       expect(recoverAddress(getBytes(digest), { r: sig.r, s: sig.s, v: sig.v })).toBe(sign.signer);
+
+      // The on-chain half ships too: the example contract from the installed tarball, deployed on a real
+      // EVM, accepts the vault's signature sent by the request's sender, and only once.
+      expect(imported['wallet-vault/contracts'].exports).toEqual(expect.arrayContaining(['ISignable', 'Signable', 'SignableMint']));
+      expect(contract.signableSource).toBe(path.join(project, 'node_modules/wallet-vault/contracts/Signable.sol'));
+      const anvil = await startAnvil();
+      try {
+        const mint = await new ContractFactory(contract.abi, contract.bytecode, anvil.account(0)).deploy(sign.signer, sign.uniq);
+        await mint.waitForDeployment();
+        const sender = anvil.account(1);
+        expect(await sender.getAddress()).toBe(sign.sender);
+        const asSender = mint.connect(sender) as Contract;
+        await (await asSender.getFunction('mint')(to, amount, sig)).wait();
+        expect(await mint.getFunction('balanceOf')(to)).toBe(BigInt(amount));
+        await expect(asSender.getFunction('mint').staticCall(to, amount, sig)).rejects.toThrow(/signature used/);
+      } finally {
+        await anvil.stop();
+      }
     },
     900_000,
   );

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
-import "./Signable.sol";
+import {Signable} from "wallet-vault/contracts/Signable.sol";
 
-/// One function per argument shape, with the signature parameter first, in the middle and last.
+/// The shipped Signable under test: one function per argument shape, with the signature parameter first, in the middle and last.
 contract SignableTarget is Signable {
     struct Item {
         address token;
@@ -22,22 +22,35 @@ contract SignableTarget is Signable {
 
     constructor(address signer_, bytes32 uniq_) Signable(signer_, uniq_) {}
 
+    /// Signatures accepted, for the tests to see a call went through.
+    uint256 public calls;
+
+    function _counted(bytes memory message, Signature calldata sig) private {
+        _verify(message, sig);
+        calls += 1;
+    }
+
+    /// Test hook for signer rotation: anyone may rotate here (the shipped example restricts it to an owner).
+    function setSigner(address signer_) external {
+        _setSigner(signer_);
+    }
+
     function mint(address to, uint256 amount, Signature calldata sig) external {
-        _verify(abi.encode(msg.sig, to, amount), sig);
+        _counted(abi.encode(msg.sig, to, amount), sig);
         lastAmount = amount;
     }
 
     function first(Signature calldata sig, uint8 a, int256 b, bool c) external {
-        _verify(abi.encode(msg.sig, a, b, c), sig);
+        _counted(abi.encode(msg.sig, a, b, c), sig);
     }
 
     function middle(bytes32 a, Signature calldata sig, string calldata memo, bytes calldata blob) external {
-        _verify(abi.encode(msg.sig, a, memo, blob), sig);
+        _counted(abi.encode(msg.sig, a, memo, blob), sig);
         lastMemo = memo;
     }
 
     function small(int8 a, uint24 b, bytes1 c, bytes17 d, int128 e, uint256 f, Signature calldata sig) external {
-        _verify(abi.encode(msg.sig, a, b, c, d, e, f), sig);
+        _counted(abi.encode(msg.sig, a, b, c, d, e, f), sig);
     }
 
     function arrays(
@@ -48,15 +61,15 @@ contract SignableTarget is Signable {
         string[] calldata words,
         Signature calldata sig
     ) external {
-        _verify(abi.encode(msg.sig, xs, pair, nested, grid, words), sig);
+        _counted(abi.encode(msg.sig, xs, pair, nested, grid, words), sig);
     }
 
     function structs(Order calldata order, Item[] calldata items, Signature calldata sig) external {
-        _verify(abi.encode(msg.sig, order, items), sig);
+        _counted(abi.encode(msg.sig, order, items), sig);
     }
 
     function pay(uint256 expected, Signature calldata sig) external payable {
         require(msg.value == expected, "wrong value");
-        _verify(abi.encode(msg.sig, expected), sig);
+        _counted(abi.encode(msg.sig, expected), sig);
     }
 }

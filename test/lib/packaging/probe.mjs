@@ -16,6 +16,7 @@ const entries = [
   'wallet-vault/persistence/postgres',
   'wallet-vault/testing',
   'wallet-vault/client',
+  'wallet-vault/contracts',
 ];
 /** Each entry: the names it exports, or the message it failed with (a missing optional driver). */
 const imported = {};
@@ -78,4 +79,9 @@ try {
   await vault.close();
   await rm(dir, { recursive: true, force: true });
 }
-console.log(JSON.stringify({ imported, sign }));
+// The shipped example contract as the package gives it (ABI and bytecode compiled at build), and where its
+// Solidity sources are for Foundry or Hardhat: the test deploys it on anvil and sends the signed call.
+const { SignableMint } = await import('wallet-vault/contracts');
+const { createRequire } = await import('node:module');
+const signableSource = createRequire(import.meta.url).resolve('wallet-vault/contracts/Signable.sol');
+console.log(JSON.stringify({ imported, sign, contract: { ...SignableMint, signableSource } }));

@@ -10,6 +10,7 @@ import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
 import { postgresPersistence } from 'wallet-vault/persistence/postgres';
 import { describeKeyStoreContract, inMemoryPersistence, type KeyStoreFixture } from 'wallet-vault/testing';
 import { VaultClient, VaultError } from 'wallet-vault/client';
+import { SignableMint } from 'wallet-vault/contracts';
 
 const storeOptions: LocalFileKeyStoreOptions = { keysDir: '/tmp/keys', masterKeyHex: '00'.repeat(32) };
 const store: KeyStore = localFileKeyStore(storeOptions);
@@ -17,8 +18,12 @@ const persistence: Persistence = inMemoryPersistence();
 const routerOptions: VaultRouterOptions = { bodyLimitBytes: 1024, health: true };
 const vault: Promise<Vault> = createVault({ persistence, keyStores: [store] });
 const code: ErrorCode = ErrorCode.KEYSTORE_UNAVAILABLE;
+// The shipped ABIs are typed as literals: a typo in a function name is a compile error, not undefined.
+const mintItem = SignableMint.abi.find((item) => item.type === 'function' && item.name === 'mint');
+const bytecode: `0x${string}` = SignableMint.bytecode;
 const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup: async () => undefined });
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
   pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
+  mintItem, bytecode,
 ];
