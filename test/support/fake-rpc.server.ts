@@ -13,6 +13,8 @@ export interface FakeRpcAnswers {
   uniq: string;
   /** Address returned by signer() for any contract. */
   signer: string;
+  /** eth_call reverts, as at an address without a signable contract. */
+  revert?: boolean;
 }
 
 export interface FakeRpc {
@@ -52,6 +54,7 @@ export async function startFakeRpc(initial: FakeRpcAnswers): Promise<FakeRpc> {
 function resultOf(answers: FakeRpcAnswers, method: string, params: unknown[]): { result: unknown } | { error: unknown } {
   if (method === 'eth_chainId') return { result: `0x${answers.chainId.toString(16)}` };
   if (method === 'eth_call') {
+    if (answers.revert) return { error: { code: 3, message: 'execution reverted', data: '0x' } };
     const data = String((params[0] as { data?: unknown } | undefined)?.data).slice(0, 10);
     if (data === UNIQ_CALL) return { result: answers.uniq };
     if (data === SIGNER_CALL) return { result: `0x${answers.signer.slice(2).toLowerCase().padStart(64, '0')}` };
