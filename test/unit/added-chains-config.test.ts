@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../adapters/main/config.js';
 import { validateVaultOptions } from '../../adapters/main/vault-options.js';
+import { shapeOnlyPersistence } from '../support/shape-only-persistence.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/srv');
 
@@ -43,16 +44,7 @@ describe('chains beyond the interface (VAULT_CHAINS)', () => {
 });
 
 describe('createVault takes added chains as typed options', () => {
-  // Only the shape is checked here, never used.
-  const ports = (...methods: string[]) => Object.fromEntries(methods.map((m) => [m, () => undefined]));
-  const persistence = () => ({
-    ...ports('close'),
-    repository: ports('ping', 'findWallet', 'close'),
-    signatureLog: ports('find', 'attachTransaction'),
-    auditLog: ports('append', 'list'),
-    policies: ports('find', 'save'),
-    jobLock: ports('runExclusive'),
-  });
+  const persistence = shapeOnlyPersistence;
   it('accepts chains and RPC URLs for them', () => {
     expect(() => validateVaultOptions({ persistence: persistence(), chains: [{ name: 'base', chainId: 8453n }], rpcUrls: { base: 'https://b.example', sepolia: 'https://s.example' } })).not.toThrow();
   });

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../adapters/main/config.js';
 import { validateVaultOptions } from '../../adapters/main/vault-options.js';
+import { shapeOnlyPersistence } from '../support/shape-only-persistence.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/srv');
 
-// Only the shape is checked here, never used.
-const ports = (...methods: string[]) => Object.fromEntries(methods.map((m) => [m, () => undefined]));
-const persistence = () => ({
-  ...ports('close'),
-  repository: ports('ping', 'findWallet', 'close'),
-  signatureLog: ports('find', 'attachTransaction'),
-  auditLog: ports('append', 'list'),
-  policies: ports('find', 'save'),
-  jobLock: ports('runExclusive'),
-});
+const persistence = shapeOnlyPersistence;
 
 /**
  * An RPC decides the uniq and signer of every contract whose uniq is not pinned: over plain http off
