@@ -45,6 +45,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     defaultKeyStore: keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
     rpcUrls: config.rpcUrls,
+    rpcAllowHttp: config.rpcAllowHttp,
     chains: config.addedChains,
     outboundTimeoutMs: config.outboundTimeoutMs,
     version: config.version ?? detectVersion(),

@@ -234,8 +234,8 @@ describe('the audit trail records every security-relevant event', () => {
     expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: true });
     const on = { action: 'policy.changed', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id };
     expect(w.since(start)).toEqual([
-      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null } },
-      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null } },
+      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null, trustRpcUniq: null } },
+      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null, trustRpcUniq: null } },
     ]);
   });
 });
@@ -335,8 +335,11 @@ describe('signing under a policy', () => {
     const w = await world({ hasRpc: (chain) => chain === 'sepolia', readSignable: async () => (reads++, { uniq: onChain, signer }) });
     signer = (await w.create.execute({ principal: w.principal, name: 'signer' })).address;
     const body = { chain: 'sepolia', contract: CONTRACT, sender: SENDER, abi: SIGNER_ABI, args: [7] };
-    // No pin is needed where the vault reads uniq() itself.
+    // Where the vault reads uniq() itself, the RPC chooses it: without a pin, only the operator's trust lets it through.
     await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
+    await expect(w.sign.execute({ principal: w.principal, body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringMatching(/--trust-rpc-uniq/) });
+    expect(reads).toBe(0);
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT], trustRpcUniq: [CONTRACT] });
     await expect(w.sign.execute({ principal: w.principal, body })).resolves.toHaveProperty('submissionHash');
     expect(w.auditLog.records.at(-1)).toMatchObject({ action: 'signature.issued', details: { uniq: onChain } });
 

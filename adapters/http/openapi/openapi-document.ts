@@ -31,7 +31,7 @@ const ERROR_WHEN: Record<number, string> = {
   429: 'The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`; `Retry-After` says when to try again.',
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
-  502: 'A chain RPC failed, timed out or reports another chain id; the message names the chain.',
+  502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered.",
   503: 'The key store or database failed or did not answer in time; the message names it.',
 };
 
