@@ -28,4 +28,14 @@ describe('wallet-vault serve on a pure-JavaScript secp256k1 or keccak', () => {
     expect(r.stderr).toMatch(/the native binding of keccak did not load.*keccak would hash in JavaScript.*Refusing to start.*npm rebuild keccak/);
     expect(r.code).toBe(2);
   });
+
+  it('runs the operator commands that open no key store, and refuses those that do as a configuration error', async () => {
+    const env = { VAULT_DATA_DIR: path.join(dir, 'operator'), NODE_OPTIONS: `--require ${broken.secp256k1}` };
+    const created = await runCli(['vaults', 'create', '--name', 'on-a-fallback', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const rewrap = await runCli(['keys', 'rewrap', '--store', 'local'], env);
+    expect(rewrap.stderr).toMatch(/createVault: the native binding of secp256k1 did not load.*not constant-time.*npm rebuild secp256k1/);
+    expect(rewrap.stderr).not.toMatch(/unexpected error/);
+    expect(rewrap.code).toBe(2);
+  });
 });
