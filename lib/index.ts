@@ -5,6 +5,7 @@
  */
 export { createVault, type Vault } from '../adapters/main/create-vault.js';
 export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';
+export { NativeBindingError } from '../adapters/native-bindings.js';
 export type { AddedChain } from '../adapters/chain/chains.js';
 export { TOKENS } from '../adapters/main/tokens.js';
 export { DomainError, ErrorCode, isDomainError } from '../src/domain/errors.js';

@@ -32,6 +32,8 @@ export interface VaultTransitSettings {
   readonly keyName: string;
   /** 0 keeps no unwrapped key in memory (one decrypt per signature). */
   readonly cacheTtlMs: number;
+  /** VAULT_TRANSIT_ALLOW_HTTP: an http:// VAULT_ADDR is accepted (the token and keys travel in clear). */
+  readonly allowHttp: boolean;
 }
 
 /** AWS KMS settings; credentials come from the SDK's default chain unless both keys are given. */
@@ -235,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       mount: e.VAULT_TRANSIT_MOUNT,
       keyName: e.VAULT_TRANSIT_KEY!,
       cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
+      allowHttp: e.VAULT_TRANSIT_ALLOW_HTTP === 'true',
     };
   }
   let trustedProxies: string[] = [];

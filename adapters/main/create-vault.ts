@@ -33,6 +33,7 @@ import type { PolicyRepository } from '../../src/ports/policy-repository.port.js
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { JsonRpcChainReader } from '../chain/json-rpc.chain-reader.js';
+import { requireNativeBindingsFor } from '../native-bindings.js';
 import { InMemoryReplayGuard } from '../replay/in-memory.replay-guard.js';
 import { pooledRandom } from '../system/pooled-random.js';
 import { SystemClock } from '../system/system.clock.js';
@@ -192,13 +193,16 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
 }
 
 /**
- * The composition root. Validates `options` (a bad one throws VaultOptionsError naming it), pings every
+ * The composition root. Validates `options` (a bad one throws VaultOptionsError naming it), refuses a
+ * JavaScript fallback of secp256k1 or keccak unless `allowJavaScriptFallback` (NativeBindingError, the
+ * guard `serve` applies; neither takes over what was handed in), pings every
  * key store (a store that does not answer rejects, after closing what was handed over), builds the
  * container from one module per adapter family and starts the background jobs. The vault owns the
  * persistence and key stores from here on: `close()` closes them.
  */
 export async function createVault(input: VaultOptions): Promise<Vault> {
   const options = validateVaultOptions(input);
+  requireNativeBindingsFor('createVault', options.allowJavaScriptFallback);
   const { persistence } = options;
   const keyStores = options.keyStores ?? [];
   const closeAll = async () => {

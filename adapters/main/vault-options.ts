@@ -76,6 +76,13 @@ export interface VaultOptions {
    * client address with a count (ms, default 60 000); `close()` writes the last interval's.
    */
   readonly authRefusedSummaryIntervalMs?: number;
+  /**
+   * Run even where the native secp256k1 or keccak binding did not load (default false: createVault
+   * rejects with NativeBindingError, as `serve` refuses to start). The fallbacks are elliptic, which is
+   * not constant-time, so timing can leak private keys, and a keccak several times slower: for a
+   * development machine without a C/C++ toolchain, never for keys that matter.
+   */
+  readonly allowJavaScriptFallback?: boolean;
 }
 
 export class VaultOptionsError extends Error {
@@ -137,6 +144,7 @@ const schema = z
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
+    allowJavaScriptFallback: z.boolean().optional(),
   })
   .superRefine((o, ctx) => {
     const chains: AddedChain[] = [];

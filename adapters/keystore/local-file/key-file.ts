@@ -24,15 +24,30 @@ export function sealKey(masterKey: Buffer, keyRef: string, privateKey: Buffer): 
   return Buffer.concat([MAGIC, iv, cipher.getAuthTag(), ciphertext]);
 }
 
-/** The private key in `sealed`, or null when the file is malformed or `masterKey` is not the key that wrapped it. */
+/**
+ * The private key in `sealed`, or null when the file is malformed or `masterKey` is not the key that
+ * wrapped it. The returned buffer is the only plaintext copy left: the caller zeroes it once done.
+ */
 export function unsealKey(masterKey: Buffer, keyRef: string, sealed: Buffer): Buffer | null {
   if (sealed.length !== FILE_LENGTH || !sealed.subarray(0, 4).equals(MAGIC)) return null;
+  let plaintext: Buffer | undefined;
   try {
     const decipher = createDecipheriv('aes-256-gcm', masterKey, sealed.subarray(4, 16));
     decipher.setAAD(Buffer.from(keyRef, 'utf8'));
     decipher.setAuthTag(sealed.subarray(16, 32));
-    return Buffer.concat([decipher.update(sealed.subarray(32)), decipher.final()]);
+    // GCM is a stream mode: update() gives every byte and final() only checks the tag, giving none. So
+    // update's own buffer is returned, not a concatenation that would leave it behind unzeroed.
+    plaintext = decipher.update(sealed.subarray(32));
+    const rest = decipher.final();
+    if (rest.length !== 0 || plaintext.length !== 32) {
+      rest.fill(0);
+      throw new Error('unexpected plaintext length');
+    }
+    return plaintext;
   } catch {
+    // A tag that fails (a tampered file) throws in final(), after update() gave the decrypted bytes:
+    // with the right master key, those are the private key.
+    plaintext?.fill(0);
     return null;
   }
 }

@@ -81,16 +81,14 @@ export class LocalFileKeyStore implements KeyStore {
   }
 
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
-    let key = this.cache.get(keyRef);
-    if (!key) {
-      key = await this.load(keyRef);
-      this.cache.set(keyRef, key);
-    }
+    const cached = this.cache.get(keyRef);
+    // A key the cache does not keep (size or TTL 0) is this sign's only: zeroed once signed.
+    const { key, kept } = cached ? { key: cached, kept: true } : this.cache.keep(keyRef, await this.load(keyRef));
     this.signingThread ??= (this.config.signingThread ?? availableParallelism() > 1) ? new SigningThread() : null;
     try {
       return this.signingThread ? await this.signingThread.sign(key, digest) : signDigest(key, digest);
     } finally {
-      if (this.config.cacheSize === 0) key.fill(0);
+      if (!kept) key.fill(0);
     }
   }
 
