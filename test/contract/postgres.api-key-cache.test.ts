@@ -126,6 +126,12 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
       clock += 1;
       expect(await readsOf()).toEqual({ reads: 1, revoked: new Date('2026-05-01T00:00:00Z') }); // read again
       expect(await readsOf()).toEqual({ reads: 0, revoked: new Date('2026-05-01T00:00:00Z') }); // then once per lifetime
+      // Many requests of one key when its lifetime ends: one read, shared, never one per request.
+      clock += API_KEY_CACHE_TTL_MS;
+      const before = reads;
+      const all = await Promise.all(Array.from({ length: 50 }, () => repo.findApiKey(key.id)));
+      expect(all.every((r) => r?.id === key.id)).toBe(true);
+      expect(reads - before).toBe(1);
     } finally {
       await own.close();
     }

@@ -43,6 +43,8 @@ interface Entry {
  */
 export class PostgresApiKeyCache {
   private readonly records = new Map<string, Entry>();
+  /** Reads in flight while listening, shared by the lookups of the same key. */
+  private readonly reading = new Map<string, Promise<ApiKeyRecord | null>>();
   private listener: pg.Client | undefined;
   private listening = false;
   private connecting = false;
@@ -61,14 +63,29 @@ export class PostgresApiKeyCache {
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** The record by id: from memory while the listener listens, else (and on a miss) from `load`. */
-  async find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
-    if (this.listening) {
-      const hit = this.records.get(id);
-      if (hit && this.now() - hit.readAt < this.ttlMs) return hit.record;
-    } else {
+  /**
+   * The record by id: from memory while the listener listens, else (and on a miss) from `load`. While it
+   * listens, lookups of a key that is being read share that read (a key used by many requests at once
+   * is read once a lifetime, not once per request); a notification ends the sharing, so a lookup that
+   * starts after a change never gets a read that started before it.
+   */
+  find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+    if (!this.listening) {
       this.listen();
+      return this.read(id, load);
     }
+    const hit = this.records.get(id);
+    if (hit && this.now() - hit.readAt < this.ttlMs) return Promise.resolve(hit.record);
+    const shared = this.reading.get(id);
+    if (shared) return shared;
+    const reading = this.read(id, load).finally(() => {
+      if (this.reading.get(id) === reading) this.reading.delete(id);
+    });
+    this.reading.set(id, reading);
+    return reading;
+  }
+
+  private async read(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
     const [generation, listening, readAt] = [this.generation, this.listening, this.now()];
     const record = await load(id);
     if (record && listening && this.listening && generation === this.generation) {
@@ -108,6 +125,7 @@ export class PostgresApiKeyCache {
     };
     client.on('notification', (n) => {
       this.generation++;
+      this.reading.clear();
       if (n.payload) this.records.delete(n.payload);
       else this.records.clear(); // TRUNCATE: every key
     });
@@ -131,5 +149,6 @@ export class PostgresApiKeyCache {
     this.listening = false;
     this.generation++;
     this.records.clear();
+    this.reading.clear();
   }
 }
