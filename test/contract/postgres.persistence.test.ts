@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
@@ -21,7 +22,7 @@ import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
-import { anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { anApiKey, anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
 
 /** Two instances (two pools) on one fresh database, dropped afterwards. */
 async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase) => Promise<void>): Promise<void> {
@@ -155,6 +156,38 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
         code: ErrorCode.DATABASE_UNAVAILABLE,
         message: expect.stringMatching(/newer than this build/),
       });
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it('gives a database of schema 3 (before the api_keys trigger) the trigger by migration: its changes are announced', async () => {
+    const test = await createTestDatabase();
+    try {
+      const old = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
+      // Back to what a build of schema 3 left: no trigger, no function, no version 4.
+      await old.query('DROP TRIGGER api_keys_changed ON api_keys; DROP TRIGGER api_keys_truncated ON api_keys; DROP FUNCTION wallet_vault_api_keys_changed()');
+      await old.query('DELETE FROM schema_migrations WHERE version > 3');
+      await old.close();
+      const upgraded = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
+      const listener = new pg.Client({ connectionString: test.url });
+      await listener.connect();
+      try {
+        const heard: string[] = [];
+        listener.on('notification', (n) => heard.push(n.payload ?? ''));
+        await listener.query('LISTEN wallet_vault_api_keys');
+        const repo = new PostgresWalletRepository(upgraded);
+        const vault = aVault();
+        await repo.ensureAccount(vault.accountId, new Date());
+        await repo.insertVault(vault);
+        const key = anApiKey(vault);
+        await repo.insertApiKey(key);
+        await upgraded.query('DELETE FROM api_keys WHERE id = $1', [key.id]);
+        await expect.poll(() => heard).toEqual([key.id, key.id]);
+      } finally {
+        await listener.end();
+        await upgraded.close();
+      }
     } finally {
       await test.drop();
     }

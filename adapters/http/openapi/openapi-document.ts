@@ -82,7 +82,7 @@ const jsonBody = (schema: z.ZodType, example: unknown) => ({
   content: { 'application/json': { schema, example } },
 });
 
-const vaultId = z.string().meta({ description: 'The vault. `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
+const vaultId = z.string().meta({ description: 'The vault (a UUID; other text names no vault: 401 as an unknown vault). `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
 const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
 const submissionHash = z.string().meta({ description: 'A `submissionHash` returned by Sign.', example: EXAMPLES.signResult.submissionHash });
 const requestIdParam = z
@@ -197,7 +197,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
                 .optional()
                 .meta({
                   description:
-                    'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters, per vault.',
+                    'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters without control characters, per vault.',
                 }),
             }),
           },
