@@ -14,6 +14,7 @@ export {
   inMemoryPersistence,
   InMemoryAuditLog,
   InMemoryJobLock,
+  InMemoryKeyQuarantine,
   InMemoryPolicyRepository,
   InMemorySignatureLog,
   InMemoryWalletRepository,
