@@ -3,12 +3,14 @@ import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/pers
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
 import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.audit-log.js';
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
+import { PostgresKeyQuarantine } from '../../adapters/persistence/postgres/postgres.key-quarantine.js';
 import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
 import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
 // The contract suites by package name, through the public entry an outside store's author uses.
 import {
   describeAuditLogContract,
   describeJobLockContract,
+  describeKeyQuarantineContract,
   describePolicyRepositoryContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
@@ -56,6 +58,14 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
   describePolicyRepositoryContract('postgres', async () => {
     const { db, cleanup } = await openTestDatabase();
     return { policies: new PostgresPolicyRepository(db), cleanup };
+  });
+  describeKeyQuarantineContract('postgres', async () => {
+    const [one, two] = await Promise.all([openTestDatabase(), openTestDatabase()]);
+    return {
+      quarantine: new PostgresKeyQuarantine(one.db),
+      other: new PostgresKeyQuarantine(two.db),
+      cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
+    };
   });
   describeJobLockContract('postgres (advisory lock)', async () => {
     const { db, cleanup } = await openTestDatabase();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
 import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
+import { SqliteKeyQuarantine } from '../../adapters/persistence/sqlite/sqlite.key-quarantine.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
@@ -15,6 +16,7 @@ import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wall
 import {
   describeAuditLogContract,
   describeJobLockContract,
+  describeKeyQuarantineContract,
   describePolicyRepositoryContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
@@ -44,6 +46,10 @@ describeWalletRepositoryContract('sqlite', () =>
 );
 describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqliteAuditLog(db) })));
 describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlitePolicyRepository(db) })));
+describeKeyQuarantineContract('sqlite', async () => {
+  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqliteKeyQuarantine(db) })), withDatabase((db) => ({ other: new SqliteKeyQuarantine(db) }))]);
+  return { quarantine: one.quarantine, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
+});
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
