@@ -170,6 +170,28 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
     }
   });
 
+  it('gives a database made before deployment ids one by migration, once, keeping its data', async () => {
+    const { db, test, cleanup } = await openTestDatabase();
+    try {
+      const vault = aVault();
+      await new PostgresWalletRepository(db).ensureAccount(vault.accountId, new Date());
+      await new PostgresWalletRepository(db).insertVault(vault);
+      // The schema as the release before this one left it.
+      await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
+      await db.query('DELETE FROM schema_migrations WHERE version = $1', [SCHEMA_VERSION]);
+      const migrated = await openPostgresDatabase(testPostgresConfig(test.url));
+      const id = await new PostgresKeyQuarantine(migrated).deploymentId();
+      expect(id).toMatch(/^[0-9a-f]{32}$/);
+      expect(await new PostgresWalletRepository(migrated).findVault(vault.id)).toEqual(vault);
+      await migrated.close();
+      const reopened = await openPostgresDatabase(testPostgresConfig(test.url));
+      expect(await new PostgresKeyQuarantine(reopened).deploymentId()).toBe(id);
+      await reopened.close();
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('refuses to open an unreachable database with DATABASE_UNAVAILABLE naming it, never the password', async () => {
     const error = await openPostgresDatabase({
       url: 'postgres://vault:s3cret-pw@127.0.0.1:1/vaultdb',

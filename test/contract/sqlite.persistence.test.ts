@@ -159,6 +159,31 @@ describe('sqlite specifics', () => {
     }
   });
 
+  it('gives a database made before deployment ids one by migration, once, keeping its data', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      const vault = aVault();
+      await new SqliteWalletRepository(db).ensureAccount(vault.accountId, new Date());
+      await new SqliteWalletRepository(db).insertVault(vault);
+      // The schema as the release before this one left it.
+      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys;');
+      db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+      db.close();
+      const migrated = openSqliteDatabase({ path: file });
+      const id = await new SqliteKeyQuarantine(migrated).deploymentId();
+      expect(id).toMatch(/^[0-9a-f]{32}$/);
+      expect(await new SqliteWalletRepository(migrated).findVault(vault.id)).toEqual(vault);
+      migrated.close();
+      const reopened = openSqliteDatabase({ path: file });
+      expect(await new SqliteKeyQuarantine(reopened).deploymentId()).toBe(id);
+      reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps data across close and reopen, and two connections (CLI and server) see each other', async () => {
     const dir = await tempDir();
     try {
