@@ -21,6 +21,7 @@ export interface Pkcs11KeyStoreConfig {
 /** DER of the secp256k1 OID 1.3.132.0.10, the CKA_EC_PARAMS of every key. */
 const SECP256K1_PARAMS = Buffer.from('06052b8104000a', 'hex');
 const LABEL_PREFIX = 'wallet-vault:';
+const KEY_REF = /^[0-9a-f]{32}$/;
 
 /**
  * CKA_LABEL of a key: `wallet-vault:<created ms>` (older releases, or no deployment given) or
@@ -45,7 +46,6 @@ function parseLabel(text: string): KeyLabel | null {
   if (parts.length !== 3 || parts[0] === '') return null;
   return { created: Number(parts[1]), deploymentId: parts[0]!, vaultId: parts[2] || null };
 }
-const KEY_REF = /^[0-9a-f]{32}$/;
 
 const unavailable = (problem: string, cause?: unknown) =>
   new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store pkcs11: ${problem}`, { cause });
