@@ -32,19 +32,26 @@ export class ManageQuarantine {
   }
 
   /**
-   * A new wallet record for the key at `address`, in the vault the key store recorded for it, or in
-   * `vaultId` when the store records none. A `vaultId` other than the recorded one is refused: the key
-   * was made for that vault's callers.
+   * A new wallet record for the key at `address`, in the vault the key store recorded for it. `vaultId`
+   * is needed where the store records none, or where the recorded vault is not in this database (a
+   * backup older than the vault); it is refused when it differs from a recorded vault that exists: the
+   * key was made for that vault's callers.
    */
   async restore(input: { address: unknown; vaultId?: string; name?: unknown }): Promise<Wallet> {
     const key = await this.find(input.address);
-    const vaultId = key.vaultId ?? input.vaultId;
-    if (!vaultId) throw invalidArgument('vault: required, the key store does not record which vault this key was created for');
-    if (input.vaultId !== undefined && input.vaultId !== vaultId) {
-      throw invalidArgument(`vault: this key was created for vault ${vaultId}, not ${input.vaultId}`);
-    }
     const name = normalizeWalletName(input.name ?? RESTORED_WALLET_NAME);
-    const vault = await requireVault(this.repository, vaultId);
+    const recorded = key.vaultId === null ? null : await this.repository.findVault(key.vaultId);
+    if (recorded && input.vaultId !== undefined && input.vaultId !== recorded.id) {
+      throw invalidArgument(`vault: this key was created for vault ${recorded.id}, not ${input.vaultId}`);
+    }
+    if (!recorded && input.vaultId === undefined) {
+      throw invalidArgument(
+        key.vaultId === null
+          ? 'vault: required, the key store does not record which vault this key was created for'
+          : `vault: required, the key was created for vault ${key.vaultId}, which this database does not hold`,
+      );
+    }
+    const vault = recorded ?? (await requireVault(this.repository, input.vaultId!));
     this.keyStores.get(key.keyStore); // a store that is not configured fails here, before any write
     if (await this.repository.keyRefInUse(key.keyStore, key.keyRef)) throw namedAgain(key);
     const now = this.clock.now();
@@ -62,7 +69,12 @@ export class ManageQuarantine {
       version: 1,
     };
     await this.repository.insertWallet(wallet);
-    await audit(this.auditLog, 'key.restored', now, OPERATOR, vault.id, wallet.address, { walletId: wallet.id, keyStore: key.keyStore, name });
+    await audit(this.auditLog, 'key.restored', now, OPERATOR, vault.id, wallet.address, {
+      walletId: wallet.id,
+      keyStore: key.keyStore,
+      name,
+      recordedVault: key.vaultId,
+    });
     await this.quarantine!.remove(key.keyStore, key.keyRef);
     return wallet;
   }

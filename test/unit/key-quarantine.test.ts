@@ -57,6 +57,16 @@ describe('quarantined keys', () => {
       message: `vault: this key was created for vault ${t.vault.id}, not another-vault`,
     });
     expect(await t.manage.list()).toHaveLength(1);
+
+    // Made for a vault this (restored) database does not hold: --vault chooses one, recorded.
+    const ofGoneVault = await t.orphan('vault-created-after-the-backup');
+    await t.sweep.execute();
+    await expect(t.manage.restore({ address: ofGoneVault.address })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: 'vault: required, the key was created for vault vault-created-after-the-backup, which this database does not hold',
+    });
+    expect(await t.manage.restore({ address: ofGoneVault.address, vaultId: t.vault.id })).toMatchObject({ vaultId: t.vault.id });
+    expect(t.audit.records.at(-1)).toMatchObject({ action: 'key.restored', details: { recordedVault: 'vault-created-after-the-backup' } });
   });
 
   it('is recorded once however often the sweep runs, and leaves quarantine (recorded) once a wallet names it again', async () => {
