@@ -40,7 +40,7 @@ export function registerQuarantineCommands(keys: Command): void {
     .command('restore')
     .description('give a quarantined key its wallet back (same address), so it signs again; the vault is the one the key store recorded')
     .argument('<address>', 'address of the key (see keys quarantine list)')
-    .option('--vault <vaultId>', 'vault of the wallet, for stores that record none (required then)')
+    .option('--vault <vaultId>', 'vault of the wallet: required where the key store records none, or the recorded vault is not in this database')
     .option('--name <name>', 'name of the restored wallet', 'restored from quarantine')
     .option('--json', 'print JSON')
     .action(async (address: string, o: { vault?: string; name: string; json?: boolean }) => {
