@@ -5,6 +5,7 @@ import { registerAuditCommands } from './audit.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
+import { registerQuarantineCommands } from './quarantine.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
 
 // The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
@@ -114,6 +115,7 @@ keys
   });
 
 registerMasterKeyCommands(keys);
+registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 

@@ -8,6 +8,7 @@ import type { Persistence } from '../../src/ports/persistence.port.js';
 import { addedChainProblem, type AddedChain } from '../chain/chains.js';
 import { rpcUrlList, rpcUrlsProblem, type RpcUrls } from '../chain/rpc-urls.js';
 import { RPC_CHAINS } from './config.js';
+import type { PurgeRunReport } from './purge-scheduler.js';
 
 /** Where the vault writes its own lines (background jobs, warnings); pino fits, so does `console`. */
 export interface VaultLogger {
@@ -63,7 +64,7 @@ export interface VaultOptions {
   /** Default: silent. */
   readonly logger?: VaultLogger;
   /** Told the outcome of each background run (Prometheus in the standalone server). */
-  readonly jobMetrics?: { observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void };
+  readonly jobMetrics?: { observePurge(report: PurgeRunReport | 'error' | 'skipped'): void };
   /**
    * Called with the inversify container after every module is loaded and before any use case is
    * built: rebind a port here (`c.rebind(TOKENS.CLOCK).toConstantValue(myClock)`).
@@ -111,7 +112,7 @@ const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { me
 /** An object with these methods (a port, a logger, a metrics sink). */
 export const port = (methods: string[]) => implementing<unknown>({ methods });
 
-const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'listKeyRefs', 'close'] });
+const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'close'] });
 
 const persistenceSchema = implementing<unknown>({ methods: ['close'] }).pipe(
   z.looseObject({

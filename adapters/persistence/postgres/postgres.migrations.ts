@@ -119,6 +119,22 @@ const MIGRATIONS: readonly string[] = [
      FOR EACH ROW EXECUTE FUNCTION wallet_vault_api_keys_changed();
    CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys
      FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed();`,
+  // 5: the deployment's identity, created once with the database (a backup restored keeps it), recorded on
+  // every key it creates; and the keys of this deployment no wallet names, kept for the operator.
+  `CREATE TABLE deployment (
+     singleton integer PRIMARY KEY CHECK (singleton = 1),
+     id text COLLATE "C" NOT NULL,
+     created timestamptz NOT NULL DEFAULT now()
+   );
+   INSERT INTO deployment (singleton, id) VALUES (1, replace(gen_random_uuid()::text, '-', ''));
+   CREATE TABLE quarantined_keys (
+     key_store text COLLATE "C" NOT NULL,
+     key_ref text COLLATE "C" NOT NULL,
+     address text COLLATE "C" NOT NULL,
+     vault_id text COLLATE "C",
+     quarantined timestamptz NOT NULL,
+     PRIMARY KEY (key_store, key_ref)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
