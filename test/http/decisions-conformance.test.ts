@@ -333,7 +333,8 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       verifyAuthSignature: { execute: async () => undefined },
       recordSubmission: { execute: boom },
       getSubmission: { execute: boom },
-      readiness: async () => undefined,
+      // Readiness failing otherwise than by a dependency down (a ReadinessFailure, 503) is just as unexpected.
+      readiness: boom,
       logger: {
         info: () => undefined,
         warn: (o, m) => void logged.push({ o, m }),
@@ -355,6 +356,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
     ['POST', '/api/v1/vaults/v/wallets', { name: 'x' }],
     ['GET', `/api/v1/vaults/v/status`, undefined],
     ['POST', '/api/v1/vaults/v/sign', { chain: 'local' }],
+    ['GET', '/readyz', undefined],
   ] as const)('%s %s', async (method, p, body) => {
     logged.length = 0;
     const r = await client(url, 'any').raw(method, p, { body });
