@@ -5,10 +5,12 @@
  */
 export { createVault, type Vault } from '../adapters/main/create-vault.js';
 export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';
+export { NativeBindingError } from '../adapters/native-bindings.js';
 export type { AddedChain } from '../adapters/chain/chains.js';
 export { TOKENS } from '../adapters/main/tokens.js';
 export { DomainError, ErrorCode, isDomainError } from '../src/domain/errors.js';
-export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSignature } from '../src/ports/key-store.port.js';
+export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSignature, StoredKey } from '../src/ports/key-store.port.js';
+export type { KeyQuarantine, QuarantinedKey } from '../src/ports/key-quarantine.port.js';
 export type { Persistence } from '../src/ports/persistence.port.js';
 export type { WalletRepository } from '../src/ports/wallet-repository.port.js';
 export type { SignatureLog, SignatureRecord } from '../src/ports/signature-log.port.js';

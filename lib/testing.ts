@@ -8,12 +8,14 @@ export { describeWalletRepositoryContract, type WalletRepositoryFixture } from '
 export { describeAuditLogContract, expectValidChain, type AuditLogFixture } from '../adapters/testing/audit-log.contract.js';
 export { describePolicyRepositoryContract, type PolicyRepositoryFixture } from '../adapters/testing/policy-repository.contract.js';
 export { describeJobLockContract, type JobLockFixture } from '../adapters/testing/job-lock.contract.js';
+export { describeKeyQuarantineContract, type KeyQuarantineFixture } from '../adapters/testing/key-quarantine.contract.js';
 export { expectSharedReplayGuard, type SharedReplayGuardWorld } from '../adapters/testing/replay-guard.contract.js';
 export { InMemoryKeyStore } from '../adapters/testing/in-memory.key-store.js';
 export {
   inMemoryPersistence,
   InMemoryAuditLog,
   InMemoryJobLock,
+  InMemoryKeyQuarantine,
   InMemoryPolicyRepository,
   InMemorySignatureLog,
   InMemoryWalletRepository,

@@ -3,11 +3,15 @@ import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ChainReader, SignableValues } from '../../src/ports/chain-reader.port.js';
 import { CHAIN_IDS } from './chains.js';
+import { rpcHostOf, rpcUrlList, type RpcUrls } from './rpc-urls.js';
 
 /** Configuration of the JSON-RPC chain reader. */
 export interface JsonRpcChainReaderConfig {
-  /** RPC URL per chain (`VAULT_RPC_URL_<CHAIN>`); chains without one take uniq/signer from the request. */
-  readonly rpcUrls: Readonly<Record<string, string>>;
+  /**
+   * RPC URL, or URLs, per chain (`VAULT_RPC_URL_<CHAIN>`); chains without one take uniq/signer from the
+   * request. With several, every one is asked and all must agree.
+   */
+  readonly rpcUrls: Readonly<Record<string, RpcUrls>>;
   /** Chains the operator added (VAULT_CHAINS), beside the interface's: the id each RPC must report. */
   readonly addedChainIds?: Readonly<Record<string, bigint>>;
   /** How long a contract's uniq/signer are reused (default 15 s; a rotated signer takes effect within it). */
@@ -25,9 +29,23 @@ const SIGNER_CALL = '0x238ac933';
 const unavailable = (chain: string, problem: string, cause?: unknown) =>
   new DomainError(ErrorCode.CHAIN_UNAVAILABLE, `chain ${chain}: ${problem}`, { cause });
 
+/** One RPC of one chain. */
+interface Endpoint {
+  readonly chain: string;
+  readonly url: string;
+  /**
+   * How messages name it: `RPC` when it is the chain's only one, `RPC #<position in the list> <host>`
+   * among several; never the path or user part, which may hold an API key.
+   */
+  readonly label: string;
+  provider?: JsonRpcProvider;
+  verified?: Promise<void>;
+}
+
+type Answer = { readonly values: SignableValues } | { readonly failed: unknown };
+
 export class JsonRpcChainReader implements ChainReader {
-  private readonly providers = new Map<string, JsonRpcProvider>();
-  private readonly verified = new Map<string, Promise<void>>();
+  private readonly endpoints = new Map<string, readonly Endpoint[]>();
   private readonly cache = new Map<string, { values: SignableValues; expiresAt: number }>();
   private readonly inFlight = new Map<string, Promise<SignableValues>>();
   private readonly ttlMs: number;
@@ -65,77 +83,121 @@ export class JsonRpcChainReader implements ChainReader {
   }
 
   async close(): Promise<void> {
-    for (const p of this.providers.values()) p.destroy();
+    for (const endpoints of this.endpoints.values()) for (const e of endpoints) e.provider?.destroy();
   }
 
-  private provider(chain: string): JsonRpcProvider {
-    let p = this.providers.get(chain);
-    if (!p) {
-      // staticNetwork: we check the chain id ourselves once and report a mismatch clearly.
-      // cacheTimeout -1: never serve a stale eth_call result.
-      p = new JsonRpcProvider(this.config.rpcUrls[chain], Network.from(this.chainIds.get(chain)!), {
-        staticNetwork: true,
-        cacheTimeout: -1,
-        batchMaxCount: 1,
-      });
-      this.providers.set(chain, p);
+  private endpointsOf(chain: string): readonly Endpoint[] {
+    let endpoints = this.endpoints.get(chain);
+    if (!endpoints) {
+      const urls = rpcUrlList(this.config.rpcUrls[chain]!);
+      endpoints = urls.map((url, i) => ({ chain, url, label: urls.length === 1 ? 'RPC' : `RPC #${i + 1} ${rpcHostOf(url)}` }));
+      this.endpoints.set(chain, endpoints);
     }
-    return p;
+    return endpoints;
   }
 
-  private verifyChainId(chain: string): Promise<void> {
-    let v = this.verified.get(chain);
-    if (!v) {
-      v = this.call(chain, 'eth_chainId', []).then((id) => {
-        const expected = this.chainIds.get(chain)!;
+  private provider(e: Endpoint): JsonRpcProvider {
+    // staticNetwork: we check the chain id ourselves once and report a mismatch clearly.
+    // cacheTimeout -1: never serve a stale eth_call result.
+    e.provider ??= new JsonRpcProvider(e.url, Network.from(this.chainIds.get(e.chain)!), {
+      staticNetwork: true,
+      cacheTimeout: -1,
+      batchMaxCount: 1,
+    });
+    return e.provider;
+  }
+
+  private verifyChainId(e: Endpoint): Promise<void> {
+    if (!e.verified) {
+      const v = this.call(e, 'eth_chainId', []).then((id) => {
+        const expected = this.chainIds.get(e.chain)!;
         if (BigInt(id as string) !== expected) {
-          throw unavailable(chain, `RPC reports chain id ${BigInt(id as string)}, expected ${expected}`);
+          throw unavailable(e.chain, `${e.label} reports chain id ${BigInt(id as string)}, expected ${expected}`);
         }
       });
       // A failed check is retried on the next request rather than remembered.
-      v.catch(() => this.verified.delete(chain));
-      this.verified.set(chain, v);
+      v.catch(() => {
+        if (e.verified === v) e.verified = undefined;
+      });
+      e.verified = v;
     }
-    return v;
+    return e.verified;
   }
 
+  /**
+   * Every RPC of the chain is asked, and what is signed is what they all answer: one RPC that lies, or
+   * fails, stops the sign rather than being outvoted (several URLs are there to catch a lie, not to
+   * route around an outage).
+   */
   private async read(chain: string, contract: string): Promise<SignableValues> {
-    await this.verifyChainId(chain);
-    const [uniqWord, signerWord] = await Promise.all([
-      this.ethCall(chain, contract, UNIQ_CALL),
-      this.ethCall(chain, contract, SIGNER_CALL),
-    ]);
+    const endpoints = this.endpointsOf(chain);
+    const answers: Answer[] = await Promise.all(
+      endpoints.map((e) => this.readOne(e, contract).then((values) => ({ values }), (failed: unknown) => ({ failed }))),
+    );
+    return agreedValues(chain, contract, endpoints, answers);
+  }
+
+  private async readOne(e: Endpoint, contract: string): Promise<SignableValues> {
+    await this.verifyChainId(e);
+    const [uniqWord, signerWord] = await Promise.all([this.ethCall(e, contract, UNIQ_CALL), this.ethCall(e, contract, SIGNER_CALL)]);
     return { uniq: uniqWord, signer: parseAddress(`0x${signerWord.slice(26)}`, 'signer', { anyCase: true }) };
   }
 
-  private async ethCall(chain: string, contract: string, data: string): Promise<string> {
+  private async ethCall(e: Endpoint, contract: string, data: string): Promise<string> {
     let result: unknown;
     try {
-      result = await this.call(chain, 'eth_call', [{ to: contract, data }, 'latest']);
+      result = await this.call(e, 'eth_call', [{ to: contract, data }, 'latest']);
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      if (isRevert(error)) throw notSignable(chain, contract);
-      throw unavailable(chain, `eth_call failed (${shortReason(error)})`, error);
+      if (isRevert(error)) throw notSignable(e.chain, contract);
+      const by = e.label === 'RPC' ? '' : `${e.label}: `;
+      throw unavailable(e.chain, `${by}eth_call failed (${shortReason(error)})`, error);
     }
-    if (typeof result !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(result)) throw notSignable(chain, contract);
+    if (typeof result !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(result)) throw notSignable(e.chain, contract);
     return result.toLowerCase();
   }
 
-  private async call(chain: string, method: string, params: unknown[]): Promise<unknown> {
+  private async call(e: Endpoint, method: string, params: unknown[]): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable(chain, `RPC did not answer ${method} within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => reject(unavailable(e.chain, `${e.label} did not answer ${method} within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     try {
-      return await Promise.race([this.provider(chain).send(method, params), timeout]);
+      return await Promise.race([this.provider(e).send(method, params), timeout]);
     } catch (error) {
       if (error instanceof DomainError || (method === 'eth_call' && isRevert(error))) throw error;
-      throw unavailable(chain, `RPC request failed (${shortReason(error)})`, error);
+      throw unavailable(e.chain, `${e.label} request failed (${shortReason(error)})`, error);
     } finally {
       clearTimeout(timer);
     }
   }
 }
+
+/**
+ * The values every RPC answered, or the reason there are none. A failed RPC fails the read (502 naming
+ * it). All saying the contract is not signable is that 400; some saying so while others answer is a
+ * disagreement, as are answers that differ: 502 naming the value and what each RPC said (uniq and
+ * signer are public, so the message may carry them).
+ */
+function agreedValues(chain: string, contract: string, endpoints: readonly Endpoint[], answers: readonly Answer[]): SignableValues {
+  const notSignableThere = (a: Answer) => 'failed' in a && a.failed instanceof DomainError && a.failed.code === ErrorCode.INVALID_ARGUMENT;
+  const broken = answers.find((a) => 'failed' in a && !notSignableThere(a));
+  if (broken) throw (broken as { failed: unknown }).failed;
+  if (answers.every(notSignableThere)) throw (answers[0] as { failed: unknown }).failed;
+  const values = answers.map((a) => ('values' in a ? a.values : null));
+  for (const [name, pick] of ANSWERED) {
+    const said = values.map((v) => (v === null ? 'no signable contract' : pick(v)));
+    if (new Set(said).size > 1) {
+      throw unavailable(chain, `RPCs disagree on ${name} of ${contract}: ${said.map((v, i) => `${endpoints[i]!.label} answers ${v}`).join(', ')}`);
+    }
+  }
+  return values[0]!;
+}
+
+const ANSWERED = [
+  ['uniq()', (v: SignableValues) => v.uniq],
+  ['signer()', (v: SignableValues) => v.signer],
+] as const;
 
 // Both calls run at once and either may fail first, so the message names both.
 const notSignable = (chain: string, contract: string) =>

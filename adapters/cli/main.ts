@@ -5,6 +5,7 @@ import { registerAuditCommands } from './audit.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
+import { registerQuarantineCommands } from './quarantine.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
 
 // The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
@@ -114,6 +115,7 @@ keys
   });
 
 registerMasterKeyCommands(keys);
+registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 
@@ -128,6 +130,9 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     fail(error.code === 'commander.help' ? 'a command is required (see --help)' : error.message.replace(/^error: /, ''), EXIT.USAGE, 'USAGE');
   }
   if (error instanceof ConfigError) fail(error.message, EXIT.USAGE, 'CONFIG');
+  // createVault's refusal of a JavaScript fallback (adapters/native-bindings.ts), a configuration error
+  // as serve's is; by name, so that starting the CLI does not load the bindings it checks.
+  if (error instanceof Error && error.name === 'NativeBindingError') fail(error.message, EXIT.USAGE, 'CONFIG');
   if (error instanceof CliRefusal) fail(error.message, EXIT.REFUSED, error.code);
   if (isDomainError(error)) fail(error.message, EXIT.REFUSED, error.code);
   fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, EXIT.REFUSED, 'INTERNAL');

@@ -18,12 +18,17 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     line('contracts', policy.contracts),
     line('selectors', policy.selectors),
     line('senders', policy.senders),
-    ...(policy.contracts ?? []).map(
-      (contract) =>
-        `  ${'uniq of'.padEnd(10)} ${contract} = ${policy.uniqs?.[contract] ?? '(not pinned: refused on local and chains without an RPC)'}`,
-    ),
+    ...(policy.contracts ?? []).map((contract) => `  ${'uniq of'.padEnd(10)} ${contract} = ${uniqOf(policy, contract)}`),
   ].join('\n');
 };
+
+const uniqOf = (policy: SignPolicy, contract: string) =>
+  policy.uniqs?.[contract] ??
+  (policy.trustRpcUniq?.includes(contract)
+    ? "(not pinned, RPC TRUSTED: on chains with an RPC, signs whatever uniq the RPC answers; refused on local and chains without one)"
+    : '(not pinned: refused; pin it with --contract-uniq, or trust the RPC with --trust-rpc-uniq)');
+
+const repeatable = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `wallet-vault policies show|set|clear`: a vault's allow-lists for Sign. */
 export function registerPolicyCommands(program: Command): void {
@@ -50,11 +55,16 @@ export function registerPolicyCommands(program: Command): void {
     .option('--senders <addresses>', 'comma-separated sender addresses', commaList)
     .option(
       '--contract-uniq <contract=uniq>',
-      'pin the uniq a listed contract signs with (repeatable); required for each listed contract on chains without an RPC, e.g. local',
-      (value: string, previous: string[] = []) => [...previous, value],
+      'pin the uniq a listed contract signs with (repeatable); each listed contract needs a pin, or --trust-rpc-uniq',
+      repeatable,
+    )
+    .option(
+      '--trust-rpc-uniq <contract>',
+      "take a listed, unpinned contract's uniq from the chain's RPC as it answers (repeatable): whoever controls the RPC then chooses what is signed",
+      repeatable,
     )
     .option('--json', 'print JSON')
-    .action(async (o: Omit<SignPolicyInput, 'contractUniqs'> & { contractUniq?: string[]; vault: string; json?: boolean }) => {
+    .action(async (o: Omit<SignPolicyInput, 'contractUniqs'> & { contractUniq?: string[]; trustRpcUniq?: string[]; vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
       const input: SignPolicyInput = {
         chains: o.chains,
@@ -62,6 +72,7 @@ export function registerPolicyCommands(program: Command): void {
         selectors: o.selectors,
         senders: o.senders,
         contractUniqs: o.contractUniq,
+        trustRpcUniq: o.trustRpcUniq,
       };
       const policy = await withPersistence((c) => c.get(ManagePolicies).set(o.vault, input));
       print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));

@@ -43,7 +43,7 @@ export const listQuerySchema = z.object({
 export const nameBodySchema = z.object(
   {
     name: z.string({ error: 'must be a string' }).meta({
-      description: `1 to ${WALLET_NAME_MAX} characters after trimming, counted as Unicode code points; no lone surrogates.`,
+      description: `1 to ${WALLET_NAME_MAX} characters after trimming, counted as Unicode code points; no lone surrogates and no control characters.`,
       example: 'treasury',
     }),
   },

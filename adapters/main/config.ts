@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
+import { rpcUrlsProblem, splitRpcUrls } from '../chain/rpc-urls.js';
 import { parseTrustedProxies } from '../http/client-address.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
 
@@ -31,6 +32,8 @@ export interface VaultTransitSettings {
   readonly keyName: string;
   /** 0 keeps no unwrapped key in memory (one decrypt per signature). */
   readonly cacheTtlMs: number;
+  /** VAULT_TRANSIT_ALLOW_HTTP: an http:// VAULT_ADDR is accepted (the token and keys travel in clear). */
+  readonly allowHttp: boolean;
 }
 
 /** AWS KMS settings; credentials come from the SDK's default chain unless both keys are given. */
@@ -62,8 +65,13 @@ export interface AppConfig {
   readonly masterKeyHex: string | undefined;
   /** Shared secret for X-Vault-Auth-Signature; undefined means the header is refused. */
   readonly authSecret: string | undefined;
-  /** RPC URL by chain name, for the interface's chains and the added ones (`VAULT_RPC_URL_<CHAIN>`). */
-  readonly rpcUrls: Readonly<Record<string, string>>;
+  /**
+   * RPC URLs by chain name, for the interface's chains and the added ones (`VAULT_RPC_URL_<CHAIN>`,
+   * comma-separated): several must all agree on every value read.
+   */
+  readonly rpcUrls: Readonly<Record<string, readonly string[]>>;
+  /** VAULT_RPC_ALLOW_HTTP: http:// RPC URLs off loopback were accepted (the operator's explicit choice). */
+  readonly rpcAllowHttp: boolean;
   /** Chains beyond the interface's (VAULT_CHAINS); sign requests and policies accept their names. */
   readonly addedChains: readonly AddedChain[];
   /** The key store new wallets go to. */
@@ -171,12 +179,12 @@ const schema = z.object({
   VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
   VAULT_TRANSIT_CACHE_SECONDS: integer(0, 86_400).default(0),
   VAULT_TRANSIT_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  VAULT_RPC_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
   AWS_DEFAULT_REGION: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
   AWS_SESSION_TOKEN: z.string().optional(),
-  ...Object.fromEntries(RPC_CHAINS.map((c) => [rpcUrlVariable(c), url.optional()])),
 });
 
 /** Parses the environment; a bad value throws ConfigError naming the variable. */
@@ -229,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       mount: e.VAULT_TRANSIT_MOUNT,
       keyName: e.VAULT_TRANSIT_KEY!,
       cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
+      allowHttp: e.VAULT_TRANSIT_ALLOW_HTTP === 'true',
     };
   }
   let trustedProxies: string[] = [];
@@ -238,7 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     throw new ConfigError(`VAULT_TRUSTED_PROXIES: ${(error as Error).message}`);
   }
   const addedChains = parseAddedChains(e.VAULT_CHAINS);
-  const rpcUrls = rpcUrlsOf(present, addedChains);
+  const rpcUrls = rpcUrlsOf(present, addedChains, e.VAULT_RPC_ALLOW_HTTP === 'true');
   return {
     host: e.HOST,
     port: e.PORT,
@@ -246,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     masterKeyHex: e.VAULT_MASTER_KEY,
     authSecret: e.VAULT_AUTH_SECRET_KEY,
     rpcUrls,
+    rpcAllowHttp: e.VAULT_RPC_ALLOW_HTTP === 'true',
     addedChains,
     keyStore: e.VAULT_KEYSTORE,
     awsKms,
@@ -301,13 +311,14 @@ function parseAddedChains(value: string | undefined): AddedChain[] {
 }
 
 /**
- * The RPC URL of every chain that has one. A VAULT_RPC_URL_ variable naming no chain stops the start:
+ * The RPC URLs of every chain that has any. A VAULT_RPC_URL_ variable naming no chain stops the start:
  * `VAULT_RPC_URL_MAINNET` silently ignored would leave an operator believing contracts are looked up.
+ * So does a plain-http URL off loopback without VAULT_RPC_ALLOW_HTTP (see rpcUrlsProblem).
  */
-function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly AddedChain[]): Record<string, string> {
+function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly AddedChain[], allowHttp: boolean): Record<string, string[]> {
   const names = [...RPC_CHAINS, ...added.map((c) => c.name)];
   const byVariable = new Map(names.map((name) => [rpcUrlVariable(name), name]));
-  const rpcUrls: Record<string, string> = {};
+  const rpcUrls: Record<string, string[]> = {};
   for (const [variable, value] of Object.entries(env)) {
     if (!variable.startsWith('VAULT_RPC_URL_') || value === undefined) continue;
     const chain = byVariable.get(variable);
@@ -317,9 +328,10 @@ function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly Adde
         `${variable}: names no chain with an RPC (chains: ${names.join(', ')}); to add an EVM chain, set VAULT_CHAINS=${suggested}:<chain id>`,
       );
     }
-    // The interface's chains were checked by the schema; an added chain's URL is checked here alike.
-    if (!url.safeParse(value).success) throw new ConfigError(`invalid configuration:\n  ${variable}: must be an http(s) URL`);
-    rpcUrls[chain] = value;
+    const urls = splitRpcUrls(value);
+    const problem = rpcUrlsProblem(urls, allowHttp);
+    if (problem !== null) throw new ConfigError(`${variable}: ${problem}`);
+    rpcUrls[chain] = urls;
   }
   return rpcUrls;
 }

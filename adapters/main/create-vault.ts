@@ -10,6 +10,7 @@ import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
@@ -27,12 +28,14 @@ import { ErrorCode } from '../../src/domain/errors.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
+import type { KeyQuarantine } from '../../src/ports/key-quarantine.port.js';
 import type { KeyStore, KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { JsonRpcChainReader } from '../chain/json-rpc.chain-reader.js';
+import { requireNativeBindingsFor } from '../native-bindings.js';
 import { InMemoryReplayGuard } from '../replay/in-memory.replay-guard.js';
 import { pooledRandom } from '../system/pooled-random.js';
 import { SystemClock } from '../system/system.clock.js';
@@ -72,6 +75,10 @@ export interface Vault {
   readonly purgeExpiredWallets: PurgeExpiredWallets;
   readonly purgeExpiredIdempotency: PurgeExpiredIdempotency;
   readonly sweepOrphanKeys: SweepOrphanKeys;
+  /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
+  readonly manageQuarantine: ManageQuarantine;
+  /** This deployment's id, recorded on every key it creates; null when the persistence has none. */
+  readonly deploymentId: string | null;
   /** The inversify container the use cases came from (tests and operators reach ports through TOKENS). */
   readonly container: Container;
   /** What `GET …/status` reports as the version. */
@@ -111,8 +118,10 @@ function systemModule(options: VaultOptions, persistence: Persistence): Containe
 }
 
 /** The database: one binding per persistence port. */
-function persistenceModule(persistence: Persistence): ContainerModule {
+function persistenceModule(persistence: Persistence, deploymentId: string | null): ContainerModule {
   return new ContainerModule(({ bind }) => {
+    bind<KeyQuarantine | undefined>(TOKENS.KEY_QUARANTINE).toConstantValue(persistence.keyQuarantine);
+    bind<string | null>(TOKENS.DEPLOYMENT_ID).toConstantValue(deploymentId);
     bind<WalletRepository>(TOKENS.WALLET_REPOSITORY).toConstantValue(persistence.repository);
     bind(TOKENS.SIGNATURE_LOG).toConstantValue(persistence.signatureLog);
     bind<AuditLog>(TOKENS.AUDIT_LOG).toConstantValue(persistence.auditLog);
@@ -165,7 +174,7 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     });
     bind(CreateWallet).toDynamicValue((ctx) => {
       const p = ports(ctx);
-      return new CreateWallet(p.repo, keys(ctx), p.clock, ctx.get(TOKENS.ID_GENERATOR), p.audit);
+      return new CreateWallet(p.repo, keys(ctx), p.clock, ctx.get(TOKENS.ID_GENERATOR), p.audit, ctx.get(TOKENS.DEPLOYMENT_ID));
     });
     bind(ListWallets).toDynamicValue((ctx) => new ListWallets(ports(ctx).repo, ports(ctx).clock));
     bind(GetWallet).toDynamicValue((ctx) => new GetWallet(ports(ctx).repo, ports(ctx).clock));
@@ -176,7 +185,12 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
     bind(PurgeExpiredWallets).toDynamicValue((ctx) => new PurgeExpiredWallets(ports(ctx).repo, keys(ctx), ports(ctx).clock, ports(ctx).audit));
     bind(PurgeExpiredIdempotency).toDynamicValue((ctx) => new PurgeExpiredIdempotency(ports(ctx).repo, ports(ctx).clock));
     bind(RewrapKeys).toDynamicValue((ctx) => new RewrapKeys(ports(ctx).repo, keys(ctx)));
-    bind(SweepOrphanKeys).toDynamicValue((ctx) => new SweepOrphanKeys(ports(ctx).repo, keys(ctx), ports(ctx).clock));
+    const quarantine = (ctx: { get<T>(id: symbol): T }) => ctx.get<KeyQuarantine | undefined>(TOKENS.KEY_QUARANTINE);
+    bind(SweepOrphanKeys).toDynamicValue((ctx) => new SweepOrphanKeys(ports(ctx).repo, keys(ctx), quarantine(ctx), ports(ctx).clock, ports(ctx).audit));
+    bind(ManageQuarantine).toDynamicValue((ctx) => {
+      const p = ports(ctx);
+      return new ManageQuarantine(p.repo, keys(ctx), quarantine(ctx), p.clock, ctx.get(TOKENS.ID_GENERATOR), p.audit);
+    });
     bind(SignCall).toDynamicValue((ctx) => {
       const p = ports(ctx);
       return new SignCall(
@@ -192,13 +206,16 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
 }
 
 /**
- * The composition root. Validates `options` (a bad one throws VaultOptionsError naming it), pings every
+ * The composition root. Validates `options` (a bad one throws VaultOptionsError naming it), refuses a
+ * JavaScript fallback of secp256k1 or keccak unless `allowJavaScriptFallback` (NativeBindingError, the
+ * guard `serve` applies; neither takes over what was handed in), pings every
  * key store (a store that does not answer rejects, after closing what was handed over), builds the
  * container from one module per adapter family and starts the background jobs. The vault owns the
  * persistence and key stores from here on: `close()` closes them.
  */
 export async function createVault(input: VaultOptions): Promise<Vault> {
   const options = validateVaultOptions(input);
+  requireNativeBindingsFor('createVault', options.allowJavaScriptFallback);
   const { persistence } = options;
   const keyStores = options.keyStores ?? [];
   const closeAll = async () => {
@@ -207,7 +224,9 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
   };
   try {
     await Promise.all(keyStores.map((s) => s.ping()));
-    return build(options, keyStores, closeAll);
+    // Read once: the keys this vault creates carry it, and its sweep looks only at keys that do.
+    const deploymentId = (await persistence.keyQuarantine?.deploymentId()) ?? null;
+    return build(options, keyStores, deploymentId, closeAll);
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;
@@ -215,11 +234,11 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
 }
 
 /** The container, the use cases and the jobs over stores that answered. */
-function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: () => Promise<void>): Vault {
+function build(options: VaultOptions, keyStores: readonly KeyStore[], deploymentId: string | null, closeAll: () => Promise<void>): Vault {
   const { persistence } = options;
   const version = options.version ?? 'unknown';
   const container = new Container({ defaultScope: 'Singleton' });
-  container.load(systemModule(options, persistence), persistenceModule(persistence), keyStoreModule(keyStores, options.defaultKeyStore), useCaseModule(options, version));
+  container.load(systemModule(options, persistence), persistenceModule(persistence, deploymentId), keyStoreModule(keyStores, options.defaultKeyStore), useCaseModule(options, version));
   options.configure?.(container);
 
   // Use cases that need a key store resolve lazily, so a vault without key stores (operator tools) works.
@@ -262,6 +281,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
   const vault: Omit<Vault, LazyUseCase> = {
     container,
     version,
+    deploymentId,
     database: persistence.description,
     authenticate: get(Authenticate),
     listWallets: get(ListWallets),
@@ -294,6 +314,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
     purgeExpiredWallets: lazy(PurgeExpiredWallets),
     purgeExpiredIdempotency: lazy(PurgeExpiredIdempotency),
     sweepOrphanKeys: lazy(SweepOrphanKeys),
+    manageQuarantine: lazy(ManageQuarantine),
   }) as Vault;
   // Last, once everything resolved: a bad rebind in configure() must not leave jobs running.
   if (options.jobs !== false && keyStores.length > 0) scheduler.start();
@@ -302,4 +323,11 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], closeAll: 
 }
 
 /** Use cases over the key stores: resolved on first read, so a vault without key stores still builds. */
-type LazyUseCase = 'createWallet' | 'signCall' | 'rewrapKeys' | 'purgeExpiredWallets' | 'purgeExpiredIdempotency' | 'sweepOrphanKeys';
+type LazyUseCase =
+  | 'createWallet'
+  | 'signCall'
+  | 'rewrapKeys'
+  | 'purgeExpiredWallets'
+  | 'purgeExpiredIdempotency'
+  | 'sweepOrphanKeys'
+  | 'manageQuarantine';

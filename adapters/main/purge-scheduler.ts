@@ -11,11 +11,21 @@ export interface PurgeJobs {
   readonly sweep: SweepOrphanKeys;
 }
 
+/** What one run did: the purge's wallets, and the keys the sweep quarantined (and holds after it). */
+export interface PurgeRunReport {
+  readonly destroyed: number;
+  readonly failed: number;
+  readonly quarantined: number;
+  readonly held: number;
+  /** Keys the sweep destroyed: always 0 now that it quarantines instead; kept for jobMetrics written for earlier releases. */
+  readonly swept: 0;
+}
+
 /** The lock name the purge, the idempotency clean-up and the sweep run under together. */
 export const PURGE_JOB = 'purge';
 
 /**
- * Runs the expiry purge, the idempotency clean-up and the orphan-key sweep at start and then every
+ * Runs the expiry purge, the idempotency clean-up and the orphan-key sweep (which quarantines, never destroys) at start and then every
  * `intervalMs`, never two runs at once in this process and, through the job lock, on one instance at a
  * time when several share a database (the others skip the run). The timer is unref'd so it never keeps
  * a stopping process alive.
@@ -29,7 +39,7 @@ export class PurgeScheduler {
     private readonly jobLock: JobLock,
     private readonly intervalMs: number,
     private readonly logger: VaultLogger,
-    private readonly metrics?: { observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void },
+    private readonly metrics?: { observePurge(report: PurgeRunReport | 'error' | 'skipped'): void },
   ) {}
 
   start(): void {
@@ -73,9 +83,11 @@ export class PurgeScheduler {
     if (report.failed > 0) this.logger.warn({ failed: report.failed }, 'some expired wallets could not be purged; will retry');
     const idempotency = await this.jobs.purgeIdempotency.execute();
     if (idempotency > 0) this.logger.info({ idempotencyRecords: idempotency }, 'expired idempotency records removed');
-    const swept = await this.jobs.sweep.execute();
-    if (swept > 0) this.logger.info({ swept }, 'orphaned keys destroyed');
-    this.metrics?.observePurge({ ...report, swept });
+    const sweep = await this.jobs.sweep.execute();
+    if (sweep.quarantined > 0) {
+      this.logger.warn({ quarantined: sweep.quarantined, held: sweep.held }, 'keys no wallet names were quarantined (kept, not signing): see `wallet-vault keys quarantine list`');
+    }
+    this.metrics?.observePurge({ ...report, ...sweep, swept: 0 });
   }
 }
 

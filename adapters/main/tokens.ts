@@ -15,6 +15,10 @@ export const TOKENS = {
   POLICY_REPOSITORY: Symbol.for('wallet-vault.PolicyRepository'),
   JOB_LOCK: Symbol.for('wallet-vault.JobLock'),
   KEY_STORE_REGISTRY: Symbol.for('wallet-vault.KeyStoreRegistry'),
+  /** The persistence's KeyQuarantine, or undefined when it has none. */
+  KEY_QUARANTINE: Symbol.for('wallet-vault.KeyQuarantine'),
+  /** This deployment's id (string), or null when the persistence has none. */
+  DEPLOYMENT_ID: Symbol.for('wallet-vault.DeploymentId'),
   /** The validated options createVault was given. */
   OPTIONS: Symbol.for('wallet-vault.Options'),
   /** The version `GET .../status` reports. */

@@ -45,6 +45,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     defaultKeyStore: keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
     rpcUrls: config.rpcUrls,
+    rpcAllowHttp: config.rpcAllowHttp,
     chains: config.addedChains,
     outboundTimeoutMs: config.outboundTimeoutMs,
     version: config.version ?? detectVersion(),
@@ -54,6 +55,9 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     jobMetrics: o.jobMetrics,
     authRefused: o.authRefused,
     authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
+    // The operator commands on vaults, policies and audit open no key store and never sign or hash a
+    // digest: they run where the bindings fell back. Everything that opens key stores is refused there.
+    allowJavaScriptFallback: o.keyStores === false,
   });
 }
 
@@ -101,6 +105,7 @@ async function openKeyStores(config: AppConfig, logger?: Logger): Promise<KeySto
   }
   if (config.vaultTransit) {
     const { vaultTransitKeyStore } = await import('../keystore/vault-transit/index.js');
+    // config.ts refused an http:// VAULT_ADDR unless VAULT_TRANSIT_ALLOW_HTTP=true, naming the variable.
     stores.push(vaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs }));
   }
   return stores;

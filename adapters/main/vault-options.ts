@@ -6,7 +6,9 @@ import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { addedChainProblem, type AddedChain } from '../chain/chains.js';
+import { rpcUrlList, rpcUrlsProblem, type RpcUrls } from '../chain/rpc-urls.js';
 import { RPC_CHAINS } from './config.js';
+import type { PurgeRunReport } from './purge-scheduler.js';
 
 /** Where the vault writes its own lines (background jobs, warnings); pino fits, so does `console`. */
 export interface VaultLogger {
@@ -30,8 +32,17 @@ export interface VaultOptions {
   readonly defaultKeyStore?: string;
   /** Shared secret for `X-Vault-Auth-Signature` (at least 32 characters); absent: the header is refused. */
   readonly authSecret?: string;
-  /** JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of `chains`). */
-  readonly rpcUrls?: Readonly<Record<string, string>>;
+  /**
+   * JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of
+   * `chains`), or several per chain (an array): each is asked, and they must agree on uniq and signer.
+   * Plain http is refused off loopback unless `rpcAllowHttp`.
+   */
+  readonly rpcUrls?: Readonly<Record<string, RpcUrls>>;
+  /**
+   * Accept `http://` RPC URLs on any host (default false: https, or http on 127.0.0.0/8, ::1, localhost).
+   * Whoever can rewrite an RPC's answers chooses the uniq an unpinned contract signs with.
+   */
+  readonly rpcAllowHttp?: boolean;
   /**
    * EVM chains beyond the built-in ones (`[{ name: 'arbitrum', chainId: 42161n }]`): Sign and sign
    * policies accept their names; with an `rpcUrls` entry their RPC's chain id is checked as for the others.
@@ -53,7 +64,7 @@ export interface VaultOptions {
   /** Default: silent. */
   readonly logger?: VaultLogger;
   /** Told the outcome of each background run (Prometheus in the standalone server). */
-  readonly jobMetrics?: { observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void };
+  readonly jobMetrics?: { observePurge(report: PurgeRunReport | 'error' | 'skipped'): void };
   /**
    * Called with the inversify container after every module is loaded and before any use case is
    * built: rebind a port here (`c.rebind(TOKENS.CLOCK).toConstantValue(myClock)`).
@@ -66,6 +77,13 @@ export interface VaultOptions {
    * client address with a count (ms, default 60 000); `close()` writes the last interval's.
    */
   readonly authRefusedSummaryIntervalMs?: number;
+  /**
+   * Run even where the native secp256k1 or keccak binding did not load (default false: createVault
+   * rejects with NativeBindingError, as `serve` refuses to start). The fallbacks are elliptic, which is
+   * not constant-time, so timing can leak private keys, and a keccak several times slower: for a
+   * development machine without a C/C++ toolchain, never for keys that matter.
+   */
+  readonly allowJavaScriptFallback?: boolean;
 }
 
 export class VaultOptionsError extends Error {
@@ -94,7 +112,7 @@ const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { me
 /** An object with these methods (a port, a logger, a metrics sink). */
 export const port = (methods: string[]) => implementing<unknown>({ methods });
 
-const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'listKeyRefs', 'close'] });
+const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'close'] });
 
 const persistenceSchema = implementing<unknown>({ methods: ['close'] }).pipe(
   z.looseObject({
@@ -114,7 +132,8 @@ const schema = z
     keyStores: z.array(keyStoreSchema).optional(),
     defaultKeyStore: z.string().min(1).optional(),
     authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
-    rpcUrls: z.record(z.string(), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).optional(),
+    rpcUrls: z.record(z.string(), z.union([z.string(), z.array(z.string())], { error: 'must be a URL or an array of URLs' })).optional(),
+    rpcAllowHttp: z.boolean().optional(),
     chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),
     chainReader: port(['readSignable']).optional(),
     outboundTimeoutMs: z.int().min(100).max(600_000).optional(),
@@ -126,6 +145,7 @@ const schema = z
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
+    allowJavaScriptFallback: z.boolean().optional(),
   })
   .superRefine((o, ctx) => {
     const chains: AddedChain[] = [];
@@ -134,10 +154,12 @@ const schema = z
       if (problem) ctx.addIssue({ code: 'custom', path: ['chains', i], message: problem });
       chains.push(chain);
     }
-    for (const chain of Object.keys(o.rpcUrls ?? {})) {
+    for (const [chain, urls] of Object.entries(o.rpcUrls ?? {})) {
       if (!(RPC_CHAINS as readonly string[]).includes(chain) && !chains.some((c) => c.name === chain)) {
         ctx.addIssue({ code: 'custom', path: ['rpcUrls', chain], message: `${chain} is no chain with an RPC (add it to chains)` });
       }
+      const problem = rpcUrlsProblem(rpcUrlList(urls), o.rpcAllowHttp === true);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['rpcUrls', chain], message: problem });
     }
     const names = (o.keyStores ?? []).map((s) => (s as { name?: unknown }).name);
     names.forEach((name, i) => {

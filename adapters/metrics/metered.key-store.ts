@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../src/ports/key-store.port.js';
+import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
 import type { KeyStoreOperation } from './prometheus.metrics.js';
 
 /** Where a metered store reports; PrometheusMetrics implements it. */
@@ -14,16 +14,26 @@ export interface KeyStoreObserver {
 export class MeteredKeyStore implements KeyStore {
   readonly name: string;
   readonly rewrap?: (keyRef: string) => Promise<string>;
+  readonly listKeys?: (query: { readonly deploymentId: string; readonly createdBefore: Date }) => Promise<StoredKey[]>;
+  readonly listKeyRefs?: (createdBefore: Date) => Promise<string[]>;
 
   constructor(
     private readonly inner: KeyStore,
     private readonly observer: KeyStoreObserver,
   ) {
     this.name = inner.name;
-    // Only stores that can re-wrap expose rewrap: callers test for its presence.
+    // Only stores that can re-wrap (or list) expose rewrap (listKeys): callers test for their presence.
     if (inner.rewrap) {
       const rewrap = inner.rewrap.bind(inner);
       this.rewrap = (keyRef) => this.timed('rewrap', () => rewrap(keyRef));
+    }
+    if (inner.listKeys) {
+      const listKeys = inner.listKeys.bind(inner);
+      this.listKeys = (query) => this.timed('listKeys', () => listKeys(query));
+    }
+    if (inner.listKeyRefs) {
+      const listKeyRefs = inner.listKeyRefs.bind(inner);
+      this.listKeyRefs = (createdBefore) => this.timed('listKeyRefs', () => listKeyRefs(createdBefore));
     }
   }
 
@@ -41,10 +51,6 @@ export class MeteredKeyStore implements KeyStore {
 
   ping(): Promise<void> {
     return this.timed('ping', () => this.inner.ping());
-  }
-
-  listKeyRefs(createdBefore: Date): Promise<string[]> {
-    return this.timed('listKeyRefs', () => this.inner.listKeyRefs(createdBefore));
   }
 
   close(): Promise<void> {

@@ -1,10 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PurgeRunReport } from '../main/purge-scheduler.js';
 import { CounterSeries, HistogramSeries } from './labelled-series.js';
 
 /** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export type KeyStoreOperation = 'create' | 'sign' | 'destroy' | 'ping' | 'listKeyRefs' | 'rewrap';
+export type KeyStoreOperation = 'create' | 'sign' | 'destroy' | 'ping' | 'listKeys' | 'listKeyRefs' | 'rewrap';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (not prom-client's global one), so several
@@ -21,7 +22,8 @@ export class PrometheusMetrics {
   private readonly purgeRuns: Counter<'outcome'>;
   private readonly purgeDeleted: Counter;
   private readonly purgeFailed: Counter;
-  private readonly orphansSwept: Counter;
+  private readonly keysQuarantined: Counter;
+  private readonly quarantinedKeys: Gauge;
   private readonly rateLimited: Counter;
   private readonly authRefused: Counter<'reason'>;
   private readonly addressLimited: Counter;
@@ -70,11 +72,20 @@ export class PrometheusMetrics {
     });
     this.purgeDeleted = new Counter({ name: 'wallet_vault_purge_wallets_deleted_total', help: 'Expired wallets whose key and record the purge destroyed.', registers });
     this.purgeFailed = new Counter({ name: 'wallet_vault_purge_wallets_failed_total', help: 'Expired wallets the purge could not destroy yet (retried on the next run).', registers });
-    this.orphansSwept = new Counter({ name: 'wallet_vault_orphan_keys_swept_total', help: 'Keys no wallet names, destroyed by the sweep.', registers });
+    this.keysQuarantined = new Counter({
+      name: 'wallet_vault_keys_quarantined_total',
+      help: 'Keys of this deployment no wallet names, quarantined by the sweep (kept, not signing; never destroyed by it).',
+      registers,
+    });
+    this.quarantinedKeys = new Gauge({
+      name: 'wallet_vault_quarantined_keys',
+      help: 'Keys held in quarantine after the last sweep this instance ran: each awaits `wallet-vault keys quarantine restore` or `destroy`.',
+      registers,
+    });
     this.rateLimited = new Counter({ name: 'wallet_vault_rate_limited_total', help: 'Requests refused by the per-API-key rate limit.', registers });
     this.authRefused = new Counter({
       name: 'wallet_vault_auth_refused_total',
-      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault).',
+      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault, malformed_vault).',
       labelNames: ['reason'],
       registers,
     });
@@ -104,7 +115,7 @@ export class PrometheusMetrics {
     if (ok && operation === 'sign') this.signatureCounts.inc(keyStore);
   }
 
-  observePurge(report: { destroyed: number; failed: number; swept: number } | 'error' | 'skipped'): void {
+  observePurge(report: PurgeRunReport | 'error' | 'skipped'): void {
     if (report === 'error' || report === 'skipped') {
       this.purgeRuns.inc({ outcome: report });
       return;
@@ -112,7 +123,8 @@ export class PrometheusMetrics {
     this.purgeRuns.inc({ outcome: 'ok' });
     this.purgeDeleted.inc(report.destroyed);
     this.purgeFailed.inc(report.failed);
-    this.orphansSwept.inc(report.swept);
+    this.keysQuarantined.inc(report.quarantined);
+    this.quarantinedKeys.set(report.held);
   }
 
   observeRateLimited(): void {

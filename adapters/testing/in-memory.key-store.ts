@@ -1,10 +1,11 @@
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import type { CreatedKey, KeyStore, RecoverableSignature } from '../../src/ports/key-store.port.js';
+import { addressFromPublicKey } from '../../src/domain/address.js';
+import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
 import { generatePrivateKey, publicKeyOf, signDigest } from '../keystore/shared/secp256k1.js';
 
 /** Real secp256k1 keys held in a Map, with fault injection, for application unit tests. */
 export class InMemoryKeyStore implements KeyStore {
-  private readonly keys = new Map<string, { key: Buffer; created: Date }>();
+  private readonly keys = new Map<string, { key: Buffer; created: Date; owner?: KeyOwner }>();
   private counter = 0;
   /** The next N operations fail with KEYSTORE_UNAVAILABLE. */
   failNext = 0;
@@ -18,11 +19,11 @@ export class InMemoryKeyStore implements KeyStore {
     return this.keys.has(keyRef);
   }
 
-  async create(): Promise<CreatedKey> {
+  async create(owner?: KeyOwner): Promise<CreatedKey> {
     this.maybeFail();
     const key = generatePrivateKey();
     const keyRef = `${this.name}-${++this.counter}`;
-    this.keys.set(keyRef, { key, created: new Date() });
+    this.keys.set(keyRef, { key, created: new Date(), owner });
     return { keyRef, publicKey: publicKeyOf(key) };
   }
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
@@ -37,6 +38,11 @@ export class InMemoryKeyStore implements KeyStore {
   }
   async ping(): Promise<void> {
     this.maybeFail();
+  }
+  async listKeys(query: { readonly deploymentId: string; readonly createdBefore: Date }): Promise<StoredKey[]> {
+    return [...this.keys]
+      .filter(([, v]) => v.created < query.createdBefore && v.owner?.deploymentId === query.deploymentId)
+      .map(([keyRef, v]) => ({ keyRef, address: addressFromPublicKey(publicKeyOf(v.key)).toLowerCase(), vaultId: v.owner!.vaultId }));
   }
   async listKeyRefs(createdBefore: Date): Promise<string[]> {
     return [...this.keys].filter(([, v]) => v.created < createdBefore).map(([k]) => k);

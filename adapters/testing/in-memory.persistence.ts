@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { assertAuditEvent, auditRecordHash, GENESIS_HASH } from '../../src/domain/audit-chain.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
@@ -5,6 +6,7 @@ import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
+import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
@@ -203,6 +205,32 @@ export class InMemoryJobLock extends InProcessJobLock {
   }
 }
 
+/** In-memory twin of the deployment row and the quarantined keys. */
+export class InMemoryKeyQuarantine implements KeyQuarantine {
+  readonly keys = new Map<string, QuarantinedKey>();
+
+  constructor(private readonly deployment: string = randomBytes(16).toString('hex')) {}
+
+  async deploymentId(): Promise<string> {
+    return this.deployment;
+  }
+  async add(key: QuarantinedKey): Promise<boolean> {
+    const id = JSON.stringify([key.keyStore, key.keyRef]);
+    if (this.keys.has(id)) return false;
+    this.keys.set(id, { ...key });
+    return true;
+  }
+  async has(keyStore: string, keyRef: string): Promise<boolean> {
+    return this.keys.has(JSON.stringify([keyStore, keyRef]));
+  }
+  async list(): Promise<QuarantinedKey[]> {
+    return [...this.keys.values()].sort((a, b) => a.quarantined.getTime() - b.quarantined.getTime());
+  }
+  async remove(keyStore: string, keyRef: string): Promise<void> {
+    this.keys.delete(JSON.stringify([keyStore, keyRef]));
+  }
+}
+
 /**
  * Every twin above as one `Persistence`, for `createVault({ persistence: inMemoryPersistence() })` in an
  * application's own tests: nothing on disk, gone on close. No shared replay guard, so the vault keeps
@@ -216,6 +244,7 @@ export function inMemoryPersistence(): Persistence {
     auditLog,
     policies: new InMemoryPolicyRepository(),
     jobLock: new InMemoryJobLock(),
+    keyQuarantine: new InMemoryKeyQuarantine(),
     description: 'in memory',
     close: async () => undefined,
   };

@@ -77,6 +77,16 @@ export function describePolicyRepositoryContract(name: string, make: () => Promi
       expect(await f.policies.find(vault)).toStrictEqual(policy);
     });
 
+    it('keeps the contracts whose uniq the RPC is trusted for, and drops them with a policy that omits them', async () => {
+      const vault = randomUUID();
+      const [c1, c2] = [randomAddress(), randomAddress()];
+      const policy: SignPolicy = { contracts: [c1, c2], uniqs: { [c1]: uniq(1) }, trustRpcUniq: [c2] };
+      await f.policies.save(vault, policy, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual(policy);
+      await f.policies.save(vault, { contracts: [c1, c2], uniqs: { [c1]: uniq(1) } }, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual({ contracts: [c1, c2], uniqs: { [c1]: uniq(1) } });
+    });
+
     it('replaces the pins with the policy: a pin the new policy omits is gone, a changed one is the new value', async () => {
       const vault = randomUUID();
       const [c1, c2] = [randomAddress(), randomAddress()];

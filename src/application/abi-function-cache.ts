@@ -4,23 +4,58 @@ import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../domain/
 /** What the parsed ABI items of a process may hold at most, by the estimate below. */
 export const DEFAULT_ABI_CACHE_BYTES = 8 * 1024 * 1024;
 
-/** Per object kept (a parameter, its compiled checker, the function itself): headers, fields, closures. */
-const OBJECT_OVERHEAD_BYTES = 256;
+/**
+ * What a cached function holds on the V8 heap, in bytes, beside its strings. Measured on Node 20 (x64)
+ * with the sign path's own structures: a function is remembered only after a sign with it, by then its
+ * arguments' checkers (argument-coercion.ts) and its encoder (signable-digest.ts) are compiled, and
+ * they live as long as the function does. test/unit/abi-cache-heap.test.ts fills a cache to its bound
+ * and checks that the heap it takes is within 20 % of this estimate.
+ */
+const HEAP = Object.freeze({
+  /** The entry and its Map slot, the frozen function, its selector, argParams, encoder and checker list. */
+  function: 1300,
+  /** A parameter: its object, checker, codec and their closures. */
+  param: 450,
+  /** A tuple's own: its checker's component list and name set, its sequence codec. */
+  tuple: 600,
+  /** Each array dimension: the element's checker and codec again, and a sequence codec. */
+  arrayDimension: 800,
+});
+
+/** A flat V8 string: a 16-byte header, then a byte a character (two if any is past Latin-1), in 8-byte steps. */
+export function stringBytes(s: string): number {
+  const bytes = /^[\x00-\xff]*$/.test(s) ? s.length : 2 * s.length;
+  return 16 + Math.ceil(bytes / 8) * 8;
+}
+
+const arrayDimensions = (type: string): number => {
+  let n = 0;
+  for (let i = type.indexOf('['); i !== -1; i = type.indexOf('[', i + 1)) n++;
+  return n;
+};
+
+function paramBytes(p: AbiParam): number {
+  const own = HEAP.param + stringBytes(p.name) + stringBytes(p.type) + HEAP.arrayDimension * arrayDimensions(p.type);
+  return p.components ? own + HEAP.tuple + p.components.reduce((sum, c) => sum + paramBytes(c), 0) : own;
+}
 
 /**
- * An upper estimate of what a parsed function keeps alive: its strings at two bytes a character and a
- * fixed overhead per parameter (the parameter, its checker and its encoder description). What the
- * request carried beside the parameters (unknown fields, long texts) is not kept and does not count.
+ * The heap a cached function keeps alive, by the measured figures above: the function with its checkers
+ * and encoder, its strings, and each parameter's. What the request carried beside the parameters
+ * (unknown fields, long texts) is not kept and does not count; its key does (`entryBytes`).
  */
 export function retainedBytes(fn: ParsedFunction): number {
-  const param = (p: AbiParam): number =>
-    OBJECT_OVERHEAD_BYTES + 2 * (p.name.length + p.type.length) + (p.components ?? []).reduce((sum, c) => sum + param(c), 0);
-  return OBJECT_OVERHEAD_BYTES + 2 * (fn.name.length + fn.signature.length) + fn.argParams.reduce((sum, p) => sum + param(p), 0);
+  return HEAP.function + stringBytes(fn.name) + stringBytes(fn.signature) + fn.argParams.reduce((sum, p) => sum + paramBytes(p), 0);
+}
+
+/** What one entry of the cache costs: the function and the key it is found by. */
+export function entryBytes(key: string, fn: ParsedFunction): number {
+  return retainedBytes(fn) + stringBytes(key);
 }
 
 /**
  * Longest JSON text of an ABI item that is its own key; a longer one is keyed by its SHA-256. Real items
- * are a few hundred characters; a key is paid for twice in the cache's bytes (UTF-16), and V8 hashes a
+ * are a few hundred characters; a key is paid for in the cache's bytes (`stringBytes`), and V8 hashes a
  * string of at most 16 383 characters by its content (a longer one by its length alone).
  */
 export const MAX_TEXT_KEY = 4096;
@@ -62,7 +97,7 @@ export class AbiFunctionCache {
 
   remember(key: string, fn: ParsedFunction): void {
     if (this.entries.has(key)) return;
-    const bytes = retainedBytes(fn) + key.length * 2;
+    const bytes = entryBytes(key, fn);
     if (bytes > this.maxBytes) return;
     for (const [oldest, entry] of this.entries) {
       if (this.bytes + bytes <= this.maxBytes) break;

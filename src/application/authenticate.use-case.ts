@@ -1,4 +1,5 @@
 import { DomainError, ErrorCode } from '../domain/errors.js';
+import { isWellFormedVaultId } from '../domain/vault.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
@@ -36,8 +37,10 @@ export class Authenticate {
     if (match[1]!.toLowerCase() !== 'bearer') return refuse('not_bearer', 'Authorization must use the Bearer scheme');
     const parsed = parseApiKey(match[2]!);
     if (!parsed) return refuse('malformed_key', 'malformed API key');
-    const record = await this.repository.findApiKey(parsed.id).catch(unnamedDatabaseFailure);
     const refused = 'invalid API key for this vault';
+    // Path text that cannot be a vault id is an unknown vault, answered alike, before any database is asked.
+    if (!isWellFormedVaultId(vaultId)) return refuse('malformed_vault', refused, parsed.id);
+    const record = await this.repository.findApiKey(parsed.id).catch(unnamedDatabaseFailure);
     if (record === null) return refuse('unknown_key', refused, parsed.id);
     // The secret is checked before anything else about the record, so only its holder learns more below.
     if (!secretMatches(parsed.secret, record.secretHash)) return refuse('wrong_secret', refused, parsed.id);

@@ -25,6 +25,8 @@ export class CreateWallet {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly auditLog: AuditLog,
+    /** Recorded on every key created, so the orphan sweep knows this deployment's keys (null: none). */
+    private readonly deploymentId: string | null = null,
   ) {}
 
   /**
@@ -48,7 +50,7 @@ export class CreateWallet {
 
     const store = this.keyStores.default;
     const id = this.ids.next();
-    const key = await store.create({ accountId: vault.accountId, vaultId: vault.id, walletId: id });
+    const key = await store.create({ accountId: vault.accountId, vaultId: vault.id, walletId: id, ...(this.deploymentId ? { deploymentId: this.deploymentId } : {}) });
     const now = this.clock.now();
     const wallet: Wallet = {
       id,
@@ -74,7 +76,7 @@ export class CreateWallet {
     try {
       await this.repository.insertWallet(wallet, record);
     } catch (error) {
-      // No record names the key, so it must not outlive this failure (the orphan sweep is the backstop).
+      // No record names the key, so it must not outlive this failure (the orphan sweep quarantines it otherwise).
       await store.destroy(key.keyRef).catch(() => undefined);
       if (idempotency && error instanceof DomainError && error.code === ErrorCode.IDEMPOTENCY_CONFLICT) {
         // Lost the race to a request with the same key: its committed answer is ours too.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
+import { controlCharacterIn } from '../domain/unicode.js';
 import type { Wallet } from '../domain/wallet.js';
 
 /** How long a create's answer is kept for retries with the same Idempotency-Key. */
@@ -12,12 +13,15 @@ export interface IdempotentRequest {
   readonly body: unknown;
 }
 
-/** The header's value: 1 to 255 characters, taken exactly as sent. */
+/** The header's value: 1 to 255 characters without control characters, taken exactly as sent. */
 export function parseIdempotencyKey(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (raw.length === 0 || raw.length > IDEMPOTENCY_KEY_MAX) {
     throw invalidArgument(`Idempotency-Key: must be 1 to ${IDEMPOTENCY_KEY_MAX} characters (got ${raw.length})`);
   }
+  // Node's HTTP parser lets none through; a library caller's value is stored as text, so checked here too.
+  const control = controlCharacterIn(raw);
+  if (control !== null) throw invalidArgument(`Idempotency-Key: must not contain control characters (it contains ${control})`);
   return raw;
 }
 

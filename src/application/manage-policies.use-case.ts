@@ -55,6 +55,8 @@ export class ManagePolicies {
       selectors: list(policy?.selectors),
       senders: list(policy?.senders),
       contractUniqs: policy?.uniqs ? Object.entries(policy.uniqs).map(([c, u]) => `${c}=${u}`).join(',') : null,
+      // The contracts whose uniq an RPC chooses: the one risk an operator takes knowingly, so on record.
+      trustRpcUniq: list(policy?.trustRpcUniq),
     });
   }
 }

@@ -1,7 +1,9 @@
-import type { AuditLog } from '../ports/audit-log.port.js';
+import { escapeControlCharacters } from '../domain/unicode.js';
+import { isWellFormedVaultId } from '../domain/vault.js';
+import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { ANONYMOUS, apiKeyActor, audit } from './audit-actor.js';
+import { ANONYMOUS, apiKeyActor } from './audit-actor.js';
 
 /** Why an API key was refused; a closed set, so it can label a metric. */
 export const REFUSAL_REASONS = {
@@ -13,6 +15,7 @@ export const REFUSAL_REASONS = {
   wrong_secret: 'wrong secret',
   revoked_key: 'revoked API key',
   other_vault: 'API key of another vault',
+  malformed_vault: 'malformed vault id',
 } as const;
 export type RefusalReason = keyof typeof REFUSAL_REASONS;
 
@@ -21,7 +24,7 @@ export interface RefusedAuth {
   /** The client address the HTTP layer resolved (a plain string; the core knows nothing of HTTP). */
   readonly source: string;
   readonly reason: RefusalReason;
-  /** The vault named in the path: arbitrary caller text, recorded only when such a vault exists. */
+  /** The vault named in the path: arbitrary caller text, looked up (and recorded) only when well-formed. */
   readonly vaultId: string;
   /** The presented key's id when it parsed; never its secret. */
   readonly apiKeyId: string | null;
@@ -34,8 +37,6 @@ export interface RefusedAuthObserver {
 
 /** Distinct key ids and vault ids remembered per source and interval; more are only counted. */
 const MAX_NAMED = 8;
-/** Vault ids are UUIDs: longer path text cannot name one and is not kept. */
-const MAX_VAULT_ID_LENGTH = 64;
 /** The source that stands for every address past `maxSources` in one interval. */
 export const OTHER_SOURCES = 'other';
 
@@ -45,7 +46,7 @@ interface SourceTally {
   readonly reasons: Map<RefusalReason, number>;
   readonly apiKeys: Set<string>;
   readonly vaults: Set<string>;
-  /** More vault ids were named than are kept (or one too long to be a vault id). */
+  /** More vault ids were named than are kept (or text that cannot be a vault id). */
   moreVaults: boolean;
 }
 
@@ -77,37 +78,75 @@ export class RefusedAuthSummary implements RefusedAuthObserver {
     tally.count += 1;
     tally.reasons.set(event.reason, (tally.reasons.get(event.reason) ?? 0) + 1);
     if (event.apiKeyId !== null) remember(tally.apiKeys, event.apiKeyId);
-    if (event.vaultId.length > MAX_VAULT_ID_LENGTH || !remember(tally.vaults, event.vaultId)) tally.moreVaults = true;
+    if (!isWellFormedVaultId(event.vaultId) || !remember(tally.vaults, event.vaultId)) tally.moreVaults = true;
   }
 
   /**
-   * Appends one record per source seen since the last flush and starts a new interval; returns how many
-   * were written. The actor is the key when all refusals of the source presented one and the same key
-   * id, else `anonymous`; the record's vault is the one vault named, when there was one and it exists.
+   * Appends one record per source seen since the last flush and starts a new interval. The actor is the
+   * key when all refusals of the source presented one and the same key id, else `anonymous`; the
+   * record's vault is the one vault named, when there was one and it exists. The records go to the log
+   * together (one batch) and each stands alone: a source whose vault lookup or record fails is reported
+   * in `lost`, and every other source's record is still written.
    */
-  async flush(): Promise<number> {
-    const tallies = this.tallies;
+  async flush(): Promise<FlushResult> {
+    const tallies = [...this.tallies];
     this.tallies = new Map();
     const until = this.clock.now();
+    // Vaults are looked up one source after another (a bounded load on the pool); appended all at once.
+    const events: (AuditEvent | { readonly failed: unknown })[] = [];
     for (const [source, t] of tallies) {
-      const vaults: string[] = [];
-      for (const id of t.vaults) {
-        const vault = await this.repository.findVault(id);
-        if (vault) vaults.push(vault.id);
+      try {
+        events.push(await this.eventOf(source, t, until));
+      } catch (error) {
+        events.push({ failed: error });
       }
-      const keys = [...t.apiKeys];
-      const actor = keys.length === 1 && !hasKeylessReason(t) ? apiKeyActor(keys[0]!) : ANONYMOUS;
-      await audit(this.auditLog, 'auth.refused', until, actor, vaults.length === 1 && !t.moreVaults && t.vaults.size === 1 ? vaults[0]! : null, null, {
-        source,
+    }
+    const outcomes = await Promise.allSettled(events.map((e) => ('failed' in e ? Promise.reject(e.failed) : this.auditLog.append(e))));
+    const lost: LostSummary[] = [];
+    outcomes.forEach((o, i) => {
+      if (o.status === 'rejected') lost.push({ source: tallies[i]![0], count: tallies[i]![1].count, error: o.reason });
+    });
+    return { written: outcomes.length - lost.length, lost };
+  }
+
+  private async eventOf(source: string, t: SourceTally, until: Date): Promise<AuditEvent> {
+    const vaults: string[] = [];
+    for (const id of t.vaults) {
+      const vault = await this.repository.findVault(id);
+      if (vault) vaults.push(vault.id);
+    }
+    const keys = [...t.apiKeys];
+    const actor = keys.length === 1 && !hasKeylessReason(t) ? apiKeyActor(keys[0]!) : ANONYMOUS;
+    return {
+      action: 'auth.refused',
+      at: until,
+      actor,
+      vaultId: vaults.length === 1 && !t.moreVaults && t.vaults.size === 1 ? vaults[0]! : null,
+      subject: null,
+      details: {
+        // The HTTP layer gives an address; a library caller may give any text, recorded visibly escaped.
+        source: escapeControlCharacters(source),
         count: t.count,
         since: t.since.toISOString(),
         reasons: [...t.reasons].map(([reason, n]) => `${REFUSAL_REASONS[reason]}: ${n}`).join('; '),
         apiKeys: keys.length > 0 ? keys.join(',') : null,
         vaults: vaults.length > 0 ? vaults.join(',') : null,
-      });
-    }
-    return tallies.size;
+      },
+    };
   }
+}
+
+/** A source's summary that could not be recorded: its vault lookup or its append failed. */
+export interface LostSummary {
+  readonly source: string;
+  readonly count: number;
+  readonly error: unknown;
+}
+
+export interface FlushResult {
+  /** Records appended. */
+  readonly written: number;
+  readonly lost: readonly LostSummary[];
 }
 
 /** Adds `value` unless the set is full; false when it could not be kept. */

@@ -70,6 +70,8 @@ const KNOWN_ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
 const isScalar = (v: unknown) =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const isNullableString = (v: unknown) => v === null || typeof v === 'string';
+/** PostgreSQL cannot store NUL in text (nor `\u0000` in jsonb): such an event would fail its whole batch there. */
+const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
 
 function auditEventProblem(event: AuditEvent): string | null {
   if (!KNOWN_ACTIONS.has(event.action)) return 'unknown action';
@@ -80,12 +82,14 @@ function auditEventProblem(event: AuditEvent): string | null {
   for (const key in event.details) {
     if (Object.hasOwn(event.details, key) && !isScalar(event.details[key])) return `details.${key} is not a string, finite number, boolean or null`;
   }
+  const texts = [event.actor, event.vaultId, event.subject, ...Object.keys(event.details), ...Object.values(event.details)];
+  if (texts.some(hasNul)) return 'contains a NUL character (U+0000)';
   return null;
 }
 
 /**
  * Refuses an event that could not be hashed canonically or would not read back as written (an invalid
- * date, a non-finite number, a nested value). Audit logs call it before chaining, so such an event fails
+ * date, a non-finite number, a nested value, a NUL in any text). Audit logs call it before chaining, so such an event fails
  * alone (a bug in its caller) instead of breaking the chain for the events around it.
  */
 export function assertAuditEvent(event: AuditEvent): void {

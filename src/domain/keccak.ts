@@ -17,7 +17,7 @@ const CAPACITY = 512;
  * The addon, loaded the way the package's bindings.js loads it (node-gyp-build from the package's own
  * folder; the package does not export the class). null where it does not load: the package then
  * falls back to JavaScript, and so does keccak256 below, as it always did; `serve` refuses to start
- * on that (adapters/main/native-bindings.ts asks `keccakIsNative`).
+ * on that, and so do the library entry points (adapters/native-bindings.ts asks `keccakIsNative`).
  */
 function loadNativeState(): KeccakState | null {
   try {

@@ -13,10 +13,17 @@ export interface SignPolicy {
   /**
    * The uniq each listed contract signs with, by contract (EIP-55 → lower-case bytes32). The signable
    * digest binds uniq but not the contract address, so naming a contract binds nothing unless its uniq
-   * is bound too: a pinned uniq is enforced on every chain, and on a chain where the vault cannot read
-   * uniq() (no RPC, or `local`) a listed contract without a pin is refused.
+   * is bound too: a pinned uniq is enforced on every chain, and a listed contract without a pin is
+   * refused, unless it is in `trustRpcUniq` and the chain has an RPC.
    */
   readonly uniqs?: Readonly<Record<string, string>>;
+  /**
+   * Listed contracts (EIP-55) whose unpinned uniq the operator takes from the chain's RPC as it answers.
+   * Whoever controls that RPC then chooses what the vault signs for them: a uniq of any other contract
+   * of the same signer. An explicit, audited choice, never the default; on chains without an RPC it
+   * changes nothing (a pin is still required there).
+   */
+  readonly trustRpcUniq?: readonly string[];
 }
 
 /** What a sign request asks for, as SignCall has parsed it (addresses EIP-55, selector and uniq lower-case). */
@@ -45,13 +52,8 @@ export function signPolicyViolation(policy: SignPolicy | null, facts: SignReques
   if (policy.contracts && !policy.contracts.includes(facts.contract)) {
     return `policy: contract ${facts.contract} is not in this vault's allowed contracts`;
   }
-  if (policy.contracts && facts.uniq !== null) {
-    // Fail closed: the request's own uniq is all there is, and only a pin says it is the contract's.
-    const pinned = policy.uniqs?.[facts.contract];
-    if (pinned === undefined) {
-      return `policy: contract ${facts.contract} has no pinned uniq, required on chain ${facts.chain} where the vault cannot read uniq() (pin it: wallet-vault policies set --contract-uniq ${facts.contract}=<uniq>)`;
-    }
-    const violation = pinnedUniqViolation(policy, facts.contract, facts.uniq);
+  if (policy.contracts) {
+    const violation = unpinnedViolation(policy, facts) ?? (facts.uniq === null ? null : pinnedUniqViolation(policy, facts.contract, facts.uniq));
     if (violation !== null) return violation;
   }
   if (policy.selectors && !policy.selectors.includes(facts.selector)) {
@@ -61,6 +63,23 @@ export function signPolicyViolation(policy: SignPolicy | null, facts: SignReques
     return `policy: sender ${facts.sender} is not in this vault's allowed senders`;
   }
   return null;
+}
+
+/**
+ * Fail closed on a listed contract without a pin: where uniq comes from the request, the request's own
+ * uniq is all there is; where it is read from an RPC, the RPC chooses it, and a false answer makes the
+ * vault sign for another contract of the same signer. Only a pin, or (RPC chains) the operator's
+ * explicit trust in the RPC for this contract, lets the sign through.
+ */
+function unpinnedViolation(policy: SignPolicy, facts: SignRequestFacts): string | null {
+  const { contract, chain } = facts;
+  if (policy.uniqs?.[contract] !== undefined) return null;
+  const pin = `wallet-vault policies set --contract-uniq ${contract}=<uniq>`;
+  if (facts.uniq !== null) {
+    return `policy: contract ${contract} has no pinned uniq, required on chain ${chain} where the vault cannot read uniq() (pin it: ${pin})`;
+  }
+  if (policy.trustRpcUniq?.includes(contract)) return null;
+  return `policy: contract ${contract} has no pinned uniq, and the RPC of chain ${chain} is not trusted to choose it (pin it: ${pin}, or trust the RPC for it: --trust-rpc-uniq ${contract})`;
 }
 
 /**
@@ -84,6 +103,8 @@ export interface SignPolicyInput {
   readonly senders?: readonly string[];
   /** `contract=uniq` pairs; each contract must be in `contracts`, at most one uniq per contract. */
   readonly contractUniqs?: readonly string[];
+  /** Listed contracts whose uniq is taken from the chain's RPC without a pin (see SignPolicy.trustRpcUniq). */
+  readonly trustRpcUniq?: readonly string[];
 }
 
 /**
@@ -116,6 +137,17 @@ export function parseSignPolicy(input: SignPolicyInput, knownChains: readonly st
   if (senders) policy.senders = senders;
   const uniqs = parseUniqPins(input.contractUniqs, contracts);
   if (uniqs) policy.uniqs = uniqs;
+  const trusted = list('trustRpcUniq', (a) => {
+    const contract = parseAddress(a, 'trustRpcUniq');
+    if (!contracts?.includes(contract)) {
+      throw invalidArgument(`trustRpcUniq: contract ${contract} is not in this policy's contracts (the option trusts the RPC for a listed contract)`);
+    }
+    if (uniqs?.[contract] !== undefined) {
+      throw invalidArgument(`trustRpcUniq: contract ${contract} has a pinned uniq; a pin is checked on every chain, so trusting the RPC for it would mean nothing`);
+    }
+    return contract;
+  });
+  if (trusted) policy.trustRpcUniq = trusted;
   if (Object.keys(policy).length === 0) {
     throw invalidArgument('policy: give at least one of chains, contracts, selectors, senders (or clear the policy)');
   }

@@ -23,3 +23,18 @@ export function codePoints(text: string): number {
   }
   return n;
 }
+
+/** C0 controls, DEL and C1 controls (category Cc): NUL cannot be stored in PostgreSQL text at all. */
+const CONTROL = /\p{Cc}/u;
+const CONTROLS = /\p{Cc}/gu;
+
+/** The first control character in `text` as `U+XXXX`, or null when there is none. */
+export function controlCharacterIn(text: string): string | null {
+  const found = CONTROL.exec(text);
+  return found ? `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : null;
+}
+
+/** `text` with each control character written as `\u{XXXX}`: for text that is recorded, not refused. */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}}`);
+}

@@ -19,3 +19,14 @@ export interface ApiKeyRecord {
   readonly created: Date;
   readonly revoked: Date | null;
 }
+
+/** A vault id as this service makes them: a UUID (v7 from UuidV7IdGenerator), 36 characters. */
+const VAULT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether path text can name a vault at all. Anything else (NUL, 300 characters, other text) names no
+ * vault: it is refused as an unknown vault is, without asking a database (PostgreSQL fails on NUL).
+ */
+export function isWellFormedVaultId(id: string): boolean {
+  return id.length === 36 && VAULT_ID.test(id);
+}

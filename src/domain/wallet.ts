@@ -1,5 +1,5 @@
 import { invalidArgument } from './errors.js';
-import { codePoints, hasLoneSurrogate } from './unicode.js';
+import { codePoints, controlCharacterIn, hasLoneSurrogate } from './unicode.js';
 
 /** 30 calendar days in UTC: UTC has no daylight-saving shifts, so a calendar day is always 86 400 s. */
 export const EXPIRY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -34,7 +34,9 @@ export function walletState(wallet: Pick<Wallet, 'expires'>, now: Date): WalletS
 /**
  * A name as given, trimmed: 1 to 200 characters, counted as Unicode code points (an emoji is one
  * character, not two UTF-16 units). Ill-formed UTF-16 (a lone surrogate, which JSON can carry) is
- * refused: it cannot be stored as UTF-8, so it would not read back as it was written.
+ * refused: it cannot be stored as UTF-8, so it would not read back as it was written. Control characters
+ * are refused too: a name is shown in lists and logs, and PostgreSQL cannot store NUL in text at all (the
+ * same name must be accepted or refused alike on both databases).
  */
 export function normalizeWalletName(raw: unknown, field = 'name'): string {
   if (typeof raw !== 'string') throw invalidArgument(`${field}: must be a string`);
@@ -45,6 +47,8 @@ export function normalizeWalletName(raw: unknown, field = 'name'): string {
     throw invalidArgument(`${field}: must be at most ${WALLET_NAME_MAX} characters (got ${length})`);
   }
   if (hasLoneSurrogate(name)) throw invalidArgument(`${field}: must be well-formed Unicode text (it contains a lone surrogate)`);
+  const control = controlCharacterIn(name);
+  if (control !== null) throw invalidArgument(`${field}: must not contain control characters (it contains ${control})`);
   return name;
 }
 

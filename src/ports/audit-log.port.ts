@@ -12,6 +12,9 @@ export const AUDIT_ACTIONS = [
   'signature.issued',
   'sign.denied',
   'policy.changed',
+  'key.quarantined',
+  'key.restored',
+  'key.destroyed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

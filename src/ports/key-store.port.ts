@@ -16,11 +16,27 @@ export interface RecoverableSignature {
   readonly v: 27 | 28;
 }
 
-/** The wallet a key is created for; stores that can label their keys (KMS tags) record it. */
+/** The wallet a key is created for; stores that can label their keys (file header, PKCS#11 label, KMS tags) record it. */
 export interface KeyOwner {
   readonly accountId: string;
   readonly vaultId: string;
   readonly walletId: string;
+  /**
+   * The deployment (one database) creating the key, given by the composition (createVault). A store that
+   * lists its keys records it on the key, so the orphan sweep of one deployment can tell its own keys
+   * from another's sharing the directory or token. Absent: the key carries no deployment and no
+   * sweep ever considers it.
+   */
+  readonly deploymentId?: string;
+}
+
+/** A key of one deployment, as a store lists it for the orphan sweep. */
+export interface StoredKey {
+  readonly keyRef: string;
+  /** Lower-case hex address of the key (what a wallet restored from it is called). */
+  readonly address: string;
+  /** The vault the key was created for, where the store records it; null otherwise. */
+  readonly vaultId: string | null;
 }
 
 /**
@@ -42,10 +58,16 @@ export interface KeyStore {
   /** Resolves when the store answers; rejects with KEYSTORE_UNAVAILABLE otherwise. */
   ping(): Promise<void>;
   /**
-   * Keys created before `createdBefore`; used to find keys no wallet names (orphans of a crash between
-   * key creation and record commit). Stores that cannot list their keys return an empty list.
+   * The keys that carry `deploymentId` (KeyOwner.deploymentId at their creation) and were created
+   * before `createdBefore`; keys of another deployment, or carrying none, are never listed. The orphan
+   * sweep quarantines (never destroys) those no wallet names; a store without this method is never swept.
    */
-  listKeyRefs(createdBefore: Date): Promise<string[]>;
+  listKeys?(query: { readonly deploymentId: string; readonly createdBefore: Date }): Promise<StoredKey[]>;
+  /**
+   * Key references created before `createdBefore`. Superseded by listKeys and no longer called by the
+   * vault: stores written against earlier releases may keep it, new ones need not have it.
+   */
+  listKeyRefs?(createdBefore: Date): Promise<string[]>;
   /** Releases connections, sessions and cached key material. */
   close(): Promise<void>;
   /**

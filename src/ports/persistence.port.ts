@@ -1,5 +1,6 @@
 import type { AuditLog } from './audit-log.port.js';
 import type { JobLock } from './job-lock.port.js';
+import type { KeyQuarantine } from './key-quarantine.port.js';
 import type { PolicyRepository } from './policy-repository.port.js';
 import type { ReplayGuard } from './replay-guard.port.js';
 import type { SignatureLog } from './signature-log.port.js';
@@ -16,6 +17,12 @@ export interface Persistence {
   readonly auditLog: AuditLog;
   readonly policies: PolicyRepository;
   readonly jobLock: JobLock;
+  /**
+   * The deployment id and the quarantined keys. Absent (a persistence written for an earlier release):
+   * keys are created without a deployment id and the orphan sweep finds nothing, so no key is ever
+   * quarantined, let alone destroyed.
+   */
+  readonly keyQuarantine?: KeyQuarantine;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

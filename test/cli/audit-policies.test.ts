@@ -73,7 +73,7 @@ describe('wallet-vault audit and policies', () => {
     expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
     const shown = await runCli(['policies', 'show', '--vault', vaultId], env);
     expect(shown.stdout).toContain(`contracts  ${CONTRACT}`);
-    expect(shown.stdout).toContain(`uniq of    ${CONTRACT} = (not pinned: refused on local and chains without an RPC)`);
+    expect(shown.stdout).toContain(`uniq of    ${CONTRACT} = (not pinned: refused; pin it with --contract-uniq, or trust the RPC with --trust-rpc-uniq)`);
     expect(await cliJson(['policies', 'set', '--vault', vaultId, '--chains', 'bsc'], env)).toEqual({ vault: vaultId, policy: { chains: ['bsc'] } });
     expect((await runCli(['policies', 'show', '--vault', vaultId], env)).stdout).toMatch(/senders +\(any\)/);
     expect(await cliJson(['policies', 'clear', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy: null, cleared: true });
@@ -108,6 +108,29 @@ describe('wallet-vault audit and policies', () => {
     const changes = (await cliJson<ListedRecord[]>(['audit', 'list', '--vault', vaultId], env)).filter((r) => r.action === 'policy.changed');
     expect(changes.at(-2)!.details.contractUniqs).toBe(`${CONTRACT}=${uniq1},${SENDER}=${uniq2.toLowerCase()}`);
   });
+
+  it('trusts the RPC for a listed, unpinned contract only when told by name with --trust-rpc-uniq, shows the risk and records it', async () => {
+    const uniq1 = `0x${'ab'.repeat(32)}`;
+    const set = await cliJson<{ policy: unknown }>(
+      ['policies', 'set', '--vault', vaultId, '--contracts', `${CONTRACT},${SENDER}`, '--contract-uniq', `${CONTRACT}=${uniq1}`, '--trust-rpc-uniq', SENDER.toLowerCase()],
+      env,
+    );
+    const policy = { contracts: [CONTRACT, SENDER], uniqs: { [CONTRACT]: uniq1 }, trustRpcUniq: [SENDER] };
+    expect(set.policy).toEqual(policy);
+    expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
+    const shown = (await runCli(['policies', 'show', '--vault', vaultId], env)).stdout;
+    expect(shown).toContain(`uniq of    ${CONTRACT} = ${uniq1}`);
+    expect(shown).toContain(`uniq of    ${SENDER} = (not pinned, RPC TRUSTED: on chains with an RPC, signs whatever uniq the RPC answers; refused on local and chains without one)`);
+    const refused = await runCli(['policies', 'set', '--vault', vaultId, '--contracts', CONTRACT, '--trust-rpc-uniq', SENDER], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/trustRpcUniq: contract 0x3C44.* is not in this policy's contracts/);
+    expect(await cliJson(['policies', 'show', '--vault', vaultId], env)).toEqual({ vault: vaultId, policy });
+    await cliJson(['policies', 'clear', '--vault', vaultId], env);
+
+    const changes = (await cliJson<ListedRecord[]>(['audit', 'list', '--vault', vaultId], env)).filter((r) => r.action === 'policy.changed');
+    expect(changes.at(-2)!.details).toMatchObject({ contractUniqs: `${CONTRACT}=${uniq1}`, trustRpcUniq: SENDER });
+    expect(changes.at(-1)!.details).toMatchObject({ policy: 'none', trustRpcUniq: null });
+  }, 120_000);
 
   it.each([
     [['--chains', 'mainnet'], /chains: "mainnet" is not one of ethereum, sepolia/],
@@ -155,7 +178,7 @@ describe('wallet-vault audit and policies', () => {
       [['--help'], /audit[\s\S]*policies/],
       [['audit', 'list', '--help'], /--vault <vaultId>[\s\S]*--after <seq>[\s\S]*--limit <n>[\s\S]*--json/],
       [['audit', 'verify', '--help'], /--json/],
-      [['policies', 'set', '--help'], /--vault <vaultId>[\s\S]*--chains[\s\S]*--contracts[\s\S]*--selectors[\s\S]*--senders[\s\S]*--contract-uniq[\s\S]*--json/],
+      [['policies', 'set', '--help'], /--vault <vaultId>[\s\S]*--chains[\s\S]*--contracts[\s\S]*--selectors[\s\S]*--senders[\s\S]*--contract-uniq[\s\S]*--trust-rpc-uniq <contract>[\s\S]*--json/],
       [['policies', 'show', '--help'], /--vault <vaultId>/],
       [['policies', 'clear', '--help'], /--vault <vaultId>/],
     ];

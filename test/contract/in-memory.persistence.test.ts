@@ -1,10 +1,12 @@
 import {
   describeAuditLogContract,
   describeJobLockContract,
+  describeKeyQuarantineContract,
   describePolicyRepositoryContract,
   describeWalletRepositoryContract,
   InMemoryAuditLog,
   InMemoryJobLock,
+  InMemoryKeyQuarantine,
   InMemoryPolicyRepository,
   InMemorySignatureLog,
   InMemoryWalletRepository,
@@ -19,3 +21,8 @@ describeWalletRepositoryContract('in-memory (test twin)', async () => {
 describeAuditLogContract('in-memory (test twin)', async () => ({ log: new InMemoryAuditLog(), cleanup: nothingToClean }));
 describePolicyRepositoryContract('in-memory (test twin)', async () => ({ policies: new InMemoryPolicyRepository(), cleanup: nothingToClean }));
 describeJobLockContract('in-memory (test twin)', async () => ({ lock: new InMemoryJobLock(), cleanup: nothingToClean }));
+describeKeyQuarantineContract('in-memory (test twin)', async () => ({
+  quarantine: new InMemoryKeyQuarantine(),
+  other: new InMemoryKeyQuarantine(),
+  cleanup: nothingToClean,
+}));

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { computeAddress, hexlify, recoverAddress } from 'ethers';
 import { afterEach, describe, expect, it } from 'vitest';
+import { keyLabelOf } from '../../adapters/keystore/local-file/key-file.js';
 import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file.key-store.js';
+import { rotateMasterKey } from '../../adapters/keystore/local-file/master-key-rotation.js';
 import { resolveMasterKey } from '../../adapters/keystore/local-file/master-key.js';
 import { describeKeyStoreContract } from 'wallet-vault/testing';
 
@@ -99,6 +101,38 @@ describe('local key store specifics', () => {
     expect(refs).toEqual([old.keyRef]);
     expect(refs).not.toContain(recent.keyRef);
     await expect(stat(temp)).rejects.toThrow();
+  });
+
+  const owner = (deploymentId: string) => ({ accountId: 'acc', vaultId: 'vault-a', walletId: 'w', deploymentId });
+  const later = () => new Date(Date.now() + 60_000);
+
+  it("a key's deployment label cannot be edited into another deployment's: the file then fails authentication", async () => {
+    const dir = await fresh();
+    const store = new LocalFileKeyStore({ keysDir: dir, masterKey: randomBytes(32), cacheSize: 0 });
+    const key = await store.create(owner('a'.repeat(32)));
+    const file = path.join(dir, `${key.keyRef}.key`);
+    const bytes = await readFile(file);
+    expect(keyLabelOf(bytes)).toEqual({ deploymentId: 'a'.repeat(32), vaultId: 'vault-a' });
+    await writeFile(file, Buffer.from(bytes.toString('latin1').replace('a'.repeat(32), 'b'.repeat(32)), 'latin1'));
+    expect(await store.listKeys({ deploymentId: 'b'.repeat(32), createdBefore: later() })).toHaveLength(1);
+    await expect(store.sign(key.keyRef, randomBytes(32))).rejects.toThrow(/failed authentication/);
+  });
+
+  it('a master key rotation keeps each key file\'s deployment and vault', async () => {
+    const dir = await fresh();
+    const [currentKey, newKey] = [randomBytes(32), randomBytes(32)];
+    const labelled = await new LocalFileKeyStore({ keysDir: dir, masterKey: currentKey }).create(owner('c'.repeat(32)));
+    const legacy = await new LocalFileKeyStore({ keysDir: dir, masterKey: currentKey }).create();
+    await rotateMasterKey({ keysDir: dir, currentKey, currentSource: { kind: 'env' }, newKey });
+    const rotated = new LocalFileKeyStore({ keysDir: dir, masterKey: newKey, cacheSize: 0 });
+    expect(await rotated.listKeys({ deploymentId: 'c'.repeat(32), createdBefore: later() })).toEqual([
+      { keyRef: labelled.keyRef, address: labelled.keyRef, vaultId: 'vault-a' },
+    ]);
+    for (const k of [labelled, legacy]) {
+      const digest = randomBytes(32);
+      const sig = await rotated.sign(k.keyRef, digest);
+      expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v }).toLowerCase()).toBe(k.keyRef);
+    }
   });
 });
 

@@ -1,14 +1,17 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
 import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.audit-log.js';
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
+import { PostgresKeyQuarantine } from '../../adapters/persistence/postgres/postgres.key-quarantine.js';
 import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
 import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
 // The contract suites by package name, through the public entry an outside store's author uses.
 import {
   describeAuditLogContract,
   describeJobLockContract,
+  describeKeyQuarantineContract,
   describePolicyRepositoryContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
@@ -21,7 +24,7 @@ import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
-import { anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { anApiKey, anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
 
 /** Two instances (two pools) on one fresh database, dropped afterwards. */
 async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase) => Promise<void>): Promise<void> {
@@ -56,6 +59,14 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
   describePolicyRepositoryContract('postgres', async () => {
     const { db, cleanup } = await openTestDatabase();
     return { policies: new PostgresPolicyRepository(db), cleanup };
+  });
+  describeKeyQuarantineContract('postgres', async () => {
+    const [one, two] = await Promise.all([openTestDatabase(), openTestDatabase()]);
+    return {
+      quarantine: new PostgresKeyQuarantine(one.db),
+      other: new PostgresKeyQuarantine(two.db),
+      cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
+    };
   });
   describeJobLockContract('postgres (advisory lock)', async () => {
     const { db, cleanup } = await openTestDatabase();
@@ -157,6 +168,61 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
       });
     } finally {
       await test.drop();
+    }
+  });
+
+  it('gives a database of schema 3 (before the api_keys trigger) the trigger by migration: its changes are announced', async () => {
+    const test = await createTestDatabase();
+    try {
+      const old = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
+      // Back to what a build of schema 3 left: no trigger, no function, no version 4.
+      await old.query('DROP TRIGGER api_keys_changed ON api_keys; DROP TRIGGER api_keys_truncated ON api_keys; DROP FUNCTION wallet_vault_api_keys_changed()');
+      await old.query('DROP TABLE deployment; DROP TABLE quarantined_keys'); // and migration 5's tables
+      await old.query('DELETE FROM schema_migrations WHERE version > 3');
+      await old.close();
+      const upgraded = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
+      const listener = new pg.Client({ connectionString: test.url });
+      await listener.connect();
+      try {
+        const heard: string[] = [];
+        listener.on('notification', (n) => heard.push(n.payload ?? ''));
+        await listener.query('LISTEN wallet_vault_api_keys');
+        const repo = new PostgresWalletRepository(upgraded);
+        const vault = aVault();
+        await repo.ensureAccount(vault.accountId, new Date());
+        await repo.insertVault(vault);
+        const key = anApiKey(vault);
+        await repo.insertApiKey(key);
+        await upgraded.query('DELETE FROM api_keys WHERE id = $1', [key.id]);
+        await expect.poll(() => heard).toEqual([key.id, key.id]);
+      } finally {
+        await listener.end();
+        await upgraded.close();
+      }
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it('gives a database made before deployment ids one by migration, once, keeping its data', async () => {
+    const { db, test, cleanup } = await openTestDatabase();
+    try {
+      const vault = aVault();
+      await new PostgresWalletRepository(db).ensureAccount(vault.accountId, new Date());
+      await new PostgresWalletRepository(db).insertVault(vault);
+      // The schema as the release before this one left it.
+      await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
+      await db.query('DELETE FROM schema_migrations WHERE version = $1', [SCHEMA_VERSION]);
+      const migrated = await openPostgresDatabase(testPostgresConfig(test.url));
+      const id = await new PostgresKeyQuarantine(migrated).deploymentId();
+      expect(id).toMatch(/^[0-9a-f]{32}$/);
+      expect(await new PostgresWalletRepository(migrated).findVault(vault.id)).toEqual(vault);
+      await migrated.close();
+      const reopened = await openPostgresDatabase(testPostgresConfig(test.url));
+      expect(await new PostgresKeyQuarantine(reopened).deploymentId()).toBe(id);
+      await reopened.close();
+    } finally {
+      await cleanup();
     }
   });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
 import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
+import { SqliteKeyQuarantine } from '../../adapters/persistence/sqlite/sqlite.key-quarantine.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
@@ -15,6 +16,7 @@ import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wall
 import {
   describeAuditLogContract,
   describeJobLockContract,
+  describeKeyQuarantineContract,
   describePolicyRepositoryContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
@@ -44,6 +46,10 @@ describeWalletRepositoryContract('sqlite', () =>
 );
 describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqliteAuditLog(db) })));
 describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlitePolicyRepository(db) })));
+describeKeyQuarantineContract('sqlite', async () => {
+  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqliteKeyQuarantine(db) })), withDatabase((db) => ({ other: new SqliteKeyQuarantine(db) }))]);
+  return { quarantine: one.quarantine, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
+});
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
@@ -148,6 +154,31 @@ describe('sqlite specifics', () => {
       const again = openSqliteDatabase({ path: file });
       expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a database made before deployment ids one by migration, once, keeping its data', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      const vault = aVault();
+      await new SqliteWalletRepository(db).ensureAccount(vault.accountId, new Date());
+      await new SqliteWalletRepository(db).insertVault(vault);
+      // The schema as the release before this one left it.
+      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys;');
+      db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+      db.close();
+      const migrated = openSqliteDatabase({ path: file });
+      const id = await new SqliteKeyQuarantine(migrated).deploymentId();
+      expect(id).toMatch(/^[0-9a-f]{32}$/);
+      expect(await new SqliteWalletRepository(migrated).findVault(vault.id)).toEqual(vault);
+      migrated.close();
+      const reopened = openSqliteDatabase({ path: file });
+      expect(await new SqliteKeyQuarantine(reopened).deploymentId()).toBe(id);
+      reopened.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

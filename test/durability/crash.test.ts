@@ -4,13 +4,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file.key-store.js';
 import { resolveMasterKey } from '../../adapters/keystore/local-file/master-key.js';
+import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
 import { client } from '../support/http-client.js';
 import { cliJson, spawnServer } from '../support/cli.js';
 import { startTestServer } from '../support/test-server.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
 
 describe('SIGKILL during concurrent creates', () => {
-  it('loses no acknowledged wallet, and sweeps keys no record names', async () => {
+  it('loses no acknowledged wallet, and quarantines (keeps) keys no record names', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-crash-'));
     const env = { VAULT_DATA_DIR: dataDir };
     try {
@@ -41,11 +42,15 @@ describe('SIGKILL during concurrent creates', () => {
 
       // An orphan: a key written durably whose record never committed (as a crash between the two leaves).
       const master = await resolveMasterKey({ dataDir });
-      const orphan = await new LocalFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKey: master.key }).create();
+      const persistence = await sqlitePersistence({ path: path.join(dataDir, 'vault.db') });
+      const deploymentId = await persistence.keyQuarantine!.deploymentId();
+      await persistence.close();
+      const owner = { accountId: 'default', vaultId: vault.id, walletId: 'never-committed', deploymentId };
+      const orphan = await new LocalFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKey: master.key }).create(owner);
       const hourAgo = new Date(Date.now() - 3_600_000);
       await utimes(path.join(dataDir, 'keys', `${orphan.keyRef}.key`), hourAgo, hourAgo);
       // A fresh key without a record may belong to a create in flight; the sweep must leave it alone.
-      const young = await new LocalFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKey: master.key }).create();
+      const young = await new LocalFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKey: master.key }).create(owner);
 
       const restarted = await startTestServer({ dataDir });
       try {
@@ -59,8 +64,11 @@ describe('SIGKILL during concurrent creates', () => {
 
         await restarted.server.purgeNow();
         const files = await readdir(path.join(dataDir, 'keys'));
-        expect(files).not.toContain(`${orphan.keyRef}.key`);
+        // Nothing is destroyed automatically: the orphan is held for the operator, the young key left alone.
+        expect(files).toContain(`${orphan.keyRef}.key`);
         expect(files).toContain(`${young.keyRef}.key`);
+        const held = await cliJson<{ address: string }[]>(['keys', 'quarantine', 'list'], env);
+        expect(held.map((k) => k.address)).toEqual([orphan.keyRef]);
         for (const w of acknowledged) expect(files).toContain(`${w.address.toLowerCase()}.key`);
       } finally {
         await restarted.stop({ keepData: true });

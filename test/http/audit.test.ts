@@ -104,7 +104,7 @@ describe('the audit trail over HTTP', () => {
           source: '127.0.0.1',
           count: 4,
           since: expect.any(String),
-          reasons: 'missing Authorization header: 1; wrong secret: 2; API key of another vault: 1',
+          reasons: 'missing Authorization header: 1; wrong secret: 2; malformed vault id: 1', // 'elsewhere' cannot be a vault id
           apiKeys: keyId,
           vaults: vaultId,
         },

@@ -58,7 +58,7 @@ describe('aws-kms through the service (KMS-compatible test server, real SDK clie
     await kms?.close();
   });
 
-  it('tags each KMS key with the account, vault and wallet it belongs to', async () => {
+  it('tags each KMS key with the account, vault and wallet it belongs to, and the deployment that made it', async () => {
     const { vaultId, api, base } = await vaultOn(s);
     const before = new Set(kms.keys.keys());
     const wallet = (await api.post(`${base}/wallets`, { name: 'tagged' })).body.data;
@@ -69,7 +69,9 @@ describe('aws-kms through the service (KMS-compatible test server, real SDK clie
       'wallet-vault:account': 'acme',
       'wallet-vault:vault': vaultId,
       'wallet-vault:wallet': wallet.id,
+      'wallet-vault:deployment': s.server.vault.deploymentId,
     });
+    expect(s.server.vault.deploymentId).toMatch(/^[0-9a-f]{32}$/);
     expect(created[0]!.description).toContain(wallet.id);
   });
 

@@ -88,7 +88,7 @@ describe('readiness after configure()', () => {
       create: given.create.bind(given),
       sign: given.sign.bind(given),
       destroy: given.destroy.bind(given),
-      listKeyRefs: given.listKeyRefs.bind(given),
+      listKeyRefs: given.listKeyRefs!.bind(given),
       close: async () => undefined,
       ping: async () => {
         if (down) throw new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, 'key store own: not answering');

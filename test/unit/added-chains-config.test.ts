@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../adapters/main/config.js';
 import { validateVaultOptions } from '../../adapters/main/vault-options.js';
+import { shapeOnlyPersistence } from '../support/shape-only-persistence.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/srv');
 
 describe('chains beyond the interface (VAULT_CHAINS)', () => {
   it('adds EVM chains by name and chain id, each with an optional RPC URL', () => {
-    const config = load({ VAULT_CHAINS: 'arbitrum:42161, base:8453,optimism:10', VAULT_RPC_URL_ARBITRUM: 'https://arb.example', VAULT_RPC_URL_SEPOLIA: 'http://sep.example' });
+    const config = load({ VAULT_CHAINS: 'arbitrum:42161, base:8453,optimism:10', VAULT_RPC_URL_ARBITRUM: 'https://arb.example', VAULT_RPC_URL_SEPOLIA: 'https://sep.example' });
     expect(config.addedChains).toEqual([
       { name: 'arbitrum', chainId: 42161n },
       { name: 'base', chainId: 8453n },
       { name: 'optimism', chainId: 10n },
     ]);
-    expect(config.rpcUrls).toEqual({ arbitrum: 'https://arb.example', sepolia: 'http://sep.example' });
-    expect(load({ VAULT_CHAINS: 'arbitrum-sepolia:421614', VAULT_RPC_URL_ARBITRUM_SEPOLIA: 'http://a.example' }).rpcUrls).toEqual({
-      'arbitrum-sepolia': 'http://a.example',
+    expect(config.rpcUrls).toEqual({ arbitrum: ['https://arb.example'], sepolia: ['https://sep.example'] });
+    expect(load({ VAULT_CHAINS: 'arbitrum-sepolia:421614', VAULT_RPC_URL_ARBITRUM_SEPOLIA: 'https://a.example' }).rpcUrls).toEqual({
+      'arbitrum-sepolia': ['https://a.example'],
     });
   });
 
@@ -43,18 +44,9 @@ describe('chains beyond the interface (VAULT_CHAINS)', () => {
 });
 
 describe('createVault takes added chains as typed options', () => {
-  // Only the shape is checked here, never used.
-  const ports = (...methods: string[]) => Object.fromEntries(methods.map((m) => [m, () => undefined]));
-  const persistence = () => ({
-    ...ports('close'),
-    repository: ports('ping', 'findWallet', 'close'),
-    signatureLog: ports('find', 'attachTransaction'),
-    auditLog: ports('append', 'list'),
-    policies: ports('find', 'save'),
-    jobLock: ports('runExclusive'),
-  });
+  const persistence = shapeOnlyPersistence;
   it('accepts chains and RPC URLs for them', () => {
-    expect(() => validateVaultOptions({ persistence: persistence(), chains: [{ name: 'base', chainId: 8453n }], rpcUrls: { base: 'http://b.example', sepolia: 'http://s.example' } })).not.toThrow();
+    expect(() => validateVaultOptions({ persistence: persistence(), chains: [{ name: 'base', chainId: 8453n }], rpcUrls: { base: 'https://b.example', sepolia: 'https://s.example' } })).not.toThrow();
   });
   it.each([
     [{ chains: [{ name: 'ethereum', chainId: 5n }] }, /^ {2}chains\[0\]: ethereum is already a chain$/m],

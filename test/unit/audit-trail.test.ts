@@ -176,7 +176,7 @@ describe('the audit trail records every security-relevant event', () => {
     }
     await expect(w.authenticate.execute(`Bearer ${w.apiKey}`, w.vault.id, '203.0.113.7')).resolves.toEqual(w.principal);
     expect(w.since(start)).toEqual([]); // nothing written per request
-    expect(await w.refusals.flush()).toBe(3);
+    expect(await w.refusals.flush()).toEqual({ written: 3, lost: [] });
     const since = w.clock.now().toISOString();
     expect(w.since(start)).toEqual([
       {
@@ -205,10 +205,10 @@ describe('the audit trail records every security-relevant event', () => {
         actor: 'anonymous',
         vaultId: null,
         subject: null,
-        details: { source: '2001:db8::1', count: 2, since, reasons: 'unknown API key: 1; API key of another vault: 1', apiKeys: `ffffffffffffffff,${id}`, vaults: w.vault.id },
+        details: { source: '2001:db8::1', count: 2, since, reasons: 'unknown API key: 1; malformed vault id: 1', apiKeys: `ffffffffffffffff,${id}`, vaults: w.vault.id },
       },
     ]);
-    expect(await w.refusals.flush()).toBe(0); // a new interval starts empty
+    expect(await w.refusals.flush()).toEqual({ written: 0, lost: [] }); // a new interval starts empty
     const text = JSON.stringify(w.auditLog.records);
     expect(text).not.toContain(secret);
     expect(text).not.toContain('A'.repeat(43));
@@ -221,9 +221,61 @@ describe('the audit trail records every security-relevant event', () => {
     for (let i = 0; i < 50; i++) {
       await expect(w.authenticate.execute(undefined, w.vault.id, `10.0.0.${i}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     }
-    expect(await w.refusals.flush()).toBe(4);
+    expect(await w.refusals.flush()).toEqual({ written: 4, lost: [] });
     const summaries = w.since(start).map((r) => [r.details.source, r.details.count]);
     expect(summaries).toEqual([['10.0.0.0', 1], ['10.0.0.1', 1], ['10.0.0.2', 1], ['other', 47]]);
+  });
+
+  it('path text that cannot be a vault id is refused as an unknown vault is, and never reaches the repository', async () => {
+    const w = await world();
+    const asked: string[] = [];
+    const findApiKey = w.repo.findApiKey.bind(w.repo);
+    const findVault = w.repo.findVault.bind(w.repo);
+    w.repo.findApiKey = (id) => (asked.push(`key ${id}`), findApiKey(id));
+    w.repo.findVault = (id) => (asked.push(`vault ${id}`), findVault(id));
+    const unknown = '0190f5a0-0000-7000-8000-000000000000';
+    const refusalOf = (header: string | undefined, vaultId: string) =>
+      w.authenticate.execute(header, vaultId, '203.0.113.9').then(
+        () => 'accepted',
+        (e: Error) => e.message,
+      );
+    for (const header of [undefined, 'Basic x', `Bearer ${w.apiKey}`]) {
+      const expected = await refusalOf(header, unknown);
+      for (const malformed of ['\u0000', 'a'.repeat(300), 'no-such-vault', `${unknown}0`, `${w.vault.id}\u0000`, '']) {
+        expect(await refusalOf(header, malformed)).toBe(expected);
+      }
+    }
+    await w.refusals.flush();
+    // The key's one lookup is for the well-formed unknown vault; the vault lookup is the flush's.
+    expect(asked).toEqual([`key ${w.principal.apiKeyId}`, `vault ${unknown}`]);
+  });
+
+  it('one source whose summary cannot be written loses only its own record, and it is reported', async () => {
+    const w = await world();
+    const findVault = w.repo.findVault.bind(w.repo);
+    const broken = '0190f5a0-0000-7000-8000-0000000000ff';
+    w.repo.findVault = (id) => (id === broken ? Promise.reject(new Error('lookup failed')) : findVault(id));
+    const append = w.auditLog.append.bind(w.auditLog);
+    w.auditLog.append = (e) => (e.details.source === '10.0.0.3' ? Promise.reject(new Error('append failed')) : append(e));
+    const start = w.auditLog.records.length;
+    const summary = new RefusedAuthSummary(w.repo, w.clock, w.auditLog);
+    const refuse = (vaultId: string, source: string) => summary.refused({ source, vaultId, reason: 'missing_header', apiKeyId: null });
+    refuse(w.vault.id, '10.0.0.1');
+    refuse(broken, '10.0.0.2');
+    refuse(w.vault.id, '10.0.0.3');
+    refuse('\u0000', '10.0.0.4');
+    refuse(w.vault.id, 'bad\u0000source\n');
+    const { written, lost } = await summary.flush();
+    expect(written).toBe(3);
+    expect(lost.map(({ source, count, error }) => [source, count, (error as Error).message])).toEqual([
+      ['10.0.0.2', 1, 'lookup failed'],
+      ['10.0.0.3', 1, 'append failed'],
+    ]);
+    expect(w.since(start).map((r) => [r.details.source, r.vaultId])).toEqual([
+      ['10.0.0.1', w.vault.id],
+      ['10.0.0.4', null],
+      ['bad\\u{0000}source\\u{000A}', w.vault.id], // not user input: escaped, so it can be stored anywhere
+    ]);
   });
 
   it('records policy changes by the operator; clearing no policy records nothing', async () => {
@@ -234,8 +286,8 @@ describe('the audit trail records every security-relevant event', () => {
     expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: true });
     const on = { action: 'policy.changed', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id };
     expect(w.since(start)).toEqual([
-      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null } },
-      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null } },
+      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null, trustRpcUniq: null } },
+      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null, trustRpcUniq: null } },
     ]);
   });
 });
@@ -335,8 +387,11 @@ describe('signing under a policy', () => {
     const w = await world({ hasRpc: (chain) => chain === 'sepolia', readSignable: async () => (reads++, { uniq: onChain, signer }) });
     signer = (await w.create.execute({ principal: w.principal, name: 'signer' })).address;
     const body = { chain: 'sepolia', contract: CONTRACT, sender: SENDER, abi: SIGNER_ABI, args: [7] };
-    // No pin is needed where the vault reads uniq() itself.
+    // Where the vault reads uniq() itself, the RPC chooses it: without a pin, only the operator's trust lets it through.
     await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
+    await expect(w.sign.execute({ principal: w.principal, body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringMatching(/--trust-rpc-uniq/) });
+    expect(reads).toBe(0);
+    await w.policies.set(w.vault.id, { contracts: [CONTRACT], trustRpcUniq: [CONTRACT] });
     await expect(w.sign.execute({ principal: w.principal, body })).resolves.toHaveProperty('submissionHash');
     expect(w.auditLog.records.at(-1)).toMatchObject({ action: 'signature.issued', details: { uniq: onChain } });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyLimits, checkJsonText, signBodyLimits } from '../../adapters/http/json-nesting.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { parseJsonBody } from '../../adapters/http/json-body.js';
-import { abiKey, AbiFunctionCache, MAX_TEXT_KEY, retainedBytes } from '../../src/application/abi-function-cache.js';
+import { abiKey, AbiFunctionCache, entryBytes, MAX_TEXT_KEY } from '../../src/application/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
@@ -133,11 +133,11 @@ describe('the parsed-ABI cache', () => {
     expect(cache.byteSize).toBe(0);
     cache.remember(first.key, first.fn);
     expect(cache.parse(item('f'))).toEqual({ fn: first.fn, key: first.key, cached: true });
-    expect(cache.byteSize).toBe(retainedBytes(first.fn) + 2 * first.key.length);
+    expect(cache.byteSize).toBe(entryBytes(first.key, first.fn));
   });
 
   it('holds at most its bytes, dropping the least recently used, and never an item larger than the bound', () => {
-    const one = retainedBytes(parseAbiFunction(item('f99'))) + 2 * abiKey(item('f99')).length; // the largest of f0..f99
+    const one = entryBytes(abiKey(item('f99')), parseAbiFunction(item('f99'))); // the largest of f0..f99
     const cache = new AbiFunctionCache(10 * one);
     const store = (name: string) => {
       const { fn: parsed, key } = cache.parse(item(name));

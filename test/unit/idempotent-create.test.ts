@@ -139,6 +139,8 @@ describe('idempotency key and body', () => {
     expect(parseIdempotencyKey('k'.repeat(255))).toHaveLength(255);
     expect(() => parseIdempotencyKey('')).toThrow(/^Idempotency-Key: must be 1 to 255 characters \(got 0\)$/);
     expect(() => parseIdempotencyKey('k'.repeat(256))).toThrow(/Idempotency-Key: must be 1 to 255 characters \(got 256\)/);
+    // Stored as text: PostgreSQL cannot store NUL (a library caller's value has no HTTP parser in front).
+    expect(() => parseIdempotencyKey('a\u0000b')).toThrow(/^Idempotency-Key: must not contain control characters \(it contains U\+0000\)$/);
   });
 
   it('treats bodies as the same JSON value: key order and whitespace do not matter, values do', () => {

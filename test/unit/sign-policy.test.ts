@@ -17,7 +17,8 @@ const local = (uniq: string) => ({ ...facts, chain: 'local', uniq });
 describe('sign policy rules', () => {
   it('allows everything without a policy and with lists that name the request', () => {
     expect(signPolicyViolation(null, facts)).toBeNull();
-    expect(signPolicyViolation({ chains: ['ethereum', 'sepolia'], contracts: [CONTRACT], selectors: ['0xa9059cbb'], senders: [SENDER] }, facts)).toBeNull();
+    const uniqs = { [CONTRACT]: UNIQ_1 };
+    expect(signPolicyViolation({ chains: ['ethereum', 'sepolia'], contracts: [CONTRACT], uniqs, selectors: ['0xa9059cbb'], senders: [SENDER] }, facts)).toBeNull();
     // An absent list allows everything of its kind.
     expect(signPolicyViolation({ senders: [SENDER] }, facts)).toBeNull();
   });
@@ -55,8 +56,24 @@ describe('uniq pins: a listed contract binds what is signed', () => {
     expect(signPolicyViolation({ contracts: [CONTRACT] }, local(UNIQ_1))).toMatch(/has no pinned uniq/);
   });
 
-  it('needs no pin where the uniq is read from the contract, and checks one that exists against what was read', () => {
-    expect(signPolicyViolation({ contracts: [OTHER, CONTRACT] }, facts)).toBeNull();
+  it('fails closed where the uniq is read from an RPC too: a listed contract without a pin or trust is refused, naming both ways out', () => {
+    const message = signPolicyViolation({ contracts: [OTHER, CONTRACT] }, facts);
+    expect(message).toBe(
+      `policy: contract ${CONTRACT} has no pinned uniq, and the RPC of chain sepolia is not trusted to choose it ` +
+        `(pin it: wallet-vault policies set --contract-uniq ${CONTRACT}=<uniq>, or trust the RPC for it: --trust-rpc-uniq ${CONTRACT})`,
+    );
+    // Trusting the RPC for another contract trusts it for that one only.
+    expect(signPolicyViolation({ contracts: [OTHER, CONTRACT], trustRpcUniq: [OTHER] }, facts)).toBe(message);
+  });
+
+  it('lets an unpinned contract through on an RPC chain only when the operator trusts the RPC for it', () => {
+    expect(signPolicyViolation({ contracts: [CONTRACT], trustRpcUniq: [CONTRACT] }, facts)).toBeNull();
+    // Trust in an RPC means nothing where there is none: the request's uniq still needs a pin.
+    expect(signPolicyViolation({ contracts: [CONTRACT], trustRpcUniq: [CONTRACT] }, local(UNIQ_1))).toMatch(/has no pinned uniq, required on chain local/);
+  });
+
+  it('checks a pin that exists against the uniq read from the contract', () => {
+    expect(signPolicyViolation(pinned, facts)).toBeNull();
     expect(pinnedUniqViolation({ contracts: [CONTRACT] }, CONTRACT, UNIQ_2)).toBeNull();
     expect(pinnedUniqViolation(pinned, CONTRACT, UNIQ_1)).toBeNull();
     expect(pinnedUniqViolation(pinned, CONTRACT, UNIQ_2)).toBe(`policy: uniq ${UNIQ_2} is not the uniq pinned for contract ${CONTRACT}`);
@@ -77,6 +94,11 @@ describe('parsing a policy an operator gives', () => {
     expect(policy).toEqual({ contracts: [CONTRACT, OTHER], uniqs: { [CONTRACT]: UNIQ_1, [OTHER]: UNIQ_2 } });
   });
 
+  it('parses the contracts whose uniq the RPC is trusted for, stored EIP-55', () => {
+    const policy = parseSignPolicy({ contracts: [CONTRACT, OTHER], contractUniqs: [`${OTHER}=${UNIQ_2}`], trustRpcUniq: [CONTRACT.toLowerCase()] }, CHAINS);
+    expect(policy).toEqual({ contracts: [CONTRACT, OTHER], uniqs: { [OTHER]: UNIQ_2 }, trustRpcUniq: [CONTRACT] });
+  });
+
   it.each<[string, Parameters<typeof parseSignPolicy>[0], RegExp]>([
     ['a pin for a contract not in the list', { contracts: [OTHER], contractUniqs: [`${CONTRACT}=${UNIQ_1}`] }, /contractUniqs: contract 0x5FbDB.* is not in this policy's contracts/],
     ['a pin without a contract list', { chains: ['local'], contractUniqs: [`${CONTRACT}=${UNIQ_1}`] }, /is not in this policy's contracts/],
@@ -84,6 +106,10 @@ describe('parsing a policy an operator gives', () => {
     ['a short uniq', { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=0x1234`] }, /contractUniqs: uniq "0x1234" is not 0x-prefixed 32-byte hex/],
     ['two uniqs for one contract', { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=${UNIQ_1}`, `${CONTRACT}=${UNIQ_2}`] }, /pinned to two different uniqs/],
     ['an empty pin list', { contracts: [CONTRACT], contractUniqs: [] }, /contractUniqs: must name at least one/],
+    ['trust for a contract not in the list', { contracts: [OTHER], trustRpcUniq: [CONTRACT] }, /trustRpcUniq: contract 0x5FbDB.* is not in this policy's contracts/],
+    ['trust for a pinned contract', { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=${UNIQ_1}`], trustRpcUniq: [CONTRACT] }, /trustRpcUniq: contract 0x5FbDB.* has a pinned uniq/],
+    ['trust with a bad address', { contracts: [CONTRACT], trustRpcUniq: ['0x1234'] }, /trustRpcUniq: "0x1234" is not a 0x-prefixed 20-byte hex address/],
+    ['an empty trust list', { contracts: [CONTRACT], trustRpcUniq: [] }, /trustRpcUniq: must name at least one/],
   ])('refuses %s, naming the field', (_label, input, message) => {
     expect(() => parseSignPolicy(input, CHAINS)).toThrow(message);
   });

@@ -34,7 +34,7 @@ const ERROR_WHEN: Record<number, string> = {
   429: 'The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`, or the client address its `VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE`; `Retry-After` says when to try again.',
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
-  502: 'A chain RPC failed, timed out or reports another chain id; the message names the chain.',
+  502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered.",
   503: 'The key store or database failed or did not answer in time; the message names it.',
 };
 
@@ -107,7 +107,7 @@ const jsonBody = (schema: z.ZodType, example: unknown) => ({
   content: { 'application/json': { schema, example } },
 });
 
-const vaultId = z.string().meta({ description: 'The vault. `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
+const vaultId = z.string().meta({ description: 'The vault (a UUID; other text names no vault: 401 as an unknown vault). `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
 const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
 const submissionHash = z.string().meta({ description: 'A `submissionHash` returned by Sign.', example: EXAMPLES.signResult.submissionHash });
 const requestIdParam = z
@@ -222,7 +222,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
                 .optional()
                 .meta({
                   description:
-                    'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters, per vault.',
+                    'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters without control characters, per vault.',
                 }),
             }),
           },

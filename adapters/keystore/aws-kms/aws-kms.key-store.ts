@@ -119,7 +119,7 @@ export class AwsKmsKeyStore implements KeyStore {
     await this.call('ListKeys', () => this.client.send(new ListKeysCommand({ Limit: 1 })));
   }
 
-  /** KMS keys are found by tag only at great cost, so the orphan sweep does not apply to this store. */
+  /** KMS keys are found by tag only at great cost, so the orphan sweep does not apply to this store (no listKeys). */
   async listKeyRefs(): Promise<string[]> {
     return [];
   }
@@ -150,7 +150,8 @@ export class AwsKmsKeyStore implements KeyStore {
 
 /**
  * `wallet-vault=wallet` on every key (the IAM policy in docs/keystores.md conditions on it), and the
- * account, vault and wallet the key belongs to, so a key in the KMS console names its wallet.
+ * account, vault and wallet the key belongs to, so a key in the KMS console names its wallet, and the
+ * deployment that created it, so keys of deployments sharing an account can be told apart.
  */
 export function kmsTags(owner: KeyOwner | undefined): { TagKey: string; TagValue: string }[] {
   const tags = [{ TagKey: 'wallet-vault', TagValue: 'wallet' }];
@@ -160,6 +161,7 @@ export function kmsTags(owner: KeyOwner | undefined): { TagKey: string; TagValue
       { TagKey: 'wallet-vault:vault', TagValue: owner.vaultId },
       { TagKey: 'wallet-vault:wallet', TagValue: owner.walletId },
     );
+    if (owner.deploymentId) tags.push({ TagKey: 'wallet-vault:deployment', TagValue: owner.deploymentId });
   }
   return tags;
 }

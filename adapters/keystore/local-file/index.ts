@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { KeyStore } from '../../../src/ports/key-store.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
+import { requireNativeBindingsFor } from '../../native-bindings.js';
 import { LocalFileKeyStore } from './local-file.key-store.js';
 
 /** Options of the `local` key store: encrypted key files in a directory, wrapped by a 256-bit master key. */
@@ -12,6 +13,12 @@ export type LocalFileKeyStoreOptions = {
   readonly cacheTtlMs?: number;
   /** Sign on a thread of its own, off the event loop (default: where the machine has more than one CPU). */
   readonly signingThread?: boolean;
+  /**
+   * Sign even where the native secp256k1 or keccak binding did not load (default false: the factory
+   * throws NativeBindingError). The fallback signs with elliptic, which is not constant-time, so timing
+   * can leak the keys: for a development machine without a C/C++ toolchain only.
+   */
+  readonly allowJavaScriptFallback?: boolean;
 } & (
   | { /** 32 bytes. */ readonly masterKey: Uint8Array; readonly masterKeyHex?: never }
   | { /** 64 hex characters. */ readonly masterKeyHex: string; readonly masterKey?: never }
@@ -25,6 +32,7 @@ const schema = z
     cacheSize: z.int().min(0).optional(),
     cacheTtlMs: z.int().min(0).optional(),
     signingThread: z.boolean().optional(),
+    allowJavaScriptFallback: z.boolean().optional(),
   })
   .refine((o) => (o.masterKey === undefined) !== (o.masterKeyHex === undefined), {
     message: 'give exactly one of masterKey and masterKeyHex',
@@ -34,6 +42,7 @@ const schema = z
 /** The `local` key store (`wallet-vault/keystores/local-file`). */
 export function localFileKeyStore(options: LocalFileKeyStoreOptions): KeyStore {
   const o = parseFactoryOptions('localFileKeyStore', schema, options);
+  requireNativeBindingsFor('localFileKeyStore', o.allowJavaScriptFallback);
   const masterKey = o.masterKey ? Buffer.from(o.masterKey) : Buffer.from(o.masterKeyHex!, 'hex');
   return new LocalFileKeyStore({
     keysDir: o.keysDir,

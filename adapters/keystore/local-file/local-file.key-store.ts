@@ -1,14 +1,14 @@
-import { access, mkdir, readdir, readFile, stat, unlink, constants } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, stat, unlink, constants } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../../src/ports/key-store.port.js';
 import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
 import { SigningThread } from '../shared/signing-thread.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { KeyCache } from '../shared/key-cache.js';
-import { KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
+import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
 import { verifyMasterKey, type MasterKeySource } from './master-key-check.js';
 
 /** Configuration of the `local` key store. */
@@ -40,7 +40,9 @@ const unavailable = (message: string, cause?: unknown) =>
 /**
  * Private keys as AES-256-GCM files under a master key. The key reference is the wallet's lower-case
  * address, which is also the file name and the GCM associated data: a key file moved to another
- * wallet's name fails authentication instead of signing for the wrong wallet.
+ * wallet's name fails authentication instead of signing for the wrong wallet. A key created for an
+ * owner with a deployment id carries it (and the vault) in its header, also authenticated, so the
+ * orphan sweep of one deployment never takes another's key in a shared directory for its own.
  */
 export class LocalFileKeyStore implements KeyStore {
   readonly name = 'local';
@@ -54,15 +56,16 @@ export class LocalFileKeyStore implements KeyStore {
     this.cache = new KeyCache(config.cacheSize ?? 10_000, config.cacheTtlMs ?? 5 * 60_000);
   }
 
-  async create(): Promise<CreatedKey> {
+  async create(owner?: KeyOwner): Promise<CreatedKey> {
     const privateKey = generatePrivateKey();
+    const label = owner?.deploymentId ? { deploymentId: owner.deploymentId, vaultId: owner.vaultId } : null;
     try {
       const publicKey = publicKeyOf(privateKey);
       const keyRef = addressFromPublicKey(publicKey).toLowerCase();
       const file = this.fileOf(keyRef);
       try {
         await this.ensureDir();
-        await writeFileDurably(file, sealKey(this.config.masterKey, keyRef, privateKey));
+        await writeFileDurably(file, sealKey(this.config.masterKey, keyRef, privateKey, label));
       } catch (error) {
         // A full or read-only disk, a missing directory: the store is failing (503), not the service (500).
         throw unavailable(`could not write a key file (${errorCode(error)})`, error);
@@ -81,16 +84,14 @@ export class LocalFileKeyStore implements KeyStore {
   }
 
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
-    let key = this.cache.get(keyRef);
-    if (!key) {
-      key = await this.load(keyRef);
-      this.cache.set(keyRef, key);
-    }
+    const cached = this.cache.get(keyRef);
+    // A key the cache does not keep (size or TTL 0) is this sign's only: zeroed once signed.
+    const { key, kept } = cached ? { key: cached, kept: true } : this.cache.keep(keyRef, await this.load(keyRef));
     this.signingThread ??= (this.config.signingThread ?? availableParallelism() > 1) ? new SigningThread() : null;
     try {
       return this.signingThread ? await this.signingThread.sign(key, digest) : signDigest(key, digest);
     } finally {
-      if (this.config.cacheSize === 0) key.fill(0);
+      if (!kept) key.fill(0);
     }
   }
 
@@ -131,22 +132,37 @@ export class LocalFileKeyStore implements KeyStore {
     }
   }
 
+  /** Reads only each file's header: the deployment and vault it carries are in clear there. */
+  async listKeys(query: { readonly deploymentId: string; readonly createdBefore: Date }): Promise<StoredKey[]> {
+    const keys: StoredKey[] = [];
+    for (const { ref, file } of await this.keyFilesBefore(query.createdBefore)) {
+      const label = keyLabelOf(await readHeader(file));
+      if (label?.deploymentId === query.deploymentId) keys.push({ keyRef: ref, address: ref, vaultId: label.vaultId });
+    }
+    return keys;
+  }
+
+  /** Every key file older than `createdBefore`, whatever deployment (or none) it carries. */
   async listKeyRefs(createdBefore: Date): Promise<string[]> {
+    return (await this.keyFilesBefore(createdBefore)).map((f) => f.ref);
+  }
+
+  private async keyFilesBefore(createdBefore: Date): Promise<{ ref: string; file: string }[]> {
     await this.ensureDir();
-    const refs: string[] = [];
+    const found: { ref: string; file: string }[] = [];
     for (const name of await readdir(this.config.keysDir)) {
       const file = path.join(this.config.keysDir, name);
       const info = await stat(file).catch(() => undefined);
       if (!info || info.mtimeMs >= createdBefore.getTime()) continue;
       if (name.endsWith('.tmp')) {
-        // A temp file left by a crash mid-write: never named by any record.
+        // A temp file left by a crash mid-write: never named by any record, and never a key yet.
         await unlink(file).catch(() => undefined);
         continue;
       }
       const ref = keyRefOfFileName(name);
-      if (ref) refs.push(ref);
+      if (ref) found.push({ ref, file });
     }
-    return refs;
+    return found;
   }
 
   async close(): Promise<void> {
@@ -189,6 +205,19 @@ export class LocalFileKeyStore implements KeyStore {
       throw unavailable('key file failed authentication');
     }
     return key;
+  }
+}
+
+/** The first bytes of a file, enough for any key file header (empty when it cannot be read). */
+async function readHeader(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return Buffer.alloc(0);
+  try {
+    const buffer = Buffer.alloc(KEY_FILE_HEADER_MAX);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
   }
 }
 

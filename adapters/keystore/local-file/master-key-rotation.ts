@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileDurably } from './durable-file.js';
-import { keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
+import { keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
 import {
   beginRotation,
   endRotation,
@@ -82,7 +82,7 @@ export async function rotateMasterKey(input: RotateMasterKeyInput): Promise<Rota
       const privateKey = oldKey ? unsealKey(oldKey, ref, sealed) : null;
       if (!privateKey) throw new MasterKeyError(`${file} opens under neither the current nor the new master key; rotation stopped (rerun once it is restored or removed)`);
       try {
-        await writeFileDurably(file, sealKey(newKey, ref, privateKey), () => input.afterRewrap?.(rewrapped + 1, false));
+        await writeFileDurably(file, sealKey(newKey, ref, privateKey, keyLabelOf(sealed)), () => input.afterRewrap?.(rewrapped + 1, false));
       } finally {
         privateKey.fill(0);
       }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 // Default import: pkcs11js is CommonJS, and under Node's ESM loader a namespace import misses its constants.
 import pkcs11js from 'pkcs11js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { addressFromPublicKey } from '../../../src/domain/address.js';
+import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../../src/ports/key-store.port.js';
 import { completeSignature } from '../shared/secp256k1.js';
 
 /** Configuration of the `pkcs11` key store. */
@@ -21,6 +22,30 @@ export interface Pkcs11KeyStoreConfig {
 const SECP256K1_PARAMS = Buffer.from('06052b8104000a', 'hex');
 const LABEL_PREFIX = 'wallet-vault:';
 const KEY_REF = /^[0-9a-f]{32}$/;
+
+/**
+ * CKA_LABEL of a key: `wallet-vault:<created ms>` (older releases, or no deployment given) or
+ * `wallet-vault:<deployment>:<created ms>:<vault>`. A release that only knows the first form reads
+ * the second as no time at all, so it never sweeps a key of this one.
+ */
+interface KeyLabel {
+  readonly created: number;
+  readonly deploymentId: string | null;
+  readonly vaultId: string | null;
+}
+
+function labelOf(owner: KeyOwner | undefined, created: number): string {
+  return owner?.deploymentId ? `${LABEL_PREFIX}${owner.deploymentId}:${created}:${owner.vaultId}` : `${LABEL_PREFIX}${created}`;
+}
+
+/** The parsed label, or null for an object that is not one of ours. */
+function parseLabel(text: string): KeyLabel | null {
+  if (!text.startsWith(LABEL_PREFIX)) return null;
+  const parts = text.slice(LABEL_PREFIX.length).split(':');
+  if (parts.length === 1) return { created: Number(parts[0]), deploymentId: null, vaultId: null };
+  if (parts.length !== 3 || parts[0] === '') return null;
+  return { created: Number(parts[1]), deploymentId: parts[0]!, vaultId: parts[2] || null };
+}
 
 const unavailable = (problem: string, cause?: unknown) =>
   new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store pkcs11: ${problem}`, { cause });
@@ -61,8 +86,9 @@ function releaseModule(path: string): void {
 /**
  * secp256k1 keys generated on the token, private halves sensitive and never extractable. The token signs
  * the digest with CKM_ECDSA and returns raw r||s; the shared helpers make it low-s and find v against the
- * public key. Each key pair carries CKA_ID = the key reference and a label with its creation time, which
- * lets the orphan sweep find keys no wallet names.
+ * public key. Each key pair carries CKA_ID = the key reference and a label with its deployment, creation
+ * time and vault, which lets the orphan sweep find its own deployment's keys that no wallet names (and
+ * leave every other key on a shared token alone).
  */
 export class Pkcs11KeyStore implements KeyStore {
   readonly name = 'pkcs11';
@@ -105,10 +131,10 @@ export class Pkcs11KeyStore implements KeyStore {
     }
   }
 
-  async create(): Promise<CreatedKey> {
+  async create(owner?: KeyOwner): Promise<CreatedKey> {
     const keyRef = randomBytes(16).toString('hex');
     const id = Buffer.from(keyRef, 'hex');
-    const label = `${LABEL_PREFIX}${Date.now()}`;
+    const label = labelOf(owner, Date.now());
     return this.withSession(async (lib, session) => {
       const pair = await lib.C_GenerateKeyPairAsync(
         session,
@@ -161,24 +187,23 @@ export class Pkcs11KeyStore implements KeyStore {
     await this.withSession(async (lib, session) => void lib.C_GetSessionInfo(session), 'ping');
   }
 
-  async listKeyRefs(createdBefore: Date): Promise<string[]> {
+  async listKeys(query: { readonly deploymentId: string; readonly createdBefore: Date }): Promise<StoredKey[]> {
     return this.withSession(async (lib, session) => {
-      lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]);
-      const handles: Buffer[] = [];
-      try {
-        for (let batch = lib.C_FindObjects(session, 100); batch.length > 0; batch = lib.C_FindObjects(session, 100)) handles.push(...batch);
-      } finally {
-        lib.C_FindObjectsFinal(session);
+      const keys: StoredKey[] = [];
+      for (const { keyRef, label } of this.labelledKeys(lib, session)) {
+        if (label.deploymentId !== query.deploymentId || !(label.created < query.createdBefore.getTime())) continue;
+        keys.push({ keyRef, address: addressOf(this.publicKey(lib, session, keyRef)), vaultId: label.vaultId });
       }
-      const refs: string[] = [];
-      for (const handle of handles) {
-        const [label, id] = lib.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_LABEL }, { type: pkcs11js.CKA_ID }]);
-        const text = (label!.value as Buffer).toString();
-        if (!text.startsWith(LABEL_PREFIX)) continue; // not one of ours: never touched
-        if (Number(text.slice(LABEL_PREFIX.length)) < createdBefore.getTime()) refs.push((id!.value as Buffer).toString('hex'));
-      }
-      return refs;
+      return keys;
     }, 'list');
+  }
+
+  /** Every key of ours older than `createdBefore`, whatever deployment (or none) it carries. */
+  async listKeyRefs(createdBefore: Date): Promise<string[]> {
+    return this.withSession(
+      async (lib, session) => this.labelledKeys(lib, session).filter((k) => k.label.created < createdBefore.getTime()).map((k) => k.keyRef),
+      'list',
+    );
   }
 
   async close(): Promise<void> {
@@ -188,6 +213,24 @@ export class Pkcs11KeyStore implements KeyStore {
     for (const s of this.all.splice(0)) lib.C_CloseSession(s);
     this.idle.length = 0;
     releaseModule(this.config.modulePath);
+  }
+
+  /** The private keys on the token whose label is one of ours; any other object is never touched. */
+  private labelledKeys(lib: pkcs11js.PKCS11, session: Buffer): { keyRef: string; label: KeyLabel }[] {
+    lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]);
+    const handles: Buffer[] = [];
+    try {
+      for (let batch = lib.C_FindObjects(session, 100); batch.length > 0; batch = lib.C_FindObjects(session, 100)) handles.push(...batch);
+    } finally {
+      lib.C_FindObjectsFinal(session);
+    }
+    const keys: { keyRef: string; label: KeyLabel }[] = [];
+    for (const handle of handles) {
+      const [label, id] = lib.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_LABEL }, { type: pkcs11js.CKA_ID }]);
+      const parsed = parseLabel((label!.value as Buffer).toString());
+      if (parsed) keys.push({ keyRef: (id!.value as Buffer).toString('hex'), label: parsed });
+    }
+    return keys;
   }
 
   private find(lib: pkcs11js.PKCS11, session: Buffer, keyRef: string, cls: number): Buffer | null {
@@ -265,6 +308,8 @@ function ecPoint(value: Buffer): Uint8Array {
   if (point.length !== 65 || point[0] !== 0x04) throw unavailable('token returned an unexpected EC point');
   return new Uint8Array(point);
 }
+
+const addressOf = (publicKey: Uint8Array) => addressFromPublicKey(publicKey).toLowerCase();
 
 function reason(error: unknown): string {
   const e = error as { message?: string };

@@ -24,14 +24,25 @@ export class KeyCache {
     return entry.key;
   }
 
-  set(ref: string, key: Buffer, now = Date.now()): void {
-    if (this.maxEntries <= 0 || this.ttlMs <= 0) return;
-    this.delete(ref);
+  /**
+   * Hands `key`, just unwrapped for `ref`, to the cache, and returns the key to sign with and who zeroes
+   * it. `kept`: the cache owns it now and zeroes it when evicted. Not kept (size or TTL 0): the caller
+   * zeroes it once signed. When a concurrent load kept a key for `ref` first, that one is returned and
+   * `key`, a duplicate, is zeroed here: replacing the kept one would zero a key a sign in flight holds.
+   */
+  keep(ref: string, key: Buffer, now = Date.now()): { key: Buffer; kept: boolean } {
+    if (this.maxEntries <= 0 || this.ttlMs <= 0) return { key, kept: false };
+    const already = this.get(ref, now);
+    if (already && already !== key) {
+      key.fill(0);
+      return { key: already, kept: true };
+    }
     this.entries.set(ref, { key, expiresAt: now + this.ttlMs });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.delete(oldest);
     }
+    return { key, kept: true };
   }
 
   delete(ref: string): void {

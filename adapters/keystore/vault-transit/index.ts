@@ -2,6 +2,7 @@ import type NodeVault from 'node-vault';
 import { z } from 'zod';
 import type { KeyStore } from '../../../src/ports/key-store.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
+import { requireNativeBindingsFor } from '../../native-bindings.js';
 import { requireDriver } from '../../optional-driver.js';
 
 await requireDriver('node-vault', 'keystores/vault-transit');
@@ -15,6 +16,18 @@ interface TransitKeyOptions {
   /** Keep unwrapped keys in memory this long (ms, default 0: one decrypt per signature). */
   readonly cacheTtlMs?: number;
   readonly cacheSize?: number;
+  /**
+   * Talk to Vault over http:// (default false: an http:// address, or a client whose endpoint is one, is
+   * refused). The token and every wallet key Vault unwraps would cross the network in clear: for a
+   * loopback or otherwise trusted network only. `serve`'s VAULT_TRANSIT_ALLOW_HTTP=true sets it.
+   */
+  readonly allowHttp?: boolean;
+  /**
+   * Sign even where the native secp256k1 or keccak binding did not load (default false: the factory
+   * throws NativeBindingError). The unwrapped keys are signed with here, and the fallback (elliptic) is
+   * not constant-time, so timing can leak them: for a development machine without a toolchain only.
+   */
+  readonly allowJavaScriptFallback?: boolean;
 }
 
 /** Options of the `vault-transit` key store: an address and token, or a node-vault client you already have. */
@@ -29,6 +42,8 @@ const key = {
   keyName: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name'),
   cacheTtlMs: z.int().min(0).optional(),
   cacheSize: z.int().min(0).optional(),
+  allowHttp: z.boolean().optional(),
+  allowJavaScriptFallback: z.boolean().optional(),
 };
 const schema = z.union([
   z.strictObject({ ...key, client: z.custom<NodeVault.client>((c) => typeof (c as { write?: unknown })?.write === 'function', 'must be a node-vault client') }),
@@ -37,5 +52,14 @@ const schema = z.union([
 
 /** The `vault-transit` key store (`wallet-vault/keystores/vault-transit`; needs the optional package node-vault). */
 export function vaultTransitKeyStore(options: VaultTransitKeyStoreOptions): KeyStore {
-  return new VaultTransitKeyStore(parseFactoryOptions('vaultTransitKeyStore', schema, options));
+  const o = parseFactoryOptions('vaultTransitKeyStore', schema, options);
+  const address = 'client' in o ? (o.client as { endpoint?: unknown }).endpoint : o.address;
+  if (typeof address === 'string' && /^http:/i.test(address) && o.allowHttp !== true) {
+    throw new TypeError(
+      `invalid vaultTransitKeyStore options:\n  ${'client' in o ? 'client.endpoint' : 'address'}: http:// would send the Vault token and every wallet key Vault unwraps in clear; ` +
+        'use https://, or pass allowHttp: true for a loopback or otherwise trusted network',
+    );
+  }
+  requireNativeBindingsFor('vaultTransitKeyStore', o.allowJavaScriptFallback);
+  return new VaultTransitKeyStore(o);
 }

@@ -70,12 +70,12 @@ export class VaultTransitKeyStore implements KeyStore {
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
     const cached = this.cache.get(keyRef);
     if (cached) return signDigest(cached, digest);
-    const key = await this.unwrap(keyRef);
+    const { key, kept } = this.cache.keep(keyRef, await this.unwrap(keyRef));
     try {
       return signDigest(key, digest);
     } finally {
-      if (this.config.cacheTtlMs) this.cache.set(keyRef, key);
-      else key.fill(0);
+      // A key the cache does not keep (TTL or size 0) is this sign's only.
+      if (!kept) key.fill(0);
     }
   }
 

@@ -5,12 +5,13 @@ import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
 
 await requireDriver('pg', 'persistence/postgres');
-const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
+const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresKeyQuarantine }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
   await Promise.all([
     import('./postgres.api-key-cache.js'),
     import('./postgres.database.js'),
     import('./postgres.audit-log.js'),
     import('./postgres.job-lock.js'),
+    import('./postgres.key-quarantine.js'),
     import('./postgres.policy-repository.js'),
     import('./postgres.replay-guard.js'),
     import('./postgres.signature-log.js'),
@@ -77,6 +78,7 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     auditLog,
     policies: new PostgresPolicyRepository(db),
     jobLock: new PostgresJobLock(db),
+    keyQuarantine: new PostgresKeyQuarantine(db),
     description: db.label,
     close: async () => {
       await apiKeys.close();

@@ -99,6 +99,42 @@ const MIGRATIONS: readonly string[] = [
      uniq text NOT NULL CHECK (uniq ~ '^0x[0-9a-f]{64}$'),
      PRIMARY KEY (vault_id, contract)
    );`,
+  // 4: any change to api_keys, by any path (the CLI, plain SQL, a restore), is announced on the channel
+  // every instance's PostgresApiKeyCache listens on (API_KEY_CHANNEL): the key's id, or '' for all keys.
+  `CREATE FUNCTION wallet_vault_api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP = 'TRUNCATE' THEN
+       PERFORM pg_notify('wallet_vault_api_keys', '');
+     ELSIF TG_OP = 'INSERT' THEN
+       PERFORM pg_notify('wallet_vault_api_keys', NEW.id);
+     ELSE
+       PERFORM pg_notify('wallet_vault_api_keys', OLD.id);
+       IF TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id THEN
+         PERFORM pg_notify('wallet_vault_api_keys', NEW.id);
+       END IF;
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys
+     FOR EACH ROW EXECUTE FUNCTION wallet_vault_api_keys_changed();
+   CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys
+     FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed();`,
+  // 5: the deployment's identity, created once with the database (a backup restored keeps it), recorded on
+  // every key it creates; and the keys of this deployment no wallet names, kept for the operator.
+  `CREATE TABLE deployment (
+     singleton integer PRIMARY KEY CHECK (singleton = 1),
+     id text COLLATE "C" NOT NULL,
+     created timestamptz NOT NULL DEFAULT now()
+   );
+   INSERT INTO deployment (singleton, id) VALUES (1, replace(gen_random_uuid()::text, '-', ''));
+   CREATE TABLE quarantined_keys (
+     key_store text COLLATE "C" NOT NULL,
+     key_ref text COLLATE "C" NOT NULL,
+     address text COLLATE "C" NOT NULL,
+     vault_id text COLLATE "C",
+     quarantined timestamptz NOT NULL,
+     PRIMARY KEY (key_store, key_ref)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

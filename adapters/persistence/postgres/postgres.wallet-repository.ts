@@ -9,7 +9,7 @@ import {
   type IdempotencyRow,
   toApiKey, toVault, toWallet as fromRow, WALLET_COLUMNS, type ApiKeyRow, type VaultRow, type WalletRow as Row,
 } from '../shared/rows.js';
-import { API_KEY_CHANNEL, type PostgresApiKeyCache } from './postgres.api-key-cache.js';
+import type { PostgresApiKeyCache } from './postgres.api-key-cache.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 type WalletRow = Row<Date>;
@@ -104,12 +104,9 @@ export class PostgresWalletRepository implements WalletRepository {
   }
 
   async revokeApiKey(id: string, now: Date): Promise<boolean> {
-    // The NOTIFY commits with the update: every instance's PostgresApiKeyCache drops the key as it commits.
-    const result = await this.db.query(
-      `WITH revoked AS (UPDATE api_keys SET revoked = COALESCE(revoked, $1) WHERE id = $2 RETURNING id)
-       SELECT pg_notify('${API_KEY_CHANNEL}', id) FROM revoked`,
-      [now, id],
-    );
+    // The table's trigger (migration 4) NOTIFYs with the update: every instance's PostgresApiKeyCache
+    // drops the key as it commits, as it does for a change made by any other path.
+    const result = await this.db.query('UPDATE api_keys SET revoked = COALESCE(revoked, $1) WHERE id = $2', [now, id]);
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -5,6 +5,7 @@ import { InProcessJobLock } from './in-process.job-lock.js';
 import { SqliteAuditLog } from './sqlite.audit-log.js';
 import { closeCommitQueueOf } from './sqlite.commit-queue.js';
 import { openSqliteDatabase } from './sqlite.database.js';
+import { SqliteKeyQuarantine } from './sqlite.key-quarantine.js';
 import { SqlitePolicyRepository } from './sqlite.policy-repository.js';
 import { SqliteReplayGuard } from './sqlite.replay-guard.js';
 import { SqliteSignatureLog } from './sqlite.signature-log.js';
@@ -37,6 +38,7 @@ export async function sqlitePersistence(options: SqlitePersistenceOptions): Prom
     auditLog,
     policies: new SqlitePolicyRepository(db),
     jobLock: new InProcessJobLock(),
+    keyQuarantine: new SqliteKeyQuarantine(db),
     close: async () => {
       await closeCommitQueueOf(db);
       db.close();

@@ -113,6 +113,23 @@ const MIGRATIONS: readonly string[] = [
      uniq TEXT NOT NULL CHECK (length(uniq) = 66 AND substr(uniq, 1, 2) = '0x' AND substr(uniq, 3) NOT GLOB '*[^0-9a-f]*'),
      PRIMARY KEY (vault_id, contract)
    ) WITHOUT ROWID;`,
+  // The deployment's identity, created once with the database (a backup restored keeps it), recorded on
+  // every key it creates; and the keys of this deployment no wallet names, kept for the operator.
+  `CREATE TABLE deployment (
+     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     id TEXT NOT NULL,
+     created INTEGER NOT NULL
+   );
+   INSERT INTO deployment (singleton, id, created)
+     VALUES (1, lower(hex(randomblob(16))), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+   CREATE TABLE quarantined_keys (
+     key_store TEXT NOT NULL,
+     key_ref TEXT NOT NULL,
+     address TEXT NOT NULL,
+     vault_id TEXT,
+     quarantined INTEGER NOT NULL,
+     PRIMARY KEY (key_store, key_ref)
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,0 +1,105 @@
+import { parseAddress, toChecksumAddress } from '../domain/address.js';
+import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
+import { normalizeWalletName, type Wallet } from '../domain/wallet.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { IdGenerator } from '../ports/id-generator.port.js';
+import type { KeyQuarantine, QuarantinedKey } from '../ports/key-quarantine.port.js';
+import type { KeyStoreRegistry } from '../ports/key-store.port.js';
+import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import { audit, OPERATOR } from './audit-actor.js';
+import { requireVault } from './wallet-lookup.js';
+
+export const RESTORED_WALLET_NAME = 'restored from quarantine';
+
+/**
+ * The operator's decisions on quarantined keys (`wallet-vault keys quarantine list|restore|destroy`):
+ * restore gives the key its wallet back, so it signs again; destroy is the only way such a key is
+ * ever destroyed. Each is recorded in the audit trail.
+ */
+export class ManageQuarantine {
+  constructor(
+    private readonly repository: WalletRepository,
+    private readonly keyStores: KeyStoreRegistry,
+    private readonly quarantine: KeyQuarantine | undefined,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly auditLog: AuditLog,
+  ) {}
+
+  list(): Promise<QuarantinedKey[]> {
+    return this.quarantine ? this.quarantine.list() : Promise.resolve([]);
+  }
+
+  /**
+   * A new wallet record for the key at `address`, in the vault the key store recorded for it. `vaultId`
+   * is needed where the store records none, or where the recorded vault is not in this database (a
+   * backup older than the vault); it is refused when it differs from a recorded vault that exists: the
+   * key was made for that vault's callers.
+   */
+  async restore(input: { address: unknown; vaultId?: string; name?: unknown }): Promise<Wallet> {
+    const key = await this.find(input.address);
+    const name = normalizeWalletName(input.name ?? RESTORED_WALLET_NAME);
+    const recorded = key.vaultId === null ? null : await this.repository.findVault(key.vaultId);
+    if (recorded && input.vaultId !== undefined && input.vaultId !== recorded.id) {
+      throw invalidArgument(`vault: this key was created for vault ${recorded.id}, not ${input.vaultId}`);
+    }
+    if (!recorded && input.vaultId === undefined) {
+      throw invalidArgument(
+        key.vaultId === null
+          ? 'vault: required, the key store does not record which vault this key was created for'
+          : `vault: required, the key was created for vault ${key.vaultId}, which this database does not hold`,
+      );
+    }
+    const vault = recorded ?? (await requireVault(this.repository, input.vaultId!));
+    this.keyStores.get(key.keyStore); // a store that is not configured fails here, before any write
+    if (await this.repository.keyRefInUse(key.keyStore, key.keyRef)) throw namedAgain(key);
+    const now = this.clock.now();
+    const wallet: Wallet = {
+      id: this.ids.next(),
+      accountId: vault.accountId,
+      vaultId: vault.id,
+      name,
+      address: toChecksumAddress(key.address),
+      keyStore: key.keyStore,
+      keyRef: key.keyRef,
+      created: now,
+      updated: now,
+      expires: null,
+      version: 1,
+    };
+    await this.repository.insertWallet(wallet);
+    await audit(this.auditLog, 'key.restored', now, OPERATOR, vault.id, wallet.address, {
+      walletId: wallet.id,
+      keyStore: key.keyStore,
+      name,
+      recordedVault: key.vaultId,
+    });
+    await this.quarantine!.remove(key.keyStore, key.keyRef);
+    return wallet;
+  }
+
+  /** Destroys the key for good (the store's destroy: a KMS key is scheduled for deletion). */
+  async destroy(input: { address: unknown }): Promise<QuarantinedKey> {
+    const key = await this.find(input.address);
+    if (await this.repository.keyRefInUse(key.keyStore, key.keyRef)) throw namedAgain(key);
+    await this.keyStores.get(key.keyStore).destroy(key.keyRef);
+    // After the destroy: the trail never records a destruction that did not happen. A failure here
+    // leaves the key listed; destroying again (idempotent in every store) records it.
+    await audit(this.auditLog, 'key.destroyed', this.clock.now(), OPERATOR, key.vaultId, toChecksumAddress(key.address), {
+      keyStore: key.keyStore,
+    });
+    await this.quarantine!.remove(key.keyStore, key.keyRef);
+    return key;
+  }
+
+  private async find(rawAddress: unknown): Promise<QuarantinedKey> {
+    const address = parseAddress(rawAddress, 'address', { anyCase: true }).toLowerCase();
+    const key = (await this.list()).find((k) => k.address === address);
+    if (!key) throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `no quarantined key has address ${toChecksumAddress(address)}`);
+    return key;
+  }
+}
+
+const namedAgain = (key: QuarantinedKey) =>
+  new DomainError(ErrorCode.CONFLICT, `a wallet already names the key of ${toChecksumAddress(key.address)}; the next sweep releases it from quarantine`);
