@@ -1,5 +1,6 @@
 import { createAuthSignature } from './auth-signature.js';
 import type { SignRequest, SignResult, Submission, VaultStatus, Wallet, WalletPage } from './types.js';
+import { isVaultErrorCode } from './error-codes.js';
 import { VaultError } from './vault-error.js';
 
 /*
@@ -217,10 +218,11 @@ export class VaultClient {
     } catch {
       throw new VaultError(`${call.method} ${call.path}: answer ${response.status} is not JSON`, { status: response.status, requestId: answeredId, reason: 'http' });
     }
-    const envelope = parsed as { success?: unknown; data?: unknown; error?: unknown };
+    const envelope = parsed as { success?: unknown; data?: unknown; error?: unknown; code?: unknown };
     if (!response.ok) {
       const message = typeof envelope?.error === 'string' ? envelope.error : `HTTP ${response.status}`;
-      throw new VaultError(message, { status: response.status, requestId: answeredId, reason: 'http' });
+      const code = isVaultErrorCode(envelope?.code) ? envelope.code : undefined;
+      throw new VaultError(message, { status: response.status, code, requestId: answeredId, reason: 'http' });
     }
     if (call.bare) return parsed as T;
     if (envelope?.success !== true) {

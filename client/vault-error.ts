@@ -1,17 +1,29 @@
+import type { VaultErrorCode } from './error-codes.js';
+
 /**
- * A request that failed: the server's answer (`status` and its `error` message), or no answer at all
- * (`status` 0: the network failed or `timeoutMs` passed, see `reason`). `requestId` is the id the
- * server logged the request under (the `X-Request-Id` the client sent, or the server's own).
+ * A request that failed: the server's answer (`status`, its `error` message and its stable `code`), or
+ * no answer at all (`status` 0: the network failed or `timeoutMs` passed, see `reason`). `requestId` is
+ * the id the server logged the request under (the `X-Request-Id` the client sent, or the server's own).
  */
 export class VaultError extends Error {
   override readonly name = 'VaultError';
   readonly status: number;
+  /**
+   * What went wrong, for a program to act on (`WALLET_NOT_FOUND`, `POLICY_DENIED`, `RATE_LIMITED` …).
+   * Undefined without an answer, or when the answer carries no code this client knows (not the vault's
+   * envelope, e.g. a proxy's error page, or a code of a newer server): then `status` is what there is.
+   */
+  readonly code: VaultErrorCode | undefined;
   readonly requestId: string | undefined;
   readonly reason: 'http' | 'timeout' | 'network';
 
-  constructor(message: string, init: { status: number; requestId?: string | undefined; reason: VaultError['reason']; cause?: unknown }) {
+  constructor(
+    message: string,
+    init: { status: number; code?: VaultErrorCode | undefined; requestId?: string | undefined; reason: VaultError['reason']; cause?: unknown },
+  ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
+    this.code = init.code;
     this.requestId = init.requestId;
     this.reason = init.reason;
   }

@@ -1,4 +1,7 @@
 import type { Duplex } from 'node:stream';
+import { ErrorCode } from '../../src/domain/errors.js';
+import { errorEnvelope } from './error-response.js';
+import { STATUS_BY_CODE } from './error-status.js';
 
 /**
  * Answers a request node refused before it reached the app (headers over the limit, a malformed request
@@ -12,13 +15,14 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     socket.destroy();
     return;
   }
-  const [status, reason, message] =
+  const [code, reason, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', `request headers are larger than the limit of ${maxHeaderBytes} bytes`]
+      ? [ErrorCode.HEADERS_TOO_LARGE, 'Request Header Fields Too Large', `request headers are larger than the limit of ${maxHeaderBytes} bytes`]
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'request was not received in time']
-        : [400, 'Bad Request', 'malformed HTTP request'];
-  const body = JSON.stringify({ success: false, error: message });
+        ? [ErrorCode.REQUEST_TIMEOUT, 'Request Timeout', 'request was not received in time']
+        : [ErrorCode.INVALID_ARGUMENT, 'Bad Request', 'malformed HTTP request'];
+  const status = STATUS_BY_CODE[code];
+  const body = JSON.stringify(errorEnvelope(code, message));
   // An answer to HEAD carries no body (RFC 9110 9.3.2): a client would read it as its next answer. The
   // method is read from rawPacket, the chunk node was parsing; a request whose head arrived in several
   // chunks may not start it, and then gets the body as before (the connection closes either way).

@@ -1,19 +1,37 @@
-import { isDomainError } from '../../src/domain/errors.js';
+import { ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-app.js';
 import { RateLimitedError } from './rate-limiter.js';
 
+/** A refusal as the client reads it: the status follows from the code (STATUS_BY_CODE), never chosen apart. */
+export interface ErrorResponse {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly headers?: Record<string, string>;
+}
+
 /**
- * Any error as the status and message a client sees. DomainErrors keep their message; anything else is
- * a 500 that says only "internal error" and the request id, and is logged here.
+ * The error envelope, written by every path that refuses a request (the Express app, Sign, node's
+ * client errors, health and metrics): `success` and `error` as the interface defines them, then the
+ * stable `code` a program acts on (decisions.md), in that order.
  */
-export function toErrorResponse(
-  error: unknown,
-  requestId: string,
-  logger: HttpDeps['logger'],
-): { status: number; message: string; headers?: Record<string, string> } {
+export const errorEnvelope = (code: ErrorCode, message: string): { success: false; error: string; code: ErrorCode } => ({
+  success: false,
+  error: message,
+  code,
+});
+
+const refusal = (code: ErrorCode, message: string, headers?: Record<string, string>): ErrorResponse =>
+  headers === undefined ? { status: STATUS_BY_CODE[code], code, message } : { status: STATUS_BY_CODE[code], code, message, headers };
+
+/**
+ * Any error as the status, code and message a client sees. DomainErrors keep their message; anything
+ * else is a 500 that says only "internal error" and the request id, and is logged here.
+ */
+export function toErrorResponse(error: unknown, requestId: string, logger: HttpDeps['logger']): ErrorResponse {
   if (error instanceof RateLimitedError) {
-    return { status: STATUS_BY_CODE[error.code], message: error.message, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+    return refusal(error.code, error.message, { 'Retry-After': String(error.retryAfterSeconds) });
   }
   if (isDomainError(error)) {
     const status = STATUS_BY_CODE[error.code];
@@ -24,20 +42,20 @@ export function toErrorResponse(
     }
     // The code only: messages echo the caller's input, which has no place in the logs.
     else logger.debug?.({ requestId, code: error.code, status }, 'request refused');
-    return { status, message: error.message };
+    return refusal(error.code, error.message);
   }
   if (error instanceof URIError) {
     // Express could not percent-decode a path parameter (`/vaults/%/wallets`): as the sign fast path does.
-    return { status: STATUS_BY_CODE.ROUTE_NOT_FOUND, message: 'no route: malformed percent-encoding in path' };
+    return refusal(ErrorCode.ROUTE_NOT_FOUND, 'no route: malformed percent-encoding in path');
   }
   if (isBodyParserError(error)) {
     return error.status === 413
-      ? { status: 413, message: `request body is larger than the limit of ${error.limit ?? 'the configured'} bytes` }
-      : { status: 400, message: 'request body could not be read' };
+      ? refusal(ErrorCode.PAYLOAD_TOO_LARGE, `request body is larger than the limit of ${error.limit ?? 'the configured'} bytes`)
+      : refusal(ErrorCode.MALFORMED_JSON, 'request body could not be read');
   }
   const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) };
   logger.error({ requestId, err: e }, 'unexpected error');
-  return { status: 500, message: `internal error (request id ${requestId})` };
+  return refusal(ErrorCode.INTERNAL, `internal error (request id ${requestId})`);
 }
 
 function isBodyParserError(e: unknown): e is { status: number; type: string; limit?: number } {

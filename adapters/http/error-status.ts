@@ -13,6 +13,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.IDEMPOTENCY_CONFLICT]: 409,
   [ErrorCode.CONFLICT]: 409,
   [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
+  [ErrorCode.HEADERS_TOO_LARGE]: 431,
+  [ErrorCode.REQUEST_TIMEOUT]: 408,
   [ErrorCode.RATE_LIMITED]: 429,
   [ErrorCode.CHAIN_UNAVAILABLE]: 502,
   [ErrorCode.KEYSTORE_UNAVAILABLE]: 503,

@@ -6,7 +6,8 @@ import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.j
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import { admitClient, clientAddressOf, type AddressGuardDeps } from './address-rate-limit.js';
-import { toErrorResponse } from './error-response.js';
+import { errorEnvelope, toErrorResponse } from './error-response.js';
+import { STATUS_BY_CODE } from './error-status.js';
 import { parseJsonBody } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS, type JsonBounds } from './json-bounds.js';
 import { bodyLimits, type JsonTextLimits } from './json-nesting.js';
@@ -124,8 +125,11 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
         const why: unknown = isDomainError(error) ? (error as { details?: unknown }).details : undefined;
         const details = typeof why === 'string' ? why : undefined;
         if (details !== undefined) deps.logger.warn({ problems: details }, 'not ready');
-        const message = details !== undefined && operator(req) ? details : isDomainError(error) ? error.message : 'not ready';
-        res.status(503).json({ success: false, error: message });
+        // A dependency down is 503 under its own code; readiness failing otherwise is unexpected, answered as on any route.
+        const down = isDomainError(error) && STATUS_BY_CODE[error.code] === 503;
+        const failure = down ? { status: 503, code: error.code, message: error.message } : toErrorResponse(error, locals(res).requestId, deps.logger);
+        const message = details !== undefined && operator(req) ? details : failure.message;
+        res.status(failure.status).json(errorEnvelope(failure.code, message));
       }
     });
   }
@@ -134,7 +138,10 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
     const metrics = deps.metrics;
     app.get('/metrics', async (req, res) => {
       if (deps.operatorToken !== undefined && !operator(req)) {
-        res.status(401).set('WWW-Authenticate', 'Bearer').json({ success: false, error: 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' });
+        res
+          .status(STATUS_BY_CODE.UNAUTHENTICATED)
+          .set('WWW-Authenticate', 'Bearer')
+          .json(errorEnvelope(ErrorCode.UNAUTHENTICATED, 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)'));
         return;
       }
       const { contentType, text } = await metrics.exposition();
@@ -243,10 +250,10 @@ function readJsonBody(limit: number, shape: JsonTextLimits) {
 
 function errorHandler(logger: HttpDeps['logger']) {
   return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const { status, message, headers } = toErrorResponse(error, locals(res).requestId, logger);
+    const { status, code, message, headers } = toErrorResponse(error, locals(res).requestId, logger);
     if (res.headersSent) return;
     if (headers) res.set(headers);
-    res.status(status).json({ success: false, error: message });
+    res.status(status).json(errorEnvelope(code, message));
   };
 }
 

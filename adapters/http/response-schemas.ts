@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCode } from '../../src/domain/errors.js';
 import { chainName } from './schemas.js';
 
 /*
@@ -76,12 +77,17 @@ export const submissionSchema = z
   .meta({ id: 'Submission' });
 export type SubmissionView = z.infer<typeof submissionSchema>;
 
+/**
+ * Every refusal: `success` and `error` as the interface defines them, and the stable `code`. Each
+ * operation's answers narrow `code` to the codes it lists (openapi/operation-codes.ts).
+ */
 export const errorEnvelopeSchema = z
   .object({
     success: z.literal(false),
     error: z.string().meta({ description: 'A clear message naming the field and the problem; for 500 only `internal error (request id …)`.' }),
+    code: z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]).meta({ description: 'Stable across releases; what a program acts on.' }),
   })
-  .meta({ id: 'Error', example: { success: false, error: 'name: must be a string' } });
+  .meta({ id: 'Error', example: { success: false, error: 'name: must be a string', code: 'INVALID_ARGUMENT' } });
 
 /** `{"success": true, "data": …}`, the envelope of every answer but status, health and metrics. */
 export const enveloped = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });

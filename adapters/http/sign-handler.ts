@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { takeAddressLimit } from './address-rate-limit.js';
-import { toErrorResponse } from './error-response.js';
+import { errorEnvelope, toErrorResponse } from './error-response.js';
 import { takeRateLimit, type HttpDeps } from './http-app.js';
 import { tooLarge } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
@@ -59,7 +59,7 @@ export async function handleSign(deps: SignDeps, input: SignInput): Promise<Sign
   } catch (error) {
     const failure = toErrorResponse(error, input.requestId, deps.logger);
     status = failure.status;
-    payload = { success: false, error: failure.message };
+    payload = errorEnvelope(failure.code, failure.message);
     headers = failure.headers;
   }
   const text = JSON.stringify(payload);

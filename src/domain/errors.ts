@@ -1,6 +1,7 @@
 /**
- * The one error type of the service. `code` is stable and machine-readable; the HTTP adapter holds the
- * only table that maps codes to statuses. Messages are for people and must never carry key material,
+ * The one error type of the service. `code` is stable and machine-readable (every error answer carries
+ * it beside the message, and the client's VaultErrorCode lists the same values); the HTTP adapter holds
+ * the only table that maps codes to statuses. Messages are for people and must never carry key material,
  * API keys or secrets.
  */
 export const ErrorCode = {
@@ -15,6 +16,8 @@ export const ErrorCode = {
   IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
   CONFLICT: 'CONFLICT',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   RATE_LIMITED: 'RATE_LIMITED',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',

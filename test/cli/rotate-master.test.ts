@@ -59,7 +59,7 @@ const OPERATOR_TOKEN = 'operator-token-for-the-readiness-details';
 async function expectNotReady(url: string, reason: RegExp): Promise<void> {
   const anonymous = await fetch(`${url}/readyz`);
   expect(anonymous.status).toBe(503);
-  expect(await anonymous.json()).toEqual({ success: false, error: 'key store local unavailable' });
+  expect(await anonymous.json()).toEqual({ success: false, error: 'key store local unavailable', code: 'KEYSTORE_UNAVAILABLE' });
   const operator = await fetch(`${url}/readyz`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
   expect(operator.status).toBe(503);
   expect(JSON.stringify(await operator.json())).toMatch(reason);

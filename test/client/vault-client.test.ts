@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { VaultClient, VaultError } from '../../client/index.js';
+import { VaultClient, VaultError, type VaultErrorCode } from '../../client/index.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -20,7 +20,7 @@ function recordingFetch(answer: (attempt: number, url: string, init: RequestInit
 }
 
 const unavailable = () =>
-  new Response(JSON.stringify({ success: false, error: 'key store local did not answer' }), { status: 503, headers: { 'content-type': 'application/json', 'x-request-id': 'from-the-server' } });
+  new Response(JSON.stringify({ success: false, error: 'key store local did not answer', code: 'KEYSTORE_UNAVAILABLE' }), { status: 503, headers: { 'content-type': 'application/json', 'x-request-id': 'from-the-server' } });
 
 for (const secured of [false, true]) {
   describe(`VaultClient against the real server (${secured ? 'with' : 'without'} VAULT_AUTH_SECRET_KEY)`, () => {
@@ -70,14 +70,24 @@ for (const secured of [false, true]) {
       expect(sent.map((r) => new URL(r.url).search)).toEqual(['?offset=0&count=2', '?offset=2&count=2', '?offset=4&count=2']);
     });
 
-    it('throws VaultError with the status, the message and the request id', async () => {
+    it('throws VaultError with the status, the code, the message and the request id', async () => {
       const error = await vault.getWallet(`0x${'12'.repeat(20)}`).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(VaultError);
-      expect(error).toMatchObject({ status: 404, reason: 'http', message: expect.stringMatching(/not found|not in this vault/), requestId: expect.stringMatching(/^vc-/) });
+      expect(error).toMatchObject({
+        status: 404,
+        code: 'WALLET_NOT_FOUND',
+        reason: 'http',
+        message: expect.stringMatching(/not found|not in this vault/),
+        requestId: expect.stringMatching(/^vc-/),
+      });
       const refused = await new VaultClient({ ...options(), apiKey: 'wv_not-a-key' }).status().catch((e: unknown) => e);
-      expect(refused).toMatchObject({ status: 401 });
+      expect(refused).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
       const bad = await vault.submit('nope', 'nope').catch((e: unknown) => e);
-      expect(bad).toMatchObject({ status: 400, message: 'submissionHash: must be 0x-prefixed 32-byte hex' });
+      expect(bad).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT', message: 'submissionHash: must be 0x-prefixed 32-byte hex' });
+      const missing = await vault.getSubmission(`0x${'34'.repeat(32)}`).catch((e: unknown) => e);
+      // Typed: a program branches on the code, and the compiler knows every value it can take.
+      const code: VaultErrorCode | undefined = (missing as VaultError).code;
+      expect(code).toBe('SUBMISSION_NOT_FOUND');
     });
 
     it('retries a sign answered 503, with a new X-Vault-Auth-Signature (and request id) for each attempt', async () => {

@@ -115,7 +115,7 @@ describe("the README's walk-through", { timeout: 180_000 }, () => {
       if (step.command.startsWith('curl ')) {
         // The one documented refusal says so in the README (`"success":false` and its status).
         const documentedRefusal = step.command.includes(`'{"name":""}'`);
-        expect(step.output, what).toMatch(documentedRefusal ? /^\{"success":false,"error":"name: must not be empty"\}$/ : /"success":true|"online":true/);
+        expect(step.output, what).toMatch(documentedRefusal ? /^\{"success":false,"error":"name: must not be empty","code":"INVALID_ARGUMENT"\}$/ : /"success":true|"online":true/);
       }
     }
     const values = Object.fromEntries(steps.filter((s) => /^[A-Z]+=[^$]+$/.test(s.command)).map((s) => [s.command.split('=')[0], s.output]));

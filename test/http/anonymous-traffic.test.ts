@@ -104,7 +104,7 @@ describe('the per-client-address limit, taken before authentication', () => {
     const anonymous = await requestFrom(from, `${s.url}${base}/wallets`);
     expect(anonymous.status).toBe(429);
     expect(Number(anonymous.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(anonymous.body).toEqual({ success: false, error: expect.stringMatching(/rate limit exceeded for this client address/) });
+    expect(anonymous.body).toEqual({ success: false, error: expect.stringMatching(/rate limit exceeded for this client address/), code: 'RATE_LIMITED' });
     // A valid key does not get past it either: the limit is taken before the key is even looked at.
     const sign = await requestFrom(from, `${s.url}${base}/sign`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: '{}' });
     expect(sign.status).toBe(429);

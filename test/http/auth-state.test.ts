@@ -81,7 +81,7 @@ describe.each(backends)('authentication state and the audit trail on $name', ({ 
     for (const name of ['nul\u0000here', 'bell\u0007', 'line\nbreak', 'c1\u0085', 'del\u007f']) {
       const created = await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name });
       expect(created.status, JSON.stringify(name)).toBe(400);
-      expect(created.body).toEqual({ success: false, error: expect.stringMatching(/^name: must not contain control characters/) });
+      expect(created.body).toEqual({ success: false, error: expect.stringMatching(/^name: must not contain control characters/), code: 'INVALID_ARGUMENT' });
     }
     const wallet = (await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'fine' })).body.data;
     const renamed = await api.put(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`, { name: 'x\u0000' });

@@ -47,6 +47,7 @@ describe('a client that trickles its headers', () => {
       const seconds = (Date.now() - started) / 1000;
       expect(answer, `still open after ${seconds} s`).not.toBeNull();
       expect(answer).toMatch(/^HTTP\/1\.1 408 /); // node answers Request Timeout, then closes
+      expect(answer).toMatch(/\{"success":false,"error":"request was not received in time","code":"REQUEST_TIMEOUT"\}$/);
     } finally {
       clearInterval(trickle);
       socket.destroy();

@@ -4,7 +4,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { AbiCoder, getAddress, keccak256, recoverAddress } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS_BY_CODE } from '../../adapters/http/error-status.js';
 import { createHttpApp, type HttpDeps } from '../../adapters/http/http-app.js';
+import type { ErrorCode } from '../../src/domain/errors.js';
 import { withSignFastPath } from '../../adapters/http/sign-fast-path.js';
 import { freePort } from '../support/cli.js';
 import { client, type Reply } from '../support/http-client.js';
@@ -21,11 +23,16 @@ const [TO, CONTRACT, SENDER, UNIQ] = [MINT_TO, LOCAL_CONTRACT, LOCAL_SENDER, LOC
 const MINT = MINT_ABI;
 const coder = AbiCoder.defaultAbiCoder();
 
-/** The error envelope exactly: two fields, JSON content type. */
+/**
+ * The error envelope exactly: `success` and `error` as the interface defines them, then the stable `code`
+ * (decisions.md), in that order; the code is one that maps to this status. JSON content type.
+ */
 function expectErrorEnvelope(r: Reply, status: number, message?: RegExp): void {
   expect(r.status).toBe(status);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(r.body).toEqual({ success: false, error: message ? expect.stringMatching(message) : expect.any(String) });
+  expect(r.body).toEqual({ success: false, error: message ? expect.stringMatching(message) : expect.any(String), code: expect.any(String) });
+  expect(Object.keys(r.body)).toEqual(['success', 'error', 'code']);
+  expect(STATUS_BY_CODE[r.body.code as ErrorCode], `code ${r.body.code}`).toBe(status);
 }
 
 /** A request whose body is streamed with chunked encoding (no Content-Length the server could check first). */
@@ -187,7 +194,7 @@ describe('decisions.md over HTTP: authentication, routes, bodies, envelope', () 
     for (const sub of ['/wallets', '/sign']) {
       const r = await chunkedPost(`${s.url}/api/v1/vaults/${a.id}${sub}`, a.key, 1024 * 1024 + 1);
       expect(r.status, sub).toBe(413);
-      expect(r.body).toEqual({ success: false, error: expect.stringMatching(/larger than the limit/) });
+      expect(r.body).toEqual({ success: false, error: expect.stringMatching(/larger than the limit/), code: 'PAYLOAD_TOO_LARGE' });
     }
     // Just under the limit is accepted as a body (and then refused only for its content).
     const under = await api.post(`/api/v1/vaults/${a.id}/wallets`, { name: 'x'.repeat(1024 * 1024 - 20) });
@@ -326,7 +333,8 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       verifyAuthSignature: { execute: async () => undefined },
       recordSubmission: { execute: boom },
       getSubmission: { execute: boom },
-      readiness: async () => undefined,
+      // Readiness failing otherwise than by a dependency down (a ReadinessFailure, 503) is just as unexpected.
+      readiness: boom,
       logger: {
         info: () => undefined,
         warn: (o, m) => void logged.push({ o, m }),
@@ -348,6 +356,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
     ['POST', '/api/v1/vaults/v/wallets', { name: 'x' }],
     ['GET', `/api/v1/vaults/v/status`, undefined],
     ['POST', '/api/v1/vaults/v/sign', { chain: 'local' }],
+    ['GET', '/readyz', undefined],
   ] as const)('%s %s', async (method, p, body) => {
     logged.length = 0;
     const r = await client(url, 'any').raw(method, p, { body });

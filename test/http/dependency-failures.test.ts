@@ -52,7 +52,7 @@ describe('a dependency that never answers is an error naming it, never a hang', 
       });
       expect(silent.connections()).toBeGreaterThan(before);
       expect(r.status).toBe(502);
-      expect(r.body).toEqual({ success: false, error: 'chain sepolia: RPC did not answer eth_chainId within 400 ms' });
+      expect(r.body).toEqual({ success: false, error: 'chain sepolia: RPC did not answer eth_chainId within 400 ms', code: 'CHAIN_UNAVAILABLE' });
       expect(Date.now() - started).toBeLessThan(5000);
     } finally {
       await s.stop();
@@ -102,9 +102,13 @@ describe('/readyz names the dependency that does not answer', () => {
       const r = await client(s.url).get('/readyz');
       expect(r.status).toBe(503);
       // Anyone may ask /readyz: it names the store, not its address, mount or key.
-      expect(r.body).toEqual({ success: false, error: 'key store vault-transit unavailable' });
+      expect(r.body).toEqual({ success: false, error: 'key store vault-transit unavailable', code: 'KEYSTORE_UNAVAILABLE' });
       const detailed = await client(s.url).get('/readyz', { authorization: `Bearer ${METRICS_TOKEN}` });
-      expect(detailed.body).toEqual({ success: false, error: expect.stringMatching(/^key store vault-transit: transit key "wallet-vault" at mount "transit" is not readable \(HTTP 500/) });
+      expect(detailed.body).toEqual({
+        success: false,
+        error: expect.stringMatching(/^key store vault-transit: transit key "wallet-vault" at mount "transit" is not readable \(HTTP 500/),
+        code: 'KEYSTORE_UNAVAILABLE',
+      });
       expect((await client(s.url).get('/healthz')).status).toBe(200); // alive, just not ready
       vault.failNext = 0;
       expect((await client(s.url).get('/readyz')).status).toBe(200);

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS_BY_CODE } from '../../adapters/http/error-status.js';
+import type { ErrorCode } from '../../src/domain/errors.js';
 import { client } from '../support/http-client.js';
 import { readLocalPrivateKey, TEST_MASTER_KEY } from '../support/local-key.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -127,9 +129,11 @@ describe('fuzzing every endpoint through the real app', () => {
     if (answer.status >= 400 && r.method !== 'HEAD') {
       expect(answer.type, where).toMatch(/^application\/json/);
       const body = JSON.parse(answer.text) as Record<string, unknown>;
-      expect(Object.keys(body).sort(), where).toEqual(['error', 'success']);
+      expect(Object.keys(body), where).toEqual(['success', 'error', 'code']);
       expect(body.success, where).toBe(false);
       expect(typeof body.error, where).toBe('string');
+      // The code is one that maps to the status (raw requests bypass the fetch conformance check).
+      expect(STATUS_BY_CODE[body.code as ErrorCode], where).toBe(answer.status);
     }
     const lower = answer.text.toLowerCase();
     for (const secret of secrets) expect(lower.includes(secret), `${where}: a secret in the answer`).toBe(false);

@@ -27,7 +27,7 @@ describe('hostile request bodies (issue 14)', () => {
   const sign = (extra: Record<string, unknown>) => api.post(`${base}/sign`, localSignBody(signer, extra));
   const abiOf = (...inputs: object[]) => ({ type: 'function', name: 'f', inputs: [...inputs, SIG] });
   const uint8s = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, type: 'uint8' }));
-  const refusal = (message: string | RegExp) => ({ success: false, error: typeof message === 'string' ? message : expect.stringMatching(message) });
+  const refusal = (message: string | RegExp) => ({ success: false, error: typeof message === 'string' ? message : expect.stringMatching(message), code: 'INVALID_ARGUMENT' });
 
   it('a 918 KB body of seven `uint256` types with 65 532 `[]` each: 400 on the type length, and /healthz answers meanwhile', async () => {
     const type = `uint256${'[]'.repeat(65_532)}`;

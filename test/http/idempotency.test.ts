@@ -46,7 +46,7 @@ describe('Idempotency-Key on Create Wallet', () => {
     await create('order-2', { name: 'a' });
     const other = await create('order-2', { name: 'b' });
     expect(other.status).toBe(409);
-    expect(other.body).toEqual({ success: false, error: expect.stringMatching(/^Idempotency-Key: already used with a different request body/) });
+    expect(other.body).toEqual({ success: false, error: expect.stringMatching(/^Idempotency-Key: already used with a different request body/), code: 'IDEMPOTENCY_CONFLICT' });
     const before = await walletCount();
     const [a, b] = [await create(undefined, { name: 'plain' }), await create(undefined, { name: 'plain' })];
     expect(a.body.data.address).not.toBe(b.body.data.address);
@@ -60,7 +60,7 @@ describe('Idempotency-Key on Create Wallet', () => {
     const before = await walletCount();
     const r = await create(key, { name: 'x' });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(/^Idempotency-Key: must be 1 to 255 characters/) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(/^Idempotency-Key: must be 1 to 255 characters/), code: 'INVALID_ARGUMENT' });
     expect(await walletCount()).toBe(before);
   });
 

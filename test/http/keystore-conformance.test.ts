@@ -17,7 +17,7 @@ const signBody = (signer: string) => localSignBody(signer);
 
 function expect503(r: Reply, store: string): void {
   expect(r.status, JSON.stringify(r.body)).toBe(503);
-  expect(r.body).toEqual({ success: false, error: expect.stringMatching(new RegExp(`^key store ${store}: `)) });
+  expect(r.body).toEqual({ success: false, error: expect.stringMatching(new RegExp(`^key store ${store}: `)), code: 'KEYSTORE_UNAVAILABLE' });
 }
 
 async function vaultOn(s: TestServer) {
@@ -33,7 +33,7 @@ async function expectStoreDown(s: TestServer, api: ReturnType<typeof client>, ba
     expect503(await api.post(`${base}/sign`, signBody(signer)), store);
     const ready = await fetch(`${s.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ success: false, error: `key store ${store} unavailable` });
+    expect(await ready.json()).toEqual({ success: false, error: `key store ${store} unavailable`, code: 'KEYSTORE_UNAVAILABLE' });
   } finally {
     fail(false);
   }

@@ -34,7 +34,7 @@ describe('rate limit per API key (VAULT_RATE_LIMIT_PER_MINUTE)', () => {
     expect((await a.get(`${base}/status`)).status).toBe(200);
     for (const refused of [await a.get(`${base}/wallets`), await a.post(`${base}/sign`, { chain: 'nope' })]) {
       expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/^rate limit exceeded for this API key; retry after \d+ s$/) });
+      expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/^rate limit exceeded for this API key; retry after \d+ s$/), code: 'RATE_LIMITED' });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(15);
     }
@@ -107,7 +107,7 @@ describe('shape bounds on Sign args, header size', () => {
   ])('refuses %s with a 400 naming the place', async (_label, extra, message) => {
     const r = await sign(extra);
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message), code: 'INVALID_ARGUMENT' });
   });
 
   // The whole body nests at most 2 × VAULT_ARGS_MAX_DEPTH + 3 levels (11 here), checked before it is parsed.
@@ -115,7 +115,7 @@ describe('shape bounds on Sign args, header size', () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const r = await api.raw('POST', sign.path, { raw: sign.raw({ abi: abiOf({ name: 'x', type: 'uint256' }) }).replace('"args":[]', `"args":${deep}`) });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: `args${'[0]'.repeat(10)}: nested deeper than the limit of 11 levels` });
+    expect(r.body).toEqual({ success: false, error: `args${'[0]'.repeat(10)}: nested deeper than the limit of 11 levels`, code: 'INVALID_ARGUMENT' });
   });
 
   it('answers headers over the limit with 431 in the envelope', async () => {
@@ -131,7 +131,7 @@ describe('shape bounds on Sign args, header size', () => {
     });
     expect(answer.status).toBe(431);
     expect(answer.type).toMatch(/^application\/json/);
-    expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'request headers are larger than the limit of 16384 bytes' });
+    expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'request headers are larger than the limit of 16384 bytes', code: 'HEADERS_TOO_LARGE' });
     expect((await api.get('/healthz')).status).toBe(200);
   });
 

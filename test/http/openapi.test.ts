@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../adapters/http/openapi/openapi-document.js';
 import { openApiFileText } from '../../adapters/http/openapi/write-openapi-file.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { client, type Reply } from '../support/http-client.js';
+import { localSignBody, MINT_TO } from '../support/sign-request.js';
+import { STATUS_BY_CODE } from '../../adapters/http/error-status.js';
+import { EXAMPLES } from '../../adapters/http/openapi/examples.js';
+import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { createAuthSignature } from '../../src/domain/auth-signature.js';
+import { ErrorCode } from '../../src/domain/errors.js';
 
 const document = buildOpenApiDocument();
 
@@ -68,10 +76,188 @@ describe('the OpenAPI document', () => {
         checked.push(pointer.join('/'));
         expect(conformance.validate([...pointer, 'schema'], n.example), pointer.join('/')).toEqual([]);
       }
+      if ('schema' in n && 'examples' in n) {
+        for (const [name, example] of Object.entries(n.examples as Record<string, { value: unknown }>)) {
+          checked.push(`${pointer.join('/')}/examples/${name}`);
+          expect(conformance.validate([...pointer, 'schema'], example.value), `${pointer.join('/')} ${name}`).toEqual([]);
+        }
+      }
       for (const [key, child] of Object.entries(n)) visit(child, [...pointer, key]);
     };
     visit(document.paths, ['paths']);
+    visit(document.components!.responses, ['components', 'responses']);
     expect(checked.length).toBeGreaterThanOrEqual(10);
+    expect(checked.filter((c) => c.includes('/examples/')).length).toBeGreaterThanOrEqual(Object.values(ErrorCode).length);
+  });
+});
+
+/** Every error answer of every operation: its status, the codes its schema allows, and its examples. */
+function errorAnswers() {
+  return Object.values(document.paths!).flatMap((item) =>
+    Object.values(item as Record<string, { operationId: string; responses: Record<string, any> }>).flatMap((op) =>
+      Object.entries(op.responses)
+        .filter(([status]) => Number(status) >= 400)
+        .map(([status, answer]) => {
+          const response = typeof answer.$ref === 'string' ? (document.components!.responses as Record<string, any>)[answer.$ref.split('/').pop()] : answer;
+          const media = response.content['application/json'];
+          return {
+            operation: op.operationId,
+            status: Number(status),
+            codes: media.schema.properties.code.enum as string[],
+            examples: Object.values(media.examples as Record<string, { value: { success: false; error: string; code: string } }>).map((e) => e.value),
+          };
+        }),
+    ),
+  );
+}
+
+describe('error codes in the OpenAPI document', () => {
+  it('lists for each error status of each operation the codes that map to that status, each with an example of its own', () => {
+    const answers = errorAnswers();
+    expect(answers.length).toBeGreaterThan(50);
+    for (const { operation, status, codes, examples } of answers) {
+      const at = `${operation} ${status}`;
+      expect(codes.length, at).toBeGreaterThan(0);
+      for (const code of codes) expect(STATUS_BY_CODE[code as ErrorCode], `${at}: ${code}`).toBe(status);
+      expect(examples.map((e) => e.code).sort(), at).toEqual([...codes].sort());
+      for (const example of examples) {
+        expect(Object.keys(example), at).toEqual(['success', 'error', 'code']);
+        expect(example.error, at).toMatch(PLAUSIBLE[example.code as ErrorCode] ?? /^$/);
+      }
+    }
+  });
+
+  it('derives the statuses from the codes: the operations that can refuse with a code list it', () => {
+    const codesOf = (operation: string) => errorAnswers().filter((a) => a.operation === operation).flatMap((a) => a.codes);
+    expect(codesOf('sign')).toEqual(expect.arrayContaining(['POLICY_DENIED', 'UNAUTHENTICATED', 'RATE_LIMITED', 'CHAIN_UNAVAILABLE', 'WALLET_NOT_FOUND']));
+    // A rename, expire or unexpire that loses its race to a concurrent change too often is 409 (wallet-lookup.ts).
+    for (const operation of ['renameWallet', 'expireWallet', 'unexpireWallet']) expect(codesOf(operation), operation).toContain('CONFLICT');
+    expect(codesOf('createWallet')).toContain('IDEMPOTENCY_CONFLICT');
+    expect(codesOf('getWallet')).not.toContain('POLICY_DENIED');
+    expect(codesOf('metrics')).toEqual(['UNAUTHENTICATED']);
+    // Every code is answered somewhere.
+    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode)));
+  });
+});
+
+/**
+ * What a message of each code looks like. Most are also provoked on a real server below and compared
+ * with the document's example; the others (a dependency down, a lost race, a slow request) are held to
+ * these shapes only.
+ */
+const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
+  INVALID_ARGUMENT: /^[a-zA-Z][\w.[\]-]*: /,
+  MALFORMED_JSON: /request body|Content-Type/,
+  UNAUTHENTICATED: /API key|Authorization|X-Vault-Auth-Signature|operator token/,
+  POLICY_DENIED: /^policy: /,
+  WALLET_NOT_FOUND: /^(wallet|signer) 0x[0-9a-fA-F]{40} (not found in|is not a wallet of) this vault$/,
+  VAULT_NOT_FOUND: /^vault \S+ does not exist$/,
+  SUBMISSION_NOT_FOUND: /^submission 0x[0-9a-f]{64} not found in this vault$/,
+  ROUTE_NOT_FOUND: /^no route/,
+  IDEMPOTENCY_CONFLICT: /^Idempotency-Key: /,
+  CONFLICT: /concurrently; retry|already recorded/,
+  PAYLOAD_TOO_LARGE: /^request body is larger than the limit of \d+ bytes$/,
+  HEADERS_TOO_LARGE: /^request headers are larger than the limit of \d+ bytes$/,
+  REQUEST_TIMEOUT: /^request was not received in time$/,
+  RATE_LIMITED: /^rate limit exceeded for this (API key|client address); retry after \d+ s$/,
+  CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,
+  KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
+  DATABASE_UNAVAILABLE: /^database/,
+  INTERNAL: /^internal error \(request id [\w.:-]+\)$/,
+};
+
+describe("the error examples are the server's own words", () => {
+  const SECRET = 'a-secret-of-at-least-32-characters!!';
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let base: string;
+  let vaultId: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ env: { VAULT_AUTH_SECRET_KEY: SECRET } });
+    vaultId = (await s.createVault({ name: 'examples' })).id;
+    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+    base = `/api/v1/vaults/${vaultId}`;
+  });
+  afterAll(() => s?.stop());
+
+  /** Ids, addresses, hashes and numbers differ from run to run; the wording may not. */
+  const shape = (message: string) =>
+    message
+      .replace(/0x[0-9a-fA-F]+/g, '0x…')
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
+      .replace(/\d+/g, 'N');
+  const exampleOf = (operation: string, code: string) => {
+    const found = errorAnswers()
+      .filter((a) => a.operation === operation)
+      .flatMap((a) => a.examples)
+      .find((e) => e.code === code);
+    if (!found) throw new Error(`${operation} has no example for ${code}`);
+    return found;
+  };
+  const signed = (body: unknown) => {
+    const raw = JSON.stringify(body);
+    return api.raw('POST', `${base}/sign`, { raw, headers: { 'x-vault-auth-signature': createAuthSignature(Buffer.from(raw), SECRET, new Date()) } });
+  };
+  const expectExample = (operation: string, reply: Reply) => {
+    const example = exampleOf(operation, reply.body.code);
+    expect(reply.body.success).toBe(false);
+    expect(shape(reply.body.error), `${operation} ${reply.body.code}`).toBe(shape(example.error));
+  };
+
+  it('for every code a test can provoke, on the operations that answer it', async () => {
+    const wallet = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data as { address: string };
+    const missing = EXAMPLES.wallet.address;
+    const provoked: Array<[string, Reply]> = [
+      ['createWallet', await api.post(`${base}/wallets`, { name: 5 })],
+      ['createWallet', await api.raw('POST', `${base}/wallets`, { raw: '{"name":' })],
+      ['createWallet', await api.post(`${base}/wallets`, { name: 'x'.repeat(1024 * 1024 + 1) })],
+      ['listWallets', await client(s.url, `wv_ffffffffffffffff_${'A'.repeat(43)}`).get(`${base}/wallets`)],
+      ['listWallets', await api.get(`/api/v1/vaults/%/wallets`)],
+      ['getWallet', await api.get(`${base}/wallets/${missing}`)],
+      ['getSubmission', await api.get(`${base}/submissions/${EXAMPLES.signResult.submissionHash}`)],
+      ['sign', await api.post(`${base}/sign`, localSignBody(wallet.address))],
+      ['sign', await signed(localSignBody(missing))],
+    ];
+    await api.post(`${base}/wallets`, { name: 'a' }, { 'idempotency-key': 'example-1' });
+    provoked.push(['createWallet', await api.post(`${base}/wallets`, { name: 'b' }, { 'idempotency-key': 'example-1' })]);
+    const policies = s.server.container.get(ManagePolicies);
+    await policies.set(vaultId, { senders: [MINT_TO] });
+    provoked.push(['sign', await signed(localSignBody(wallet.address))]);
+    await policies.clear(vaultId);
+    const { submissionHash } = (await signed(localSignBody(wallet.address))).body.data as { submissionHash: string };
+    await api.post(`${base}/submissions`, { submissionHash, transactionHash: `0x${'c4'.repeat(32)}` });
+    provoked.push(['recordSubmission', await api.post(`${base}/submissions`, { submissionHash, transactionHash: `0x${'d5'.repeat(32)}` })]);
+
+    for (const [operation, reply] of provoked) expectExample(operation, reply);
+    expect(provoked.map(([operation, r]) => `${operation} ${r.body.code}`)).toEqual([
+      'createWallet INVALID_ARGUMENT',
+      'createWallet MALFORMED_JSON',
+      'createWallet PAYLOAD_TOO_LARGE',
+      'listWallets UNAUTHENTICATED',
+      'listWallets ROUTE_NOT_FOUND',
+      'getWallet WALLET_NOT_FOUND',
+      'getSubmission SUBMISSION_NOT_FOUND',
+      'sign UNAUTHENTICATED',
+      'sign WALLET_NOT_FOUND',
+      'createWallet IDEMPOTENCY_CONFLICT',
+      'sign POLICY_DENIED',
+      'recordSubmission CONFLICT',
+    ]);
+  });
+
+  it('for headers over the limit, which node refuses before any route', async () => {
+    const url = new URL(`${s.url}${base}/wallets`);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, headers: { 'x-padding': 'p'.repeat(20_000) } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expectExample('listWallets', { status: 431, headers: new Headers(), body: JSON.parse(body) });
   });
 });
 

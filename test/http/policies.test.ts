@@ -61,7 +61,7 @@ describe('sign policies over HTTP', () => {
     const r = await sign();
     expect(r.status).toBe(403);
     expect(r.headers.get('content-type')).toMatch(/application\/json/);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message), code: 'POLICY_DENIED' });
     await policies.clear(vaultId);
     expect((await sign()).status).toBe(200);
   });

@@ -81,7 +81,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     const stranger = client(s.url, `wv_ffffffffffffffff_${'A'.repeat(43)}`);
     for (const reply of [await stranger.get(`/api/v1/vaults/${vaultId}/wallets`), await client(s.url).get('/readyz')]) {
       expect(reply.status).toBe(503);
-      expect(reply.body).toEqual({ success: false, error: 'database unavailable' });
+      expect(reply.body).toEqual({ success: false, error: 'database unavailable', code: 'DATABASE_UNAVAILABLE' });
     }
 
     await proxy.restore();

@@ -85,7 +85,7 @@ describe('Sign under random damage to its request', () => {
         seen.add(r.status);
         expect([200, 400, 404], JSON.stringify({ body, reply: r.body }).slice(0, 2_000)).toContain(r.status);
         if (r.status === 200) expect(r.body.success).toBe(true);
-        else expect(r.body).toEqual({ success: false, error: expect.any(String) });
+        else expect(r.body).toEqual({ success: false, error: expect.any(String), code: expect.stringMatching(/^(INVALID_ARGUMENT|MALFORMED_JSON|WALLET_NOT_FOUND)$/) });
       }),
       { numRuns: 300 },
     );

@@ -57,7 +57,7 @@ describe('Sign: bad input is a 4xx naming the problem, never a 500', () => {
   ])('%s', async (_label, extra, message) => {
     const r = await t.api.post(`${t.base}/sign`, t.body(extra));
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message), code: 'INVALID_ARGUMENT' });
   });
 
   it('the fast path keeps the rules of every route: 413, content type, singular alias, request id, auth first', async () => {

@@ -147,7 +147,7 @@ describe('listing wallets', () => {
   ])('refuses ?%s with 400 naming the parameter', async (query, field) => {
     const r = await api.get(`${base}/wallets?${query}`);
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(field) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(field), code: 'INVALID_ARGUMENT' });
   });
 });
 
@@ -167,44 +167,46 @@ describe('bad input and unknown things', () => {
   });
 
   it.each([
-    ['malformed JSON', { raw: '{"name":' }, /not valid JSON/],
-    ['an empty body', { raw: '' }, /body is required/],
-    ['a JSON array', { body: ['x'] }, /body: must be a JSON object/],
-    ['a missing name', { body: {} }, /name: must be a string/],
-    ['a numeric name', { body: { name: 7 } }, /name: must be a string/],
-    ['a blank name', { body: { name: '   ' } }, /name: must not be empty/],
-    ['a 201-character name', { body: { name: 'n'.repeat(201) } }, /name: must be at most 200 characters/],
-    ['a non-JSON content type', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, /Content-Type/],
-  ])('create with %s is 400 with a clear message', async (_label, init, message) => {
+    ['malformed JSON', { raw: '{"name":' }, /not valid JSON/, 'MALFORMED_JSON'],
+    ['an empty body', { raw: '' }, /body is required/, 'MALFORMED_JSON'],
+    ['a JSON array', { body: ['x'] }, /body: must be a JSON object/, 'INVALID_ARGUMENT'],
+    ['a missing name', { body: {} }, /name: must be a string/, 'INVALID_ARGUMENT'],
+    ['a numeric name', { body: { name: 7 } }, /name: must be a string/, 'INVALID_ARGUMENT'],
+    ['a blank name', { body: { name: '   ' } }, /name: must not be empty/, 'INVALID_ARGUMENT'],
+    ['a 201-character name', { body: { name: 'n'.repeat(201) } }, /name: must be at most 200 characters/, 'INVALID_ARGUMENT'],
+    ['a non-JSON content type', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, /Content-Type/, 'MALFORMED_JSON'],
+  ])('create with %s is 400 with a clear message and its code', async (_label, init, message, code) => {
     const r = await api.raw('POST', `${base}/wallets`, init as never);
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(message), code });
   });
 
   it('a body over 1 MiB is 413, and the server keeps serving', async () => {
     const r = await api.post(`${base}/wallets`, { name: 'x'.repeat(1024 * 1024 + 10) });
     expect(r.status).toBe(413);
-    expect(r.body.success).toBe(false);
+    expect(r.body).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
     expect((await api.post(`${base}/wallets`, { name: 'after-413' })).status).toBe(200);
   });
 
   it('an unknown wallet is 404; a malformed address is 400 naming the address', async () => {
     const missing = await api.get(`${base}/wallets/0x${'00'.repeat(19)}01`);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, error: expect.stringMatching(/not found/) });
+    expect(missing.body).toEqual({ success: false, error: expect.stringMatching(/not found/), code: 'WALLET_NOT_FOUND' });
     for (const method of ['PUT', 'DELETE', 'POST'] as const) {
       const r = await api.raw(method, `${base}/wallets/0x${'00'.repeat(19)}01`, method === 'PUT' ? { body: { name: 'x' } } : {});
       expect(r.status).toBe(404);
+      expect(r.body.code).toBe('WALLET_NOT_FOUND');
     }
     const bad = await api.get(`${base}/wallets/0x123`);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^address: /);
+    expect(bad.body.code).toBe('INVALID_ARGUMENT');
   });
 
   it('an unknown route is 404 in the envelope', async () => {
     const r = await api.get(`/api/v2/nothing`);
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ success: false, error: 'no route GET /api/v2/nothing' });
+    expect(r.body).toEqual({ success: false, error: 'no route GET /api/v2/nothing', code: 'ROUTE_NOT_FOUND' });
   });
 });
 
@@ -228,7 +230,7 @@ describe('authentication and tenancy', () => {
   const unauthorized = async (path: string, headers: Record<string, string>) => {
     const r = await client(s.url).get(path, headers);
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ success: false, error: expect.any(String) });
+    expect(r.body).toEqual({ success: false, error: expect.any(String), code: 'UNAUTHENTICATED' });
     return r.body.error as string;
   };
 

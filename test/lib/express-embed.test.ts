@@ -62,7 +62,7 @@ describe('examples/express-embed: a shop app with its own auth, the vault mounte
     const { vaultId } = await aVaultWithKey();
     const r = await client(url).get(`/vault/api/v1/vaults/${vaultId}/status`, SESSION);
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ success: false, error: expect.stringMatching(/Authorization/) });
+    expect(r.body).toEqual({ success: false, error: expect.stringMatching(/Authorization/), code: 'UNAUTHENTICATED' });
   });
 
   it('the shop keeps its own JSON routes after the mount', async () => {

@@ -1,13 +1,16 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../adapters/http/openapi/openapi-document.js';
+import { UNKNOWN_ROUTE_CODE } from '../../adapters/http/openapi/operation-codes.js';
 
 /*
  * Holds answers to the OpenAPI document: given the request (method, URL, body) and the response, finds
  * the operation and checks that the status is one it documents, that the body has the documented media
  * type and validates against its schema, and that the documented required headers are there. A request
  * answered 200 must also satisfy the documented request body schema, so the document is never stricter
- * than the server.
+ * than the server. An error body's `code` must be one the operation lists for that status (the schema's
+ * enum, from operation-codes.ts through STATUS_BY_CODE); any other path of the API answers only the
+ * unknown-route 404 with ROUTE_NOT_FOUND.
  */
 
 type Json = Record<string, any>;
@@ -100,6 +103,8 @@ export class OpenApiConformance {
 
   private checkError(exchange: Exchange, where: string): string[] {
     if (exchange.status !== 404) return [`${where}: an undocumented route answered ${exchange.status} instead of 404`];
+    const code = codeOf(exchange.body);
+    if (code !== undefined && code !== UNKNOWN_ROUTE_CODE) return [`${where}: an undocumented route answered code ${code} instead of ${UNKNOWN_ROUTE_CODE}`];
     return this.checkContent(
       { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       ['components', 'schemas', 'Error'],
@@ -142,6 +147,15 @@ export class OpenApiConformance {
       this.validators.set(ref, validate);
     }
     return validate;
+  }
+}
+
+/** The `code` of an error body, if it has one (the schema check reports a body without). */
+function codeOf(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { code?: unknown } | null)?.code;
+  } catch {
+    return undefined;
   }
 }
 

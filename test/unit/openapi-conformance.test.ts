@@ -18,12 +18,12 @@ describe('the OpenAPI conformance check the HTTP tests run on every answer', () 
 
   it('accepts documented answers, on both path spellings and any case', () => {
     expect(conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(200, ok(EXAMPLES.wallet)) })).toEqual([]);
-    expect(conformance.check({ method: 'get', url: `${BASE.replace('vaults', 'vault')}/WALLETS/0xabc/`, ...json(404, { success: false, error: 'x' }) })).toEqual([]);
+    expect(conformance.check({ method: 'get', url: `${BASE.replace('vaults', 'vault')}/WALLETS/0xabc/`, ...json(404, { success: false, error: 'x', code: 'WALLET_NOT_FOUND' }) })).toEqual([]);
     expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(200, EXAMPLES.status) })).toEqual([]);
   });
 
   it('refuses an undocumented status, a body off its schema, a wrong media type and a missing X-Request-Id', () => {
-    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(409, { success: false, error: 'x' }) })[0]).toMatch(/status 409 is not documented/);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(409, { success: false, error: 'x', code: 'CONFLICT' }) })[0]).toMatch(/status 409 is not documented/);
     const { created: _dropped, ...withoutCreated } = EXAMPLES.wallet;
     expect(conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(200, ok(withoutCreated)) })[0]).toMatch(/must have required property 'created'/);
     expect(conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(200, ok({ ...EXAMPLES.wallet, keyRef: 'k' })) })[0]).toMatch(/additional properties/);
@@ -34,6 +34,16 @@ describe('the OpenAPI conformance check the HTTP tests run on every answer', () 
     expect(conformance.check({ method: 'GET', url: `${BASE}/status`, ...noId })).toEqual([expect.stringMatching(/X-Request-Id is missing/)]);
   });
 
+  it("refuses an error answer without a code, or with a code that is not one the operation lists for that status", () => {
+    const refused = (status: number, body: unknown) => conformance.check({ method: 'GET', url: `${BASE}/wallets/0xabc`, ...json(status, body) });
+    expect(refused(404, { success: false, error: 'wallet 0xabc not found in this vault', code: 'WALLET_NOT_FOUND' })).toEqual([]);
+    expect(refused(404, { success: false, error: 'wallet 0xabc not found in this vault' })[0]).toMatch(/required property 'code'/);
+    // A code of another status (409), and a code of the right status that getWallet never answers.
+    expect(refused(404, { success: false, error: 'x', code: 'CONFLICT' })[0]).toMatch(/allowed values/);
+    expect(refused(404, { success: false, error: 'x', code: 'SUBMISSION_NOT_FOUND' })[0]).toMatch(/allowed values/);
+    expect(refused(404, { success: false, error: 'x', code: 'WALLET_NOT_FOUND', detail: 'y' })[0]).toMatch(/additional properties/);
+  });
+
   it('holds the request body of a 200 to the documented request schema (the document is never stricter than the server)', () => {
     const answer = json(200, ok(EXAMPLES.wallet));
     expect(conformance.check({ method: 'POST', url: `${BASE}/wallets`, requestBody: '{"name":"a"}', ...answer })).toEqual([]);
@@ -41,7 +51,11 @@ describe('the OpenAPI conformance check the HTTP tests run on every answer', () 
   });
 
   it('expects the unknown-route 404 from any other path of the API, and ignores other servers', () => {
-    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route' }) })).toEqual([]);
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route', code: 'ROUTE_NOT_FOUND' }) })).toEqual([]);
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route', code: 'WALLET_NOT_FOUND' }) })[0]).toMatch(
+      /code WALLET_NOT_FOUND instead of ROUTE_NOT_FOUND/,
+    );
+    expect(conformance.check({ method: 'GET', url: `${BASE}/nothing`, ...json(404, { success: false, error: 'no route' }) })[0]).toMatch(/required property 'code'/);
     expect(conformance.check({ method: 'GET', url: `${BASE}/nothing`, ...json(200, {}) })[0]).toMatch(/instead of 404/);
     expect(conformance.check({ method: 'POST', url: 'http://127.0.0.1:1/', ...json(200, { jsonrpc: '2.0' }) })).toEqual([]);
   });

@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../../../src/domain/errors.js';
+
 /**
  * Examples for the OpenAPI document, copied from the answers of a real server (a local-chain sign with
  * the test fixtures). A test validates each against its schema, so they cannot drift from the contract.
@@ -106,3 +108,39 @@ const EXAMPLES_ = {
 
 /** The list page of that first wallet, as the server answered it. */
 export const EXAMPLES = { ...EXAMPLES_, walletPage: { count: 1, page: [EXAMPLES_.wallet] } };
+
+/**
+ * One message per error code, as the server words it (test/http/openapi.test.ts provokes most of them on
+ * a real server and compares); where an operation words a code its own way, ERROR_EXAMPLES_BY_OPERATION
+ * says so. Typed by ErrorCode: a new code does not compile until it has its example.
+ */
+export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
+  INVALID_ARGUMENT: 'name: must be a string',
+  MALFORMED_JSON: 'request body is not valid JSON',
+  UNAUTHENTICATED: 'invalid API key for this vault',
+  POLICY_DENIED: `policy: sender ${EXAMPLES_.submission.sender} is not in this vault's allowed senders`,
+  WALLET_NOT_FOUND: `wallet ${EXAMPLES_.wallet.address} not found in this vault`,
+  VAULT_NOT_FOUND: `vault ${EXAMPLES_.wallet.vault} does not exist`,
+  SUBMISSION_NOT_FOUND: `submission ${EXAMPLES_.submission.submissionHash} not found in this vault`,
+  ROUTE_NOT_FOUND: 'no route: malformed percent-encoding in path',
+  IDEMPOTENCY_CONFLICT: 'Idempotency-Key: already used with a different request body in the last 24 hours; use a new key for a new request',
+  CONFLICT: 'the wallet is being changed concurrently; retry the request',
+  PAYLOAD_TOO_LARGE: 'request body is larger than the limit of 1048576 bytes',
+  HEADERS_TOO_LARGE: 'request headers are larger than the limit of 16384 bytes',
+  REQUEST_TIMEOUT: 'request was not received in time',
+  RATE_LIMITED: 'rate limit exceeded for this API key; retry after 12 s',
+  CHAIN_UNAVAILABLE: 'chain sepolia: RPC did not answer eth_chainId within 10000 ms',
+  KEYSTORE_UNAVAILABLE: 'key store local unavailable',
+  DATABASE_UNAVAILABLE: 'database unavailable',
+  INTERNAL: 'internal error (request id 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a61)',
+};
+
+export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {
+  sign: {
+    UNAUTHENTICATED: 'X-Vault-Auth-Signature header is required',
+    WALLET_NOT_FOUND: `signer ${EXAMPLES_.wallet.address} is not a wallet of this vault`,
+  },
+  recordSubmission: { CONFLICT: 'submissionHash: a different transaction is already recorded for this submission' },
+  readyz: { KEYSTORE_UNAVAILABLE: 'key store pkcs11 unavailable' },
+  metrics: { UNAUTHENTICATED: 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' },
+};

@@ -12,7 +12,10 @@ import {
   walletSchema,
 } from '../response-schemas.js';
 import { listQuerySchema, nameBodySchema, signBodySchema, submissionBodySchema } from '../schemas.js';
-import { EXAMPLES } from './examples.js';
+import type { ErrorCode } from '../../../src/domain/errors.js';
+import { STATUS_BY_CODE } from '../error-status.js';
+import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
+import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-codes.js';
 
 /*
  * The API's published contract (OpenAPI 3.1), rendered from the zod schemas the server parses requests
@@ -21,14 +24,14 @@ import { EXAMPLES } from './examples.js';
  */
 
 const ERROR_WHEN: Record<number, string> = {
-  400: 'The body is not JSON, not an object or not `application/json`; a field is missing, of the wrong type or out of range (the message names it).',
+  400: 'The body is not JSON, not an object or not `application/json`; a field is missing, of the wrong type or out of range (the message names it); the request is not well-formed HTTP.',
   401: 'API key missing, malformed, unknown, revoked or of another vault; unknown vault. On Sign also: `X-Vault-Auth-Signature` missing where required, invalid, stale, replayed, or sent where no secret is configured.',
   403: "A sign request outside the vault's sign policy; the message names the rule.",
   404: 'Wallet, signer or submission not in this vault (including after a wallet expired); unknown route.',
   408: 'The request head or body did not arrive in time.',
   409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
   413: 'The body is larger than `VAULT_BODY_LIMIT_BYTES` (1 MiB by default).',
-  429: 'The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`; `Retry-After` says when to try again.',
+  429: 'The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`, or the client address its `VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE`; `Retry-After` says when to try again.',
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
   502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered.",
@@ -40,33 +43,55 @@ const requestIdHeader = z
   .meta({ description: 'The id of this request, on every log line written while serving it: the caller\'s own `X-Request-Id` when it was 8 to 128 characters of `A-Z a-z 0-9 . _ : -`, else a fresh UUID.' });
 const responseHeaders = z.object({ 'X-Request-Id': requestIdHeader });
 
-/** One component per status (`#/components/responses/Error400` …), shared by every operation. */
-const errorResponses = new Map<number, ZodOpenApiResponseObject>();
-const errorResponse = (status: number): ZodOpenApiResponseObject => {
-  let response = errorResponses.get(status);
+/**
+ * The error answers of one operation, one per status its codes map to (STATUS_BY_CODE): the body's
+ * `code` is one of the codes of that status the operation lists (operation-codes.ts), with an example
+ * message of each.
+ */
+function errorResponses(operation: OperationWithErrors): Record<string, ZodOpenApiResponseObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set<ErrorCode>(ERROR_CODES_BY_OPERATION[operation])) {
+    const status = STATUS_BY_CODE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const all: Record<string, ZodOpenApiResponseObject> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) all[String(status)] = errorBody(operation, status, codes.sort());
+  return all;
+}
+
+/**
+ * Shared as components (`#/components/responses/Error404_ROUTE_NOT_FOUND_WALLET_NOT_FOUND`): most
+ * operations answer a status with the same codes. An operation that words a code its own way gets its own.
+ */
+const sharedErrorResponses = new Map<string, ZodOpenApiResponseObject>();
+function errorBody(operation: OperationWithErrors, status: number, codes: readonly ErrorCode[]): ZodOpenApiResponseObject {
+  const own = codes.some((code) => ERROR_EXAMPLES_BY_OPERATION[operation]?.[code] !== undefined);
+  const id = `${own ? `${operation}_` : ''}Error${status}_${codes.join('_')}`;
+  let response = sharedErrorResponses.get(id);
   if (!response) {
-    response = { id: `Error${status}`, ...errorBody(status) };
-    errorResponses.set(status, response);
+    response = { id, ...errorResponse(operation, status, codes) };
+    sharedErrorResponses.set(id, response);
   }
   return response;
-};
-const errorBody = (status: number): ZodOpenApiResponseObject => ({
-  description: ERROR_WHEN[status]!,
-  headers:
-    status === 429
-      ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds until one more request is allowed.' }) })
-      : responseHeaders,
-  content: { 'application/json': { schema: errorEnvelopeSchema } },
-});
+}
 
-/** Statuses every authenticated route can answer besides its own. */
-const VAULT_ERRORS = [400, 401, 404, 408, 429, 431, 500, 503];
-const BODY_ERRORS = [...VAULT_ERRORS, 413];
+function errorResponse(operation: OperationWithErrors, status: number, codes: readonly ErrorCode[]): ZodOpenApiResponseObject {
+  const schema = errorEnvelopeSchema.extend({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).meta({ description: 'Stable across releases; what a program acts on.' }) });
+  const examples = Object.fromEntries(
+    codes.map((code) => [code, { summary: code, value: { success: false, error: ERROR_EXAMPLES_BY_OPERATION[operation]?.[code] ?? ERROR_EXAMPLES[code], code } }]),
+  );
+  return {
+    description: `${ERROR_WHEN[status]!} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    headers:
+      status === 429
+        ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds until one more request is allowed.' }) })
+        : responseHeaders,
+    content: { 'application/json': { schema, examples } },
+  };
+}
 
-function responses(ok: ZodOpenApiResponseObject, errors: number[]): Record<`${1 | 2 | 3 | 4 | 5}${string}`, ZodOpenApiResponseObject> {
-  const all: Record<string, ZodOpenApiResponseObject> = { '200': ok };
-  for (const status of [...new Set(errors)].sort((a, b) => a - b)) all[String(status)] = errorResponse(status);
-  return all;
+function responses(operation: OperationWithErrors, ok: ZodOpenApiResponseObject): Record<`${1 | 2 | 3 | 4 | 5}${string}`, ZodOpenApiResponseObject> {
+  return { '200': ok, ...errorResponses(operation) };
 }
 
 const json = (schema: z.ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
@@ -96,7 +121,7 @@ const inVault = (path: Record<string, z.ZodType> = {}) => ({
 });
 
 const walletOp = (
-  operationId: string,
+  operationId: OperationWithErrors,
   summary: string,
   description: string,
   withAddress: boolean,
@@ -109,7 +134,7 @@ const walletOp = (
   tags: ['Wallets'],
   requestParams: inVault(withAddress ? { address } : {}),
   ...(body ? { requestBody: jsonBody(nameBodySchema, { name: 'treasury' }) } : {}),
-  responses: responses(ok(walletSchema, 'The wallet.', EXAMPLES.wallet), body ? BODY_ERRORS : VAULT_ERRORS),
+  responses: responses(operationId, ok(walletSchema, 'The wallet.', EXAMPLES.wallet)),
   ...extra,
 });
 
@@ -128,7 +153,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       description: [
         'A self-hostable key vault and signing service for Ethereum wallets.',
         '',
-        'Every answer but `/status`, the health checks and `/metrics` is `{"success": true, "data": …}` or `{"success": false, "error": "…"}`.',
+        'Every answer but `/status`, the health checks and `/metrics` is `{"success": true, "data": …}` or `{"success": false, "error": "…", "code": "…"}`. `code` is stable across releases: each error answer of each operation lists the codes it can carry.',
         'Every path under `/api/v1/vaults/{vaultId}` also answers under `/api/v1/vault/{vaultId}` (singular). A wrong method on a known path is 404, as for any unknown route.',
         'See docs/api.md for every choice where the interface is silent, and docs/signing.md for the signing scheme and `X-Vault-Auth-Signature`.',
       ].join('\n'),
@@ -160,7 +185,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
             'Required on Sign when the server has `VAULT_AUTH_SECRET_KEY`, refused (401) otherwise. Three lower-case RFC 4648 base32 strings with `=` padding joined by `.`: 32 random bytes of nonce, the request time as 8-byte big-endian milliseconds since the epoch, and sha256(body || nonce || timestamp || utf8(secret)) over the exact body bytes. Refused when more than 2 minutes from the server clock or replayed.',
         },
       },
-      schemas: { SignatureStruct: signatureStructSchema },
+      schemas: { SignatureStruct: signatureStructSchema, Error: errorEnvelopeSchema },
     },
     paths: {
       [`${V}/sign`]: {
@@ -173,7 +198,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
           requestParams: inVault(),
           requestBody: jsonBody(signBodySchema, EXAMPLES.signRequest),
-          responses: responses(ok(signResultSchema, 'The signature, inside the arguments of the call.', EXAMPLES.signResult), [...BODY_ERRORS, 403, 502]),
+          responses: responses('sign', ok(signResultSchema, 'The signature, inside the arguments of the call.', EXAMPLES.signResult)),
         },
       },
       [`${V}/wallets`]: {
@@ -183,7 +208,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           description: 'Ordered by `created` ascending, then `id`. A parameter given twice is 400.',
           tags: ['Wallets'],
           requestParams: { ...inVault(), query: listQuerySchema },
-          responses: responses(ok(walletPageSchema, 'One page, and the total.', EXAMPLES.walletPage), VAULT_ERRORS),
+          responses: responses('listWallets', ok(walletPageSchema, 'One page, and the total.', EXAMPLES.walletPage)),
         },
         post: walletOp('createWallet', 'Create a wallet', 'A new key in the configured key store.', false, true, {
           requestParams: {
@@ -201,7 +226,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
                 }),
             }),
           },
-          responses: responses(ok(walletSchema, 'The new wallet (or, for a retry with its `Idempotency-Key`, the first answer).', EXAMPLES.wallet), [...BODY_ERRORS, 409]),
+          responses: responses('createWallet', ok(walletSchema, 'The new wallet (or, for a retry with its `Idempotency-Key`, the first answer).', EXAMPLES.wallet)),
         }),
       },
       [`${V}/wallets/{address}`]: {
@@ -213,7 +238,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           'Sets `expires` to now plus 30 days; from then on the wallet and its key are gone. On an expiring wallet: unchanged.',
           true,
           false,
-          { responses: responses(ok(walletSchema, 'The wallet with `expires`.', EXAMPLES.expiringWallet), VAULT_ERRORS) },
+          { responses: responses('expireWallet', ok(walletSchema, 'The wallet with `expires`.', EXAMPLES.expiringWallet)) },
         ),
         post: walletOp('unexpireWallet', 'Unexpire a wallet', 'Cancels a pending expiry; on an active wallet: unchanged.', true, false),
       },
@@ -224,7 +249,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           description: 'The one authenticated answer without the envelope, as the interface specifies.',
           tags: ['Vault'],
           requestParams: inVault(),
-          responses: responses(json(vaultStatusSchema, 'The status object.', EXAMPLES.status), VAULT_ERRORS),
+          responses: responses('status', json(vaultStatusSchema, 'The status object.', EXAMPLES.status)),
         },
       },
       [`${V}/submissions`]: {
@@ -235,7 +260,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           tags: ['Sign'],
           requestParams: inVault(),
           requestBody: jsonBody(submissionBodySchema, { submissionHash: EXAMPLES.signResult.submissionHash, transactionHash: EXAMPLES.submission.transactionHash }),
-          responses: responses(ok(submissionSchema, 'The record.', EXAMPLES.submission), [...BODY_ERRORS, 409]),
+          responses: responses('recordSubmission', ok(submissionSchema, 'The record.', EXAMPLES.submission)),
         },
       },
       [`${V}/submissions/{submissionHash}`]: {
@@ -244,7 +269,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           summary: 'Get the record of a signature',
           tags: ['Sign'],
           requestParams: inVault({ submissionHash }),
-          responses: responses(ok(submissionSchema, 'The record; `transactionHash` and `submitted` are null until recorded.', EXAMPLES.submission), VAULT_ERRORS),
+          responses: responses('getSubmission', ok(submissionSchema, 'The record; `transactionHash` and `submitted` are null until recorded.', EXAMPLES.submission)),
         },
       },
       '/healthz': {
@@ -264,10 +289,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
             'Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`.',
           tags: ['Operations'],
           security: [{}, { operatorToken: [] }],
-          responses: {
-            '200': json(z.object({ status: z.literal('ready') }), 'The database and key stores answer.'),
-            '503': { ...errorBody(503), description: 'A dependency failed or did not answer in time; the message names each.' },
-          },
+          responses: responses('readyz', json(z.object({ status: z.literal('ready') }), 'The database and key stores answer.')),
         },
       },
       '/metrics': {
@@ -280,8 +302,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           responses: {
             '200': { description: 'The metrics.', headers: responseHeaders, content: { 'text/plain': { schema: z.string() } } },
             '401': {
-              ...errorBody(401),
-              description: 'The server has `VAULT_METRICS_TOKEN` and the request did not bring it.',
+              ...errorResponses('metrics')['401']!,
+              description: 'The server has `VAULT_METRICS_TOKEN` and the request did not bring it. Code: `UNAUTHENTICATED`.',
               headers: responseHeaders.extend({ 'WWW-Authenticate': z.literal('Bearer') }),
             },
           },

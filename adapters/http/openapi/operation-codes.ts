@@ -1,0 +1,42 @@
+import { ErrorCode } from '../../../src/domain/errors.js';
+
+/*
+ * Which error codes each operation can answer: the one table to extend when a code is added or an
+ * operation learns a new refusal. The OpenAPI document derives each operation's error statuses from it
+ * (through STATUS_BY_CODE) and lists, per status, exactly these codes; the conformance check the HTTP
+ * tests run on every answer then refuses a code an operation does not list.
+ */
+
+const C = ErrorCode;
+
+/** Refused by node before any route (a malformed or slow request, headers over the limit), or unexpected. */
+const ANY_REQUEST = [C.INVALID_ARGUMENT, C.REQUEST_TIMEOUT, C.HEADERS_TOO_LARGE, C.INTERNAL] as const;
+/**
+ * Every route under /api/v1/vaults/{vaultId}: authentication (which reads the database), the per-address
+ * and per-key rate limits, a path that does not percent-decode.
+ */
+const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.RATE_LIMITED, C.ROUTE_NOT_FOUND, C.DATABASE_UNAVAILABLE] as const;
+/** Routes that read a JSON body. */
+const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
+/** Rename, expire, unexpire: the wallet must exist, and a change that loses its race too often is 409. */
+const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
+
+export const ERROR_CODES_BY_OPERATION = {
+  sign: [...WITH_BODY, C.POLICY_DENIED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE],
+  listWallets: [...IN_VAULT],
+  createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE],
+  getWallet: [...IN_VAULT, C.WALLET_NOT_FOUND],
+  renameWallet: [...WITH_BODY, ...CHANGE],
+  expireWallet: [...IN_VAULT, ...CHANGE],
+  unexpireWallet: [...IN_VAULT, ...CHANGE],
+  status: [...IN_VAULT],
+  recordSubmission: [...WITH_BODY, C.SUBMISSION_NOT_FOUND, C.CONFLICT],
+  getSubmission: [...IN_VAULT, C.SUBMISSION_NOT_FOUND],
+  readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
+  metrics: [C.UNAUTHENTICATED],
+} as const satisfies Record<string, readonly ErrorCode[]>;
+
+export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;
+
+/** An unknown route, or a known path with a method it does not serve: always this code. */
+export const UNKNOWN_ROUTE_CODE = C.ROUTE_NOT_FOUND;

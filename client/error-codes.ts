@@ -1,0 +1,32 @@
+/**
+ * The `code` of every error answer: the server's ErrorCode values, written out here because the client
+ * imports nothing of the server (test/client/error-codes.test.ts holds the two lists equal, so a code the
+ * server gains fails that test until it is listed here). Stable across releases: a program acts on these,
+ * not on the wording of `message`.
+ */
+export const VAULT_ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'MALFORMED_JSON',
+  'UNAUTHENTICATED',
+  'POLICY_DENIED',
+  'WALLET_NOT_FOUND',
+  'VAULT_NOT_FOUND',
+  'SUBMISSION_NOT_FOUND',
+  'ROUTE_NOT_FOUND',
+  'IDEMPOTENCY_CONFLICT',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
+  'RATE_LIMITED',
+  'CHAIN_UNAVAILABLE',
+  'KEYSTORE_UNAVAILABLE',
+  'DATABASE_UNAVAILABLE',
+  'INTERNAL',
+] as const;
+
+export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];
+
+const KNOWN: ReadonlySet<string> = new Set(VAULT_ERROR_CODES);
+
+export const isVaultErrorCode = (value: unknown): value is VaultErrorCode => typeof value === 'string' && KNOWN.has(value);
