@@ -38,41 +38,48 @@ async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase)
   }
 }
 
-describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dropped afterwards)', () => {
-  describeWalletRepositoryContract('postgres', async () => {
-    const { db, cleanup } = await openTestDatabase();
-    const auditLog = new PostgresAuditLog(db);
-    return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db, auditLog), auditLog, cleanup };
-  });
-  // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
-  describe('audit log', () => {
-    let shared: Awaited<ReturnType<typeof openTestDatabase>>;
-    beforeAll(async () => {
-      shared = await openTestDatabase();
+// The contract suites in the connection's current schema (public), and again with the schema option,
+// where every statement, the trigger function and the migrations table must resolve in that schema.
+for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault"', 'vault']] as const) {
+  const open = () => openTestDatabase({ schema });
+  describe.skipIf(!POSTGRES_AVAILABLE)(`${name} contract suites (a fresh database per suite, dropped afterwards)`, () => {
+    describeWalletRepositoryContract(name, async () => {
+      const { db, cleanup } = await open();
+      const auditLog = new PostgresAuditLog(db);
+      return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db, auditLog), auditLog, cleanup };
     });
-    afterAll(() => shared?.cleanup());
-    describeAuditLogContract('postgres', async () => {
-      await shared.db.query('TRUNCATE audit_log');
-      return { log: new PostgresAuditLog(shared.db), cleanup: async () => undefined };
+    // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
+    describe('audit log', () => {
+      let shared: Awaited<ReturnType<typeof openTestDatabase>>;
+      beforeAll(async () => {
+        shared = await open();
+      });
+      afterAll(() => shared?.cleanup());
+      describeAuditLogContract(name, async () => {
+        await shared.db.query('TRUNCATE audit_log');
+        return { log: new PostgresAuditLog(shared.db), cleanup: async () => undefined };
+      });
+    });
+    describePolicyRepositoryContract(name, async () => {
+      const { db, cleanup } = await open();
+      return { policies: new PostgresPolicyRepository(db), cleanup };
+    });
+    describeKeyQuarantineContract(name, async () => {
+      const [one, two] = await Promise.all([open(), open()]);
+      return {
+        quarantine: new PostgresKeyQuarantine(one.db),
+        other: new PostgresKeyQuarantine(two.db),
+        cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
+      };
+    });
+    describeJobLockContract(`${name} (advisory lock)`, async () => {
+      const { db, cleanup } = await open();
+      return { lock: new PostgresJobLock(db), cleanup };
     });
   });
-  describePolicyRepositoryContract('postgres', async () => {
-    const { db, cleanup } = await openTestDatabase();
-    return { policies: new PostgresPolicyRepository(db), cleanup };
-  });
-  describeKeyQuarantineContract('postgres', async () => {
-    const [one, two] = await Promise.all([openTestDatabase(), openTestDatabase()]);
-    return {
-      quarantine: new PostgresKeyQuarantine(one.db),
-      other: new PostgresKeyQuarantine(two.db),
-      cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
-    };
-  });
-  describeJobLockContract('postgres (advisory lock)', async () => {
-    const { db, cleanup } = await openTestDatabase();
-    return { lock: new PostgresJobLock(db), cleanup };
-  });
+}
 
+describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dropped afterwards)', () => {
   it('job lock: one instance runs a job at a time; a dead session releases it', async () =>
     withTwoInstances(async (a, b) => {
       const lockA = new PostgresJobLock(a);
@@ -154,13 +161,13 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
     const test = await createTestDatabase();
     try {
       const opened = await Promise.all(Array.from({ length: 6 }, () => openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }))));
-      const { rows } = await opened[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      const { rows } = await opened[0]!.query<{ version: number }>('SELECT version FROM wallet_vault_migrations ORDER BY version');
       expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
       await Promise.all(opened.map((db) => db.close()));
       const again = await openPostgresDatabase(testPostgresConfig(test.url));
-      expect((await again.query('SELECT version FROM schema_migrations')).rowCount).toBe(SCHEMA_VERSION);
+      expect((await again.query('SELECT version FROM wallet_vault_migrations')).rowCount).toBe(SCHEMA_VERSION);
       // A newer build migrated it: this one must not write to a schema it does not know.
-      await again.query('INSERT INTO schema_migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+      await again.query('INSERT INTO wallet_vault_migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
       await again.close();
       await expect(openPostgresDatabase(testPostgresConfig(test.url))).rejects.toMatchObject({
         code: ErrorCode.DATABASE_UNAVAILABLE,
@@ -178,7 +185,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
       // Back to what a build of schema 3 left: no trigger, no function, no version 4.
       await old.query('DROP TRIGGER api_keys_changed ON api_keys; DROP TRIGGER api_keys_truncated ON api_keys; DROP FUNCTION wallet_vault_api_keys_changed()');
       await old.query('DROP TABLE deployment; DROP TABLE quarantined_keys'); // and migration 5's tables
-      await old.query('DELETE FROM schema_migrations WHERE version > 3');
+      await old.query('DELETE FROM wallet_vault_migrations WHERE version > 3');
       await old.close();
       const upgraded = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
       const listener = new pg.Client({ connectionString: test.url });
@@ -212,7 +219,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per suite, dr
       await new PostgresWalletRepository(db).insertVault(vault);
       // The schema as the release before this one left it.
       await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
-      await db.query('DELETE FROM schema_migrations WHERE version = $1', [SCHEMA_VERSION]);
+      await db.query('DELETE FROM wallet_vault_migrations WHERE version = $1', [SCHEMA_VERSION]);
       const migrated = await openPostgresDatabase(testPostgresConfig(test.url));
       const id = await new PostgresKeyQuarantine(migrated).deploymentId();
       expect(id).toMatch(/^[0-9a-f]{32}$/);

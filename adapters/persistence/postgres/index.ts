@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
+import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 await requireDriver('pg', 'persistence/postgres');
 const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresKeyQuarantine }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
@@ -35,22 +36,38 @@ export type PostgresPersistenceOptions = Bounds &
         readonly poolSize?: number;
         /** Bound on opening a connection or waiting for a free one (ms, default 5000). */
         readonly connectTimeoutMs?: number;
+        /**
+         * The schema for the vault's tables, created if missing: a plain lower-case identifier. Default:
+         * the connection's current schema (the first of its search_path that exists, usually `public`).
+         */
+        readonly schema?: string;
         readonly pool?: never;
       }
-    | { /** Used as is; you end it (close() leaves it open). */ readonly pool: pg.Pool; readonly connectionString?: never }
+    | {
+        /** Used as is; you end it (close() leaves it open). Its connections' search_path picks the schema. */
+        readonly pool: pg.Pool;
+        readonly connectionString?: never;
+        readonly schema?: never;
+      }
   );
 
 const bounds = {
   queryTimeoutMs: z.int().min(100).max(600_000).optional(),
   onIdleError: z.custom<(error: Error) => void>((f) => typeof f === 'function', 'must be a function').optional(),
 };
-const schema = z.union([
-  z.strictObject({ ...bounds, pool: z.custom<pg.Pool>((p) => typeof (p as { connect?: unknown })?.connect === 'function' && 'options' in (p as object), 'must be a pg.Pool') }),
+const optionsSchema = z.union([
+  z.strictObject({
+    ...bounds,
+    pool: z.custom<pg.Pool>((p) => typeof (p as { connect?: unknown })?.connect === 'function' && 'options' in (p as object), 'must be a pg.Pool'),
+    // Named so the refusal says what to do: the vault cannot change the search_path of a pool it does not own.
+    schema: z.unknown(),
+  }).refine((o) => o.schema === undefined, { path: ['schema'], message: "with your own pool, set it as the pool's search_path (options: '-c search_path=...')" }),
   z.strictObject({
     ...bounds,
     connectionString: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
     poolSize: z.int().min(1).max(1000).optional(),
     connectTimeoutMs: z.int().min(100).max(600_000).optional(),
+    schema: z.string().refine(isSchemaName, SCHEMA_NAME_RULE).optional(),
   }),
 ]);
 
@@ -60,7 +77,7 @@ const schema = z.union([
  * coordinated through it. Rejects with DATABASE_UNAVAILABLE naming the database when it cannot be reached.
  */
 export async function postgresPersistence(options: PostgresPersistenceOptions): Promise<Persistence> {
-  const o = parseFactoryOptions('postgresPersistence', schema, options);
+  const o = parseFactoryOptions('postgresPersistence', optionsSchema, options);
   const db = await openPostgresDatabase({
     url: 'connectionString' in o ? o.connectionString : undefined,
     pool: 'pool' in o ? o.pool : undefined,
@@ -68,6 +85,7 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     connectTimeoutMs: 'connectTimeoutMs' in o ? (o.connectTimeoutMs ?? 5000) : 5000,
     queryTimeoutMs: o.queryTimeoutMs ?? 10_000,
     onIdleError: o.onIdleError,
+    schema: 'connectionString' in o ? o.schema : undefined,
   });
   const auditLog = new PostgresAuditLog(db);
   const apiKeys = new PostgresApiKeyCache(db);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import { migrate } from './postgres.migrations.js';
+import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 /** How to reach the shared database, and how long anything may wait on it. */
 export interface PostgresConfig {
@@ -21,6 +22,12 @@ export interface PostgresConfig {
   readonly migrationTimeoutMs?: number;
   /** Told about connections that die while idle in the pool (the next query reconnects). */
   readonly onIdleError?: (error: Error) => void;
+  /**
+   * The schema holding the vault's tables, created if missing (see isSchemaName); absent: the connection's
+   * current schema (the first of its search_path that exists, usually `public`). Only with `url`: an
+   * application's pool has the search_path its owner gave it.
+   */
+  readonly schema?: string;
 }
 
 export type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -37,9 +44,14 @@ export class PostgresDatabase {
   readonly label: string;
 
   constructor(readonly config: PostgresConfig) {
+    if (config.schema !== undefined && (config.pool || !isSchemaName(config.schema))) {
+      throw new TypeError(config.pool ? 'schema: give your own pool its search_path instead' : `schema: ${SCHEMA_NAME_RULE}`);
+    }
     this.label = config.pool ? describePool(config.pool) : describeDatabase(config.url ?? '');
     this.pool = config.pool ?? new pg.Pool({
-      connectionString: config.url,
+      // Every connection made from these settings (the pool's, the migration's, the listener's) starts in
+      // the schema: unqualified names in every statement, and the trigger function, resolve there.
+      connectionString: config.schema === undefined ? config.url : withSearchPath(config.url ?? '', config.schema),
       max: config.poolSize,
       connectionTimeoutMillis: config.connectTimeoutMs,
       query_timeout: config.queryTimeoutMs,
@@ -169,7 +181,19 @@ export const rowPlaceholders = (rows: number, width: number, first = 1): string 
 /** Rows per multi-row INSERT: far below PostgreSQL's 65 535 parameters, more than a turn's burst. */
 export const MAX_ROWS_PER_INSERT = 500;
 
-/** `database "vault" on db.internal:5432`, from a URL whose password must not be repeated. */
+/**
+ * The URL with `-c search_path=<schema>` added to its `options` parameter (after any the operator put
+ * there, so it wins). Only the query string is rewritten: pg lets the URL's parameters override the
+ * client's own `options` setting, and the rest of the URL (credentials, host forms) stays byte for byte.
+ * The schema is a plain identifier (isSchemaName): nothing to escape.
+ */
+export function withSearchPath(url: string, schema: string): string {
+  const at = url.indexOf('?');
+  const params = new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
+  params.set('options', [params.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' '));
+  return `${at < 0 ? url : url.slice(0, at)}?${params.toString()}`;
+}
+
 /** The label of an application's pool, from the settings it was made with (never its password). */
 function describePool(pool: pg.Pool): string {
   const o = pool.options as pg.PoolConfig;
@@ -177,6 +201,7 @@ function describePool(pool: pg.Pool): string {
   return `PostgreSQL database "${o.database ?? o.user ?? 'postgres'}" on ${o.host ?? 'localhost'}:${o.port ?? 5432}`;
 }
 
+/** `database "vault" on db.internal:5432`, from a URL whose password must not be repeated. */
 export function describeDatabase(url: string): string {
   try {
     const u = new URL(url);

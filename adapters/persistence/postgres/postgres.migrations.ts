@@ -3,7 +3,7 @@ import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 /**
- * Versioned schema changes, applied in order and recorded in `schema_migrations`. Never edit a
+ * Versioned schema changes, applied in order and recorded in MIGRATIONS_TABLE. Never edit a
  * migration that has shipped: add a new one. Identifiers and keys compare bytewise (COLLATE "C"), as
  * SQLite's do, so list order and `id > afterId` paging agree between the two databases.
  */
@@ -139,6 +139,21 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * Where the applied versions are recorded, in the vault's schema: named after the package, so a
+ * `schema_migrations` of another tool sharing the schema (golang-migrate, Rails, Flyway-likes ...) is
+ * never read or written.
+ */
+export const MIGRATIONS_TABLE = 'wallet_vault_migrations';
+/** Where releases before the schema option recorded them; read once to upgrade, then left alone. */
+const PREVIOUS_MIGRATIONS_TABLE = 'schema_migrations';
+
+/** The tables and indexes each migration creates (its names the schema must not already hold), by version - 1. */
+const CREATED_BY = MIGRATIONS.map((sql) => [...sql.matchAll(/CREATE (?:UNIQUE )?(?:TABLE|INDEX) (\w+)/g)].map((m) => m[1]!));
+
+/** Columns of `wallets` as migration 1 made it: the mark of a table that is ours, not a namesake's. */
+const OUR_WALLET_COLUMNS = ['id', 'account_id', 'vault_id', 'name', 'address', 'key_store', 'key_ref', 'created', 'updated', 'expires', 'version'];
+
 // Any constant unique to this application; other applications sharing the server use other keys.
 const MIGRATION_LOCK_KEY = 0x77616c6c6574n; // "wallet"
 
@@ -146,12 +161,14 @@ const MIGRATION_LOCK_KEY = 0x77616c6c6574n; // "wallet"
  * Applies the missing migrations on a dedicated connection holding a session advisory lock, so when
  * many instances start at once exactly one migrates and the others wait, then find nothing to do. Each
  * migration commits together with its version row: a crash leaves the schema at a known version.
- * Refuses a database migrated by a newer build than this one.
+ * Refuses a database migrated by a newer build than this one, and a schema where names the vault
+ * would create are already taken by something it did not make (it never writes to what is not its own).
  */
 export async function migrate(db: PostgresDatabase, timeoutMs: number): Promise<void> {
   const client = new pg.Client({
-    // An application's pool: the same server and credentials, on a connection of its own.
-    ...(db.config.pool ? (db.config.pool.options as pg.ClientConfig) : { connectionString: db.config.url }),
+    // The pool's settings (an application's pool, or ours with the schema's search_path): the same
+    // server, credentials and schema, on a connection of its own.
+    ...(db.pool.options as pg.ClientConfig),
     connectionTimeoutMillis: db.config.connectTimeoutMs,
     query_timeout: timeoutMs,
     statement_timeout: timeoutMs,
@@ -161,10 +178,10 @@ export async function migrate(db: PostgresDatabase, timeoutMs: number): Promise<
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())',
-    );
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    const schema = await enterSchema(client, db);
+    const table = `${client.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
+    await inTransaction(client, () => adoptSchema(client, db, schema, table));
+    const { rows } = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`);
     const current = rows[0]?.v ?? 0;
     if (current > MIGRATIONS.length) {
       throw new DomainError(
@@ -173,18 +190,109 @@ export async function migrate(db: PostgresDatabase, timeoutMs: number): Promise<
       );
     }
     for (let v = current; v < MIGRATIONS.length; v++) {
-      await client.query('BEGIN');
-      try {
+      await inTransaction(client, async () => {
         await client.query(MIGRATIONS[v]!);
-        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+        await client.query(`INSERT INTO ${table} (version) VALUES ($1)`, [v + 1]);
+      });
     }
   } finally {
     // Ending the session releases the advisory lock even if unlocking was never reached.
     await client.end().catch(() => undefined);
   }
+}
+
+async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await work();
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Creates the configured schema if it is missing (asking first: CREATE SCHEMA IF NOT EXISTS needs the
+ * right to create schemas even when it exists) and answers the schema this session creates in.
+ */
+async function enterSchema(client: pg.Client, db: PostgresDatabase): Promise<string> {
+  const wanted = db.config.schema;
+  if (wanted !== undefined && !(await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [wanted])).rowCount) {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(wanted)}`);
+  }
+  const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+  const schema = rows[0]?.schema;
+  if (!schema || (wanted !== undefined && schema !== wanted)) {
+    throw new DomainError(
+      ErrorCode.DATABASE_UNAVAILABLE,
+      `${db.label}: the connection's search_path names no schema that exists (${wanted ?? 'none chosen'}); choose one with the schema option or VAULT_DATABASE_SCHEMA`,
+    );
+  }
+  return schema;
+}
+
+/**
+ * Makes sure `table` (the vault's migrations table) exists. A schema without it is either new to the
+ * vault, or was migrated by a release that recorded its versions in `schema_migrations`: recognised by
+ * that table's shape, its versions being exactly 1..N of ours and the tables those versions create being
+ * ours, its versions are copied over (in the caller's transaction, so a crash copies all or nothing).
+ * Anything else that already holds a name the vault creates is refused, never written to.
+ */
+async function adoptSchema(client: pg.Client, db: PostgresDatabase, schema: string, table: string): Promise<void> {
+  const present = await relationsIn(client, schema);
+  if (present.has(MIGRATIONS_TABLE)) return;
+  const previous = await previousReleaseVersion(client, schema, present);
+  const claimed = new Set(CREATED_BY.slice(0, previous).flat());
+  const taken = CREATED_BY.flat().find((name) => present.has(name) && !claimed.has(name));
+  if (taken !== undefined) {
+    throw new DomainError(
+      ErrorCode.DATABASE_UNAVAILABLE,
+      `${db.label}: schema "${schema}" already has a ${present.get(taken)} "${taken}" that is not one wallet-vault made; ` +
+        'give the vault a schema of its own with the schema option or VAULT_DATABASE_SCHEMA (it is created if missing)',
+    );
+  }
+  await client.query(`CREATE TABLE ${table} (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`);
+  if (previous > 0) {
+    // The previous release's table stays as it was: rolling back to that release keeps working.
+    await client.query(`INSERT INTO ${table} (version, applied) SELECT version, applied FROM ${client.escapeIdentifier(schema)}.${PREVIOUS_MIGRATIONS_TABLE}`);
+  }
+}
+
+/** Tables, indexes, views ... in the schema: name to kind ("table", "index", "relation"). */
+async function relationsIn(client: pg.Client, schema: string): Promise<Map<string, string>> {
+  const { rows } = await client.query<{ name: string; kind: string }>(
+    'SELECT c.relname AS name, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1',
+    [schema],
+  );
+  const kinds: Record<string, string> = { r: 'table', p: 'table', i: 'index', I: 'index' };
+  return new Map(rows.map((r) => [r.name, kinds[r.kind] ?? 'relation']));
+}
+
+/**
+ * N when the schema's `schema_migrations` is the one a previous release of the vault kept (columns
+ * version integer and applied timestamptz, versions exactly 1..N of ours, every table they create
+ * present, `wallets` with our columns); 0 when there is none or it belongs to another tool.
+ */
+async function previousReleaseVersion(client: pg.Client, schema: string, present: Map<string, string>): Promise<number> {
+  if (present.get(PREVIOUS_MIGRATIONS_TABLE) !== 'table') return 0;
+  const columnsOf = async (table: string) =>
+    new Map(
+      (
+        await client.query<{ name: string; type: string }>(
+          'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+          [schema, table],
+        )
+      ).rows.map((r) => [r.name, r.type]),
+    );
+  const shape = await columnsOf(PREVIOUS_MIGRATIONS_TABLE);
+  if (shape.size !== 2 || shape.get('version') !== 'integer' || shape.get('applied') !== 'timestamp with time zone') return 0;
+  const { rows } = await client.query<{ n: number; low: number | null; high: number | null }>(
+    `SELECT count(DISTINCT version)::int AS n, min(version) AS low, max(version) AS high FROM ${client.escapeIdentifier(schema)}.${PREVIOUS_MIGRATIONS_TABLE}`,
+  );
+  const { n, low, high } = rows[0]!;
+  if (n === 0 || low !== 1 || high !== n || n > MIGRATIONS.length) return 0;
+  if (!CREATED_BY.slice(0, n).flat().every((name) => present.has(name))) return 0;
+  const walletColumns = await columnsOf('wallets');
+  return OUR_WALLET_COLUMNS.every((c) => walletColumns.has(c)) ? n : 0;
 }
