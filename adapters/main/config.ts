@@ -4,6 +4,7 @@ import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.
 import { rpcUrlsProblem, splitRpcUrls } from '../chain/rpc-urls.js';
 import { parseTrustedProxies } from '../http/client-address.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
+import { isSchemaName, SCHEMA_NAME_RULE } from '../persistence/postgres/postgres.schema-name.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
 export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
@@ -53,6 +54,8 @@ export interface DatabaseSettings {
   readonly connectTimeoutMs: number;
   /** Bound on every statement, enforced by the server and the client (VAULT_DATABASE_QUERY_TIMEOUT_MS). */
   readonly queryTimeoutMs: number;
+  /** The schema of the vault's tables, created if missing (VAULT_DATABASE_SCHEMA); absent: the connection's current one. */
+  readonly schema: string | undefined;
 }
 
 /** Everything the service reads from its environment, validated once at start. */
@@ -150,6 +153,7 @@ const schema = z.object({
   VAULT_DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   VAULT_DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(5000),
   VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
+  VAULT_DATABASE_SCHEMA: z.string().refine(isSchemaName, SCHEMA_NAME_RULE).optional(),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
   VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
@@ -199,6 +203,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const e = parsed.data as z.infer<typeof schema> & Record<string, string | undefined>;
   if (!IMPLEMENTED_KEYSTORES.includes(e.VAULT_KEYSTORE)) {
     throw new ConfigError(`VAULT_KEYSTORE: "${e.VAULT_KEYSTORE}" is not available in this version (available: ${IMPLEMENTED_KEYSTORES.join(', ')})`);
+  }
+  if (e.VAULT_DATABASE_SCHEMA !== undefined && e.VAULT_DATABASE_URL === undefined) {
+    // Silently ignored, it would let the operator believe the data lands in that PostgreSQL schema.
+    throw new ConfigError('VAULT_DATABASE_SCHEMA: only with VAULT_DATABASE_URL (the embedded SQLite database has no schemas)');
   }
   const region = e.AWS_REGION ?? e.AWS_DEFAULT_REGION;
   const awsKms: AwsKmsSettings | undefined =
@@ -269,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             poolSize: e.VAULT_DATABASE_POOL_SIZE,
             connectTimeoutMs: e.VAULT_DATABASE_CONNECT_TIMEOUT_MS,
             queryTimeoutMs: e.VAULT_DATABASE_QUERY_TIMEOUT_MS,
+            schema: e.VAULT_DATABASE_SCHEMA,
           },
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
     addressRateLimitPerMinute: e.VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE,

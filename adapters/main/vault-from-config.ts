@@ -79,6 +79,7 @@ async function openPersistence(config: AppConfig, logger?: Logger): Promise<Pers
       poolSize: config.database.poolSize,
       connectTimeoutMs: config.database.connectTimeoutMs,
       queryTimeoutMs: config.database.queryTimeoutMs,
+      schema: config.database.schema,
       onIdleError: (error) => logger?.warn({ err: error.message, database: label }, 'an idle database connection failed; it will be replaced'),
     });
     label = persistence.description;

@@ -96,6 +96,9 @@ describe('the wallet-vault command', () => {
     [{ VAULT_DATABASE_URL: 'mysql://db/vault' }, /VAULT_DATABASE_URL: must be a postgres:\/\/ URL/],
     [{ VAULT_DATABASE_URL: 'postgres://db/vault', VAULT_DATABASE_POOL_SIZE: '0' }, /VAULT_DATABASE_POOL_SIZE: must be between 1 and 1000/],
     [{ VAULT_DATABASE_URL: 'postgres://db/vault', VAULT_DATABASE_QUERY_TIMEOUT_MS: '5s' }, /VAULT_DATABASE_QUERY_TIMEOUT_MS: must be a whole number/],
+    [{ VAULT_DATABASE_URL: 'postgres://db/vault', VAULT_DATABASE_SCHEMA: 'vault; DROP TABLE wallets' }, /VAULT_DATABASE_SCHEMA: must be a plain lower-case identifier/],
+    [{ VAULT_DATABASE_URL: 'postgres://db/vault', VAULT_DATABASE_SCHEMA: 'Vault' }, /VAULT_DATABASE_SCHEMA: must be a plain lower-case identifier/],
+    [{ VAULT_DATABASE_SCHEMA: 'vault' }, /VAULT_DATABASE_SCHEMA: only with VAULT_DATABASE_URL/],
     [{ VAULT_RPC_URL_SEPOLIA: 'not a url' }, /VAULT_RPC_URL_SEPOLIA/],
   ])('refuses to start with %o, naming the variable', async (bad, message) => {
     const r = await runCli(['serve'], { ...env, ...bad });

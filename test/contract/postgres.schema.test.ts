@@ -91,7 +91,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
   it("schema 'vault' (created if missing) holds every table, index, the trigger function and the migrations table; public gets nothing", () =>
     withDatabase(async (test, sql) => {
       const db = await openPostgresDatabase(testPostgresConfig(test.url, { schema: 'vault' }));
-      const cache = new PostgresApiKeyCache(db);
+      // A lifetime far beyond the test: only the trigger's notification can make the cache read the key again.
+      const cache = new PostgresApiKeyCache(db, { ttlMs: 3_600_000 });
       try {
         const { key } = await aVaultWithKey(db);
         expect(await objectsIn(sql, 'public')).toEqual([]);

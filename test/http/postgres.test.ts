@@ -60,6 +60,21 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     expect(replay.body.error).toMatch(/already used/);
   });
 
+  it('two instances in VAULT_DATABASE_SCHEMA: they share that schema only, and a key revoked through one is refused by the other', async () => {
+    const [a, b] = [await start({ VAULT_DATABASE_SCHEMA: 'tenant_b' }), await start({ VAULT_DATABASE_SCHEMA: 'tenant_b' })];
+    const vaultId = (await a.createVault({ name: 'in a schema' })).id;
+    const { apiKey, id } = await b.createApiKey(vaultId);
+    const apiA = client(a.url, apiKey);
+    const created = await apiA.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'on a' });
+    expect(created.status).toBe(200);
+    expect((await client(b.url, apiKey).get(`/api/v1/vaults/${vaultId}/wallets/${created.body.data.address}`)).body.data).toEqual(created.body.data);
+    // The public schema's instances know nothing of it.
+    expect((await client((await start()).url, apiKey).get(`/api/v1/vaults/${vaultId}/wallets`)).status).toBe(401);
+    await b.revokeApiKey(id);
+    // A's key cache hears the revocation from the trigger in tenant_b (or reads again when its lifetime ends).
+    await expect.poll(async () => (await apiA.get(`/api/v1/vaults/${vaultId}/wallets`)).status).toBe(401);
+  });
+
   it('database lost during requests: 503 naming the database to a key holder (never the password), only "database unavailable" to others, and recovery when it returns', async () => {
     const s = await start();
     const vaultId = (await s.createVault({ name: 'faults' })).id;
