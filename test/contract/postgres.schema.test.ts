@@ -157,10 +157,27 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       expect(await objectsIn(sql, 'public')).not.toContain('wallet_vault_migrations');
     }));
 
+  it("with the application's own pool, its connections' search_path picks the schema; one naming no schema that exists is refused clearly", () =>
+    withDatabase(async (test, sql) => {
+      const pool = new pg.Pool({ connectionString: test.url, max: 2, options: '-c search_path=app_vault' });
+      try {
+        const error = await postgresPersistence({ pool }).catch((e: unknown) => e);
+        expect((error as Error).message).toMatch(/search_path names no schema that exists.*VAULT_DATABASE_SCHEMA/);
+        await sql.query('CREATE SCHEMA app_vault');
+        const persistence = await postgresPersistence({ pool });
+        await persistence.close();
+        expect(await objectsIn(sql, 'app_vault')).toContain('wallet_vault_migrations');
+        expect(await objectsIn(sql, 'public')).toEqual([]);
+      } finally {
+        await pool.end();
+      }
+    }));
+
   it('postgresPersistence: schema puts the tables there; a bad identifier or a schema with your own pool is refused naming the option', async () => {
     await withDatabase(async (test, sql) => {
       const persistence = await postgresPersistence({ connectionString: test.url, schema: 'tenant_a', poolSize: 2 });
       await persistence.close();
+      expect(persistence.description).toMatch(new RegExp(`^PostgreSQL database "${test.name}" on .*, schema "tenant_a"$`));
       expect(await objectsIn(sql, 'tenant_a')).toContain('wallets');
       expect(await objectsIn(sql, 'public')).toEqual([]);
     });

@@ -60,7 +60,7 @@ const optionsSchema = z.union([
     ...bounds,
     pool: z.custom<pg.Pool>((p) => typeof (p as { connect?: unknown })?.connect === 'function' && 'options' in (p as object), 'must be a pg.Pool'),
     // Named so the refusal says what to do: the vault cannot change the search_path of a pool it does not own.
-    schema: z.unknown(),
+    schema: z.unknown().optional(),
   }).refine((o) => o.schema === undefined, { path: ['schema'], message: "with your own pool, set it as the pool's search_path (options: '-c search_path=...')" }),
   z.strictObject({
     ...bounds,

@@ -40,14 +40,15 @@ export type Queryable = Pick<pg.ClientBase, 'query'>;
  */
 export class PostgresDatabase {
   readonly pool: pg.Pool;
-  /** `database "name" on host:port`: what messages say, never the URL (it may carry a password). */
+  /** `database "name" on host:port[, schema "s"]`: what messages say, never the URL (it may carry a password). */
   readonly label: string;
 
   constructor(readonly config: PostgresConfig) {
     if (config.schema !== undefined && (config.pool || !isSchemaName(config.schema))) {
       throw new TypeError(config.pool ? 'schema: give your own pool its search_path instead' : `schema: ${SCHEMA_NAME_RULE}`);
     }
-    this.label = config.pool ? describePool(config.pool) : describeDatabase(config.url ?? '');
+    // The schema is named too: the CLI says which store it opened, and one without the servers' schema is another store.
+    this.label = config.pool ? describePool(config.pool) : describeDatabase(config.url ?? '') + (config.schema === undefined ? '' : `, schema "${config.schema}"`);
     this.pool = config.pool ?? new pg.Pool({
       // Every connection made from these settings (the pool's, the migration's, the listener's) starts in
       // the schema: unqualified names in every statement, and the trigger function, resolve there.

@@ -226,7 +226,7 @@ async function enterSchema(client: pg.Client, db: PostgresDatabase): Promise<str
   if (!schema || (wanted !== undefined && schema !== wanted)) {
     throw new DomainError(
       ErrorCode.DATABASE_UNAVAILABLE,
-      `${db.label}: the connection's search_path names no schema that exists (${wanted ?? 'none chosen'}); choose one with the schema option or VAULT_DATABASE_SCHEMA`,
+      `${db.label}: the connection's search_path names no schema that exists (${wanted ?? 'none chosen'}); choose one with the schema option or VAULT_DATABASE_SCHEMA (it is created if missing), or create the one your pool's search_path names`,
     );
   }
   return schema;
