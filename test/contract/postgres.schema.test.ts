@@ -112,6 +112,19 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       }
     }));
 
+  it("the schema wins over a search_path in the URL's own options, which keep their other settings", () =>
+    withDatabase(async (test, sql) => {
+      const url = `${test.url}?options=${encodeURIComponent('-c search_path=public -c lock_timeout=4321')}&application_name=x`;
+      const db = await openPostgresDatabase(testPostgresConfig(url, { schema: 'vault' }));
+      try {
+        const { rows } = await db.query<{ path: string; lock: string }>("SELECT current_setting('search_path') AS path, current_setting('lock_timeout') AS lock");
+        expect(rows).toEqual([{ path: 'vault', lock: '4321ms' }]);
+        expect(await objectsIn(sql, 'public')).toEqual([]);
+      } finally {
+        await db.close();
+      }
+    }));
+
   it('many instances starting at once on a new schema create it and migrate once', () =>
     withDatabase(async (test, sql) => {
       const opened = await Promise.all(Array.from({ length: 5 }, () => openPostgresDatabase(testPostgresConfig(test.url, { schema: 'vault', poolSize: 1 }))));
