@@ -134,7 +134,7 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   // createVault's refusal of a JavaScript fallback (adapters/native-bindings.ts), a configuration error
   // as serve's is; by name, so that starting the CLI does not load the bindings it checks.
   if (error instanceof Error && error.name === 'NativeBindingError') fail(error.message, EXIT.USAGE, 'CONFIG');
-  // A configured adapter whose optional driver is not installed (pg, pkcs11js, ...): the message names
+  // A configured adapter whose optional driver is not installed (better-sqlite3, pg, pkcs11js, ...): the message names
   // the package and the command that installs it.
   if (error instanceof MissingDriverError) fail(error.message, EXIT.USAGE, 'CONFIG');
   if (error instanceof CliRefusal) fail(error.message, EXIT.REFUSED, error.code);

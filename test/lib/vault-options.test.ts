@@ -131,7 +131,7 @@ describe('optional drivers', () => {
     }
   }
 
-  it.each(['wallet-vault', 'wallet-vault/express', 'wallet-vault/keystores/local-file'])('%s loads without any of them', async (specifier) => {
+  it.each(['wallet-vault', 'wallet-vault/express', 'wallet-vault/keystores/local-file', 'wallet-vault/client'])('%s loads without any of them', async (specifier) => {
     expect(await importWithoutDrivers(specifier)).toEqual({ code: 0, stderr: '' });
   });
 
