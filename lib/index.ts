@@ -1,7 +1,7 @@
 /**
  * `wallet-vault`: the vault as a library. `createVault` is the one composition root; the ports are
  * here so a third party can write an adapter (a KeyStore, a persistence, a chain reader, a clock).
- * Nothing this module loads needs an optional driver (the AWS SDK, node-vault, pkcs11js, pg).
+ * Nothing this module loads needs an optional driver (better-sqlite3, pg, the AWS SDK, node-vault, pkcs11js).
  */
 export { createVault, type Vault } from '../adapters/main/create-vault.js';
 export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
+import { MissingDriverError } from '../optional-driver.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
@@ -133,6 +134,9 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   // createVault's refusal of a JavaScript fallback (adapters/native-bindings.ts), a configuration error
   // as serve's is; by name, so that starting the CLI does not load the bindings it checks.
   if (error instanceof Error && error.name === 'NativeBindingError') fail(error.message, EXIT.USAGE, 'CONFIG');
+  // A configured adapter whose optional driver is not installed (better-sqlite3, pg, pkcs11js, ...): the message names
+  // the package and the command that installs it.
+  if (error instanceof MissingDriverError) fail(error.message, EXIT.USAGE, 'CONFIG');
   if (error instanceof CliRefusal) fail(error.message, EXIT.REFUSED, error.code);
   if (isDomainError(error)) fail(error.message, EXIT.REFUSED, error.code);
   fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, EXIT.REFUSED, 'INTERNAL');

@@ -4,7 +4,7 @@ import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
 import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
-import { sqlitePersistence } from '../persistence/sqlite/index.js';
+import { MissingDriverError } from '../optional-driver.js';
 import { ConfigError, type AppConfig } from './config.js';
 import { createVault, type Vault } from './create-vault.js';
 import type { Logger } from './logger.js';
@@ -86,6 +86,12 @@ async function openPersistence(config: AppConfig, logger?: Logger): Promise<Pers
     return persistence;
   }
   ensureDataDir(config);
+  // Loaded here, as pg is above: a PostgreSQL-only installation has no better-sqlite3. Without it the
+  // start stops with a configuration error naming the package, the command that installs it, and why
+  // SQLite was chosen.
+  const { sqlitePersistence } = await import('../persistence/sqlite/index.js').catch((error: unknown) => {
+    throw error instanceof MissingDriverError ? new ConfigError(`${error.message} (VAULT_DATABASE_URL is not set, so the vault uses SQLite)`) : error;
+  });
   // Nonces in the file whatever VAULT_WORKERS is: a replay is refused after a restart and by any process.
   return sqlitePersistence({ path: path.join(config.dataDir, 'vault.db'), sharedNonces: true });
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,33 @@ const entries = Object.entries(manifest.exports).filter(([, target]) => typeof t
 
 /** npm's ways of saying it could reach neither the registry nor a cached copy. */
 const UNREACHABLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|ENOTCACHED|request to .* failed/i;
+
+/** Packs the repository into `dir` (dist/ is built by the global setup); the tarball's path. */
+async function packInto(dir: string): Promise<string> {
+  const { stdout } = await npm(['pack', '--pack-destination', dir, '--json', '--ignore-scripts'], repoRoot, 120_000);
+  return path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+}
+
+/**
+ * A fresh application in `project` that installs `wanted`, allowing the install scripts of `allowed`
+ * (npm 11 runs none unless allowed); skips the test when npm reaches neither the registry nor its cache.
+ */
+async function installApp(project: string, allowed: string[], wanted: string[], ctx: { skip(note: string): never }): Promise<void> {
+  await mkdir(project);
+  const allowScripts = { ...Object.fromEntries(allowed.map((pkg) => [pkg, true])), '@scarf/scarf': false };
+  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'wallet-vault-consumer', private: true, type: 'module', allowScripts }));
+  try {
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', ...wanted], project, 840_000);
+  } catch (error) {
+    const output = `${(error as { stderr?: string }).stderr ?? ''}\n${(error as Error).message}`;
+    if (UNREACHABLE.test(output)) {
+      const reason = `skipped: npm reached neither the registry nor a cached copy of the dependencies (${output.match(UNREACHABLE)![0]})`;
+      console.warn(`packaging test ${reason}`);
+      ctx.skip(reason);
+    }
+    throw error;
+  }
+}
 
 describe('the npm package', () => {
   const dirs: string[] = [];
@@ -89,41 +117,20 @@ describe('the npm package', () => {
     async (ctx) => {
       const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-pack-'));
       dirs.push(dir);
-      const { stdout } = await npm(['pack', '--pack-destination', dir, '--json', '--ignore-scripts'], repoRoot, 120_000);
-      const tarball = path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+      const tarball = await packInto(dir);
 
-      // An application of its own, with express, and the drivers of two optional adapters (pure
+      // An application of its own on the default path (SQLite, so better-sqlite3, an optional peer it
+      // installs beside the tarball), with express and the drivers of two optional adapters (pure
       // JavaScript); pkcs11js, the AWS SDK and vitest stay out, to show the message their entries give.
       const project = path.join(dir, 'app');
-      await mkdir(project);
-      await writeFile(
-        path.join(project, 'package.json'),
-        JSON.stringify({
-          name: 'wallet-vault-consumer',
-          private: true,
-          type: 'module',
-          // npm 11 runs no install scripts unless allowed: these build native code the vault needs.
-          allowScripts: { 'better-sqlite3': true, secp256k1: true, keccak: true, '@scarf/scarf': false },
-        }),
-      );
-      const wanted = [
+      // better-sqlite3 may compile from source here (a minute or two on a busy machine).
+      await installApp(project, ['better-sqlite3', 'secp256k1', 'keccak'], [
         tarball,
         `express@${manifest.dependencies.express}`,
+        `better-sqlite3@${manifest.peerDependencies['better-sqlite3']}`,
         `pg@${manifest.peerDependencies.pg}`,
         `node-vault@${manifest.peerDependencies['node-vault']}`,
-      ];
-      try {
-        // better-sqlite3 may compile from source here (a minute or two on a busy machine).
-        await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', ...wanted], project, 840_000);
-      } catch (error) {
-        const output = `${(error as { stderr?: string }).stderr ?? ''}\n${(error as Error).message}`;
-        if (UNREACHABLE.test(output)) {
-          const reason = `skipped: npm reached neither the registry nor a cached copy of the dependencies (${output.match(UNREACHABLE)![0]})`;
-          console.warn(`packaging test ${reason}`);
-          ctx.skip(reason);
-        }
-        throw error;
-      }
+      ], ctx);
 
       // Declarations: the probe type-checks against what the tarball ships, nothing from this repository.
       await copyFile(path.join(probeDir, 'types-probe.ts'), path.join(project, 'types-probe.ts'));
@@ -180,5 +187,41 @@ describe('the npm package', () => {
       }
     },
     900_000,
+  );
+  it(
+    'gives a PostgreSQL-only application no better-sqlite3, and its SQLite entry and `serve` on SQLite name the package to install',
+    async (ctx) => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-pack-pg-'));
+      dirs.push(dir);
+      const tarball = await packInto(dir);
+      const project = path.join(dir, 'app');
+      await installApp(project, ['secp256k1', 'keccak'], [tarball, `pg@${manifest.peerDependencies.pg}`], ctx);
+
+      // An optional peer: npm installs it only when asked, so nothing was compiled for SQLite here.
+      expect(existsSync(path.join(project, 'node_modules/better-sqlite3'))).toBe(false);
+      const importing = (entry: string) =>
+        run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(entry)}); console.log('loaded')`], { cwd: project }).then(
+          (r) => r.stdout.trim(),
+          (error: { stderr: string }) => error.stderr,
+        );
+      expect(await importing('wallet-vault/persistence/postgres')).toBe('loaded');
+      expect(await importing('wallet-vault')).toBe('loaded');
+      expect(await importing('wallet-vault/persistence/sqlite')).toContain(
+        'wallet-vault/persistence/sqlite needs the package better-sqlite3, which is not installed: npm install better-sqlite3',
+      );
+
+      // The command an operator runs: on SQLite (no VAULT_DATABASE_URL) it stops as a configuration error.
+      const serve = await run(process.execPath, [path.join(project, 'node_modules/wallet-vault/bin/wallet-vault.js'), 'serve'], {
+        cwd: project,
+        env: { ...process.env, VAULT_DATA_DIR: path.join(dir, 'data'), PORT: '0' },
+        timeout: 60_000,
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+      expect(serve.stderr).toContain('needs the package better-sqlite3, which is not installed: npm install better-sqlite3');
+      expect(serve.code).toBe(2);
+    },
+    600_000,
   );
 });

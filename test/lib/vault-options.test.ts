@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVault, DomainError, ErrorCode, TOKENS, VaultOptionsError, type KeyStore, type Persistence } from 'wallet-vault';
 import { localFileKeyStore } from 'wallet-vault/keystores/local-file';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
+import { hidePackages } from '../support/hidden-packages.js';
 
 describe('createVault refuses bad options at once, naming the option', () => {
   let dir: string;
@@ -115,36 +116,27 @@ describe('readiness after configure()', () => {
 
 describe('optional drivers', () => {
   const root = path.resolve(import.meta.dirname, '../..');
-  // Node with the four optional drivers made uninstallable, as in an application that installed none.
+  const DRIVERS = ['better-sqlite3', 'pg', 'pkcs11js', 'node-vault', '@aws-sdk/client-kms'];
+  // Node with the optional drivers made uninstallable, as in an application that installed none.
   async function importWithoutDrivers(specifier: string): Promise<{ code: number; stderr: string }> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-drivers-'));
+    const hidden = await hidePackages(DRIVERS);
     try {
-      const hooks = path.join(dir, 'hooks.mjs');
-      await writeFile(
-        hooks,
-        `const missing = new Set(['pg', 'pkcs11js', 'node-vault', '@aws-sdk/client-kms']);
-export async function resolve(specifier, context, next) {
-  if (missing.has(specifier)) throw Object.assign(new Error("Cannot find package '" + specifier + "'"), { code: 'ERR_MODULE_NOT_FOUND' });
-  return next(specifier, context);
-}`,
-      );
-      const register = path.join(dir, 'register.mjs');
-      await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
       return await new Promise((resolve) => {
-        execFile(process.execPath, ['--import', register, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)});`], { cwd: root }, (error, _stdout, stderr) =>
+        execFile(process.execPath, [...hidden.nodeOptions.split(' '), '--input-type=module', '-e', `await import(${JSON.stringify(specifier)});`], { cwd: root }, (error, _stdout, stderr) =>
           resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
         );
       });
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await hidden.remove();
     }
   }
 
-  it.each(['wallet-vault', 'wallet-vault/express', 'wallet-vault/keystores/local-file', 'wallet-vault/persistence/sqlite'])('%s loads without any of them', async (specifier) => {
+  it.each(['wallet-vault', 'wallet-vault/express', 'wallet-vault/keystores/local-file', 'wallet-vault/client'])('%s loads without any of them', async (specifier) => {
     expect(await importWithoutDrivers(specifier)).toEqual({ code: 0, stderr: '' });
   });
 
   it.each([
+    ['wallet-vault/persistence/sqlite', 'better-sqlite3'],
     ['wallet-vault/persistence/postgres', 'pg'],
     ['wallet-vault/keystores/pkcs11', 'pkcs11js'],
     ['wallet-vault/keystores/aws-kms', '@aws-sdk/client-kms'],

@@ -47,6 +47,8 @@ export function localFileKeyStore(options: LocalFileKeyStoreOptions): KeyStore {
   return new LocalFileKeyStore({
     keysDir: o.keysDir,
     masterKey,
+    // A mismatch names the option this application passed, not the standalone server's VAULT_MASTER_KEY.
+    masterKeySource: { kind: 'option', option: o.masterKey ? 'masterKey' : 'masterKeyHex' },
     cacheSize: o.cacheSize,
     cacheTtlMs: o.cacheTtlMs,
     signingThread: o.signingThread,

@@ -15,8 +15,15 @@ export const CHECK_FILE = 'master-key.check';
 export const ROTATION_FILE = 'master-key.rotation';
 const CHECK_LABEL = 'wallet-vault master key check v1';
 
-/** Where the master key came from, so that a message names what the operator has to change. */
-export type MasterKeySource = { readonly kind: 'env' } | { readonly kind: 'file'; readonly path: string };
+/**
+ * Where the master key came from, so that a message names what the operator has to change: the
+ * environment variable, the master.key file, or the option an application passed to `localFileKeyStore`
+ * (an embedding application never set VAULT_MASTER_KEY, so naming it would send its author astray).
+ */
+export type MasterKeySource =
+  | { readonly kind: 'env' }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'option'; readonly option: 'masterKey' | 'masterKeyHex' };
 
 export interface RotationJournal {
   /** Check value of the key the files were wrapped under before the rotation. */
@@ -74,9 +81,14 @@ export async function endRotation(keysDir: string): Promise<void> {
 export function mismatchMessage(source: MasterKeySource, keysDir: string): string {
   const where = `the key files in ${keysDir} (check value in ${CHECK_FILE})`;
   const rotate = 'to change the master key, run `wallet-vault keys rotate-master` with the current one';
-  return source.kind === 'env'
-    ? `master key mismatch: VAULT_MASTER_KEY is not the key that wrapped ${where}. Set VAULT_MASTER_KEY to the 64-hex content of the master.key those files were created with; ${rotate}`
-    : `master key mismatch: ${source.path} is not the key that wrapped ${where}. Restore the master.key those files were created with (or set VAULT_MASTER_KEY to its 64-hex content); ${rotate}`;
+  switch (source.kind) {
+    case 'env':
+      return `master key mismatch: VAULT_MASTER_KEY is not the key that wrapped ${where}. Set VAULT_MASTER_KEY to the 64-hex content of the master.key those files were created with; ${rotate}`;
+    case 'file':
+      return `master key mismatch: ${source.path} is not the key that wrapped ${where}. Restore the master.key those files were created with (or set VAULT_MASTER_KEY to its 64-hex content); ${rotate}`;
+    case 'option':
+      return `master key mismatch: the ${source.option} passed to localFileKeyStore is not the key that wrapped ${where}. Pass the master key those files were created with; ${rotate}`;
+  }
 }
 
 export function rotationMessage(keysDir: string): string {

@@ -1,15 +1,23 @@
 import { z } from 'zod';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
-import { InProcessJobLock } from './in-process.job-lock.js';
-import { SqliteAuditLog } from './sqlite.audit-log.js';
-import { closeCommitQueueOf } from './sqlite.commit-queue.js';
-import { openSqliteDatabase } from './sqlite.database.js';
-import { SqliteKeyQuarantine } from './sqlite.key-quarantine.js';
-import { SqlitePolicyRepository } from './sqlite.policy-repository.js';
-import { SqliteReplayGuard } from './sqlite.replay-guard.js';
-import { SqliteSignatureLog } from './sqlite.signature-log.js';
-import { SqliteWalletRepository } from './sqlite.wallet-repository.js';
+import { requireDriver } from '../../optional-driver.js';
+
+// better-sqlite3 is an optional peer dependency like pg: a PostgreSQL-only application does not install
+// (and compile) it. Checked before the modules that load it, so its absence names the package to install.
+await requireDriver('better-sqlite3', 'persistence/sqlite');
+const [{ InProcessJobLock }, { SqliteAuditLog }, { closeCommitQueueOf }, { openSqliteDatabase }, { SqliteKeyQuarantine }, { SqlitePolicyRepository }, { SqliteReplayGuard }, { SqliteSignatureLog }, { SqliteWalletRepository }] =
+  await Promise.all([
+    import('./in-process.job-lock.js'),
+    import('./sqlite.audit-log.js'),
+    import('./sqlite.commit-queue.js'),
+    import('./sqlite.database.js'),
+    import('./sqlite.key-quarantine.js'),
+    import('./sqlite.policy-repository.js'),
+    import('./sqlite.replay-guard.js'),
+    import('./sqlite.signature-log.js'),
+    import('./sqlite.wallet-repository.js'),
+  ]);
 
 /** Options of the embedded SQLite database. */
 export interface SqlitePersistenceOptions {
@@ -25,7 +33,10 @@ export interface SqlitePersistenceOptions {
 
 const schema = z.strictObject({ path: z.string().min(1), sharedNonces: z.boolean().optional() });
 
-/** Opens (and migrates) the SQLite database (`wallet-vault/persistence/sqlite`). */
+/**
+ * Opens (and migrates) the SQLite database (`wallet-vault/persistence/sqlite`; needs the optional
+ * package better-sqlite3).
+ */
 export async function sqlitePersistence(options: SqlitePersistenceOptions): Promise<Persistence> {
   const o = parseFactoryOptions('sqlitePersistence', schema, options);
   const db = openSqliteDatabase({ path: o.path });

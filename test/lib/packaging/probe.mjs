@@ -1,5 +1,6 @@
 // Run by test/lib/packaging.test.ts inside a fresh project where only the packed tarball (with express,
-// pg and node-vault) is installed: what an application sees. Prints one JSON line with what it found.
+// better-sqlite3, pg and node-vault) is installed: what an application sees. Prints one JSON line with
+// what it found.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
