@@ -10,7 +10,8 @@ export default defineConfig({
     // busy 2-core machine can miss, so every poll gets the test's own bound instead.
     expect: { poll: { timeout: 25_000 } },
     // Every answer of the API that a test fetches is checked against the OpenAPI document.
-    setupFiles: ['test/support/openapi-conformance.setup.ts'],
+    // The domain hashes with the keccak256 it is given; tests that call it directly get the entry points' one.
+    setupFiles: ['test/support/keccak.setup.ts', 'test/support/openapi-conformance.setup.ts'],
     globalSetup: ['test/support/build.global-setup.ts', 'test/chain/compile-contracts.global-setup.ts'],
   },
 });

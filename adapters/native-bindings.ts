@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { keccakIsNative } from '../src/domain/keccak.js';
+import { keccakIsNative } from './system/keccak.js';
 
 const require = createRequire(import.meta.url);
 
@@ -16,7 +16,7 @@ export type NativeBindingCheck = (pkg: NativePackage) => boolean;
 
 /**
  * Each package's index tries `./bindings` and falls back otherwise: native exactly when it exports that.
- * keccak256 (src/domain/keccak.ts) loads keccak's addon itself, so that must have loaded too.
+ * The keccak256 the domain is given (adapters/system/keccak.ts) loads keccak's addon itself, so that must have loaded too.
  */
 export const loadsNatively: NativeBindingCheck = (pkg) => {
   if (pkg === 'keccak' && !keccakIsNative) return false;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { installKeccak256 } from '../adapters/system/keccak.js';
 import { UuidV7IdGenerator } from '../adapters/system/uuid-v7.id-generator.js';
 import { openSqliteDatabase } from '../adapters/persistence/sqlite/sqlite.database.js';
 import { SqliteWalletRepository } from '../adapters/persistence/sqlite/sqlite.wallet-repository.js';
@@ -16,6 +17,8 @@ import { printTable, runLoad, type LoadResult } from './support/load.js';
  * Usage: npm run bench:lifecycle [-- seconds]
  */
 const seconds = Number(process.argv[2] ?? 10);
+// toChecksumAddress below hashes with the keccak256 the domain is given; no entry point runs here to give it.
+installKeccak256();
 
 /**
  * Fills a vault straight through the repository, in one transaction, with the server stopped: creating

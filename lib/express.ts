@@ -1,4 +1,8 @@
 /** `wallet-vault/express`: the whole HTTP interface as an Express router. */
-export { vaultRouter, type VaultRouterOptions } from '../adapters/http/vault-router.js';
+import { installKeccak256 } from '../adapters/system/keccak.js';
+export { vaultRouter, type VaultRouterOptions } from '../adapters/main/vault-router.js';
 export type { JsonBounds } from '../adapters/http/json-bounds.js';
 export { registerApiDocs, type ApiDocsOptions } from '../adapters/http/openapi/api-docs.routes.js';
+
+// The domain hashes with the keccak256 it is given (src/domain/keccak.ts): this entry gives it before anything of it runs.
+installKeccak256();

@@ -3,6 +3,7 @@
  * here so a third party can write an adapter (a KeyStore, a persistence, a chain reader, a clock).
  * Nothing this module loads needs an optional driver (better-sqlite3, pg, the AWS SDK, node-vault, pkcs11js).
  */
+import { installKeccak256 } from '../adapters/system/keccak.js';
 export { createVault, type Vault } from '../adapters/main/create-vault.js';
 export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';
 export { NativeBindingError } from '../adapters/native-bindings.js';
@@ -21,3 +22,6 @@ export type { ReplayGuard } from '../src/ports/replay-guard.port.js';
 export type { ChainReader, SignableValues } from '../src/ports/chain-reader.port.js';
 export type { Clock } from '../src/ports/clock.port.js';
 export type { IdGenerator } from '../src/ports/id-generator.port.js';
+
+// The domain hashes with the keccak256 it is given (src/domain/keccak.ts): this entry gives it before anything of it runs.
+installKeccak256();

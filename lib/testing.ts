@@ -3,6 +3,7 @@
  * vault's own unit tests use. The suites are vitest suites (`describe`/`it`): importing this entry needs
  * vitest installed (an optional peer dependency); nothing else in the package loads it.
  */
+import { installKeccak256 } from '../adapters/system/keccak.js';
 export { describeKeyStoreContract, type KeyStoreFixture, type KeyStoreTraits } from '../adapters/testing/key-store.contract.js';
 export { describeWalletRepositoryContract, type WalletRepositoryFixture } from '../adapters/testing/wallet-repository.contract.js';
 export { describeAuditLogContract, expectValidChain, type AuditLogFixture } from '../adapters/testing/audit-log.contract.js';
@@ -21,3 +22,6 @@ export {
   InMemoryWalletRepository,
 } from '../adapters/testing/in-memory.persistence.js';
 export { FixedClock, MovableClock } from '../adapters/testing/clocks.js';
+
+// The domain hashes with the keccak256 it is given (src/domain/keccak.ts): this entry gives it before anything of it runs.
+installKeccak256();

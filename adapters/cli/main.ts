@@ -2,12 +2,16 @@ import { Command, CommanderError, Option } from 'commander';
 import { isDomainError } from '../../src/domain/errors.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
+import { installKeccak256 } from '../system/keccak.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
+
+// The domain hashes with the keccak256 it is given (src/domain/keccak.ts): the command line gives it first.
+installKeccak256();
 
 // The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
 // so `--help` and the operator commands answer without paying for the server.

@@ -1,6 +1,6 @@
 import { ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
-import type { HttpDeps } from './http-app.js';
+import type { HttpDeps } from './http-deps.js';
 import { RateLimitedError } from './rate-limiter.js';
 
 /** A refusal as the client reads it: the status follows from the code (STATUS_BY_CODE), never chosen apart. */

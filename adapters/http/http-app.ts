@@ -1,66 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Principal } from '../../src/application/authenticate.use-case.js';
-import { parseIdempotencyKey, type IdempotentRequest } from '../../src/application/idempotency.js';
+import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
-import type { Wallet } from '../../src/domain/wallet.js';
-import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import { admitClient, clientAddressOf, type AddressGuardDeps } from './address-rate-limit.js';
+import { admitClient, clientAddressOf } from './address-rate-limit.js';
+import { takeRateLimit } from './api-key-rate-limit.js';
 import { errorEnvelope, toErrorResponse } from './error-response.js';
+import type { HttpDeps } from './http-deps.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import { parseJsonBody } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS, type JsonBounds } from './json-bounds.js';
 import { bodyLimits, type JsonTextLimits } from './json-nesting.js';
 import { operatorTokenMatches } from './operator-token.js';
-import { RateLimitedError } from './rate-limiter.js';
 import { requestContextOf } from './request-context.js';
 import { handleSign, writeSignOutput } from './sign-handler.js';
 import { presentSubmission, presentWallet } from './presenters.js';
 import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.routes.js';
 import { listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
-
-/** What the HTTP layer needs from the application, as structural types: it depends on no concrete class. */
-export interface HttpDeps extends AddressGuardDeps {
-  /** `source` is the client address (admitClient), under which refusals are summarised. */
-  authenticate: { execute(authorization: string | undefined, vaultId: string, source: string): Promise<Principal> };
-  createWallet: { execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> };
-  listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
-  getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
-  renameWallet: { execute(principal: Principal, address: string, name: unknown): Promise<Wallet> };
-  expireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
-  unexpireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
-  getVaultStatus: {
-    execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
-  };
-  signCall: { execute(input: { principal: Principal; body: unknown }): Promise<{ submissionHash: string; args: unknown[] }> };
-  verifyAuthSignature: { execute(header: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
-  recordSubmission: { execute(input: { vaultId: string; body: unknown }): Promise<SignatureRecord> };
-  getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
-  /** Resolves when the database and key stores answer; rejects otherwise. */
-  readiness: () => Promise<void>;
-  logger: {
-    debug?(o: object, m?: string): void;
-    info(o: object, m?: string): void;
-    warn(o: object, m?: string): void;
-    error(o: object, m?: string): void;
-  };
-  bodyLimitBytes: number;
-  /** Prometheus text for `GET /metrics`; without it the route does not exist. */
-  metrics?: {
-    exposition(): Promise<{ contentType: string; text: string }>;
-    observeRateLimited(): void;
-    observeAddressRateLimited?(): void;
-  };
-  /**
-   * VAULT_METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`, and `/readyz`
-   * says why a dependency is down only to that caller (others learn which one, never hosts or modules).
-   */
-  operatorToken?: string;
-  /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
-  rateLimiter?: { take(apiKeyId: string): void };
-  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
-  argsBounds?: JsonBounds;
-}
 
 interface VaultLocals {
   requestId: string;
@@ -255,17 +211,6 @@ function errorHandler(logger: HttpDeps['logger']) {
     if (headers) res.set(headers);
     res.status(status).json(errorEnvelope(code, message));
   };
-}
-
-/** Takes one request from the API key's rate limit (shared by the routes here and the sign fast path). */
-export function takeRateLimit(deps: Pick<HttpDeps, 'rateLimiter' | 'metrics'>, apiKeyId: string): void {
-  if (!deps.rateLimiter) return;
-  try {
-    deps.rateLimiter.take(apiKeyId);
-  } catch (error) {
-    if (error instanceof RateLimitedError) deps.metrics?.observeRateLimited();
-    throw error;
-  }
 }
 
 /** Outside observe-requests.ts (an app mounted on its own), each answer still gets an id of its own. */

@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
 import { clientAddressOf } from './address-rate-limit.js';
-import { ownRequestId, VAULT_ROUTE_PREFIX, type HttpDeps } from './http-app.js';
+import { ownRequestId, VAULT_ROUTE_PREFIX } from './http-app.js';
+import type { HttpDeps } from './http-deps.js';
 import { requestContextOf } from './request-context.js';
 import { handleSign, writeSignOutput } from './sign-handler.js';
 

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { takeAddressLimit } from './address-rate-limit.js';
+import { takeRateLimit } from './api-key-rate-limit.js';
 import { errorEnvelope, toErrorResponse } from './error-response.js';
-import { takeRateLimit, type HttpDeps } from './http-app.js';
+import type { HttpDeps } from './http-deps.js';
 import { tooLarge } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
 import { parseSignBody } from './sign-body.js';

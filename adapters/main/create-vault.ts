@@ -37,6 +37,7 @@ import type { WalletRepository } from '../../src/ports/wallet-repository.port.js
 import { JsonRpcChainReader } from '../chain/json-rpc.chain-reader.js';
 import { requireNativeBindingsFor } from '../native-bindings.js';
 import { InMemoryReplayGuard } from '../replay/in-memory.replay-guard.js';
+import { installKeccak256 } from '../system/keccak.js';
 import { pooledRandom } from '../system/pooled-random.js';
 import { SystemClock } from '../system/system.clock.js';
 import { UuidV7IdGenerator } from '../system/uuid-v7.id-generator.js';
@@ -214,6 +215,7 @@ function useCaseModule(options: VaultOptions, version: string): ContainerModule 
  * persistence and key stores from here on: `close()` closes them.
  */
 export async function createVault(input: VaultOptions): Promise<Vault> {
+  installKeccak256();
   const options = validateVaultOptions(input);
   requireNativeBindingsFor('createVault', options.allowJavaScriptFallback);
   const { persistence } = options;

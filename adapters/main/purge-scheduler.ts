@@ -2,23 +2,14 @@ import type { PurgeExpiredIdempotency } from '../../src/application/purge-expire
 import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
-import type { VaultLogger } from './vault-options.js';
+import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
+import type { VaultLogger } from './vault-logger.js';
 
 /** The background jobs one scheduler run performs, in this order. */
 export interface PurgeJobs {
   readonly purge: PurgeExpiredWallets;
   readonly purgeIdempotency: PurgeExpiredIdempotency;
   readonly sweep: SweepOrphanKeys;
-}
-
-/** What one run did: the purge's wallets, and the keys the sweep quarantined (and holds after it). */
-export interface PurgeRunReport {
-  readonly destroyed: number;
-  readonly failed: number;
-  readonly quarantined: number;
-  readonly held: number;
-  /** Keys the sweep destroyed: always 0 now that it quarantines instead; kept for jobMetrics written for earlier releases. */
-  readonly swept: 0;
 }
 
 /** The lock name the purge, the idempotency clean-up and the sweep run under together. */

@@ -1,6 +1,6 @@
 import type { FlushResult } from '../../src/application/refused-auth-summary.js';
 import { escapeControlCharacters } from '../../src/domain/unicode.js';
-import type { VaultLogger } from './vault-options.js';
+import type { VaultLogger } from './vault-logger.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -7,7 +7,7 @@ import { createHttpApp } from '../http/http-app.js';
 import { answerClientError } from '../http/client-error.js';
 import { observeRequests } from '../http/observed-requests.js';
 import { withSignFastPath } from '../http/sign-fast-path.js';
-import { httpDepsOf } from '../http/vault-router.js';
+import { httpDepsOf } from './vault-router.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
 import { clusterMetricsExposition } from './cluster.js';

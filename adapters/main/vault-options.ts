@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import { z } from 'zod';
+import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
 import type { RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
@@ -8,15 +9,10 @@ import type { Persistence } from '../../src/ports/persistence.port.js';
 import { addedChainProblem, type AddedChain } from '../chain/chains.js';
 import { rpcUrlList, rpcUrlsProblem, type RpcUrls } from '../chain/rpc-urls.js';
 import { RPC_CHAINS } from './config.js';
-import type { PurgeRunReport } from './purge-scheduler.js';
+import type { VaultLogger } from './vault-logger.js';
 
-/** Where the vault writes its own lines (background jobs, warnings); pino fits, so does `console`. */
-export interface VaultLogger {
-  info(o: object, m?: string): void;
-  warn(o: object, m?: string): void;
-  error(o: object, m?: string): void;
-  debug?(o: object, m?: string): void;
-}
+/** Named here too: the library's entry (lib/index.ts) and createVault take it with the options. */
+export type { VaultLogger };
 
 /** What `createVault` takes; every field is checked when it is called, never later. */
 export interface VaultOptions {

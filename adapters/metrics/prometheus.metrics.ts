@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PurgeRunReport } from '../main/purge-scheduler.js';
+import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
 import { CounterSeries, HistogramSeries } from './labelled-series.js';
 
 /** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */

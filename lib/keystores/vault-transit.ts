@@ -1,2 +1,6 @@
 /** `wallet-vault/keystores/vault-transit`. */
+import { installKeccak256 } from '../../adapters/system/keccak.js';
 export * from '../../adapters/keystore/vault-transit/index.js';
+
+// The domain hashes with the keccak256 it is given (src/domain/keccak.ts): this entry gives it before anything of it runs.
+installKeccak256();

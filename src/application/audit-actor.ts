@@ -1,6 +1,6 @@
 import type { AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { AuditAction } from '../ports/audit-log.port.js';
-import type { Principal } from './authenticate.use-case.js';
+import type { Principal } from './principal.js';
 
 /** The CLI: whoever can run `wallet-vault` against the store. */
 export const OPERATOR = 'operator';

@@ -3,12 +3,10 @@ import { isWellFormedVaultId } from '../domain/vault.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
+import type { Principal } from './principal.js';
 import type { RefusalReason, RefusedAuthObserver } from './refused-auth-summary.js';
 
-export interface Principal {
-  readonly apiKeyId: string;
-  readonly vaultId: string;
-}
+export type { Principal };
 
 /**
  * Checks `Authorization: Bearer <key>` against the vault named in the path. Unknown keys, revoked keys,

@@ -1,54 +1,26 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import createKeccak from 'keccak';
-
-/** The sponge of the `keccak` package's native addon (src/addon.cc): what its stream API wraps. */
-interface KeccakState {
-  initialize(rate: number, capacity: number): void;
-  absorb(data: Buffer): void;
-  squeeze(length: number): Buffer;
-}
-
-/** keccak256's sponge: rate 1088 bits, capacity 512, Keccak's own padding (no SHA-3 suffix), 32 bytes out. */
-const RATE = 1088;
-const CAPACITY = 512;
+/** Ethereum's keccak256 (not NIST SHA3-256): 32 bytes out. */
+export type Keccak256 = (data: Uint8Array) => Buffer;
 
 /**
- * The addon, loaded the way the package's bindings.js loads it (node-gyp-build from the package's own
- * folder; the package does not export the class). null where it does not load: the package then
- * falls back to JavaScript, and so does keccak256 below, as it always did; `serve` refuses to start
- * on that, and so do the library entry points (adapters/native-bindings.ts asks `keccakIsNative`).
+ * The hash the domain is given. The core loads no native package (test/unit/architecture-boundaries.test.ts):
+ * the composition gives it keccak256 (adapters/system/keccak.ts, the native sponge) before anything
+ * hashes. A module-level slot rather than a parameter of every use case: addresses (EIP-55), selectors
+ * and digests hash deep inside pure functions, and the sign path pays one null check, not a rewiring.
  */
-function loadNativeState(): KeccakState | null {
-  try {
-    const fromHere = createRequire(import.meta.url);
-    const packageJson = fromHere.resolve('keccak/package.json');
-    const addon: unknown = createRequire(packageJson)('node-gyp-build')(path.dirname(packageJson));
-    // bindings.js checks the same: a runtime without N-API may hand back an empty object.
-    if (typeof addon !== 'function') return null;
-    return new (addon as new () => KeccakState)();
-  } catch {
-    return null;
-  }
+let given: Keccak256 | null = null;
+
+/** Installs the hash (adapters/system/keccak.ts's installKeccak256 calls it). */
+export function useKeccak256(hash: Keccak256): void {
+  given = hash;
 }
 
 /**
- * One sponge for the process, re-initialized on every call: keccak256 is synchronous, so no two calls
- * share it at once. The package's createKeccak builds a stream Transform per call, which cost more than
- * hashing the few hundred bytes of a sign.
+ * keccak256 with the hash given. Without one it throws rather than hash with nothing: an address checksum
+ * or a digest computed wrong would be signed, and a missing composition step must show at once.
  */
-const state = loadNativeState();
-
-/** Whether keccak256 hashes on the native addon rather than the package's JavaScript fallback. */
-export const keccakIsNative = state !== null;
-
-const asBuffer = (data: Uint8Array): Buffer =>
-  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-
-/** Ethereum's keccak256 (not NIST SHA3-256). */
 export function keccak256(data: Uint8Array): Buffer {
-  if (state === null) return createKeccak('keccak256').update(asBuffer(data)).digest();
-  state.initialize(RATE, CAPACITY);
-  state.absorb(asBuffer(data));
-  return state.squeeze(32);
+  if (given === null) {
+    throw new Error('keccak256 was not given to the domain: call installKeccak256() (adapters/system/keccak.ts) before anything hashes');
+  }
+  return given(data);
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf } from '../support/import-graph.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const clientDir = path.join(root, 'client');
@@ -15,9 +16,7 @@ function importGraph(entry: string): Map<string, string[]> {
   const visit = (file: string) => {
     if (graph.has(file)) return;
     const source = readFileSync(file, 'utf8');
-    const specifiers = [...source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g)].map(
-      (m) => (m[1] ?? m[2] ?? m[3])!,
-    );
+    const specifiers = importsOf(source).map((ref) => ref.specifier);
     graph.set(file, specifiers);
     for (const s of specifiers) if (s.startsWith('.')) visit(path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
   };

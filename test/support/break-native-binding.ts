@@ -18,7 +18,7 @@ Module._load = function (request, parent, isMain) {
 
 /**
  * keccak's addon does not load: node-gyp-build, which both keccak's bindings.js and the vault's own
- * keccak256 (src/domain/keccak.ts) load it with from keccak's folder, throws.
+ * keccak256 (adapters/system/keccak.ts) load it with from keccak's folder, throws.
  */
 const BREAK_KECCAK_ADDON = `
 const Module = require('node:module');

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express from 'express';
-import { vaultRouter } from '../../adapters/http/vault-router.js';
+import { vaultRouter } from '../../adapters/main/vault-router.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { startServer, type RunningServer } from '../../adapters/main/server.js';
 import { MovableClock } from './movable-clock.js';

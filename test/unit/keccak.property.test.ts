@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { keccak256 as ethersKeccak256 } from 'ethers';
-import { describe, expect, it } from 'vitest';
-import { keccak256, keccakIsNative } from '../../src/domain/keccak.js';
+import { describe, expect, it, vi } from 'vitest';
+import { keccakIsNative } from '../../adapters/system/keccak.js';
+import { keccak256 } from '../../src/domain/keccak.js';
 
 const hexOf = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
 /** keccak256 absorbs 136 bytes a block: inputs either side of one and two blocks end differently. */
@@ -40,5 +41,17 @@ describe('keccak256 on the native sponge', () => {
     keccak256(Buffer.from('something else'));
     expect(hexOf(keccak256(a))).toBe(first);
     expect(hexOf(keccak256(new Uint8Array(0)))).toBe('0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+  });
+});
+
+describe('the domain hashes only with the keccak256 it is given', () => {
+  it('throws, rather than hash with nothing, until one is given; then hashes with that one', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/domain/keccak.js');
+    expect(() => fresh.keccak256(new Uint8Array(0))).toThrow(/keccak256 was not given to the domain/);
+    const given = vi.fn((data: Uint8Array) => Buffer.alloc(32, data.length));
+    fresh.useKeccak256(given);
+    expect(fresh.keccak256(new Uint8Array(3))).toEqual(Buffer.alloc(32, 3));
+    expect(given).toHaveBeenCalledTimes(1);
   });
 });

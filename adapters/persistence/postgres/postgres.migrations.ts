@@ -1,6 +1,16 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import type { PostgresDatabase } from './postgres.database.js';
+
+/**
+ * What migrating needs of the database (postgres.database.ts's PostgresDatabase is one): declared here, so
+ * the migrations import nothing of the module that runs them and the two do not import each other.
+ */
+export interface MigrationTarget {
+  readonly pool: pg.Pool;
+  /** What messages name the database by, never its URL. */
+  readonly label: string;
+  readonly config: { readonly connectTimeoutMs: number; readonly schema?: string };
+}
 
 /**
  * Versioned schema changes, applied in order and recorded in MIGRATIONS_TABLE. Never edit a
@@ -164,7 +174,7 @@ const MIGRATION_LOCK_KEY = 0x77616c6c6574n; // "wallet"
  * Refuses a database migrated by a newer build than this one, and a schema where names the vault
  * would create are already taken by something it did not make (it never writes to what is not its own).
  */
-export async function migrate(db: PostgresDatabase, timeoutMs: number): Promise<void> {
+export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<void> {
   const client = new pg.Client({
     // The pool's settings (an application's pool, or ours with the schema's search_path): the same
     // server, credentials and schema, on a connection of its own.
@@ -216,7 +226,7 @@ async function inTransaction(client: pg.Client, work: () => Promise<void>): Prom
  * Creates the configured schema if it is missing (asking first: CREATE SCHEMA IF NOT EXISTS needs the
  * right to create schemas even when it exists) and answers the schema this session creates in.
  */
-async function enterSchema(client: pg.Client, db: PostgresDatabase): Promise<string> {
+async function enterSchema(client: pg.Client, db: MigrationTarget): Promise<string> {
   const wanted = db.config.schema;
   if (wanted !== undefined && !(await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [wanted])).rowCount) {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(wanted)}`);
@@ -239,7 +249,7 @@ async function enterSchema(client: pg.Client, db: PostgresDatabase): Promise<str
  * ours, its versions are copied over (in the caller's transaction, so a crash copies all or nothing).
  * Anything else that already holds a name the vault creates is refused, never written to.
  */
-async function adoptSchema(client: pg.Client, db: PostgresDatabase, schema: string, table: string): Promise<void> {
+async function adoptSchema(client: pg.Client, db: MigrationTarget, schema: string, table: string): Promise<void> {
   const present = await relationsIn(client, schema);
   if (present.has(MIGRATIONS_TABLE)) return;
   const previous = await previousReleaseVersion(client, schema, present);

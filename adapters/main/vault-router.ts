@@ -1,11 +1,12 @@
 import express from 'express';
 import { z } from 'zod';
-import type { Vault } from '../main/create-vault.js';
-import { checkOptions, port, type VaultLogger } from '../main/vault-options.js';
-import { createVaultApp, type HttpDeps } from './http-app.js';
-import type { JsonBounds } from './json-bounds.js';
-import { clientAddressResolver, parseTrustedProxies } from './client-address.js';
-import { RateLimiter } from './rate-limiter.js';
+import { createVaultApp } from '../http/http-app.js';
+import type { HttpDeps } from '../http/http-deps.js';
+import type { JsonBounds } from '../http/json-bounds.js';
+import { clientAddressResolver, parseTrustedProxies } from '../http/client-address.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import type { Vault } from './create-vault.js';
+import { checkOptions, port, type VaultLogger } from './vault-options.js';
 
 /** What `vaultRouter` serves besides the vault's API, and its limits. */
 export interface VaultRouterOptions {

@@ -1,0 +1,52 @@
+import type { Principal } from '../../src/application/authenticate.use-case.js';
+import type { IdempotentRequest } from '../../src/application/idempotency.js';
+import type { Wallet } from '../../src/domain/wallet.js';
+import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+import type { AddressGuardDeps } from './address-rate-limit.js';
+import type { JsonBounds } from './json-bounds.js';
+
+/**
+ * What the HTTP layer needs from the application, as structural types: it depends on no concrete class.
+ * A module of its own, so the error responses and Sign can name it without importing the Express app.
+ */
+export interface HttpDeps extends AddressGuardDeps {
+  /** `source` is the client address (admitClient), under which refusals are summarised. */
+  authenticate: { execute(authorization: string | undefined, vaultId: string, source: string): Promise<Principal> };
+  createWallet: { execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> };
+  listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
+  getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
+  renameWallet: { execute(principal: Principal, address: string, name: unknown): Promise<Wallet> };
+  expireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
+  unexpireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
+  getVaultStatus: {
+    execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
+  };
+  signCall: { execute(input: { principal: Principal; body: unknown }): Promise<{ submissionHash: string; args: unknown[] }> };
+  verifyAuthSignature: { execute(header: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
+  recordSubmission: { execute(input: { vaultId: string; body: unknown }): Promise<SignatureRecord> };
+  getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
+  /** Resolves when the database and key stores answer; rejects otherwise. */
+  readiness: () => Promise<void>;
+  logger: {
+    debug?(o: object, m?: string): void;
+    info(o: object, m?: string): void;
+    warn(o: object, m?: string): void;
+    error(o: object, m?: string): void;
+  };
+  bodyLimitBytes: number;
+  /** Prometheus text for `GET /metrics`; without it the route does not exist. */
+  metrics?: {
+    exposition(): Promise<{ contentType: string; text: string }>;
+    observeRateLimited(): void;
+    observeAddressRateLimited?(): void;
+  };
+  /**
+   * VAULT_METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`, and `/readyz`
+   * says why a dependency is down only to that caller (others learn which one, never hosts or modules).
+   */
+  operatorToken?: string;
+  /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
+  rateLimiter?: { take(apiKeyId: string): void };
+  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
+  argsBounds?: JsonBounds;
+}
