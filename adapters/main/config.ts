@@ -113,7 +113,7 @@ export interface AppConfig {
   readonly bodyLimitBytes: number;
   /** Swagger UI at `/docs` (VAULT_API_DOCS, default on); `/openapi.json` is served regardless. */
   readonly apiDocs: boolean;
-  /** The local key store signs on a thread of its own (VAULT_SIGNING_THREAD; default: with more than one CPU). */
+  /** The local and vault-transit key stores sign on a thread of its own (VAULT_SIGNING_THREAD; default: with more than one CPU). */
   readonly signingThread: boolean | undefined;
   /** How often the expiry purge runs (it also runs at start). */
   readonly purgeIntervalMs: number;

@@ -113,7 +113,7 @@ async function openKeyStores(config: AppConfig, logger?: Logger): Promise<KeySto
   if (config.vaultTransit) {
     const { vaultTransitKeyStore } = await import('../keystore/vault-transit/index.js');
     // config.ts refused an http:// VAULT_ADDR unless VAULT_TRANSIT_ALLOW_HTTP=true, naming the variable.
-    stores.push(vaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs }));
+    stores.push(vaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs, signingThread: config.signingThread }));
   }
   return stores;
 }

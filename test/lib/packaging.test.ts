@@ -86,6 +86,10 @@ describe('the npm package', () => {
       expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
       expect(files, `code of ${name}`).toContain(target.default.replace(/^\.\//, ''));
     }
+    // Workers are started by file (adapters/system/worker-file.ts), not imported: nothing else would notice one left out.
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/adapters/keystore/shared/signing.worker.mjs', 'dist/adapters/persistence/sqlite/sqlite.wal-checkpoint.worker.mjs']),
+    );
   });
 
   it('is licensed Apache-2.0, with LICENSE and NOTICE in the tarball, and may be published', async () => {

@@ -1,38 +1,13 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { startWorker } from '../../system/worker-file.js';
 import { signDigest } from './secp256k1.js';
 
-/** Per sign in a batch: the private key and the digest in, r, s and the recovery id out. */
+/** Per sign in a batch: the private key and the digest in, r, s and the recovery id out (as signing.worker.mjs). */
 const IN = 64;
 const OUT = 65;
 /** Set as the recovery id of a sign that libsecp256k1 refused (a key it finds invalid). */
 const FAILED = 255;
-
-// Plain JavaScript, run with `eval`: the same code serves the compiled package and the TypeScript sources
-// under test. It receives the batch's keys and digests in one transferred buffer and zeroes it once signed;
-// the main thread keeps only each job's own copy of its key (for signing here should the thread fail),
-// zeroed as the job settles.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const secp256k1 = require(workerData.secp256k1);
-parentPort.on('message', ({ id, input, count }) => {
-  const bytes = new Uint8Array(input);
-  const out = new Uint8Array(count * ${OUT});
-  for (let i = 0; i < count; i++) {
-    const at = i * ${IN};
-    try {
-      const { signature, recid } = secp256k1.ecdsaSign(bytes.subarray(at + 32, at + 64), bytes.subarray(at, at + 32));
-      out.set(signature, i * ${OUT});
-      out[i * ${OUT} + 64] = recid;
-    } catch {
-      out[i * ${OUT} + 64] = ${FAILED};
-    }
-  }
-  bytes.fill(0);
-  parentPort.postMessage({ id, output: out.buffer }, [out.buffer]);
-});
-`;
 
 interface Job {
   readonly key: Uint8Array;
@@ -56,9 +31,10 @@ export class SigningThread {
   private nextId = 0;
 
   constructor() {
-    const secp256k1 = createRequire(import.meta.url).resolve('secp256k1');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { secp256k1 } });
-    this.worker.unref();
+    // The thread receives the batch's keys and digests in one transferred buffer and zeroes it once
+    // signed; this thread keeps only each job's own copy of its key (for signing here should the thread
+    // fail), zeroed as the job settles.
+    this.worker = startWorker(import.meta.url, './signing.worker.mjs');
     this.worker.on('message', ({ id, output }: { id: number; output: ArrayBuffer }) => this.settle(id, new Uint8Array(output)));
     this.worker.on('error', () => this.fail());
     this.worker.on('exit', () => this.fail());

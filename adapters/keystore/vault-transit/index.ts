@@ -17,6 +17,11 @@ interface TransitKeyOptions {
   readonly cacheTtlMs?: number;
   readonly cacheSize?: number;
   /**
+   * Sign on a thread of its own, off the event loop, as the `local` store does (default: where the
+   * machine has more than one CPU). `serve`'s VAULT_SIGNING_THREAD sets it.
+   */
+  readonly signingThread?: boolean;
+  /**
    * Talk to Vault over http:// (default false: an http:// address, or a client whose endpoint is one, is
    * refused). The token and every wallet key Vault unwraps would cross the network in clear: for a
    * loopback or otherwise trusted network only. `serve`'s VAULT_TRANSIT_ALLOW_HTTP=true sets it.
@@ -42,6 +47,7 @@ const key = {
   keyName: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name'),
   cacheTtlMs: z.int().min(0).optional(),
   cacheSize: z.int().min(0).optional(),
+  signingThread: z.boolean().optional(),
   allowHttp: z.boolean().optional(),
   allowJavaScriptFallback: z.boolean().optional(),
 };

@@ -1,95 +1,49 @@
-import vault from 'node-vault';
-import { addressFromPublicKey } from '../../../src/domain/address.js';
-import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
-import { KeyCache } from '../shared/key-cache.js';
-import { generatePrivateKey, publicKeyOf, signDigest } from '../shared/secp256k1.js';
+import { LocalSigner } from '../shared/local-signer.js';
+import { VaultTransitKeySource, type VaultTransitKeySourceConfig } from './vault-transit.key-source.js';
 
 /** Configuration of the `vault-transit` key store. */
-export interface VaultTransitKeyStoreConfig {
-  /** A node-vault client the application already has; `address`, `token` and the timeout are then unused. */
-  readonly client?: vault.client;
-  /** `VAULT_ADDR`, e.g. https://vault.internal:8200 */
-  readonly address?: string;
-  /** `VAULT_TOKEN`: needs update on the encrypt, decrypt and rewrap paths and read on the key. */
-  readonly token?: string;
-  /** `VAULT_TRANSIT_MOUNT` (default `transit`). */
-  readonly mount?: string;
-  /** `VAULT_TRANSIT_KEY`: the Transit key that wraps every wallet key. */
-  readonly keyName: string;
+export interface VaultTransitKeyStoreConfig extends VaultTransitKeySourceConfig {
   /** Keep unwrapped keys in memory this long (default 0: off, one decrypt call per signature). */
   readonly cacheTtlMs?: number;
   readonly cacheSize?: number;
-  /** Timeout of one Vault call (default 5 s). */
-  readonly requestTimeoutMs?: number;
+  /** Sign on a thread of its own, off the event loop (default: where the machine has more than one CPU). */
+  readonly signingThread?: boolean;
 }
 
-const KEY_REF = /^(0x[0-9a-f]{40}):(vault:v\d+:[A-Za-z0-9+/=]+)$/;
-
-const unavailable = (problem: string, cause?: unknown) =>
-  new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store vault-transit: ${problem}`, { cause });
-
 /**
- * Transit has no secp256k1 key type, so the key is generated here, wrapped by a Transit key and kept only
- * as that ciphertext. The key reference is `<address>:<ciphertext>`: it is stored with the wallet, so
- * there is nothing to destroy in Vault, and after decryption the key must derive that address, so a
- * ciphertext moved to another wallet's record is refused instead of signing for the wrong wallet.
+ * The `vault-transit` key store: keys wrapped by Transit (VaultTransitKeySource), unwrapped by its decrypt
+ * and signed with here (LocalSigner: the unwrapped-key cache and the signing thread of the `local` store).
  */
 export class VaultTransitKeyStore implements KeyStore {
   readonly name = 'vault-transit';
-  private readonly client: vault.client;
-  private readonly base: string;
-  private readonly cache: KeyCache;
+  private readonly source: VaultTransitKeySource;
+  private readonly signer: LocalSigner;
 
-  constructor(private readonly config: VaultTransitKeyStoreConfig) {
-    // A client the application configured itself is used as is (its address, token and timeouts).
-    this.client = config.client ?? vault({
-      apiVersion: 'v1',
-      endpoint: config.address,
-      token: config.token,
-      requestOptions: { timeout: config.requestTimeoutMs ?? 5000 },
+  constructor(config: VaultTransitKeyStoreConfig) {
+    this.source = new VaultTransitKeySource(config);
+    this.signer = new LocalSigner(this.source, {
+      cacheSize: config.cacheSize ?? 10_000,
+      cacheTtlMs: config.cacheTtlMs ?? 0,
+      signingThread: config.signingThread,
     });
-    this.base = `${config.mount ?? 'transit'}`;
-    this.cache = new KeyCache(config.cacheSize ?? 10_000, config.cacheTtlMs ?? 0);
   }
 
-  async create(): Promise<CreatedKey> {
-    const privateKey = generatePrivateKey();
-    try {
-      const publicKey = publicKeyOf(privateKey);
-      const address = addressFromPublicKey(publicKey).toLowerCase();
-      const answer = await this.call('encrypt', { plaintext: privateKey.toString('base64') });
-      const ciphertext = (answer as { data?: { ciphertext?: string } }).data?.ciphertext;
-      if (!ciphertext) throw unavailable('encrypt returned no ciphertext');
-      return { keyRef: `${address}:${ciphertext}`, publicKey };
-    } finally {
-      privateKey.fill(0);
-    }
+  create(): Promise<CreatedKey> {
+    return this.source.create();
   }
 
-  async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
-    const cached = this.cache.get(keyRef);
-    if (cached) return signDigest(cached, digest);
-    const { key, kept } = this.cache.keep(keyRef, await this.unwrap(keyRef));
-    try {
-      return signDigest(key, digest);
-    } finally {
-      // A key the cache does not keep (TTL or size 0) is this sign's only.
-      if (!kept) key.fill(0);
-    }
+  sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
+    return this.signer.sign(keyRef, digest);
   }
 
   /** The ciphertext lives in the wallet record; removing the record removes it. Only memory is cleared. */
   async destroy(keyRef: string): Promise<void> {
-    this.cache.delete(keyRef);
+    this.signer.forget(keyRef);
   }
 
-  async ping(): Promise<void> {
-    try {
-      await this.client.read(`${this.base}/keys/${this.config.keyName}`);
-    } catch (error) {
-      throw unavailable(`transit key "${this.config.keyName}" at mount "${this.base}" is not readable (${reason(error)})`, error);
-    }
+  ping(): Promise<void> {
+    return this.source.ping();
   }
 
   /** Keys live only inside wallet records, so there is never an orphan to find. */
@@ -98,49 +52,11 @@ export class VaultTransitKeyStore implements KeyStore {
   }
 
   /** Re-encrypts under the latest Transit key version (after `vault write -f transit/keys/<key>/rotate`). */
-  async rewrap(keyRef: string): Promise<string> {
-    const { address, ciphertext } = parseKeyRef(keyRef);
-    const answer = await this.call('rewrap', { ciphertext });
-    const rewrapped = (answer as { data?: { ciphertext?: string } }).data?.ciphertext;
-    if (!rewrapped) throw unavailable('rewrap returned no ciphertext');
-    return `${address}:${rewrapped}`;
+  rewrap(keyRef: string): Promise<string> {
+    return this.source.rewrap(keyRef);
   }
 
-  async close(): Promise<void> {
-    this.cache.clear();
+  close(): Promise<void> {
+    return this.signer.close();
   }
-
-  private async unwrap(keyRef: string): Promise<Buffer> {
-    const { address, ciphertext } = parseKeyRef(keyRef);
-    const answer = await this.call('decrypt', { ciphertext });
-    const plaintext = (answer as { data?: { plaintext?: string } }).data?.plaintext;
-    if (!plaintext) throw unavailable('decrypt returned no plaintext');
-    const key = Buffer.from(plaintext, 'base64');
-    if (key.length !== 32 || addressFromPublicKey(publicKeyOf(key)).toLowerCase() !== address) {
-      key.fill(0);
-      throw unavailable('wrapped key does not belong to this wallet');
-    }
-    return key;
-  }
-
-  private async call(operation: 'encrypt' | 'decrypt' | 'rewrap', body: object): Promise<unknown> {
-    try {
-      return await this.client.write(`${this.base}/${operation}/${this.config.keyName}`, body);
-    } catch (error) {
-      throw unavailable(`${operation} failed (${reason(error)})`, error);
-    }
-  }
-}
-
-function parseKeyRef(keyRef: string): { address: string; ciphertext: string } {
-  const m = KEY_REF.exec(keyRef);
-  if (!m) throw unavailable('no key for this wallet');
-  return { address: m[1]!, ciphertext: m[2]! };
-}
-
-/** Vault's own error text or the network error code; the token never appears in either. */
-function reason(error: unknown): string {
-  const e = error as { message?: string; code?: string; response?: { statusCode?: number } };
-  const status = e.response?.statusCode;
-  return [status ? `HTTP ${status}` : e.code, e.message?.split('\n')[0]?.slice(0, 160)].filter(Boolean).join(': ') || 'unknown error';
 }

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../system/worker-file.js';
 
 /** What `PRAGMA wal_checkpoint(PASSIVE)` reports: frames in the WAL and frames copied into the database. */
 export interface CheckpointResult {
@@ -7,29 +7,6 @@ export interface CheckpointResult {
   readonly log: number;
   readonly checkpointed: number;
 }
-
-// Plain JavaScript, run with `eval`: the same code serves the compiled package and the TypeScript sources
-// under test, and it needs nothing but better-sqlite3 (resolved by the caller, passed in workerData).
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ result });
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message || error) });
-  }
-});
-`;
-
-const driverPath = () => createRequire(import.meta.url).resolve('better-sqlite3');
 
 /**
  * Checkpoints a WAL database from a worker thread with its own connection. A checkpoint copies the WAL's
@@ -44,9 +21,8 @@ export class WalCheckpointer {
   private failure: Error | undefined;
 
   constructor(path: string) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver: driverPath() } });
-    // A checkpointer must never keep a process alive that is otherwise done.
-    this.worker.unref();
+    // Its own connection, opened by sqlite.wal-checkpoint.worker.mjs (better-sqlite3 resolved from there).
+    this.worker = startWorker(import.meta.url, './sqlite.wal-checkpoint.worker.mjs', { workerData: { path } });
     this.worker.on('message', (m: { result?: CheckpointResult; error?: string }) => {
       const waiting = this.waiting;
       this.waiting = undefined;
