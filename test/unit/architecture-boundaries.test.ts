@@ -41,10 +41,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'keystore/vault-transit': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
   'keystore/pkcs11': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
   'keystore/aws-kms': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
-  'keystore/shared': [],
+  // The signing thread starts its worker through the one helper that starts workers from their files.
+  'keystore/shared': ['system/worker-file.ts'],
 
-  // Databases: row mapping and group commit they share; the factories' option check and driver loading.
-  'persistence/sqlite': ['persistence/shared/', 'factory-options.ts', 'optional-driver.ts'],
+  // Databases: row mapping and group commit they share; the factories' option check and driver loading;
+  // SQLite's WAL checkpointer is a worker thread, started through the one helper that starts workers.
+  'persistence/sqlite': ['persistence/shared/', 'factory-options.ts', 'optional-driver.ts', 'system/worker-file.ts'],
   'persistence/postgres': ['persistence/shared/', 'factory-options.ts', 'optional-driver.ts'],
   'persistence/shared': [],
 
