@@ -6,7 +6,7 @@ import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.j
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import { admitClient, clientAddressOf, type AddressGuardDeps } from './address-rate-limit.js';
-import { errorEnvelope, toErrorResponse } from './error-response.js';
+import { errorEnvelope, toErrorResponse, UNAVAILABLE_RETRY_AFTER } from './error-response.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import { parseJsonBody } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS, type JsonBounds } from './json-bounds.js';
@@ -129,6 +129,7 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
         const down = isDomainError(error) && STATUS_BY_CODE[error.code] === 503;
         const failure = down ? { status: 503, code: error.code, message: error.message } : toErrorResponse(error, locals(res).requestId, deps.logger);
         const message = details !== undefined && operator(req) ? details : failure.message;
+        if (failure.status === 503) res.set(UNAVAILABLE_RETRY_AFTER);
         res.status(failure.status).json(errorEnvelope(failure.code, message));
       }
     });
