@@ -22,6 +22,13 @@ export const errorEnvelope = (code: ErrorCode, message: string): { success: fals
   code,
 });
 
+/**
+ * `Retry-After` of every 503: a dependency (the database, the key store) is away or the database pool
+ * is full. A second is about one failover's reconnect attempt; clients that honour it spread their
+ * retries instead of hammering a database that is coming back.
+ */
+export const UNAVAILABLE_RETRY_AFTER = { 'Retry-After': '1' } as const;
+
 const refusal = (code: ErrorCode, message: string, headers?: Record<string, string>): ErrorResponse =>
   headers === undefined ? { status: STATUS_BY_CODE[code], code, message } : { status: STATUS_BY_CODE[code], code, message, headers };
 
@@ -42,7 +49,7 @@ export function toErrorResponse(error: unknown, requestId: string, logger: HttpD
     }
     // The code only: messages echo the caller's input, which has no place in the logs.
     else logger.debug?.({ requestId, code: error.code, status }, 'request refused');
-    return refusal(error.code, error.message);
+    return refusal(error.code, error.message, status === 503 ? UNAVAILABLE_RETRY_AFTER : undefined);
   }
   if (error instanceof URIError) {
     // Express could not percent-decode a path parameter (`/vaults/%/wallets`): as the sign fast path does.

@@ -5,7 +5,7 @@ import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { admitClient, clientAddressOf } from './address-rate-limit.js';
 import { takeRateLimit } from './api-key-rate-limit.js';
-import { errorEnvelope, toErrorResponse } from './error-response.js';
+import { errorEnvelope, toErrorResponse, UNAVAILABLE_RETRY_AFTER } from './error-response.js';
 import type { HttpDeps } from './http-deps.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import { parseJsonBody } from './json-body.js';
@@ -85,6 +85,7 @@ export function createVaultApp(deps: HttpDeps, options: VaultAppOptions): expres
         const down = isDomainError(error) && STATUS_BY_CODE[error.code] === 503;
         const failure = down ? { status: 503, code: error.code, message: error.message } : toErrorResponse(error, locals(res).requestId, deps.logger);
         const message = details !== undefined && operator(req) ? details : failure.message;
+        if (failure.status === 503) res.set(UNAVAILABLE_RETRY_AFTER);
         res.status(failure.status).json(errorEnvelope(failure.code, message));
       }
     });

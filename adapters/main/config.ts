@@ -4,6 +4,7 @@ import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.
 import { rpcUrlsProblem, splitRpcUrls } from '../chain/rpc-urls.js';
 import { parseTrustedProxies } from '../http/client-address.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
+import { DEFAULT_WAITING_PER_CONNECTION } from '../persistence/postgres/postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from '../persistence/postgres/postgres.schema-name.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
@@ -52,6 +53,8 @@ export interface DatabaseSettings {
   readonly poolSize: number;
   /** Bound on opening a connection or waiting for a free one (VAULT_DATABASE_CONNECT_TIMEOUT_MS). */
   readonly connectTimeoutMs: number;
+  /** Requests that may wait for a connection while all are in use (VAULT_DATABASE_MAX_WAITING, default 4 × pool size). */
+  readonly maxWaiting: number;
   /** Bound on every statement, enforced by the server and the client (VAULT_DATABASE_QUERY_TIMEOUT_MS). */
   readonly queryTimeoutMs: number;
   /** The schema of the vault's tables, created if missing (VAULT_DATABASE_SCHEMA); absent: the connection's current one. */
@@ -152,6 +155,7 @@ const schema = z.object({
     .optional(),
   VAULT_DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   VAULT_DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(5000),
+  VAULT_DATABASE_MAX_WAITING: integer(0, 1_000_000).optional(),
   VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   VAULT_DATABASE_SCHEMA: z.string().refine(isSchemaName, SCHEMA_NAME_RULE).optional(),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
@@ -276,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             url: e.VAULT_DATABASE_URL,
             poolSize: e.VAULT_DATABASE_POOL_SIZE,
             connectTimeoutMs: e.VAULT_DATABASE_CONNECT_TIMEOUT_MS,
+            maxWaiting: e.VAULT_DATABASE_MAX_WAITING ?? DEFAULT_WAITING_PER_CONNECTION * e.VAULT_DATABASE_POOL_SIZE,
             queryTimeoutMs: e.VAULT_DATABASE_QUERY_TIMEOUT_MS,
             schema: e.VAULT_DATABASE_SCHEMA,
           },

@@ -78,6 +78,7 @@ async function openPersistence(config: AppConfig, logger?: Logger): Promise<Pers
       connectionString: config.database.url,
       poolSize: config.database.poolSize,
       connectTimeoutMs: config.database.connectTimeoutMs,
+      maxWaiting: config.database.maxWaiting,
       queryTimeoutMs: config.database.queryTimeoutMs,
       schema: config.database.schema,
       onIdleError: (error) => logger?.warn({ err: error.message, database: label }, 'an idle database connection failed; it will be replaced'),

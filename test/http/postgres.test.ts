@@ -89,6 +89,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     const named = `PostgreSQL database "${db.name}" on 127.0.0.1:${proxy.port}`;
     for (const reply of [await get(), await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'x' })]) {
       expect(reply.status).toBe(503);
+      expect(reply.headers.get('retry-after')).toBe('1');
       expect([named, 'database unavailable'].some((m) => reply.body.error.startsWith(m)), reply.body.error).toBe(true);
       expect(JSON.stringify(reply.body)).not.toContain('hunter2');
     }
@@ -96,6 +97,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
     const stranger = client(s.url, `wv_ffffffffffffffff_${'A'.repeat(43)}`);
     for (const reply of [await stranger.get(`/api/v1/vaults/${vaultId}/wallets`), await client(s.url).get('/readyz')]) {
       expect(reply.status).toBe(503);
+      expect(reply.headers.get('retry-after')).toBe('1');
       expect(reply.body).toEqual({ success: false, error: 'database unavailable', code: 'DATABASE_UNAVAILABLE' });
     }
 

@@ -6,13 +6,13 @@ export interface Reply<T = any> {
 }
 
 export function client(baseUrl: string, apiKey?: string) {
-  const call = async <T = any>(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply<T>> => {
+  const call = async <T = any>(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Reply<T>> => {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (apiKey !== undefined && headers.authorization === undefined) headers.authorization = `Bearer ${apiKey}`;
     let payload: string | undefined = init.raw;
     if (init.body !== undefined) payload = JSON.stringify(init.body);
     if (payload !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload, signal: init.signal });
     const text = await res.text();
     let body: any = text;
     try {

@@ -35,7 +35,7 @@ const ERROR_WHEN: Record<number, string> = {
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
   502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered.",
-  503: 'The key store or database failed or did not answer in time; the message names it.',
+  503: 'The key store or database failed or did not answer in time, or every database connection is busy and `VAULT_DATABASE_MAX_WAITING` requests already wait for one; the message names which. `Retry-After` says when to try again.',
 };
 
 const requestIdHeader = z
@@ -85,7 +85,9 @@ function errorResponse(operation: OperationWithErrors, status: number, codes: re
     headers:
       status === 429
         ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds until one more request is allowed.' }) })
-        : responseHeaders,
+        : status === 503
+          ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds to wait before trying again: the dependency is away, or every database connection is busy.' }) })
+          : responseHeaders,
     content: { 'application/json': { schema, examples } },
   };
 }

@@ -24,6 +24,8 @@ interface Bounds {
   readonly queryTimeoutMs?: number;
   /** Told about pooled connections that die while idle (the next query reconnects). */
   readonly onIdleError?: (error: Error) => void;
+  /** Requests that may wait for a connection while all are in use; past it DATABASE_UNAVAILABLE at once (default 4 × the pool's size). */
+  readonly maxWaiting?: number;
 }
 
 /** Options of the shared PostgreSQL database: a connection string, or a pool you already have. */
@@ -53,6 +55,7 @@ export type PostgresPersistenceOptions = Bounds &
 
 const bounds = {
   queryTimeoutMs: z.int().min(100).max(600_000).optional(),
+  maxWaiting: z.int().min(0).max(1_000_000).optional(),
   onIdleError: z.custom<(error: Error) => void>((f) => typeof f === 'function', 'must be a function').optional(),
 };
 const optionsSchema = z.union([
@@ -83,6 +86,7 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     pool: 'pool' in o ? o.pool : undefined,
     poolSize: 'poolSize' in o ? (o.poolSize ?? 10) : 10,
     connectTimeoutMs: 'connectTimeoutMs' in o ? (o.connectTimeoutMs ?? 5000) : 5000,
+    maxWaiting: o.maxWaiting,
     queryTimeoutMs: o.queryTimeoutMs ?? 10_000,
     onIdleError: o.onIdleError,
     schema: 'connectionString' in o ? o.schema : undefined,

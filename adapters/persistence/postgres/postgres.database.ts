@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import { migrate } from './postgres.migrations.js';
+import { DEFAULT_WAITING_PER_CONNECTION } from './postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 /** How to reach the shared database, and how long anything may wait on it. */
@@ -16,6 +17,12 @@ export interface PostgresConfig {
   readonly poolSize: number;
   /** Bound on opening a connection and on waiting for a free one from the pool. */
   readonly connectTimeoutMs: number;
+  /**
+   * Requests that may wait for a free connection while every one is in use; one more is refused at once
+   * (DATABASE_UNAVAILABLE, 503 with Retry-After) instead of joining a queue that grows without limit.
+   * Default: DEFAULT_WAITING_PER_CONNECTION × the pool's size.
+   */
+  readonly maxWaiting?: number;
   /** Bound on every statement: the server cancels it (statement_timeout) and the client stops waiting. */
   readonly queryTimeoutMs: number;
   /** Bound on applying migrations at start, including waiting for another instance that migrates. */
@@ -42,6 +49,8 @@ export class PostgresDatabase {
   readonly pool: pg.Pool;
   /** `database "name" on host:port[, schema "s"]`: what messages say, never the URL (it may carry a password). */
   readonly label: string;
+  /** See PostgresConfig.maxWaiting. */
+  readonly maxWaiting: number;
 
   constructor(readonly config: PostgresConfig) {
     if (config.schema !== undefined && (config.pool || !isSchemaName(config.schema))) {
@@ -65,10 +74,27 @@ export class PostgresDatabase {
     });
     // Without a listener, a connection that dies while idle in the pool would crash the process.
     this.pool.on('error', (error) => config.onIdleError?.(error));
+    this.maxWaiting = config.maxWaiting ?? DEFAULT_WAITING_PER_CONNECTION * (this.pool.options.max ?? config.poolSize);
+  }
+
+  /**
+   * Refuses a request that would have to queue behind maxWaiting others for a connection. pg-pool's own
+   * queue has no bound: under an overload it grows until every request in it hits the connect timeout.
+   */
+  private admit(): void {
+    const pool = this.pool;
+    const full = pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? this.config.poolSize);
+    if (full && pool.waitingCount >= this.maxWaiting) {
+      throw new DomainError(
+        ErrorCode.DATABASE_UNAVAILABLE,
+        `${this.label} is unavailable (busy: all ${pool.totalCount} connections in use and ${pool.waitingCount} requests waiting for one)`,
+      );
+    }
   }
 
   /** One statement on any pooled connection; a connection that failed is discarded, not reused. */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    this.admit();
     try {
       return await this.pool.query<R>(text, values);
     } catch (error) {
@@ -97,6 +123,7 @@ export class PostgresDatabase {
    */
   async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
+    this.admit();
     try {
       client = await this.pool.connect();
     } catch (error) {
