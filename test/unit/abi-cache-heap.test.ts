@@ -12,6 +12,8 @@ const dist = pathToFileURL(path.resolve(import.meta.dirname, '../../dist/src')).
  * cache is at its bound. The heap taken is then compared with the cache's own estimate.
  */
 const FILL = `
+// The domain hashes with the keccak256 it is given, as every entry point of the package gives it.
+(await import('${dist}/../adapters/system/keccak.js')).installKeccak256();
 const { AbiFunctionCache } = await import('${dist}/application/abi-function-cache.js');
 const { coerceArguments } = await import('${dist}/domain/signing/argument-coercion.js');
 const { encodeMessage } = await import('${dist}/domain/signing/signable-digest.js');
