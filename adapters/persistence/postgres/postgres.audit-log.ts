@@ -17,7 +17,8 @@ const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
  * is released by commit or rollback, also when the connection dies.
  */
 export class PostgresAuditLog implements AuditLog {
-  private readonly batches = new SerialGroupCommit<PreparedAuditEvent>((batch) => this.write(batch), MAX_ROWS_PER_INSERT);
+  // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
+  private readonly batches = new SerialGroupCommit<PreparedAuditEvent>((batch) => writeBatchOrEachAlone(batch, this.insertChained, isDomainError), MAX_ROWS_PER_INSERT);
 
   constructor(private readonly db: PostgresDatabase) {}
 
@@ -53,11 +54,6 @@ export class PostgresAuditLog implements AuditLog {
         throw error;
       }
     });
-  }
-
-  private write(batch: Pending<PreparedAuditEvent>[]): Promise<void> {
-    // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
-    return writeBatchOrEachAlone(batch, this.insertChained, isDomainError);
   }
 
   /** Chains and inserts `items` in one transaction under the head lock, then answers them. */

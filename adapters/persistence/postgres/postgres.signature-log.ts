@@ -35,7 +35,8 @@ interface Issued {
  * COMMIT. Each caller is answered only after that commit, and a bad record fails alone.
  */
 export class PostgresSignatureLog implements SignatureLog {
-  private readonly batches = new SerialGroupCommit<Issued>((batch) => this.write(batch), MAX_ROWS_PER_INSERT);
+  // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
+  private readonly batches = new SerialGroupCommit<Issued>((batch) => writeBatchOrEachAlone(batch, this.insertSigned, isDomainError), MAX_ROWS_PER_INSERT);
 
   constructor(
     private readonly db: PostgresDatabase,
@@ -52,11 +53,6 @@ export class PostgresSignatureLog implements SignatureLog {
       return Promise.reject(error);
     }
     return this.batches.submit({ entry, issued: prepared });
-  }
-
-  private write(batch: Pending<Issued>[]): Promise<void> {
-    // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
-    return writeBatchOrEachAlone(batch, this.insertSigned, isDomainError);
   }
 
   /** Inserts `items`' signatures and chained events in one statement (one transaction), then answers them. */
