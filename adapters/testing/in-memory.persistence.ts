@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
-import { assertAuditEvent, auditRecordHash, GENESIS_HASH } from '../../src/domain/audit-chain.js';
+import { auditRecordOf, chainedAfter, prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
@@ -165,11 +165,8 @@ export class InMemoryAuditLog implements AuditLog {
   readonly records: AuditRecord[] = [];
 
   async append(event: AuditEvent): Promise<void> {
-    assertAuditEvent(event);
-    const seq = this.records.length + 1;
-    const prevHash = this.records.at(-1)?.hash ?? GENESIS_HASH;
-    const stored = { ...event, at: new Date(event.at.getTime()), details: { ...event.details } };
-    this.records.push({ ...stored, seq, prevHash, hash: auditRecordHash(seq, prevHash, stored) });
+    // The stores' own chaining; the head is the last record (a test may have tampered with it, as with a row).
+    this.records.push(auditRecordOf(chainedAfter(this.records.at(-1) ?? null, prepareAuditEvent(event))));
   }
   async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
     return this.records

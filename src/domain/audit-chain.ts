@@ -97,32 +97,42 @@ export function assertAuditEvent(event: AuditEvent): void {
   if (problem !== null) throw new DomainError(ErrorCode.INTERNAL, `audit event ${String(event.action)}: ${problem}`);
 }
 
-/** What is hashed and stored: the event as it was when handed to a log, whatever its caller does next. */
-export const snapshotEvent = (event: AuditEvent): AuditEvent => ({ ...event, at: new Date(event.at.getTime()), details: { ...event.details } });
-
 /** The last record of a chain: where the next append continues from. */
 export interface ChainHead {
   readonly seq: number;
   readonly hash: string;
 }
 
+/** A prepared event numbered and chained: what every store writes, field for field. */
+export interface ChainedEvent extends PreparedAuditEvent, ChainHead {
+  readonly prevHash: string;
+}
+
 /**
- * Numbers and chains `events` after `head` (null for an empty log). Adapters call it while they hold
- * whatever keeps the head from moving (a write lock), then store the records as returned.
+ * The audit chain's append, written once for every store (SQLite, PostgreSQL, the in-memory twin): chains
+ * `events` after `head` (null for an empty log). The events come prepared (prepareAuditEvent), that is
+ * checked when they were handed to the log, so a bad one was refused alone there and cannot fail the
+ * batch it would have joined. A store calls it while it holds whatever keeps its head from moving (a
+ * write lock), then stores the records as returned; how it reads the head and locks is its own part.
  */
-export function extendChain(head: ChainHead | null, events: readonly AuditEvent[]): AuditRecord[] {
-  const records: AuditRecord[] = [];
-  for (const event of events) {
-    const record = nextRecord(head, event);
-    records.push(record);
-    head = record;
-  }
+export function appendChained(head: ChainHead | null, events: readonly PreparedAuditEvent[]): ChainedEvent[] {
+  const records: ChainedEvent[] = [];
+  for (const event of events) records.push((head = chainedAfter(head, event)));
   return records;
 }
 
-/** The one record that chains `event` after `head`: extendChain for a single event, without the arrays. */
-export function nextRecord(head: ChainHead | null, event: AuditEvent): AuditRecord {
+/** appendChained of one event, without the arrays: the sign path chains one event per write. */
+export function chainedAfter(head: ChainHead | null, event: PreparedAuditEvent): ChainedEvent {
   const seq = (head?.seq ?? 0) + 1;
   const prevHash = head?.hash ?? GENESIS_HASH;
-  return { ...event, seq, prevHash, hash: auditRecordHash(seq, prevHash, event) };
+  const hash = preparedRecordHash(seq, prevHash, event);
+  // Spelled out rather than spread: one object of a fixed shape, on every sign.
+  const { action, atMillis, atIso, actor, vaultId, subject, detailsJson } = event;
+  return { action, atMillis, atIso, actor, vaultId, subject, detailsJson, seq, prevHash, hash };
+}
+
+/** A chained event as the port returns it (a store that keeps records as objects: the in-memory twin). */
+export function auditRecordOf(r: ChainedEvent): AuditRecord {
+  const details = JSON.parse(r.detailsJson) as AuditDetails;
+  return { action: r.action, at: new Date(r.atMillis), actor: r.actor, vaultId: r.vaultId, subject: r.subject, details, seq: r.seq, prevHash: r.prevHash, hash: r.hash };
 }

@@ -1,8 +1,8 @@
-import { assertAuditEvent, extendChain, snapshotEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
+import { appendChained, prepareAuditEvent, type ChainedEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import type { QueryResult } from 'pg';
-import { SerialGroupCommit, type Pending } from '../shared/group-commit.js';
+import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../shared/group-commit.js';
 import { asDate, AUDIT_COLUMNS, toAuditRecord, type AuditRow } from '../shared/rows.js';
 import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase, type Queryable } from './postgres.database.js';
 
@@ -17,23 +17,25 @@ const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
  * is released by commit or rollback, also when the connection dies.
  */
 export class PostgresAuditLog implements AuditLog {
-  private readonly batches = new SerialGroupCommit<AuditEvent>((batch) => this.write(batch), MAX_ROWS_PER_INSERT);
+  // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
+  private readonly batches = new SerialGroupCommit<PreparedAuditEvent>((batch) => writeBatchOrEachAlone(batch, this.insertChained, isDomainError), MAX_ROWS_PER_INSERT);
 
   constructor(private readonly db: PostgresDatabase) {}
 
   append(event: AuditEvent): Promise<void> {
+    let prepared: PreparedAuditEvent;
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
-      assertAuditEvent(event);
+      prepared = prepareAuditEvent(event);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.batches.submit(snapshotEvent(event));
+    return this.batches.submit(prepared);
   }
 
   /**
    * Runs `work` in a transaction that holds the audit head lock, with the head it read under the lock;
-   * commits when `work` resolves. `work` inserts the records `extendChain(head, ...)` gives, with the
+   * commits when `work` resolves. `work` inserts the records `appendChained(head, ...)` gives, with the
    * rows that must commit with them (PostgresSignatureLog's signatures). Round trips: one for BEGIN, the
    * lock and the head together (a simple query of three statements; the transaction stays open after
    * it), those of `work`, and COMMIT: the lock is held for `work` and the commit only.
@@ -54,20 +56,14 @@ export class PostgresAuditLog implements AuditLog {
     });
   }
 
-  private async write(batch: Pending<AuditEvent>[]): Promise<void> {
-    try {
-      await this.underHeadLock(async (tx, head) => {
-        const insert = auditInsert(extendChain(head, batch.map((p) => p.item)));
-        await tx.query(insert.text, insert.values);
-      });
-      batch.forEach((p) => p.resolve());
-    } catch (error) {
-      // Unreachable database: every caller gets the same answer at once, without a retry storm.
-      if (batch.length === 1 || isDomainError(error)) return batch.forEach((p) => p.reject(error));
-      // Nothing of the batch was written (one transaction): chain each alone, in order.
-      for (const p of batch) await this.write([p]);
-    }
-  }
+  /** Chains and inserts `items` in one transaction under the head lock, then answers them. */
+  private readonly insertChained = async (items: Pending<PreparedAuditEvent>[]): Promise<void> => {
+    await this.underHeadLock(async (tx, head) => {
+      const insert = auditInsert(appendChained(head, items.map((p) => p.item)));
+      await tx.query(insert.text, insert.values);
+    });
+    items.forEach((p) => p.resolve());
+  };
 
   async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
     const { rows } =
@@ -88,9 +84,10 @@ export class PostgresAuditLog implements AuditLog {
  * The multi-row INSERT of chained records; `firstParam` is the number of the first placeholder, so the
  * statement can follow other rows' parameters in one query (PostgresSignatureLog's CTE).
  */
-export function auditInsert(records: readonly AuditRecord[], firstParam = 1): { text: string; values: unknown[] } {
+export function auditInsert(records: readonly ChainedEvent[], firstParam = 1): { text: string; values: unknown[] } {
   return {
     text: `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9, firstParam)}`,
-    values: records.flatMap((r) => [r.seq, r.at, r.actor, r.vaultId, r.subject, r.action, JSON.stringify(r.details), r.prevHash, r.hash]),
+    // The instant as hashed (ISO 8601, UTC, milliseconds); the details as hashed (jsonb keeps its own key order).
+    values: records.flatMap((r) => [r.seq, r.atIso, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash]),
   };
 }

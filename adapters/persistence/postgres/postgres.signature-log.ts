@@ -1,8 +1,8 @@
-import { assertAuditEvent, extendChain, snapshotEvent } from '../../../src/domain/audit-chain.js';
+import { appendChained, prepareAuditEvent, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { SerialGroupCommit, type Pending } from '../shared/group-commit.js';
+import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../shared/group-commit.js';
 import { asDate, SIGNATURE_COLUMNS as COLUMNS, toSignatureRecord, type SignatureRow } from '../shared/rows.js';
 import { auditInsert, PostgresAuditLog } from './postgres.audit-log.js';
 import { MAX_ROWS_PER_INSERT, rowPlaceholders, type PostgresDatabase } from './postgres.database.js';
@@ -24,7 +24,7 @@ const values = (e: SignatureRecord): unknown[] => [
 /** A signature to record and, when given, its signature.issued event. */
 interface Issued {
   readonly entry: SignatureRecord;
-  readonly issued: AuditEvent | undefined;
+  readonly issued: PreparedAuditEvent | undefined;
 }
 
 /**
@@ -35,7 +35,8 @@ interface Issued {
  * COMMIT. Each caller is answered only after that commit, and a bad record fails alone.
  */
 export class PostgresSignatureLog implements SignatureLog {
-  private readonly batches = new SerialGroupCommit<Issued>((batch) => this.write(batch), MAX_ROWS_PER_INSERT);
+  // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
+  private readonly batches = new SerialGroupCommit<Issued>((batch) => writeBatchOrEachAlone(batch, this.insertSigned, isDomainError), MAX_ROWS_PER_INSERT);
 
   constructor(
     private readonly db: PostgresDatabase,
@@ -44,35 +45,30 @@ export class PostgresSignatureLog implements SignatureLog {
   ) {}
 
   record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
+    let prepared: PreparedAuditEvent | undefined;
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
-      if (issued) assertAuditEvent(issued);
+      prepared = issued && prepareAuditEvent(issued);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.batches.submit({ entry, issued: issued && snapshotEvent(issued) });
+    return this.batches.submit({ entry, issued: prepared });
   }
 
-  private async write(batch: Pending<Issued>[]): Promise<void> {
-    const signatures = `INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(batch.length, 11)}`;
-    const rows = batch.flatMap((p) => values(p.item.entry));
-    const events = batch.flatMap((p) => (p.item.issued ? [p.item.issued] : []));
-    try {
-      if (events.length === 0) await this.db.query(signatures, rows);
-      else
-        await this.auditLog.underHeadLock(async (tx, head) => {
-          const audit = auditInsert(extendChain(head, events), rows.length + 1);
-          // Data-modifying CTEs always run to completion: one statement, both inserts.
-          await tx.query(`WITH signed AS (${signatures}) ${audit.text}`, [...rows, ...audit.values]);
-        });
-      batch.forEach((p) => p.resolve());
-    } catch (error) {
-      // Unreachable database: every caller gets the same answer at once, without a retry storm.
-      if (batch.length === 1 || isDomainError(error)) return batch.forEach((p) => p.reject(error));
-      // Nothing of the batch was written (one statement or one transaction): retry each alone.
-      for (const p of batch) await this.write([p]);
-    }
-  }
+  /** Inserts `items`' signatures and chained events in one statement (one transaction), then answers them. */
+  private readonly insertSigned = async (items: Pending<Issued>[]): Promise<void> => {
+    const signatures = `INSERT INTO signatures (${COLUMNS}) VALUES ${rowPlaceholders(items.length, 11)}`;
+    const rows = items.flatMap((p) => values(p.item.entry));
+    const events = items.flatMap((p) => (p.item.issued ? [p.item.issued] : []));
+    if (events.length === 0) await this.db.query(signatures, rows);
+    else
+      await this.auditLog.underHeadLock(async (tx, head) => {
+        const audit = auditInsert(appendChained(head, events), rows.length + 1);
+        // Data-modifying CTEs always run to completion: one statement, both inserts.
+        await tx.query(`WITH signed AS (${signatures}) ${audit.text}`, [...rows, ...audit.values]);
+      });
+    items.forEach((p) => p.resolve());
+  };
 
   async find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
     const { rows } = await this.db.query<SignatureRow<Date>>(`SELECT ${COLUMNS} FROM signatures WHERE vault_id = $1 AND submission_hash = $2`, [

@@ -68,3 +68,29 @@ export class SerialGroupCommit<T> {
     }
   }
 }
+
+/**
+ * "Batch, then each alone", the failure rule of every group commit: `write` stores the items in one
+ * transaction and answers their callers, or throws, having stored none of them. A failure every write
+ * would meet (`failsAll`: an unavailable database) is everyone's answer at once, since retrying one by
+ * one would only wait it out once per item. Any other is one bad item's: each is written again alone, in
+ * order, so the bad one fails alone and its neighbours are stored without it.
+ */
+export async function writeBatchOrEachAlone<T>(
+  batch: Pending<T>[],
+  write: (items: Pending<T>[]) => void | Promise<void>,
+  failsAll: (error: unknown) => boolean,
+): Promise<void> {
+  try {
+    return await write(batch);
+  } catch (error) {
+    if (batch.length === 1 || failsAll(error)) return batch.forEach((p) => p.reject(error));
+  }
+  for (const p of batch) {
+    try {
+      await write([p]);
+    } catch (error) {
+      p.reject(error);
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { GENESIS_HASH, preparedRecordHash, prepareAuditEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { chainedAfter, prepareAuditEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import { AUDIT_COLUMNS as COLUMNS, fromMillis, toAuditRecord, type AuditRow } from '../shared/rows.js';
 import { commitQueueOf, type QueuedWrite, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
@@ -63,12 +63,10 @@ export class SqliteAuditLog implements AuditLog {
    */
   private chain(e: PreparedAuditEvent, transaction: TransactionScope): void {
     const head = transaction.get(CHAIN_HEAD, () => (this.head.get() as ChainHead | undefined) ?? null);
-    const seq = (head?.seq ?? 0) + 1;
-    const prevHash = head?.hash ?? GENESIS_HASH;
-    const hash = preparedRecordHash(seq, prevHash, e);
+    const r = chainedAfter(head, e);
     // The details are stored as hashed: canonical JSON (keys sorted).
-    this.insert.run(seq, e.atMillis, e.actor, e.vaultId, e.subject, e.action, e.detailsJson, prevHash, hash);
-    transaction.set(CHAIN_HEAD, { seq, hash } satisfies ChainHead);
+    this.insert.run(r.seq, r.atMillis, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash);
+    transaction.set(CHAIN_HEAD, r);
   }
 
   list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {

@@ -1,7 +1,7 @@
 import { fdatasync, openSync } from 'node:fs';
 import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
-import { GroupCommit, type Pending } from '../shared/group-commit.js';
+import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../shared/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 import { WalCheckpointer } from './sqlite.wal-checkpointer.js';
 
@@ -194,35 +194,34 @@ export class SqliteCommitQueue {
       for (const p of batch) this.held.push(p);
       return;
     }
-    try {
-      this.commit(batch);
-      this.answerWhenSynced(batch);
-      this.checkpointIfDue();
-    } catch (error) {
-      const failure = toDatabaseError(error);
-      // An unavailable database fails them all: retrying one by one would only wait out the busy timeout
-      // once per write with the event loop blocked.
-      if (isDomainError(failure) && failure.code === ErrorCode.DATABASE_UNAVAILABLE) {
-        batch.forEach((p) => p.reject(failure));
-        return;
-      }
-      // Anything else is one bad write: it fails alone, its neighbours commit without it.
-      for (const p of batch) {
-        try {
-          this.commit([p]);
-          this.answerWhenSynced([p]);
-        } catch (single) {
-          p.reject(toDatabaseError(single));
-        }
-      }
-    }
+    void writeBatchOrEachAlone(batch, this.commitAndAnswer, isUnavailable);
   }
+
+  /**
+   * Commits `writes` in one transaction and answers them once it is on disk; throws, committing none, if
+   * it fails. A property, so flushing a batch builds no closure.
+   */
+  private readonly commitAndAnswer = (writes: Pending<QueuedWrite>[]): void => {
+    try {
+      this.commit(writes);
+    } catch (error) {
+      throw toDatabaseError(error);
+    }
+    this.answerWhenSynced(writes);
+    this.checkpointIfDue();
+  };
 
   private run(writes: Pending<QueuedWrite>[]): void {
     const scope = new TransactionScope();
     for (const p of writes) p.item(scope);
   }
 }
+
+/**
+ * Fails every write of a batch alike: retrying one by one would only wait out the busy timeout once per
+ * write with the event loop blocked.
+ */
+const isUnavailable = (failure: unknown) => isDomainError(failure) && failure.code === ErrorCode.DATABASE_UNAVAILABLE;
 
 const queues = new WeakMap<SqliteDatabase, SqliteCommitQueue>();
 
