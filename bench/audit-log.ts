@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SqliteAuditLog } from '../adapters/persistence/sqlite/sqlite.audit-log.js';
+import { closeCommitQueueOf } from '../adapters/persistence/sqlite/sqlite.commit-queue.js';
 import { openSqliteDatabase } from '../adapters/persistence/sqlite/sqlite.database.js';
 import type { AuditEvent } from '../src/ports/audit-log.port.js';
 
@@ -40,6 +41,8 @@ async function scenario(appenders: number): Promise<{ appenders: number; perSeco
       }),
     );
   } finally {
+    // The commit queue's WAL checkpointer is a worker thread: closed with the queue, or the process never exits.
+    await closeCommitQueueOf(db);
     db.close();
     await rm(dir, { recursive: true, force: true });
   }

@@ -52,6 +52,9 @@ export class WalCheckpointer {
   async close(): Promise<void> {
     if (this.failure) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    // Held open until it has exited: an unref'd worker awaited by a process with nothing else to do would
+    // let the process end mid-close (exit 13, an unsettled top-level await in a script that closes a database).
+    this.worker.ref();
     this.worker.postMessage('close');
     await exited;
   }
