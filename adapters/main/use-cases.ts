@@ -1,0 +1,222 @@
+import { ContainerModule } from 'inversify';
+import { Authenticate } from '../../src/application/authenticate.use-case.js';
+import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { GetSubmission } from '../../src/application/get-submission.use-case.js';
+import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
+import { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
+import { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
+import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { PolicyCache } from '../../src/application/policy-cache.js';
+import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
+import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
+import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
+import { RefusedAuthSummary, type RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
+import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
+import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
+import type { ChainReader } from '../../src/ports/chain-reader.port.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import type { IdGenerator } from '../../src/ports/id-generator.port.js';
+import type { KeyQuarantine } from '../../src/ports/key-quarantine.port.js';
+import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
+import { PORT_TOKENS } from '../../src/ports/port-tokens.js';
+import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
+import type { SignatureLog } from '../../src/ports/signature-log.port.js';
+import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import { pooledRandom } from '../system/pooled-random.js';
+
+/** What the use cases are built from besides the ports: the root's settings. */
+export interface UseCaseSettings {
+  /** The chain names Sign and sign policies accept: the interface's and the ones the caller added. */
+  readonly chains: readonly string[];
+  readonly authSecret?: string;
+  /** Told of each refused authentication besides the audit summary. */
+  readonly authRefused?: RefusedAuthObserver;
+  /** What `GET …/status` reports. */
+  readonly version: string;
+}
+
+/** The ports, each resolved from the container when a use case first reads it. */
+interface Ports {
+  readonly repo: WalletRepository;
+  readonly clock: Clock;
+  readonly audit: AuditLog;
+  readonly ids: IdGenerator;
+  readonly keys: KeyStoreRegistry;
+  readonly chain: ChainReader;
+  readonly signatures: SignatureLog;
+  readonly policies: PolicyRepository;
+  readonly replay: ReplayGuard;
+  readonly quarantine: KeyQuarantine | undefined;
+  readonly deploymentId: string | null;
+  readonly policyCache: PolicyCache;
+  readonly refusedAuth: RefusedAuthSummary;
+}
+
+interface UseCaseEntry<T> {
+  /** The class: the container's key for it. */
+  readonly type: abstract new (...args: never[]) => T;
+  /** Works on keys: built on first use, so a vault without key stores (operator tools) still builds. */
+  readonly needsKeyStores: boolean;
+  readonly build: (ports: Ports, settings: UseCaseSettings) => T;
+}
+
+const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
+const KEYS = true;
+
+/**
+ * Every use case of the vault, listed once: the in-process API (`Vault`, one property per entry), the
+ * container's bindings and the HTTP routes (which name these properties) all come from this table.
+ * Adding a use case is one line here.
+ */
+export const USE_CASES = {
+  // Wallets
+  /** Creates a wallet and its key in the default key store; with an Idempotency-Key, once per key. */
+  createWallet: entry(CreateWallet, (p) => new CreateWallet(p.repo, p.keys, p.clock, p.ids, p.audit, p.deploymentId), KEYS),
+  /** A page of the vault's wallets that are not deleted, oldest first. */
+  listWallets: entry(ListWallets, (p) => new ListWallets(p.repo, p.clock)),
+  /** One wallet by address; a deleted or foreign one is WALLET_NOT_FOUND. */
+  getWallet: entry(GetWallet, (p) => new GetWallet(p.repo, p.clock)),
+  /** Renames a wallet (audited). */
+  renameWallet: entry(RenameWallet, (p) => new RenameWallet(p.repo, p.clock, p.audit)),
+  /** Marks a wallet expired (DELETE): it may be unexpired until the purge removes it. */
+  expireWallet: entry(ExpireWallet, (p) => new ExpireWallet(p.repo, p.clock, p.audit)),
+  /** Lifts an expiry that has not been purged yet. */
+  unexpireWallet: entry(UnexpireWallet, (p) => new UnexpireWallet(p.repo, p.clock, p.audit)),
+  // Sign and submissions
+  /** Signs a contract call for a wallet under the vault's sign policy, durably logged first. */
+  signCall: entry(
+    SignCall,
+    (p, s) => new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains),
+    KEYS,
+  ),
+  /** Checks `X-Vault-Auth-Signature` over a request's raw bytes, when the vault has an auth secret. */
+  verifyAuthSignature: entry(VerifyAuthSignature, (p, s) => new VerifyAuthSignature(s.authSecret, p.replay, p.clock, p.audit)),
+  /** Records the transaction that carried a signature. */
+  recordSubmission: entry(RecordSubmission, (p) => new RecordSubmission(p.signatures, p.clock)),
+  /** A signature's record by its submission hash. */
+  getSubmission: entry(GetSubmission, (p) => new GetSubmission(p.signatures)),
+  // Status, vaults and API keys, policies, audit
+  /** The vault's counts and version (`GET …/status`). */
+  getVaultStatus: entry(GetVaultStatus, (p, s) => new GetVaultStatus(p.repo, p.clock, s.version)),
+  /** An API key of a vault to the principal it stands for; refusals are summarised per client address. */
+  authenticate: entry(Authenticate, (p, s) => {
+    const also = s.authRefused;
+    return new Authenticate(p.repo, p.clock, also ? { refused: (e) => (p.refusedAuth.refused(e), also.refused(e)) } : p.refusedAuth);
+  }),
+  /** Vaults and their API keys (create, list, revoke). */
+  manageVaults: entry(ManageVaults, (p) => new ManageVaults(p.repo, p.clock, p.ids, p.audit)),
+  /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */
+  managePolicies: entry(
+    ManagePolicies,
+    (p, s) => new ManagePolicies(p.repo, p.policies, p.clock, p.audit, (vaultId) => p.policyCache.invalidate(vaultId), s.chains),
+  ),
+  /** The audit trail, filtered and paged. */
+  listAuditRecords: entry(ListAuditRecords, (p) => new ListAuditRecords(p.audit, p.repo)),
+  /** Recomputes the audit chain and names the first record that breaks it. */
+  verifyAuditChain: entry(VerifyAuditChain, (p) => new VerifyAuditChain(p.audit)),
+  // Key maintenance
+  /** Re-wraps every local key under the current master key. */
+  rewrapKeys: entry(RewrapKeys, (p) => new RewrapKeys(p.repo, p.keys), KEYS),
+  /** Removes wallets whose expiry passed, and destroys their keys. */
+  purgeExpiredWallets: entry(PurgeExpiredWallets, (p) => new PurgeExpiredWallets(p.repo, p.keys, p.clock, p.audit), KEYS),
+  /** Removes idempotency records older than their 24 hours. */
+  purgeExpiredIdempotency: entry(PurgeExpiredIdempotency, (p) => new PurgeExpiredIdempotency(p.repo, p.clock)),
+  /** Quarantines this deployment's keys that no wallet record names. */
+  sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock, p.audit), KEYS),
+  /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
+  manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids, p.audit), KEYS),
+} as const;
+
+/** The in-process API: one property per use case of USE_CASES, the instance the container built. */
+export type UseCases = { readonly [K in keyof typeof USE_CASES]: ReturnType<(typeof USE_CASES)[K]['build']> };
+
+type Resolver = { get<T>(id: symbol | (abstract new (...args: never[]) => T)): T };
+
+function portsOf(ctx: Resolver): Ports {
+  const port = <T>(id: symbol) => ctx.get<T>(id);
+  return {
+    get repo() {
+      return port<WalletRepository>(PORT_TOKENS.WALLET_REPOSITORY);
+    },
+    get clock() {
+      return port<Clock>(PORT_TOKENS.CLOCK);
+    },
+    get audit() {
+      return port<AuditLog>(PORT_TOKENS.AUDIT_LOG);
+    },
+    get ids() {
+      return port<IdGenerator>(PORT_TOKENS.ID_GENERATOR);
+    },
+    get keys() {
+      return port<KeyStoreRegistry>(PORT_TOKENS.KEY_STORE_REGISTRY);
+    },
+    get chain() {
+      return port<ChainReader>(PORT_TOKENS.CHAIN_READER);
+    },
+    get signatures() {
+      return port<SignatureLog>(PORT_TOKENS.SIGNATURE_LOG);
+    },
+    get policies() {
+      return port<PolicyRepository>(PORT_TOKENS.POLICY_REPOSITORY);
+    },
+    get replay() {
+      return port<ReplayGuard>(PORT_TOKENS.REPLAY_GUARD);
+    },
+    get quarantine() {
+      return port<KeyQuarantine | undefined>(PORT_TOKENS.KEY_QUARANTINE);
+    },
+    get deploymentId() {
+      return port<string | null>(PORT_TOKENS.DEPLOYMENT_ID);
+    },
+    get policyCache() {
+      return ctx.get(PolicyCache);
+    },
+    get refusedAuth() {
+      return ctx.get(RefusedAuthSummary);
+    },
+  };
+}
+
+/**
+ * The application's container module: every entry of USE_CASES, and the two services they share (the
+ * sign-policy cache, the refused-authentication summary). The core's classes take plain constructor
+ * arguments (src/ never imports inversify), so they are bound with factories over the port tokens
+ * rather than with decorators.
+ */
+export function useCasesModule(settings: UseCaseSettings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(PolicyCache).toDynamicValue((ctx) => new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK)));
+    bind(RefusedAuthSummary).toDynamicValue((ctx) => new RefusedAuthSummary(ctx.get(PORT_TOKENS.WALLET_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), ctx.get(PORT_TOKENS.AUDIT_LOG)));
+    for (const { type, build } of Object.values(USE_CASES) as UseCaseEntry<unknown>[]) {
+      bind(type).toDynamicValue((ctx) => build(portsOf(ctx as Resolver), settings));
+    }
+  });
+}
+
+/**
+ * The use cases as one object, each a property resolved from the container: at once (so a bad rebind in
+ * `configure` fails createVault), or on first read for those that need key stores.
+ */
+export function useCasesFrom(container: Resolver): UseCases {
+  const api = {};
+  for (const [name, { type, needsKeyStores }] of Object.entries(USE_CASES) as [string, UseCaseEntry<unknown>][]) {
+    if (needsKeyStores) {
+      let resolved: unknown;
+      Object.defineProperty(api, name, { enumerable: true, get: () => (resolved ??= container.get(type)) });
+    } else {
+      Object.defineProperty(api, name, { enumerable: true, value: container.get(type) });
+    }
+  }
+  return api as UseCases;
+}
