@@ -1,136 +1,170 @@
-import type { Counter, Histogram } from 'prom-client';
+import type { Metric, Registry } from 'prom-client';
 
 /**
- * prom-client's `inc(labels)` and `observe(labels, v)` validate the labels and build a string of them on
- * every call (and `labels(...)` children do the same per call): several microseconds a request, for a
- * handful of label sets that never change. These caches find prom-client's own record of a series once,
- * through that public call, and update the record directly afterwards: the same record its `get()`
- * turns into /metrics, so the exposition is the one prom-client would have written (a test compares
- * them). A metric's reset() (a new record map) empties the cache; more than `maxSeries` label sets (a
- * bug: every label here is from a closed set) are passed through uncached rather than kept.
+ * A counter and a histogram of our own for the per-request and per-sign series. prom-client's
+ * `inc(labels)` and `observe(labels, v)` validate the labels and build a string of them on every call
+ * (its `labels(...)` children too, per call): about 1.8 µs a signed request, for a handful of label sets
+ * that never change. These keep their series in a Map per label, found by the label values without
+ * building anything, and hand them to the registry at scrape time through `get()`, the one call a
+ * prom-client registry makes of a metric (for the text exposition and for the cluster's aggregation
+ * alike). `get()` answers what prom-client's own Counter and Histogram answer for the same updates, so
+ * /metrics and the cluster's sums read the same (a test compares them).
  */
 
-/** What prom-client keeps per series (lib/counter.js, lib/histogram.js), and where. */
-interface CounterRecord {
-  labels: object;
+/** Label values in the metric's label order: at most three here. */
+type LabelValue = string | number;
+
+/** What prom-client's `get()` answers: the shape its registry formats and its cluster aggregator sums. */
+interface Sample {
   value: number;
+  labels: Record<string, LabelValue>;
+  metricName?: string;
 }
-interface HistogramRecord {
-  labels: object;
-  sum: number;
-  count: number;
-  bucketValues: Record<number, number>;
-}
-interface Records<R> {
-  hashMap: Record<string, R>;
+interface Collected {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  values: Sample[];
+  aggregator: 'sum';
 }
 
-/** The label values of a series in the metric's label order: at most three here. */
-type Values = readonly [string | number, (string | number)?, (string | number)?];
+interface Config {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  registers: readonly Registry[];
+}
 
-const DEFAULT_MAX_SERIES = 1024;
+/** Series by their label values, one Map level per label, in the order they first appeared. */
+abstract class LabelledMetric<S extends { labels: Record<string, string> }> {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  readonly aggregator = 'sum' as const;
+  protected series: S[] = [];
+  private root = new Map<LabelValue, unknown>();
 
-/** Records by their label values, one Map level per label (no key string built per call). */
-class SeriesTable<R> {
-  private root = new Map<string | number, unknown>();
-  private records: Record<string, R> | undefined;
-  private size = 0;
-
-  constructor(
-    private readonly metric: Records<R>,
-    private readonly depth: number,
-    private readonly maxSeries: number,
-  ) {}
-
-  /** The record of `values`, if cached and still the metric's own. */
-  find(a: string | number, b?: string | number, c?: string | number): R | undefined {
-    if (this.records !== this.metric.hashMap) {
-      this.root = new Map();
-      this.size = 0;
-      this.records = this.metric.hashMap;
-      return undefined;
-    }
-    let node = this.root.get(a);
-    if (this.depth > 1 && node !== undefined) node = (node as Map<unknown, unknown>).get(b);
-    if (this.depth > 2 && node !== undefined) node = (node as Map<unknown, unknown>).get(c);
-    return node as R | undefined;
+  constructor(config: Config) {
+    if (config.labelNames.length < 1 || config.labelNames.length > 3) throw new Error(`${config.name}: one to three labels`);
+    this.name = config.name;
+    this.help = config.help;
+    this.labelNames = config.labelNames;
+    // The registry's typings name its own four classes; at run time it asks a metric for its name,
+    // type, get() and reset() only, which this class provides.
+    for (const registry of config.registers) registry.registerMetric(this as unknown as Metric);
   }
 
-  /** Caches the record prom-client made for `labels` (the very object it was given), once it exists. */
-  keep(values: Values, labels: object): void {
-    if (this.size >= this.maxSeries || this.records !== this.metric.hashMap) return;
-    const record = Object.values(this.metric.hashMap).find((r) => (r as { labels: object }).labels === labels);
-    if (record === undefined) return;
+  protected abstract create(labels: Record<string, string>): S;
+
+  /** The series of these label values (given in the order of `labelNames`), made on first use. */
+  protected find(a: LabelValue, b?: LabelValue, c?: LabelValue): S {
+    const depth = this.labelNames.length;
+    let node: unknown = this.root.get(a);
+    if (depth > 1 && node !== undefined) node = (node as Map<LabelValue, unknown>).get(b!);
+    if (depth > 2 && node !== undefined) node = (node as Map<LabelValue, unknown>).get(c!);
+    return (node as S | undefined) ?? this.add([a, b, c]);
+  }
+
+  private add(values: readonly (LabelValue | undefined)[]): S {
+    const labels: Record<string, string> = {};
+    this.labelNames.forEach((labelName, i) => (labels[labelName] = String(values[i])));
+    // 200 and '200' are one series to Prometheus: a second path to it, not a second series.
+    const same = this.series.find((s) => this.labelNames.every((name) => s.labels[name] === labels[name]));
+    const series = same ?? this.create(labels);
     let level = this.root;
-    for (let i = 0; i < this.depth - 1; i++) {
-      let next = level.get(values[i]!) as Map<string | number, unknown> | undefined;
+    const last = this.labelNames.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Map<LabelValue, unknown> | undefined;
       if (next === undefined) level.set(values[i]!, (next = new Map()));
       level = next;
     }
-    level.set(values[this.depth - 1]!, record);
-    this.size++;
+    level.set(values[last]!, series);
+    if (same === undefined) this.series.push(series);
+    return series;
+  }
+
+  /** Forgets every series, as prom-client's reset() does (Registry.resetMetrics calls it). */
+  reset(): void {
+    this.series = [];
+    this.root = new Map();
   }
 }
 
-/** A counter's series by label values; `labelsOf` builds the labels object prom-client keeps. */
-export class CounterSeries {
-  private readonly table: SeriesTable<CounterRecord>;
+interface CounterSeries {
+  labels: Record<string, string>;
+  value: number;
+}
 
-  constructor(
-    private readonly counter: Counter<string>,
-    private readonly labelsOf: (a: string | number, b?: string | number, c?: string | number) => Record<string, string>,
-    depth: number,
-    maxSeries = DEFAULT_MAX_SERIES,
-  ) {
-    this.table = new SeriesTable(counter as unknown as Records<CounterRecord>, depth, maxSeries);
+/** A counter by label values; exposed as prom-client's Counter would expose it. */
+export class LabelledCounter extends LabelledMetric<CounterSeries> {
+  readonly type = 'counter' as const;
+
+  protected create(labels: Record<string, string>): CounterSeries {
+    return { labels, value: 0 };
   }
 
-  /** counter.inc(labels), by one. */
-  inc(a: string | number, b?: string | number, c?: string | number): void {
-    const record = this.table.find(a, b, c);
-    if (record !== undefined) {
-      record.value += 1;
-      return;
-    }
-    const labels = this.labelsOf(a, b, c);
-    this.counter.inc(labels);
-    this.table.keep([a, b, c], labels);
+  /** Adds one to the series of these label values. */
+  inc(a: LabelValue, b?: LabelValue, c?: LabelValue): void {
+    this.find(a, b, c).value += 1;
+  }
+
+  async get(): Promise<Collected> {
+    const values = this.series.map(({ labels, value }) => ({ value, labels: { ...labels } }));
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 }
 
-/** A histogram's series by label values; `labelsOf` builds the labels object prom-client keeps. */
-export class HistogramSeries {
-  private readonly table: SeriesTable<HistogramRecord>;
+interface HistogramSeries {
+  labels: Record<string, string>;
+  sum: number;
+  count: number;
+  /** Observations per bucket, not cumulative: the first bucket each value fits (above the last: none). */
+  buckets: number[];
+}
+
+/** A histogram by label values; exposed as prom-client's Histogram would expose it. */
+export class LabelledHistogram extends LabelledMetric<HistogramSeries> {
+  readonly type = 'histogram' as const;
   private readonly upperBounds: readonly number[];
 
-  constructor(
-    private readonly histogram: Histogram<string>,
-    private readonly labelsOf: (a: string | number, b?: string | number, c?: string | number) => Record<string, string>,
-    depth: number,
-    maxSeries = DEFAULT_MAX_SERIES,
-  ) {
-    this.table = new SeriesTable(histogram as unknown as Records<HistogramRecord>, depth, maxSeries);
-    this.upperBounds = (histogram as unknown as { upperBounds: readonly number[] }).upperBounds;
+  constructor(config: Config & { buckets: readonly number[] }) {
+    super(config);
+    this.upperBounds = [...config.buckets];
   }
 
-  /** histogram.observe(labels, value). */
-  observe(value: number, a: string | number, b?: string | number, c?: string | number): void {
-    const record = Number.isFinite(value) ? this.table.find(a, b, c) : undefined; // prom-client refuses the rest
-    if (record !== undefined) {
-      record.sum += value;
-      record.count += 1;
-      // The first bucket the value fits; one above the last is counted by `count` alone (+Inf).
-      const { upperBounds } = this;
-      for (let i = 0; i < upperBounds.length; i++) {
-        if (value <= upperBounds[i]!) {
-          record.bucketValues[upperBounds[i]!]! += 1;
-          break;
-        }
+  protected create(labels: Record<string, string>): HistogramSeries {
+    return { labels, sum: 0, count: 0, buckets: this.upperBounds.map(() => 0) };
+  }
+
+  /** Records `value` in the series of these label values; like prom-client, refuses one not finite. */
+  observe(value: number, a: LabelValue, b?: LabelValue, c?: LabelValue): void {
+    if (!Number.isFinite(value)) throw new TypeError(`${this.name}: value is not a valid number: ${value}`);
+    const series = this.find(a, b, c);
+    series.sum += value;
+    series.count += 1;
+    const { upperBounds } = this;
+    for (let i = 0; i < upperBounds.length; i++) {
+      if (value <= upperBounds[i]!) {
+        series.buckets[i]! += 1;
+        break;
       }
-      return;
     }
-    const labels = this.labelsOf(a, b, c);
-    this.histogram.observe(labels, value);
-    this.table.keep([a, b, c], labels);
+  }
+
+  /** Per series: a cumulative `_bucket` per bound (`le` first among the labels, as prom-client orders them), `+Inf`, `_sum`, `_count`. */
+  async get(): Promise<Collected> {
+    const values: Sample[] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const { labels, sum, count, buckets } of this.series) {
+      let cumulative = 0;
+      this.upperBounds.forEach((le, i) => {
+        cumulative += buckets[i]!;
+        values.push({ value: cumulative, labels: { le, ...labels }, metricName: bucket });
+      });
+      values.push({ value: count, labels: { le: '+Inf', ...labels }, metricName: bucket });
+      values.push({ value: sum, labels: { ...labels }, metricName: `${this.name}_sum` });
+      values.push({ value: count, labels: { ...labels }, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 }

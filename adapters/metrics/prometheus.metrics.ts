@@ -1,6 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
-import { CounterSeries, HistogramSeries } from './labelled-series.js';
+import { LabelledCounter, LabelledHistogram } from './labelled-series.js';
 
 /** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -15,10 +15,12 @@ export type KeyStoreOperation = 'create' | 'sign' | 'destroy' | 'ping' | 'listKe
  */
 export class PrometheusMetrics {
   readonly registry = new Registry();
-  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
-  private readonly signatures: Counter<'key_store'>;
-  private readonly keyStoreDuration: Histogram<'key_store' | 'operation' | 'outcome'>;
+  // The per-request and per-sign series: counters and histograms of our own, updated without
+  // prom-client's per-call label validation and hashing (labelled-series.ts).
+  private readonly httpRequests: LabelledCounter;
+  private readonly httpDuration: LabelledHistogram;
+  private readonly signatures: LabelledCounter;
+  private readonly keyStoreDuration: LabelledHistogram;
   private readonly purgeRuns: Counter<'outcome'>;
   private readonly purgeDeleted: Counter;
   private readonly purgeFailed: Counter;
@@ -27,37 +29,32 @@ export class PrometheusMetrics {
   private readonly rateLimited: Counter;
   private readonly authRefused: Counter<'reason'>;
   private readonly addressLimited: Counter;
-  // The per-request and per-sign series, updated without prom-client's per-call label hashing.
-  private readonly requestCounts: CounterSeries;
-  private readonly requestDurations: HistogramSeries;
-  private readonly keyStoreDurations: HistogramSeries;
-  private readonly signatureCounts: CounterSeries;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     new Gauge({ name: 'wallet_vault_info', help: 'Always 1; the version label names the running build.', labelNames: ['version'], registers, aggregator: 'first' })
       .set({ version: options.version }, 1);
-    this.httpRequests = new Counter({
+    this.httpRequests = new LabelledCounter({
       name: 'wallet_vault_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status.',
       labelNames: ['method', 'route', 'status'],
       registers,
     });
-    this.httpDuration = new Histogram({
+    this.httpDuration = new LabelledHistogram({
       name: 'wallet_vault_http_request_duration_seconds',
       help: 'Time from receiving a request to finishing its answer, by method, route pattern and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.signatures = new Counter({
+    this.signatures = new LabelledCounter({
       name: 'wallet_vault_signatures_total',
       help: 'Signatures made, by key store.',
       labelNames: ['key_store'],
       registers,
     });
-    this.keyStoreDuration = new Histogram({
+    this.keyStoreDuration = new LabelledHistogram({
       name: 'wallet_vault_key_store_operation_duration_seconds',
       help: 'Latency of key store operations, by store, operation and outcome (ok or error).',
       labelNames: ['key_store', 'operation', 'outcome'],
@@ -94,25 +91,16 @@ export class PrometheusMetrics {
       help: 'Requests refused by the per-client-address rate limit, before authentication.',
       registers,
     });
-    const requestLabels = (method: unknown, route: unknown, status: unknown) => ({ method: String(method), route: String(route), status: String(status) });
-    this.requestCounts = new CounterSeries(this.httpRequests, requestLabels, 3);
-    this.requestDurations = new HistogramSeries(this.httpDuration, requestLabels, 3);
-    this.keyStoreDurations = new HistogramSeries(
-      this.keyStoreDuration,
-      (keyStore, operation, outcome) => ({ key_store: String(keyStore), operation: String(operation), outcome: String(outcome) }),
-      3,
-    );
-    this.signatureCounts = new CounterSeries(this.signatures, (keyStore) => ({ key_store: String(keyStore) }), 1);
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requestCounts.inc(method, route, status);
-    this.requestDurations.observe(seconds, method, route, status);
+    this.httpRequests.inc(method, route, status);
+    this.httpDuration.observe(seconds, method, route, status);
   }
 
   observeKeyStore(keyStore: string, operation: KeyStoreOperation, ok: boolean, seconds: number): void {
-    this.keyStoreDurations.observe(seconds, keyStore, operation, ok ? 'ok' : 'error');
-    if (ok && operation === 'sign') this.signatureCounts.inc(keyStore);
+    this.keyStoreDuration.observe(seconds, keyStore, operation, ok ? 'ok' : 'error');
+    if (ok && operation === 'sign') this.signatures.inc(keyStore);
   }
 
   observePurge(report: PurgeRunReport | 'error' | 'skipped'): void {

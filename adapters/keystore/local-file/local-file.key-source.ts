@@ -3,7 +3,7 @@ import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyOwner, StoredKey } from '../../../src/ports/key-store.port.js';
-import type { KeySource } from '../shared/local-signer.js';
+import type { CustodyKeySource } from '../shared/source-backed.key-store.js';
 import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
@@ -33,7 +33,7 @@ const unavailable = (message: string, cause?: unknown) =>
  * an owner with a deployment id carries it (and the vault) in its header, also authenticated, so the
  * orphan sweep of one deployment never takes another's key in a shared directory for its own.
  */
-export class LocalFileKeySource implements KeySource {
+export class LocalFileKeySource implements CustodyKeySource {
   private dirReady: Promise<void> | undefined;
 
   constructor(private readonly config: LocalFileKeySourceConfig) {

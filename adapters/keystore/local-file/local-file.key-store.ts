@@ -1,5 +1,5 @@
-import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../../src/ports/key-store.port.js';
-import { LocalSigner } from '../shared/local-signer.js';
+import type { StoredKey } from '../../../src/ports/key-store.port.js';
+import { SourceBackedKeyStore } from '../shared/source-backed.key-store.js';
 import { LocalFileKeySource, type LocalFileKeySourceConfig } from './local-file.key-source.js';
 
 /** Configuration of the `local` key store. */
@@ -16,39 +16,17 @@ export interface LocalFileKeyStoreConfig extends LocalFileKeySourceConfig {
 }
 
 /**
- * The `local` key store: key files (LocalFileKeySource) signed with here (LocalSigner, which holds the
- * unwrapped-key cache and the signing thread).
+ * The `local` key store: key files (LocalFileKeySource) signed with here (SourceBackedKeyStore's
+ * LocalSigner). Its ping also checks the master key against the key directory's
+ * (LocalFileKeySource.ping); it lists its keys for the orphan sweep.
  */
-export class LocalFileKeyStore implements KeyStore {
-  readonly name = 'local';
-  private readonly source: LocalFileKeySource;
-  private readonly signer: LocalSigner;
-
+export class LocalFileKeyStore extends SourceBackedKeyStore<LocalFileKeySource> {
   constructor(config: LocalFileKeyStoreConfig) {
-    this.source = new LocalFileKeySource(config);
-    this.signer = new LocalSigner(this.source, {
+    super('local', new LocalFileKeySource(config), {
       cacheSize: config.cacheSize ?? 10_000,
       cacheTtlMs: config.cacheTtlMs ?? 5 * 60_000,
       signingThread: config.signingThread,
     });
-  }
-
-  create(owner?: KeyOwner): Promise<CreatedKey> {
-    return this.source.create(owner);
-  }
-
-  sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
-    return this.signer.sign(keyRef, digest);
-  }
-
-  async destroy(keyRef: string): Promise<void> {
-    this.signer.forget(keyRef);
-    await this.source.destroy(keyRef);
-  }
-
-  /** Also checks the master key against the key directory's (LocalFileKeySource.ping). */
-  ping(): Promise<void> {
-    return this.source.ping();
   }
 
   checkMasterKey(): Promise<string | null> {
@@ -61,9 +39,5 @@ export class LocalFileKeyStore implements KeyStore {
 
   listKeyRefs(createdBefore: Date): Promise<string[]> {
     return this.source.listKeyRefs(createdBefore);
-  }
-
-  close(): Promise<void> {
-    return this.signer.close();
   }
 }

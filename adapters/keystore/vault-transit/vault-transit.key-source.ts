@@ -2,7 +2,7 @@ import vault from 'node-vault';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey } from '../../../src/ports/key-store.port.js';
-import type { KeySource } from '../shared/local-signer.js';
+import type { CustodyKeySource } from '../shared/source-backed.key-store.js';
 import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 
 /** The Vault and the Transit key that wrap the keys of the `vault-transit` key store. */
@@ -33,7 +33,7 @@ const unavailable = (problem: string, cause?: unknown) =>
  * there is nothing to destroy in Vault, and after decryption the key must derive that address, so a
  * ciphertext moved to another wallet's record is refused instead of signing for the wrong wallet.
  */
-export class VaultTransitKeySource implements KeySource {
+export class VaultTransitKeySource implements CustodyKeySource {
   private readonly client: vault.client;
   private readonly base: string;
 
@@ -61,6 +61,9 @@ export class VaultTransitKeySource implements KeySource {
       privateKey.fill(0);
     }
   }
+
+  /** The ciphertext lives in the wallet's key reference, so removing the wallet record removes it: nothing in Vault to destroy. */
+  async destroy(): Promise<void> {}
 
   async ping(): Promise<void> {
     try {
