@@ -65,7 +65,7 @@ interface Ports {
 
 interface UseCaseEntry<T> {
   /** The class: the container's key for it. */
-  readonly type: abstract new (...args: never[]) => T;
+  readonly type: abstract new (...args: any[]) => T;
   /** Works on keys: built on first use, so a vault without key stores (operator tools) still builds. */
   readonly needsKeyStores: boolean;
   readonly build: (ports: Ports, settings: UseCaseSettings) => T;
@@ -141,7 +141,7 @@ export const USE_CASES = {
 /** The in-process API: one property per use case of USE_CASES, the instance the container built. */
 export type UseCases = { readonly [K in keyof typeof USE_CASES]: ReturnType<(typeof USE_CASES)[K]['build']> };
 
-type Resolver = { get<T>(id: symbol | (abstract new (...args: never[]) => T)): T };
+type Resolver = { get<T>(id: symbol | (abstract new (...args: any[]) => T)): T };
 
 function portsOf(ctx: Resolver): Ports {
   const port = <T>(id: symbol) => ctx.get<T>(id);

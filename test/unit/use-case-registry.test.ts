@@ -9,7 +9,7 @@ describe('the use-case registry', () => {
   it('gives the vault one property per use case, the instance its container holds', async () => {
     const vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [new InMemoryKeyStore('memory')], jobs: false });
     try {
-      for (const [name, { type }] of Object.entries(USE_CASES)) {
+      for (const [name, { type }] of Object.entries(USE_CASES) as [string, { type: abstract new (...args: any[]) => unknown }][]) {
         const useCase = (vault as unknown as Record<string, unknown>)[name];
         expect(useCase, name).toBeInstanceOf(type);
         expect(useCase, name).toBe(vault.container.get(type));
