@@ -14,6 +14,7 @@ import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-
 import { signatureHex } from '../../src/application/standard-signing.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
+import { asJson, permit } from '../support/typed-data-fixtures.js';
 
 /**
  * The ethers adapter of the StandardPayloads port, checked against viem as an independent verifier: the
@@ -95,23 +96,11 @@ const MAIL: TypedDataDefinition = {
   },
 };
 
-const PERMIT: TypedDataDefinition = {
-  domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: TOKEN },
-  types: {
-    Permit: [
-      { name: 'owner', type: 'address' },
-      { name: 'spender', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'nonce', type: 'uint256' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-  },
-  primaryType: 'Permit',
-  message: { owner: ADDRESS, spender: SPENDER, value: 10n ** 24n, nonce: 0n, deadline: 2n ** 256n - 1n },
-};
+const PERMIT = permit(
+  { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: TOKEN },
+  { owner: ADDRESS, spender: SPENDER, value: 10n ** 24n, nonce: 0n, deadline: 2n ** 256n - 1n },
+);
 
-/** As a JSON body carries it: bigints as decimal strings. */
-const asJson = (value: unknown) => JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
 
 describe('EIP-712 typed data', () => {
   it.each<[string, TypedDataDefinition]>([
