@@ -21,7 +21,10 @@ const FIELDS = new Set([
   'maxPriorityFeePerGas',
   'accessList',
 ]);
-const TYPES: Readonly<Record<string, TransactionType>> = { legacy: 'legacy', eip2930: 'eip2930', eip1559: 'eip1559', '0x0': 'legacy', '0x1': 'eip2930', '0x2': 'eip1559' };
+const TYPES: Readonly<Record<string, TransactionType>> = { legacy: 'legacy', eip2930: 'eip2930', eip1559: 'eip1559' };
+/** EIP-2718 type numbers, as JSON-RPC writes them (`0x2`, `0x02`) or as numbers. */
+const TYPE_OF_NUMBER: readonly TransactionType[] = ['legacy', 'eip2930', 'eip1559'];
+const HEX_TYPE = /^0x[0-9a-fA-F]{1,2}$/;
 const TYPE_NUMBER: Readonly<Record<TransactionType, number>> = { legacy: 0, eip2930: 1, eip1559: 2 };
 const STORAGE_KEY = /^0x[0-9a-fA-F]{64}$/;
 
@@ -61,8 +64,10 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
     for (const f of ['maxFeePerGas', 'maxPriorityFeePerGas']) refuseField(raw, f, `a ${type} transaction pays gasPrice, not ${f}`);
     like.gasPrice = required(raw, 'gasPrice');
   }
-  if (type === 'legacy') refuseField(raw, 'accessList', 'a legacy transaction has no access list (use eip2930 or eip1559)');
-  else like.accessList = accessList(raw.accessList);
+  const list = accessList(raw.accessList);
+  // An empty list says nothing: a legacy transaction may carry one (some clients always send it).
+  if (type === 'legacy' && list.length > 0) throw invalidArgument('accessList: a legacy transaction has no access list (use eip2930 or eip1559)');
+  if (type !== 'legacy') like.accessList = list;
 
   let transaction: Transaction;
   let digest: string;
@@ -89,7 +94,8 @@ export function serializeSigned(unsigned: UnsignedTransaction, signature: Recove
 function transactionType(raw: Record<string, unknown>): TransactionType {
   const given = raw.type;
   if (given !== undefined && given !== null) {
-    const type = typeof given === 'number' ? TYPES[`0x${given}`] : typeof given === 'string' ? TYPES[given] : undefined;
+    const number = typeof given === 'number' ? given : typeof given === 'string' && HEX_TYPE.test(given) ? Number(given) : undefined;
+    const type = number !== undefined ? TYPE_OF_NUMBER[number] : typeof given === 'string' && Object.hasOwn(TYPES, given) ? TYPES[given] : undefined;
     if (type === undefined) throw invalidArgument('type: must be legacy, eip2930 or eip1559 (blob and authorization-list transactions are not signed here)');
     return type;
   }

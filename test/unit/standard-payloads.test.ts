@@ -182,6 +182,7 @@ describe('transactions', () => {
     ['eip2930', EIP2930],
     ['legacy (EIP-155)', LEGACY],
     ['eip1559 inferred from its fees, `gasLimit` and `input` as ethers and RPC name them', { chainId: 1, nonce: 0, to: SPENDER, gasLimit: 21000, maxFeePerGas: 10, maxPriorityFeePerGas: 1, input: '0x' }],
+    ['types as JSON-RPC numbers them, and an empty access list on legacy', { ...LEGACY, type: '0x00', accessList: [] }],
     ['a contract creation', { type: 'eip1559', chainId: 31337, nonce: 0, data: '0x6080', gas: 100000, maxFeePerGas: 1, maxPriorityFeePerGas: 1 }],
   ])('signs %s as viem parses it, recovering to the signer', async (_what, tx) => {
     const unsigned = payloads.unsignedTransaction(tx);
@@ -226,7 +227,9 @@ describe('transactions', () => {
     ['no maxFeePerGas on eip1559', { ...EIP1559, maxFeePerGas: undefined }, /^maxFeePerGas: is required$/],
     ['maxFeePerGas on a legacy transaction', { ...LEGACY, maxFeePerGas: 1 }, /^maxFeePerGas: a legacy transaction pays gasPrice/],
     ['no gasPrice on legacy', { ...LEGACY, gasPrice: undefined }, /^gasPrice: is required$/],
-    ['an access list on a legacy transaction', { ...LEGACY, accessList: [] }, /^accessList: a legacy transaction has no access list/],
+    ['an access list on a legacy transaction', { ...LEGACY, accessList: [{ address: TOKEN, storageKeys: [] }] }, /^accessList: a legacy transaction has no access list/],
+    ['a type number that is not signed here', { ...EIP1559, type: '0x04' }, /^type: must be legacy, eip2930 or eip1559/],
+    ['a type that is an inherited property name', { ...EIP1559, type: 'constructor' }, /^type: must be legacy, eip2930 or eip1559/],
     ['a malformed storage key', { ...EIP1559, accessList: [{ address: TOKEN, storageKeys: ['0x01'] }] }, /^accessList\[0\]\.storageKeys\[0\]: must be 32-byte hex/],
     ['priority fee over max fee', { ...EIP1559, maxPriorityFeePerGas: '3000000000' }, /^transaction: /],
   ])('refuses %s, naming the field (never an ethers error)', (_what, tx, error) => {
