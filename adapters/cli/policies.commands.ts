@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { print } from './output.js';
+import { addStandardSigningOptions, describeStandardSigning, standardSigningInput, type StandardSigningOptions } from './standard-signing.options.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
@@ -10,7 +11,7 @@ const managePolicies = async () => (await import('../../src/application/manage-p
 const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter((v) => v !== '');
 
 const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
-  if (policy === null) return `vault ${vaultId} has no sign policy: every sign the scheme allows is allowed`;
+  if (policy === null) return `vault ${vaultId} has no sign policy: every sign the scheme allows is allowed; standard signing (messages, typed data, transactions) is denied`;
   const line = (label: string, values: readonly string[] | undefined) => `  ${label.padEnd(10)} ${values ? values.join(', ') : '(any)'}`;
   return [
     `sign policy of vault ${vaultId}:`,
@@ -19,6 +20,7 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     line('selectors', policy.selectors),
     line('senders', policy.senders),
     ...(policy.contracts ?? []).map((contract) => `  ${'uniq of'.padEnd(10)} ${contract} = ${uniqOf(policy, contract)}`),
+    ...describeStandardSigning(policy),
   ].join('\n');
 };
 
@@ -45,7 +47,7 @@ export function registerPolicyCommands(program: Command): void {
       const policy = await withPersistence((c) => c.get(ManagePolicies).show(o.vault));
       print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
     });
-  policies
+  const set = policies
     .command('set')
     .description('replace the sign policy of a vault; a list not given allows everything of its kind')
     .requiredOption('--vault <vaultId>', 'vault whose policy to set')
@@ -62,9 +64,10 @@ export function registerPolicyCommands(program: Command): void {
       '--trust-rpc-uniq <contract>',
       "take a listed, unpinned contract's uniq from the chain's RPC as it answers (repeatable): whoever controls the RPC then chooses what is signed",
       repeatable,
-    )
+    );
+  addStandardSigningOptions(set)
     .option('--json', 'print JSON')
-    .action(async (o: Omit<SignPolicyInput, 'contractUniqs'> & { contractUniq?: string[]; trustRpcUniq?: string[]; vault: string; json?: boolean }) => {
+    .action(async (o: Omit<SignPolicyInput, 'contractUniqs'> & StandardSigningOptions & { contractUniq?: string[]; trustRpcUniq?: string[]; vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
       const input: SignPolicyInput = {
         chains: o.chains,
@@ -73,6 +76,7 @@ export function registerPolicyCommands(program: Command): void {
         senders: o.senders,
         contractUniqs: o.contractUniq,
         trustRpcUniq: o.trustRpcUniq,
+        ...standardSigningInput(o),
       };
       const policy = await withPersistence((c) => c.get(ManagePolicies).set(o.vault, input));
       print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));

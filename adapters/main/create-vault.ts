@@ -10,6 +10,7 @@ import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore, KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { chainModule } from '../chain/chain.module.js';
+import { ethereumModule } from '../ethereum/ethereum.module.js';
 import { keyStoresModule } from '../keystore/shared/key-stores.module.js';
 import { requireNativeBindingsFor } from '../native-bindings.js';
 import { persistenceModule } from '../persistence/shared/persistence.module.js';
@@ -85,6 +86,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   container.load(
     systemModule(options.clock),
     chainModule(options),
+    ethereumModule(),
     replayModule(persistence.replayGuard),
     persistenceModule(persistence, deploymentId),
     keyStoresModule(keyStores, options.defaultKeyStore),

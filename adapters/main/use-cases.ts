@@ -18,6 +18,10 @@ import { RefusedAuthSummary, type RefusedAuthObserver } from '../../src/applicat
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SignMessage } from '../../src/application/sign-message.use-case.js';
+import { SignTransaction } from '../../src/application/sign-transaction.use-case.js';
+import { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
+import type { StandardSigningDeps } from '../../src/application/standard-signing.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -32,6 +36,7 @@ import type { PolicyRepository } from '../../src/ports/policy-repository.port.js
 import { PORT_TOKENS } from '../../src/ports/port-tokens.js';
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
+import type { StandardPayloads } from '../../src/ports/standard-payloads.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
@@ -61,6 +66,7 @@ interface Ports {
   readonly deploymentId: string | null;
   readonly policyCache: PolicyCache;
   readonly refusedAuth: RefusedAuthSummary;
+  readonly payloads: StandardPayloads;
 }
 
 interface UseCaseEntry<T> {
@@ -73,6 +79,15 @@ interface UseCaseEntry<T> {
 
 const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
 const KEYS = true;
+/** What SignMessage, SignTypedData and SignTransaction share: the policy Sign reads, the payloads' encoding. */
+const standardSigning = (p: Ports): StandardSigningDeps => ({
+  repository: p.repo,
+  keyStores: p.keys,
+  payloads: p.payloads,
+  policies: p.policyCache,
+  auditLog: p.audit,
+  clock: p.clock,
+});
 
 /**
  * Every use case of the vault, listed once: the in-process API (`Vault`, one property per entry), the
@@ -100,6 +115,12 @@ export const USE_CASES = {
     (p, s) => new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains),
     KEYS,
   ),
+  /** Signs an EIP-191 personal message with a wallet, when the vault's policy allows messages (deny by default). */
+  signMessage: entry(SignMessage, (p) => new SignMessage(standardSigning(p)), KEYS),
+  /** Signs EIP-712 typed data with a wallet, when the vault's policy allows its domain (deny by default). */
+  signTypedData: entry(SignTypedData, (p) => new SignTypedData(standardSigning(p)), KEYS),
+  /** Signs a legacy, eip2930 or eip1559 transaction with a wallet under the vault's transaction policy (deny by default). */
+  signTransaction: entry(SignTransaction, (p) => new SignTransaction(standardSigning(p)), KEYS),
   /** Checks `X-Vault-Auth-Signature` over a request's raw bytes, when the vault has an auth secret. */
   verifyAuthSignature: entry(VerifyAuthSignature, (p, s) => new VerifyAuthSignature(s.authSecret, p.replay, p.clock, p.audit)),
   /** Records the transaction that carried a signature. */
@@ -184,6 +205,9 @@ function portsOf(ctx: Resolver): Ports {
     },
     get refusedAuth() {
       return ctx.get(RefusedAuthSummary);
+    },
+    get payloads() {
+      return port<StandardPayloads>(PORT_TOKENS.STANDARD_PAYLOADS);
     },
   };
 }

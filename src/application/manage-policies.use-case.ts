@@ -1,4 +1,5 @@
 import { parseSignPolicy, type SignPolicy, type SignPolicyInput } from '../domain/sign-policy.js';
+import { standardPolicyDetails } from '../domain/standard-sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { PolicyRepository } from '../ports/policy-repository.port.js';
@@ -57,6 +58,7 @@ export class ManagePolicies {
       contractUniqs: policy?.uniqs ? Object.entries(policy.uniqs).map(([c, u]) => `${c}=${u}`).join(',') : null,
       // The contracts whose uniq an RPC chooses: the one risk an operator takes knowingly, so on record.
       trustRpcUniq: list(policy?.trustRpcUniq),
+      ...standardPolicyDetails(policy),
     });
   }
 }

@@ -1,11 +1,14 @@
 import { parseAddress } from './address.js';
 import { invalidArgument } from './errors.js';
+import { parseStandardSignPolicy, type StandardSignPolicy, type StandardSignPolicyInput } from './standard-sign-policy.js';
 
 /**
  * A vault's optional allow-lists for Sign. An absent list allows everything of its kind; a present list
- * allows only what it names. Addresses are EIP-55, selectors 0x-prefixed lower-case 4-byte hex.
+ * allows only what it names. Addresses are EIP-55, selectors 0x-prefixed lower-case 4-byte hex. The
+ * standard-signing rules (StandardSignPolicy: messages, typed data, transactions) are the opposite,
+ * deny by default: see standard-sign-policy.ts.
  */
-export interface SignPolicy {
+export interface SignPolicy extends StandardSignPolicy {
   readonly chains?: readonly string[];
   readonly contracts?: readonly string[];
   readonly selectors?: readonly string[];
@@ -96,7 +99,7 @@ const SELECTOR = /^0x[0-9a-fA-F]{8}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 /** The lists an operator gives, each optional; values as typed (any case). */
-export interface SignPolicyInput {
+export interface SignPolicyInput extends StandardSignPolicyInput {
   readonly chains?: readonly string[];
   readonly contracts?: readonly string[];
   readonly selectors?: readonly string[];
@@ -114,7 +117,7 @@ export interface SignPolicyInput {
  * sign; revoking the vault's keys says that plainly), and at least one list must be given.
  */
 export function parseSignPolicy(input: SignPolicyInput, knownChains: readonly string[]): SignPolicy {
-  const list = (field: keyof SignPolicyInput, normalise: (value: string) => string): string[] | undefined => {
+  const list = (field: keyof Omit<SignPolicyInput, keyof StandardSignPolicyInput>, normalise: (value: string) => string): string[] | undefined => {
     const raw = input[field];
     if (raw === undefined) return undefined;
     if (raw.length === 0) throw invalidArgument(`${field}: must name at least one value (clear the policy to allow everything)`);
@@ -148,8 +151,11 @@ export function parseSignPolicy(input: SignPolicyInput, knownChains: readonly st
     return contract;
   });
   if (trusted) policy.trustRpcUniq = trusted;
+  Object.assign(policy, parseStandardSignPolicy(input));
   if (Object.keys(policy).length === 0) {
-    throw invalidArgument('policy: give at least one of chains, contracts, selectors, senders (or clear the policy)');
+    throw invalidArgument(
+      'policy: give at least one of chains, contracts, selectors, senders, or a standard-signing rule (txChainIds, typedDataContracts, messages) (or clear the policy)',
+    );
   }
   return policy;
 }

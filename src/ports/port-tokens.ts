@@ -15,6 +15,8 @@ export const PORT_TOKENS = {
   POLICY_REPOSITORY: Symbol.for('wallet-vault.PolicyRepository'),
   JOB_LOCK: Symbol.for('wallet-vault.JobLock'),
   KEY_STORE_REGISTRY: Symbol.for('wallet-vault.KeyStoreRegistry'),
+  /** Encoding of messages, typed data and transactions (src/ports/standard-payloads.port.ts). */
+  STANDARD_PAYLOADS: Symbol.for('wallet-vault.StandardPayloads'),
   /** The persistence's KeyQuarantine, or undefined when it has none. */
   KEY_QUARANTINE: Symbol.for('wallet-vault.KeyQuarantine'),
   /** This deployment's id (string), or null when the persistence has none. */

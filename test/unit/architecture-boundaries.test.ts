@@ -51,6 +51,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'persistence/shared': [],
 
   chain: [],
+  // The encoding of standard payloads (messages, typed data, transactions) with ethers.
+  ethereum: [],
   metrics: [],
   replay: [],
   system: [],
@@ -68,7 +70,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['main/', 'keystore/local-file/', 'optional-driver.ts', 'system/keccak.ts'],
 
   // The composition root knows every family but the command line, which is built on it.
-  main: ['chain/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'replay/', 'system/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
+  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'replay/', 'system/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
 };
 
 /** The family of a file under adapters/: `keystore/pkcs11`, `http`, `native-bindings.ts`. */

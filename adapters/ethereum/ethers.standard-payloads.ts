@@ -1,0 +1,43 @@
+import { getBytes, hashMessage } from 'ethers';
+import { invalidArgument } from '../../src/domain/errors.js';
+import { hasLoneSurrogate } from '../../src/domain/unicode.js';
+import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
+import type { SignedTransaction, StandardPayloads, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import { serializeSigned, unsignedTransaction } from './transaction.js';
+import { typedDataDigest } from './typed-data.js';
+import { hexBytes, isObject } from './values.js';
+
+const MESSAGE_SHAPE = 'message: must be a string or {"raw": "0x…"}';
+
+/** The standard payloads, encoded by ethers (the design's Ethereum library). */
+export class EthersStandardPayloads implements StandardPayloads {
+  messageDigest(message: unknown): Uint8Array {
+    return getBytes(hashMessage(messageBytes(message)));
+  }
+
+  typedDataDigest(input: unknown): TypedDataDigest {
+    return typedDataDigest(input);
+  }
+
+  unsignedTransaction(tx: unknown): UnsignedTransaction {
+    return unsignedTransaction(tx);
+  }
+
+  serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {
+    return serializeSigned(unsigned, signature);
+  }
+}
+
+/** Text as its UTF-8 bytes, `{ raw }` (hex or bytes) as it is: viem's signMessage reads them the same way. */
+function messageBytes(message: unknown): string | Uint8Array {
+  if (typeof message === 'string') {
+    // UTF-8 cannot carry a lone surrogate: TextEncoder (viem) would sign U+FFFD in its place, ethers refuses it.
+    if (hasLoneSurrogate(message)) throw invalidArgument('message: must be well-formed Unicode text (it contains a lone surrogate)');
+    return message;
+  }
+  if (message instanceof Uint8Array) return message;
+  if (isObject(message) && Object.keys(message).length === 1 && message.raw !== undefined) {
+    return message.raw instanceof Uint8Array ? message.raw : getBytes(hexBytes(message.raw, 'message.raw'));
+  }
+  throw invalidArgument(MESSAGE_SHAPE);
+}

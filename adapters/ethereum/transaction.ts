@@ -1,0 +1,139 @@
+import { Signature, Transaction, getBytes, hexlify, type TransactionLike } from 'ethers';
+import { parseAddress } from '../../src/domain/address.js';
+import { invalidArgument } from '../../src/domain/errors.js';
+import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
+import type { HexString, SignedTransaction, TransactionFacts, TransactionType, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import { hexBytes, isObject, quantity, refusedBy, unknownKeys, UINT64_MAX } from './values.js';
+
+const FIELDS = new Set([
+  'type',
+  'chainId',
+  'nonce',
+  'to',
+  'from',
+  'value',
+  'data',
+  'input',
+  'gas',
+  'gasLimit',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'accessList',
+]);
+const TYPES: Readonly<Record<string, TransactionType>> = { legacy: 'legacy', eip2930: 'eip2930', eip1559: 'eip1559' };
+/** EIP-2718 type numbers, as JSON-RPC writes them (`0x2`, `0x02`) or as numbers. */
+const TYPE_OF_NUMBER: readonly TransactionType[] = ['legacy', 'eip2930', 'eip1559'];
+const HEX_TYPE = /^0x[0-9a-fA-F]{1,2}$/;
+const TYPE_NUMBER: Readonly<Record<TransactionType, number>> = { legacy: 0, eip2930: 1, eip1559: 2 };
+const STORAGE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/** A transaction parsed by this adapter: the ethers Transaction is kept for serializeSigned. */
+class ParsedTransaction implements UnsignedTransaction {
+  constructor(
+    readonly digest: Uint8Array,
+    readonly facts: TransactionFacts,
+    readonly transaction: Transaction,
+  ) {}
+}
+
+/** A transaction as viem serialises it, validated field by field, to its signing digest and facts. */
+export function unsignedTransaction(raw: unknown): UnsignedTransaction {
+  if (!isObject(raw)) throw invalidArgument('transaction: must be an object (type, chainId, nonce, to, value, data, gas and fees)');
+  const extra = unknownKeys(raw, FIELDS);
+  if (extra.length > 0) throw invalidArgument(`${extra[0]}: is not a field of a legacy, eip2930 or eip1559 transaction`);
+  const type = transactionType(raw);
+  if (raw.chainId === undefined || raw.chainId === null) throw invalidArgument('chainId: is required');
+  const chainId = quantity(raw.chainId, 'chainId', UINT64_MAX);
+  // Legacy's chain id 0 is a pre-EIP-155 signature: valid on every chain at once.
+  if (chainId === 0n) throw invalidArgument('chainId: must be at least 1 (a signature without a chain id is valid on every chain)');
+  const nonce = Number(required(raw, 'nonce', BigInt(Number.MAX_SAFE_INTEGER)));
+  const to = raw.to === undefined || raw.to === null ? null : parseAddress(raw.to, 'to');
+  const from = raw.from === undefined || raw.from === null ? null : parseAddress(raw.from, 'from');
+  const value = raw.value === undefined ? 0n : quantity(raw.value, 'value');
+  const data = callData(raw);
+  const gasLimit = same(raw, 'gas', 'gasLimit', (v, f) => quantity(v, f, UINT64_MAX));
+  if (gasLimit === undefined) throw invalidArgument('gas: is required');
+
+  const like: TransactionLike = { type: TYPE_NUMBER[type], chainId, nonce, to, value, data, gasLimit };
+  if (type === 'eip1559') {
+    refuseField(raw, 'gasPrice', 'an eip1559 transaction pays maxFeePerGas and maxPriorityFeePerGas, not gasPrice');
+    like.maxFeePerGas = required(raw, 'maxFeePerGas');
+    like.maxPriorityFeePerGas = required(raw, 'maxPriorityFeePerGas');
+  } else {
+    for (const f of ['maxFeePerGas', 'maxPriorityFeePerGas']) refuseField(raw, f, `a ${type} transaction pays gasPrice, not ${f}`);
+    like.gasPrice = required(raw, 'gasPrice');
+  }
+  const list = accessList(raw.accessList);
+  // An empty list says nothing: a legacy transaction may carry one (some clients always send it).
+  if (type === 'legacy' && list.length > 0) throw invalidArgument('accessList: a legacy transaction has no access list (use eip2930 or eip1559)');
+  if (type !== 'legacy') like.accessList = list;
+
+  let transaction: Transaction;
+  let digest: string;
+  try {
+    transaction = Transaction.from(like);
+    // Serialising checks what Transaction.from does not (a priority fee above the fee cap).
+    digest = transaction.unsignedHash;
+  } catch (error) {
+    throw refusedBy('transaction', error);
+  }
+  const selector = data.length >= 10 ? data.slice(0, 10) : null;
+  const facts: TransactionFacts = { type, chainId, nonce, to, selector, shortData: data !== '0x' && selector === null, value, from };
+  return new ParsedTransaction(getBytes(digest), facts, transaction);
+}
+
+export function serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {
+  if (!(unsigned instanceof ParsedTransaction)) throw new Error('serializeSigned takes a transaction unsignedTransaction returned');
+  const signed = unsigned.transaction.clone();
+  signed.signature = Signature.from({ r: hexlify(signature.r), s: hexlify(signature.s), v: signature.v });
+  return { serialized: signed.serialized as HexString, hash: signed.hash as HexString };
+}
+
+/** `type` as given (viem's names, or the EIP-2718 number), else what the fee fields imply as viem does. */
+function transactionType(raw: Record<string, unknown>): TransactionType {
+  const given = raw.type;
+  if (given !== undefined && given !== null) {
+    const number = typeof given === 'number' ? given : typeof given === 'string' && HEX_TYPE.test(given) ? Number(given) : undefined;
+    const type = number !== undefined ? TYPE_OF_NUMBER[number] : typeof given === 'string' && Object.hasOwn(TYPES, given) ? TYPES[given] : undefined;
+    if (type === undefined) throw invalidArgument('type: must be legacy, eip2930 or eip1559 (blob and authorization-list transactions are not signed here)');
+    return type;
+  }
+  if (raw.maxFeePerGas !== undefined || raw.maxPriorityFeePerGas !== undefined) return 'eip1559';
+  if (raw.gasPrice !== undefined) return raw.accessList !== undefined ? 'eip2930' : 'legacy';
+  return 'eip1559';
+}
+
+function required(raw: Record<string, unknown>, field: string, max?: bigint): bigint {
+  if (raw[field] === undefined || raw[field] === null) throw invalidArgument(`${field}: is required`);
+  return quantity(raw[field], field, max);
+}
+
+function refuseField(raw: Record<string, unknown>, field: string, why: string): void {
+  if (raw[field] !== undefined && raw[field] !== null) throw invalidArgument(`${field}: ${why}`);
+}
+
+/** A field with two names (viem's `gas` / ethers' `gasLimit`, `data` / RPC's `input`): either, or both when equal. */
+function same<T>(raw: Record<string, unknown>, a: string, b: string, parse: (v: unknown, field: string) => T): T | undefined {
+  const first = raw[a] === undefined || raw[a] === null ? undefined : parse(raw[a], a);
+  const second = raw[b] === undefined || raw[b] === null ? undefined : parse(raw[b], b);
+  if (first !== undefined && second !== undefined && first !== second) throw invalidArgument(`${b}: differs from ${a} (give one of them)`);
+  return first ?? second;
+}
+
+function callData(raw: Record<string, unknown>): HexString {
+  return same(raw, 'data', 'input', hexBytes) ?? '0x';
+}
+
+function accessList(raw: unknown): { address: string; storageKeys: string[] }[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw invalidArgument('accessList: must be a list of {"address", "storageKeys"}');
+  return raw.map((entry, i) => {
+    if (!isObject(entry) || !Array.isArray(entry.storageKeys)) throw invalidArgument(`accessList[${i}]: must be {"address": "0x…", "storageKeys": ["0x…"]}`);
+    const storageKeys = entry.storageKeys.map((key, k) => {
+      if (typeof key !== 'string' || !STORAGE_KEY.test(key)) throw invalidArgument(`accessList[${i}].storageKeys[${k}]: must be 32-byte hex`);
+      return key.toLowerCase();
+    });
+    return { address: parseAddress(entry.address, `accessList[${i}].address`), storageKeys };
+  });
+}

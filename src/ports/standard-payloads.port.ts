@@ -1,0 +1,74 @@
+import type { RecoverableSignature } from './key-store.port.js';
+
+/** A 0x-prefixed lower-case hex string. */
+export type HexString = `0x${string}`;
+
+/** The domain of EIP-712 typed data as a policy reads it: what binds a signature to a contract on a chain. */
+export interface TypedDataDomainFacts {
+  /** The domain's chainId, or null when the domain has none. */
+  readonly chainId: bigint | null;
+  /** EIP-55, or null when the domain has none. */
+  readonly verifyingContract: string | null;
+  /** The domain's name, or null when it has none. */
+  readonly name: string | null;
+}
+
+export interface TypedDataDigest {
+  /** The 32 bytes an EIP-712 signature signs: keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message)). */
+  readonly digest: Uint8Array;
+  readonly domain: TypedDataDomainFacts;
+  readonly primaryType: string;
+}
+
+export type TransactionType = 'legacy' | 'eip2930' | 'eip1559';
+
+/** What a transaction does, as a policy reads it. */
+export interface TransactionFacts {
+  readonly type: TransactionType;
+  readonly chainId: bigint;
+  readonly nonce: number;
+  /** EIP-55 recipient, or null for a contract creation. */
+  readonly to: string | null;
+  /** The first 4 bytes of the data (lower-case hex) when there are at least 4; null when the data is empty. */
+  readonly selector: string | null;
+  /** Data shorter than 4 bytes but not empty: it calls no function a selector could name. */
+  readonly shortData: boolean;
+  /** In wei. */
+  readonly value: bigint;
+  /** The `from` the caller gave (EIP-55), or null; the signing wallet must be it. */
+  readonly from: string | null;
+}
+
+/** A transaction parsed and ready to be signed: the digest to sign, and what it does. */
+export interface UnsignedTransaction {
+  /** keccak256 of the unsigned serialisation (EIP-155 for legacy, EIP-2718 typed otherwise). */
+  readonly digest: Uint8Array;
+  readonly facts: TransactionFacts;
+}
+
+export interface SignedTransaction {
+  /** The signed transaction as `eth_sendRawTransaction` takes it. */
+  readonly serialized: HexString;
+  /** Its transaction hash. */
+  readonly hash: HexString;
+}
+
+/**
+ * The standard Ethereum payloads a wallet signs besides Sign's calls: EIP-191 personal messages,
+ * EIP-712 typed data and transactions (legacy, EIP-2930, EIP-1559). Every method validates what it is
+ * given as it came from a client (JSON, or the in-process API's values) and throws DomainError
+ * INVALID_ARGUMENT naming the field; it never signs anything (the key stores do, over the digest).
+ */
+export interface StandardPayloads {
+  /**
+   * The EIP-191 personal-message digest: keccak256("\x19Ethereum Signed Message:\n" ‖ len ‖ bytes). A
+   * string is signed as its UTF-8 bytes (also when it looks like hex); `{ raw: "0x…" }` or bytes as they are.
+   */
+  messageDigest(message: unknown): Uint8Array;
+  /** The EIP-712 digest of `{ domain, types, primaryType, message }` as viem's signTypedData takes them. */
+  typedDataDigest(input: unknown): TypedDataDigest;
+  /** A transaction as viem serialises it (`type`, quantities as numbers, bigints, decimal or hex strings); `chainId` is required. */
+  unsignedTransaction(tx: unknown): UnsignedTransaction;
+  /** `unsigned` (as this port returned it) with the signature over its digest. */
+  serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction;
+}
