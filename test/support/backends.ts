@@ -144,23 +144,25 @@ const SHELLS: Record<ShellKind, { label: string; serve: Serve }> = {
 /** `shared`: a peer's, on the database of the target it was made from (not dropped by the peer). */
 async function startTarget(shell: ShellKind, database: DatabaseKind, options: TargetOptions, shared?: TestDatabase): Promise<Target> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-target-'));
-  const own = database === 'postgres' && !shared ? await createTestDatabase().catch(async (error) => {
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }) : undefined;
-  const db = shared ?? own;
-  const clock = new MovableClock();
-  let served: Served;
-  try {
-    served = await SHELLS[shell].serve({ dataDir, databaseUrl: db?.url, clock, options });
-  } catch (error) {
+  let own: TestDatabase | undefined;
+  const removeData = async () => {
     await rm(dataDir, { recursive: true, force: true });
     await own?.drop();
+  };
+  let served: Served;
+  const clock = new MovableClock();
+  try {
+    if (database === 'postgres' && !shared) own = await createTestDatabase();
+    served = await SHELLS[shell].serve({ dataDir, databaseUrl: (shared ?? own)?.url, clock, options });
+  } catch (error) {
+    await removeData();
     throw error;
   }
+  const db = shared ?? own;
   // A harness that quietly ran SQLite twice would pass every PostgreSQL test: the vault names its database.
   if (!served.vault.database.startsWith(database === 'postgres' ? 'PostgreSQL' : 'SQLite')) {
     await served.stop();
+    await removeData();
     throw new Error(`a ${database} target opened ${served.vault.database}`);
   }
   const peers: Target[] = [];
@@ -190,10 +192,12 @@ async function startTarget(shell: ShellKind, database: DatabaseKind, options: Ta
     stop,
     close: () =>
       (closed ??= (async () => {
-        for (const peer of peers) await peer.close();
-        await stop();
-        await rm(dataDir, { recursive: true, force: true });
-        await own?.drop();
+        try {
+          for (const peer of peers) await peer.close();
+          await stop();
+        } finally {
+          await removeData();
+        }
       })()),
   };
   return target;
