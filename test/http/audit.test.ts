@@ -1,24 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
-import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
-import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import { client } from '../support/http-client.js';
 import { localSignBody, MINT_TO } from '../support/sign-request.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
 
 const SECRET = 'audit-test-secret-that-is-longer-than-32-characters';
 
-describe('the audit trail over HTTP', () => {
-  let s: TestServer;
+describeEachBackend('the audit trail over HTTP', (backend) => {
+  let s: Target;
   let api: ReturnType<typeof client>;
   let apiKey: string;
   let keyId: string;
   let base: string;
   let vaultId: string;
 
-  const records = () => s.server.container.get(ListAuditRecords).execute({ limit: 1000 });
+  const records = () => s.vault.listAuditRecords.execute({ limit: 1000 });
   const after = async (seq: number) => (await records()).filter((r) => r.seq > seq);
   const headSeq = async () => (await records()).at(-1)?.seq ?? 0;
   const view = (r: AuditRecord) => ({ action: r.action, actor: r.actor, vaultId: r.vaultId, subject: r.subject, details: r.details });
@@ -29,14 +27,11 @@ describe('the audit trail over HTTP', () => {
 
   beforeAll(async () => {
     // Refused API keys are summarised when the test flushes, not by the periodic flush.
-    s = await startTestServer({ env: { VAULT_AUTH_SECRET_KEY: SECRET, VAULT_AUTH_REFUSED_SUMMARY_SECONDS: '3600' } });
-    vaultId = (await s.createVault({ name: 'audited' })).id;
-    ({ apiKey, id: keyId } = await s.createApiKey(vaultId));
-    api = client(s.url, apiKey);
-    base = `/api/v1/vaults/${vaultId}`;
+    s = await backend.start({ authSecret: SECRET, authRefusedSummaryMs: 3_600_000 });
+    ({ vaultId, apiKey, keyId, api, base } = await s.vaultWithKey('audited'));
   });
   afterAll(async () => {
-    await s?.stop();
+    await s?.close();
   });
 
   it('records the wallet lifecycle against the API key id, changes only', async () => {
@@ -57,7 +52,7 @@ describe('the audit trail over HTTP', () => {
     ]);
   });
 
-  it('records a signature issued on the fast path, and refusals of the auth signature', async () => {
+  it('records a signature issued (on the standalone server, by its fast path), and refusals of the auth signature', async () => {
     const signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
     const start = await headSeq();
     const payload = localSignBody(signer, { args: [MINT_TO, '5'] });
@@ -93,7 +88,7 @@ describe('the audit trail over HTTP', () => {
     expect((await client(s.url, wrong).post(`${base}/sign`, {})).status).toBe(401);
     expect((await client(s.url, apiKey).get('/api/v1/vaults/elsewhere/wallets')).status).toBe(401);
     expect(await after(start)).toEqual([]); // a refusal writes nothing of its own
-    await s.server.container.get(RefusedAuthSummary).flush();
+    await s.vault.container.get(RefusedAuthSummary).flush();
     expect((await after(start)).map(view)).toEqual([
       {
         action: 'auth.refused',
@@ -121,7 +116,7 @@ describe('the audit trail over HTTP', () => {
     await api.delete(`${base}/wallets/${w.address}`);
     const start = await headSeq();
     s.clock.advance(30 * 24 * 60 * 60 * 1000);
-    await s.server.purgeNow();
+    await s.purgeNow();
     expect((await after(start)).map(view)).toContainEqual({
       action: 'wallet.deleted',
       actor: 'system',
@@ -132,7 +127,7 @@ describe('the audit trail over HTTP', () => {
   });
 
   it('leaves a chain that verifies', async () => {
-    const verdict = await s.server.container.get(VerifyAuditChain).execute();
+    const verdict = await s.vault.verifyAuditChain.execute();
     expect(verdict).toMatchObject({ ok: true, records: await headSeq() });
   });
 });

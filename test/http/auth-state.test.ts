@@ -1,13 +1,11 @@
-import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cliJson } from '../support/cli.js';
 import { client } from '../support/http-client.js';
-import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
 
 /** One request over a connection from `localAddress` (any 127.x address is this host on Linux). */
 function requestFrom(localAddress: string, url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
@@ -45,39 +43,25 @@ const UNKNOWN_VAULT = '0190f5a0-0000-7000-8000-000000000000';
 /** Path ids that are not vault ids (percent-encoded as sent). */
 const MALFORMED_IDS = ['%00', 'a'.repeat(300), 'no-such-vault', `${UNKNOWN_VAULT}0`, "'%20OR%20'1'='1", '%E2%80%AE', '..%2F..'];
 
-const backends = [
-  { name: 'SQLite', available: true, database: false },
-  { name: 'PostgreSQL', available: POSTGRES_AVAILABLE, database: true },
-];
-
 /**
- * Issue 20, section 5, as the attacks: the standalone server on each database, requests from several
- * client addresses (127.x), and what the audit trail says once the interval's summary is written.
+ * Issue 20, section 5, as the attacks: every backend, requests from several client addresses (127.x),
+ * and what the audit trail says once the interval's summary is written.
  */
-describe.each(backends)('authentication state and the audit trail on $name', ({ available, database }) => {
-  let db: TestDatabase | undefined;
-  let s: TestServer;
-  let env: Record<string, string>;
+describeEachBackend('authentication state and the audit trail', (backend) => {
+  let s: Target;
+  const db = () => s.database;
 
   beforeAll(async () => {
-    if (!available) return;
-    db = database ? await createTestDatabase() : undefined;
-    s = await startTestServer({
-      // An interval longer than any run: the summary is written by the flush at shutdown.
-      env: { VAULT_AUTH_REFUSED_SUMMARY_SECONDS: '3600', ...(db ? { VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '4' } : {}) },
-    });
-    env = { VAULT_DATA_DIR: s.dataDir, ...(db ? { VAULT_DATABASE_URL: db.url } : {}) };
+    // An interval longer than any run: the summary is written by the flush at shutdown.
+    s = await backend.start({ authRefusedSummaryMs: 3_600_000 });
   });
-  const sqlSession = () => sqlSessionOn(s.dataDir, db?.url);
+  const sqlSession = () => sqlSessionOn(s.dataDir, db()?.url);
   afterAll(async () => {
-    await s?.stop().catch(() => undefined);
-    if (s) await rm(s.dataDir, { recursive: true, force: true });
-    await db?.drop();
+    await s?.close();
   });
 
-  it.skipIf(!available)('a wallet name with a control character is a 400 naming the field, on create and on rename', async () => {
-    const vaultId = (await s.createVault({ name: 'names' })).id;
-    const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+  it('a wallet name with a control character is a 400 naming the field, on create and on rename', async () => {
+    const { vaultId, api } = await s.vaultWithKey('names');
     for (const name of ['nul\u0000here', 'bell\u0007', 'line\nbreak', 'c1\u0085', 'del\u007f']) {
       const created = await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name });
       expect(created.status, JSON.stringify(name)).toBe(400);
@@ -90,21 +74,21 @@ describe.each(backends)('authentication state and the audit trail on $name', ({ 
     expect((await api.get(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`)).body.data.name).toBe('fine');
   });
 
-  it.skipIf(!available)('an API key revoked or deleted by SQL is refused on every instance, on the next requests after the change', async () => {
+  it('an API key revoked or deleted by SQL is refused on every instance, on the next requests after the change', async () => {
     const vaultId = (await s.createVault({ name: 'revoked by SQL' })).id;
     // PostgreSQL: a second instance on the same database; SQLite: one process owns the file.
-    const other = db ? await startTestServer({ env: { VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '4' } }) : undefined;
+    const other = db() ? await s.peer() : undefined;
     const sql = await sqlSession();
     try {
       // Times are stored as they are by each adapter: timestamptz, or milliseconds in SQLite.
       for (const change of ['UPDATE api_keys SET revoked = ? WHERE id = ?', 'DELETE FROM api_keys WHERE id = ?']) {
         const { apiKey, id } = await s.createApiKey(vaultId);
-        const statusOn = (server: TestServer) => async () => (await client(server.url, apiKey).get(`/api/v1/vaults/${vaultId}/status`)).status;
+        const statusOn = (server: Target) => async () => (await client(server.url, apiKey).get(`/api/v1/vaults/${vaultId}/status`)).status;
         const instances = other ? [s, other] : [s];
         // Answered on every instance (from its cache after the first request).
         for (const server of instances) for (let i = 0; i < 3; i++) expect(await statusOn(server)()).toBe(200);
-        expect(await sql.run(change, change.startsWith('UPDATE') ? [db ? new Date() : Date.now(), id] : [id])).toBe(1);
-        if (!db) {
+        expect(await sql.run(change, change.startsWith('UPDATE') ? [db() ? new Date() : Date.now(), id] : [id])).toBe(1);
+        if (!db()) {
           expect(await statusOn(s)()).toBe(401); // SQLite: data_version moved, the very next request
           continue;
         }
@@ -113,11 +97,11 @@ describe.each(backends)('authentication state and the audit trail on $name', ({ 
       }
     } finally {
       await sql.close();
-      await other?.stop();
+      await other?.close();
     }
   });
 
-  it.skipIf(!available)(
+  it(
     'path ids that are not vault ids get the refusal of an unknown vault, and the summary of the interval keeps every source',
     async () => {
       const vaultId = (await s.createVault({ name: 'attacked' })).id;
@@ -142,7 +126,8 @@ describe.each(backends)('authentication state and the audit trail on $name', ({ 
       const sign = await client(s.url, apiKey).post('/api/v1/vaults/%00/sign', {});
       expect({ status: sign.status, body: sign.body }).toEqual(unknownKeyed);
 
-      await s.stop({ keepData: true }); // flushes the summary (the last test of the file: the server stays stopped)
+      await s.stop(); // flushes the summary (the last test of the file: the server stays stopped)
+      const env = { VAULT_DATA_DIR: s.dataDir, ...(db() ? { VAULT_DATABASE_URL: db()!.url } : {}) };
       const records = (await cliJson<ListedRecord[]>(['audit', 'list', '--limit', '1000'], env)).filter((r) => r.action === 'auth.refused');
       const bySource = new Map(records.map((r) => [r.details.source, r]));
       expect(bySource.get('127.0.0.2')).toMatchObject({ vault: vaultId, details: { count: 3, vaults: vaultId } });

@@ -3,27 +3,25 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import { client } from '../support/http-client.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
 
-describe('expiry through HTTP, with a clock the test moves', () => {
-  let s: TestServer;
+describeEachBackend('expiry through HTTP, with a clock the test moves', (backend) => {
+  let s: Target;
   let api: ReturnType<typeof client>;
   let base: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    const vaultId = (await s.createVault({ name: 'expiry' })).id;
-    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
-    base = `/api/v1/vaults/${vaultId}`;
+    s = await backend.start();
+    ({ api, base } = await s.vaultWithKey('expiry'));
   });
   afterAll(async () => {
-    await s?.stop();
+    await s?.close();
   });
 
   it('is gone for every endpoint at the expiry instant, then purged from the key store', async () => {
     const keep = (await api.post(`${base}/wallets`, { name: 'keep' })).body.data;
     const doomed = (await api.post(`${base}/wallets`, { name: 'doomed' })).body.data;
-    const keyFile = path.join(s.dataDir, 'keys', `${doomed.address.toLowerCase()}.key`);
+    const keyFile = path.join(s.keysDir, `${doomed.address.toLowerCase()}.key`);
     expect(existsSync(keyFile)).toBe(true);
 
     const expires = Date.parse((await api.delete(`${base}/wallets/${doomed.address}`)).body.data.expires);
@@ -44,9 +42,9 @@ describe('expiry through HTTP, with a clock the test moves', () => {
 
     // Invisible already; the key material goes with the next purge run.
     expect(existsSync(keyFile)).toBe(true);
-    await s.server.purgeNow();
+    await s.purgeNow();
     expect(existsSync(keyFile)).toBe(false);
-    expect(existsSync(path.join(s.dataDir, 'keys', `${keep.address.toLowerCase()}.key`))).toBe(true);
+    expect(existsSync(path.join(s.keysDir, `${keep.address.toLowerCase()}.key`))).toBe(true);
     expect((await api.get(`${base}/wallets/${keep.address}`)).status).toBe(200);
   });
 
@@ -56,7 +54,7 @@ describe('expiry through HTTP, with a clock the test moves', () => {
     s.clock.advance(EXPIRY_TTL_MS - 1000);
     expect((await api.post(`${base}/wallets/${w.address}`)).status).toBe(200);
     s.clock.advance(2000);
-    await s.server.purgeNow();
+    await s.purgeNow();
     const r = await api.get(`${base}/wallets/${w.address}`);
     expect(r.status).toBe(200);
     expect(r.body.data.expires).toBeUndefined();

@@ -3,27 +3,24 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_TTL_MS } from '../../src/application/idempotency.js';
 import { client } from '../support/http-client.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
 
-describe('Idempotency-Key on Create Wallet', () => {
-  let s: TestServer;
+describeEachBackend('Idempotency-Key on Create Wallet', (backend) => {
+  let s: Target;
   let api: ReturnType<typeof client>;
   let base: string;
-  let vaultId: string;
 
-  const keyFiles = async () => (await readdir(path.join(s.dataDir, 'keys'))).filter((f) => f.endsWith('.key')).length;
+  const keyFiles = async () => (await readdir(s.keysDir)).filter((f) => f.endsWith('.key')).length;
   const walletCount = async () => (await api.get(`${base}/wallets?count=0`)).body.data.count as number;
   const create = (key: string | undefined, body: unknown) =>
     api.post(`${base}/wallets`, body, key === undefined ? {} : { 'idempotency-key': key });
 
   beforeAll(async () => {
-    s = await startTestServer();
-    vaultId = (await s.createVault({ name: 'idem' })).id;
-    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
-    base = `/api/v1/vaults/${vaultId}`;
+    s = await backend.start();
+    ({ api, base } = await s.vaultWithKey('idem'));
   });
   afterAll(async () => {
-    await s?.stop();
+    await s?.close();
   });
 
   it('a retry with the same key and body returns the first answer and creates nothing', async () => {
@@ -71,8 +68,7 @@ describe('Idempotency-Key on Create Wallet', () => {
   });
 
   it('keys are per vault', async () => {
-    const otherVault = (await s.createVault({ name: 'other' })).id;
-    const otherApi = client(s.url, (await s.createApiKey(otherVault)).apiKey);
+    const { vaultId: otherVault, api: otherApi } = await s.vaultWithKey('other');
     const mine = await create('shared', { name: 'x' });
     const theirs = await otherApi.post(`/api/v1/vaults/${otherVault}/wallets`, { name: 'x' }, { 'idempotency-key': 'shared' });
     expect(theirs.status).toBe(200);

@@ -1,9 +1,11 @@
 import { id } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { TOKENS } from '../../lib/index.js';
+import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import { client } from '../support/http-client.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
 
 const SIG = { name: 'sig', type: 'tuple', components: ['nonce', 'r', 's'].map((n) => ({ name: n, type: 'bytes32' })).concat({ name: 'v', type: 'uint8' }) };
 const MINT = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }, SIG] };
@@ -13,8 +15,8 @@ const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const SENDER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const OTHER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
-describe('sign policies over HTTP', () => {
-  let s: TestServer;
+describeEachBackend('sign policies over HTTP', (backend) => {
+  let s: Target;
   let api: ReturnType<typeof client>;
   let base: string;
   let vaultId: string;
@@ -34,15 +36,13 @@ describe('sign policies over HTTP', () => {
   const sign = (extra?: Record<string, unknown>) => api.post(`${base}/sign`, body(extra));
 
   beforeAll(async () => {
-    s = await startTestServer();
-    vaultId = (await s.createVault({ name: 'policed' })).id;
-    api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
-    base = `/api/v1/vaults/${vaultId}`;
+    s = await backend.start();
+    ({ vaultId, api, base } = await s.vaultWithKey('policed'));
     signer = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
-    policies = s.server.container.get(ManagePolicies);
+    policies = s.vault.managePolicies;
   });
   afterAll(async () => {
-    await s?.stop();
+    await s?.close();
   });
 
   it('an allow-list naming the function lets it sign', async () => {
@@ -78,8 +78,7 @@ describe('sign policies over HTTP', () => {
   });
 
   it('policies are per vault', async () => {
-    const otherVault = (await s.createVault({ name: 'free' })).id;
-    const otherApi = client(s.url, (await s.createApiKey(otherVault)).apiKey);
+    const { vaultId: otherVault, api: otherApi } = await s.vaultWithKey('free');
     const otherSigner = (await otherApi.post(`/api/v1/vaults/${otherVault}/wallets`, { name: 's' })).body.data.address;
     await policies.set(vaultId, { chains: ['ethereum'] });
     expect((await sign()).status).toBe(403);
@@ -88,7 +87,7 @@ describe('sign policies over HTTP', () => {
   });
 
   it('a change made outside this process applies within the cache TTL', async () => {
-    const repository = s.server.container.get<{ save(v: string, p: unknown, now: Date): Promise<void> }>(Symbol.for('wallet-vault.PolicyRepository'));
+    const repository = s.vault.container.get<PolicyRepository>(TOKENS.POLICY_REPOSITORY);
     expect((await sign()).status).toBe(200); // cached: no policy
     await repository.save(vaultId, { chains: ['ethereum'] }, s.clock.now());
     expect((await sign()).status).toBe(200);

@@ -5,9 +5,50 @@ import { createTestDatabase, POSTGRES_AVAILABLE, terminateConnections, type Test
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
 
 const SECRET = 'test-secret-that-is-definitely-longer-than-32';
-describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
+
+// What only PostgreSQL has: several instances on one database. On both shells, as every HTTP suite runs.
+describeEachBackend(
+  'two instances on one PostgreSQL database',
+  (backend) => {
+    let a: Target;
+    let b: Target;
+    beforeAll(async () => {
+      a = await backend.start({ authSecret: SECRET });
+      b = await a.peer();
+    });
+    afterAll(async () => {
+      await a?.close();
+    });
+
+    it('what one writes the other reads, and a replayed auth signature is refused on the other', async () => {
+      const vaultId = (await a.createVault({ name: 'shared' })).id;
+      const { apiKey } = await b.createApiKey(vaultId);
+      const apiA = client(a.url, apiKey);
+      const apiB = client(b.url, apiKey);
+      const created = await apiA.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'on a' });
+      expect(created.status).toBe(200);
+      const read = await apiB.get(`/api/v1/vaults/${vaultId}/wallets/${created.body.data.address}`);
+      expect(read.body.data).toEqual(created.body.data);
+
+      const raw = JSON.stringify(localSignBody(created.body.data.address));
+      const header = createAuthSignature(Buffer.from(raw), SECRET, new Date());
+      const send = (api: typeof apiA) =>
+        api.raw('POST', `/api/v1/vaults/${vaultId}/sign`, { raw, headers: { 'x-vault-auth-signature': header } });
+      expect((await send(apiA)).status).toBe(200);
+      const replay = await send(apiB);
+      expect(replay.status).toBe(401);
+      expect(replay.body.error).toMatch(/already used/);
+    });
+  },
+  { database: 'postgres' },
+);
+
+// The standalone server's own settings (VAULT_DATABASE_SCHEMA, its timeouts and pool) and the faults of
+// a database behind a proxy the test cuts.
+describe.skipIf(!POSTGRES_AVAILABLE)('the standalone server on PostgreSQL', () => {
   let db: TestDatabase;
   let proxy: TcpProxy;
   const servers: TestServer[] = [];
@@ -31,34 +72,12 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the service on PostgreSQL', () => {
         VAULT_DATABASE_POOL_SIZE: '4',
         VAULT_DATABASE_CONNECT_TIMEOUT_MS: '1000',
         VAULT_DATABASE_QUERY_TIMEOUT_MS: '1500',
-        VAULT_AUTH_SECRET_KEY: SECRET,
         ...env,
       },
     });
     servers.push(s);
     return s;
   };
-
-  it('two instances: what one writes the other reads, and a replayed auth signature is refused on the other', async () => {
-    const [a, b] = [await start(), await start()];
-    const vaultId = (await a.createVault({ name: 'shared' })).id;
-    const { apiKey } = await b.createApiKey(vaultId);
-    const apiA = client(a.url, apiKey);
-    const apiB = client(b.url, apiKey);
-    const created = await apiA.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'on a' });
-    expect(created.status).toBe(200);
-    const read = await apiB.get(`/api/v1/vaults/${vaultId}/wallets/${created.body.data.address}`);
-    expect(read.body.data).toEqual(created.body.data);
-
-    const raw = JSON.stringify(localSignBody(created.body.data.address));
-    const header = createAuthSignature(Buffer.from(raw), SECRET, new Date());
-    const send = (api: typeof apiA) =>
-      api.raw('POST', `/api/v1/vaults/${vaultId}/sign`, { raw, headers: { 'x-vault-auth-signature': header } });
-    expect((await send(apiA)).status).toBe(200);
-    const replay = await send(apiB);
-    expect(replay.status).toBe(401);
-    expect(replay.body.error).toMatch(/already used/);
-  });
 
   it('two instances in VAULT_DATABASE_SCHEMA: they share that schema only, and a key revoked through one is refused by the other', async () => {
     const [a, b] = [await start({ VAULT_DATABASE_SCHEMA: 'tenant_b' }), await start({ VAULT_DATABASE_SCHEMA: 'tenant_b' })];

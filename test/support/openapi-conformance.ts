@@ -61,7 +61,7 @@ export class OpenApiConformance {
   check(exchange: Exchange): string[] {
     const method = exchange.method.toUpperCase();
     if (IGNORED_METHODS.has(method)) return [];
-    const pathname = new URL(exchange.url).pathname;
+    const pathname = withoutMountPath(new URL(exchange.url).pathname);
     const route = this.route(pathname);
     const where = `${method} ${pathname} → ${exchange.status}`;
     if (!route) {
@@ -161,6 +161,20 @@ function codeOf(text: string): unknown {
 
 let shared: OpenApiConformance | undefined;
 const failures: string[] = [];
+const mountPaths = new Set<string>();
+
+/**
+ * Where this process's tests mount vaultRouter (test/support/backends.ts): what answers under it is the
+ * API's too, and is held to the document as the standalone server's answers are.
+ */
+export function registerMountPath(mountPath: string): void {
+  mountPaths.add(mountPath.replace(/\/+$/, ''));
+}
+
+function withoutMountPath(pathname: string): string {
+  for (const mount of mountPaths) if (pathname.startsWith(`${mount}/`)) return pathname.slice(mount.length);
+  return pathname;
+}
 
 /**
  * Wraps globalThis.fetch so every answer a test receives from the API is checked against the document.
