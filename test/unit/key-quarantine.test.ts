@@ -102,7 +102,7 @@ describe('quarantined keys', () => {
     try {
       expect(vault.deploymentId).toBeNull();
       const id = (await vault.manageVaults.createVault({ name: 'old' })).id;
-      const principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(id)).apiKey}`, id);
+      const principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(id)).apiKey, id);
       const wallet = await vault.createWallet.execute({ principal, name: 'w' });
       await store.destroy(wallet.keyRef); // not an orphan yet: made one by hand
       await store.create();

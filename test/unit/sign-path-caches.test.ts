@@ -44,7 +44,7 @@ async function world() {
   );
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   const signWith = (signer: string) =>
-    sign.execute({ principal, body: { chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
+    sign.execute({ principal, ...{ chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
   return { repo, clock, principal, create, signWith };
 }
 
