@@ -63,7 +63,7 @@ describe('an embedding application rebinds a port', () => {
         },
       });
       try {
-        const created = await vault.manageVaults.createVault({ name: 'rebound' });
+        const created = await vault.manageVaults.create({ name: 'rebound' });
         const principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(created.id)).apiKey, created.id);
         const wallet = await vault.createWallet.execute({ principal, name: 'w' });
         expect(wallet.created.toISOString()).toBe(fixed.toISOString());

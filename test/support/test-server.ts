@@ -54,7 +54,7 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     clock,
     server,
     createVault: async (input) => {
-      const v = await manage.createVault(input);
+      const v = await manage.create(input);
       return { id: v.id, accountId: v.accountId, name: v.name };
     },
     createApiKey: async (vaultId) => {

@@ -40,7 +40,7 @@ async function world(chainReader: ChainReader = NO_RPC) {
   let n = 0;
   const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
   const manage = new ManageVaults(repo, clock, ids, auditLog);
-  const vault = await manage.createVault({ name: 'main' });
+  const vault = await manage.create({ name: 'main' });
   const { apiKey, record } = await manage.createApiKey(vault.id);
   const principal = { apiKeyId: record.id, vaultId: vault.id };
   const refusals = new RefusedAuthSummary(repo, clock, auditLog, 3);
@@ -302,7 +302,7 @@ describe('reading and verifying the trail', () => {
 
   it('lists in seq order after a seq, limited, optionally of one vault', async () => {
     const w = await filled(5);
-    const other = await w.manage.createVault({ name: 'other' });
+    const other = await w.manage.create({ name: 'other' });
     const all = await w.list.execute({});
     expect(all.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect((await w.list.execute({ afterSeq: 3, limit: 2 })).map((r) => r.seq)).toEqual([4, 5]);

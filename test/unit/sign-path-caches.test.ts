@@ -29,7 +29,7 @@ async function world() {
   let n = 0;
   const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
   const manage = new ManageVaults(repo, clock, ids, auditLog);
-  const vault = await manage.createVault({ name: 'main' });
+  const vault = await manage.create({ name: 'main' });
   const { record } = await manage.createApiKey(vault.id);
   const principal = { apiKeyId: record.id, vaultId: vault.id };
   const sign = new SignCall(
