@@ -27,7 +27,8 @@ export interface Exchange {
   readonly pass?: () => void;
 }
 
-export interface PipelineOptions extends ServiceOptions {}
+/** What the app serves besides the vault routes (health, docs); metrics whenever HttpDeps has them. */
+export type PipelineOptions = ServiceOptions;
 
 /** The one HTTP pipeline: every request, whichever shell received it, is answered here. */
 export interface HttpPipeline {

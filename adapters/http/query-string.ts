@@ -32,11 +32,20 @@ function decode(text: string): string {
   }
 }
 
-/** The name a key sets (`a` of `a[b]`, and of `[a]`, as qs reads it) and whether it nests below it. */
+/**
+ * The name a key sets and whether it nests below it, as qs splits keys: the text before the first `[`
+ * (`offset` of `offset[]`, `offset[a`, `offset[[b]`), or for a key starting with `[` the content of its
+ * first balanced bracket group (`offset` of `[offset]`).
+ */
 function keyRoot(key: string): { root: string; nested: boolean } {
-  const brackets = /\[[^[\]]*\]/g;
-  const first = brackets.exec(key);
-  if (first === null) return { root: key, nested: false };
-  if (first.index > 0) return { root: key.slice(0, first.index), nested: true };
-  return { root: first[0].slice(1, -1), nested: brackets.exec(key) !== null };
+  const first = key.indexOf('[');
+  if (first === -1) return { root: key, nested: false };
+  if (first > 0) return { root: key.slice(0, first), nested: true };
+  let level = 0;
+  for (let i = 0; i < key.length; i++) {
+    if (key[i] === '[') level++;
+    else if (key[i] === ']' && --level === 0) return { root: key.slice(1, i), nested: key.indexOf('[', i + 1) !== -1 };
+  }
+  // An unterminated group is one literal segment, which qs stores under the key itself.
+  return { root: key, nested: false };
 }

@@ -28,7 +28,7 @@ export type RouteMatch =
       readonly vaultId: string;
       readonly params: Readonly<Record<string, string>>;
       readonly query: string;
-      /** The methods the path has, for OPTIONS (sorted, HEAD with GET; Sign apart, as Express listed them). */
+      /** For OPTIONS: the methods the path has (sorted, HEAD with GET; Sign apart, as Express listed them); else none. */
       readonly allowed: readonly string[];
     }
   | { readonly kind: 'service'; readonly pathname: string; readonly route: ServiceRoute; readonly params: Readonly<Record<string, string>> }
@@ -63,18 +63,17 @@ export function matchRoute(table: RouteTable, method: string, url: string): Rout
   ) {
     const rest = withoutTrailingSlash(segments.slice(5));
     let found: VaultRoute | undefined;
-    let params: Record<string, string> = {};
-    const allowed: string[] = [];
+    let params: Readonly<Record<string, string>> = NO_PARAMS;
     for (const compiled of table.vault) {
+      if (compiled.route.method !== wanted) continue;
       const captured = capture(compiled.segments, rest);
       if (captured === undefined) continue;
-      if (compiled.route.method === wanted && found === undefined) {
-        found = compiled.route;
-        params = captured;
-      }
-      if (compiled.route.path !== '/sign') allowed.push(compiled.route.method, ...(compiled.route.method === 'GET' ? ['HEAD'] : []));
+      found = compiled.route;
+      params = captured;
+      break;
     }
-    return { kind: 'vault', pathname, route: found, vaultId: segments[4]!, params, query, allowed: [...new Set(allowed)].sort() };
+    const allowed = method === 'OPTIONS' ? allowedMethods(table, rest) : NONE;
+    return { kind: 'vault', pathname, route: found, vaultId: segments[4]!, params, query, allowed };
   }
   if (wanted === 'GET' && segments[0] === '') {
     const rest = withoutTrailingSlash(segments.slice(1));
@@ -85,6 +84,20 @@ export function matchRoute(table: RouteTable, method: string, url: string): Rout
   }
   return { kind: 'none', pathname };
 }
+
+/** The methods of the vault routes at this path, as Express's automatic OPTIONS answer listed them. */
+function allowedMethods(table: RouteTable, rest: readonly string[]): string[] {
+  const methods = new Set<string>();
+  for (const compiled of table.vault) {
+    // Sign was a route of the app around the vault's router, whose OPTIONS answer never listed it.
+    if (compiled.route.path === '/sign' || capture(compiled.segments, rest) === undefined) continue;
+    methods.add(compiled.route.method);
+    if (compiled.route.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods].sort();
+}
+
+const NONE: readonly string[] = Object.freeze([]);
 
 function splitUrl(url: string): { pathname: string; query: string } {
   let target = url;
