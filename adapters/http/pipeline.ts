@@ -47,18 +47,18 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
   const table: RouteTable = routeTable(serviceRoutes(deps, options));
   const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
   const jsonLimits = bodyLimits(bounds);
-  const reading = (kind: 'json' | 'signed'): BodyReading =>
-    kind === 'signed' ? { limit: deps.bodyLimitBytes, decode: false, consumed: 'error' } : { limit: deps.bodyLimitBytes, decode: true, consumed: 'empty' };
-  const signedReading = reading('signed');
-  const jsonReading = reading('json');
+  const signedReading: BodyReading = { limit: deps.bodyLimitBytes, decode: false, consumed: 'error' };
+  const jsonReading: BodyReading = { limit: deps.bodyLimitBytes, decode: true, consumed: 'empty' };
 
   async function vaultRequest(req: IncomingMessage, match: VaultMatch, exchange: Exchange, label: (route: string) => void): Promise<Reply | undefined> {
     const route = match.route;
-    // Sign is labelled from the start (its label was always its own); any other request refused at
-    // admission by the vault prefix, or as unmatched when its vault id is malformed: never by a path it names.
-    if (route?.path !== '/sign') label('unmatched');
+    // Sign is labelled by its route from the start (its label was always its own); any other request
+    // refused at admission by the vault prefix, or as unmatched when its vault id is malformed: never by
+    // a path it names.
+    const sign = route?.body === 'signed';
+    label(sign ? route.label : 'unmatched');
     const vaultId = decodeSegment(match.vaultId);
-    if (route?.path !== '/sign') label(VAULT_UNMATCHED);
+    if (!sign) label(VAULT_UNMATCHED);
     const source = admitClient(deps, req);
     const principal = await deps.authenticate.execute(bearerCredential(req.headers.authorization), vaultId, source);
     takeRateLimit(deps, principal.apiKeyId);
@@ -77,11 +77,7 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     } else if (route.body === 'json') {
       body = parseJsonBody(await readRequestBody(req, exchange.body, jsonReading), req.headers['content-type'], jsonLimits);
     }
-    const header = (name: string) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    };
-    const command = route.command({ principal, vaultId, params, query: match.query, header, body }, deps);
+    const command = route.command({ principal, vaultId, params, query: match.query, headers: req.headers, body }, deps);
     return route.answer(deps, command);
   }
 
@@ -98,10 +94,7 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
       let reply: Reply | undefined;
       let challenge: string | undefined;
       try {
-        if (match.kind === 'vault') {
-          if (match.route?.path === '/sign') label(match.route.label);
-          reply = await vaultRequest(req, match, exchange, label);
-        } else if (match.kind === 'service') {
+        if (match.kind === 'vault') reply = await vaultRequest(req, match, exchange, label); else if (match.kind === 'service') {
           label(match.route.path);
           challenge = match.route.challenge;
           reply = await match.route.answer({ params: decodeParams(match.params), authorization: req.headers.authorization, base: exchange.base, requestId });
@@ -115,7 +108,12 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
         const headers = challenge !== undefined && failure.status === 401 ? { ...failure.headers, 'WWW-Authenticate': challenge } : failure.headers;
         reply = { status: failure.status, type: JSON_TYPE, ...(headers ? { headers } : {}), body: JSON.stringify(errorEnvelope(failure.code, failure.message)) };
       }
-      write(res, reply);
+      try {
+        write(res, reply);
+      } catch (error) {
+        // The shells call this without awaiting it: nothing may escape as an unhandled rejection.
+        deps.logger.error({ requestId, err: { message: error instanceof Error ? error.message : String(error) } }, 'answer not written');
+      }
     },
   };
 }
@@ -150,10 +148,10 @@ function decodeSegment(raw: string): string {
   }
 }
 
-function decodeParams(raw: Readonly<Record<string, string>>): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const name in raw) params[name] = decodeSegment(raw[name]!);
-  return params;
+function decodeParams(raw: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  let params: Record<string, string> | undefined;
+  for (const name in raw) (params ??= {})[name] = decodeSegment(raw[name]!);
+  return params ?? raw;
 }
 
 /** Outside observe-requests.ts (a router mounted in an app), each answer still gets an id of its own. */

@@ -16,10 +16,22 @@ export interface BodyReading {
 }
 
 /** The request's body within `limit` bytes (by Content-Length up front, or while streaming). */
-export async function readRequestBody(req: IncomingMessage, given: Buffer | undefined, reading: BodyReading): Promise<Buffer> {
-  const raw = given ?? (await readStream(req, reading));
-  if (raw.length > reading.limit) throw tooLarge(reading.limit);
-  return reading.decode ? decoded(raw, req.headers['content-encoding'], reading.limit) : raw;
+export function readRequestBody(req: IncomingMessage, given: Buffer | undefined, reading: BodyReading): Promise<Buffer> {
+  if (given !== undefined) {
+    if (given.length > reading.limit) return Promise.reject(tooLarge(reading.limit));
+    return settle(() => (reading.decode ? decoded(given, req.headers['content-encoding'], reading.limit) : given));
+  }
+  // Sign's bytes are used as read: no further step (nor promise) on its path.
+  if (!reading.decode) return readStream(req, reading);
+  return readStream(req, reading).then((raw) => decoded(raw, req.headers['content-encoding'], reading.limit));
+}
+
+function settle(body: () => Buffer): Promise<Buffer> {
+  try {
+    return Promise.resolve(body());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 function readStream(req: IncomingMessage, reading: BodyReading): Promise<Buffer> {

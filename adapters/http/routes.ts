@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { signFieldChecks, type SignCallCommand } from '../../src/application/sign-call.use-case.js';
 import type { Principal } from '../../src/application/principal.js';
@@ -41,7 +42,7 @@ export interface RouteRequest {
   readonly params: Readonly<Record<string, string>>;
   /** The query string without `?` ('' when none). */
   readonly query: string;
-  readonly header: (name: string) => string | undefined;
+  readonly headers: IncomingHttpHeaders;
   /** The JSON body (body kinds `json` and `signed`). */
   readonly body: unknown;
 }
@@ -89,7 +90,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     path: '/wallets',
     body: 'json',
     command: (r) => {
-      const key = parseIdempotencyKey(r.header('idempotency-key'));
+      const given = r.headers['idempotency-key'];
+      const key = parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);
       const { name } = parseOrThrow(nameBodySchema, r.body);
       return { principal: r.principal, name, ...(key === undefined ? {} : { idempotency: { key, body: r.body } }) };
     },
@@ -154,41 +156,40 @@ const LIST_PARAMETERS = ['offset', 'count'] as const;
 
 /**
  * Sign's body as its command: each field checked by Sign's own checks (signFieldChecks), in Sign's
- * order, so the first refusal is the one Sign would give. Built once per list of chains.
+ * order, so the first refusal is the one Sign would give. One transform over the whole body rather
+ * than one per field: Sign is the hot path, and a per-field schema measured several µs more per sign.
+ * Built once per list of chains.
  */
-const signSchemas = new WeakMap<readonly string[], z.ZodType<Omit<SignCallCommand, 'principal'>>>();
-function signCommandSchema(chains: readonly string[]): z.ZodType<Omit<SignCallCommand, 'principal'>> {
+type SignFields = Omit<SignCallCommand, 'principal'>;
+const signSchemas = new WeakMap<readonly string[], z.ZodType<SignFields>>();
+function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
   let schema = signSchemas.get(chains);
   if (schema === undefined) {
     const c = signFieldChecks;
-    schema = z.object(
-      {
-        chain: checked((raw) => c.chain(raw, chains)),
-        contract: checked(c.contract),
-        sender: checked(c.sender),
-        abi: checked(c.abi),
-        args: checked(c.args),
-        uniq: checked(c.uniq).optional(),
-        signer: checked(c.signer).optional(),
-      },
-      { error: 'body: must be a JSON object' },
-    ) as z.ZodType<Omit<SignCallCommand, 'principal'>>;
+    schema = z.unknown().transform((body, ctx): SignFields => {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        ctx.addIssue({ code: 'custom', message: 'body: must be a JSON object' });
+        return z.NEVER;
+      }
+      const b = body as Record<string, unknown>;
+      try {
+        const chain = c.chain(b.chain, chains);
+        const contract = c.contract(b.contract);
+        const sender = c.sender(b.sender);
+        const abi = c.abi(b.abi);
+        const args = c.args(b.args);
+        const uniq = c.uniq(b.uniq);
+        const signer = c.signer(b.signer);
+        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }) };
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    });
     signSchemas.set(chains, schema);
   }
   return schema;
-}
-
-/** A field checked by a domain function: its refusal becomes the issue, in its own words. */
-function checked<T>(check: (raw: unknown) => T) {
-  return z.unknown().transform((raw, ctx): T => {
-    try {
-      return check(raw);
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      ctx.addIssue({ code: 'custom', message: error.message });
-      return z.NEVER;
-    }
-  });
 }
 
 /** A route outside the vaults, at the root of where the app is served; no API key. */
