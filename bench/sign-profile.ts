@@ -34,9 +34,9 @@ const CATEGORIES: Category[] = [
   { name: 'argument checks and coercion', matches: inFile('json-bounds', 'argument-coercion', 'domain/address', 'abi-function') },
   { name: 'metrics', matches: inFile('prom-client', 'metrics/') },
   { name: 'JSON body parse', matches: (fn, url) => fn === 'parseJsonBody' || fn === 'parseSignRequest' || (fn === 'parse' && url === '') },
-  { name: 'HTTP (parse, route, reply)', matches: inFile('node:_http', 'node:net', 'node:internal/streams', 'node:internal/stream_base', 'observed-requests', 'sign-fast-path', 'sign-floor') },
+  { name: 'HTTP (parse, route, reply)', matches: inFile('node:_http', 'node:net', 'node:internal/streams', 'node:internal/stream_base', 'observed-requests', 'pipeline', 'route-matcher', 'routes', 'sign-floor') },
 ];
-const SERVING: Category = { name: 'serving', matches: inFile('sign-fast-path', 'sign-floor.server') };
+const SERVING: Category = { name: 'serving', matches: inFile('pipeline', 'route-matcher', 'routes', 'sign-floor.server') };
 
 async function profile(start: (nodeArgs: string[]) => Promise<SignTarget>): Promise<Breakdown> {
   const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-profile-'));

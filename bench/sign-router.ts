@@ -7,9 +7,9 @@ import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SEN
 import { startService, type SignTarget } from './support/sign-servers.js';
 
 /**
- * Is the standalone server's node:http fast path for Sign still worth its lines? The same sign, in the
- * same run, through the fast path (`wallet-vault serve`) and through vaultRouter mounted under /vault in
- * a plain Express app (both one process, SQLite, local key store; both call sign-handler.ts).
+ * What does the Express shell cost? The same sign, in the same run, through the standalone server
+ * (`wallet-vault serve`: node:http straight into the HTTP pipeline) and through vaultRouter mounted under
+ * /vault in a plain Express app (both one process, SQLite, local key store; both run adapters/http/pipeline.ts).
  * Throughput swings with whatever else the machine runs; the server's CPU time per sign is the figure
  * that stays put. Two interleaved rounds.
  * Usage: npm run bench:sign-router [-- seconds [cpu-requests]]

@@ -21,6 +21,24 @@ export type { JobLock } from '../src/ports/job-lock.port.js';
 export type { ReplayGuard } from '../src/ports/replay-guard.port.js';
 export type { ChainReader, SignableValues } from '../src/ports/chain-reader.port.js';
 export type { Clock } from '../src/ports/clock.port.js';
+
+// The in-process API (docs/library.md, "The Vault's methods"): who calls, and each use case's command and result.
+export type { Principal } from '../src/application/principal.js';
+export type { UnreadableCredential } from '../src/application/authenticate.use-case.js';
+export type { CreateWalletCommand } from '../src/application/create-wallet.use-case.js';
+export type { IdempotentRequest } from '../src/application/idempotency.js';
+export type { SignAbiItem, SignCallCommand, SignResult } from '../src/application/sign-call.use-case.js';
+export type { RecordSubmissionCommand } from '../src/application/record-submission.use-case.js';
+export type { VaultStatus } from '../src/application/get-vault-status.use-case.js';
+export type { PurgeReport } from '../src/application/purge-expired-wallets.use-case.js';
+export type { SweepReport } from '../src/application/sweep-orphan-keys.use-case.js';
+export type { RewrapProgress } from '../src/application/rewrap-keys.use-case.js';
+export type { AuditVerdict } from '../src/application/verify-audit-chain.use-case.js';
+export type { Wallet } from '../src/domain/wallet.js';
+export type { WalletPage } from '../src/ports/wallet-repository.port.js';
+// The tenant vault as stored; `Vault` is the service createVault returns.
+export type { Vault as VaultRecord, ApiKeyRecord } from '../src/domain/vault.js';
+export type { SignPolicy, SignPolicyInput } from '../src/domain/sign-policy.js';
 export type { IdGenerator } from '../src/ports/id-generator.port.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): this entry gives it before anything of it runs.

@@ -45,7 +45,7 @@ vaults
   .option('--json', 'print JSON')
   .action(async (o: { name: string; account: string; json?: boolean }) => {
     // The one command that may start a store (any other refuses a data directory that is not there).
-    const vault = await withManageVaults((m) => m.createVault({ name: o.name, account: o.account }), { create: true });
+    const vault = await withManageVaults((m) => m.create({ name: o.name, account: o.account }), { create: true });
     print(!!o.json, { id: vault.id, account: vault.accountId, name: vault.name }, () =>
       `vault created\n  id:      ${vault.id}\n  account: ${vault.accountId}\n  name:    ${vault.name}`,
     );
@@ -55,7 +55,7 @@ vaults
   .description('list vaults')
   .option('--json', 'print JSON')
   .action(async (o: { json?: boolean }) => {
-    const all = await withManageVaults((m) => m.listVaults());
+    const all = await withManageVaults((m) => m.list());
     const rows = all.map((v) => ({ id: v.id, account: v.accountId, name: v.name, created: iso(v.created) }));
     print(!!o.json, rows, () => rows.map((r) => `${r.id}  ${r.account}  ${r.name}`).join('\n') || '(no vaults)');
   });

@@ -2,8 +2,8 @@ import type { HttpDeps } from './http-deps.js';
 import { RateLimitedError } from './rate-limiter.js';
 
 /**
- * Takes one request from the API key's rate limit: the vault routes (http-app.ts) and Sign (sign-handler.ts)
- * both take it, so it lives apart from either and neither imports the other for it.
+ * Takes one request from the API key's rate limit: the step after authentication in the pipeline's
+ * admission sequence (pipeline.ts).
  */
 export function takeRateLimit(deps: Pick<HttpDeps, 'rateLimiter' | 'metrics'>, apiKeyId: string): void {
   if (!deps.rateLimiter) return;

@@ -1,5 +1,7 @@
-import type { Principal } from '../../src/application/authenticate.use-case.js';
-import type { IdempotentRequest } from '../../src/application/idempotency.js';
+import type { Principal, UnreadableCredential } from '../../src/application/authenticate.use-case.js';
+import type { CreateWalletCommand } from '../../src/application/create-wallet.use-case.js';
+import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
+import type { SignCallCommand } from '../../src/application/sign-call.use-case.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { AddressGuardDeps } from './address-rate-limit.js';
@@ -7,23 +9,24 @@ import type { JsonBounds } from './json-bounds.js';
 
 /**
  * What the HTTP layer needs from the application, as structural types: it depends on no concrete class.
- * A module of its own, so the error responses and Sign can name it without importing the Express app.
+ * A module of its own, so the error responses and the routes can name it without importing the pipeline.
  */
 export interface HttpDeps extends AddressGuardDeps {
-  /** `source` is the client address (admitClient), under which refusals are summarised. */
-  authenticate: { execute(authorization: string | undefined, vaultId: string, source: string): Promise<Principal> };
-  createWallet: { execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> };
+  /** `apiKey` from `Authorization: Bearer` (bearer.ts); `source` is the client address (admitClient), under which refusals are summarised. */
+  authenticate: { execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source: string): Promise<Principal> };
+  createWallet: { execute(command: CreateWalletCommand): Promise<Wallet> };
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
   getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
-  renameWallet: { execute(principal: Principal, address: string, name: unknown): Promise<Wallet> };
+  renameWallet: { execute(principal: Principal, address: string, name: string): Promise<Wallet> };
   expireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
   unexpireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
   getVaultStatus: {
     execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
   };
-  signCall: { execute(input: { principal: Principal; body: unknown }): Promise<{ submissionHash: string; args: unknown[] }> };
-  verifyAuthSignature: { execute(header: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
-  recordSubmission: { execute(input: { vaultId: string; body: unknown }): Promise<SignatureRecord> };
+  /** `chains`: the chain names a Sign may give (its body's schema names them in its refusal). */
+  signCall: { readonly chains: readonly string[]; execute(command: SignCallCommand): Promise<{ submissionHash: string; args: unknown[] }> };
+  verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
+  recordSubmission: { execute(command: RecordSubmissionCommand): Promise<SignatureRecord> };
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;

@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import type { Container } from 'inversify';
 import type { Clock } from '../../src/ports/clock.port.js';
-import { createHttpApp } from '../http/http-app.js';
 import { answerClientError } from '../http/client-error.js';
 import { observeRequests } from '../http/observed-requests.js';
-import { withSignFastPath } from '../http/sign-fast-path.js';
+import { createHttpPipeline } from '../http/pipeline.js';
 import { httpDepsOf } from './vault-router.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
@@ -84,9 +83,11 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     argsBounds: config.argsBounds,
   });
 
+  // Every request goes through the one pipeline, with node:http alone (no framework on this path).
+  const pipeline = createHttpPipeline(deps, { health: true, apiDocs: { ui: config.apiDocs } });
   const server = http.createServer(
     { maxHeaderSize: config.maxHeaderBytes, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
-    observeRequests(withSignFastPath(createHttpApp(deps, { apiDocs: config.apiDocs }), deps), { logger, metrics }),
+    observeRequests((req, res) => void pipeline.handle(req, res, { url: req.url ?? '/', base: '' }), { logger, metrics }),
   );
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   // A client that trickles its headers or body cannot hold a connection for node's default five minutes.

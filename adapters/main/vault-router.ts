@@ -1,6 +1,6 @@
 import express from 'express';
 import { z } from 'zod';
-import { createVaultApp } from '../http/http-app.js';
+import { createHttpPipeline } from '../http/pipeline.js';
 import type { HttpDeps } from '../http/http-deps.js';
 import type { JsonBounds } from '../http/json-bounds.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/client-address.js';
@@ -76,17 +76,17 @@ void everyOptionChecked;
  */
 export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): express.Router {
   checkOptions('vaultRouter', optionsSchema, options);
-  const app = createVaultApp(httpDepsOf(vault, options), { health: options.health ?? false, notFound: options.notFound ?? true });
+  const pipeline = createHttpPipeline(httpDepsOf(vault, options), { health: options.health ?? false });
+  const notFound = options.notFound ?? true;
   const router = express.Router();
+  // A shell: the request, its path below the mount and any body an earlier express.raw() read go to
+  // the pipeline; a path it has no route for goes back to the embedding app when notFound is false.
   router.use((req, res, next) => {
-    // The vault's app gives the request its own prototypes (its settings); a request it passes on
-    // (notFound: false) goes back to the embedding app with the embedding app's.
-    const request = Object.getPrototypeOf(req) as object;
-    const response = Object.getPrototypeOf(res) as object;
-    app(req, res, (error?: unknown) => {
-      Object.setPrototypeOf(req, request);
-      Object.setPrototypeOf(res, response);
-      next(error);
+    void pipeline.handle(req, res, {
+      url: req.url,
+      base: req.baseUrl,
+      ...(Buffer.isBuffer(req.body) ? { body: req.body } : {}),
+      ...(notFound ? {} : { pass: () => next() }),
     });
   });
   return router;

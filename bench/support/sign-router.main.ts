@@ -16,7 +16,7 @@ const vault = await createVault({
   keyStores: [localFileKeyStore({ keysDir: path.join(dir, 'keys'), masterKeyHex: 'ab'.repeat(32) })],
   version: 'bench',
 });
-const created = await vault.manageVaults.createVault({ name: 'bench' });
+const created = await vault.manageVaults.create({ name: 'bench' });
 const { apiKey } = await vault.manageVaults.createApiKey(created.id);
 const app = express();
 app.use('/vault', vaultRouter(vault));

@@ -9,9 +9,18 @@ import type { RefusalReason, RefusedAuthObserver } from './refused-auth-summary.
 export type { Principal };
 
 /**
- * Checks `Authorization: Bearer <key>` against the vault named in the path. Unknown keys, revoked keys,
- * keys of another vault and unknown vaults all give the same answer, so the response is no oracle; the
- * observer (the audit summary and the metrics, which only operators read) learns the precise reason.
+ * Why the caller's transport carried no API key it could read (the HTTP adapter's `Authorization`
+ * parse names the reason and words the message); the refusal is counted like any other.
+ */
+export interface UnreadableCredential {
+  readonly reason: Extract<RefusalReason, 'missing_header' | 'malformed_header' | 'not_bearer'>;
+  readonly message: string;
+}
+
+/**
+ * Checks an API key against the vault named by the caller. Unknown keys, revoked keys, keys of another
+ * vault and unknown vaults all give the same answer, so the response is no oracle; the observer (the
+ * audit summary and the metrics, which only operators read) learns the precise reason.
  */
 export class Authenticate {
   constructor(
@@ -20,20 +29,19 @@ export class Authenticate {
     private readonly refusals: RefusedAuthObserver,
   ) {}
 
-  /** `source` is the client address the caller resolved, for the summary of refusals. */
-  async execute(authorization: string | undefined, vaultId: string, source = 'unknown'): Promise<Principal> {
+  /**
+   * `apiKey`: the key presented (undefined: none), or why none could be read. `source` is the client
+   * address the caller resolved, for the summary of refusals.
+   */
+  async execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source = 'unknown'): Promise<Principal> {
     const refuse = (reason: RefusalReason, message: string, apiKeyId: string | null = null): never => {
       // Told, not awaited: a refusal costs no write of its own (the summary is flushed periodically).
       this.refusals.refused({ source, reason, vaultId, apiKeyId });
       throw new DomainError(ErrorCode.UNAUTHENTICATED, message);
     };
-    if (authorization === undefined || authorization.trim() === '') {
-      return refuse('missing_header', 'missing Authorization header (expected "Bearer <API key>")');
-    }
-    const match = /^(\S+)\s+(\S+)$/.exec(authorization.trim());
-    if (!match) return refuse('malformed_header', 'malformed Authorization header (expected "Bearer <API key>")');
-    if (match[1]!.toLowerCase() !== 'bearer') return refuse('not_bearer', 'Authorization must use the Bearer scheme');
-    const parsed = parseApiKey(match[2]!);
+    if (apiKey === undefined) return refuse('missing_header', 'missing API key');
+    if (typeof apiKey !== 'string') return refuse(apiKey.reason, apiKey.message);
+    const parsed = parseApiKey(apiKey);
     if (!parsed) return refuse('malformed_key', 'malformed API key');
     const refused = 'invalid API key for this vault';
     // Path text that cannot be a vault id is an unknown vault, answered alike, before any database is asked.

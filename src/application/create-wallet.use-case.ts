@@ -18,6 +18,14 @@ import {
 } from './idempotency.js';
 import { requireVault } from './wallet-lookup.js';
 
+/** A wallet to create in the caller's vault; with `idempotency`, a retry of the same request creates nothing. */
+export interface CreateWalletCommand {
+  readonly principal: Principal;
+  /** Trimmed, 1 to WALLET_NAME_MAX code points (the domain checks it). */
+  readonly name: string;
+  readonly idempotency?: IdempotentRequest;
+}
+
 export class CreateWallet {
   constructor(
     private readonly repository: WalletRepository,
@@ -38,7 +46,7 @@ export class CreateWallet {
    * repository lets exactly one record in, the losers destroy the keys they made and answer with the
    * winner's wallet.
    */
-  async execute(input: { principal: Principal; name: unknown; idempotency?: IdempotentRequest }): Promise<Wallet> {
+  async execute(input: CreateWalletCommand): Promise<Wallet> {
     const { principal, idempotency } = input;
     const name = normalizeWalletName(input.name);
     const vault = await requireVault(this.repository, principal.vaultId);

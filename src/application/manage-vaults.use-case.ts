@@ -22,7 +22,8 @@ export class ManageVaults {
     private readonly auditLog: AuditLog,
   ) {}
 
-  async createVault(input: { name: string; account?: string }): Promise<Vault> {
+  /** A new vault (a tenant: its wallets, API keys and policy) under `account` (default: `default`). */
+  async create(input: { name: string; account?: string }): Promise<Vault> {
     const name = normalizeWalletName(input.name);
     const accountId = input.account ?? DEFAULT_ACCOUNT;
     if (!IDENTIFIER.test(accountId)) {
@@ -36,7 +37,7 @@ export class ManageVaults {
     return vault;
   }
 
-  listVaults(): Promise<Vault[]> {
+  list(): Promise<Vault[]> {
     return this.repository.listVaults();
   }
 

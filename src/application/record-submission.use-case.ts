@@ -9,6 +9,14 @@ export function parseHash(raw: unknown, field: string): string {
   return raw.toLowerCase();
 }
 
+/** The transaction that carried a signature, for the vault that issued it. */
+export interface RecordSubmissionCommand {
+  readonly vaultId: string;
+  /** The `submissionHash` Sign returned (0x-prefixed 32-byte hex). */
+  readonly submissionHash: string;
+  readonly transactionHash: string;
+}
+
 /** Records the transaction that carried a signature; sending the same pair again is harmless. */
 export class RecordSubmission {
   constructor(
@@ -16,18 +24,15 @@ export class RecordSubmission {
     private readonly clock: Clock,
   ) {}
 
-  async execute(input: { vaultId: string; body: unknown }): Promise<SignatureRecord> {
-    const body = input.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body: must be a JSON object');
-    const record = body as Record<string, unknown>;
-    const submissionHash = parseHash(record.submissionHash, 'submissionHash');
-    const transactionHash = parseHash(record.transactionHash, 'transactionHash');
-    const result = await this.signatureLog.attachTransaction(input.vaultId, submissionHash, transactionHash, this.clock.now());
+  async execute(command: RecordSubmissionCommand): Promise<SignatureRecord> {
+    const submissionHash = parseHash(command.submissionHash, 'submissionHash');
+    const transactionHash = parseHash(command.transactionHash, 'transactionHash');
+    const result = await this.signatureLog.attachTransaction(command.vaultId, submissionHash, transactionHash, this.clock.now());
     if (result === 'missing') throw notFound(submissionHash);
     if (result === 'conflict') {
       throw new DomainError(ErrorCode.CONFLICT, 'submissionHash: a different transaction is already recorded for this submission');
     }
-    return (await this.signatureLog.find(input.vaultId, submissionHash))!;
+    return (await this.signatureLog.find(command.vaultId, submissionHash))!;
   }
 }
 

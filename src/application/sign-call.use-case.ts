@@ -32,7 +32,50 @@ export interface SignResult {
   readonly args: unknown[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The single ABI item of the function being signed; its shape is checked by the ABI parse (abi-function.ts). */
+export interface SignAbiItem {
+  readonly type?: string | null;
+  readonly name: string;
+  readonly inputs: readonly unknown[];
+}
+
+/** A Sign: exactly the fields of the interface's Sign body, for the caller `principal`. */
+export interface SignCallCommand {
+  readonly principal: Principal;
+  /** One of `SignCall.chains`. */
+  readonly chain: string;
+  readonly contract: string;
+  readonly sender: string;
+  /** The contract's `uniq()`: required for `local` and chains without an RPC. */
+  readonly uniq?: string;
+  /** The contract's `signer()`, a wallet of the vault: required for `local` and chains without an RPC. */
+  readonly signer?: string;
+  readonly abi: SignAbiItem;
+  /** The function's arguments without the signature parameter (a non-array is refused once the ABI is read). */
+  readonly args: readonly unknown[];
+}
+
+/**
+ * The checks of each Sign field on its own, in the order Sign makes them: the HTTP adapter's schema runs
+ * these same functions, so a body is refused in one wording whichever layer sees it first.
+ */
+export const signFieldChecks = {
+  chain(raw: unknown, chains: readonly string[]): string {
+    if (typeof raw !== 'string' || !chains.includes(raw)) throw invalidArgument(`chain: must be one of ${chains.join(', ')}`);
+    return raw;
+  },
+  contract: (raw: unknown): string => parseAddress(raw, 'contract'),
+  sender: (raw: unknown): string => parseAddress(raw, 'sender'),
+  abi: (raw: unknown): SignAbiItem => required(raw, 'abi') as SignAbiItem,
+  args: (raw: unknown): readonly unknown[] => required(raw, 'args') as readonly unknown[],
+  uniq: (raw: unknown): Hex | undefined => optionalBytes32(raw, 'uniq'),
+  signer: (raw: unknown): string | undefined => (raw === undefined ? undefined : parseAddress(raw, 'signer')),
+} as const;
+
+function required(raw: unknown, field: string): unknown {
+  if (raw === undefined) throw invalidArgument(`${field}: is required`);
+  return raw;
+}
 
 /**
  * Signs a contract call for a signable contract: the vault wallet named by the contract's signer() signs
@@ -54,30 +97,27 @@ export class SignCall {
     private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
     private readonly auditLog: AuditLog,
     /** Chain names a request may give: the interface's and any the operator added. */
-    private readonly chains: readonly string[] = CHAINS,
+    readonly chains: readonly string[] = CHAINS,
     abiCacheBytes?: number,
   ) {
     this.signers = new SignerCache(repository);
     this.functions = new AbiFunctionCache(abiCacheBytes);
   }
 
-  async execute(input: { principal: Principal; body: unknown }): Promise<SignResult> {
-    const { principal, body } = input;
+  async execute(command: SignCallCommand): Promise<SignResult> {
+    const { principal } = command;
     const vaultId = principal.vaultId;
-    if (!isObject(body)) throw invalidArgument('body: must be a JSON object');
-    const chain = body.chain;
-    if (typeof chain !== 'string' || !this.chains.includes(chain)) {
-      throw invalidArgument(`chain: must be one of ${this.chains.join(', ')}`);
-    }
-    const contract = parseAddress(body.contract, 'contract');
-    const sender = parseAddress(body.sender, 'sender') as Hex;
-    if (body.abi === undefined) throw invalidArgument('abi: is required');
-    if (body.args === undefined) throw invalidArgument('args: is required');
-    const requestedUniq = optionalBytes32(body.uniq, 'uniq');
-    const requestedSigner = body.signer === undefined ? undefined : parseAddress(body.signer, 'signer');
+    const check = signFieldChecks;
+    const chain = check.chain(command.chain, this.chains);
+    const contract = check.contract(command.contract);
+    const sender = check.sender(command.sender) as Hex;
+    check.abi(command.abi);
+    check.args(command.args);
+    const requestedUniq = check.uniq(command.uniq);
+    const requestedSigner = check.signer(command.signer);
 
-    const { fn, key: abiKey, cached } = this.functions.parse(body.abi);
-    const message = encodeMessage(fn, coerceArguments(body.args, fn.argParams));
+    const { fn, key: abiKey, cached } = this.functions.parse(command.abi);
+    const message = encodeMessage(fn, coerceArguments(command.args, fn.argParams));
 
     // Before any chain read or key store: a request outside the policy costs nothing more. Where the
     // uniq comes from the request it is checked here; where it is read from the contract, after.
@@ -130,7 +170,7 @@ export class SignCall {
       issued,
     );
     if (!cached) this.functions.remember(abiKey, fn);
-    return { submissionHash: hash, args: argsWithSignature(fn, body.args as unknown[], signature) };
+    return { submissionHash: hash, args: argsWithSignature(fn, command.args as unknown[], signature) };
   }
 
   /** A refused attempt is what an operator most wants on record; it is written before the 403. */

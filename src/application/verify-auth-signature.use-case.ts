@@ -15,17 +15,20 @@ export class VerifyAuthSignature {
     private readonly auditLog: AuditLog,
   ) {}
 
-  /** Refusals are recorded in the audit trail against the API key that sent them. */
-  async execute(header: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> {
+  /**
+   * `signature`: the value the caller sent (undefined: none) over `rawBody`, the bytes as received.
+   * Refusals are recorded in the audit trail against the API key that sent them.
+   */
+  async execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> {
     if (this.secret === undefined) {
-      if (header !== undefined) {
+      if (signature !== undefined) {
         return this.refuse(principal, 'X-Vault-Auth-Signature must not be sent: this vault has no VAULT_AUTH_SECRET_KEY configured');
       }
       return;
     }
-    if (header === undefined || header === '') return this.refuse(principal, 'X-Vault-Auth-Signature header is required');
+    if (signature === undefined || signature === '') return this.refuse(principal, 'X-Vault-Auth-Signature header is required');
     const now = this.clock.now();
-    const verdict = verifyAuthSignature(header, rawBody, this.secret, now);
+    const verdict = verifyAuthSignature(signature, rawBody, this.secret, now);
     if (!verdict.ok) return this.refuse(principal, verdict.reason);
     // Remember the nonce until its signature could no longer pass the freshness check.
     const forgetAt = new Date(verdict.timestamp.getTime() + AUTH_SIGNATURE_WINDOW_MS + 1);

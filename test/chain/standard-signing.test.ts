@@ -30,7 +30,7 @@ describe('standard signing on anvil', () => {
     anvil = await startAnvil();
     dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-standard-anvil-'));
     vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [localFileKeyStore({ keysDir: dir, masterKeyHex: TEST_MASTER_KEY })], jobs: false });
-    const created = await vault.manageVaults.createVault({ name: 'anvil' });
+    const created = await vault.manageVaults.create({ name: 'anvil' });
     principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(created.id)).apiKey}`, created.id);
     address = (await vault.createWallet.execute({ principal, name: 'payer' })).address;
     await vault.managePolicies.set(created.id, {

@@ -115,8 +115,8 @@ async function openVault(db: Database, store: KeyStore, extra: { metrics?: Prome
 }
 
 async function walletsIn(vault: Vault, vaultId: string | undefined, count: number): Promise<{ vaultId: string; addresses: string[] }> {
-  const id = vaultId ?? (await vault.manageVaults.createVault({ name: 'quarantine' })).id;
-  const principal: Principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(id)).apiKey}`, id);
+  const id = vaultId ?? (await vault.manageVaults.create({ name: 'quarantine' })).id;
+  const principal: Principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(id)).apiKey, id);
   const addresses: string[] = [];
   for (let i = 0; i < count; i++) addresses.push((await vault.createWallet.execute({ principal, name: `w${i}` })).address);
   return { vaultId: id, addresses };

@@ -52,8 +52,8 @@ describe('a custom key store in a vault', () => {
     const store = new EthersMemoryKeyStore();
     const vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [store], jobs: false });
     vaults.push(vault);
-    const created = await vault.manageVaults.createVault({ name: 'custom' });
-    const principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(created.id)).apiKey}`, created.id);
+    const created = await vault.manageVaults.create({ name: 'custom' });
+    const principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(created.id)).apiKey, created.id);
     const wallet = await vault.createWallet.execute({ principal, name: 'w' });
     expect(wallet).toMatchObject({ keyStore: 'ethers-memory' });
     expect(await store.listKeyRefs(new Date(Date.now() + 60_000))).toEqual([wallet.keyRef]);

@@ -46,7 +46,7 @@ describe('vaultRouter mounted under /vault in an Express app of its own', () => 
     app = host.listen(0, '127.0.0.1');
     await new Promise((resolve) => app.once('listening', resolve));
     appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    const v = await vault.manageVaults.createVault({ name: 'embedded' });
+    const v = await vault.manageVaults.create({ name: 'embedded' });
     embedded = { api: client(appUrl, (await vault.manageVaults.createApiKey(v.id)).apiKey), base: `/vault/api/v1/vaults/${v.id}`, root: '/vault' };
 
     standalone = await startTestServer();

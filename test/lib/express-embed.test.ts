@@ -43,7 +43,7 @@ describe('examples/express-embed: a shop app with its own auth, the vault mounte
 
   /** A vault and one of its API keys, made through the Vault's use cases as the shop's own code would. */
   const aVaultWithKey = async () => {
-    const created = await vault.manageVaults.createVault({ name: 'shop payouts' });
+    const created = await vault.manageVaults.create({ name: 'shop payouts' });
     return { vaultId: created.id, apiKey: (await vault.manageVaults.createApiKey(created.id)).apiKey };
   };
 

@@ -23,9 +23,9 @@ describe.skipIf(!POSTGRES_AVAILABLE)('postgresPersistence over a pg.Pool the app
         keyStores: [localFileKeyStore({ keysDir: path.join(dir, 'keys'), masterKeyHex: 'ef'.repeat(32) })],
         jobs: false,
       });
-      const created = await vault.manageVaults.createVault({ name: 'pooled' });
+      const created = await vault.manageVaults.create({ name: 'pooled' });
       const { apiKey } = await vault.manageVaults.createApiKey(created.id);
-      const principal = await vault.authenticate.execute(`Bearer ${apiKey}`, created.id);
+      const principal = await vault.authenticate.execute(apiKey, created.id);
       const wallet = await vault.createWallet.execute({ principal, name: 'w' });
       expect((await vault.listWallets.execute(created.id)).count).toBe(1);
       await vault.close();

@@ -63,8 +63,8 @@ describe('an embedding application rebinds a port', () => {
         },
       });
       try {
-        const created = await vault.manageVaults.createVault({ name: 'rebound' });
-        const principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(created.id)).apiKey}`, created.id);
+        const created = await vault.manageVaults.create({ name: 'rebound' });
+        const principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(created.id)).apiKey, created.id);
         const wallet = await vault.createWallet.execute({ principal, name: 'w' });
         expect(wallet.created.toISOString()).toBe(fixed.toISOString());
         expect((await vault.getVaultStatus.execute(created.id)).timestamp.toISOString()).toBe(fixed.toISOString());

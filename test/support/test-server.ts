@@ -17,7 +17,7 @@ export function vaultsAndKeysOf(vault: Vault): VaultsAndKeys {
   const manage = vault.manageVaults;
   return {
     createVault: async (input) => {
-      const v = await manage.createVault(input);
+      const v = await manage.create(input);
       return { id: v.id, accountId: v.accountId, name: v.name };
     },
     createApiKey: async (vaultId) => {

@@ -148,8 +148,8 @@ describe('the import graph is read from the sources', () => {
   it('covers the whole code base, every relative import resolved', () => {
     expect(graph.size).toBeGreaterThan(150);
     expect([...graph.values()].filter((f) => f.unresolved.length > 0).map((f) => `${rel(f.file)}: ${f.unresolved.join(', ')}`)).toEqual([]);
-    const signHandler = graph.get(path.join(root, 'adapters/http/sign-handler.ts'));
-    expect(signHandler?.local.map(rel)).toContain('adapters/http/error-response.ts');
+    const pipeline = graph.get(path.join(root, 'adapters/http/pipeline.ts'));
+    expect(pipeline?.local.map(rel)).toContain('adapters/http/error-response.ts');
   });
 });
 

@@ -26,6 +26,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
+import { bearerCredential } from '../../adapters/http/bearer.js';
 
 const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
 
@@ -39,7 +40,7 @@ async function world(chainReader: ChainReader = NO_RPC) {
   let n = 0;
   const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
   const manage = new ManageVaults(repo, clock, ids, auditLog);
-  const vault = await manage.createVault({ name: 'main' });
+  const vault = await manage.create({ name: 'main' });
   const { apiKey, record } = await manage.createApiKey(vault.id);
   const principal = { apiKeyId: record.id, vaultId: vault.id };
   const refusals = new RefusedAuthSummary(repo, clock, auditLog, 3);
@@ -143,7 +144,7 @@ describe('the audit trail records every security-relevant event', () => {
     const start = w.auditLog.records.length;
     const result = await w.sign.execute({
       principal: w.principal,
-      body: { chain: 'local', contract: CONTRACT.toLowerCase(), sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7] },
+      ...{ chain: 'local', contract: CONTRACT.toLowerCase(), sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7] },
     });
     expect(w.since(start)).toEqual([
       {
@@ -172,9 +173,9 @@ describe('the audit trail records every security-relevant event', () => {
       [`Bearer ${w.apiKey}`, 'no-such-vault', '2001:db8::1'],
     ];
     for (const [header, vaultId, source] of attempts) {
-      await expect(w.authenticate.execute(header, vaultId, source)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(w.authenticate.execute(bearerCredential(header), vaultId, source)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     }
-    await expect(w.authenticate.execute(`Bearer ${w.apiKey}`, w.vault.id, '203.0.113.7')).resolves.toEqual(w.principal);
+    await expect(w.authenticate.execute(w.apiKey, w.vault.id, '203.0.113.7')).resolves.toEqual(w.principal);
     expect(w.since(start)).toEqual([]); // nothing written per request
     expect(await w.refusals.flush()).toEqual({ written: 3, lost: [] });
     const since = w.clock.now().toISOString();
@@ -235,7 +236,7 @@ describe('the audit trail records every security-relevant event', () => {
     w.repo.findVault = (id) => (asked.push(`vault ${id}`), findVault(id));
     const unknown = '0190f5a0-0000-7000-8000-000000000000';
     const refusalOf = (header: string | undefined, vaultId: string) =>
-      w.authenticate.execute(header, vaultId, '203.0.113.9').then(
+      w.authenticate.execute(bearerCredential(header), vaultId, '203.0.113.9').then(
         () => 'accepted',
         (e: Error) => e.message,
       );
@@ -301,7 +302,7 @@ describe('reading and verifying the trail', () => {
 
   it('lists in seq order after a seq, limited, optionally of one vault', async () => {
     const w = await filled(5);
-    const other = await w.manage.createVault({ name: 'other' });
+    const other = await w.manage.create({ name: 'other' });
     const all = await w.list.execute({});
     expect(all.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect((await w.list.execute({ afterSeq: 3, limit: 2 })).map((r) => r.seq)).toEqual([4, 5]);
@@ -355,7 +356,7 @@ describe('signing under a policy', () => {
     const start = w.auditLog.records.length;
     w.store.failNext = 1; // a key store call would fail with KEYSTORE_UNAVAILABLE instead
     const other = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-    await expect(w.sign.execute({ principal: w.principal, body: body(other.toLowerCase()) })).rejects.toMatchObject({
+    await expect(w.sign.execute({ principal: w.principal, ...body(other.toLowerCase()) })).rejects.toMatchObject({
       code: 'POLICY_DENIED',
       message: `policy: contract ${other} is not in this vault's allowed contracts`,
     });
@@ -377,7 +378,7 @@ describe('signing under a policy', () => {
       }),
     ]);
     w.store.failNext = 0;
-    await expect(w.sign.execute({ principal: w.principal, body: body(CONTRACT) })).resolves.toMatchObject({ submissionHash: expect.any(String) });
+    await expect(w.sign.execute({ principal: w.principal, ...body(CONTRACT) })).resolves.toMatchObject({ submissionHash: expect.any(String) });
   });
 
   it('on a chain with an RPC, checks a pinned uniq against the one read from the contract, after the read', async () => {
@@ -389,17 +390,17 @@ describe('signing under a policy', () => {
     const body = { chain: 'sepolia', contract: CONTRACT, sender: SENDER, abi: SIGNER_ABI, args: [7] };
     // Where the vault reads uniq() itself, the RPC chooses it: without a pin, only the operator's trust lets it through.
     await w.policies.set(w.vault.id, { contracts: [CONTRACT] });
-    await expect(w.sign.execute({ principal: w.principal, body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringMatching(/--trust-rpc-uniq/) });
+    await expect(w.sign.execute({ principal: w.principal, ...body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringMatching(/--trust-rpc-uniq/) });
     expect(reads).toBe(0);
     await w.policies.set(w.vault.id, { contracts: [CONTRACT], trustRpcUniq: [CONTRACT] });
-    await expect(w.sign.execute({ principal: w.principal, body })).resolves.toHaveProperty('submissionHash');
+    await expect(w.sign.execute({ principal: w.principal, ...body })).resolves.toHaveProperty('submissionHash');
     expect(w.auditLog.records.at(-1)).toMatchObject({ action: 'signature.issued', details: { uniq: onChain } });
 
     const pinned = `0x${'11'.repeat(32)}`;
     await w.policies.set(w.vault.id, { contracts: [CONTRACT], contractUniqs: [`${CONTRACT}=${pinned}`] });
     const start = w.auditLog.records.length;
     const rule = `policy: uniq ${onChain} is not the uniq pinned for contract ${CONTRACT}`;
-    await expect(w.sign.execute({ principal: w.principal, body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: rule });
+    await expect(w.sign.execute({ principal: w.principal, ...body })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: rule });
     expect(reads).toBe(2);
     expect(w.since(start)).toEqual([expect.objectContaining({ action: 'sign.denied', details: expect.objectContaining({ rule, uniq: onChain }) })]);
   });

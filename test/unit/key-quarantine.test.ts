@@ -101,8 +101,8 @@ describe('quarantined keys', () => {
     const vault = await createVault({ persistence: older, keyStores: [store], jobs: false, clock: new FixedClock(LATER) });
     try {
       expect(vault.deploymentId).toBeNull();
-      const id = (await vault.manageVaults.createVault({ name: 'old' })).id;
-      const principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(id)).apiKey}`, id);
+      const id = (await vault.manageVaults.create({ name: 'old' })).id;
+      const principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(id)).apiKey, id);
       const wallet = await vault.createWallet.execute({ principal, name: 'w' });
       await store.destroy(wallet.keyRef); // not an orphan yet: made one by hand
       await store.create();

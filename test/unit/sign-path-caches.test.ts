@@ -29,7 +29,7 @@ async function world() {
   let n = 0;
   const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
   const manage = new ManageVaults(repo, clock, ids, auditLog);
-  const vault = await manage.createVault({ name: 'main' });
+  const vault = await manage.create({ name: 'main' });
   const { record } = await manage.createApiKey(vault.id);
   const principal = { apiKeyId: record.id, vaultId: vault.id };
   const sign = new SignCall(
@@ -44,7 +44,7 @@ async function world() {
   );
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   const signWith = (signer: string) =>
-    sign.execute({ principal, body: { chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
+    sign.execute({ principal, ...{ chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
   return { repo, clock, principal, create, signWith };
 }
 

@@ -143,7 +143,7 @@ describe('signing scheme properties', () => {
         const values = args.map((a) => a.value);
         const result = await sign.execute({
           principal: { apiKeyId: '0123456789abcdef', vaultId: vault.id },
-          body: { chain: 'local', contract: sender, sender, uniq: sentUniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
+          ...{ chain: 'local', contract: sender, sender, uniq: sentUniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
         });
         // Recorded in lower case, whatever case it was sent in.
         expect(auditLog.records.at(-1)!.details).toMatchObject({ uniq });

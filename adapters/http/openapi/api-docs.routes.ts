@@ -59,39 +59,56 @@ const page = (base: string) => `<!DOCTYPE html>
 </html>
 `;
 
+/** A document the API docs serve: its content type, extra headers and bytes. */
+export interface DocsFile {
+  readonly type: string;
+  readonly headers?: Record<string, string>;
+  readonly body: string | Buffer;
+}
+
 /**
  * `GET /openapi.json` (the API's OpenAPI 3.1 document) and, unless turned off, `GET /docs` (Swagger UI
- * rendering it). Both need no authentication. Call it on any app or router before its 404 handler.
+ * rendering it), free of any framework: the standalone server's route table (routes.ts) and the
+ * Express helper below serve the same files. `base` is where the app is mounted ('' at the root).
  */
-export function registerApiDocs(router: IRouter, options: ApiDocsOptions): void {
+export function apiDocs(options: ApiDocsOptions) {
   let documentText: string | undefined;
-  router.get('/openapi.json', (_req: Request, res: Response) => {
-    documentText ??= JSON.stringify(buildOpenApiDocument());
-    res.status(200).type('application/json').send(documentText);
-  });
-  if (!options.ui) return;
-
-  const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const files = new Map<string, Buffer>();
   const asset = (name: string) => {
     let file = files.get(name);
     if (!file) {
+      const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
       file = name === 'init.js' ? Buffer.from(INIT_JS) : readFileSync(path.join(dist, name));
       files.set(name, file);
     }
     return file;
   };
-  router.get('/docs', (req: Request, res: Response) => {
-    res.status(200).set('Content-Security-Policy', CSP).type('text/html; charset=utf-8').send(page(req.baseUrl));
-  });
+  return {
+    ui: options.ui,
+    openApi: (): DocsFile => ({ type: 'application/json; charset=utf-8', body: (documentText ??= JSON.stringify(buildOpenApiDocument())) }),
+    page: (base: string): DocsFile => ({ type: 'text/html; charset=utf-8', headers: { 'Content-Security-Policy': CSP }, body: page(base) }),
+    /** A file of the page by name; undefined for any other name. */
+    asset(name: string): DocsFile | undefined {
+      const type = name === 'init.js' ? 'text/javascript; charset=utf-8' : ASSETS[name];
+      if (type === undefined) return undefined;
+      return { type, headers: { 'Content-Security-Policy': CSP, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }, body: asset(name) };
+    },
+  };
+}
+
+/**
+ * The same documents on an Express app or router (`wallet-vault/express`). Both need no
+ * authentication. Call it on any app or router before its 404 handler.
+ */
+export function registerApiDocs(router: IRouter, options: ApiDocsOptions): void {
+  const docs = apiDocs(options);
+  const send = (res: Response, file: DocsFile) => res.status(200).set({ ...file.headers, 'Content-Type': file.type }).send(file.body);
+  router.get('/openapi.json', (_req: Request, res: Response) => void send(res, docs.openApi()));
+  if (!options.ui) return;
+  router.get('/docs', (req: Request, res: Response) => void send(res, docs.page(req.baseUrl)));
   router.get('/docs/assets/:name', (req: Request, res: Response, next) => {
-    const name = String(req.params.name);
-    const type = name === 'init.js' ? 'text/javascript; charset=utf-8' : ASSETS[name];
-    if (type === undefined) return next();
-    res
-      .status(200)
-      .set({ 'Content-Security-Policy': CSP, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' })
-      .type(type)
-      .send(asset(name));
+    const file = docs.asset(String(req.params.name));
+    if (file === undefined) return next();
+    send(res, file);
   });
 }

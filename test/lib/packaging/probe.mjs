@@ -46,7 +46,7 @@ const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 let sign;
 try {
-  const created = await vault.manageVaults.createVault({ name: 'probe' });
+  const created = await vault.manageVaults.create({ name: 'probe' });
   const { apiKey } = await vault.manageVaults.createApiKey(created.id);
   const base = `http://127.0.0.1:${server.address().port}/vault/api/v1/vaults/${created.id}`;
   const post = async (route, body) => {

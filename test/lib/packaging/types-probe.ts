@@ -1,6 +1,18 @@
 // Type-checked by test/lib/packaging.test.ts inside the fresh project, against the declarations the
 // tarball ships (no paths, no sources): every entry point resolves with the types an application uses.
-import { createVault, DomainError, ErrorCode, VaultOptionsError, type KeyStore, type Persistence, type Vault } from 'wallet-vault';
+import {
+  createVault,
+  DomainError,
+  ErrorCode,
+  VaultOptionsError,
+  type KeyStore,
+  type Persistence,
+  type Principal,
+  type RecordSubmissionCommand,
+  type SignCallCommand,
+  type SignResult,
+  type Vault,
+} from 'wallet-vault';
 import { vaultRouter, type VaultRouterOptions } from 'wallet-vault/express';
 import { localFileKeyStore, type LocalFileKeyStoreOptions } from 'wallet-vault/keystores/local-file';
 import { pkcs11KeyStore } from 'wallet-vault/keystores/pkcs11';
@@ -18,6 +30,13 @@ const persistence: Persistence = inMemoryPersistence();
 const routerOptions: VaultRouterOptions = { bodyLimitBytes: 1024, health: true };
 const vault: Promise<Vault> = createVault({ persistence, keyStores: [store] });
 const code: ErrorCode = ErrorCode.KEYSTORE_UNAVAILABLE;
+// The in-process API is typed end to end: a command built by hand, the use case's result as declared.
+const signed = async (v: Vault, principal: Principal): Promise<string> => {
+  const command: SignCallCommand = { principal, chain: 'local', contract: '0x' + '11'.repeat(20), sender: '0x' + '22'.repeat(20), abi: { name: 'f', inputs: [] }, args: [] };
+  const result: SignResult = await v.signCall.execute(command);
+  const submission: RecordSubmissionCommand = { vaultId: principal.vaultId, submissionHash: result.submissionHash, transactionHash: '0x' + '33'.repeat(32) };
+  return (await v.recordSubmission.execute(submission)).submissionHash;
+};
 // The shipped ABIs are typed as literals: a typo in a function name is a compile error, not undefined.
 const mintItem = SignableMint.abi.find((item) => item.type === 'function' && item.name === 'mint');
 const bytecode: `0x${string}` = SignableMint.bytecode;
@@ -25,5 +44,5 @@ const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
   pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
-  mintItem, bytecode,
+  mintItem, bytecode, signed,
 ];

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { admitClient } from './address-rate-limit.js';
+import { takeRateLimit } from './api-key-rate-limit.js';
+import { bearerCredential } from './bearer.js';
+import { errorEnvelope, toErrorResponse } from './error-response.js';
+import type { HttpDeps } from './http-deps.js';
+import { parseJsonBody } from './json-body.js';
+import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
+import { bodyLimits } from './json-nesting.js';
+import { readRequestBody, type BodyReading } from './request-body.js';
+import { requestContextOf } from './request-context.js';
+import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
+import { JSON_TYPE, serviceRoutes, VAULT_ROUTE_PREFIX, type Reply, type ServiceOptions } from './routes.js';
+import { parseSignBody } from './sign-body.js';
+
+/** What a shell hands over with the request. */
+export interface Exchange {
+  /** Path and query below where the app is mounted (`req.url` of node, or of Express inside a mount). */
+  readonly url: string;
+  /** The mount path ('' at the root), for links. */
+  readonly base: string;
+  /** The body an embedding app already read as bytes (express.raw): used as it is. */
+  readonly body?: Buffer;
+  /** No route of the vault's: hand the request back (an embedding app's next handler); absent: answer 404. */
+  readonly pass?: () => void;
+}
+
+/** What the app serves besides the vault routes (health, docs); metrics whenever HttpDeps has them. */
+export type PipelineOptions = ServiceOptions;
+
+/** The one HTTP pipeline: every request, whichever shell received it, is answered here. */
+export interface HttpPipeline {
+  handle(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void>;
+}
+
+const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
+
+/**
+ * The admission sequence, written once: the per-address limit, authentication (the API key of
+ * `Authorization: Bearer`), the per-key rate limit; then the body within its limit, for Sign
+ * X-Vault-Auth-Signature over the raw bytes, the JSON parse within its bounds, the zod parse into the
+ * use case's command, the use case, the presenter. Every failure is answered by toErrorResponse.
+ */
+export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): HttpPipeline {
+  const table: RouteTable = routeTable(serviceRoutes(deps, options));
+  const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
+  const jsonLimits = bodyLimits(bounds);
+  const signedReading: BodyReading = { limit: deps.bodyLimitBytes, decode: false, consumed: 'error' };
+  const jsonReading: BodyReading = { limit: deps.bodyLimitBytes, decode: true, consumed: 'empty' };
+
+  async function vaultRequest(req: IncomingMessage, match: VaultMatch, exchange: Exchange, label: (route: string) => void): Promise<Reply | undefined> {
+    const route = match.route;
+    // Sign is labelled by its route from the start (its label was always its own); any other request
+    // refused at admission by the vault prefix, or as unmatched when its vault id is malformed: never by
+    // a path it names.
+    const sign = route?.body === 'signed';
+    label(sign ? route.label : 'unmatched');
+    const vaultId = decodeSegment(match.vaultId);
+    if (!sign) label(VAULT_UNMATCHED);
+    const source = admitClient(deps, req);
+    const principal = await deps.authenticate.execute(bearerCredential(req.headers.authorization), vaultId, source);
+    takeRateLimit(deps, principal.apiKeyId);
+    if (route === undefined) return unmatched(req.method ?? '', match.allowed);
+    const params = decodeParams(match.params);
+    label(route.label);
+    let body: unknown;
+    if (route.body === 'signed') {
+      const raw = await readRequestBody(req, exchange.body, signedReading);
+      // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400
+      // about a body it was never entitled to have read.
+      const signature = req.headers['x-vault-auth-signature'];
+      await deps.verifyAuthSignature.execute(Array.isArray(signature) ? signature.join(',') : signature, raw, principal);
+      // Before any parsing or encoding: a hostile shape of `args` or `abi` costs no more than these bounds.
+      body = parseSignBody(raw, req.headers['content-type'], bounds);
+    } else if (route.body === 'json') {
+      body = parseJsonBody(await readRequestBody(req, exchange.body, jsonReading), req.headers['content-type'], jsonLimits);
+    }
+    const command = route.command({ principal, vaultId, params, query: match.query, headers: req.headers, body }, deps);
+    return route.answer(deps, command);
+  }
+
+  return {
+    async handle(req, res, exchange) {
+      const context = requestContextOf(req);
+      // The id, the request log line and the metrics come from observe-requests.ts when it wraps the shell.
+      const requestId = context?.requestId ?? ownRequestId(res);
+      const label = (route: string) => {
+        if (context) context.route = route;
+      };
+      const method = req.method ?? '';
+      const match = matchRoute(table, method, exchange.url);
+      let reply: Reply | undefined;
+      let challenge: string | undefined;
+      try {
+        if (match.kind === 'vault') reply = await vaultRequest(req, match, exchange, label); else if (match.kind === 'service') {
+          label(match.route.path);
+          challenge = match.route.challenge;
+          reply = await match.route.answer({ params: decodeParams(match.params), authorization: req.headers.authorization, base: exchange.base, requestId });
+        } else label('unmatched');
+        if (reply === undefined) {
+          if (exchange.pass) return exchange.pass();
+          throw new DomainError(ErrorCode.ROUTE_NOT_FOUND, `no route ${method} ${match.pathname}`);
+        }
+      } catch (error) {
+        const failure = toErrorResponse(error, requestId, deps.logger);
+        const headers = challenge !== undefined && failure.status === 401 ? { ...failure.headers, 'WWW-Authenticate': challenge } : failure.headers;
+        reply = { status: failure.status, type: JSON_TYPE, ...(headers ? { headers } : {}), body: JSON.stringify(errorEnvelope(failure.code, failure.message)) };
+      }
+      try {
+        write(res, reply);
+      } catch (error) {
+        // The shells call this without awaiting it: nothing may escape as an unhandled rejection.
+        deps.logger.error({ requestId, err: { message: error instanceof Error ? error.message : String(error) } }, 'answer not written');
+      }
+    },
+  };
+}
+
+type VaultMatch = Extract<RouteMatch, { kind: 'vault' }>;
+
+/**
+ * An admitted request to a vault path no route serves: OPTIONS lists the methods the path has (as
+ * Express answered it), anything else is no route (undefined).
+ */
+function unmatched(method: string, allowed: readonly string[]): Reply | undefined {
+  if (method !== 'OPTIONS' || allowed.length === 0) return undefined;
+  const list = allowed.join(', ');
+  return { status: 200, type: 'text/plain', headers: { Allow: list, 'X-Content-Type-Options': 'nosniff' }, body: list };
+}
+
+/** Writes an answer as it is; a response already under way (a failure after the head) is left alone. */
+function write(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent) return;
+  const length = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.length;
+  res.writeHead(reply.status, reply.headers === undefined ? { 'Content-Type': reply.type, 'Content-Length': length } : { ...reply.headers, 'Content-Type': reply.type, 'Content-Length': length });
+  res.end(reply.body);
+}
+
+/** A path segment, percent-decoded; malformed encoding is no route. */
+function decodeSegment(raw: string): string {
+  if (!raw.includes('%')) return raw; // what decodeURIComponent would return, at a fifteenth of the cost
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new DomainError(ErrorCode.ROUTE_NOT_FOUND, 'no route: malformed percent-encoding in path');
+  }
+}
+
+function decodeParams(raw: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  let params: Record<string, string> | undefined;
+  for (const name in raw) (params ??= {})[name] = decodeSegment(raw[name]!);
+  return params ?? raw;
+}
+
+/** Outside observe-requests.ts (a router mounted in an app), each answer still gets an id of its own. */
+export function ownRequestId(res: { setHeader(name: string, value: string): unknown }): string {
+  const id = randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
+}

@@ -1,0 +1,275 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import { signFieldChecks, type SignCallCommand } from '../../src/application/sign-call.use-case.js';
+import type { Principal } from '../../src/application/principal.js';
+import { parseIdempotencyKey } from '../../src/application/idempotency.js';
+import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
+import { STATUS_BY_CODE } from './error-status.js';
+import type { HttpDeps } from './http-deps.js';
+import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
+import { operatorTokenMatches } from './operator-token.js';
+import { presentSubmission, presentWallet } from './presenters.js';
+import { queryParameters } from './query-string.js';
+import { listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
+
+/*
+ * Every route of docs/api.md, declared once: method, path, whether and how it takes a body, the zod
+ * parse that turns the request into the use case's typed command, and the use case with its
+ * presenter. pipeline.ts runs each through the one admission sequence; the node:http server and the
+ * Express router are shells over it.
+ */
+
+/** An answer, written as it is by the pipeline (no framework adds or changes a header). */
+export interface Reply {
+  readonly status: number;
+  readonly type: string;
+  readonly headers?: Record<string, string>;
+  readonly body: string | Buffer;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const jsonReply = (status: number, value: unknown, headers?: Record<string, string>): Reply =>
+  headers === undefined ? { status, type: JSON_TYPE, body: JSON.stringify(value) } : { status, type: JSON_TYPE, headers, body: JSON.stringify(value) };
+const ok = (data: unknown) => jsonReply(200, { success: true, data });
+
+/** How a route takes its body: none, JSON, or Sign's JSON whose raw bytes X-Vault-Auth-Signature signs. */
+export type BodyKind = 'none' | 'json' | 'signed';
+
+/** A request to a vault route once admitted: the caller, its path parameters (decoded), its body (parsed). */
+export interface RouteRequest {
+  readonly principal: Principal;
+  readonly vaultId: string;
+  readonly params: Readonly<Record<string, string>>;
+  /** The query string without `?` ('' when none). */
+  readonly query: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The JSON body (body kinds `json` and `signed`). */
+  readonly body: unknown;
+}
+
+export const VAULT_ROUTE_PREFIX = '/api/v1/vaults/:vaultId';
+
+/** A route under `/api/v1/vaults/:vaultId` (and the `/api/v1/vault/:vaultId` alias): authenticated. */
+export interface VaultRoute<C = unknown> {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Below the vault prefix: `/wallets/:address`. */
+  readonly path: string;
+  readonly body: BodyKind;
+  /** The request as the use case's command (zod, with the interface's messages). */
+  readonly command: (request: RouteRequest, deps: HttpDeps) => C;
+  /** The use case, and its result as the answer. */
+  readonly answer: (deps: HttpDeps, command: C) => Promise<Reply>;
+  /** For metrics and logs: the canonical pattern (`/api/v1/vaults/:vaultId/wallets/:address`), one string per route. */
+  readonly label: string;
+}
+
+const route = <C>(r: Omit<VaultRoute<C>, 'label'>): VaultRoute => ({ ...r, label: `${VAULT_ROUTE_PREFIX}${r.path}` }) as VaultRoute;
+const address = (r: RouteRequest) => r.params.address!;
+
+
+export const VAULT_ROUTES: readonly VaultRoute[] = [
+  route({
+    method: 'POST',
+    path: '/sign',
+    body: 'signed',
+    command: (r, deps): SignCallCommand => ({ principal: r.principal, ...parseOrThrow(signCommandSchema(deps.signCall.chains), r.body) }),
+    answer: async (deps, command) => ok(await deps.signCall.execute(command)),
+  }),
+  route({
+    method: 'GET',
+    path: '/wallets',
+    body: 'none',
+    command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(listQuerySchema, queryParameters(r.query, LIST_PARAMETERS)) }),
+    answer: async (deps, c) => {
+      const result = await deps.listWallets.execute(c.vaultId, c.offset, c.count);
+      return ok({ count: result.count, page: result.page.map(presentWallet) });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/wallets',
+    body: 'json',
+    command: (r) => {
+      const given = r.headers['idempotency-key'];
+      const key = parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);
+      const { name } = parseOrThrow(nameBodySchema, r.body);
+      return { principal: r.principal, name, ...(key === undefined ? {} : { idempotency: { key, body: r.body } }) };
+    },
+    answer: async (deps, command) => ok(presentWallet(await deps.createWallet.execute(command))),
+  }),
+  route({
+    method: 'GET',
+    path: '/wallets/:address',
+    body: 'none',
+    command: (r) => ({ vaultId: r.vaultId, address: address(r) }),
+    answer: async (deps, c) => ok(presentWallet(await deps.getWallet.execute(c.vaultId, c.address))),
+  }),
+  route({
+    method: 'PUT',
+    path: '/wallets/:address',
+    body: 'json',
+    command: (r) => ({ principal: r.principal, address: address(r), name: parseOrThrow(nameBodySchema, r.body).name }),
+    answer: async (deps, c) => ok(presentWallet(await deps.renameWallet.execute(c.principal, c.address, c.name))),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/wallets/:address',
+    body: 'none',
+    command: (r) => ({ principal: r.principal, address: address(r) }),
+    answer: async (deps, c) => ok(presentWallet(await deps.expireWallet.execute(c.principal, c.address))),
+  }),
+  route({
+    method: 'POST',
+    path: '/wallets/:address',
+    body: 'none',
+    command: (r) => ({ principal: r.principal, address: address(r) }),
+    answer: async (deps, c) => ok(presentWallet(await deps.unexpireWallet.execute(c.principal, c.address))),
+  }),
+  route({
+    method: 'GET',
+    path: '/status',
+    body: 'none',
+    command: (r) => r.vaultId,
+    answer: async (deps, vaultId) => {
+      const s = await deps.getVaultStatus.execute(vaultId);
+      // The one response without the envelope, as the interface specifies.
+      return jsonReply(200, { timestamp: s.timestamp.toISOString(), online: s.online, vaultKeys: s.vaultKeys, wallets: s.wallets, version: s.version });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/submissions',
+    body: 'json',
+    command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(submissionBodySchema, r.body) }),
+    answer: async (deps, command) => ok(presentSubmission(await deps.recordSubmission.execute(command))),
+  }),
+  route({
+    method: 'GET',
+    path: '/submissions/:submissionHash',
+    body: 'none',
+    command: (r) => ({ vaultId: r.vaultId, hash: r.params.submissionHash! }),
+    answer: async (deps, c) => ok(presentSubmission(await deps.getSubmission.execute(c.vaultId, c.hash))),
+  }),
+];
+
+const LIST_PARAMETERS = ['offset', 'count'] as const;
+
+/**
+ * Sign's body as its command: each field checked by Sign's own checks (signFieldChecks), in Sign's
+ * order, so the first refusal is the one Sign would give. One transform over the whole body rather
+ * than one per field: Sign is the hot path, and a per-field schema measured several µs more per sign.
+ * Built once per list of chains.
+ */
+type SignFields = Omit<SignCallCommand, 'principal'>;
+const signSchemas = new WeakMap<readonly string[], z.ZodType<SignFields>>();
+function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
+  let schema = signSchemas.get(chains);
+  if (schema === undefined) {
+    const c = signFieldChecks;
+    schema = z.unknown().transform((body, ctx): SignFields => {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        ctx.addIssue({ code: 'custom', message: 'body: must be a JSON object' });
+        return z.NEVER;
+      }
+      const b = body as Record<string, unknown>;
+      try {
+        const chain = c.chain(b.chain, chains);
+        const contract = c.contract(b.contract);
+        const sender = c.sender(b.sender);
+        const abi = c.abi(b.abi);
+        const args = c.args(b.args);
+        const uniq = c.uniq(b.uniq);
+        const signer = c.signer(b.signer);
+        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }) };
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    });
+    signSchemas.set(chains, schema);
+  }
+  return schema;
+}
+
+/** A route outside the vaults, at the root of where the app is served; no API key. */
+export interface ServiceRoute {
+  readonly path: string;
+  /** Sent with a 401 of this route (`WWW-Authenticate`). */
+  readonly challenge?: string;
+  readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
+}
+
+export interface ServiceRequest {
+  readonly params: Readonly<Record<string, string>>;
+  readonly authorization: string | undefined;
+  /** Where the app is mounted ('' at the root), for links. */
+  readonly base: string;
+  readonly requestId: string;
+}
+
+/** What the app serves besides the vault routes. */
+export interface ServiceOptions {
+  /** `GET /healthz` and `GET /readyz`. */
+  readonly health: boolean;
+  /** `GET /openapi.json`, and with `ui` the Swagger UI page `GET /docs`. */
+  readonly apiDocs?: ApiDocsOptions;
+}
+
+/** health, readiness, metrics (when `deps.metrics`) and the API docs: all GET (and HEAD). */
+export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceRoute[] {
+  const routes: ServiceRoute[] = [];
+  const operator = (authorization: string | undefined) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, authorization);
+  if (options.health) {
+    routes.push({ path: '/healthz', answer: async () => jsonReply(200, { status: 'ok' }) });
+    routes.push({
+      path: '/readyz',
+      answer: async (r) => {
+        try {
+          await deps.readiness();
+        } catch (error) {
+          throw notReady(error, deps, operator(r.authorization));
+        }
+        return jsonReply(200, { status: 'ready' });
+      },
+    });
+  }
+  const metrics = deps.metrics;
+  if (metrics) {
+    routes.push({
+      path: '/metrics',
+      challenge: 'Bearer',
+      answer: async (r) => {
+        if (deps.operatorToken !== undefined && !operator(r.authorization)) {
+          throw new DomainError(ErrorCode.UNAUTHENTICATED, 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)');
+        }
+        const { contentType, text } = await metrics.exposition();
+        return { status: 200, type: contentType, body: text };
+      },
+    });
+  }
+  if (options.apiDocs) {
+    const docs = apiDocs(options.apiDocs);
+    const file = (f: DocsFile | undefined): Reply | undefined => f && { status: 200, type: f.type, ...(f.headers ? { headers: f.headers } : {}), body: f.body };
+    routes.push({ path: '/openapi.json', answer: async () => file(docs.openApi()) });
+    if (docs.ui) {
+      routes.push({ path: '/docs', answer: async (r) => file(docs.page(r.base)) });
+      // An unknown file is no route (undefined): answered as any unknown path.
+      routes.push({ path: '/docs/assets/:name', answer: async (r) => file(docs.asset(r.params.name!)) });
+    }
+  }
+  return routes;
+}
+
+/**
+ * Readiness failing: a dependency down (a ReadinessFailure, 503) keeps its code, and says why only to
+ * the operator; anything else is as unexpected as on any route.
+ */
+function notReady(error: unknown, deps: HttpDeps, operator: boolean): unknown {
+  if (!isDomainError(error) || STATUS_BY_CODE[error.code] !== 503) return error;
+  // A ReadinessFailure (adapters/main/readiness.ts) carries the why apart from the message.
+  const why: unknown = (error as { details?: unknown }).details;
+  if (typeof why !== 'string') return error;
+  deps.logger.warn({ problems: why }, 'not ready');
+  return operator ? new DomainError(error.code, why) : error;
+}
