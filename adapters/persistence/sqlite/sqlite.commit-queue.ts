@@ -1,7 +1,7 @@
 import { fdatasync, openSync } from 'node:fs';
 import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
-import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../shared/group-commit.js';
+import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 import { WalCheckpointer } from './sqlite.wal-checkpointer.js';
 
