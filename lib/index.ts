@@ -14,6 +14,10 @@ export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSigna
 export type { KeyQuarantine, QuarantinedKey } from '../src/ports/key-quarantine.port.js';
 export type { Persistence } from '../src/ports/persistence.port.js';
 export type { WalletRepository } from '../src/ports/wallet-repository.port.js';
+export type { VaultStore } from '../src/ports/vault-store.port.js';
+export type { ApiKeyStore } from '../src/ports/api-key-store.port.js';
+export type { WalletPage, WalletStore } from '../src/ports/wallet-store.port.js';
+export type { IdempotencyRecord, IdempotencyStore } from '../src/ports/idempotency-store.port.js';
 export type { SignatureLog, SignatureRecord } from '../src/ports/signature-log.port.js';
 export type { AuditLog, AuditEvent, AuditRecord } from '../src/ports/audit-log.port.js';
 export type { PolicyRepository } from '../src/ports/policy-repository.port.js';
