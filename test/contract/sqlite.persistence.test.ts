@@ -54,6 +54,32 @@ describeKeyQuarantineContract('sqlite', async () => {
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
+  it('keeps a transaction to itself: statements of other requests wait for it, and a group commit never joins it', async () => {
+    const { db, cleanup } = await withDatabase((db) => ({ db }));
+    try {
+      const sql = sqliteSql(db);
+      const signatures = new SqlSignatureLog(sql);
+      let release!: () => void;
+      const waiting = new Promise<void>((resolve) => (release = resolve));
+      // A transaction whose work awaits more than its statements (a later turn of the event loop), then fails.
+      const failed = sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO accounts (id, created) VALUES ($1, $2)', ['in-transaction', new Date()]);
+        await waiting;
+        throw new Error('rolled back');
+      });
+      const read = sql.all<{ id: string }>('SELECT id FROM accounts');
+      const recorded = signatures.record(aSignatureRecord(1));
+      setTimeout(release, 20);
+      await expect(failed).rejects.toThrow('rolled back');
+      // The read ran after the transaction ended: it never saw its uncommitted row.
+      expect(await read).toEqual([]);
+      await recorded;
+      expect(await signatures.find(aSignatureRecord(1).vaultId, aSignatureRecord(1).submissionHash)).not.toBeNull();
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('group-commits concurrent signature records: all durable, a bad one fails alone', async () => {
     const dir = await tempDir();
     try {

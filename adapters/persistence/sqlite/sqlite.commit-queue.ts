@@ -194,6 +194,13 @@ export class SqliteCommitQueue {
       for (const p of batch) this.held.push(p);
       return;
     }
+    // A transaction of SqliteSql.transaction() still open (its work awaited more than its own statements):
+    // committed now, the batch would become part of it, and of its rollback. It waits for the next turn.
+    if (this.db.inTransaction) {
+      for (const p of batch) this.held.push(p);
+      setImmediate(() => this.releaseHeld());
+      return;
+    }
     void writeBatchOrEachAlone(batch, this.commitAndAnswer, isUnavailable);
   }
 

@@ -91,7 +91,8 @@ export class SqliteSql implements SqlDatabase {
   }
 
   // The commit queue flushes on a later turn of the event loop, never while `held`: a transaction's
-  // statements are settled promises, so it runs to its end within the turn that started it.
+  // statements are settled promises, so it runs to its end within the turn that started it (and should
+  // its work await more, the queue holds its batches until it has ended).
   commitDurable(write: DurableWrite): Promise<void> {
     const { signature, event } = write;
     const row = signature && this.bind(this.insertSignature, signature);
