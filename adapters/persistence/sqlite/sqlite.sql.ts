@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { AUDIT_COLUMNS, fromMillis, SIGNATURE_COLUMNS, type InstantDecoder } from '../sql/rows.js';
-import type { DurableWrite, SqlDatabase, SqlSession } from '../sql/sql-database.js';
+import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql, type SqliteDatabase } from './sqlite.database.js';
@@ -48,7 +48,7 @@ export class SqliteSql implements SqlDatabase {
     this.commits = commitQueueOf(db);
     this.apiKeyCache = new SqliteApiKeyCache(db);
     this.walletPages = new SqliteWalletPages(this);
-    this.insertSignature = this.prepared(`INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES (${Array.from({ length: 11 }, (_, i) => `$${i + 1}`).join(', ')})`);
+    this.insertSignature = this.prepared(`INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(1, 11)}`);
     this.head = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
     // Positional: binding a row by name costs a lookup per column, on every sign.
     this.insertAudit = db.prepare(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -111,8 +111,8 @@ export class SqliteSql implements SqlDatabase {
     return changed;
   }
 
-  ping(): Promise<void> {
-    return this.sync(() => void this.db.prepare('SELECT 1').get());
+  async ping(): Promise<void> {
+    await this.all('SELECT 1');
   }
 
   /**
