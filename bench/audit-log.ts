@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SqliteAuditLog } from '../adapters/persistence/sqlite/sqlite.audit-log.js';
 import { closeCommitQueueOf } from '../adapters/persistence/sqlite/sqlite.commit-queue.js';
 import { openSqliteDatabase } from '../adapters/persistence/sqlite/sqlite.database.js';
 import type { AuditEvent } from '../src/ports/audit-log.port.js';
+import { SqlAuditLog } from '../adapters/persistence/sql/sql.audit-log.js';
+import { sqliteSql } from '../adapters/persistence/sqlite/sqlite.sql.js';
 
 /**
  * Audit appends per second into SQLite (WAL, synchronous=FULL) with 1, 32 and 256 concurrent appenders,
@@ -26,7 +27,7 @@ const event = (i: number): AuditEvent => ({
 async function scenario(appenders: number): Promise<{ appenders: number; perSecond: number; p50Ms: number; p99Ms: number }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-audit-'));
   const db = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
-  const log = new SqliteAuditLog(db);
+  const log = new SqlAuditLog(sqliteSql(db));
   const latencies: number[] = [];
   let n = 0;
   const until = Date.now() + seconds * 1000;

@@ -5,11 +5,12 @@ import path from 'node:path';
 import { installKeccak256 } from '../adapters/system/keccak.js';
 import { UuidV7IdGenerator } from '../adapters/system/uuid-v7.id-generator.js';
 import { openSqliteDatabase } from '../adapters/persistence/sqlite/sqlite.database.js';
-import { SqliteWalletRepository } from '../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { toChecksumAddress } from '../src/domain/address.js';
 import { cliJson, spawnServer } from '../test/support/cli.js';
 import { measureLatency, printLatencyTable, type LatencyResult } from './support/latency.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { SqlWalletRepository } from '../adapters/persistence/sql/sql.wallet-repository.js';
+import { sqliteSql } from '../adapters/persistence/sqlite/sqlite.sql.js';
 
 /**
  * Create throughput at 16 connections, and get/list latency in vaults of 1 000 and 100 000 wallets,
@@ -27,7 +28,7 @@ installKeccak256();
  */
 async function seed(dataDir: string, vaultId: string, accountId: string, count: number): Promise<string[]> {
   const db = openSqliteDatabase({ path: path.join(dataDir, 'vault.db') });
-  const repo = new SqliteWalletRepository(db);
+  const repo = new SqlWalletRepository(sqliteSql(db));
   const ids = new UuidV7IdGenerator();
   const addresses: string[] = [];
   const base = Date.now() - count;

@@ -14,6 +14,10 @@ export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSigna
 export type { KeyQuarantine, QuarantinedKey } from '../src/ports/key-quarantine.port.js';
 export type { Persistence } from '../src/ports/persistence.port.js';
 export type { WalletRepository } from '../src/ports/wallet-repository.port.js';
+export type { VaultStore } from '../src/ports/vault-store.port.js';
+export type { ApiKeyStore } from '../src/ports/api-key-store.port.js';
+export type { WalletPage, WalletStore } from '../src/ports/wallet-store.port.js';
+export type { IdempotencyRecord, IdempotencyStore } from '../src/ports/idempotency-store.port.js';
 export type { SignatureLog, SignatureRecord } from '../src/ports/signature-log.port.js';
 export type { AuditLog, AuditEvent, AuditRecord } from '../src/ports/audit-log.port.js';
 export type { PolicyRepository } from '../src/ports/policy-repository.port.js';
@@ -28,6 +32,10 @@ export type { UnreadableCredential } from '../src/application/authenticate.use-c
 export type { CreateWalletCommand } from '../src/application/create-wallet.use-case.js';
 export type { IdempotentRequest } from '../src/application/idempotency.js';
 export type { SignAbiItem, SignCallCommand, SignResult } from '../src/application/sign-call.use-case.js';
+export type { SignMessageCommand } from '../src/application/sign-message.use-case.js';
+export type { SignTypedDataCommand } from '../src/application/sign-typed-data.use-case.js';
+export type { SignTransactionCommand } from '../src/application/sign-transaction.use-case.js';
+export type { SignedTransaction, StandardPayloads } from '../src/ports/standard-payloads.port.js';
 export type { RecordSubmissionCommand } from '../src/application/record-submission.use-case.js';
 export type { VaultStatus } from '../src/application/get-vault-status.use-case.js';
 export type { PurgeReport } from '../src/application/purge-expired-wallets.use-case.js';
@@ -35,7 +43,6 @@ export type { SweepReport } from '../src/application/sweep-orphan-keys.use-case.
 export type { RewrapProgress } from '../src/application/rewrap-keys.use-case.js';
 export type { AuditVerdict } from '../src/application/verify-audit-chain.use-case.js';
 export type { Wallet } from '../src/domain/wallet.js';
-export type { WalletPage } from '../src/ports/wallet-repository.port.js';
 // The tenant vault as stored; `Vault` is the service createVault returns.
 export type { Vault as VaultRecord, ApiKeyRecord } from '../src/domain/vault.js';
 export type { SignPolicy, SignPolicyInput } from '../src/domain/sign-policy.js';

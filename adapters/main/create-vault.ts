@@ -13,7 +13,7 @@ import { chainModule } from '../chain/chain.module.js';
 import { ethereumModule } from '../ethereum/ethereum.module.js';
 import { keyStoresModule } from '../keystore/shared/key-stores.module.js';
 import { requireNativeBindingsFor } from '../native-bindings.js';
-import { persistenceModule } from '../persistence/shared/persistence.module.js';
+import { persistenceModule } from '../persistence/sql/persistence.module.js';
 import { replayModule } from '../replay/replay.module.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { systemModule } from '../system/system.module.js';

@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { isWellFormedVaultId } from '../domain/vault.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
 import type { Principal } from './principal.js';
 import type { RefusalReason, RefusedAuthObserver } from './refused-auth-summary.js';
@@ -24,7 +24,7 @@ export interface UnreadableCredential {
  */
 export class Authenticate {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: ApiKeyStore,
     private readonly clock: Clock,
     private readonly refusals: RefusedAuthObserver,
   ) {}

@@ -5,7 +5,9 @@ import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { IdempotencyRecord, WalletRepository } from '../ports/wallet-repository.port.js';
+import type { IdempotencyRecord, IdempotencyStore } from '../ports/idempotency-store.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import {
@@ -28,7 +30,7 @@ export interface CreateWalletCommand {
 
 export class CreateWallet {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: VaultStore & WalletStore & IdempotencyStore,
     private readonly keyStores: KeyStoreRegistry,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,

@@ -1,7 +1,7 @@
 import { expireWallet, type Wallet } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import type { Principal } from './authenticate.use-case.js';
 import { changeWallet } from './wallet-lookup.js';
 
@@ -11,7 +11,7 @@ import { changeWallet } from './wallet-lookup.js';
  */
 export class ExpireWallet {
   constructor(
-    readonly repository: WalletRepository,
+    readonly repository: WalletStore,
     readonly clock: Clock,
     readonly auditLog: AuditLog,
   ) {}

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 
 export interface VaultStatus {
   readonly timestamp: Date;
@@ -11,7 +12,7 @@ export interface VaultStatus {
 
 export class GetVaultStatus {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: ApiKeyStore & WalletStore,
     private readonly clock: Clock,
     /** Version of this build, usually the git commit. */
     private readonly version: string,

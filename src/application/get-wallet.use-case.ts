@@ -1,11 +1,11 @@
 import type { Wallet } from '../domain/wallet.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { requireWallet } from './wallet-lookup.js';
 
 export class GetWallet {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     private readonly clock: Clock,
   ) {}
 

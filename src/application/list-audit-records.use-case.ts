@@ -1,6 +1,6 @@
 import { invalidArgument } from '../domain/errors.js';
 import type { AuditLog, AuditRecord } from '../ports/audit-log.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
 import { requireVault } from './wallet-lookup.js';
 
 export const AUDIT_LIST_DEFAULT = 100;
@@ -10,7 +10,7 @@ export const AUDIT_LIST_MAX = 1000;
 export class ListAuditRecords {
   constructor(
     private readonly auditLog: AuditLog,
-    private readonly repository: WalletRepository,
+    private readonly repository: VaultStore,
   ) {}
 
   async execute(query: { afterSeq?: number; limit?: number; vaultId?: string }): Promise<AuditRecord[]> {

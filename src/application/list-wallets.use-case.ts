@@ -1,13 +1,13 @@
 import { invalidArgument } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletPage, WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletPage, WalletStore } from '../ports/wallet-store.port.js';
 
 export const LIST_DEFAULT_COUNT = 100;
 export const LIST_MAX_COUNT = 1000;
 
 export class ListWallets {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     private readonly clock: Clock,
   ) {}
 

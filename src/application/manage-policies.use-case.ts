@@ -3,7 +3,7 @@ import { standardPolicyDetails } from '../domain/standard-sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { PolicyRepository } from '../ports/policy-repository.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
 import { CHAINS } from './sign-call.use-case.js';
 import { requireVault } from './wallet-lookup.js';
@@ -14,7 +14,7 @@ import { requireVault } from './wallet-lookup.js';
  */
 export class ManagePolicies {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: VaultStore,
     private readonly policies: PolicyRepository,
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,

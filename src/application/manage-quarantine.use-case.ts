@@ -6,7 +6,8 @@ import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../ports/key-quarantine.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
 
@@ -19,7 +20,7 @@ export const RESTORED_WALLET_NAME = 'restored from quarantine';
  */
 export class ManageQuarantine {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: VaultStore & WalletStore,
     private readonly keyStores: KeyStoreRegistry,
     private readonly quarantine: KeyQuarantine | undefined,
     private readonly clock: Clock,

@@ -4,7 +4,8 @@ import { normalizeWalletName } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
 import { generateApiKey } from './api-key-format.js';
 import { audit, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
@@ -16,7 +17,7 @@ const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** Operator actions from the CLI: vaults and their API keys, each recorded in the audit trail (actor `operator`). */
 export class ManageVaults {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: VaultStore & ApiKeyStore,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly auditLog: AuditLog,

@@ -1,5 +1,5 @@
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.port.js';
 
 /**
  * Removes idempotency records past their expiry. They are already ignored from that instant on (reads
@@ -7,7 +7,7 @@ import type { WalletRepository } from '../ports/wallet-repository.port.js';
  */
 export class PurgeExpiredIdempotency {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: IdempotencyStore,
     private readonly clock: Clock,
     private readonly batchSize = 1000,
   ) {}

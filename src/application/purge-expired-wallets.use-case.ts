@@ -1,7 +1,7 @@
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { audit, SYSTEM } from './audit-actor.js';
 
 export interface PurgeReport {
@@ -19,7 +19,7 @@ export interface PurgeReport {
  */
 export class PurgeExpiredWallets {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     private readonly keyStores: KeyStoreRegistry,
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,

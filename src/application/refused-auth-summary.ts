@@ -2,7 +2,7 @@ import { escapeControlCharacters } from '../domain/unicode.js';
 import { isWellFormedVaultId } from '../domain/vault.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
 import { ANONYMOUS, apiKeyActor } from './audit-actor.js';
 
 /** Why an API key was refused; a closed set, so it can label a metric. */
@@ -62,7 +62,7 @@ export class RefusedAuthSummary implements RefusedAuthObserver {
   private tallies = new Map<string, SourceTally>();
 
   constructor(
-    private readonly repository: Pick<WalletRepository, 'findVault'>,
+    private readonly repository: Pick<VaultStore, 'findVault'>,
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,
     private readonly maxSources = 1000,

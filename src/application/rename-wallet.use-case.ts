@@ -1,14 +1,14 @@
 import { normalizeWalletName, renameWallet, type Wallet } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import type { Principal } from './authenticate.use-case.js';
 import { changeWallet } from './wallet-lookup.js';
 
 /** Recorded only when the name changes: renaming to the same name changes nothing. */
 export class RenameWallet {
   constructor(
-    readonly repository: WalletRepository,
+    readonly repository: WalletStore,
     readonly clock: Clock,
     readonly auditLog: AuditLog,
   ) {}

@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 
 export interface RewrapProgress {
   readonly done: number;
@@ -16,7 +16,7 @@ const BATCH = 200;
  */
 export class RewrapKeys {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     private readonly keyStores: KeyStoreRegistry,
   ) {}
 

@@ -16,7 +16,7 @@ import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
@@ -87,7 +87,7 @@ export class SignCall {
   private readonly signers: SignerCache;
 
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     private readonly keyStores: KeyStoreRegistry,
     private readonly chainReader: ChainReader,
     private readonly signatureLog: SignatureLog,

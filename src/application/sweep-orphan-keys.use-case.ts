@@ -3,7 +3,7 @@ import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyQuarantine } from '../ports/key-quarantine.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { audit, SYSTEM } from './audit-actor.js';
 
 export interface SweepReport {
@@ -23,7 +23,7 @@ export interface SweepReport {
  */
 export class SweepOrphanKeys {
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     private readonly keyStores: KeyStoreRegistry,
     /** Absent (a persistence of an earlier release): no deployment id, so nothing is ever swept. */
     private readonly quarantine: KeyQuarantine | undefined,

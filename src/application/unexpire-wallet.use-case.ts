@@ -1,14 +1,14 @@
 import { unexpireWallet, type Wallet } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import type { Principal } from './authenticate.use-case.js';
 import { changeWallet } from './wallet-lookup.js';
 
 /** Recorded only when the wallet was expiring: unexpiring an active wallet changes nothing. */
 export class UnexpireWallet {
   constructor(
-    readonly repository: WalletRepository,
+    readonly repository: WalletStore,
     readonly clock: Clock,
     readonly auditLog: AuditLog,
   ) {}

@@ -4,12 +4,13 @@ import type { Vault } from '../domain/vault.js';
 import { walletState, type Wallet } from '../domain/wallet.js';
 import type { AuditAction, AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { WalletRepository } from '../ports/wallet-repository.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { TtlCache } from './ttl-cache.js';
 
-export async function requireVault(repository: WalletRepository, vaultId: string): Promise<Vault> {
+export async function requireVault(repository: VaultStore, vaultId: string): Promise<Vault> {
   const vault = await repository.findVault(vaultId);
   if (!vault) throw new DomainError(ErrorCode.VAULT_NOT_FOUND, `vault ${vaultId} does not exist`);
   return vault;
@@ -17,7 +18,7 @@ export async function requireVault(repository: WalletRepository, vaultId: string
 
 /** Paths accept an address in any case; responses always carry EIP-55. */
 export async function requireWallet(
-  repository: WalletRepository,
+  repository: WalletStore,
   vaultId: string,
   rawAddress: string,
   now: Date,
@@ -45,7 +46,7 @@ export class SignerCache {
   private readonly wallets: TtlCache<string, Wallet>;
 
   constructor(
-    private readonly repository: WalletRepository,
+    private readonly repository: WalletStore,
     ttlMs = SIGNER_CACHE_TTL_MS,
   ) {
     this.wallets = new TtlCache(ttlMs, MAX_SIGNERS);
@@ -75,7 +76,7 @@ export interface Mutation {
  * there first, so two concurrent renames or expires never lose an update.
  */
 export async function mutateWallet(
-  repository: WalletRepository,
+  repository: WalletStore,
   clock: Clock,
   vaultId: string,
   rawAddress: string,
@@ -97,7 +98,7 @@ export async function mutateWallet(
  * key once written. A transition that changes nothing writes nothing and records nothing.
  */
 export async function changeWallet(
-  deps: { readonly repository: WalletRepository; readonly clock: Clock; readonly auditLog: AuditLog },
+  deps: { readonly repository: WalletStore; readonly clock: Clock; readonly auditLog: AuditLog },
   principal: Principal,
   rawAddress: string,
   transition: (wallet: Wallet, now: Date) => Wallet,

@@ -1,93 +1,17 @@
-import type { Account, ApiKeyRecord, Vault } from '../domain/vault.js';
-import type { Wallet } from '../domain/wallet.js';
+import type { ApiKeyStore } from './api-key-store.port.js';
+import type { IdempotencyStore } from './idempotency-store.port.js';
+import type { VaultStore } from './vault-store.port.js';
+import type { WalletStore } from './wallet-store.port.js';
 
-/** What a create with an `Idempotency-Key` leaves behind, kept for 24 hours. */
-export interface IdempotencyRecord {
-  readonly vaultId: string;
-  /** The client's Idempotency-Key (1 to 255 characters). */
-  readonly key: string;
-  /** sha256 of the request body, lower-case hex: the same key with another body is a conflict. */
-  readonly requestHash: string;
-  /** The first answer as the application encoded it; a retry gets it back unchanged. */
-  readonly response: string;
-  readonly created: Date;
-  /** After this instant the record is gone for every purpose and the key may be used afresh. */
-  readonly expires: Date;
-}
-
-export interface WalletPage {
-  /** Total wallets of the vault that are not deleted at `now`. */
-  readonly count: number;
-  readonly page: Wallet[];
-}
+export type { IdempotencyRecord } from './idempotency-store.port.js';
+export type { WalletPage } from './wallet-store.port.js';
 
 /**
- * Accounts, vaults, API key hashes and wallets. Every method that writes is durable when it resolves.
- * Reads that take `now` treat a wallet whose `expires` is at or before `now` as deleted.
+ * One database's stores of accounts and vaults, API keys, wallets and idempotency records, as a
+ * Persistence hands them over. A use case takes the ones it uses (VaultStore, ApiKeyStore, WalletStore,
+ * IdempotencyStore); an adapter implements them all.
  */
-export interface WalletRepository {
-  /** Creates the account if it does not exist; returns it either way. */
-  ensureAccount(id: string, now: Date): Promise<Account>;
-  /** Inserts a vault (its account must exist). */
-  insertVault(vault: Vault): Promise<void>;
-  /** The vault, or null. */
-  findVault(id: string): Promise<Vault | null>;
-  /** All vaults, oldest first. */
-  listVaults(): Promise<Vault[]>;
-
-  /** Inserts an API key record. */
-  insertApiKey(key: ApiKeyRecord): Promise<void>;
-  /** The API key record by its id (revoked ones included), or null. */
-  findApiKey(id: string): Promise<ApiKeyRecord | null>;
-  /** API keys of a vault, oldest first, revoked ones included. */
-  listApiKeys(vaultId: string): Promise<ApiKeyRecord[]>;
-  /** Marks a key revoked at `now`; returns false when there is no such key. Revoking twice keeps the first time. */
-  revokeApiKey(id: string, now: Date): Promise<boolean>;
-  /** Number of keys of the vault that are not revoked. */
-  countActiveApiKeys(vaultId: string): Promise<number>;
-
-  /**
-   * Inserts a wallet; the address is unique across the whole repository. With `idempotency`, its record
-   * is written in the same transaction: both or neither (`idempotency.vaultId` must be `wallet.vaultId`).
-   * When a record for the same (vaultId, key) exists that has not expired at `idempotency.created`,
-   * nothing is written and the promise rejects with a DomainError IDEMPOTENCY_CONFLICT, whatever its
-   * request hash (the caller re-reads it with findIdempotency and compares); an expired one is replaced.
-   */
-  insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void>;
-  /** The idempotency record of (vaultId, key) unless it expired at or before `now`, or null. */
-  findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null>;
-  /** Removes up to `limit` idempotency records that expired at or before `now` (oldest expiry first); returns how many. */
-  deleteExpiredIdempotency(now: Date, limit: number): Promise<number>;
-  /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
-  findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
-  /** Wallets of a vault ordered by `created` then `id`, skipping deleted ones. */
-  listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage>;
-  /** Number of wallets of the vault that are not deleted at `now`. */
-  countWallets(vaultId: string, now: Date): Promise<number>;
-  /**
-   * Writes `wallet` if the stored version is still `wallet.version - 1`; returns false on a lost race
-   * (the caller re-reads and retries). The new record carries `wallet.version`.
-   */
-  updateWallet(wallet: Wallet): Promise<boolean>;
-
-  /** Up to `limit` wallets (deleted or marked) whose expiry is at or before `now`, oldest expiry first. */
-  findExpired(now: Date, limit: number): Promise<Wallet[]>;
-  /**
-   * Claims an expired wallet for the purge, in one conditional write: true when the record is still
-   * expired at `now` (`expires <= now`), false when it is not (unexpired since it was found) or gone.
-   * The claim moves `version` on, so a change read before it (an unexpire racing the expiry instant)
-   * loses its compare-and-set and re-reads a deleted wallet; a wallet unexpired first is not claimed.
-   */
-  markDeleted(id: string, now: Date): Promise<boolean>;
-  /** Removes the wallet record for good; removing one that is gone succeeds. */
-  removeWallet(id: string): Promise<void>;
-  /** The wallet record with this id, deleted or not, or null once removed. */
-  findRecord(id: string): Promise<Wallet | null>;
-  /** Wallet records (deleted ones included) whose keys live in `keyStore`, by id after `afterId`, at most `limit`. */
-  listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]>;
-  /** Whether any wallet record (deleted or not) names this key. */
-  keyRefInUse(keyStore: string, keyRef: string): Promise<boolean>;
-
+export interface WalletRepository extends VaultStore, ApiKeyStore, WalletStore, IdempotencyStore {
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /** Closes the connection. */

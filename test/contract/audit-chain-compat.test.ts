@@ -2,18 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.audit-log.js';
-import { PostgresSignatureLog } from '../../adapters/persistence/postgres/postgres.signature-log.js';
-import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
-import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
-import { AUDIT_COLUMNS } from '../../adapters/persistence/shared/rows.js';
+import { AUDIT_COLUMNS } from '../../adapters/persistence/sql/rows.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { appendChained, prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import { openTestDatabase, POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { aSignatureRecord, anAuditEvent } from '../support/wallet-mother.js';
+import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
+import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
+import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 // Issue 22 wrote the chain's append once (appendChained). A trail written before that must still verify,
 // and the next append must chain on it. The rows below are what the previous code wrote (commit 5afa80c:
@@ -70,8 +70,8 @@ describe('an audit trail written before the chain was appended once (issue 22)',
     try {
       const insert = db.prepare(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       for (const row of SQLITE_ROWS) insert.run(...row);
-      const auditLog = new SqliteAuditLog(db);
-      await verifiesAndContinues(auditLog, new SqliteSignatureLog(db, auditLog));
+      const auditLog = new SqlAuditLog(sqliteSql(db));
+      await verifiesAndContinues(auditLog, new SqlSignatureLog(sqliteSql(db)));
     } finally {
       db.close();
       await rm(dir, { recursive: true, force: true });
@@ -84,8 +84,8 @@ describe('an audit trail written before the chain was appended once (issue 22)',
       for (const row of POSTGRES_ROWS) {
         await db.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7::jsonb, $8, $9)`, row);
       }
-      const auditLog = new PostgresAuditLog(db);
-      await verifiesAndContinues(auditLog, new PostgresSignatureLog(db, auditLog));
+      const auditLog = new SqlAuditLog(postgresSql(db));
+      await verifiesAndContinues(auditLog, new SqlSignatureLog(postgresSql(db)));
     } finally {
       await cleanup();
     }

@@ -2,23 +2,24 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_CACHE_TTL_MS, PostgresApiKeyCache } from '../../adapters/persistence/postgres/postgres.api-key-cache.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
-import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
 import { openTestDatabase, POSTGRES_AVAILABLE, terminateConnections, testPostgresConfig, type TestDatabase } from '../support/postgres.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
+import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
+import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
 
 describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from memory, invalidated by the database', () => {
   let test: TestDatabase;
   let cleanup: () => Promise<void>;
-  let operator: PostgresWalletRepository; // another process's view, as the CLI has
+  let operator: SqlWalletRepository; // another process's view, as the CLI has
   let db: PostgresDatabase;
   let cache: PostgresApiKeyCache;
-  let served: PostgresWalletRepository; // a running server's
+  let served: SqlWalletRepository; // a running server's
   let reads = 0;
 
   beforeAll(async () => {
     const opened = await openTestDatabase();
     ({ test, cleanup } = opened);
-    operator = new PostgresWalletRepository(opened.db);
+    operator = new SqlWalletRepository(postgresSql(opened.db));
     db = await openPostgresDatabase(testPostgresConfig(test.url));
     const query = db.query.bind(db);
     db.query = ((text: string, values?: unknown[]) => {
@@ -26,7 +27,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
       return query(text, values);
     }) as typeof db.query;
     cache = new PostgresApiKeyCache(db);
-    served = new PostgresWalletRepository(db, cache);
+    served = new SqlWalletRepository(postgresSql(db), cache);
   });
   afterAll(async () => {
     await cache?.close();
@@ -77,10 +78,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
   /** A cache whose lifetime never ends in this test: only the database's push can drop an entry. */
   function pushOnly() {
     const own = new PostgresApiKeyCache(db, { ttlMs: Number.MAX_SAFE_INTEGER });
-    return { own, repo: new PostgresWalletRepository(db, own) };
+    return { own, repo: new SqlWalletRepository(postgresSql(db), own) };
   }
 
-  async function warmIn(repo: PostgresWalletRepository, id: string): Promise<void> {
+  async function warmIn(repo: SqlWalletRepository, id: string): Promise<void> {
     await expect
       .poll(async () => {
         const before = reads;
@@ -109,7 +110,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
   it('reads a record again once its lifetime (1 s by default) has passed, also when no notification came', async () => {
     let clock = 0;
     const own = new PostgresApiKeyCache(db, { now: () => clock });
-    const repo = new PostgresWalletRepository(db, own);
+    const repo = new SqlWalletRepository(postgresSql(db), own);
     try {
       const key = await aStoredKey();
       await warmIn(repo, key.id);

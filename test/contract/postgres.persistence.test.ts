@@ -2,11 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
-import { PostgresAuditLog } from '../../adapters/persistence/postgres/postgres.audit-log.js';
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
-import { PostgresKeyQuarantine } from '../../adapters/persistence/postgres/postgres.key-quarantine.js';
-import { PostgresPolicyRepository } from '../../adapters/persistence/postgres/postgres.policy-repository.js';
-import { PostgresReplayGuard } from '../../adapters/persistence/postgres/postgres.replay-guard.js';
 // The contract suites by package name, through the public entry an outside store's author uses.
 import {
   describeAuditLogContract,
@@ -17,14 +13,19 @@ import {
   expectSharedReplayGuard,
   expectValidChain,
 } from 'wallet-vault/testing';
-import { PostgresSignatureLog } from '../../adapters/persistence/postgres/postgres.signature-log.js';
-import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
 import { anApiKey, anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
+import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
+import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
+import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
+import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
+import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
+import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
 
 /** Two instances (two pools) on one fresh database, dropped afterwards. */
 async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase) => Promise<void>): Promise<void> {
@@ -45,8 +46,8 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
   describe.skipIf(!POSTGRES_AVAILABLE)(`${name} contract suites (a fresh database per suite, dropped afterwards)`, () => {
     describeWalletRepositoryContract(name, async () => {
       const { db, cleanup } = await open();
-      const auditLog = new PostgresAuditLog(db);
-      return { repo: new PostgresWalletRepository(db), signatureLog: new PostgresSignatureLog(db, auditLog), auditLog, cleanup };
+      const auditLog = new SqlAuditLog(postgresSql(db));
+      return { repo: new SqlWalletRepository(postgresSql(db)), signatureLog: new SqlSignatureLog(postgresSql(db)), auditLog, cleanup };
     });
     // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
     describe('audit log', () => {
@@ -57,18 +58,18 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
       afterAll(() => shared?.cleanup());
       describeAuditLogContract(name, async () => {
         await shared.db.query('TRUNCATE audit_log');
-        return { log: new PostgresAuditLog(shared.db), cleanup: async () => undefined };
+        return { log: new SqlAuditLog(postgresSql(shared.db)), cleanup: async () => undefined };
       });
     });
     describePolicyRepositoryContract(name, async () => {
       const { db, cleanup } = await open();
-      return { policies: new PostgresPolicyRepository(db), cleanup };
+      return { policies: new SqlPolicyRepository(postgresSql(db)), cleanup };
     });
     describeKeyQuarantineContract(name, async () => {
       const [one, two] = await Promise.all([open(), open()]);
       return {
-        quarantine: new PostgresKeyQuarantine(one.db),
-        other: new PostgresKeyQuarantine(two.db),
+        quarantine: new SqlKeyQuarantine(postgresSql(one.db)),
+        other: new SqlKeyQuarantine(postgresSql(two.db)),
         cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
       };
     });
@@ -127,8 +128,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
 
   it('audit log: appends from two instances at once form one valid chain', async () =>
     withTwoInstances(async (a, b) => {
-      const logA = new PostgresAuditLog(a);
-      const logB = new PostgresAuditLog(b);
+      const logA = new SqlAuditLog(postgresSql(a));
+      const logB = new SqlAuditLog(postgresSql(b));
       await Promise.all(
         Array.from({ length: 120 }, (_, i) => (i % 2 ? logA : logB).append(anAuditEvent({ actor: `actor-${i}` }))),
       );
@@ -139,8 +140,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
 
   it('idempotency: the same key sent to two instances at once creates one wallet', async () =>
     withTwoInstances(async (a, b) => {
-      const repoA = new PostgresWalletRepository(a);
-      const repoB = new PostgresWalletRepository(b);
+      const repoA = new SqlWalletRepository(postgresSql(a));
+      const repoB = new SqlWalletRepository(postgresSql(b));
       const vault = aVault();
       const now = new Date();
       await repoA.ensureAccount(vault.accountId, now);
@@ -194,7 +195,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
         const heard: string[] = [];
         listener.on('notification', (n) => heard.push(n.payload ?? ''));
         await listener.query('LISTEN wallet_vault_api_keys');
-        const repo = new PostgresWalletRepository(upgraded);
+        const repo = new SqlWalletRepository(postgresSql(upgraded));
         const vault = aVault();
         await repo.ensureAccount(vault.accountId, new Date());
         await repo.insertVault(vault);
@@ -215,18 +216,18 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
     const { db, test, cleanup } = await openTestDatabase();
     try {
       const vault = aVault();
-      await new PostgresWalletRepository(db).ensureAccount(vault.accountId, new Date());
-      await new PostgresWalletRepository(db).insertVault(vault);
+      await new SqlWalletRepository(postgresSql(db)).ensureAccount(vault.accountId, new Date());
+      await new SqlWalletRepository(postgresSql(db)).insertVault(vault);
       // The schema as the release before this one left it.
       await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version = $1', [SCHEMA_VERSION]);
       const migrated = await openPostgresDatabase(testPostgresConfig(test.url));
-      const id = await new PostgresKeyQuarantine(migrated).deploymentId();
+      const id = await new SqlKeyQuarantine(postgresSql(migrated)).deploymentId();
       expect(id).toMatch(/^[0-9a-f]{32}$/);
-      expect(await new PostgresWalletRepository(migrated).findVault(vault.id)).toEqual(vault);
+      expect(await new SqlWalletRepository(postgresSql(migrated)).findVault(vault.id)).toEqual(vault);
       await migrated.close();
       const reopened = await openPostgresDatabase(testPostgresConfig(test.url));
-      expect(await new PostgresKeyQuarantine(reopened).deploymentId()).toBe(id);
+      expect(await new SqlKeyQuarantine(postgresSql(reopened)).deploymentId()).toBe(id);
       await reopened.close();
     } finally {
       await cleanup();
@@ -248,8 +249,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
 
   it('two instances on one database: concurrent renames and expires of one wallet lose no update', () =>
     withTwoInstances(async (a, b) => {
-      const repoA = new PostgresWalletRepository(a);
-      const repoB = new PostgresWalletRepository(b);
+      const repoA = new SqlWalletRepository(postgresSql(a));
+      const repoB = new SqlWalletRepository(postgresSql(b));
       const clock = new MovableClock();
       const vault = aVault();
       const principal = { apiKeyId: 'k1', vaultId: vault.id };
@@ -259,8 +260,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
         const w = aWallet(vault);
         await repoA.insertWallet(w);
         const [renamed, expired] = await Promise.all([
-          new RenameWallet(repoA, clock, new PostgresAuditLog(a)).execute(principal, w.address, `name ${round}`),
-          new ExpireWallet(repoB, clock, new PostgresAuditLog(b)).execute(principal, w.address),
+          new RenameWallet(repoA, clock, new SqlAuditLog(postgresSql(a))).execute(principal, w.address, `name ${round}`),
+          new ExpireWallet(repoB, clock, new SqlAuditLog(postgresSql(b))).execute(principal, w.address),
         ]);
         const stored = await repoB.findRecord(w.id);
         expect(stored?.version).toBe(3);
@@ -269,15 +270,15 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
         expect(renamed.version + expired.version).toBe(5);
       }
       // Both instances' audit records form one chain.
-      const trail = await new PostgresAuditLog(a).list({ afterSeq: 0, limit: 100 });
+      const trail = await new SqlAuditLog(postgresSql(a)).list({ afterSeq: 0, limit: 100 });
       expect(trail.map((r) => r.action).sort()).toEqual([...Array(10).fill('wallet.expired'), ...Array(10).fill('wallet.renamed')]);
       expectValidChain(trail);
     }));
 
   it('list pages agree with their total while another instance creates', () =>
     withTwoInstances(async (a, b) => {
-      const repoA = new PostgresWalletRepository(a);
-      const repoB = new PostgresWalletRepository(b);
+      const repoA = new SqlWalletRepository(postgresSql(a));
+      const repoB = new SqlWalletRepository(postgresSql(b));
       const vault = aVault();
       const now = new Date('2026-06-01T00:00:00Z');
       await repoA.ensureAccount(vault.accountId, now);
@@ -309,7 +310,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
   it('refuses a replayed auth nonce on any instance, and lets an expired one go', () =>
     withTwoInstances((a, b) =>
       expectSharedReplayGuard({
-        guard: (which, now, sweepEveryMs) => new PostgresReplayGuard(which === 0 ? a : b, now, sweepEveryMs),
+        guard: (which, now, sweepEveryMs) => new SqlReplayGuard(postgresSql(which === 0 ? a : b), now, sweepEveryMs),
         nonces: async () => (await a.query<{ nonce: string }>('SELECT nonce FROM auth_nonces ORDER BY nonce')).rows.map((r) => r.nonce),
         expireAll: async () => void (await a.query("UPDATE auth_nonces SET expires = now() - interval '1 second'")),
       }),

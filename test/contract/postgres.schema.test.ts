@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { PostgresApiKeyCache } from '../../adapters/persistence/postgres/postgres.api-key-cache.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
-import { PostgresWalletRepository } from '../../adapters/persistence/postgres/postgres.wallet-repository.js';
 import { postgresPersistence } from '../../adapters/persistence/postgres/index.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig, type TestDatabase } from '../support/postgres.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
+import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
+import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
 
 const ALL_VERSIONS = Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1);
 
@@ -39,7 +40,7 @@ const versions = async (sql: pg.Client, table: string) =>
   (await sql.query<{ version: number }>(`SELECT version FROM ${table} ORDER BY version`)).rows.map((r) => r.version);
 
 async function aVaultWithKey(db: PostgresDatabase) {
-  const repo = new PostgresWalletRepository(db);
+  const repo = new SqlWalletRepository(postgresSql(db));
   const vault = aVault();
   await repo.ensureAccount(vault.accountId, new Date());
   await repo.insertVault(vault);
@@ -101,7 +102,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
           expect(inVault).toContain(name);
         expect(await versions(sql, 'vault.wallet_vault_migrations')).toEqual(ALL_VERSIONS);
         // The trigger function works there: a change made with plain SQL reaches the cache's listener.
-        const repo = new PostgresWalletRepository(db, cache);
+        const repo = new SqlWalletRepository(postgresSql(db), cache);
         expect(await repo.findApiKey(key.id)).toMatchObject({ revoked: null });
         await expect.poll(async () => (await repo.findApiKey(key.id), (cache as unknown as { listening: boolean }).listening)).toBe(true);
         await sql.query('UPDATE vault.api_keys SET revoked = now() WHERE id = $1', [key.id]);
@@ -144,7 +145,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       await sql.query('ALTER INDEX wallet_vault_migrations_pkey RENAME TO schema_migrations_pkey');
       const after = await openPostgresDatabase(testPostgresConfig(test.url));
       try {
-        const repo = new PostgresWalletRepository(after);
+        const repo = new SqlWalletRepository(postgresSql(after));
         expect(await repo.findVault(vault.id)).toEqual(vault);
         expect(await repo.findApiKey(key.id)).toMatchObject({ id: key.id });
         expect(await versions(sql, 'wallet_vault_migrations')).toEqual(ALL_VERSIONS);

@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
-import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
+import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data_version', () => {
   let dir: string;
   let served: SqliteDatabase; // a running server's connection
   let operator: SqliteDatabase; // another process's, as the CLI has
-  let server: SqliteWalletRepository;
-  let cli: SqliteWalletRepository;
+  let server: SqlWalletRepository;
+  let cli: SqlWalletRepository;
   let reads = 0;
 
   beforeEach(async () => {
@@ -23,13 +24,13 @@ describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data
     served.prepare = ((sql: string) => {
       const statement = prepare(sql);
       if (sql.includes('FROM api_keys WHERE id')) {
-        const get = statement.get.bind(statement);
-        statement.get = ((...args: unknown[]) => (reads++, get(...args))) as typeof statement.get;
+        const all = statement.all.bind(statement);
+        statement.all = ((...args: unknown[]) => (reads++, all(...args))) as typeof statement.all;
       }
       return statement;
     }) as typeof served.prepare;
-    server = new SqliteWalletRepository(served);
-    cli = new SqliteWalletRepository(operator);
+    server = new SqlWalletRepository(sqliteSql(served));
+    cli = new SqlWalletRepository(sqliteSql(operator));
     reads = 0;
   });
   afterEach(async () => {
@@ -64,7 +65,7 @@ describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data
   it('sees a revocation made through its own connection (which does not move data_version)', async () => {
     const key = await aStoredKey();
     await server.findApiKey(key.id);
-    const sameConnection = new SqliteWalletRepository(served);
+    const sameConnection = new SqlWalletRepository(sqliteSql(served));
     expect(await sameConnection.revokeApiKey(key.id, new Date('2026-02-01T00:00:00Z'))).toBe(true);
     expect((await server.findApiKey(key.id))?.revoked).toEqual(new Date('2026-02-01T00:00:00Z'));
   });

@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { aSignatureRecord } from '../support/wallet-mother.js';
+import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 // The WAL syncs the commit queue asks for are held here, so the test decides when the disk "answers".
 const syncs = vi.hoisted(() => [] as { fd: number; done: (error: NodeJS.ErrnoException | null) => void }[]);
@@ -39,7 +40,7 @@ describe('sqlite commit queue: the sync off the event loop', () => {
   });
 
   it('answers a write only once an fdatasync of the WAL, asked for after its commit, has returned', async () => {
-    const log = new SqliteSignatureLog(db);
+    const log = new SqlSignatureLog(sqliteSql(db));
     const record = aSignatureRecord(1);
     const written = log.record(record);
     expect(await settled(written)).toBe('pending');
@@ -51,7 +52,7 @@ describe('sqlite commit queue: the sync off the event loop', () => {
   });
 
   it('fails a write whose sync fails: committed but never answered as durable', async () => {
-    const log = new SqliteSignatureLog(db);
+    const log = new SqlSignatureLog(sqliteSql(db));
     const written = log.record(aSignatureRecord(2));
     await settled(written);
     syncs[0]!.done(Object.assign(new Error('I/O error'), { code: 'EIO' }));
@@ -59,7 +60,7 @@ describe('sqlite commit queue: the sync off the event loop', () => {
   });
 
   it('holds the batches that arrive while a sync runs and commits them together, with one sync of their own, when it returns', async () => {
-    const log = new SqliteSignatureLog(db);
+    const log = new SqlSignatureLog(sqliteSql(db));
     const [a, b, c] = [aSignatureRecord(4), aSignatureRecord(5), aSignatureRecord(6)];
     const first = log.record(a);
     await settled(first);
@@ -81,7 +82,7 @@ describe('sqlite commit queue: the sync off the event loop', () => {
   });
 
   it('keeps every other write on the connection synchronous=FULL', async () => {
-    const log = new SqliteSignatureLog(db);
+    const log = new SqlSignatureLog(sqliteSql(db));
     const written = log.record(aSignatureRecord(3));
     await settled(written);
     expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL

@@ -2,11 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
-import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
 import { aSignatureRecord, anAuditEvent } from '../support/wallet-mother.js';
 import { expectValidChain } from 'wallet-vault/testing';
+import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
+import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 describe('sqlite audit log in the commit queue', () => {
   let dir: string;
@@ -30,8 +31,8 @@ describe('sqlite audit log in the commit queue', () => {
       statement.get = ((...params: unknown[]) => (headReads++, get(...params))) as typeof statement.get;
       return statement;
     }) as typeof db.prepare;
-    const server = new SqliteAuditLog(db);
-    const cli = new SqliteAuditLog(cliDb);
+    const server = new SqlAuditLog(sqliteSql(db));
+    const cli = new SqlAuditLog(sqliteSql(cliDb));
     await Promise.all(Array.from({ length: 10 }, (_, i) => server.append(anAuditEvent({ actor: `server-${i}` }))));
     expect(headReads).toBe(1);
     await cli.append(anAuditEvent({ actor: 'cli' }));
@@ -47,8 +48,8 @@ describe('sqlite audit log in the commit queue', () => {
 
   it('keeps the audit chain whole when a batch of appends is rolled back by a bad write and retried one by one', async () => {
     const db = openSqliteDatabase({ path: file });
-    const audit = new SqliteAuditLog(db);
-    const signatures = new SqliteSignatureLog(db);
+    const audit = new SqlAuditLog(sqliteSql(db));
+    const signatures = new SqlSignatureLog(sqliteSql(db));
     await Promise.all([audit.append(anAuditEvent({ actor: 'before' })), signatures.record(aSignatureRecord(1))]);
     const results = await Promise.allSettled([
       ...Array.from({ length: 5 }, (_, i) => audit.append(anAuditEvent({ actor: `a${i}` }))),
@@ -58,7 +59,7 @@ describe('sqlite audit log in the commit queue', () => {
     expect(results.map((r) => r.status)).toEqual([...Array(5).fill('fulfilled'), 'rejected', ...Array(5).fill('fulfilled')]);
     db.close();
     const reopened = openSqliteDatabase({ path: file });
-    const records = await new SqliteAuditLog(reopened).list({ afterSeq: 0, limit: 100 });
+    const records = await new SqlAuditLog(sqliteSql(reopened)).list({ afterSeq: 0, limit: 100 });
     expect(records.map((r) => r.actor)).toEqual(['before', 'a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b3', 'b4']);
     expectValidChain(records);
     reopened.close();

@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
-import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
-import { SqliteKeyQuarantine } from '../../adapters/persistence/sqlite/sqlite.key-quarantine.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
-import { SqliteSignatureLog } from '../../adapters/persistence/sqlite/sqlite.signature-log.js';
-import { SqlitePolicyRepository } from '../../adapters/persistence/sqlite/sqlite.policy-repository.js';
-import { SqliteReplayGuard } from '../../adapters/persistence/sqlite/sqlite.replay-guard.js';
-import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
 // The contract suites by package name, through the public entry an outside store's author uses.
 import {
@@ -22,6 +16,13 @@ import {
   expectSharedReplayGuard,
   expectValidChain,
 } from 'wallet-vault/testing';
+import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
+import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
+import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
+import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
+import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
+import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-sqlite-'));
 
@@ -40,25 +41,51 @@ async function withDatabase<T extends object>(build: (db: SqliteDatabase) => T):
 
 describeWalletRepositoryContract('sqlite', () =>
   withDatabase((db) => {
-    const auditLog = new SqliteAuditLog(db);
-    return { repo: new SqliteWalletRepository(db), signatureLog: new SqliteSignatureLog(db, auditLog), auditLog };
+    const auditLog = new SqlAuditLog(sqliteSql(db));
+    return { repo: new SqlWalletRepository(sqliteSql(db)), signatureLog: new SqlSignatureLog(sqliteSql(db)), auditLog };
   }),
 );
-describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqliteAuditLog(db) })));
-describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlitePolicyRepository(db) })));
+describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqlAuditLog(sqliteSql(db)) })));
+describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlPolicyRepository(sqliteSql(db)) })));
 describeKeyQuarantineContract('sqlite', async () => {
-  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqliteKeyQuarantine(db) })), withDatabase((db) => ({ other: new SqliteKeyQuarantine(db) }))]);
+  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
   return { quarantine: one.quarantine, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
 });
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
+  it('keeps a transaction to itself: statements of other requests wait for it, and a group commit never joins it', async () => {
+    const { db, cleanup } = await withDatabase((db) => ({ db }));
+    try {
+      const sql = sqliteSql(db);
+      const signatures = new SqlSignatureLog(sql);
+      let release!: () => void;
+      const waiting = new Promise<void>((resolve) => (release = resolve));
+      // A transaction whose work awaits more than its statements (a later turn of the event loop), then fails.
+      const failed = sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO accounts (id, created) VALUES ($1, $2)', ['in-transaction', new Date()]);
+        await waiting;
+        throw new Error('rolled back');
+      });
+      const read = sql.all<{ id: string }>('SELECT id FROM accounts');
+      const recorded = signatures.record(aSignatureRecord(1));
+      setTimeout(release, 20);
+      await expect(failed).rejects.toThrow('rolled back');
+      // The read ran after the transaction ended: it never saw its uncommitted row.
+      expect(await read).toEqual([]);
+      await recorded;
+      expect(await signatures.find(aSignatureRecord(1).vaultId, aSignatureRecord(1).submissionHash)).not.toBeNull();
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('group-commits concurrent signature records: all durable, a bad one fails alone', async () => {
     const dir = await tempDir();
     try {
       const file = path.join(dir, 'vault.db');
       const db = openSqliteDatabase({ path: file });
-      const log = new SqliteSignatureLog(db);
+      const log = new SqlSignatureLog(sqliteSql(db));
       const results = await Promise.allSettled([...Array.from({ length: 50 }, (_, i) => log.record(aSignatureRecord(i))), log.record(aSignatureRecord(7))]);
       expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
       expect(results.at(-1)!.status).toBe('rejected');
@@ -88,8 +115,8 @@ describe('sqlite specifics', () => {
           exclusive: t.exclusive,
         });
       }) as typeof db.transaction;
-      const signatures = new SqliteSignatureLog(db);
-      const audit = new SqliteAuditLog(db);
+      const signatures = new SqlSignatureLog(sqliteSql(db));
+      const audit = new SqlAuditLog(sqliteSql(db));
       const record = (i: number) => aSignatureRecord(i, { created: new Date() });
       await Promise.all([signatures.record(record(1)), audit.append(anAuditEvent({ actor: 'a' })), signatures.record(record(2))]);
       expect(transactions).toBe(1);
@@ -103,7 +130,7 @@ describe('sqlite specifics', () => {
       db.close();
       const reopened = openSqliteDatabase({ path: file });
       expect((reopened.prepare('SELECT count(*) AS n FROM signatures').get() as { n: number }).n).toBe(2);
-      const records = await new SqliteAuditLog(reopened).list({ afterSeq: 0, limit: 10 });
+      const records = await new SqlAuditLog(sqliteSql(reopened)).list({ afterSeq: 0, limit: 10 });
       expect(records.map((r) => r.actor)).toEqual(['a', 'b', 'c']);
       expectValidChain(records);
       reopened.close();
@@ -118,8 +145,8 @@ describe('sqlite specifics', () => {
       const file = path.join(dir, 'vault.db');
       const serverDb = openSqliteDatabase({ path: file });
       const cliDb = openSqliteDatabase({ path: file });
-      const server = new SqliteAuditLog(serverDb);
-      const cli = new SqliteAuditLog(cliDb);
+      const server = new SqlAuditLog(sqliteSql(serverDb));
+      const cli = new SqlAuditLog(sqliteSql(cliDb));
       await Promise.all(
         Array.from({ length: 100 }, (_, i) => [
           server.append(anAuditEvent({ actor: `server-${i}` })),
@@ -129,7 +156,7 @@ describe('sqlite specifics', () => {
       serverDb.close();
       cliDb.close();
       const reopenedDb = openSqliteDatabase({ path: file });
-      const reopened = new SqliteAuditLog(reopenedDb);
+      const reopened = new SqlAuditLog(sqliteSql(reopenedDb));
       await reopened.append(anAuditEvent({ actor: 'after-reopen' }));
       const records = await reopened.list({ afterSeq: 0, limit: 1000 });
       reopenedDb.close();
@@ -165,19 +192,19 @@ describe('sqlite specifics', () => {
       const file = path.join(dir, 'vault.db');
       const db = openSqliteDatabase({ path: file });
       const vault = aVault();
-      await new SqliteWalletRepository(db).ensureAccount(vault.accountId, new Date());
-      await new SqliteWalletRepository(db).insertVault(vault);
+      await new SqlWalletRepository(sqliteSql(db)).ensureAccount(vault.accountId, new Date());
+      await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
       // The schema as the release before this one left it.
       db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys;');
       db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
       db.close();
       const migrated = openSqliteDatabase({ path: file });
-      const id = await new SqliteKeyQuarantine(migrated).deploymentId();
+      const id = await new SqlKeyQuarantine(sqliteSql(migrated)).deploymentId();
       expect(id).toMatch(/^[0-9a-f]{32}$/);
-      expect(await new SqliteWalletRepository(migrated).findVault(vault.id)).toEqual(vault);
+      expect(await new SqlWalletRepository(sqliteSql(migrated)).findVault(vault.id)).toEqual(vault);
       migrated.close();
       const reopened = openSqliteDatabase({ path: file });
-      expect(await new SqliteKeyQuarantine(reopened).deploymentId()).toBe(id);
+      expect(await new SqlKeyQuarantine(sqliteSql(reopened)).deploymentId()).toBe(id);
       reopened.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -188,9 +215,9 @@ describe('sqlite specifics', () => {
     const dir = await tempDir();
     try {
       const file = path.join(dir, 'vault.db');
-      const server = new SqliteWalletRepository(openSqliteDatabase({ path: file }));
+      const server = new SqlWalletRepository(sqliteSql(openSqliteDatabase({ path: file })));
       const cliDb = openSqliteDatabase({ path: file });
-      const cli = new SqliteWalletRepository(cliDb);
+      const cli = new SqlWalletRepository(sqliteSql(cliDb));
       const vault = aVault();
       await cli.ensureAccount(vault.accountId, new Date());
       await cli.insertVault(vault);
@@ -200,7 +227,7 @@ describe('sqlite specifics', () => {
       expect(await cli.findWallet(vault.id, w.address, new Date())).toEqual(w);
       cliDb.close();
       const reopened = openSqliteDatabase({ path: file });
-      expect(await new SqliteWalletRepository(reopened).countWallets(vault.id, new Date())).toBe(1);
+      expect(await new SqlWalletRepository(sqliteSql(reopened)).countWallets(vault.id, new Date())).toBe(1);
       reopened.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -213,7 +240,7 @@ describe('sqlite specifics', () => {
     const [a] = connections;
     try {
       await expectSharedReplayGuard({
-        guard: (which, now, sweepEveryMs) => new SqliteReplayGuard(connections[which]!, now, sweepEveryMs),
+        guard: (which, now, sweepEveryMs) => new SqlReplayGuard(sqliteSql(connections[which]!), now, sweepEveryMs),
         nonces: async () => (a!.prepare('SELECT nonce FROM auth_nonces').pluck().all() as string[]).sort(),
         expireAll: async () => void a!.prepare('UPDATE auth_nonces SET expires = ?').run(Date.now() - 1000),
       });

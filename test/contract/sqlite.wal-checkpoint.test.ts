@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeCommitQueueOf } from '../../adapters/persistence/sqlite/sqlite.commit-queue.js';
-import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { anAuditEvent } from '../../adapters/testing/fixtures.js';
 import { expectValidChain } from 'wallet-vault/testing';
+import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 const MiB = 2 ** 20;
 
@@ -23,7 +24,7 @@ describe('sqlite WAL checkpoints off the event loop', () => {
 
   it('takes over from the automatic checkpoint and keeps the WAL bounded while commits never stop', async () => {
     const db = openSqliteDatabase({ path: file });
-    const audit = new SqliteAuditLog(db);
+    const audit = new SqlAuditLog(sqliteSql(db));
     // Each record fills about a page: 400 commits of 25 write some 40 MiB of WAL frames.
     const note = 'x'.repeat(3_000);
     let largestWal = 0;
@@ -39,7 +40,7 @@ describe('sqlite WAL checkpoints off the event loop', () => {
     await closeCommitQueueOf(db);
     db.close();
     const reopened = openSqliteDatabase({ path: file });
-    const records = await new SqliteAuditLog(reopened).list({ afterSeq: 0, limit: 20_000 });
+    const records = await new SqlAuditLog(sqliteSql(reopened)).list({ afterSeq: 0, limit: 20_000 });
     expect(records).toHaveLength(10_000);
     expectValidChain(records);
     reopened.close();
@@ -47,7 +48,7 @@ describe('sqlite WAL checkpoints off the event loop', () => {
 
   it('leaves a connection that commits little (a CLI command) on the automatic checkpoint', async () => {
     const db = openSqliteDatabase({ path: file });
-    const audit = new SqliteAuditLog(db);
+    const audit = new SqlAuditLog(sqliteSql(db));
     for (let commit = 0; commit < 5; commit++) await audit.append(anAuditEvent({ actor: `c${commit}` }));
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     await closeCommitQueueOf(db);

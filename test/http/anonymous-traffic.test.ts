@@ -4,11 +4,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
-import { SqliteAuditLog } from '../../adapters/persistence/sqlite/sqlite.audit-log.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { client } from '../support/http-client.js';
 import { sample } from '../support/prometheus-sample.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 /** One request over a connection from `localAddress` (any 127.x address is this host on Linux). */
 function requestFrom(
@@ -68,7 +69,7 @@ describe('a flood of requests without credentials', () => {
       stopped = true;
       const db = openSqliteDatabase({ path: path.join(s.dataDir, 'vault.db') });
       try {
-        const added = (await new SqliteAuditLog(db).list({ afterSeq: 0, limit: 1000 })).slice(before);
+        const added = (await new SqlAuditLog(sqliteSql(db)).list({ afterSeq: 0, limit: 1000 })).slice(before);
         expect(added.map((r) => ({ action: r.action, actor: r.actor, vaultId: r.vaultId, source: r.details.source, count: r.details.count }))).toEqual([
           { action: 'auth.refused', actor: 'anonymous', vaultId: null, source: '127.0.0.1', count: 5000 },
         ]);

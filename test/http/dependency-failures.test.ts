@@ -4,7 +4,6 @@ import { AwsKmsKeyStore } from '../../adapters/keystore/aws-kms/aws-kms.key-stor
 import { VaultTransitKeyStore } from '../../adapters/keystore/vault-transit/vault-transit.key-store.js';
 import { readinessOf } from '../../adapters/main/readiness.js';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
-import { SqliteWalletRepository } from '../../adapters/persistence/sqlite/sqlite.wallet-repository.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { startFakeVault } from '../support/fake-vault.server.js';
 import { client } from '../support/http-client.js';
@@ -14,6 +13,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
+import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
 const MINT_TO = { type: 'function', name: 'mint', inputs: [{ name: 'to', type: 'address' }, SIG] };
 
@@ -122,7 +123,7 @@ describe('/readyz names the dependency that does not answer', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-ready-'));
     try {
       const db = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
-      const repository = new SqliteWalletRepository(db);
+      const repository = new SqlWalletRepository(sqliteSql(db));
       const database = { name: 'database', code: ErrorCode.DATABASE_UNAVAILABLE, ping: () => repository.ping() };
       const hung = { name: 'key store stuck', code: ErrorCode.KEYSTORE_UNAVAILABLE, ping: () => new Promise<void>(() => undefined) };
       await expect(readinessOf([database], 300)()).resolves.toBeUndefined();

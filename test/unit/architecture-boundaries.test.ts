@@ -46,9 +46,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 
   // Databases: row mapping and group commit they share; the factories' option check and driver loading;
   // SQLite's WAL checkpointer is a worker thread, started through the one helper that starts workers.
-  'persistence/sqlite': ['persistence/shared/', 'factory-options.ts', 'optional-driver.ts', 'system/worker-file.ts'],
-  'persistence/postgres': ['persistence/shared/', 'factory-options.ts', 'optional-driver.ts'],
-  'persistence/shared': [],
+  'persistence/sqlite': ['persistence/sql/', 'factory-options.ts', 'optional-driver.ts', 'system/worker-file.ts'],
+  'persistence/postgres': ['persistence/sql/', 'factory-options.ts', 'optional-driver.ts'],
+  'persistence/sql': [],
 
   chain: [],
   // The encoding of standard payloads (messages, typed data, transactions) with ethers.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeBatchOrEachAlone, type Pending } from '../../adapters/persistence/shared/group-commit.js';
+import { writeBatchOrEachAlone, type Pending } from '../../adapters/persistence/sql/group-commit.js';
 
 /** Pending items whose outcome is recorded; `write` refuses any batch holding a 'bad' item. */
 function setUp(items: string[], failure: unknown = new Error('constraint')) {

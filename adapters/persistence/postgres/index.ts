@@ -3,21 +3,16 @@ import { z } from 'zod';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
+import { sqlPersistence } from '../sql/sql-persistence.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 await requireDriver('pg', 'persistence/postgres');
-const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresAuditLog }, { PostgresJobLock }, { PostgresKeyQuarantine }, { PostgresPolicyRepository }, { PostgresReplayGuard }, { PostgresSignatureLog }, { PostgresWalletRepository }] =
-  await Promise.all([
-    import('./postgres.api-key-cache.js'),
-    import('./postgres.database.js'),
-    import('./postgres.audit-log.js'),
-    import('./postgres.job-lock.js'),
-    import('./postgres.key-quarantine.js'),
-    import('./postgres.policy-repository.js'),
-    import('./postgres.replay-guard.js'),
-    import('./postgres.signature-log.js'),
-    import('./postgres.wallet-repository.js'),
-  ]);
+const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresJobLock }, { postgresSql }] = await Promise.all([
+  import('./postgres.api-key-cache.js'),
+  import('./postgres.database.js'),
+  import('./postgres.job-lock.js'),
+  import('./postgres.sql.js'),
+]);
 
 interface Bounds {
   /** Bound on statements (ms, default 10 000); with your own `pool`, only migrations use it. */
@@ -91,20 +86,15 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     onIdleError: o.onIdleError,
     schema: 'connectionString' in o ? o.schema : undefined,
   });
-  const auditLog = new PostgresAuditLog(db);
   const apiKeys = new PostgresApiKeyCache(db);
-  return {
-    repository: new PostgresWalletRepository(db, apiKeys),
-    signatureLog: new PostgresSignatureLog(db, auditLog),
-    replayGuard: (now) => new PostgresReplayGuard(db, now),
-    auditLog,
-    policies: new PostgresPolicyRepository(db),
-    jobLock: new PostgresJobLock(db),
-    keyQuarantine: new PostgresKeyQuarantine(db),
+  return sqlPersistence(postgresSql(db), {
     description: db.label,
+    sharedNonces: true,
+    apiKeyCache: apiKeys,
+    jobLock: new PostgresJobLock(db),
     close: async () => {
       await apiKeys.close();
       await db.close();
     },
-  };
+  });
 }

@@ -202,13 +202,6 @@ function reason(error: unknown): string {
   return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
-/** `($1, $2), ($3, $4)` for a multi-row INSERT of `rows` rows of `width` values each, numbered from `first`. */
-export const rowPlaceholders = (rows: number, width: number, first = 1): string =>
-  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + first}`).join(', ')})`).join(', ');
-
-/** Rows per multi-row INSERT: far below PostgreSQL's 65 535 parameters, more than a turn's burst. */
-export const MAX_ROWS_PER_INSERT = 500;
-
 /**
  * The URL with `-c search_path=<schema>` added to its `options` parameter (after any the operator put
  * there, so it wins). Only the query string is rewritten: pg lets the URL's parameters override the

@@ -2,22 +2,17 @@ import { z } from 'zod';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
+import { sqlPersistence } from '../sql/sql-persistence.js';
 
 // better-sqlite3 is an optional peer dependency like pg: a PostgreSQL-only application does not install
 // (and compile) it. Checked before the modules that load it, so its absence names the package to install.
 await requireDriver('better-sqlite3', 'persistence/sqlite');
-const [{ InProcessJobLock }, { SqliteAuditLog }, { closeCommitQueueOf }, { openSqliteDatabase }, { SqliteKeyQuarantine }, { SqlitePolicyRepository }, { SqliteReplayGuard }, { SqliteSignatureLog }, { SqliteWalletRepository }] =
-  await Promise.all([
-    import('./in-process.job-lock.js'),
-    import('./sqlite.audit-log.js'),
-    import('./sqlite.commit-queue.js'),
-    import('./sqlite.database.js'),
-    import('./sqlite.key-quarantine.js'),
-    import('./sqlite.policy-repository.js'),
-    import('./sqlite.replay-guard.js'),
-    import('./sqlite.signature-log.js'),
-    import('./sqlite.wallet-repository.js'),
-  ]);
+const [{ InProcessJobLock }, { closeCommitQueueOf }, { openSqliteDatabase }, { sqliteSql }] = await Promise.all([
+  import('./in-process.job-lock.js'),
+  import('./sqlite.commit-queue.js'),
+  import('./sqlite.database.js'),
+  import('./sqlite.sql.js'),
+]);
 
 /** Options of the embedded SQLite database. */
 export interface SqlitePersistenceOptions {
@@ -40,19 +35,13 @@ const schema = z.strictObject({ path: z.string().min(1), sharedNonces: z.boolean
 export async function sqlitePersistence(options: SqlitePersistenceOptions): Promise<Persistence> {
   const o = parseFactoryOptions('sqlitePersistence', schema, options);
   const db = openSqliteDatabase({ path: o.path });
-  const auditLog = new SqliteAuditLog(db);
-  return {
-    repository: new SqliteWalletRepository(db),
-    signatureLog: new SqliteSignatureLog(db, auditLog),
-    replayGuard: o.sharedNonces === false ? undefined : (now) => new SqliteReplayGuard(db, now),
+  return sqlPersistence(sqliteSql(db), {
     description: `SQLite ${o.path}`,
-    auditLog,
-    policies: new SqlitePolicyRepository(db),
+    sharedNonces: o.sharedNonces !== false,
     jobLock: new InProcessJobLock(),
-    keyQuarantine: new SqliteKeyQuarantine(db),
     close: async () => {
       await closeCommitQueueOf(db);
       db.close();
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
-import type { SqliteDatabase } from './sqlite.database.js';
+import type { ApiKeyCache } from '../sql/sql-database.js';
+import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -10,29 +11,39 @@ const MAX_ENTRIES = 10_000;
  * worker, another instance) commits, and a moved version empties the cache. So a key revoked anywhere is
  * refused on the next request, with no TTL. This connection's own commits do not move the version, so
  * every write of an API key through this connection empties the cache itself (`forget`); the cache is one
- * per connection, shared by every repository built on it. Unknown ids are never cached, and the version
- * is read before the record, so a record read after a concurrent commit is dropped on the next lookup.
+ * per connection (sqliteSql). Unknown ids are never cached, the version is read before the record (a
+ * record read after a concurrent commit is dropped on the next lookup), and a record whose read overlapped
+ * a `forget` is not kept.
  */
-export class SqliteApiKeyCache {
+export class SqliteApiKeyCache implements ApiKeyCache {
   private readonly records = new Map<string, ApiKeyRecord>();
   private readonly dataVersion: Statement;
   private version: number | undefined;
+  private forgotten = 0;
 
   constructor(db: SqliteDatabase) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** The record by id, from memory while the database is unchanged by others, else from `load`. */
-  find(id: string, load: (id: string) => ApiKeyRecord | null): ApiKeyRecord | null {
-    const version = this.dataVersion.get() as number;
+  find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+    let version: number;
+    try {
+      version = this.dataVersion.get() as number;
+    } catch (error) {
+      return Promise.reject(toDatabaseError(error));
+    }
     if (version !== this.version) {
       this.records.clear();
       this.version = version;
     }
     const hit = this.records.get(id);
-    if (hit) return hit;
-    const record = load(id);
-    if (record) {
+    return hit ? Promise.resolve(hit) : this.read(id, load);
+  }
+
+  private async read(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+    const forgotten = this.forgotten;
+    const record = await load(id);
+    if (record && forgotten === this.forgotten) {
       if (this.records.size >= MAX_ENTRIES) this.records.clear();
       this.records.set(id, record);
     }
@@ -42,17 +53,6 @@ export class SqliteApiKeyCache {
   /** After this connection wrote an API key: its own commits do not move data_version. */
   forget(): void {
     this.records.clear();
+    this.forgotten++;
   }
-}
-
-const caches = new WeakMap<SqliteDatabase, SqliteApiKeyCache>();
-
-/** The connection's one API key cache. */
-export function apiKeyCacheOf(db: SqliteDatabase): SqliteApiKeyCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new SqliteApiKeyCache(db);
-    caches.set(db, cache);
-  }
-  return cache;
 }

@@ -1,7 +1,7 @@
 import { fdatasync, openSync } from 'node:fs';
 import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
-import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../shared/group-commit.js';
+import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 import { WalCheckpointer } from './sqlite.wal-checkpointer.js';
 
@@ -192,6 +192,13 @@ export class SqliteCommitQueue {
     // the batches of those turns are held and committed together, with one sync, when it returns.
     if (this.syncing > 0 || this.checkpointHeld) {
       for (const p of batch) this.held.push(p);
+      return;
+    }
+    // A transaction of SqliteSql.transaction() still open (its work awaited more than its own statements):
+    // committed now, the batch would become part of it, and of its rollback. It waits for the next turn.
+    if (this.db.inTransaction) {
+      for (const p of batch) this.held.push(p);
+      setImmediate(() => this.releaseHeld());
       return;
     }
     void writeBatchOrEachAlone(batch, this.commitAndAnswer, isUnavailable);

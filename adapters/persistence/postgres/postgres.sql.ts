@@ -1,0 +1,142 @@
+import type pg from 'pg';
+import { appendChained, type ChainedEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
+import { isDomainError } from '../../../src/domain/errors.js';
+import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
+import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
+import { asDate, AUDIT_COLUMNS, SIGNATURE_COLUMNS, toWallet, WALLET_COLUMNS, type InstantDecoder, type WalletRow } from '../sql/rows.js';
+import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
+import type { PostgresDatabase } from './postgres.database.js';
+
+// Any constant unique to this use; advisory locks of other purposes use other keys.
+const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
+/** Writes per batch: far below PostgreSQL's 65 535 parameters, more than a turn's burst. */
+const MAX_BATCH = 500;
+const VISIBLE = '(expires IS NULL OR expires > $2)';
+// One statement is one snapshot: the page and the total agree even while other instances create. The
+// total row is always there, so an offset past the end still reports the count.
+const PAGE = `SELECT t.total, ${WALLET_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}
+  FROM (SELECT count(*) AS total FROM wallets WHERE vault_id = $1 AND ${VISIBLE}) t
+  LEFT JOIN LATERAL (
+    SELECT ${WALLET_COLUMNS} FROM wallets WHERE vault_id = $1 AND ${VISIBLE} ORDER BY created, id LIMIT $3 OFFSET $4
+  ) p ON true
+  ORDER BY p.created, p.id`;
+const COUNT = `SELECT count(*) AS n FROM wallets WHERE vault_id = $1 AND ${VISIBLE}`;
+
+const sessionOf = (client: { query(text: string, values?: unknown[]): Promise<pg.QueryResult> }): SqlSession => ({
+  all: async <R>(sql: string, params?: readonly unknown[]) => (await client.query(sql, params as unknown[])).rows as R[],
+  run: async (sql, params) => (await client.query(sql, params as unknown[])).rowCount ?? 0,
+});
+
+/**
+ * The SQL seam on a PostgreSQL pool, shared by every instance on the database. The sign path's writes are
+ * group-committed one batch in flight at a time: the writes submitted while the previous batch was being
+ * written go together, in one transaction under the audit head lock, in three round trips whatever the
+ * batch's size: BEGIN + lock + head, one statement inserting the signatures and the chained audit records
+ * (a CTE), and COMMIT. An append on another instance waits for the lock and chains after this one, so the
+ * chain never forks and seq never skips; the lock goes with commit or rollback, also when the connection
+ * dies. Each caller is answered only after the commit, and a bad write fails alone.
+ */
+export class PostgresSql implements SqlDatabase {
+  readonly instant = asDate as InstantDecoder<unknown>;
+  readonly apiKeyCache = undefined;
+  // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
+  private readonly batches = new SerialGroupCommit<DurableWrite>((batch) => writeBatchOrEachAlone(batch, this.insertBatch, isDomainError), MAX_BATCH);
+  private readonly pool: SqlSession;
+
+  constructor(readonly db: PostgresDatabase) {
+    this.pool = sessionOf(db);
+  }
+
+  all<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.pool.all<R>(sql, params);
+  }
+
+  run(sql: string, params?: readonly unknown[]): Promise<number> {
+    return this.pool.run(sql, params);
+  }
+
+  runGrouped(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.pool.run(sql, params);
+  }
+
+  jsonArray(fields: Record<string, string>, from: string): string {
+    const object = Object.entries(fields).map(([name, column]) => `'${name}', ${column}`);
+    return `COALESCE((SELECT json_agg(json_build_object(${object.join(', ')})) ${from}), '[]'::json)`;
+  }
+
+  transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T> {
+    return this.db.transaction((client) => work(sessionOf(client)));
+  }
+
+  commitDurable(write: DurableWrite): Promise<void> {
+    return this.batches.submit(write);
+  }
+
+  ping(): Promise<void> {
+    return this.db.ping();
+  }
+
+  readonly walletPages: WalletPages = {
+    list: async (vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage> => {
+      const rows = await this.all<WalletRow<Date> & { total: string }>(PAGE, [vaultId, now, limit, offset]);
+      return { count: Number(rows[0]?.total ?? 0), page: rows.filter((r) => r.id !== null).map((r) => toWallet(r, this.instant)) };
+    },
+    count: async (vaultId: string, now: Date) => Number((await this.all<{ n: string }>(COUNT, [vaultId, now]))[0]!.n),
+  };
+
+  /** Inserts `items`' signatures and chained events in one statement (one transaction), then answers them. */
+  private readonly insertBatch = async (items: Pending<DurableWrite>[]): Promise<void> => {
+    const rows = items.flatMap((p) => (p.item.signature ? [p.item.signature] : []));
+    const events = items.flatMap((p) => (p.item.event ? [p.item.event] : []));
+    const values = rows.flat();
+    const signatures = `INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(rows.length, 11)}`;
+    if (events.length === 0) await this.db.query(signatures, values);
+    else
+      await this.underHeadLock(async (tx, head) => {
+        const audit = auditInsert(appendChained(head, events), values.length + 1);
+        // Data-modifying CTEs always run to completion: one statement, both inserts.
+        await tx.query(rows.length === 0 ? audit.text : `WITH signed AS (${signatures}) ${audit.text}`, [...values, ...audit.values]);
+      });
+    items.forEach((p) => p.resolve());
+  };
+
+  /**
+   * Runs `work` in a transaction that holds the audit head lock, with the head it read under the lock.
+   * Round trips: one for BEGIN, the lock and the head together (a simple query of three statements; the
+   * transaction stays open after it), those of `work`, and COMMIT: the lock is held for `work` and the
+   * commit only.
+   */
+  private async underHeadLock(work: (tx: pg.ClientBase, head: ChainHead | null) => Promise<void>): Promise<void> {
+    await this.db.withClient(async (client) => {
+      try {
+        const results = (await client.query(
+          `BEGIN; SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK}); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`,
+        )) as unknown as pg.QueryResult<{ seq: string; hash: string }>[];
+        const row = results[2]!.rows[0];
+        await work(client, row ? { seq: Number(row.seq), hash: row.hash } : null);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+}
+
+/** The multi-row INSERT of chained records, its placeholders numbered from `firstParam` (after the signatures'). */
+function auditInsert(records: readonly ChainedEvent[], firstParam: number): { text: string; values: unknown[] } {
+  return {
+    text: `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9, firstParam)}`,
+    // The instant as hashed (ISO 8601, UTC, milliseconds); the details as hashed (jsonb keeps its own key order).
+    values: records.flatMap((r) => [r.seq, r.atIso, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash]),
+  };
+}
+
+const sessions = new WeakMap<PostgresDatabase, PostgresSql>();
+
+/** The pool's one SQL seam, shared by every port built on it (one group commit). */
+export function postgresSql(db: PostgresDatabase): PostgresSql {
+  let sql = sessions.get(db);
+  if (!sql) sessions.set(db, (sql = new PostgresSql(db)));
+  return sql;
+}

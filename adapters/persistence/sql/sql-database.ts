@@ -1,0 +1,69 @@
+import type { PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import type { ApiKeyRecord } from '../../../src/domain/vault.js';
+import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
+import type { InstantDecoder } from './rows.js';
+
+/**
+ * Statements of one connection (or transaction). SQL is written once, in PostgreSQL's spelling: `$1, $2`
+ * placeholders (a number may repeat), `EXCLUDED`, standard upserts and RETURNING, which SQLite reads as
+ * well. Parameters are JavaScript values; an instant is a Date, stored as the dialect stores instants.
+ */
+export interface SqlSession {
+  /** The rows of one statement. */
+  all<R>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs one statement; resolves with the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/** A write the sign path commits durably: a signature row, its audit event chained, or both. */
+export interface DurableWrite {
+  /** A row of `signatures` (SIGNATURE_COLUMNS, in order). */
+  readonly signature?: readonly unknown[];
+  /** Chained after the log's head, in the same transaction as the row. */
+  readonly event?: PreparedAuditEvent;
+}
+
+/**
+ * The seam between the ports written once (sql.*.ts) and a database: one object per opened database.
+ * What differs between databases is here and nowhere else: how an instant reads back, how the writes of
+ * the sign path are committed (SQLite: one IMMEDIATE transaction per turn of the event loop; PostgreSQL:
+ * batches one after another under the audit head lock), how a page of wallets is counted, and how API
+ * key lookups are answered from memory.
+ */
+export interface SqlDatabase extends SqlSession {
+  /** How the database returns an instant column. */
+  readonly instant: InstantDecoder<unknown>;
+  /** A JSON array text or value of `{ field: column }` objects over `from` (`FROM ... WHERE ...`). */
+  jsonArray(fields: Record<string, string>, from: string): string;
+  /** Runs `work` in one write transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Commits `write` durably with the other writes of the sign path (group commit); resolves once it is on
+   * disk. A write that cannot be stored fails alone.
+   */
+  commitDurable(write: DurableWrite): Promise<void>;
+  /** `run`, grouped with the sign path's commit where the database has one (a replay nonce). */
+  runGrouped(sql: string, params: readonly unknown[]): Promise<number>;
+  /** The visible wallets of a vault, a page and the total from one snapshot. */
+  readonly walletPages: WalletPages;
+  /** API key lookups answered from memory, kept exact the database's way (absent: always read). */
+  readonly apiKeyCache?: ApiKeyCache;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+}
+
+export interface WalletPages {
+  list(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage>;
+  count(vaultId: string, now: Date): Promise<number>;
+}
+
+export interface ApiKeyCache {
+  /** The record by id, from memory while it is known unchanged, else from `load`. */
+  find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null>;
+  /** After an API key was written through this connection (a database that does not tell itself). */
+  forget?(): void;
+}
+
+/** `($1, $2), ($3, $4)` for a multi-row INSERT of `rows` rows of `width` values each, numbered from `first`. */
+export const rowPlaceholders = (rows: number, width: number, first = 1): string =>
+  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + first}`).join(', ')})`).join(', ');

@@ -1,0 +1,35 @@
+import type { JobLock } from '../../../src/ports/job-lock.port.js';
+import type { Persistence } from '../../../src/ports/persistence.port.js';
+import { SqlAuditLog } from './sql.audit-log.js';
+import { SqlKeyQuarantine } from './sql.key-quarantine.js';
+import { SqlPolicyRepository } from './sql.policy-repository.js';
+import { SqlReplayGuard } from './sql.replay-guard.js';
+import { SqlSignatureLog } from './sql.signature-log.js';
+import { SqlWalletRepository } from './sql.wallet-repository.js';
+import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
+
+/** What a dialect's factory adds to the ports written once: its name, its job lock, how it closes. */
+export interface DialectParts {
+  readonly description: string;
+  readonly jobLock: JobLock;
+  /** Nonces in the database (false: the application keeps them in memory). */
+  readonly sharedNonces: boolean;
+  /** API key lookups from memory, when the database's own is not the one (PostgreSQL's listener). */
+  readonly apiKeyCache?: ApiKeyCache;
+  close(): Promise<void>;
+}
+
+/** Every port of the Persistence over one opened SQL database. */
+export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistence {
+  return {
+    repository: new SqlWalletRepository(db, parts.apiKeyCache),
+    signatureLog: new SqlSignatureLog(db),
+    auditLog: new SqlAuditLog(db),
+    policies: new SqlPolicyRepository(db),
+    keyQuarantine: new SqlKeyQuarantine(db),
+    replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
+    jobLock: parts.jobLock,
+    description: parts.description,
+    close: () => parts.close(),
+  };
+}

@@ -1,0 +1,171 @@
+import type { Statement } from 'better-sqlite3';
+import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { AUDIT_COLUMNS, fromMillis, SIGNATURE_COLUMNS, type InstantDecoder } from '../sql/rows.js';
+import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
+import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
+import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
+import { runSql, type SqliteDatabase } from './sqlite.database.js';
+import { SqliteWalletPages } from './sqlite.wallet-pages.js';
+
+/** A statement prepared once per SQL text, and where each `?` takes its value from among `$1, $2, ...`. */
+interface Prepared {
+  readonly statement: Statement;
+  readonly order: readonly number[];
+}
+
+const NONE: readonly unknown[] = [];
+// The transaction's chain head is one per connection, whichever log appends.
+const CHAIN_HEAD = {};
+
+/**
+ * The SQL seam on one better-sqlite3 connection. Statements run synchronously and are answered with
+ * settled promises. `$n` placeholders become `?` (better-sqlite3 binds `?NNN` by name only), instants are
+ * stored as milliseconds. The sign path's writes (signatures, audit appends, nonces) go through the
+ * connection's commit queue: one IMMEDIATE transaction per turn of the event loop, one fsync, off the
+ * event loop (SqliteCommitQueue).
+ */
+export class SqliteSql implements SqlDatabase {
+  readonly instant = fromMillis as InstantDecoder<unknown>;
+  readonly walletPages: SqliteWalletPages;
+  readonly apiKeyCache: SqliteApiKeyCache;
+  private readonly statements = new Map<string, Prepared>();
+  private readonly commits: SqliteCommitQueue;
+  private readonly insertSignature: Prepared;
+  private readonly head: Statement;
+  private readonly insertAudit: Statement;
+  /**
+   * Set while `transaction()` runs: its statements are separated by awaits, and a statement of another
+   * request run in between would join (and share the fate of) its transaction, so others wait for it.
+   */
+  private held: Promise<void> | undefined;
+  /** The statements of the transaction that holds the connection. */
+  private readonly inside: SqlSession = {
+    all: <R>(sql: string, params = NONE) => runSql(() => this.allNow<R>(sql, params)),
+    run: (sql, params = NONE) => runSql(() => this.runNow(sql, params)),
+  };
+
+  constructor(readonly db: SqliteDatabase) {
+    this.commits = commitQueueOf(db);
+    this.apiKeyCache = new SqliteApiKeyCache(db);
+    this.walletPages = new SqliteWalletPages(this);
+    this.insertSignature = this.prepared(`INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(1, 11)}`);
+    this.head = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+    // Positional: binding a row by name costs a lookup per column, on every sign.
+    this.insertAudit = db.prepare(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  }
+
+  jsonArray(fields: Record<string, string>, from: string): string {
+    const object = Object.entries(fields).map(([name, column]) => `'${name}', ${column}`);
+    return `(SELECT json_group_array(json_object(${object.join(', ')})) ${from})`;
+  }
+
+  all<R>(sql: string, params = NONE): Promise<R[]> {
+    return this.sync(() => this.allNow<R>(sql, params));
+  }
+
+  run(sql: string, params = NONE): Promise<number> {
+    return this.sync(() => this.runNow(sql, params));
+  }
+
+  /** Runs `work` (synchronous statements) once no transaction holds the connection; errors as the seam's. */
+  sync<T>(work: () => T): Promise<T> {
+    return this.held ? this.held.then(() => this.sync(work)) : runSql(work);
+  }
+
+  async transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T> {
+    while (this.held) await this.held;
+    let release!: () => void;
+    this.held = new Promise((resolve) => (release = resolve));
+    try {
+      await runSql(() => this.db.exec('BEGIN IMMEDIATE'));
+      const value = await work(this.inside);
+      await runSql(() => this.db.exec('COMMIT'));
+      return value;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.held = undefined;
+      release();
+    }
+  }
+
+  // The commit queue flushes on a later turn of the event loop, never while `held`: a transaction's
+  // statements are settled promises, so it runs to its end within the turn that started it (and should
+  // its work await more, the queue holds its batches until it has ended).
+  commitDurable(write: DurableWrite): Promise<void> {
+    const { signature, event } = write;
+    const row = signature && this.bind(this.insertSignature, signature);
+    return this.commits.enqueue((transaction) => {
+      if (row) this.insertSignature.statement.run(row);
+      if (event) this.chain(event, transaction);
+    });
+  }
+
+  async runGrouped(sql: string, params: readonly unknown[]): Promise<number> {
+    const prepared = this.prepared(sql);
+    const values = this.bind(prepared, params);
+    let changed = 0;
+    // Set inside the transaction: a batch retried write by write runs this again and overwrites it.
+    await this.commits.enqueue(() => (changed = prepared.statement.run(values).changes));
+    return changed;
+  }
+
+  async ping(): Promise<void> {
+    await this.all('SELECT 1');
+  }
+
+  /**
+   * Chains `e` inside the commit queue's IMMEDIATE transaction, which holds the write lock from its first
+   * statement: the head cannot move between its read and the insert, whichever connection (an operator
+   * command's) appends. The head is read once per transaction (the scope is fresh for each, also after a
+   * rollback); later appends in it chain on the record the previous one inserted.
+   */
+  private chain(e: PreparedAuditEvent, transaction: TransactionScope): void {
+    const head = transaction.get(CHAIN_HEAD, () => (this.head.get() as ChainHead | undefined) ?? null);
+    const r = chainedAfter(head, e);
+    // The details are stored as hashed: canonical JSON (keys sorted).
+    this.insertAudit.run(r.seq, r.atMillis, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash);
+    transaction.set(CHAIN_HEAD, r);
+  }
+
+  private allNow<R>(sql: string, params: readonly unknown[]): R[] {
+    const prepared = this.prepared(sql);
+    return prepared.statement.all(this.bind(prepared, params)) as R[];
+  }
+
+  private runNow(sql: string, params: readonly unknown[]): number {
+    const prepared = this.prepared(sql);
+    return prepared.statement.run(this.bind(prepared, params)).changes;
+  }
+
+  private prepared(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      const order: number[] = [];
+      const text = sql.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), '?'));
+      prepared = { statement: this.db.prepare(text), order };
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  /** The values in the order of the statement's `?`s; an instant as milliseconds, undefined as NULL. */
+  private bind({ order }: Prepared, params: readonly unknown[]): unknown[] {
+    const values = new Array<unknown>(order.length);
+    for (let i = 0; i < order.length; i++) {
+      const value = params[order[i]!];
+      values[i] = value instanceof Date ? value.getTime() : (value ?? null);
+    }
+    return values;
+  }
+}
+
+const sessions = new WeakMap<SqliteDatabase, SqliteSql>();
+
+/** The connection's one SQL seam, shared by every port built on it (one commit queue, one key cache). */
+export function sqliteSql(db: SqliteDatabase): SqliteSql {
+  let sql = sessions.get(db);
+  if (!sql) sessions.set(db, (sql = new SqliteSql(db)));
+  return sql;
+}

@@ -1,0 +1,15 @@
+import type { ApiKeyRecord } from '../domain/vault.js';
+
+/** The hashes of a vault's API keys. Every method that writes is durable when it resolves. */
+export interface ApiKeyStore {
+  /** Inserts an API key record. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** The API key record by its id (revoked ones included), or null. */
+  findApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /** API keys of a vault, oldest first, revoked ones included. */
+  listApiKeys(vaultId: string): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked at `now`; returns false when there is no such key. Revoking twice keeps the first time. */
+  revokeApiKey(id: string, now: Date): Promise<boolean>;
+  /** Number of keys of the vault that are not revoked. */
+  countActiveApiKeys(vaultId: string): Promise<number>;
+}

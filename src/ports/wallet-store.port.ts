@@ -1,0 +1,52 @@
+import type { Wallet } from '../domain/wallet.js';
+import type { IdempotencyRecord } from './idempotency-store.port.js';
+
+export interface WalletPage {
+  /** Total wallets of the vault that are not deleted at `now`. */
+  readonly count: number;
+  readonly page: Wallet[];
+}
+
+/**
+ * Wallet records. Every method that writes is durable when it resolves. Reads that take `now` treat a
+ * wallet whose `expires` is at or before `now` as deleted.
+ */
+export interface WalletStore {
+  /**
+   * Inserts a wallet; the address is unique across the whole repository. With `idempotency`, its record
+   * is written in the same transaction: both or neither (`idempotency.vaultId` must be `wallet.vaultId`).
+   * When a record for the same (vaultId, key) exists that has not expired at `idempotency.created`,
+   * nothing is written and the promise rejects with a DomainError IDEMPOTENCY_CONFLICT, whatever its
+   * request hash (the caller re-reads it with findIdempotency and compares); an expired one is replaced.
+   */
+  insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void>;
+  /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
+  findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
+  /** Wallets of a vault ordered by `created` then `id`, skipping deleted ones. */
+  listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage>;
+  /** Number of wallets of the vault that are not deleted at `now`. */
+  countWallets(vaultId: string, now: Date): Promise<number>;
+  /**
+   * Writes `wallet` if the stored version is still `wallet.version - 1`; returns false on a lost race
+   * (the caller re-reads and retries). The new record carries `wallet.version`.
+   */
+  updateWallet(wallet: Wallet): Promise<boolean>;
+
+  /** Up to `limit` wallets (deleted or marked) whose expiry is at or before `now`, oldest expiry first. */
+  findExpired(now: Date, limit: number): Promise<Wallet[]>;
+  /**
+   * Claims an expired wallet for the purge, in one conditional write: true when the record is still
+   * expired at `now` (`expires <= now`), false when it is not (unexpired since it was found) or gone.
+   * The claim moves `version` on, so a change read before it (an unexpire racing the expiry instant)
+   * loses its compare-and-set and re-reads a deleted wallet; a wallet unexpired first is not claimed.
+   */
+  markDeleted(id: string, now: Date): Promise<boolean>;
+  /** Removes the wallet record for good; removing one that is gone succeeds. */
+  removeWallet(id: string): Promise<void>;
+  /** The wallet record with this id, deleted or not, or null once removed. */
+  findRecord(id: string): Promise<Wallet | null>;
+  /** Wallet records (deleted ones included) whose keys live in `keyStore`, by id after `afterId`, at most `limit`. */
+  listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]>;
+  /** Whether any wallet record (deleted or not) names this key. */
+  keyRefInUse(keyStore: string, keyRef: string): Promise<boolean>;
+}
