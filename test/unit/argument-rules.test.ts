@@ -1,4 +1,4 @@
-import { id } from 'ethers';
+import { id, Interface, type JsonFragment } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import {
   ARGUMENT_RULE_LIMITS,
@@ -55,6 +55,11 @@ describe('function text', () => {
       expect(fn.selector).toBe(id(MINT_SIGNATURE).slice(0, 10));
     }
     expect(parseFunctionText(STRUCTS_TEXT).selector).toBe(fns.structs.selector);
+    // As ethers writes it out, and as Solidity declares it (modifiers and returns are not in the selector).
+    const full = Interface.from([ABI.structs as JsonFragment]).getFunction('structs')!.format('full');
+    expect(full).toMatch(/^function structs\(\(uint64 id, \(address token/);
+    expect(parseFunctionText(full).signature).toBe(fns.structs.signature);
+    expect(parseFunctionText(`function mint(address to, uint256 amount, ${SIG_TEXT} calldata sig) external payable returns (bool ok)`).signature).toBe(MINT_SIGNATURE);
     expect(parseFunctionText(`arrays(uint256[] xs, address[2] pair, uint16[][] nested, bytes32[2][] grid, string[] words, ${SIG_TEXT} sig)`).selector).toBe(fns.arrays.selector);
   });
 

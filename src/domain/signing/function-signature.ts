@@ -6,6 +6,8 @@ const MAX_TEXT = 8192;
 const WORD = /[A-Za-z0-9_$]/;
 /** Data locations an operator may copy from Solidity source along with the types: they change nothing. */
 const LOCATIONS = new Set(['calldata', 'memory', 'storage']);
+/** Words after the parameters (Solidity, ethers' `format('full')`), and `returns (…)`: not part of the selector. */
+const MODIFIERS = new Set(['external', 'public', 'payable', 'nonpayable', 'view', 'pure', 'virtual', 'override']);
 
 interface RawParam {
   name: string;
@@ -37,6 +39,7 @@ export function parseFunctionText(text: string): ParsedFunction {
   const name = reader.identifier();
   if (name === '') throw reader.error('a function name');
   const inputs = reader.paramList();
+  reader.modifiers();
   reader.end();
   try {
     return parseAbiFunction({ type: 'function', name, inputs });
@@ -146,6 +149,17 @@ class Reader {
       suffix += this.text.slice(start, this.i).replace(/\s/g, '');
     }
     return suffix;
+  }
+
+  modifiers(): void {
+    for (;;) {
+      const word = this.nextWord();
+      if (MODIFIERS.has(word)) this.identifier();
+      else if (word === 'returns') {
+        this.identifier();
+        this.paramList();
+      } else return;
+    }
   }
 
   end(): void {
