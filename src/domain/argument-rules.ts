@@ -1,4 +1,4 @@
-import { parseAddress } from './address.js';
+import { parseAddress, toChecksumAddress } from './address.js';
 import { invalidArgument } from './errors.js';
 import { showValue } from './show-value.js';
 import type { AbiParam, ParsedFunction } from './signing/abi-function.js';
@@ -63,6 +63,7 @@ const INT_TYPE = /^(u?)int(\d+)$/;
 const BYTES_TYPE = /^bytes(\d*)$/;
 const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
 const INTEGER = /^-?(\d+|0x[0-9a-fA-F]+)$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const OPS: readonly ArgumentRuleOp[] = ['eq', 'in', 'lte', 'gte', 'addressIn', 'bytesPrefix', 'maxLength'];
 const OP_WORDS: Record<ArgumentRuleOp, string> = {
   eq: 'eq',
@@ -106,70 +107,147 @@ function checkRule(rule: ArgumentRule, fn: ParsedFunction, args: readonly AbiVal
   const index = rule.path[0]!;
   const param = fn.argParams[index];
   if (param === undefined) return `args[${index}]: ${fn.signature} has ${fn.argParams.length} arguments, the rule needs one at args[${index}]`;
-  return walk(rule, param, args[index]!, 1, `args[${index}]`);
+  const problem = walk(rule, param, args[index]!, 1);
+  if (problem === null) return null;
+  const place = `args[${index}]${problem.segments.reverse().join('')}`;
+  return `${rule.name === undefined ? place : `${place} ${rule.name}`}: ${problem.text}`;
 }
 
+/**
+ * What is wrong with one value, and where it is (segments innermost first): the place is written only
+ * for the value refused, never for each value that passes.
+ */
+interface Problem {
+  readonly text: string;
+  readonly segments: string[];
+}
+
+const problem = (text: string): Problem => ({ text, segments: [] });
+const at = (found: Problem | null, segment: number): Problem | null => {
+  if (found !== null) found.segments.push(`[${segment}]`);
+  return found;
+};
+
 /** Follows the rule's path down tuples, through every element of arrays on the way, to the values it judges. */
-function walk(rule: ArgumentRule, param: AbiParam, value: AbiValue, step: number, place: string): string | null {
+function walk(rule: ArgumentRule, param: AbiParam, value: AbiValue, step: number): Problem | null {
   const atEnd = step === rule.path.length;
   if (isArrayType(param.type) && !(atEnd && rule.op === 'maxLength')) {
     const element = elementParam(param);
     const items = value as readonly AbiValue[];
     for (let i = 0; i < items.length; i++) {
-      const problem = walk(rule, element, items[i]!, step, `${place}[${i}]`);
-      if (problem !== null) return problem;
+      const found = at(walk(rule, element, items[i]!, step), i);
+      if (found !== null) return found;
     }
     return null;
   }
-  if (atEnd) return judge(rule, param.type, value, place);
+  if (atEnd) return judge(rule, param.type, value);
   const index = rule.path[step]!;
   const component = param.type === 'tuple' ? param.components![index] : undefined;
-  if (component === undefined) return `${place}: is ${param.type}, the rule needs a tuple component ${index} in it`;
-  return walk(rule, component, (value as readonly AbiValue[])[index]!, step + 1, `${place}[${index}]`);
+  if (component === undefined) return problem(`is ${param.type}, the rule needs a tuple component ${index} in it`);
+  return at(walk(rule, component, (value as readonly AbiValue[])[index]!, step + 1), index);
 }
 
-function judge(rule: ArgumentRule, type: string, value: AbiValue, place: string): string | null {
-  const label = rule.name === undefined ? place : `${place} ${rule.name}`;
-  const unfit = typeMismatch(rule.op, type, true);
-  if (unfit !== null) return `${label}: is ${type}, ${unfit}`;
-  const [first] = rule.values;
+function judge(rule: ArgumentRule, type: string, value: AbiValue): Problem | null {
+  const unfit = typeMismatch(rule.op, type);
+  if (unfit !== null) return problem(`is ${type}, ${unfit}`);
+  const kind = kindOf(type);
+  const values = compiledValues(rule, kind);
+  const first = rule.values[0];
   switch (rule.op) {
     case 'lte':
-      return (value as bigint) > BigInt(first!) ? `${label}: ${value} > ${first}` : null;
+      return (value as bigint) > (values.first as bigint) ? problem(`${value} > ${first}`) : null;
     case 'gte':
-      return (value as bigint) < BigInt(first!) ? `${label}: ${value} < ${first}` : null;
+      return (value as bigint) < (values.first as bigint) ? problem(`${value} < ${first}`) : null;
     case 'eq':
-      return sameValue(type, value, first!) ? null : `${label}: ${shown(type, value)} is not ${first}`;
+      return values.first === value ? null : problem(`${shown(kind, value)} is not ${first}`);
     case 'in':
     case 'addressIn':
-      return rule.values.some((v) => sameValue(type, value, v)) ? null : `${label}: ${shown(type, value)} is not one of ${listed(rule.values)}`;
+      return values.all.has(value) ? null : problem(`${shown(kind, value)} is not one of ${listed(rule.values)}`);
     case 'bytesPrefix':
-      return (value as string).startsWith(first!) ? null : `${label}: ${shown(type, value)} does not start with ${first}`;
+      return (value as string).startsWith(values.first as string) ? null : problem(`${shown(kind, value)} does not start with ${first}`);
     case 'maxLength': {
-      const length = lengthOf(type, value);
-      return length > Number(first) ? `${label}: length ${length} > ${first}` : null;
+      const length = lengthOf(kind, value);
+      return length > Number(first) ? problem(`length ${length} > ${first}`) : null;
     }
   }
 }
 
-/** Coerced values are canonical (bigint, EIP-55, lower-case hex); rule values of a selector-only rule may not be. */
-function sameValue(type: string, value: AbiValue, text: string): boolean {
-  if (INT_TYPE.test(type)) return value === integerOrNull(text);
-  if (type === 'address') return (value as string).toLowerCase() === text.toLowerCase();
-  if (BYTES_TYPE.test(type)) return value === text.toLowerCase();
-  return String(value) === text;
+/** What an argument's type is, for the rules: a few kinds, each type string classified once. */
+type Kind = 'int' | 'address' | 'bool' | 'bytes' | 'string' | 'tuple' | 'array';
+const kinds = new Map<string, Kind>();
+function kindOf(type: string): Kind {
+  let kind = kinds.get(type);
+  if (kind === undefined) {
+    const base = baseType(type);
+    kind = base !== type ? 'array' : INT_TYPE.test(type) ? 'int' : BYTES_TYPE.test(type) ? 'bytes' : (type as Kind);
+    // The kinds of canonical ABI types are few; a bound keeps a stream of odd ones from growing it.
+    if (kinds.size < 1024) kinds.set(type, kind);
+  }
+  return kind;
+}
+
+/**
+ * A rule's values in the form coerced arguments of `kind` take (bigint, EIP-55, lower-case hex), made
+ * once per rule and kind: a policy is read from its cache as the same objects sign after sign. Values a
+ * kind cannot take (a word where an integer is judged) match nothing.
+ */
+interface CompiledValues {
+  readonly first: AbiValue | null;
+  readonly all: ReadonlySet<AbiValue | null>;
+}
+const compiled = new WeakMap<ArgumentRule, Map<Kind, CompiledValues>>();
+function compiledValues(rule: ArgumentRule, kind: Kind): CompiledValues {
+  let byKind = compiled.get(rule);
+  if (byKind === undefined) compiled.set(rule, (byKind = new Map()));
+  let values = byKind.get(kind);
+  if (values === undefined) {
+    const list = rule.values.map((text) => valueOfKind(kind, text));
+    values = { first: list[0] ?? null, all: new Set(list) };
+    byKind.set(kind, values);
+  }
+  return values;
+}
+
+function valueOfKind(kind: Kind, text: string): AbiValue | null {
+  switch (kind) {
+    case 'int':
+      return integerOrNull(text);
+    case 'address':
+      return ADDRESS.test(text) ? toChecksumAddress(text) : null;
+    case 'bytes':
+      return text.toLowerCase();
+    case 'bool':
+      return text === 'true' ? true : text === 'false' ? false : null;
+    default:
+      return text;
+  }
 }
 
 /** Bytes of the value as the contract sees them: elements of an array, bytes of `bytes` and of UTF-8 `string`. */
-function lengthOf(type: string, value: AbiValue): number {
+function lengthOf(kind: Kind, value: AbiValue): number {
   if (Array.isArray(value)) return value.length;
-  if (type === 'string') return new TextEncoder().encode(value as string).length;
+  if (kind === 'string') return utf8Length(value as string);
   return ((value as string).length - 2) / 2;
 }
 
-function shown(type: string, value: AbiValue): string {
-  if (typeof value === 'bigint' || typeof value === 'boolean' || type === 'address') return String(value);
-  if (type === 'string') return showValue(value);
+/** UTF-8 length without encoding the text (coerced strings are well-formed: no lone surrogates). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function shown(kind: Kind, value: AbiValue): string {
+  if (typeof value === 'bigint' || typeof value === 'boolean' || kind === 'address') return String(value);
+  if (kind === 'string') return showValue(value);
   const hex = value as string;
   return hex.length > 80 ? `${hex.slice(0, 77)}...` : hex;
 }
@@ -179,24 +257,24 @@ const listed = (values: readonly string[]) =>
 
 /**
  * Why an op cannot judge a value of `type`, or null when it can. At add time `type` is the declared one
- * at the end of the path (arrays included); at sign time (`elementary`) arrays are already walked.
+ * at the end of the path (arrays judged by their elements, except by maxLength); at sign time arrays
+ * are already walked, except for maxLength.
  */
-function typeMismatch(op: ArgumentRuleOp, type: string, elementary: boolean): string | null {
+function typeMismatch(op: ArgumentRuleOp, type: string): string | null {
   if (op === 'maxLength') {
-    if (type === 'bytes' || type === 'string' || type.endsWith('[]')) return null;
-    return elementary ? 'the rule measures bytes, string or a dynamic array' : 'max-length measures bytes, string or a dynamic array ([])';
+    return type === 'bytes' || type === 'string' || type.endsWith('[]') ? null : 'the rule measures bytes, string or a dynamic array ([])';
   }
-  const base = baseType(type);
+  const kind = kindOf(baseType(type));
   switch (op) {
     case 'lte':
     case 'gte':
-      return INT_TYPE.test(base) ? null : 'the rule compares integers';
+      return kind === 'int' ? null : 'the rule compares integers';
     case 'addressIn':
-      return base === 'address' ? null : 'the rule lists addresses';
+      return kind === 'address' ? null : 'the rule lists addresses';
     case 'bytesPrefix':
-      return BYTES_TYPE.test(base) ? null : 'the rule compares bytes';
+      return kind === 'bytes' ? null : 'the rule compares bytes';
     default:
-      return base === 'tuple' ? 'the rule compares single values (name a component of the tuple)' : null;
+      return kind === 'tuple' ? 'the rule compares single values (name a component of the tuple)' : null;
   }
 }
 
@@ -222,7 +300,7 @@ export function parseArgumentRules(input: ArgumentRuleInput): ArgumentRule[] {
   if (ops.length === 0) throw invalidArgument('rule: give at least one of eq, in, lte, gte, addressIn, bytesPrefix, maxLength');
   return ops.map((op) => {
     if (target.type !== undefined) {
-      const unfit = typeMismatch(op, target.type, false);
+      const unfit = typeMismatch(op, target.type);
       if (unfit !== null) throw invalidArgument(`${op}: argument ${target.label} is ${target.type}, ${unfit}`);
     }
     const raw = input[op]!;

@@ -120,7 +120,7 @@ describe('adding rules: the function must parse, the argument exist and its type
     ['lte on an address', { function: MINT_TEXT, arg: 'to', lte: '1' }, /^lte: argument to is address, the rule compares integers$/],
     ['address-in on a uint', { function: MINT_TEXT, arg: 'amount', addressIn: [TOKEN] }, /^addressIn: argument amount is uint256, the rule lists addresses$/],
     ['bytes-prefix on a string', { function: STRUCTS_TEXT, arg: 'order.memo', bytesPrefix: '0x01' }, /^bytesPrefix: .* the rule compares bytes$/],
-    ['max-length on a fixed array', { function: `arrays(uint256[] xs, address[2] pair, uint16[][] nested, bytes32[2][] grid, string[] words, ${SIG_TEXT} sig)`, arg: 'pair', maxLength: '1' }, /^maxLength: argument pair is address\[2\], max-length measures/],
+    ['max-length on a fixed array', { function: `arrays(uint256[] xs, address[2] pair, uint16[][] nested, bytes32[2][] grid, string[] words, ${SIG_TEXT} sig)`, arg: 'pair', maxLength: '1' }, /^maxLength: argument pair is address\[2\], the rule measures bytes, string or a dynamic array/],
     ['eq on a whole tuple', { function: STRUCTS_TEXT, arg: 'order.item', eq: '1' }, /^eq: argument order\.item is tuple, .*\(name a component of the tuple\)$/],
     ['a bound that is not an integer', { function: MINT_TEXT, arg: 'amount', lte: '1e3' }, /^lte: "1e3" is not an integer/],
     ['an eq value outside the type', { function: STRUCTS_TEXT, arg: 'order.id', eq: String(2n ** 64n) }, /^eq: 18446744073709551616 is outside the range of uint64/],

@@ -1,6 +1,9 @@
 import type { SignPolicy } from '../../../src/domain/sign-policy.js';
 
-/** A stored policy: the lists as one JSON text, the uniq pins as rows of their own (checked by the database). */
+/**
+ * A stored policy: the lists and the argument rules as one JSON text, the uniq pins as rows of their own
+ * (checked by the database).
+ */
 export interface PolicyRows {
   readonly json: string;
   readonly pins: readonly { readonly contract: string; readonly uniq: string }[];
