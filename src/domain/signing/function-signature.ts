@@ -1,4 +1,4 @@
-import { invalidArgument } from '../errors.js';
+import { DomainError, invalidArgument } from '../errors.js';
 import { parseAbiFunction, type ParsedFunction } from './abi-function.js';
 
 /** Longer than any real signature written out with names; an operator's text, but still bounded. */
@@ -44,14 +44,16 @@ export function parseFunctionText(text: string): ParsedFunction {
   try {
     return parseAbiFunction({ type: 'function', name, inputs });
   } catch (error) {
-    if (error instanceof Error && /no signature parameter/.test(error.message)) {
+    if (!(error instanceof DomainError)) throw error;
+    if (/no signature parameter/.test(error.message)) {
       throw invalidArgument(
         `function: ${JSON.stringify(source)} has no signature parameter: the vault signs only functions that take one, ` +
           'and its selector counts it; write the function as the contract declares it, e.g. ' +
           `${source.slice(0, -1)}${inputs.length ? ', ' : ''}(bytes32,bytes32,bytes32,uint8) sig)`,
       );
     }
-    throw error;
+    // The item was built from the text: name its place as the text has it, not as an ABI item's field.
+    throw invalidArgument(`function: ${error.message.replace(/^abi\./, '')}`);
   }
 }
 
