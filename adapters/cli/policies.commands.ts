@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { describeArgumentRule, type ArgumentRuleInput } from '../../src/domain/argument-rules.js';
+import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
+import { describeArgumentRule } from '../../src/domain/argument-rules.js';
 import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { print } from './output.js';
 

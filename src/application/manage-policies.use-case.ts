@@ -1,4 +1,5 @@
-import { describeArgumentRule, parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rules.js';
+import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rule-input.js';
+import { describeArgumentRule } from '../domain/argument-rules.js';
 import { parseSignPolicy, type SignPolicy, type SignPolicyInput } from '../domain/sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';

@@ -1,9 +1,7 @@
-import { parseAddress, toChecksumAddress } from './address.js';
-import { invalidArgument } from './errors.js';
+import { toChecksumAddress } from './address.js';
 import { showValue } from './show-value.js';
 import type { AbiParam, ParsedFunction } from './signing/abi-function.js';
 import type { AbiValue } from './signing/argument-coercion.js';
-import { parseFunctionText } from './signing/function-signature.js';
 
 /** What a rule asks of an argument; the CLI spells them --eq, --in, --lte, --gte, --address-in, --bytes-prefix, --max-length. */
 export type ArgumentRuleOp = 'eq' | 'in' | 'lte' | 'gte' | 'addressIn' | 'bytesPrefix' | 'maxLength';
@@ -40,31 +38,17 @@ export interface ArgumentRule {
   readonly values: readonly string[];
 }
 
-/** A rule as an operator writes it: each operator given becomes one rule on the same argument. */
-export interface ArgumentRuleInput {
-  /** A selector (0x + 8 hex), signature text (with parameter names for a named `arg`) or a JSON ABI item. */
-  readonly function: string;
-  /** A name or dotted path of names (`order.amount`), a position (`1`, `0.2`) or `args[0][2]`. */
-  readonly arg: string;
-  readonly eq?: string;
-  readonly in?: readonly string[];
-  readonly lte?: string;
-  readonly gte?: string;
-  readonly addressIn?: readonly string[];
-  readonly bytesPrefix?: string;
-  readonly maxLength?: string;
-}
-
 /** Bounds on what one policy holds, so that checking a sign against its rules stays cheap. */
 export const ARGUMENT_RULE_LIMITS = Object.freeze({ maxRules: 256, maxValues: 1000, maxPathDepth: 16 });
 
-const SELECTOR = /^0x[0-9a-fA-F]{8}$/;
-const INT_TYPE = /^(u?)int(\d+)$/;
-const BYTES_TYPE = /^bytes(\d*)$/;
-const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
+// Shared with argument-rule-input.ts, which reads rules as operators write them.
+export const SELECTOR = /^0x[0-9a-fA-F]{8}$/;
+export const INT_TYPE = /^(u?)int(\d+)$/;
+export const BYTES_TYPE = /^bytes(\d*)$/;
+export const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
 const INTEGER = /^-?(\d+|0x[0-9a-fA-F]+)$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const OPS: readonly ArgumentRuleOp[] = ['eq', 'in', 'lte', 'gte', 'addressIn', 'bytesPrefix', 'maxLength'];
+export const OPS: readonly ArgumentRuleOp[] = ['eq', 'in', 'lte', 'gte', 'addressIn', 'bytesPrefix', 'maxLength'];
 const OP_WORDS: Record<ArgumentRuleOp, string> = {
   eq: 'eq',
   in: 'in',
@@ -75,10 +59,10 @@ const OP_WORDS: Record<ArgumentRuleOp, string> = {
   maxLength: 'max-length',
 };
 
-const isArrayType = (type: string) => type.endsWith(']');
-const elementParam = (p: AbiParam): AbiParam => ({ ...p, type: p.type.slice(0, p.type.lastIndexOf('[')) });
+export const isArrayType = (type: string) => type.endsWith(']');
+export const elementParam = (p: AbiParam): AbiParam => ({ ...p, type: p.type.slice(0, p.type.lastIndexOf('[')) });
 /** The type of the values an op compares: arrays stripped down to their elements. */
-const baseType = (type: string) => {
+export const baseType = (type: string) => {
   const open = type.indexOf('[');
   return open === -1 ? type : type.slice(0, open);
 };
@@ -260,7 +244,7 @@ const listed = (values: readonly string[]) =>
  * at the end of the path (arrays judged by their elements, except by maxLength); at sign time arrays
  * are already walked, except for maxLength.
  */
-function typeMismatch(op: ArgumentRuleOp, type: string): string | null {
+export function typeMismatch(op: ArgumentRuleOp, type: string): string | null {
   if (op === 'maxLength') {
     return type === 'bytes' || type === 'string' || type.endsWith('[]') ? null : 'the rule measures bytes, string or a dynamic array ([])';
   }
@@ -285,183 +269,10 @@ export function describeArgumentRule(rule: ArgumentRule): string {
   return `${rule.signature ?? rule.selector} ${rule.name ?? positional(rule.path)} ${OP_WORDS[rule.op]} ${listed(rule.values)}`;
 }
 
-const positional = (path: readonly number[]) => `args${path.map((i) => `[${i}]`).join('')}`;
+export const positional = (path: readonly number[]) => `args${path.map((i) => `[${i}]`).join('')}`;
 
-// ---- Adding rules ------------------------------------------------------------------------------------
-
-/**
- * Reads the rules an operator gives for one argument: the function must parse, the argument must exist
- * in it, and its type must fit each operator (when the function is given by selector alone, only its
- * position can be named and types are checked when a request comes). At least one operator is needed.
- */
-export function parseArgumentRules(input: ArgumentRuleInput): ArgumentRule[] {
-  const target = parseRuleTarget(input.function, input.arg);
-  const ops = OPS.filter((op) => input[op] !== undefined);
-  if (ops.length === 0) throw invalidArgument('rule: give at least one of eq, in, lte, gte, addressIn, bytesPrefix, maxLength');
-  return ops.map((op) => {
-    if (target.type !== undefined) {
-      const unfit = typeMismatch(op, target.type);
-      if (unfit !== null) throw invalidArgument(`${op}: argument ${target.label} is ${target.type}, ${unfit}`);
-    }
-    const raw = input[op]!;
-    const given = typeof raw === 'string' ? [raw] : raw;
-    if (given.length === 0) throw invalidArgument(`${op}: must name at least one value`);
-    if (given.length > ARGUMENT_RULE_LIMITS.maxValues) throw invalidArgument(`${op}: ${given.length} values is more than the limit of ${ARGUMENT_RULE_LIMITS.maxValues}`);
-    const base = target.type === undefined ? undefined : baseType(target.type);
-    const rule: { -readonly [K in keyof ArgumentRule]: ArgumentRule[K] } = {
-      selector: target.selector,
-      path: target.path,
-      op,
-      // Duplicates dropped once normalised (0x10 and 16 are one value), order kept.
-      values: [...new Set(given.map((v) => normaliseValue(op, v.trim(), base)))],
-    };
-    if (target.signature !== undefined) rule.signature = target.signature;
-    if (target.name !== undefined) rule.name = target.name;
-    return rule;
-  });
-}
-
-function normaliseValue(op: ArgumentRuleOp, text: string, type: string | undefined): string {
-  switch (op) {
-    case 'lte':
-    case 'gte':
-      return integerText(op, text, undefined);
-    case 'maxLength':
-      if (!/^\d{1,9}$/.test(text)) throw invalidArgument(`maxLength: ${showValue(text)} is not a whole number of at most 9 digits`);
-      return String(Number(text));
-    case 'addressIn':
-      return parseAddress(text, 'addressIn');
-    case 'bytesPrefix':
-      if (!HEX_BYTES.test(text) || text.length === 2) throw invalidArgument(`bytesPrefix: ${showValue(text)} is not 0x-prefixed hex of at least one byte`);
-      return text.toLowerCase();
-    default:
-      return type === undefined ? text : typedValue(op, text, type);
-  }
-}
-
-/** An eq/in value for an argument of a known type, in the form coerced arguments of that type take. */
-function typedValue(op: ArgumentRuleOp, text: string, type: string): string {
-  if (INT_TYPE.test(type)) return integerText(op, text, type);
-  if (type === 'address') return parseAddress(text, op);
-  if (type === 'bool') {
-    if (text !== 'true' && text !== 'false') throw invalidArgument(`${op}: ${showValue(text)} is not true or false (the argument is bool)`);
-    return text;
-  }
-  const bytes = BYTES_TYPE.exec(type);
-  if (bytes) {
-    if (!HEX_BYTES.test(text)) throw invalidArgument(`${op}: ${showValue(text)} is not 0x-prefixed hex bytes (the argument is ${type})`);
-    if (bytes[1] !== '' && (text.length - 2) / 2 !== Number(bytes[1])) throw invalidArgument(`${op}: ${showValue(text)} is not ${bytes[1]} bytes (the argument is ${type})`);
-    return text.toLowerCase();
-  }
-  return text;
-}
-
-/** Decimal or 0x hex, optionally negative, as decimal; within the type's range when the type is known. */
-function integerText(op: ArgumentRuleOp, text: string, type: string | undefined): string {
-  const value = integerOrNull(text);
-  if (value === null) throw invalidArgument(`${op}: ${showValue(text)} is not an integer (decimal or 0x hex)`);
-  const int = type === undefined ? null : INT_TYPE.exec(type);
-  if (int) {
-    const bits = BigInt(int[2] || 256);
-    const [min, max] = int[1] === 'u' ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
-    if (value < min || value > max) throw invalidArgument(`${op}: ${text} is outside the range of ${type}, no argument can equal it`);
-  }
-  return value.toString();
-}
-
-function integerOrNull(text: string): bigint | null {
+/** Decimal or 0x hex, optionally negative; null for anything else (a rule value that can match no integer). */
+export function integerOrNull(text: string): bigint | null {
   if (!INTEGER.test(text) || text.length > 100) return null;
   return text.startsWith('-') ? -BigInt(text.slice(1)) : BigInt(text);
-}
-
-interface RuleTarget {
-  readonly selector: string;
-  readonly signature?: string;
-  readonly path: number[];
-  readonly name?: string;
-  /** The declared type at the end of the path, when the function was given as text. */
-  readonly type?: string;
-  readonly label: string;
-}
-
-/** The function and argument a rule is about, resolved to a selector and a path of positions. */
-export function parseRuleTarget(functionText: string, arg: string): RuleTarget {
-  const text = functionText.trim();
-  const segments = argSegments(arg.trim());
-  if (SELECTOR.test(text)) {
-    const named = segments.find((s) => typeof s === 'string');
-    if (named !== undefined) {
-      throw invalidArgument(`arg: ${JSON.stringify(named)} is a name, and a selector says nothing of names: give the function as signature text with parameter names, or the argument by position`);
-    }
-    const path = segments as number[];
-    return { selector: text.toLowerCase(), path, label: positional(path) };
-  }
-  const fn = parseFunctionText(text);
-  return { selector: fn.selector, signature: fn.signature, ...resolvePath(fn, segments) };
-}
-
-/** `args[0][2]` or `order.amount` / `0.2` as segments: numbers are positions, strings names. */
-function argSegments(arg: string): (string | number)[] {
-  const bracketed = /^args((?:\[\d{1,6}\])+)$/.exec(arg);
-  const segments = bracketed ? bracketed[1]!.slice(1, -1).split('][') : arg.split('.');
-  if (segments.length > ARGUMENT_RULE_LIMITS.maxPathDepth) throw invalidArgument(`arg: more than ${ARGUMENT_RULE_LIMITS.maxPathDepth} steps`);
-  return segments.map((s) => {
-    if (/^\d{1,6}$/.test(s)) return Number(s);
-    if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(s)) return s;
-    throw invalidArgument(`arg: ${JSON.stringify(arg)} is not a name, a dotted path of names or positions (order.amount, 0.1) or args[i][j]`);
-  });
-}
-
-function resolvePath(fn: ParsedFunction, segments: readonly (string | number)[]): Omit<RuleTarget, 'selector' | 'signature'> {
-  let params: readonly AbiParam[] = fn.argParams;
-  let param: AbiParam | undefined;
-  const path: number[] = [];
-  const names: string[] = [];
-  for (const segment of segments) {
-    if (param !== undefined) {
-      let inner = param;
-      while (isArrayType(inner.type)) inner = elementParam(inner);
-      if (inner.type !== 'tuple') throw invalidArgument(`arg: ${readable(path, names)} is ${param.type}, it has no component ${JSON.stringify(segment)}`);
-      params = inner.components!;
-    }
-    const index = typeof segment === 'number' ? segment : params.findIndex((p) => p.name === segment);
-    if (index < 0 || index >= params.length) {
-      const where = param === undefined ? `${fn.name}'s arguments (the signature parameter not counted)` : readable(path, names);
-      const known = params.map((p, i) => p.name || String(i)).join(', ');
-      throw invalidArgument(`arg: ${JSON.stringify(segment)} is not one of ${where}: ${known}`);
-    }
-    param = params[index]!;
-    path.push(index);
-    names.push(param.name);
-  }
-  const name = names.every((n) => n !== '') ? names.join('.') : undefined;
-  return { path, name, type: param!.type, label: readable(path, names) };
-}
-
-const readable = (path: readonly number[], names: readonly string[]) =>
-  names.every((n) => n !== '') ? names.join('.') : positional(path);
-
-// ---- Keeping a policy's rules ------------------------------------------------------------------------
-
-const sameRule = (a: ArgumentRule, b: ArgumentRule) => JSON.stringify(a) === JSON.stringify(b);
-
-/** The rules with `added` appended (one already there is not added twice), within the limit. */
-export function withArgumentRules(rules: readonly ArgumentRule[] | undefined, added: readonly ArgumentRule[]): ArgumentRule[] {
-  const all = [...(rules ?? [])];
-  for (const rule of added) if (!all.some((r) => sameRule(r, rule))) all.push(rule);
-  if (all.length > ARGUMENT_RULE_LIMITS.maxRules) {
-    throw invalidArgument(`rules: ${all.length} rules is more than the limit of ${ARGUMENT_RULE_LIMITS.maxRules} per policy`);
-  }
-  return all;
-}
-
-/** Which rules `policies rules remove` takes away: those of a function, or of one of its arguments. */
-export function ruleMatcher(functionText: string, arg: string | undefined): (rule: ArgumentRule) => boolean {
-  if (arg === undefined) {
-    const text = functionText.trim();
-    const selector = SELECTOR.test(text) ? text.toLowerCase() : parseFunctionText(text).selector;
-    return (rule) => rule.selector === selector;
-  }
-  const target = parseRuleTarget(functionText, arg);
-  return (rule) => rule.selector === target.selector && positional(rule.path) === positional(target.path);
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contract } from 'ethers';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
-import type { ArgumentRuleInput } from '../../src/domain/argument-rules.js';
+import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
 import { signableAbiItem, startSignableChain, type SignableChain } from '../support/signable-chain.js';
 
 const UNIQ = `0x${'5a'.repeat(32)}`;

@@ -1,15 +1,7 @@
 import { id, Interface, type JsonFragment } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import {
-  ARGUMENT_RULE_LIMITS,
-  argumentRuleViolation,
-  describeArgumentRule,
-  parseArgumentRules,
-  ruleMatcher,
-  withArgumentRules,
-  type ArgumentRule,
-  type ArgumentRuleInput,
-} from '../../src/domain/argument-rules.js';
+import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
+import { ARGUMENT_RULE_LIMITS, argumentRuleViolation, describeArgumentRule, type ArgumentRule } from '../../src/domain/argument-rules.js';
 import { parseAbiFunction, type ParsedFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../src/domain/signing/function-signature.js';
