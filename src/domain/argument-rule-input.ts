@@ -197,6 +197,10 @@ export function withArgumentRules(rules: readonly ArgumentRule[] | undefined, ad
   if (all.length > ARGUMENT_RULE_LIMITS.maxRules) {
     throw invalidArgument(`rules: ${all.length} rules is more than the limit of ${ARGUMENT_RULE_LIMITS.maxRules} per policy`);
   }
+  const values = all.reduce((sum, rule) => sum + rule.values.length, 0);
+  if (values > ARGUMENT_RULE_LIMITS.maxPolicyValues) {
+    throw invalidArgument(`rules: ${values} values in all is more than the limit of ${ARGUMENT_RULE_LIMITS.maxPolicyValues} per policy`);
+  }
   return all;
 }
 

@@ -39,7 +39,14 @@ export interface ArgumentRule {
 }
 
 /** Bounds on what one policy holds, so that checking a sign against its rules stays cheap. */
-export const ARGUMENT_RULE_LIMITS = Object.freeze({ maxRules: 256, maxValues: 1000, maxPathDepth: 16 });
+export const ARGUMENT_RULE_LIMITS = Object.freeze({
+  maxRules: 256,
+  /** Values in one rule's list. */
+  maxValues: 1000,
+  /** Values in all of a policy's rules: the policy is one JSON document, read again every few seconds. */
+  maxPolicyValues: 10_000,
+  maxPathDepth: 16,
+});
 
 // Shared with argument-rule-input.ts, which reads rules as operators write them.
 export const SELECTOR = /^0x[0-9a-fA-F]{8}$/;

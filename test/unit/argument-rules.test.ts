@@ -133,6 +133,10 @@ describe('adding rules: the function must parse, the argument exist and its type
     expect(withArgumentRules(one, rules({ function: MINT_TEXT, arg: 'amount', lte: '1000' }))).toEqual(one);
     const many = Array.from({ length: ARGUMENT_RULE_LIMITS.maxRules }, (_, i) => rules({ function: MINT_TEXT, arg: 'amount', lte: String(i) })[0]!);
     expect(() => withArgumentRules(many, one)).toThrow(/^rules: 257 rules is more than the limit of 256 per policy$/);
+    const list = (from: number) => Array.from({ length: 1000 }, (_, i) => String(from + i));
+    const lists = Array.from({ length: 10 }, (_, i) => rules({ function: MINT_TEXT, arg: 'amount', in: list(i * 1000) })[0]!);
+    expect(withArgumentRules([], lists)).toHaveLength(10);
+    expect(() => withArgumentRules(lists, one)).toThrow(/^rules: 10001 values in all is more than the limit of 10000 per policy$/);
   });
 
   it('matches rules to remove by function, or function and argument, whichever way they were named', () => {
