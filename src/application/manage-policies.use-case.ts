@@ -1,12 +1,12 @@
 import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rule-input.js';
 import { describeArgumentRule } from '../domain/argument-rules.js';
+import { invalidArgument } from '../domain/errors.js';
 import { parseSignPolicy, type SignPolicy, type SignPolicyInput } from '../domain/sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { PolicyRepository } from '../ports/policy-repository.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
-import { invalidArgument } from '../domain/errors.js';
 import { CHAINS } from './sign-call.use-case.js';
 import { requireVault } from './wallet-lookup.js';
 
@@ -41,7 +41,11 @@ export class ManagePolicies {
     return policy;
   }
 
-  /** Adds one rule per operator given (argument-rules.ts); a rule already held is not added twice. */
+  /**
+   * Adds one rule per operator given (argument-rule-input.ts); a rule already held is not added twice.
+   * Read, then written: two operators adding rules to one vault at the same instant can lose one change
+   * (each is in the audit trail, and `policies show` says what holds).
+   */
   async addRules(vaultId: string, input: ArgumentRuleInput): Promise<SignPolicy> {
     const added = parseArgumentRules(input);
     await requireVault(this.repository, vaultId);
@@ -52,8 +56,8 @@ export class ManagePolicies {
   }
 
   /**
-   * Removes the rules of a function (given as it was when added, by selector or text), or of one of its
-   * arguments; all rules without a function. Removing nothing changes and records nothing.
+   * Removes the rules of a function (named by selector or text, whichever way the rules were added), or
+   * of one of its arguments; all rules without a function. Removing nothing changes and records nothing.
    */
   async removeRules(vaultId: string, target: { function?: string; arg?: string }): Promise<{ removed: number; policy: SignPolicy | null }> {
     if (target.function === undefined && target.arg !== undefined) throw invalidArgument('arg: name the function too');
