@@ -17,6 +17,9 @@ import { startFloor, startService, type SignTarget } from './support/sign-server
  * BENCH_SIGN_TARGETS=durable,service runs only the named targets (the service is always measured).
  * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js adds `baseline`, the service of another build
  * (built there), in the same rounds: an A/B of a change on a machine whose load moves.
+ * BENCH_SIGN_RULES=n (up to 10) gives the service's vault n argument rules on the signed function, all
+ * passed by the request (see sign-servers.ts); with BENCH_BASELINE_BIN naming this build, the A/B is the
+ * cost of checking them.
  */
 const seconds = Number(process.argv[2] ?? 8);
 const rounds = Number(process.argv[3] ?? 3);

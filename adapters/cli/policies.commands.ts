@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
+import { describeArgumentRule } from '../../src/domain/argument-rules.js';
 import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { print } from './output.js';
 import { addStandardSigningOptions, describeStandardSigning, standardSigningInput, type StandardSigningOptions } from './standard-signing.options.js';
@@ -21,6 +23,7 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     line('senders', policy.senders),
     ...(policy.contracts ?? []).map((contract) => `  ${'uniq of'.padEnd(10)} ${contract} = ${uniqOf(policy, contract)}`),
     ...describeStandardSigning(policy),
+    ...(policy.rules ?? []).map((rule) => `  ${'rule'.padEnd(10)} ${describeArgumentRule(rule)}`),
   ].join('\n');
 };
 
@@ -30,13 +33,16 @@ const uniqOf = (policy: SignPolicy, contract: string) =>
     ? "(not pinned, RPC TRUSTED: on chains with an RPC, signs whatever uniq the RPC answers; refused on local and chains without one)"
     : '(not pinned: refused; pin it with --contract-uniq, or trust the RPC with --trust-rpc-uniq)');
 
+const printRemoved = (o: { vault: string; json?: boolean }, removed: number, policy: SignPolicy | null) =>
+  print(!!o.json, { vault: o.vault, policy, removed }, () => `${removed} rule${removed === 1 ? '' : 's'} removed\n${describePolicy(o.vault, policy)}`);
+
 const repeatable = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `wallet-vault policies show|set|clear`: a vault's allow-lists for Sign. */
 export function registerPolicyCommands(program: Command): void {
   const policies = program
     .command('policies')
-    .description("manage a vault's sign policy (allow-lists of chains, contracts, selectors, senders)");
+    .description("manage a vault's sign policy (allow-lists of chains, contracts, selectors, senders; rules on arguments)");
   policies
     .command('show')
     .description("print a vault's sign policy")
@@ -92,5 +98,58 @@ export function registerPolicyCommands(program: Command): void {
       print(!!o.json, { vault: o.vault, policy: null, cleared }, () =>
         cleared ? `sign policy of vault ${o.vault} removed` : `vault ${o.vault} had no sign policy`,
       );
+    });
+  registerRuleCommands(policies);
+}
+
+/** `wallet-vault policies rules add|remove|clear`: rules on the decoded arguments of a function. */
+function registerRuleCommands(policies: Command): void {
+  const rules = policies
+    .command('rules')
+    .description("manage a vault's rules on decoded arguments (checked on the parsed arguments before a sign; see docs/security.md)");
+  rules
+    .command('add')
+    .description('add a rule per operator given, on one argument of one function; all rules of a function must hold')
+    .requiredOption('--vault <vaultId>', 'vault whose policy gets the rules')
+    .requiredOption(
+      '--function <function>',
+      'a selector (0x + 8 hex) or the signature text as the contract declares it, signature parameter included; names in it let --arg name arguments',
+    )
+    .requiredOption('--arg <arg>', 'the argument: a name or dotted path (order.amount), a position (1, 0.2) or args[0][2]; arrays on the way: every element')
+    .option('--eq <value>', 'the argument must equal this value')
+    .option('--in <values>', 'comma-separated values the argument must be one of', commaList)
+    .option('--lte <integer>', 'integer argument at most this (decimal or 0x hex)')
+    .option('--gte <integer>', 'integer argument at least this (decimal or 0x hex)')
+    .option('--address-in <addresses>', 'comma-separated addresses the address argument must be one of', commaList)
+    .option('--bytes-prefix <hex>', 'bytes argument must start with these bytes (0x-prefixed hex)')
+    .option('--max-length <n>', 'bytes, string (UTF-8 bytes) or dynamic array argument at most this long')
+    .option('--json', 'print JSON')
+    .action(async (o: ArgumentRuleInput & { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { vault, json, ...input } = o;
+      const policy = await withPersistence((c) => c.get(ManagePolicies).addRules(vault, input));
+      print(!!json, { vault, policy }, () => describePolicy(vault, policy));
+    });
+  rules
+    .command('remove')
+    .description("remove a function's rules, or only those on one of its arguments")
+    .requiredOption('--vault <vaultId>', 'vault whose rules to remove')
+    .requiredOption('--function <function>', 'the function as a selector or signature text')
+    .option('--arg <arg>', 'only the rules on this argument (as for add)')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; function: string; arg?: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeRules(o.vault, { function: o.function, arg: o.arg }));
+      printRemoved(o, removed, policy);
+    });
+  rules
+    .command('clear')
+    .description("remove every rule on arguments of a vault's policy (its lists stay)")
+    .requiredOption('--vault <vaultId>', 'vault whose rules to remove')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeRules(o.vault, {}));
+      printRemoved(o, removed, policy);
     });
 }

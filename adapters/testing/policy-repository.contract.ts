@@ -116,6 +116,22 @@ export function describePolicyRepositoryContract(name: string, make: () => Promi
       expect((await f.policies.find(b))?.uniqs).toStrictEqual({ [c1]: uniq(2) });
     });
 
+    it('keeps the rules on arguments with the policy, alone or beside lists, and drops them with a policy that omits them', async () => {
+      const vault = randomUUID();
+      const rules: SignPolicy['rules'] = [
+        { selector: '0x95934488', signature: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))', path: [1], name: 'amount', op: 'lte', values: ['1000'] },
+        { selector: '0x12345678', path: [0, 2], op: 'addressIn', values: [randomAddress(), randomAddress()] },
+      ];
+      await f.policies.save(vault, { rules }, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual({ rules });
+      const c1 = randomAddress();
+      const policy: SignPolicy = { contracts: [c1], uniqs: { [c1]: uniq(1) }, rules };
+      await f.policies.save(vault, policy, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual(policy);
+      await f.policies.save(vault, { contracts: [c1] }, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual({ contracts: [c1] });
+    });
+
     it('is not changed by a caller changing what it saved or found', async () => {
       const vault = randomUUID();
       const chains = ['sepolia'];

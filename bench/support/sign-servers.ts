@@ -51,6 +51,36 @@ export async function startFloor(kind: ReferenceKind = 'bare', nodeArgs: readonl
   };
 }
 
+const SIGNATURE_TEXT = 'mint(address to, uint256 amount, string memo, (bytes32,bytes32,bytes32,uint8) sig)';
+const OTHER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+/**
+ * Argument rules on the signed function that the benchmark's request passes, so each sign checks all of
+ * them: `--arg` and one operator each, grouped by argument (one CLI call per argument).
+ */
+const PASSING_RULES: readonly (readonly [string, string, string])[] = [
+  ['to', '--address-in', `${args[0]},${OTHER}`],
+  ['to', '--eq', args[0]!],
+  ['to', '--in', `${OTHER},${args[0]}`],
+  ['amount', '--lte', '1000000000000000000000'],
+  ['amount', '--gte', '1'],
+  ['amount', '--in', `2,${args[1]}`],
+  ['memo', '--max-length', '64'],
+  ['memo', '--eq', args[2]!],
+  ['memo', '--in', `x,${args[2]}`],
+  ['amount', '--lte', String(2n ** 255n)],
+];
+
+/** BENCH_SIGN_RULES=n (at most 10): the service's vault holds the first n of PASSING_RULES. */
+async function addPassingRules(dataDir: string, vaultId: string): Promise<void> {
+  const count = Number(process.env.BENCH_SIGN_RULES ?? 0);
+  if (!Number.isInteger(count) || count < 0 || count > PASSING_RULES.length) throw new Error(`BENCH_SIGN_RULES: 0 to ${PASSING_RULES.length}`);
+  const byArg = new Map<string, string[]>();
+  for (const [arg, op, value] of PASSING_RULES.slice(0, count)) byArg.set(arg, [...(byArg.get(arg) ?? []), op, value]);
+  for (const [arg, ops] of byArg) {
+    await cliJson(['policies', 'rules', 'add', '--vault', vaultId, '--function', SIGNATURE_TEXT, '--arg', arg, ...ops], { VAULT_DATA_DIR: dataDir });
+  }
+}
+
 /**
  * `wallet-vault serve` (SQLite, local key store; one process unless `workers` > 1) on a fresh data
  * directory with a vault, an API key and a signer wallet; one sign is checked before it is handed over.
@@ -60,6 +90,8 @@ export async function startService(nodeArgs: readonly string[] = [], workers = 1
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
+  // Only this build's service: a baseline build may not know the command.
+  if (bin === undefined) await addPassingRules(dataDir, vault.id);
   // Started as `npm start` starts it: with the server's node flags (adapters/main/node-flags.ts).
   const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, [...SERVER_NODE_FLAGS, ...nodeArgs], bin);
   const stop = async () => {
@@ -78,7 +110,8 @@ export async function startService(nodeArgs: readonly string[] = [], workers = 1
     const url = `${server.url}/api/v1/vaults/${vault.id}/sign`;
     const check = await fetch(url, { method: 'POST', headers, body });
     if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
-    const label = `wallet-vault POST /sign (${workers === 1 ? '1 process' : `VAULT_WORKERS=${workers}`})${bin ? ` ${bin}` : ''}`;
+    const rules = bin === undefined && process.env.BENCH_SIGN_RULES ? `, ${process.env.BENCH_SIGN_RULES} argument rules` : '';
+    const label = `wallet-vault POST /sign (${workers === 1 ? '1 process' : `VAULT_WORKERS=${workers}`}${rules})${bin ? ` ${bin}` : ''}`;
     return { pid: server.child.pid!, request: { label, url, method: 'POST', headers, body }, stop };
   } catch (error) {
     await stop();

@@ -1,3 +1,6 @@
+import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rule-input.js';
+import { describeArgumentRule } from '../domain/argument-rules.js';
+import { invalidArgument } from '../domain/errors.js';
 import { parseSignPolicy, type SignPolicy, type SignPolicyInput } from '../domain/sign-policy.js';
 import { standardPolicyDetails } from '../domain/standard-sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
@@ -9,8 +12,9 @@ import { CHAINS } from './sign-call.use-case.js';
 import { requireVault } from './wallet-lookup.js';
 
 /**
- * Operator actions on a vault's sign policy. `set` replaces the whole policy (a list not given is
- * absent, so it allows everything of its kind); every change is recorded as policy.changed.
+ * Operator actions on a vault's sign policy. `set` replaces the lists (a list not given is absent, so it
+ * allows everything of its kind) and keeps the argument rules, which have their own actions; `clear`
+ * removes both. Every change is recorded as policy.changed.
  */
 export class ManagePolicies {
   constructor(
@@ -30,10 +34,45 @@ export class ManagePolicies {
   }
 
   async set(vaultId: string, input: SignPolicyInput): Promise<SignPolicy> {
-    const policy = parseSignPolicy(input, this.chains);
+    const lists = parseSignPolicy(input, this.chains);
     await requireVault(this.repository, vaultId);
+    const rules = (await this.policies.find(vaultId))?.rules;
+    const policy = rules ? { ...lists, rules } : lists;
     await this.save(vaultId, policy);
     return policy;
+  }
+
+  /**
+   * Adds one rule per operator given (argument-rule-input.ts); a rule already held is not added twice.
+   * Read, then written: two operators adding rules to one vault at the same instant can lose one change
+   * (each is in the audit trail, and `policies show` says what holds).
+   */
+  async addRules(vaultId: string, input: ArgumentRuleInput): Promise<SignPolicy> {
+    const added = parseArgumentRules(input);
+    await requireVault(this.repository, vaultId);
+    const current = await this.policies.find(vaultId);
+    const policy: SignPolicy = { ...current, rules: withArgumentRules(current?.rules, added) };
+    await this.save(vaultId, policy);
+    return policy;
+  }
+
+  /**
+   * Removes the rules of a function (named by selector or text, whichever way the rules were added), or
+   * of one of its arguments; all rules without a function. Removing nothing changes and records nothing.
+   */
+  async removeRules(vaultId: string, target: { function?: string; arg?: string }): Promise<{ removed: number; policy: SignPolicy | null }> {
+    if (target.function === undefined && target.arg !== undefined) throw invalidArgument('arg: name the function too');
+    const matches = target.function === undefined ? () => true : ruleMatcher(target.function, target.arg);
+    await requireVault(this.repository, vaultId);
+    const current = await this.policies.find(vaultId);
+    const kept = (current?.rules ?? []).filter((rule) => !matches(rule));
+    const removed = (current?.rules?.length ?? 0) - kept.length;
+    if (removed === 0) return { removed, policy: current };
+    const { rules: _dropped, ...lists } = current!;
+    // No lists and no rules left: the same as no policy, and stored as none.
+    const policy = kept.length > 0 ? { ...lists, rules: kept } : Object.keys(lists).length > 0 ? lists : null;
+    await this.save(vaultId, policy);
+    return { removed, policy };
   }
 
   /** Removing a policy that does not exist changes nothing and records nothing. */
@@ -58,6 +97,7 @@ export class ManagePolicies {
       contractUniqs: policy?.uniqs ? Object.entries(policy.uniqs).map(([c, u]) => `${c}=${u}`).join(',') : null,
       // The contracts whose uniq an RPC chooses: the one risk an operator takes knowingly, so on record.
       trustRpcUniq: list(policy?.trustRpcUniq),
+      rules: policy?.rules ? policy.rules.map(describeArgumentRule).join('; ') : null,
       ...standardPolicyDetails(policy),
     });
   }

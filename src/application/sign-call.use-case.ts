@@ -1,4 +1,5 @@
 import { parseAddress } from '../domain/address.js';
+import { argumentRuleViolation } from '../domain/argument-rules.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { coerceArguments } from '../domain/signing/argument-coercion.js';
 import {
@@ -117,7 +118,8 @@ export class SignCall {
     const requestedSigner = check.signer(command.signer);
 
     const { fn, key: abiKey, cached } = this.functions.parse(command.abi);
-    const message = encodeMessage(fn, coerceArguments(command.args, fn.argParams));
+    const args = coerceArguments(command.args, fn.argParams);
+    const message = encodeMessage(fn, args);
 
     // Before any chain read or key store: a request outside the policy costs nothing more. Where the
     // uniq comes from the request it is checked here; where it is read from the contract, after.
@@ -125,7 +127,8 @@ export class SignCall {
     if (fromRequest !== null && requestedUniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
     const policy = await this.policies.find(vaultId);
     const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq: fromRequest === null ? null : requestedUniq! };
-    await this.enforce(principal, signPolicyViolation(policy, facts), facts);
+    // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
+    await this.enforce(principal, signPolicyViolation(policy, facts) ?? argumentRuleViolation(policy?.rules, fn, args), facts);
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
     if (fromRequest === null) await this.enforce(principal, pinnedUniqViolation(policy, contract, uniq), { ...facts, uniq });

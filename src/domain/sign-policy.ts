@@ -1,4 +1,5 @@
 import { parseAddress } from './address.js';
+import type { ArgumentRule } from './argument-rules.js';
 import { invalidArgument } from './errors.js';
 import { parseStandardSignPolicy, type StandardSignPolicy, type StandardSignPolicyInput } from './standard-sign-policy.js';
 
@@ -27,6 +28,11 @@ export interface SignPolicy extends StandardSignPolicy {
    * changes nothing (a pin is still required there).
    */
   readonly trustRpcUniq?: readonly string[];
+  /**
+   * Rules on the decoded arguments of named functions (argument-rules.ts), managed apart from the lists
+   * (`policies rules add|remove|clear`): replacing the lists keeps them.
+   */
+  readonly rules?: readonly ArgumentRule[];
 }
 
 /** What a sign request asks for, as SignCall has parsed it (addresses EIP-55, selector and uniq lower-case). */
