@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
+import type { ApiKeyCache } from '../sql/sql-database.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 /**
@@ -41,7 +42,7 @@ interface Entry {
  * silently (no error, no close) while the database stays reachable is ended by TCP keepalive; the
  * lifetime bounds what it misses meanwhile.
  */
-export class PostgresApiKeyCache {
+export class PostgresApiKeyCache implements ApiKeyCache {
   private readonly records = new Map<string, Entry>();
   /** Reads in flight while listening, shared by the lookups of the same key. */
   private readonly reading = new Map<string, Promise<ApiKeyRecord | null>>();
@@ -95,6 +96,17 @@ export class PostgresApiKeyCache {
       this.records.delete(id);
     }
     return record;
+  }
+
+  /**
+   * After an API key was written through this instance: its NOTIFY reaches the listener only some time
+   * after the write returned, and the next request must not be answered from the record before it. A
+   * read in flight now is not kept either. Writes by another instance or by SQL still wait for the push.
+   */
+  forget(): void {
+    this.generation++;
+    this.reading.clear();
+    this.records.clear();
   }
 
   async close(): Promise<void> {
