@@ -6,6 +6,7 @@ import type { JsonBounds } from '../http/json-bounds.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/client-address.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import type { Vault } from './create-vault.js';
+import { USE_CASES } from './use-cases.js';
 import { checkOptions, port, type VaultLogger } from './vault-options.js';
 
 /** What `vaultRouter` serves besides the vault's API, and its limits. */
@@ -92,26 +93,17 @@ export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): exp
   return router;
 }
 
-/** The HTTP layer's view of a vault (the standalone server builds its app from the same). */
+/**
+ * The HTTP layer's view of a vault (the standalone server builds its pipeline from the same): every use
+ * case of USE_CASES, read from the vault when a route first needs it (a vault without key stores still
+ * serves the other routes), and the HTTP settings.
+ */
 export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps {
-  return {
-    authenticate: vault.authenticate,
-    // Resolved when first used: a vault without key stores still serves the other routes.
-    get createWallet() {
-      return vault.createWallet;
-    },
-    listWallets: vault.listWallets,
-    getWallet: vault.getWallet,
-    renameWallet: vault.renameWallet,
-    expireWallet: vault.expireWallet,
-    unexpireWallet: vault.unexpireWallet,
-    getVaultStatus: vault.getVaultStatus,
-    get signCall() {
-      return vault.signCall;
-    },
-    verifyAuthSignature: vault.verifyAuthSignature,
-    recordSubmission: vault.recordSubmission,
-    getSubmission: vault.getSubmission,
+  const useCases = {};
+  for (const name of Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]) {
+    Object.defineProperty(useCases, name, { enumerable: true, get: () => vault[name] });
+  }
+  return Object.assign(useCases as HttpDeps, {
     readiness: () => vault.readiness(),
     logger: options.logger ?? SILENT,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
@@ -125,5 +117,5 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
         ? undefined
         : new RateLimiter(options.addressRateLimitPerMinute, Date.now, { scope: 'this client address' }),
     operatorToken: options.metricsToken,
-  };
+  });
 }

@@ -31,7 +31,7 @@ describe('standard signing on anvil', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-standard-anvil-'));
     vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [localFileKeyStore({ keysDir: dir, masterKeyHex: TEST_MASTER_KEY })], jobs: false });
     const created = await vault.manageVaults.create({ name: 'anvil' });
-    principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(created.id)).apiKey}`, created.id);
+    principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(created.id)).apiKey, created.id);
     address = (await vault.createWallet.execute({ principal, name: 'payer' })).address;
     await vault.managePolicies.set(created.id, {
       txChainIds: [String(CHAIN_ID)],
