@@ -116,7 +116,8 @@ describe('VAULT_WORKERS=2: one server, two worker processes', () => {
     for (let i = 0; i < 4; i++) {
       expect((await onFreshConnection(server.url, 'GET', `/api/v1/vaults/${vault}/wallets/${signer}`, headers)).status).toBe(200);
     }
-    expect(server.output()).toMatch(/a worker stopped unexpectedly; restarting it/);
+    // The dead process leaves the process table before the primary has handled its exit: wait for the line.
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toMatch(/a worker stopped unexpectedly; restarting it/);
     await expect.poll(() => server.output(), { timeout: 10_000 }).toMatch(/restarted worker listening/);
     expect(childrenOf(server.child.pid!)).toHaveLength(2);
     expect(childrenOf(server.child.pid!)).not.toContain(victim);
