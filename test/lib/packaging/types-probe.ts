@@ -21,7 +21,7 @@ import { vaultTransitKeyStore } from 'wallet-vault/keystores/vault-transit';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
 import { postgresPersistence } from 'wallet-vault/persistence/postgres';
 import { describeKeyStoreContract, inMemoryPersistence, type KeyStoreFixture } from 'wallet-vault/testing';
-import { VaultClient, VaultError } from 'wallet-vault/client';
+import { VaultClient, VaultError, type VaultErrorCode } from 'wallet-vault/client';
 import { SignableMint } from 'wallet-vault/contracts';
 
 const storeOptions: LocalFileKeyStoreOptions = { keysDir: '/tmp/keys', masterKeyHex: '00'.repeat(32) };
@@ -37,6 +37,11 @@ const signed = async (v: Vault, principal: Principal): Promise<string> => {
   const submission: RecordSubmissionCommand = { vaultId: principal.vaultId, submissionHash: result.submissionHash, transactionHash: '0x' + '33'.repeat(32) };
   return (await v.recordSubmission.execute(submission)).submissionHash;
 };
+// A client error's code is a typed union: a program branches on it, and a misspelt code does not compile.
+const retryLater = (error: VaultError): boolean => {
+  const code: VaultErrorCode | undefined = error.code;
+  return code === 'RATE_LIMITED' || code === 'DATABASE_UNAVAILABLE' || code === 'KEYSTORE_UNAVAILABLE';
+};
 // The shipped ABIs are typed as literals: a typo in a function name is a compile error, not undefined.
 const mintItem = SignableMint.abi.find((item) => item.type === 'function' && item.name === 'mint');
 const bytecode: `0x${string}` = SignableMint.bytecode;
@@ -44,5 +49,5 @@ const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
   pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
-  mintItem, bytecode, signed,
+  mintItem, bytecode, signed, retryLater,
 ];
