@@ -11,7 +11,7 @@ const EMPTY_KECCAK = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d
 
 /** The package's entries that reach the domain: every `exports` name but the client, the contracts and package.json. */
 const entries = Object.keys(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).exports as object)
-  .filter((name) => !/^\.\/(client|contracts|package\.json)/.test(name))
+  .filter((name) => !/^\.\/(client|contracts|viem|ethers|package\.json)/.test(name))
   .map((name) => (name === '.' ? 'wallet-vault' : `wallet-vault/${name.slice(2)}`));
 
 /**

@@ -80,7 +80,7 @@ describe('the npm package', () => {
     expect(files.filter((f) => /^(test|bench|dist-bench|dist\/test|dist\/bench)\//.test(f) || /\.(test|bench)\.[cm]?[jt]s$/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(entries.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing', './client']),
+      expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing', './client', './viem', './ethers']),
     );
     for (const [name, target] of entries) {
       expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
@@ -158,6 +158,9 @@ describe('the npm package', () => {
       expect(imported['wallet-vault/persistence/sqlite'].exports).toContain('sqlitePersistence');
       expect(imported['wallet-vault/persistence/postgres'].exports).toContain('postgresPersistence');
       expect(imported['wallet-vault/client'].exports).toEqual(expect.arrayContaining(['VaultClient', 'VaultError']));
+      // The ethers signer needs only ethers, a dependency; the viem account needs viem, an optional peer not installed here.
+      expect(imported['wallet-vault/ethers'].exports).toContain('VaultSigner');
+      expect(imported['wallet-vault/viem'].error).toMatch(/'viem'/);
       // Entries whose driver the application did not install say which package to add.
       expect(imported['wallet-vault/keystores/pkcs11'].error).toMatch(/needs the package pkcs11js.*npm install pkcs11js/);
       expect(imported['wallet-vault/keystores/aws-kms'].error).toMatch(/needs the package @aws-sdk\/client-kms/);

@@ -17,6 +17,8 @@ const entries = [
   'wallet-vault/persistence/postgres',
   'wallet-vault/testing',
   'wallet-vault/client',
+  'wallet-vault/ethers',
+  'wallet-vault/viem',
   'wallet-vault/contracts',
 ];
 /** Each entry: the names it exports, or the message it failed with (a missing optional driver). */

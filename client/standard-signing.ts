@@ -1,0 +1,62 @@
+/*
+ * What the viem account (viem-account.ts) and the ethers signer (ethers-signer.ts) need from a client:
+ * the three standard-signing calls of VaultClient, as a structural type so either can be given a client
+ * of one's own (instrumented, or the in-process API behind a small adapter).
+ */
+
+export type HexString = `0x${string}`;
+
+/** EIP-712 typed data as viem's signTypedData takes it; quantities as decimal strings, numbers or hex. */
+export interface TypedDataRequest {
+  readonly domain: Readonly<Record<string, unknown>>;
+  readonly types: Readonly<Record<string, readonly { readonly name: string; readonly type: string }[]>>;
+  readonly primaryType: string;
+  readonly message: Readonly<Record<string, unknown>>;
+}
+
+export interface StandardSigningClient {
+  signMessage(address: string, message: string | { readonly raw: HexString }): Promise<{ signature: HexString }>;
+  signTypedData(address: string, typedData: TypedDataRequest): Promise<{ signature: HexString }>;
+  signTransaction(address: string, transaction: Readonly<Record<string, unknown>>): Promise<{ serialized: HexString; hash: HexString }>;
+}
+
+/**
+ * A value as JSON carries it to the vault: bigints as decimal strings (JSON has no integers past 2^53),
+ * bytes as 0x-hex, objects and arrays walked; everything else as it is.
+ */
+export function toJsonValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString(10);
+  if (value instanceof Uint8Array) return bytesToHex(value);
+  if (Array.isArray(value)) return value.map(toJsonValue);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJsonValue(v);
+    return out;
+  }
+  return value;
+}
+
+export function bytesToHex(bytes: Uint8Array): HexString {
+  let hex = '0x';
+  for (const b of bytes) hex += b.toString(16).padStart(2, '0');
+  return hex as HexString;
+}
+
+/** The fields of a legacy, eip2930 or eip1559 transaction the vault signs; anything else is left out. */
+const TRANSACTION_FIELDS = ['type', 'chainId', 'nonce', 'to', 'from', 'value', 'data', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'accessList'] as const;
+
+/**
+ * A transaction as the vault takes it: the fields it knows, quantities as decimal strings, `type` named
+ * (viem's names; inferred from the fee fields when absent, as viem and ethers do).
+ */
+export function transactionBody(tx: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of TRANSACTION_FIELDS) {
+    const value = tx[field];
+    if (value !== undefined && value !== null) body[field] = toJsonValue(value);
+  }
+  if (body.type === undefined) {
+    body.type = body.maxFeePerGas !== undefined || body.maxPriorityFeePerGas !== undefined ? 'eip1559' : body.accessList !== undefined ? 'eip2930' : 'legacy';
+  }
+  return body;
+}
