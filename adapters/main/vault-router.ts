@@ -96,6 +96,7 @@ export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): exp
 export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps {
   return {
     authenticate: vault.authenticate,
+    authorize: vault.authorize,
     // Resolved when first used: a vault without key stores still serves the other routes.
     get createWallet() {
       return vault.createWallet;
