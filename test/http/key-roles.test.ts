@@ -139,3 +139,40 @@ describeEachBackend('API key roles and network allow lists', (backend) => {
     expect(summary).toMatchObject({ actor: `api-key:${id}`, vault: vaultId, details: { count: 2, reasons: 'API key used from outside its networks: 2', apiKeys: id } });
   });
 });
+
+/** Behind a trusted proxy the key's networks are checked against the client X-Forwarded-For names. */
+describeEachBackend('API key network allow lists behind a trusted proxy', (backend) => {
+  let s: Target;
+  let base: string;
+  let keys: { v4: string; v6: string };
+
+  beforeAll(async () => {
+    s = await backend.start({ trustedProxies: ['127.0.0.2'] });
+    const vaultId = (await s.createVault({ name: 'proxied' })).id;
+    base = `${s.url}/api/v1/vaults/${vaultId}/status`;
+    const create = async (cidrs: string) => (await s.vault.manageVaults.createApiKey(vaultId, { allowCidrs: parseCidrs(cidrs) })).apiKey;
+    keys = { v4: await create('10.0.0.0/8'), v6: await create('2001:db8::/32') };
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  const through = (from: string, key: string, forwarded: string) =>
+    requestFrom(from, base, { headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': forwarded } }).then((r) => r.status);
+
+  it('believes the proxy for IPv4, IPv4-mapped IPv6 and IPv6 clients, inside and outside the ranges', async () => {
+    expect(await through('127.0.0.2', keys.v4, '10.1.2.3')).toBe(200);
+    expect(await through('127.0.0.2', keys.v4, '::ffff:10.1.2.3')).toBe(200);
+    expect(await through('127.0.0.2', keys.v4, '11.1.2.3')).toBe(403);
+    expect(await through('127.0.0.2', keys.v4, '::ffff:11.1.2.3')).toBe(403);
+    expect(await through('127.0.0.2', keys.v6, '2001:db8::5')).toBe(200);
+    expect(await through('127.0.0.2', keys.v6, '2001:db9::5')).toBe(403);
+    expect(await through('127.0.0.2', keys.v6, '10.1.2.3')).toBe(403);
+  });
+
+  it('a client that prepends an allowed address to its own is still itself; a peer that is no proxy is not believed', async () => {
+    // The proxy appended the real client (198.51.100.1) after what the client sent.
+    expect(await through('127.0.0.2', keys.v4, '10.1.2.3, 198.51.100.1')).toBe(403);
+    expect(await through('127.0.0.3', keys.v4, '10.1.2.3')).toBe(403);
+  });
+});
