@@ -1,5 +1,5 @@
-import { Command, CommanderError, Option } from 'commander';
-import { API_KEY_ROLES, parseCidrs, parseRoles } from '../../src/domain/api-key-access.js';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { API_KEY_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../../src/domain/api-key-access.js';
 import { isDomainError } from '../../src/domain/errors.js';
 import type { ApiKeyRecord } from '../../src/domain/vault.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
@@ -22,6 +22,16 @@ const withManageVaults: typeof import('./operator-context.js').withManageVaults 
   (await import('./operator-context.js')).withManageVaults(action, use);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+/** An option's parser whose refusal (a DomainError naming the value) is commander's usage error. */
+const usageOf =
+  <T>(parse: (text: string) => T) =>
+  (text: string): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw isDomainError(error) ? new InvalidArgumentError(error.message) : error;
+    }
+  };
 /** A key's roles and networks as printed (`allowCidrs` null: from anywhere). */
 const accessOf = (k: ApiKeyRecord) => ({ roles: [...k.roles], allowCidrs: k.allowCidrs === null ? null : k.allowCidrs.map((c) => c.text) });
 
@@ -69,15 +79,12 @@ apiKeys
   .command('create')
   .description('create an API key for a vault and print it once')
   .requiredOption('--vault <vaultId>', 'vault the key belongs to')
-  .option('--roles <roles>', `what the key may do, comma-separated: ${API_KEY_ROLES.join(', ')} (default: all)`)
-  .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)')
+  // Parsed as options are, before the store is opened: a typo is a usage error (exit 2) that touches nothing.
+  .option('--roles <roles>', `what the key may do, comma-separated: ${API_KEY_ROLES.join(', ')} (default: all)`, usageOf(parseRoles))
+  .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)', usageOf(parseCidrs))
   .option('--json', 'print JSON')
-  .action(async (o: { vault: string; roles?: string; allowCidrs?: string; json?: boolean }) => {
-    // Parsed before the store is opened: a typo is refused without touching anything.
-    const access = {
-      ...(o.roles === undefined ? {} : { roles: parseRoles(o.roles) }),
-      ...(o.allowCidrs === undefined ? {} : { allowCidrs: parseCidrs(o.allowCidrs) }),
-    };
+  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; json?: boolean }) => {
+    const access = { ...(o.roles === undefined ? {} : { roles: o.roles }), ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }) };
     const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault, access));
     const { roles, allowCidrs } = accessOf(record);
     print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs }, () =>

@@ -84,10 +84,10 @@ describe('the wallet-vault command', () => {
   it('refuses an unknown role or a range that is not one, naming it, and creates no key', async () => {
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'typos'], env);
     const role = await runCli(['api-keys', 'create', '--vault', vault.id, '--roles', 'signer,root'], env);
-    expect(role.code).toBe(1);
+    expect(role.code).toBe(2);
     expect(role.stderr).toMatch(/roles: "root" is not one of admin, signer, reader, approver/);
     const range = await runCli(['api-keys', 'create', '--vault', vault.id, '--allow-cidrs', '10.0.0.1/8'], env);
-    expect(range.code).toBe(1);
+    expect(range.code).toBe(2);
     expect(range.stderr).toMatch(/allow-cidrs: "10.0.0.1\/8" has bits set past its prefix length/);
     expect(await cliJson<unknown[]>(['api-keys', 'list', '--vault', vault.id], env)).toEqual([]);
   });
