@@ -4,7 +4,8 @@ import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { parseCidrs } from '../../src/domain/api-key-access.js';
 import { cliJson } from '../support/cli.js';
 import { client } from '../support/http-client.js';
-import { describeEachBackend, type Target } from '../support/backends.js';
+import { describeEachBackend, itOn, type Target } from '../support/backends.js';
+import { sample } from '../support/prometheus-sample.js';
 import { localSignBody } from '../support/sign-request.js';
 
 /** One request over a connection from `localAddress` (any 127.x address is this host on Linux). */
@@ -127,6 +128,14 @@ describeEachBackend('API key roles and network allow lists', (backend) => {
     // Sign too: refused before its body is read.
     const sign = await requestFrom('127.0.0.4', `${s.url}${base}/sign`, { method: 'POST', headers: bearer, body: JSON.stringify(localSignBody(wallet)) });
     expect(sign.body.code).toBe('FORBIDDEN_NETWORK');
+  });
+
+  itOn(backend, { shell: 'standalone' }, 'the standalone server serves /metrics')('a network refusal is counted in /metrics under its own reason', async () => {
+    const { apiKey } = await keyWith(undefined, '192.0.2.0/24');
+    const counted = async () => sample(await (await fetch(`${s.url}/metrics`)).text(), 'wallet_vault_auth_refused_total', { reason: 'foreign_network' }) ?? 0;
+    const before = await counted();
+    for (let i = 0; i < 3; i++) await requestFrom('127.0.0.6', `${s.url}${base}/status`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect((await counted()) - before).toBe(3);
   });
 
   it('a network refusal is counted and summarised like a refused authentication (reason, source, key)', async () => {
