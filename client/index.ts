@@ -3,3 +3,4 @@ export { VaultError } from './vault-error.js';
 export { VAULT_ERROR_CODES, isVaultErrorCode, type VaultErrorCode } from './error-codes.js';
 export { createAuthSignature } from './auth-signature.js';
 export type * from './types.js';
+export { VAULT_ROLES, REQUIRED_ROLE, type VaultRole, type VaultClientMethod } from './roles.js';

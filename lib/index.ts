@@ -10,6 +10,8 @@ export { NativeBindingError } from '../adapters/native-bindings.js';
 export type { AddedChain } from '../adapters/chain/chains.js';
 export { TOKENS } from '../adapters/main/tokens.js';
 export { DomainError, ErrorCode, isDomainError } from '../src/domain/errors.js';
+// What an API key may do and where from (manageVaults.createApiKey's `roles` and `allowCidrs`).
+export { API_KEY_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../src/domain/api-key-access.js';
 export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSignature, StoredKey } from '../src/ports/key-store.port.js';
 export type { KeyQuarantine, QuarantinedKey } from '../src/ports/key-quarantine.port.js';
 export type { Persistence } from '../src/ports/persistence.port.js';

@@ -1,5 +1,7 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { API_KEY_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../../src/domain/api-key-access.js';
 import { isDomainError } from '../../src/domain/errors.js';
+import type { ApiKeyRecord } from '../../src/domain/vault.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
@@ -20,6 +22,18 @@ const withManageVaults: typeof import('./operator-context.js').withManageVaults 
   (await import('./operator-context.js')).withManageVaults(action, use);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+/** An option's parser whose refusal (a DomainError naming the value) is commander's usage error. */
+const usageOf =
+  <T>(parse: (text: string) => T) =>
+  (text: string): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw isDomainError(error) ? new InvalidArgumentError(error.message) : error;
+    }
+  };
+/** A key's roles and networks as printed (`allowCidrs` null: from anywhere). */
+const accessOf = (k: ApiKeyRecord) => ({ roles: [...k.roles], allowCidrs: k.allowCidrs === null ? null : k.allowCidrs.map((c) => c.text) });
 
 const program = new Command()
   .name('wallet-vault')
@@ -65,24 +79,34 @@ apiKeys
   .command('create')
   .description('create an API key for a vault and print it once')
   .requiredOption('--vault <vaultId>', 'vault the key belongs to')
+  // Parsed as options are, before the store is opened: a typo is a usage error (exit 2) that touches nothing.
+  .option('--roles <roles>', `what the key may do, comma-separated: ${API_KEY_ROLES.join(', ')} (default: all)`, usageOf(parseRoles))
+  .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)', usageOf(parseCidrs))
   .option('--json', 'print JSON')
-  .action(async (o: { vault: string; json?: boolean }) => {
-    const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault));
-    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id }, () =>
-      `API key created for vault ${record.vaultId} (id ${record.id}). It is shown only now; store it safely:\n${apiKey}`,
+  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; json?: boolean }) => {
+    const access = { ...(o.roles === undefined ? {} : { roles: o.roles }), ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }) };
+    const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault, access));
+    const { roles, allowCidrs } = accessOf(record);
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs }, () =>
+      `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
+        `It is shown only now; store it safely:\n${apiKey}`,
     );
   });
 apiKeys
   .command('list')
-  .description('list the API keys of a vault (ids and hashes, never the keys)')
+  .description('list the API keys of a vault (ids, hashes, roles and networks, never the keys)')
   .requiredOption('--vault <vaultId>', 'vault whose keys to list')
   .option('--json', 'print JSON')
   .action(async (o: { vault: string; json?: boolean }) => {
     const keys = await withManageVaults((m) => m.listApiKeys(o.vault));
-    const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked) }));
+    const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked), ...accessOf(k) }));
     print(!!o.json, rows, () =>
-      rows.map((r) => `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}`).join('\n') ||
-        '(no API keys)',
+      rows
+        .map(
+          (r) =>
+            `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}  roles ${r.roles.join(',')}  from ${r.allowCidrs?.join(',') ?? 'anywhere'}`,
+        )
+        .join('\n') || '(no API keys)',
     );
   });
 apiKeys

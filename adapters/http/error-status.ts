@@ -6,6 +6,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.MALFORMED_JSON]: 400,
   [ErrorCode.UNAUTHENTICATED]: 401,
   [ErrorCode.POLICY_DENIED]: 403,
+  [ErrorCode.ROLE_REQUIRED]: 403,
+  [ErrorCode.FORBIDDEN_NETWORK]: 403,
   [ErrorCode.WALLET_NOT_FOUND]: 404,
   [ErrorCode.VAULT_NOT_FOUND]: 404,
   [ErrorCode.SUBMISSION_NOT_FOUND]: 404,

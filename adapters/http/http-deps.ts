@@ -2,6 +2,7 @@ import type { Principal, UnreadableCredential } from '../../src/application/auth
 import type { CreateWalletCommand } from '../../src/application/create-wallet.use-case.js';
 import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
 import type { SignCallCommand } from '../../src/application/sign-call.use-case.js';
+import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { AddressGuardDeps } from './address-rate-limit.js';
@@ -14,6 +15,8 @@ import type { JsonBounds } from './json-bounds.js';
 export interface HttpDeps extends AddressGuardDeps {
   /** `apiKey` from `Authorization: Bearer` (bearer.ts); `source` is the client address (admitClient), under which refusals are summarised. */
   authenticate: { execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source: string): Promise<Principal> };
+  /** Whether the caller's key holds the role a route declares (ROLE_REQUIRED, audited, when not). */
+  authorize: { execute(principal: Principal, role: ApiKeyRole, operation: string): Promise<void> };
   createWallet: { execute(command: CreateWalletCommand): Promise<Wallet> };
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
   getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };

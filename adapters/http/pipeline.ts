@@ -39,7 +39,8 @@ const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
 
 /**
  * The admission sequence, written once: the per-address limit, authentication (the API key of
- * `Authorization: Bearer`), the per-key rate limit; then the body within its limit, for Sign
+ * `Authorization: Bearer`, from a network the key allows), the per-key rate limit, the role the route
+ * declares; then the body within its limit, for Sign
  * X-Vault-Auth-Signature over the raw bytes, the JSON parse within its bounds, the zod parse into the
  * use case's command, the use case, the presenter. Every failure is answered by toErrorResponse.
  */
@@ -65,6 +66,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     if (route === undefined) return unmatched(req.method ?? '', match.allowed);
     const params = decodeParams(match.params);
     label(route.label);
+    // After the per-key limit, so a key refused its role still spends its rate (each refusal is audited).
+    await deps.authorize.execute(principal, route.role, `${req.method} ${route.label}`);
     let body: unknown;
     if (route.body === 'signed') {
       const raw = await readRequestBody(req, exchange.body, signedReading);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { signFieldChecks, type SignCallCommand } from '../../src/application/sign-call.use-case.js';
 import type { Principal } from '../../src/application/principal.js';
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
+import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
@@ -55,6 +56,11 @@ export interface VaultRoute<C = unknown> {
   /** Below the vault prefix: `/wallets/:address`. */
   readonly path: string;
   readonly body: BodyKind;
+  /**
+   * The role the caller's API key must hold (Authorize, right after authentication and the per-key
+   * limit). Required: a route without one does not compile. The OpenAPI document names it per operation.
+   */
+  readonly role: ApiKeyRole;
   /** The request as the use case's command (zod, with the interface's messages). */
   readonly command: (request: RouteRequest, deps: HttpDeps) => C;
   /** The use case, and its result as the answer. */
@@ -72,6 +78,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'POST',
     path: '/sign',
     body: 'signed',
+    role: 'signer',
     command: (r, deps): SignCallCommand => ({ principal: r.principal, ...parseOrThrow(signCommandSchema(deps.signCall.chains), r.body) }),
     answer: async (deps, command) => ok(await deps.signCall.execute(command)),
   }),
@@ -79,6 +86,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'GET',
     path: '/wallets',
     body: 'none',
+    role: 'reader',
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(listQuerySchema, queryParameters(r.query, LIST_PARAMETERS)) }),
     answer: async (deps, c) => {
       const result = await deps.listWallets.execute(c.vaultId, c.offset, c.count);
@@ -89,6 +97,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'POST',
     path: '/wallets',
     body: 'json',
+    role: 'admin',
     command: (r) => {
       const given = r.headers['idempotency-key'];
       const key = parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);
@@ -101,6 +110,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'GET',
     path: '/wallets/:address',
     body: 'none',
+    role: 'reader',
     command: (r) => ({ vaultId: r.vaultId, address: address(r) }),
     answer: async (deps, c) => ok(presentWallet(await deps.getWallet.execute(c.vaultId, c.address))),
   }),
@@ -108,6 +118,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'PUT',
     path: '/wallets/:address',
     body: 'json',
+    role: 'admin',
     command: (r) => ({ principal: r.principal, address: address(r), name: parseOrThrow(nameBodySchema, r.body).name }),
     answer: async (deps, c) => ok(presentWallet(await deps.renameWallet.execute(c.principal, c.address, c.name))),
   }),
@@ -115,6 +126,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'DELETE',
     path: '/wallets/:address',
     body: 'none',
+    role: 'admin',
     command: (r) => ({ principal: r.principal, address: address(r) }),
     answer: async (deps, c) => ok(presentWallet(await deps.expireWallet.execute(c.principal, c.address))),
   }),
@@ -122,6 +134,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'POST',
     path: '/wallets/:address',
     body: 'none',
+    role: 'admin',
     command: (r) => ({ principal: r.principal, address: address(r) }),
     answer: async (deps, c) => ok(presentWallet(await deps.unexpireWallet.execute(c.principal, c.address))),
   }),
@@ -129,6 +142,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'GET',
     path: '/status',
     body: 'none',
+    role: 'reader',
     command: (r) => r.vaultId,
     answer: async (deps, vaultId) => {
       const s = await deps.getVaultStatus.execute(vaultId);
@@ -140,6 +154,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'POST',
     path: '/submissions',
     body: 'json',
+    role: 'signer',
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(submissionBodySchema, r.body) }),
     answer: async (deps, command) => ok(presentSubmission(await deps.recordSubmission.execute(command))),
   }),
@@ -147,6 +162,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     method: 'GET',
     path: '/submissions/:submissionHash',
     body: 'none',
+    role: 'reader',
     command: (r) => ({ vaultId: r.vaultId, hash: r.params.submissionHash! }),
     answer: async (deps, c) => ok(presentSubmission(await deps.getSubmission.execute(c.vaultId, c.hash))),
   }),

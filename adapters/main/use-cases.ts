@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
+import { Authorize } from '../../src/application/authorize.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { GetSubmission } from '../../src/application/get-submission.use-case.js';
@@ -135,6 +136,8 @@ export const USE_CASES = {
     const also = s.authRefused;
     return new Authenticate(p.repo, p.clock, also ? { refused: (e) => (p.refusedAuth.refused(e), also.refused(e)) } : p.refusedAuth);
   }),
+  /** Whether a principal's key holds the role an operation needs; a refusal is audited (ROLE_REQUIRED). */
+  authorize: entry(Authorize, (p) => new Authorize(p.clock, p.audit)),
   /** Vaults and their API keys (create, list, revoke). */
   manageVaults: entry(ManageVaults, (p) => new ManageVaults(p.repo, p.clock, p.ids, p.audit)),
   /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */

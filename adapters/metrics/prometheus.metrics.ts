@@ -82,7 +82,7 @@ export class PrometheusMetrics {
     this.rateLimited = new Counter({ name: 'wallet_vault_rate_limited_total', help: 'Requests refused by the per-API-key rate limit.', registers });
     this.authRefused = new Counter({
       name: 'wallet_vault_auth_refused_total',
-      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault, malformed_vault).',
+      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault, malformed_vault, foreign_network).',
       labelNames: ['reason'],
       registers,
     });

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { toChecksumAddress } from '../../src/domain/address.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
@@ -38,6 +39,8 @@ export function anApiKey(vault: Vault, overrides: Partial<ApiKeyRecord> = {}): A
     secretHash: randomBytes(32).toString('hex'),
     created: new Date('2026-01-01T00:00:00Z'),
     revoked: null,
+    roles: ALL_ROLES,
+    allowCidrs: null,
     ...overrides,
   };
 }

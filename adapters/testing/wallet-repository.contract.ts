@@ -4,6 +4,7 @@ import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { ErrorCode } from '../../src/domain/errors.js';
+import { parseCidrs } from '../../src/domain/api-key-access.js';
 import { aSignatureRecord, aVault, aWallet, anApiKey, anAuditEvent, anIdempotencyRecord, randomAddress } from './fixtures.js';
 
 export interface WalletRepositoryFixture {
@@ -59,6 +60,20 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(await f.repo.revokeApiKey('0000000000000000', ms(1))).toBe(false);
       expect(await f.repo.countActiveApiKeys(vault.id)).toBe(1);
       expect((await f.repo.listApiKeys(vault.id)).map((k) => k.id)).toEqual([k1.id, k2.id]);
+    });
+
+    it("keeps an API key's roles and networks (IPv4 and IPv6 ranges) as given; none bound means null", async () => {
+      const vault = await newVault();
+      const bound = anApiKey(vault, { roles: ['signer', 'reader'], allowCidrs: parseCidrs('10.0.0.0/8,192.0.2.7/32,2001:db8::/32') });
+      const open = anApiKey(vault, { roles: ['approver'], created: ms(1) });
+      await f.repo.insertApiKey(bound);
+      await f.repo.insertApiKey(open);
+      expect(await f.repo.findApiKey(bound.id)).toEqual(bound);
+      expect(await f.repo.findApiKey(open.id)).toEqual(open);
+      expect((await f.repo.listApiKeys(vault.id)).map((k) => [k.roles, k.allowCidrs?.map((c) => c.text) ?? null])).toEqual([
+        [['signer', 'reader'], ['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32']],
+        [['approver'], null],
+      ]);
     });
 
     it('finds a wallet only in its own vault', async () => {

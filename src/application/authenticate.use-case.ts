@@ -1,4 +1,6 @@
+import { addressInCidrs } from '../domain/api-key-access.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
+import { escapeControlCharacters } from '../domain/unicode.js';
 import { isWellFormedVaultId } from '../domain/vault.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
@@ -31,7 +33,8 @@ export class Authenticate {
 
   /**
    * `apiKey`: the key presented (undefined: none), or why none could be read. `source` is the client
-   * address the caller resolved, for the summary of refusals.
+   * address the caller resolved: for the summary of refusals, and checked against a key bound to networks
+   * (`unknown`, the default, is inside none of them).
    */
   async execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source = 'unknown'): Promise<Principal> {
     const refuse = (reason: RefusalReason, message: string, apiKeyId: string | null = null): never => {
@@ -54,7 +57,12 @@ export class Authenticate {
       return refuse('revoked_key', refused, parsed.id);
     }
     if (record.vaultId !== vaultId) return refuse('other_vault', refused, parsed.id);
-    return { apiKeyId: record.id, vaultId };
+    // Checked last, so only the key's holder learns of its networks; summarised with the other refusals.
+    if (record.allowCidrs !== null && !addressInCidrs(source, record.allowCidrs)) {
+      this.refusals.refused({ source, reason: 'foreign_network', vaultId, apiKeyId: parsed.id });
+      throw new DomainError(ErrorCode.FORBIDDEN_NETWORK, `this API key may not be used from ${escapeControlCharacters(source)}`);
+    }
+    return { apiKeyId: record.id, vaultId, roles: record.roles };
   }
 }
 

@@ -1,4 +1,5 @@
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
+import { ALL_ROLES, parseRoles, type ApiKeyRole, type Cidr } from '../domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
 import { normalizeWalletName } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
@@ -42,13 +43,25 @@ export class ManageVaults {
     return this.repository.listVaults();
   }
 
-  /** Returns the key itself exactly once; only its hash is stored. */
-  async createApiKey(vaultId: string): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+  /**
+   * Returns the key itself exactly once; only its hash is stored. Without `roles` the key holds every
+   * role (as keys made before roles existed do); without `allowCidrs` it may call from anywhere.
+   */
+  async createApiKey(
+    vaultId: string,
+    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[] } = {},
+  ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     await requireVault(this.repository, vaultId);
+    const roles = access.roles === undefined ? ALL_ROLES : parseRoles(access.roles.join(','));
+    if (access.allowCidrs !== undefined && access.allowCidrs.length === 0) throw invalidArgument('allow-cidrs: at least one address or CIDR range');
+    const allowCidrs = access.allowCidrs ?? null;
     const { id, apiKey, secretHash } = generateApiKey();
-    const record: ApiKeyRecord = { id, vaultId, secretHash, created: this.clock.now(), revoked: null };
+    const record: ApiKeyRecord = { id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs };
     await this.repository.insertApiKey(record);
-    await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id);
+    await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id, {
+      roles: roles.join(','),
+      allowCidrs: allowCidrs === null ? null : allowCidrs.map((c) => c.text).join(','),
+    });
     return { apiKey, record };
   }
 

@@ -1,9 +1,13 @@
+import type { ApiKeyRole } from '../domain/api-key-access.js';
+
 /**
- * Who is calling: the API key (by id) that authenticated, and the vault it belongs to. A module of its own:
+ * Who is calling: the API key (by id) that authenticated, the vault it belongs to, and the roles it holds
+ * (Authorize checks them). A module of its own:
  * authenticate.use-case.ts makes one and audit-actor.ts names its actor, and the refusal summary between
  * them imports audit-actor.ts, so the type living in either would close an import circle.
  */
 export interface Principal {
   readonly apiKeyId: string;
   readonly vaultId: string;
+  readonly roles: readonly ApiKeyRole[];
 }

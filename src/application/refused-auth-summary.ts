@@ -16,6 +16,7 @@ export const REFUSAL_REASONS = {
   revoked_key: 'revoked API key',
   other_vault: 'API key of another vault',
   malformed_vault: 'malformed vault id',
+  foreign_network: 'API key used from outside its networks',
 } as const;
 export type RefusalReason = keyof typeof REFUSAL_REASONS;
 

@@ -9,6 +9,10 @@ export const ErrorCode = {
   MALFORMED_JSON: 'MALFORMED_JSON',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   POLICY_DENIED: 'POLICY_DENIED',
+  /** The API key lacks the role the operation needs (admin, signer, reader, approver). */
+  ROLE_REQUIRED: 'ROLE_REQUIRED',
+  /** The API key is bound to networks the client address is not in. */
+  FORBIDDEN_NETWORK: 'FORBIDDEN_NETWORK',
   WALLET_NOT_FOUND: 'WALLET_NOT_FOUND',
   VAULT_NOT_FOUND: 'VAULT_NOT_FOUND',
   SUBMISSION_NOT_FOUND: 'SUBMISSION_NOT_FOUND',

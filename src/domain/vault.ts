@@ -1,3 +1,5 @@
+import type { ApiKeyRole, Cidr } from './api-key-access.js';
+
 export interface Account {
   readonly id: string;
   readonly created: Date;
@@ -18,6 +20,10 @@ export interface ApiKeyRecord {
   readonly secretHash: string;
   readonly created: Date;
   readonly revoked: Date | null;
+  /** What the key may do (API_KEY_ROLES order, no repeats); keys made before roles existed hold all. */
+  readonly roles: readonly ApiKeyRole[];
+  /** The networks it may call from; null: from anywhere. */
+  readonly allowCidrs: readonly Cidr[] | null;
 }
 
 /** A vault id as this service makes them: a UUID (v7 from UuidV7IdGenerator), 36 characters. */

@@ -60,6 +60,38 @@ describe('the wallet-vault command', () => {
     expect(again.stderr).toMatch(/api key 0123456789abcdef does not exist/);
   });
 
+  it('creates a key with roles and networks, lists them, and the running server holds the key to both', async () => {
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'scoped'], env);
+    const key = await cliJson<{ apiKey: string; id: string; roles: string[]; allowCidrs: string[] | null }>(
+      ['api-keys', 'create', '--vault', vault.id, '--roles', 'reader,signer', '--allow-cidrs', '127.0.0.0/8,2001:DB8::/32'],
+      env,
+    );
+    expect(key).toMatchObject({ roles: ['signer', 'reader'], allowCidrs: ['127.0.0.0/8', '2001:db8::/32'] });
+    const elsewhere = await cliJson<{ apiKey: string; roles: string[]; allowCidrs: string[] | null }>(['api-keys', 'create', '--vault', vault.id, '--allow-cidrs', '192.0.2.7/32'], env);
+    expect(elsewhere.roles).toEqual(['admin', 'signer', 'reader', 'approver']);
+    const rows = await cliJson<{ id: string; roles: string[]; allowCidrs: string[] | null }[]>(['api-keys', 'list', '--vault', vault.id], env);
+    expect(rows.find((r) => r.id === key.id)).toMatchObject({ roles: ['signer', 'reader'], allowCidrs: ['127.0.0.0/8', '2001:db8::/32'] });
+    const plain = await runCli(['api-keys', 'list', '--vault', vault.id], env);
+    expect(plain.stdout).toContain(`${key.id}  sha256`);
+    expect(plain.stdout).toMatch(/roles signer,reader {2}from 127\.0\.0\.0\/8,2001:db8::\/32/);
+
+    const api = client(server.url, key.apiKey);
+    expect((await api.get(`/api/v1/vaults/${vault.id}/wallets`)).status).toBe(200);
+    expect((await api.post(`/api/v1/vaults/${vault.id}/wallets`, { name: 'not mine to make' })).body.code).toBe('ROLE_REQUIRED');
+    expect((await client(server.url, elsewhere.apiKey).get(`/api/v1/vaults/${vault.id}/wallets`)).body.code).toBe('FORBIDDEN_NETWORK');
+  });
+
+  it('refuses an unknown role or a range that is not one, naming it, and creates no key', async () => {
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'typos'], env);
+    const role = await runCli(['api-keys', 'create', '--vault', vault.id, '--roles', 'signer,root'], env);
+    expect(role.code).toBe(2);
+    expect(role.stderr).toMatch(/roles: "root" is not one of admin, signer, reader, approver/);
+    const range = await runCli(['api-keys', 'create', '--vault', vault.id, '--allow-cidrs', '10.0.0.1/8'], env);
+    expect(range.code).toBe(2);
+    expect(range.stderr).toMatch(/allow-cidrs: "10.0.0.1\/8" has bits set past its prefix length/);
+    expect(await cliJson<unknown[]>(['api-keys', 'list', '--vault', vault.id], env)).toEqual([]);
+  });
+
   it('lists the vaults it created', async () => {
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'listed', '--account', 'zeta'], env);
     const all = await cliJson<{ id: string; account: string; name: string; created: string }[]>(['vaults', 'list'], env);
@@ -72,7 +104,7 @@ describe('the wallet-vault command', () => {
       [['serve', '--help'], /Usage: wallet-vault serve/],
       [['vaults', 'create', '--help'], /--name <name>[\s\S]*--account <account>[\s\S]*--json/],
       [['vaults', 'list', '--help'], /--json/],
-      [['api-keys', 'create', '--help'], /--vault <vaultId>[\s\S]*--json/],
+      [['api-keys', 'create', '--help'], /--vault <vaultId>[\s\S]*--roles <roles>[\s\S]*--allow-cidrs <ranges>[\s\S]*--json/],
       [['api-keys', 'list', '--help'], /--vault <vaultId>[\s\S]*--json/],
       [['api-keys', 'revoke', '--help'], /--id <keyId>[\s\S]*--json/],
     ];

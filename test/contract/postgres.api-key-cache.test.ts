@@ -63,6 +63,15 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
     await expect.poll(() => served.findApiKey(key.id)).toMatchObject({ revoked: new Date('2026-02-01T00:00:00Z') });
   });
 
+  it("carries a key's roles and networks, and sees them narrowed by plain SQL on another connection", async () => {
+    const key = await aStoredKey();
+    await warm(key.id);
+    expect(await served.findApiKey(key.id)).toMatchObject({ roles: ['admin', 'signer', 'reader', 'approver'], allowCidrs: null });
+    await sql("UPDATE api_keys SET roles = 'reader', allow_cidrs = '10.0.0.0/8' WHERE id = $1", [key.id]);
+    await expect.poll(async () => (await served.findApiKey(key.id))?.roles).toEqual(['reader']);
+    expect((await served.findApiKey(key.id))?.allowCidrs?.map((c) => c.text)).toEqual(['10.0.0.0/8']);
+  });
+
   /** Plain SQL on a connection of its own, as an operator or a restore would run it. */
   async function sql(text: string, values: unknown[] = []): Promise<number> {
     const c = new pg.Client({ connectionString: test.url });

@@ -26,6 +26,7 @@ import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
 import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 /** Two instances (two pools) on one fresh database, dropped afterwards. */
 async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase) => Promise<void>): Promise<void> {
@@ -186,6 +187,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       // Back to what a build of schema 3 left: no trigger, no function, no version 4.
       await old.query('DROP TRIGGER api_keys_changed ON api_keys; DROP TRIGGER api_keys_truncated ON api_keys; DROP FUNCTION wallet_vault_api_keys_changed()');
       await old.query('DROP TABLE deployment; DROP TABLE quarantined_keys'); // and migration 5's tables
+      await old.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs'); // and migration 6's columns
       await old.query('DELETE FROM wallet_vault_migrations WHERE version > 3');
       await old.close();
       const upgraded = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
@@ -212,15 +214,39 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
     }
   });
 
+  it('gives API keys of a database made before roles every role and no network binding, by migration', async () => {
+    const { db, test, cleanup } = await openTestDatabase();
+    try {
+      const vault = aVault();
+      const repo = new SqlWalletRepository(postgresSql(db));
+      await repo.ensureAccount(vault.accountId, new Date());
+      await repo.insertVault(vault);
+      // The schema and the key as the release before roles (schema 5) left them.
+      await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
+      await db.query('DELETE FROM wallet_vault_migrations WHERE version > 5');
+      const key = anApiKey(vault);
+      await db.query('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES ($1, $2, $3, $4, NULL)', [key.id, vault.id, key.secretHash, key.created]);
+      const migrated = await openPostgresDatabase(testPostgresConfig(test.url));
+      try {
+        expect(await new SqlWalletRepository(postgresSql(migrated)).findApiKey(key.id)).toEqual({ ...key, roles: ['admin', 'signer', 'reader', 'approver'], allowCidrs: null });
+      } finally {
+        await migrated.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('gives a database made before deployment ids one by migration, once, keeping its data', async () => {
     const { db, test, cleanup } = await openTestDatabase();
     try {
       const vault = aVault();
       await new SqlWalletRepository(postgresSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(postgresSql(db)).insertVault(vault);
-      // The schema as the release before this one left it.
+      // The schema as the release before deployment ids (schema 4) left it.
       await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
-      await db.query('DELETE FROM wallet_vault_migrations WHERE version = $1', [SCHEMA_VERSION]);
+      await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
+      await db.query('DELETE FROM wallet_vault_migrations WHERE version > 4');
       const migrated = await openPostgresDatabase(testPostgresConfig(test.url));
       const id = await new SqlKeyQuarantine(postgresSql(migrated)).deploymentId();
       expect(id).toMatch(/^[0-9a-f]{32}$/);
@@ -253,7 +279,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       const repoB = new SqlWalletRepository(postgresSql(b));
       const clock = new MovableClock();
       const vault = aVault();
-      const principal = { apiKeyId: 'k1', vaultId: vault.id };
+      const principal = { apiKeyId: 'k1', vaultId: vault.id, roles: ALL_ROLES };
       await repoA.ensureAccount(vault.accountId, clock.now());
       await repoA.insertVault(vault);
       for (let round = 0; round < 10; round++) {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
-import { aSignatureRecord, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
+import { aSignatureRecord, anApiKey, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
 // The contract suites by package name, through the public entry an outside store's author uses.
 import {
   describeAuditLogContract,
@@ -186,6 +186,30 @@ describe('sqlite specifics', () => {
     }
   });
 
+  it('gives API keys of a database made before roles every role and no network binding, by migration', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      const vault = aVault();
+      const repo = new SqlWalletRepository(sqliteSql(db));
+      await repo.ensureAccount(vault.accountId, new Date());
+      await repo.insertVault(vault);
+      // The schema and the key as the release before roles (schema 5) left them.
+      db.exec('ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      db.pragma('user_version = 5');
+      const key = anApiKey(vault);
+      db.prepare('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES (?, ?, ?, ?, NULL)').run(key.id, vault.id, key.secretHash, key.created.getTime());
+      db.close();
+      const migrated = openSqliteDatabase({ path: file });
+      expect(await new SqlWalletRepository(sqliteSql(migrated)).findApiKey(key.id)).toEqual({ ...key, roles: ['admin', 'signer', 'reader', 'approver'], allowCidrs: null });
+      expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      migrated.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('gives a database made before deployment ids one by migration, once, keeping its data', async () => {
     const dir = await tempDir();
     try {
@@ -194,9 +218,9 @@ describe('sqlite specifics', () => {
       const vault = aVault();
       await new SqlWalletRepository(sqliteSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
-      // The schema as the release before this one left it.
-      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys;');
-      db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+      // The schema as the release before deployment ids (schema 4) left it.
+      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      db.pragma('user_version = 4');
       db.close();
       const migrated = openSqliteDatabase({ path: file });
       const id = await new SqlKeyQuarantine(sqliteSql(migrated)).deploymentId();

@@ -12,6 +12,7 @@ import { freePort } from '../support/cli.js';
 import { client, type Reply } from '../support/http-client.js';
 import { LOCAL_CONTRACT, LOCAL_SENDER, LOCAL_UNIQ, MINT_ABI, MINT_TO, localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 /**
  * decisions.md, checked case by case over HTTP against the real service: the cases the feature tests
@@ -321,7 +322,8 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       throw error;
     };
     const deps: HttpDeps = {
-      authenticate: { execute: async (_h, vaultId) => ({ apiKeyId: 'k', vaultId }) },
+      authenticate: { execute: async (_h, vaultId) => ({ apiKeyId: 'k', vaultId, roles: ALL_ROLES }) },
+      authorize: { execute: async () => undefined },
       createWallet: { execute: boom },
       listWallets: { execute: boom },
       getWallet: { execute: boom },

@@ -13,6 +13,8 @@ import { EXAMPLES } from '../../adapters/http/openapi/examples.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import { ErrorCode } from '../../src/domain/errors.js';
+import { parseCidrs } from '../../src/domain/api-key-access.js';
+import { VAULT_ROUTE_PREFIX, VAULT_ROUTES } from '../../adapters/http/routes.js';
 
 const document = buildOpenApiDocument();
 
@@ -150,6 +152,8 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   MALFORMED_JSON: /request body|Content-Type/,
   UNAUTHENTICATED: /API key|Authorization|X-Vault-Auth-Signature|operator token/,
   POLICY_DENIED: /^policy: /,
+  ROLE_REQUIRED: /^this API key lacks the role "(admin|signer|reader|approver)" needed here \(it holds: [a-z,]+\)$/,
+  FORBIDDEN_NETWORK: /^this API key may not be used from \S+$/,
   WALLET_NOT_FOUND: /^(wallet|signer) 0x[0-9a-fA-F]{40} (not found in|is not a wallet of) this vault$/,
   VAULT_NOT_FOUND: /^vault \S+ does not exist$/,
   SUBMISSION_NOT_FOUND: /^submission 0x[0-9a-f]{64} not found in this vault$/,
@@ -165,6 +169,21 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   DATABASE_UNAVAILABLE: /^database/,
   INTERNAL: /^internal error \(request id [\w.:-]+\)$/,
 };
+
+describe('the API key role of each operation', () => {
+  it('is the role its route entry declares, in the security requirement, x-required-role and the description', () => {
+    const paths = buildOpenApiDocument().paths as Record<string, Record<string, { security: Record<string, string[]>[]; 'x-required-role': string; description: string }>>;
+    for (const route of VAULT_ROUTES) {
+      const path = `${VAULT_ROUTE_PREFIX}${route.path}`.replace(/:(\w+)/g, '{$1}');
+      const operation = paths[path]?.[route.method.toLowerCase()];
+      const at = `${route.method} ${route.path}`;
+      expect(operation, at).toBeDefined();
+      expect(operation!['x-required-role'], at).toBe(route.role);
+      for (const requirement of operation!.security) expect(requirement.apiKey, at).toEqual([route.role]);
+      expect(operation!.description, at).toContain(`role \`${route.role}\``);
+    }
+  });
+});
 
 describe("the error examples are the server's own words", () => {
   const SECRET = 'a-secret-of-at-least-32-characters!!';
@@ -228,6 +247,10 @@ describe("the error examples are the server's own words", () => {
     const { submissionHash } = (await signed(localSignBody(wallet.address))).body.data as { submissionHash: string };
     await api.post(`${base}/submissions`, { submissionHash, transactionHash: `0x${'c4'.repeat(32)}` });
     provoked.push(['recordSubmission', await api.post(`${base}/submissions`, { submissionHash, transactionHash: `0x${'d5'.repeat(32)}` })]);
+    const reader = await s.server.vault.manageVaults.createApiKey(vaultId, { roles: ['reader'] });
+    provoked.push(['sign', await client(s.url, reader.apiKey).post(`${base}/sign`, localSignBody(wallet.address))]);
+    const elsewhere = await s.server.vault.manageVaults.createApiKey(vaultId, { allowCidrs: parseCidrs('198.51.100.0/24') });
+    provoked.push(['status', await client(s.url, elsewhere.apiKey).get(`${base}/status`)]);
 
     for (const [operation, reply] of provoked) expectExample(operation, reply);
     expect(provoked.map(([operation, r]) => `${operation} ${r.body.code}`)).toEqual([
@@ -243,6 +266,8 @@ describe("the error examples are the server's own words", () => {
       'createWallet IDEMPOTENCY_CONFLICT',
       'sign POLICY_DENIED',
       'recordSubmission CONFLICT',
+      'sign ROLE_REQUIRED',
+      'status FORBIDDEN_NETWORK',
     ]);
   });
 

@@ -42,6 +42,8 @@ export interface TargetOptions {
   readonly authSecret?: string;
   /** How often refused authentications go to the audit trail (ms); the default is a minute. */
   readonly authRefusedSummaryMs?: number;
+  /** Peers whose X-Forwarded-For is believed (VAULT_TRUSTED_PROXIES; vaultRouter's `trustedProxies`). */
+  readonly trustedProxies?: readonly string[];
 }
 
 /** A fresh vault of a target, one API key for it and a client that sends it. */
@@ -102,6 +104,7 @@ const standalone: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
   if (databaseUrl) Object.assign(env, { VAULT_DATABASE_URL: databaseUrl, VAULT_DATABASE_POOL_SIZE: String(POOL_SIZE) });
   if (options.authSecret) env.VAULT_AUTH_SECRET_KEY = options.authSecret;
   if (options.authRefusedSummaryMs) env.VAULT_AUTH_REFUSED_SUMMARY_SECONDS = String(options.authRefusedSummaryMs / 1000);
+  if (options.trustedProxies) env.VAULT_TRUSTED_PROXIES = options.trustedProxies.join(',');
   const s = await startTestServer({ env, dataDir, clock });
   return { url: s.url, vault: s.server.vault, purgeNow: () => s.server.purgeNow(), stop: () => s.stop({ keepData: true }) };
 };
@@ -122,7 +125,7 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
     authRefusedSummaryIntervalMs: options.authRefusedSummaryMs,
   });
   const app = express();
-  app.use(MOUNT_PATH, vaultRouter(vault, { health: true }));
+  app.use(MOUNT_PATH, vaultRouter(vault, { health: true, ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}) }));
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {

@@ -5,6 +5,7 @@ import { createAuthSignature, verifyAuthSignature } from '../../src/domain/auth-
 import { InMemoryReplayGuard } from '../../adapters/replay/in-memory.replay-guard.js';
 import { InMemoryAuditLog } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 const SECRET = 'a-shared-secret-of-at-least-32-characters';
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -64,7 +65,7 @@ describe('X-Vault-Auth-Signature format', () => {
 
 describe('VerifyAuthSignature', () => {
   const clock = new FixedClock(NOW);
-  const principal = { apiKeyId: '0123456789abcdef', vaultId: 'v1' };
+  const principal = { apiKeyId: '0123456789abcdef', vaultId: 'v1', roles: ALL_ROLES };
   const guard = () => new InMemoryReplayGuard(1000, () => clock.now().getTime());
 
   it('requires the header when a secret is set and refuses a replayed nonce', async () => {

@@ -14,6 +14,7 @@ import { InMemoryAuditLog, InMemoryWalletRepository } from '../support/in-memory
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 async function setup() {
   const repo = new InMemoryWalletRepository();
@@ -26,7 +27,7 @@ async function setup() {
   await repo.ensureAccount(vault.accountId, clock.now());
   await repo.insertVault(vault);
   const auditLog = new InMemoryAuditLog();
-  const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id };
+  const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES };
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   return {
     repo,

@@ -7,6 +7,7 @@ import { InMemoryAuditLog, InMemoryWalletRepository } from '../support/in-memory
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 /** A key store whose create() waits until released, so two requests can be made to race. */
 class GatedKeyStore extends InMemoryKeyStore {
@@ -40,7 +41,7 @@ async function setup() {
   await repo.ensureAccount(vault.accountId, clock.now());
   await repo.insertVault(vault);
   const create = new CreateWallet(repo, new MapKeyStoreRegistry([store], 'local'), clock, ids, auditLog);
-  const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id };
+  const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES };
   const run = (key: string, body: { name: string }, vaultId = vault.id) =>
     create.execute({ principal: { ...principal, vaultId }, name: body.name, idempotency: { key, body } });
   return { repo, store, clock, auditLog, vault, run, create, principal };

@@ -16,6 +16,7 @@ import {
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 
@@ -31,7 +32,7 @@ async function world() {
   const manage = new ManageVaults(repo, clock, ids, auditLog);
   const vault = await manage.create({ name: 'main' });
   const { record } = await manage.createApiKey(vault.id);
-  const principal = { apiKeyId: record.id, vaultId: vault.id };
+  const principal = { apiKeyId: record.id, vaultId: vault.id, roles: ALL_ROLES };
   const sign = new SignCall(
     repo,
     registry,

@@ -17,6 +17,7 @@ import {
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet } from '../support/wallet-mother.js';
+import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 /** A random ABI parameter and a random JSON value for it, in the forms clients send. */
 interface Generated {
@@ -142,7 +143,7 @@ describe('signing scheme properties', () => {
         const sender = hex(senderBytes);
         const values = args.map((a) => a.value);
         const result = await sign.execute({
-          principal: { apiKeyId: '0123456789abcdef', vaultId: vault.id },
+          principal: { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES },
           ...{ chain: 'local', contract: sender, sender, uniq: sentUniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
         });
         // Recorded in lower case, whatever case it was sent in.

@@ -119,6 +119,8 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   MALFORMED_JSON: 'request body is not valid JSON',
   UNAUTHENTICATED: 'invalid API key for this vault',
   POLICY_DENIED: `policy: sender ${EXAMPLES_.submission.sender} is not in this vault's allowed senders`,
+  ROLE_REQUIRED: 'this API key lacks the role "signer" needed here (it holds: reader)',
+  FORBIDDEN_NETWORK: 'this API key may not be used from 198.51.100.23',
   WALLET_NOT_FOUND: `wallet ${EXAMPLES_.wallet.address} not found in this vault`,
   VAULT_NOT_FOUND: `vault ${EXAMPLES_.wallet.vault} does not exist`,
   SUBMISSION_NOT_FOUND: `submission ${EXAMPLES_.submission.submissionHash} not found in this vault`,

@@ -12,6 +12,7 @@ import {
   walletSchema,
 } from '../response-schemas.js';
 import { listQuerySchema, nameBodySchema, signBodySchema, submissionBodySchema } from '../schemas.js';
+import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
 import { STATUS_BY_CODE } from '../error-status.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
@@ -26,7 +27,7 @@ import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-
 const ERROR_WHEN: Record<number, string> = {
   400: 'The body is not JSON, not an object or not `application/json`; a field is missing, of the wrong type or out of range (the message names it); the request is not well-formed HTTP.',
   401: 'API key missing, malformed, unknown, revoked or of another vault; unknown vault. On Sign also: `X-Vault-Auth-Signature` missing where required, invalid, stale, replayed, or sent where no secret is configured.',
-  403: "A sign request outside the vault's sign policy; the message names the rule.",
+  403: "The API key lacks the operation's role (`ROLE_REQUIRED`), or is bound to networks the client address is not in (`FORBIDDEN_NETWORK`); on Sign also: a request outside the vault's sign policy, the message naming the rule.",
   404: 'Wallet, signer or submission not in this vault (including after a wallet expired); unknown route.',
   408: 'The request head or body did not arrive in time.',
   409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
@@ -145,7 +146,46 @@ export interface OpenApiOptions {
   readonly version?: string;
 }
 
+/**
+ * The API key role each vault operation needs, as its route entry declares it (routes.ts; a test holds
+ * the two equal). Published per operation as the role names of its `apiKey` security requirement (OpenAPI
+ * 3.1 lets a non-OAuth scheme list the roles an operation needs) and as `x-required-role`.
+ */
+export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole>> = {
+  sign: 'signer',
+  recordSubmission: 'signer',
+  listWallets: 'reader',
+  getWallet: 'reader',
+  status: 'reader',
+  getSubmission: 'reader',
+  createWallet: 'admin',
+  renameWallet: 'admin',
+  expireWallet: 'admin',
+  unexpireWallet: 'admin',
+};
+
+type Operation = { operationId?: string; description?: string; security?: Record<string, string[]>[]; 'x-required-role'?: ApiKeyRole };
+
+/** Writes each operation's role into its security requirement, `x-required-role` and description. */
+function withRoles(document: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, Operation>)) {
+      const role = operation.operationId === undefined ? undefined : REQUIRED_ROLE[operation.operationId];
+      if (role === undefined) continue;
+      operation.security = (operation.security ?? [{ apiKey: [] }]).map((requirement) => ({ ...requirement, apiKey: [role] }));
+      operation['x-required-role'] = role;
+      const note = `Needs an API key with the role \`${role}\` (else 403 \`ROLE_REQUIRED\`).`;
+      operation.description = operation.description === undefined ? note : `${operation.description} ${note}`;
+    }
+  }
+  return document;
+}
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  return withRoles(documentWithoutRoles(options));
+}
+
+function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
   const V = '/api/v1/vaults/{vaultId}';
   return createDocument({
     openapi: '3.1.0',
@@ -172,7 +212,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401.',
+          description:
+            'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401. Each operation names the role its key must hold (`admin`, `signer`, `reader`; `approver` is reserved for approvals): a key without it is 403 `ROLE_REQUIRED`. A key bound to networks (`--allow-cidrs`) used from any other client address is 403 `FORBIDDEN_NETWORK`.',
         },
         operatorToken: {
           type: 'http',

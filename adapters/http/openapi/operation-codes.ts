@@ -12,10 +12,11 @@ const C = ErrorCode;
 /** Refused by node before any route (a malformed or slow request, headers over the limit), or unexpected. */
 const ANY_REQUEST = [C.INVALID_ARGUMENT, C.REQUEST_TIMEOUT, C.HEADERS_TOO_LARGE, C.INTERNAL] as const;
 /**
- * Every route under /api/v1/vaults/{vaultId}: authentication (which reads the database), the per-address
- * and per-key rate limits, a path that does not percent-decode.
+ * Every route under /api/v1/vaults/{vaultId}: authentication (which reads the database), a key bound to
+ * other networks, a key without the route's role, the per-address and per-key rate limits, a path that
+ * does not percent-decode.
  */
-const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.RATE_LIMITED, C.ROUTE_NOT_FOUND, C.DATABASE_UNAVAILABLE] as const;
+const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.FORBIDDEN_NETWORK, C.ROLE_REQUIRED, C.RATE_LIMITED, C.ROUTE_NOT_FOUND, C.DATABASE_UNAVAILABLE] as const;
 /** Routes that read a JSON body. */
 const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
 /** Rename, expire, unexpire: the wallet must exist, and a change that loses its race too often is 409. */

@@ -145,6 +145,11 @@ const MIGRATIONS: readonly string[] = [
      quarantined timestamptz NOT NULL,
      PRIMARY KEY (key_store, key_ref)
    );`,
+  // 6: what each API key may do and where from. Keys made before hold every role (the default), and
+  // call from anywhere (null); a row change fires the api_keys trigger, so every instance's cache re-reads.
+  `ALTER TABLE api_keys
+     ADD COLUMN roles text NOT NULL DEFAULT 'admin,signer,reader,approver',
+     ADD COLUMN allow_cidrs text;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

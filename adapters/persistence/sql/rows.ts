@@ -1,3 +1,4 @@
+import { parseCidrs, parseRoles } from '../../../src/domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
 import type { AuditAction, AuditRecord } from '../../../src/ports/audit-log.port.js';
@@ -26,6 +27,10 @@ export interface ApiKeyRow<T> {
   secret_hash: string;
   created: T;
   revoked: T | null;
+  /** Comma-separated roles (API_KEY_ROLES). */
+  roles: string;
+  /** Comma-separated CIDR ranges; null: from anywhere. */
+  allow_cidrs: string | null;
 }
 export interface VaultRow<T> {
   id: string;
@@ -97,7 +102,14 @@ export const toApiKey = <T>(r: ApiKeyRow<T>, at: InstantDecoder<T>): ApiKeyRecor
   secretHash: r.secret_hash,
   created: at(r.created),
   revoked: opt(r.revoked, at),
+  roles: parseRoles(r.roles),
+  allowCidrs: r.allow_cidrs === null ? null : parseCidrs(r.allow_cidrs),
 });
+/** The columns `roles` and `allow_cidrs` of a record, as toApiKey reads them. */
+export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null] => [
+  key.roles.join(','),
+  key.allowCidrs === null ? null : key.allowCidrs.map((c) => c.text).join(','),
+];
 export const toVault = <T>(r: VaultRow<T>, at: InstantDecoder<T>): Vault => ({ id: r.id, accountId: r.account_id, name: r.name, created: at(r.created) });
 export const toSignatureRecord = <T>(r: SignatureRow<T>, at: InstantDecoder<T>): SignatureRecord => ({
   submissionHash: r.submission_hash,

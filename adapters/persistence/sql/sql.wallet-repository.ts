@@ -2,11 +2,11 @@ import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
-import { IDEMPOTENCY_COLUMNS, toApiKey, toIdempotency, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type IdempotencyRow, type VaultRow, type WalletRow } from './rows.js';
+import { apiKeyAccessColumns, IDEMPOTENCY_COLUMNS, toApiKey, toIdempotency, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type IdempotencyRow, type VaultRow, type WalletRow } from './rows.js';
 import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
 
 const VAULT = 'SELECT id, account_id, name, created FROM vaults';
-const API_KEY = 'SELECT id, vault_id, secret_hash, created, revoked FROM api_keys';
+const API_KEY = 'SELECT id, vault_id, secret_hash, created, revoked, roles, allow_cidrs FROM api_keys';
 const WALLET = `SELECT ${WALLET_COLUMNS} FROM wallets`;
 const INSERT_WALLET = `INSERT INTO wallets (${WALLET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 // The no-op update makes RETURNING give the existing row too, in one statement and one snapshot.
@@ -67,12 +67,13 @@ export class SqlWalletRepository implements WalletRepository {
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.db.run('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES ($1, $2, $3, $4, $5)', [
+    await this.db.run('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked, roles, allow_cidrs) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
       key.id,
       key.vaultId,
       key.secretHash,
       key.created,
       key.revoked,
+      ...apiKeyAccessColumns(key),
     ]);
     this.apiKeys?.forget?.();
   }

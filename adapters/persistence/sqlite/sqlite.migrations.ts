@@ -130,6 +130,10 @@ const MIGRATIONS: readonly string[] = [
      quarantined INTEGER NOT NULL,
      PRIMARY KEY (key_store, key_ref)
    ) WITHOUT ROWID;`,
+  // What each API key may do and where from: keys made before hold every role (the default) and call
+  // from anywhere (null).
+  `ALTER TABLE api_keys ADD COLUMN roles TEXT NOT NULL DEFAULT 'admin,signer,reader,approver';
+   ALTER TABLE api_keys ADD COLUMN allow_cidrs TEXT;`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,0 +1,29 @@
+/**
+ * The roles an API key may hold (`wallet-vault api-keys create --roles …`), written out here because the
+ * client imports nothing of the server (test/client/roles.test.ts holds them to the server's). A key
+ * created without `--roles`, or before roles existed, holds all of them.
+ */
+export const VAULT_ROLES = ['admin', 'signer', 'reader', 'approver'] as const;
+
+export type VaultRole = (typeof VAULT_ROLES)[number];
+
+/**
+ * The role each VaultClient method needs of its key; a call with a key without it fails with a
+ * VaultError of status 403 and code `ROLE_REQUIRED` (the OpenAPI document lists the same per operation).
+ * `approver` is reserved for approvals.
+ */
+export const REQUIRED_ROLE = {
+  createWallet: 'admin',
+  renameWallet: 'admin',
+  expireWallet: 'admin',
+  unexpireWallet: 'admin',
+  sign: 'signer',
+  submit: 'signer',
+  listWallets: 'reader',
+  wallets: 'reader',
+  getWallet: 'reader',
+  getSubmission: 'reader',
+  status: 'reader',
+} as const satisfies Record<string, VaultRole>;
+
+export type VaultClientMethod = keyof typeof REQUIRED_ROLE;

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUIRED_ROLE, VAULT_ROLES, VaultClient, type VaultRole } from '../../client/index.js';
+import { API_KEY_ROLES } from '../../src/domain/api-key-access.js';
+import { localSignBody } from '../support/sign-request.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+describe("the client's roles", () => {
+  let s: TestServer;
+  let vaultId: string;
+  let address: string;
+  const clientWith = async (roles: readonly VaultRole[]) =>
+    new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles })).apiKey, retries: 0 });
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    vaultId = (await s.createVault({ name: 'client roles' })).id;
+    address = (await (await clientWith(['admin'])).createWallet('w')).address;
+  });
+  afterAll(() => s?.stop());
+
+  it("are the server's, and name a role for every public method of VaultClient", () => {
+    expect(VAULT_ROLES).toEqual(API_KEY_ROLES);
+    const methods = Object.getOwnPropertyNames(VaultClient.prototype).filter((m) => m !== 'constructor' && m !== 'call' && m !== 'attempt');
+    expect(Object.keys(REQUIRED_ROLE).sort()).toEqual(methods.sort());
+  });
+
+  it('each method is refused (403 ROLE_REQUIRED) with a key holding every role but the one it names', async () => {
+    const hash = `0x${'ab'.repeat(32)}`;
+    const calls: Record<keyof typeof REQUIRED_ROLE, (c: VaultClient) => Promise<unknown>> = {
+      createWallet: (c) => c.createWallet('x'),
+      renameWallet: (c) => c.renameWallet(address, 'y'),
+      expireWallet: (c) => c.expireWallet(address),
+      unexpireWallet: (c) => c.unexpireWallet(address),
+      sign: (c) => c.sign(localSignBody(address) as Parameters<VaultClient['sign']>[0]),
+      submit: (c) => c.submit(hash, hash),
+      listWallets: (c) => c.listWallets(),
+      wallets: (c) => c.wallets().next(),
+      getWallet: (c) => c.getWallet(address),
+      getSubmission: (c) => c.getSubmission(hash),
+      status: (c) => c.status(),
+    };
+    for (const [method, role] of Object.entries(REQUIRED_ROLE)) {
+      const others = await clientWith(VAULT_ROLES.filter((r) => r !== role));
+      await expect(calls[method as keyof typeof REQUIRED_ROLE](others), method).rejects.toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
+    }
+  });
+});
