@@ -109,6 +109,15 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
     get signCall() {
       return vault.signCall;
     },
+    get signMessage() {
+      return vault.signMessage;
+    },
+    get signTypedData() {
+      return vault.signTypedData;
+    },
+    get signTransaction() {
+      return vault.signTransaction;
+    },
     verifyAuthSignature: vault.verifyAuthSignature,
     recordSubmission: vault.recordSubmission,
     getSubmission: vault.getSubmission,
