@@ -61,7 +61,7 @@ afterAll(async () => {
 /** A vault of its own with one wallet, under `policy` (none when omitted). */
 async function aVaultWith(policy?: SignPolicyInput): Promise<{ principal: Principal; address: `0x${string}` }> {
   const created = await vault.manageVaults.create({ name: 'standard' });
-  const principal = await vault.authenticate.execute(`Bearer ${(await vault.manageVaults.createApiKey(created.id)).apiKey}`, created.id);
+  const principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(created.id)).apiKey, created.id);
   const wallet = await vault.createWallet.execute({ principal, name: 'signer' });
   if (policy) await vault.managePolicies.set(created.id, policy);
   return { principal, address: wallet.address as `0x${string}` };
