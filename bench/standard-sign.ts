@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { cliJson } from '../test/support/cli.js';
-import { measureCpuPerRequest } from './support/cpu.js';
-import { printTable, runLoad, type LoadOptions, type LoadResult } from './support/load.js';
+import { measureCpuPerRequest, printCpuHeading, printCpuRow } from './support/cpu.js';
+import { median, printTable, runLoad, type LoadOptions, type LoadResult } from './support/load.js';
 import { startService } from './support/sign-servers.js';
 
 /**
@@ -60,10 +60,6 @@ const REQUESTS: Record<Name, Omit<LoadOptions, 'connections'>> = {
   }),
 };
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 try {
@@ -96,11 +92,10 @@ try {
   console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
 
   if (cpuSigns > 0) {
-    console.log(`\n| server CPU per request (${cpuSigns} requests, 32 connections) | µs | of which the event loop's thread | non-2xx + errors |`);
-    console.log('|---|---|---|---|');
+    printCpuHeading(cpuSigns, 'request');
     for (const name of NAMES) {
       const cpu = await measureCpuPerRequest(target.pid, { ...REQUESTS[name], connections: CONNECTIONS, requests: cpuSigns });
-      console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.mainThreadMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+      printCpuRow(cpu);
     }
   }
 } finally {
