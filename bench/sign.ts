@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
-import { measureCpuPerRequest } from './support/cpu.js';
-import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { measureCpuPerRequest, printCpuHeading, printCpuRow } from './support/cpu.js';
+import { median, printTable, runLoad, type LoadResult } from './support/load.js';
 import { startFloor, startService, type SignTarget } from './support/sign-servers.js';
 
 /**
@@ -52,10 +52,6 @@ async function withTarget<T>(start: () => Promise<SignTarget>, work: (target: Si
 }
 
 const throughput = (target: SignTarget) => runLoad({ ...target.request, connections: CONNECTIONS, durationSeconds: seconds });
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 const results: Record<Name, LoadResult>[] = [];
@@ -90,13 +86,12 @@ const failed = results.flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors
 console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
 
 if (cpuSigns > 0) {
-  console.log(`\n| server CPU per sign (${cpuSigns} signs, 32 connections) | µs | of which the event loop's thread | non-2xx + errors |`);
-  console.log('|---|---|---|---|');
+  printCpuHeading(cpuSigns, 'sign');
   for (const name of NAMES) {
     const cpu = await withTarget(TARGETS[name], (t) =>
       measureCpuPerRequest(t.pid, { ...t.request, connections: CONNECTIONS, requests: cpuSigns }),
     );
-    console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.mainThreadMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+    printCpuRow(cpu);
   }
 }
 

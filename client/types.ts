@@ -85,3 +85,53 @@ export interface Submission {
   readonly transactionHash: Hex | null;
   readonly submitted: string | null;
 }
+
+/** A personal message: text (signed as its UTF-8 bytes) or `{ raw: "0x…" }` (bytes as they are). */
+export type MessageToSign = string | { readonly raw: Hex };
+
+/** A quantity as JSON carries it (a bigint is sent as its decimal string). */
+export type Quantity = number | bigint | string;
+
+/** EIP-712 typed data as viem's `signTypedData` takes it. */
+export interface TypedDataToSign {
+  readonly domain: {
+    readonly name?: string;
+    readonly version?: string;
+    readonly chainId?: Quantity;
+    readonly verifyingContract?: string;
+    readonly salt?: Hex;
+  };
+  readonly types: Readonly<Record<string, readonly { readonly name: string; readonly type: string }[]>>;
+  readonly primaryType: string;
+  readonly message: Readonly<Record<string, unknown>>;
+}
+
+/** A transaction as viem serialises it; `chainId`, `nonce`, `gas` and the fees of its type are required. */
+export interface TransactionToSign {
+  readonly type?: 'legacy' | 'eip2930' | 'eip1559';
+  readonly chainId: Quantity;
+  readonly nonce: Quantity;
+  /** Absent or null: a contract creation. */
+  readonly to?: string | null;
+  /** When given, the signing wallet. */
+  readonly from?: string;
+  readonly value?: Quantity;
+  readonly data?: Hex;
+  readonly gas?: Quantity;
+  readonly gasLimit?: Quantity;
+  readonly gasPrice?: Quantity;
+  readonly maxFeePerGas?: Quantity;
+  readonly maxPriorityFeePerGas?: Quantity;
+  readonly accessList?: readonly { readonly address: string; readonly storageKeys: readonly Hex[] }[];
+}
+
+/** 65 bytes `r ‖ s ‖ v` (`v` 27 or 28, `s` low). */
+export interface SignatureResult {
+  readonly signature: Hex;
+}
+
+export interface SignedTransaction {
+  /** The signed transaction, as `eth_sendRawTransaction` takes it. */
+  readonly serialized: Hex;
+  readonly hash: Hex;
+}

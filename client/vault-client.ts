@@ -1,5 +1,17 @@
 import { createAuthSignature } from './auth-signature.js';
-import type { SignRequest, SignResult, Submission, VaultStatus, Wallet, WalletPage } from './types.js';
+import type {
+  MessageToSign,
+  SignatureResult,
+  SignedTransaction,
+  SignRequest,
+  SignResult,
+  Submission,
+  TransactionToSign,
+  TypedDataToSign,
+  VaultStatus,
+  Wallet,
+  WalletPage,
+} from './types.js';
 import { isVaultErrorCode } from './error-codes.js';
 import { VaultError } from './vault-error.js';
 
@@ -158,6 +170,38 @@ export class VaultClient {
     return this.call<SignResult>({ method: 'POST', path: '/sign', body: request, signed: true, retryOn: (s) => s === 502 || s === 503 });
   }
 
+  /**
+   * Signs an EIP-191 personal message with a wallet of the vault: text (its UTF-8 bytes) or
+   * `{ raw: "0x…" }` (bytes as they are). The vault's policy must allow messages (`--messages`).
+   * Retried as Sign is (502/503 only, a fresh X-Vault-Auth-Signature each time).
+   */
+  signMessage(address: string, message: MessageToSign): Promise<SignatureResult> {
+    if (typeof message !== 'string' && (typeof message !== 'object' || message === null || typeof message.raw !== 'string')) {
+      throw new TypeError('signMessage: message must be a string or { raw: "0x…" }');
+    }
+    return this.signWith<SignatureResult>(address, 'sign-message', { message });
+  }
+
+  /** Signs EIP-712 typed data (`{ domain, types, primaryType, message }`, as viem's signTypedData takes them; bigints are sent as decimal strings). */
+  signTypedData(address: string, typedData: TypedDataToSign): Promise<SignatureResult> {
+    if (typeof typedData !== 'object' || typedData === null) throw new TypeError('signTypedData: typedData must be an object');
+    return this.signWith<SignatureResult>(address, 'sign-typed-data', typedData);
+  }
+
+  /**
+   * Signs a legacy, eip2930 or eip1559 transaction (as viem serialises it; bigints are sent as decimal
+   * strings); answers it serialised for `eth_sendRawTransaction`, with its hash.
+   */
+  signTransaction(address: string, transaction: TransactionToSign): Promise<SignedTransaction> {
+    if (typeof transaction !== 'object' || transaction === null) throw new TypeError('signTransaction: transaction must be an object');
+    return this.signWith<SignedTransaction>(address, 'sign-transaction', transaction);
+  }
+
+  private signWith<T>(address: string, operation: string, body: unknown): Promise<T> {
+    const path = `/wallets/${pathAddress(address)}/${operation}`;
+    return this.call<T>({ method: 'POST', path, body, signed: true, retryOn: (s) => s === 502 || s === 503 });
+  }
+
   /** Records the transaction that carried a signature; the same pair again is accepted unchanged. */
   submit(submissionHash: string, transactionHash: string): Promise<Submission> {
     return this.call<Submission>({ method: 'POST', path: '/submissions', body: { submissionHash, transactionHash } });
@@ -174,7 +218,7 @@ export class VaultClient {
 
   private async call<T>(call: Call): Promise<T> {
     // The exact bytes sent are the bytes X-Vault-Auth-Signature covers.
-    const body = call.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(call.body));
+    const body = call.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(call.body, bigintAsDecimal));
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.attempt<T>(call, body);
@@ -230,6 +274,11 @@ export class VaultClient {
     }
     return envelope.data as T;
   }
+}
+
+/** JSON has no bigint: quantities go as decimal strings, which the server reads as viem writes them. */
+function bigintAsDecimal(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 function requireName(name: unknown): void {

@@ -3,6 +3,7 @@ import { invalidArgument } from '../../src/domain/errors.js';
 import { hasLoneSurrogate } from '../../src/domain/unicode.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
 import type { SignedTransaction, StandardPayloads, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import { hashEthersWithDomainKeccak } from './ethers-keccak.js';
 import { serializeSigned, unsignedTransaction } from './transaction.js';
 import { typedDataDigest } from './typed-data.js';
 import { hexBytes, isObject } from './values.js';
@@ -11,6 +12,10 @@ const MESSAGE_SHAPE = 'message: must be a string or {"raw": "0x…"}';
 
 /** The standard payloads, encoded by ethers (the design's Ethereum library). */
 export class EthersStandardPayloads implements StandardPayloads {
+  constructor() {
+    hashEthersWithDomainKeccak();
+  }
+
   messageDigest(message: unknown): Uint8Array {
     return getBytes(hashMessage(messageBytes(message)));
   }

@@ -1,8 +1,11 @@
-import { Signature, Transaction, getBytes, hexlify, type TransactionLike } from 'ethers';
+import { Transaction, getBytes, type TransactionLike } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { invalidArgument } from '../../src/domain/errors.js';
+import { keccak256 } from '../../src/domain/keccak.js';
+import { toHex } from '../../src/domain/signing/signable-digest.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
 import type { HexString, SignedTransaction, TransactionFacts, TransactionType, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import { signedSerialization } from './signed-serialization.js';
 import { hexBytes, isObject, quantity, refusedBy, unknownKeys, UINT64_MAX } from './values.js';
 
 const FIELDS = new Set([
@@ -28,12 +31,12 @@ const HEX_TYPE = /^0x[0-9a-fA-F]{1,2}$/;
 const TYPE_NUMBER: Readonly<Record<TransactionType, number>> = { legacy: 0, eip2930: 1, eip1559: 2 };
 const STORAGE_KEY = /^0x[0-9a-fA-F]{64}$/;
 
-/** A transaction parsed by this adapter: the ethers Transaction is kept for serializeSigned. */
+/** A transaction parsed by this adapter: its unsigned serialisation is kept for serializeSigned. */
 class ParsedTransaction implements UnsignedTransaction {
   constructor(
     readonly digest: Uint8Array,
     readonly facts: TransactionFacts,
-    readonly transaction: Transaction,
+    readonly unsignedSerialized: Uint8Array,
   ) {}
 }
 
@@ -69,25 +72,25 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   if (type === 'legacy' && list.length > 0) throw invalidArgument('accessList: a legacy transaction has no access list (use eip2930 or eip1559)');
   if (type !== 'legacy') like.accessList = list;
 
-  let transaction: Transaction;
-  let digest: string;
+  let unsignedSerialized: Uint8Array;
   try {
-    transaction = Transaction.from(like);
     // Serialising checks what Transaction.from does not (a priority fee above the fee cap).
-    digest = transaction.unsignedHash;
+    unsignedSerialized = getBytes(Transaction.from(like).unsignedSerialized);
   } catch (error) {
     throw refusedBy('transaction', error);
   }
+  // The domain's keccak256 (native) rather than ethers' unsignedHash (JavaScript): tens of µs a sign.
+  const digest = keccak256(unsignedSerialized);
   const selector = data.length >= 10 ? data.slice(0, 10) : null;
   const facts: TransactionFacts = { type, chainId, nonce, to, selector, shortData: data !== '0x' && selector === null, value, from };
-  return new ParsedTransaction(getBytes(digest), facts, transaction);
+  return new ParsedTransaction(digest, facts, unsignedSerialized);
 }
 
 export function serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {
   if (!(unsigned instanceof ParsedTransaction)) throw new Error('serializeSigned takes a transaction unsignedTransaction returned');
-  const signed = unsigned.transaction.clone();
-  signed.signature = Signature.from({ r: hexlify(signature.r), s: hexlify(signature.s), v: signature.v });
-  return { serialized: signed.serialized as HexString, hash: signed.hash as HexString };
+  const { type, chainId } = unsigned.facts;
+  const serialized = signedSerialization(unsigned.unsignedSerialized, type, chainId, signature);
+  return { serialized: toHex(serialized) as HexString, hash: toHex(keccak256(serialized)) };
 }
 
 /** `type` as given (viem's names, or the EIP-2718 number), else what the fee fields imply as viem does. */

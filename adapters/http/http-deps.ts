@@ -3,6 +3,9 @@ import type { CreateWalletCommand } from '../../src/application/create-wallet.us
 import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
 import type { SignCallCommand } from '../../src/application/sign-call.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
+import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
+import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
+import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { AddressGuardDeps } from './address-rate-limit.js';
@@ -28,6 +31,10 @@ export interface HttpDeps extends AddressGuardDeps {
   };
   /** `chains`: the chain names a Sign may give (its body's schema names them in its refusal). */
   signCall: { readonly chains: readonly string[]; execute(command: SignCallCommand): Promise<{ submissionHash: string; args: unknown[] }> };
+  /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
+  signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string }> };
+  signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string }> };
+  signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string }> };
   verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
   recordSubmission: { execute(command: RecordSubmissionCommand): Promise<SignatureRecord> };
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };

@@ -8,7 +8,7 @@ import { errorEnvelope, toErrorResponse } from './error-response.js';
 import type { HttpDeps } from './http-deps.js';
 import { parseJsonBody } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
-import { bodyLimits } from './json-nesting.js';
+import { bodyLimits, signBodyLimits } from './json-nesting.js';
 import { readRequestBody, type BodyReading } from './request-body.js';
 import { requestContextOf } from './request-context.js';
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
@@ -40,7 +40,7 @@ const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
 /**
  * The admission sequence, written once: the per-address limit, authentication (the API key of
  * `Authorization: Bearer`, from a network the key allows), the per-key rate limit, the role the route
- * declares; then the body within its limit, for Sign
+ * declares; then the body within its limit, for Sign and the standard signing routes
  * X-Vault-Auth-Signature over the raw bytes, the JSON parse within its bounds, the zod parse into the
  * use case's command, the use case, the presenter. Every failure is answered by toErrorResponse.
  */
@@ -48,6 +48,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
   const table: RouteTable = routeTable(serviceRoutes(deps, options));
   const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
   const jsonLimits = bodyLimits(bounds);
+  // A typed-data message or a transaction's data can be as wide as a Sign body: Sign's text limits.
+  const signedJsonLimits = signBodyLimits(bounds);
   const signedReading: BodyReading = { limit: deps.bodyLimitBytes, decode: false, consumed: 'error' };
   const jsonReading: BodyReading = { limit: deps.bodyLimitBytes, decode: true, consumed: 'empty' };
 
@@ -69,14 +71,14 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     // After the per-key limit, so a key refused its role still spends its rate (each refusal is audited).
     await deps.authorize.execute(principal, route.role, `${req.method} ${route.label}`);
     let body: unknown;
-    if (route.body === 'signed') {
+    if (route.body === 'signed' || route.body === 'signed-json') {
       const raw = await readRequestBody(req, exchange.body, signedReading);
       // The header signs the raw bytes and is authentication: a caller without it gets 401, not a 400
       // about a body it was never entitled to have read.
       const signature = req.headers['x-vault-auth-signature'];
       await deps.verifyAuthSignature.execute(Array.isArray(signature) ? signature.join(',') : signature, raw, principal);
       // Before any parsing or encoding: a hostile shape of `args` or `abi` costs no more than these bounds.
-      body = parseSignBody(raw, req.headers['content-type'], bounds);
+      body = route.body === 'signed' ? parseSignBody(raw, req.headers['content-type'], bounds) : parseJsonBody(raw, req.headers['content-type'], signedJsonLimits);
     } else if (route.body === 'json') {
       body = parseJsonBody(await readRequestBody(req, exchange.body, jsonReading), req.headers['content-type'], jsonLimits);
     }

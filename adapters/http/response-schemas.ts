@@ -91,3 +91,18 @@ export const errorEnvelopeSchema = z
 
 /** `{"success": true, "data": …}`, the envelope of every answer but status, health and metrics. */
 export const enveloped = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+
+const HEX = (bytes: number) => new RegExp(`^0x[0-9a-f]{${2 * bytes}}$`);
+
+export const signatureResultSchema = z
+  .object({
+    signature: z.string().regex(HEX(65)).meta({ description: '65 bytes `r ‖ s ‖ v`, `s` in the lower half of the curve order, `v` 27 or 28.' }),
+  })
+  .meta({ id: 'SignatureResult' });
+
+export const signedTransactionSchema = z
+  .object({
+    serialized: z.string().regex(/^0x(?:[0-9a-f]{2})+$/).meta({ description: 'The signed transaction, as `eth_sendRawTransaction` takes it (legacy with its EIP-155 `v`).' }),
+    hash: z.string().regex(HEX32).meta({ description: 'Its transaction hash.' }),
+  })
+  .meta({ id: 'SignedTransaction' });

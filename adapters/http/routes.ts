@@ -2,9 +2,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { signFieldChecks, type SignCallCommand } from '../../src/application/sign-call.use-case.js';
 import type { Principal } from '../../src/application/principal.js';
+import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
+import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
+import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
-import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
+import { DomainError, ErrorCode, invalidArgument, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
@@ -33,8 +36,12 @@ export const jsonReply = (status: number, value: unknown, headers?: Record<strin
   headers === undefined ? { status, type: JSON_TYPE, body: JSON.stringify(value) } : { status, type: JSON_TYPE, headers, body: JSON.stringify(value) };
 const ok = (data: unknown) => jsonReply(200, { success: true, data });
 
-/** How a route takes its body: none, JSON, or Sign's JSON whose raw bytes X-Vault-Auth-Signature signs. */
-export type BodyKind = 'none' | 'json' | 'signed';
+/**
+ * How a route takes its body: none, JSON, Sign's JSON whose raw bytes X-Vault-Auth-Signature signs
+ * (`signed`, its `args` and `abi` bounded), or any other signing request's JSON under the same header
+ * (`signed-json`: a message, typed data or a transaction, within Sign's text limits).
+ */
+export type BodyKind = 'none' | 'json' | 'signed' | 'signed-json';
 
 /** A request to a vault route once admitted: the caller, its path parameters (decoded), its body (parsed). */
 export interface RouteRequest {
@@ -166,9 +173,50 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r) => ({ vaultId: r.vaultId, hash: r.params.submissionHash! }),
     answer: async (deps, c) => ok(presentSubmission(await deps.getSubmission.execute(c.vaultId, c.hash))),
   }),
+  // Standard signing with a wallet (docs/standard-signing.md); X-Vault-Auth-Signature as on Sign.
+  route({
+    method: 'POST',
+    path: '/wallets/:address/sign-message',
+    body: 'signed-json',
+    role: 'signer',
+    command: (r): SignMessageCommand => ({ principal: r.principal, address: address(r), message: messageOf(bodyObject(r.body)) }),
+    answer: async (deps, command) => ok(await deps.signMessage.execute(command)),
+  }),
+  route({
+    method: 'POST',
+    path: '/wallets/:address/sign-typed-data',
+    body: 'signed-json',
+    role: 'signer',
+    command: (r): SignTypedDataCommand => ({ principal: r.principal, address: address(r), typedData: bodyObject(r.body) }),
+    answer: async (deps, command) => ok(await deps.signTypedData.execute(command)),
+  }),
+  route({
+    method: 'POST',
+    path: '/wallets/:address/sign-transaction',
+    body: 'signed-json',
+    role: 'signer',
+    command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body) }),
+    answer: async (deps, command) => ok(await deps.signTransaction.execute(command)),
+  }),
 ];
 
 const LIST_PARAMETERS = ['offset', 'count'] as const;
+
+/*
+ * Standard signing (the last three routes): the payload is checked by the use case's encoder, which
+ * names the field it refuses; here only that the body is an object, and for a message that it holds
+ * nothing but `message` (what is signed is exactly what was sent).
+ */
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body: must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function messageOf(body: Record<string, unknown>): unknown {
+  for (const key in body) if (key !== 'message') throw invalidArgument(`${key}: is not a field of a sign-message body (message)`);
+  if (body.message === undefined) throw invalidArgument('message: is required (a string, or {"raw": "0x…"})');
+  return body.message;
+}
 
 /**
  * Sign's body as its command: each field checked by Sign's own checks (signFieldChecks), in Sign's

@@ -127,3 +127,68 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
   const message = issue.message.includes(':') ? issue.message : `${issue.path.join('.') || 'body'}: ${issue.message}`;
   throw invalidArgument(message);
 }
+
+/*
+ * The standard-signing bodies (docs/standard-signing.md). As for Sign, the use case's encoder checks them
+ * and names the field it refuses; these schemas state the JSON it accepts, for the document and for the
+ * conformance check that holds them to every request the server signed.
+ */
+const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
+const hexBytes = (description: string) => z.string().regex(HEX_BYTES).meta({ description });
+const quantity = (description: string) =>
+  z.union([z.int().min(0), z.string().regex(/^(0|[1-9][0-9]{0,77}|0x[0-9a-fA-F]{1,64})$/)]).meta({ description: `${description} A safe-integer number, a decimal string or \`0x\` hex.` });
+
+export const signMessageBodySchema = z
+  .strictObject({
+    message: z
+      .union([z.string(), z.strictObject({ raw: hexBytes('The bytes to sign, as they are.') })])
+      .meta({ description: 'Text (signed as its UTF-8 bytes, also when it looks like hex), or `{"raw": "0x…"}` for bytes.' }),
+  })
+  .meta({ id: 'SignMessageRequest' });
+
+export const signTypedDataBodySchema = z
+  .strictObject({
+    domain: z
+      .strictObject({
+        name: z.string().optional(),
+        version: z.string().optional(),
+        chainId: quantity('The chain id the signature is bound to; with `verifyingContract`, what the policy allows.').optional(),
+        verifyingContract: address('The contract the signature is for.').optional(),
+        salt: z.string().regex(HEX32).optional(),
+      })
+      .meta({ description: 'The EIP-712 domain.' }),
+    types: z
+      .record(z.string(), z.array(z.object({ name: z.string(), type: z.string() })))
+      .meta({ description: 'The struct types by name (`EIP712Domain` may be included, in the standard field order).' }),
+    primaryType: z.string().meta({ description: 'The struct of `message` (not `EIP712Domain`).' }),
+    message: z.record(z.string(), z.unknown()).meta({ description: 'The value of `primaryType`: integers as numbers or strings, bytes as `0x` hex.' }),
+  })
+  .meta({ id: 'SignTypedDataRequest' });
+
+const gasQuantity = (description: string) => quantity(description).nullable().optional();
+export const signTransactionBodySchema = z
+  .strictObject({
+    type: z
+      .union([z.enum(['legacy', 'eip2930', 'eip1559']), z.string().regex(/^0x0?[0-2]$/), z.int().min(0).max(2)])
+      .nullable()
+      .optional()
+      .meta({ description: 'Absent: inferred from the fee fields, as viem does. Blob and authorization-list transactions are refused.' }),
+    chainId: quantity('Required, at least 1.'),
+    nonce: quantity('Required.'),
+    to: address('The recipient; absent or null: a contract creation.').nullable().optional(),
+    from: address('When given, the signing wallet.').nullable().optional(),
+    value: quantity('Wei; default 0.').optional(),
+    data: hexBytes('Call data.').nullable().optional(),
+    input: hexBytes('The same as `data` (JSON-RPC\'s name).').nullable().optional(),
+    gas: gasQuantity('The gas limit (or `gasLimit`): one is required.'),
+    gasLimit: gasQuantity('The same as `gas`.'),
+    gasPrice: gasQuantity('Legacy and eip2930.'),
+    maxFeePerGas: gasQuantity('eip1559.'),
+    maxPriorityFeePerGas: gasQuantity('eip1559.'),
+    accessList: z
+      .array(z.object({ address: address('An account.'), storageKeys: z.array(z.string().regex(HEX32)) }))
+      .nullable()
+      .optional()
+      .meta({ description: 'eip2930 and eip1559 (a legacy transaction only an empty one).' }),
+  })
+  .meta({ id: 'SignTransactionRequest' });

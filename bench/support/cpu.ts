@@ -66,3 +66,13 @@ export async function measureCpuPerRequest(
     non2xx: run.non2xx + run.errors,
   };
 }
+
+/** The heading of a table of CPUResults (`what`: `sign` or `request`). */
+export function printCpuHeading(requests: number, what: string): void {
+  console.log(`\n| server CPU per ${what} (${requests} ${what}s, 32 connections) | µs | of which the event loop's thread | non-2xx + errors |`);
+  console.log('|---|---|---|---|');
+}
+
+export function printCpuRow(cpu: CpuResult): void {
+  console.log(`| ${cpu.label} | ${cpu.cpuMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.mainThreadMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${cpu.non2xx} |`);
+}

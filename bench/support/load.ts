@@ -56,3 +56,9 @@ export function printTable(rows: readonly LoadResult[]): void {
     console.log(`| ${r.label} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.total} | ${r.non2xx} | ${r.errors} |`);
   }
 }
+
+/** The median of a few figures (the rounds of a benchmark). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}

@@ -12,6 +12,8 @@ import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SEN
 export interface SignTarget {
   readonly pid: number;
   readonly request: Omit<LoadOptions, 'durationSeconds' | 'connections' | 'amount'>;
+  /** The service's vault (startService only): its URL, the headers of its API key, the signer wallet. */
+  readonly vault?: { readonly url: string; readonly headers: Record<string, string>; readonly wallet: string };
   stop(): Promise<void>;
 }
 
@@ -86,12 +88,19 @@ async function addPassingRules(dataDir: string, vaultId: string): Promise<void> 
  * directory with a vault, an API key and a signer wallet; one sign is checked before it is handed over.
  * With workers, `pid` is the primary's: its CPU time is not the workers'.
  */
-export async function startService(nodeArgs: readonly string[] = [], workers = 1, bin?: string): Promise<SignTarget> {
+export async function startService(
+  nodeArgs: readonly string[] = [],
+  workers = 1,
+  bin?: string,
+  /** Run on the data directory before the server starts (a CLI command's effect is then certain to be seen). */
+  setup?: (dataDir: string, vaultId: string) => Promise<void>,
+): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
   // Only this build's service: a baseline build may not know the command.
   if (bin === undefined) await addPassingRules(dataDir, vault.id);
+  await setup?.(dataDir, vault.id);
   // Started as `npm start` starts it: with the server's node flags (adapters/main/node-flags.ts).
   const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, [...SERVER_NODE_FLAGS, ...nodeArgs], bin);
   const stop = async () => {
@@ -112,7 +121,8 @@ export async function startService(nodeArgs: readonly string[] = [], workers = 1
     if (check.status !== 200) throw new Error(`sign failed: ${check.status} ${await check.text()}`);
     const rules = bin === undefined && process.env.BENCH_SIGN_RULES ? `, ${process.env.BENCH_SIGN_RULES} argument rules` : '';
     const label = `wallet-vault POST /sign (${workers === 1 ? '1 process' : `VAULT_WORKERS=${workers}`}${rules})${bin ? ` ${bin}` : ''}`;
-    return { pid: server.child.pid!, request: { label, url, method: 'POST', headers, body }, stop };
+    const vaultUrl = `${server.url}/api/v1/vaults/${vault.id}`;
+    return { pid: server.child.pid!, request: { label, url, method: 'POST', headers, body }, vault: { url: vaultUrl, headers, wallet: wallet.address }, stop };
   } catch (error) {
     await stop();
     throw error;

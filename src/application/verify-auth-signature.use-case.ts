@@ -6,7 +6,7 @@ import type { ReplayGuard } from '../ports/replay-guard.port.js';
 import { actorOf, audit } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 
-/** Enforces X-Vault-Auth-Signature on Sign: required with a shared secret, refused without one. */
+/** Enforces X-Vault-Auth-Signature on Sign and the standard signing routes: required with a shared secret, refused without one. */
 export class VerifyAuthSignature {
   constructor(
     private readonly secret: string | undefined,

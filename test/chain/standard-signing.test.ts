@@ -7,6 +7,7 @@ import { localFileKeyStore } from '../../adapters/keystore/local-file/index.js';
 import { createVault, type Vault } from '../../adapters/main/create-vault.js';
 import type { Principal } from '../../src/application/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
+import { signAndSend as sendSigned } from '../support/send-signed.js';
 import { inMemoryPersistence } from '../support/in-memory.persistence.js';
 import { TEST_MASTER_KEY } from '../support/local-key.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
@@ -49,15 +50,8 @@ describe('standard signing on anvil', () => {
   });
 
   /** Signs `transaction` with the vault wallet, sends it raw and waits for its receipt. */
-  async function signAndSend(transaction: Record<string, unknown>) {
-    const nonce = await anvil.provider.getTransactionCount(address, 'pending');
-    const signed = await vault.signTransaction.execute({ principal, address, transaction: { chainId: CHAIN_ID, nonce, ...transaction } });
-    const hash = await anvil.provider.send('eth_sendRawTransaction', [signed.serialized]);
-    expect(hash).toBe(signed.hash);
-    const receipt = await anvil.provider.waitForTransaction(hash);
-    expect(receipt?.from).toBe(address);
-    return receipt!;
-  }
+  const signAndSend = (transaction: Record<string, unknown>) =>
+    sendSigned(anvil, address, (nonce) => vault.signTransaction.execute({ principal, address, transaction: { chainId: CHAIN_ID, nonce, ...transaction } }));
 
   it('sends an eip1559 transfer the vault signed; it is mined', async () => {
     const before = await anvil.provider.getBalance(RECIPIENT);

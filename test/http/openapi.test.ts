@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { keccak256, parseTransaction, recoverMessageAddress, recoverTransactionAddress, recoverTypedDataAddress, type Hex, type TypedDataDefinition } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../adapters/http/openapi/openapi-document.js';
 import { openApiFileText } from '../../adapters/http/openapi/write-openapi-file.js';
@@ -49,6 +50,9 @@ describe('the OpenAPI document', () => {
         `PUT ${V}/wallets/{address}`,
         `DELETE ${V}/wallets/{address}`,
         `POST ${V}/wallets/{address}`,
+        `POST ${V}/wallets/{address}/sign-message`,
+        `POST ${V}/wallets/{address}/sign-typed-data`,
+        `POST ${V}/wallets/{address}/sign-transaction`,
         `GET ${V}/status`,
         `POST ${V}/submissions`,
         `GET ${V}/submissions/{submissionHash}`,
@@ -60,12 +64,36 @@ describe('the OpenAPI document', () => {
     );
     const sign = operations.find((o) => o.id === 'sign')!;
     expect(sign.statuses).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '502', '503']);
+    for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
+      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '503']);
+    }
     expect(operations.find((o) => o.id === 'createWallet')!.statuses).toContain('409');
     expect(operations.find((o) => o.id === 'recordSubmission')!.statuses).toContain('409');
     expect(document.components!.securitySchemes).toMatchObject({
       apiKey: { type: 'http', scheme: 'bearer' },
       authSignature: { type: 'apiKey', in: 'header', name: 'X-Vault-Auth-Signature' },
     });
+  });
+
+  it("has standard-signing examples the example wallet really signed (viem recovers it)", async () => {
+    const signer = EXAMPLES.standardSigner;
+    expect(await recoverMessageAddress({ message: EXAMPLES.signMessageRequest.message, signature: EXAMPLES.signMessageResult.signature as Hex })).toBe(signer);
+    expect(await recoverTypedDataAddress({ ...(EXAMPLES.signTypedDataRequest as unknown as TypedDataDefinition), signature: EXAMPLES.signTypedDataResult.signature as Hex })).toBe(signer);
+    const serialized = EXAMPLES.signTransactionResult.serialized as Hex;
+    expect(keccak256(serialized)).toBe(EXAMPLES.signTransactionResult.hash);
+    expect(await recoverTransactionAddress({ serializedTransaction: serialized as never })).toBe(signer);
+    const tx = parseTransaction(serialized);
+    const request = EXAMPLES.signTransactionRequest;
+    expect([tx.type, tx.chainId, tx.nonce, tx.to, tx.value, tx.gas, tx.maxFeePerGas, tx.maxPriorityFeePerGas]).toEqual([
+      request.type,
+      request.chainId,
+      request.nonce,
+      request.to.toLowerCase(),
+      BigInt(request.value),
+      BigInt(request.gas),
+      BigInt(request.maxFeePerGas),
+      BigInt(request.maxPriorityFeePerGas),
+    ]);
   });
 
   it('has examples that match their own schemas', () => {
@@ -214,9 +242,9 @@ describe("the error examples are the server's own words", () => {
     if (!found) throw new Error(`${operation} has no example for ${code}`);
     return found;
   };
-  const signed = (body: unknown) => {
+  const signed = (body: unknown, path = '/sign') => {
     const raw = JSON.stringify(body);
-    return api.raw('POST', `${base}/sign`, { raw, headers: { 'x-vault-auth-signature': createAuthSignature(Buffer.from(raw), SECRET, new Date()) } });
+    return api.raw('POST', `${base}${path}`, { raw, headers: { 'x-vault-auth-signature': createAuthSignature(Buffer.from(raw), SECRET, new Date()) } });
   };
   const expectExample = (operation: string, reply: Reply) => {
     const example = exampleOf(operation, reply.body.code);
@@ -244,6 +272,17 @@ describe("the error examples are the server's own words", () => {
     await policies.set(vaultId, { senders: [MINT_TO] });
     provoked.push(['sign', await signed(localSignBody(wallet.address))]);
     await policies.clear(vaultId);
+    // Standard signing: the example wallet is not one of this vault's; the policy allows other domains and recipients.
+    const at = (address: string, operation: string) => `/wallets/${address}/${operation}`;
+    provoked.push(['signMessage', await signed({ message: 5 }, at(wallet.address, 'sign-message'))]);
+    provoked.push(['signMessage', await signed(EXAMPLES.signMessageRequest, at(EXAMPLES.standardSigner, 'sign-message'))]);
+    provoked.push(['signMessage', await signed(EXAMPLES.signMessageRequest, at(wallet.address, 'sign-message'))]);
+    provoked.push(['signTypedData', await signed({ ...EXAMPLES.signTypedDataRequest, primaryType: 'Mail' }, at(wallet.address, 'sign-typed-data'))]);
+    provoked.push(['signTransaction', await signed({ ...EXAMPLES.signTransactionRequest, chainId: undefined }, at(wallet.address, 'sign-transaction'))]);
+    await policies.set(vaultId, { typedDataContracts: [`1:${MINT_TO}`], txChainIds: ['1'], txTo: [MINT_TO] });
+    provoked.push(['signTypedData', await signed(EXAMPLES.signTypedDataRequest, at(wallet.address, 'sign-typed-data'))]);
+    provoked.push(['signTransaction', await signed(EXAMPLES.signTransactionRequest, at(wallet.address, 'sign-transaction'))]);
+    await policies.clear(vaultId);
     const { submissionHash } = (await signed(localSignBody(wallet.address))).body.data as { submissionHash: string };
     await api.post(`${base}/submissions`, { submissionHash, transactionHash: `0x${'c4'.repeat(32)}` });
     provoked.push(['recordSubmission', await api.post(`${base}/submissions`, { submissionHash, transactionHash: `0x${'d5'.repeat(32)}` })]);
@@ -265,6 +304,13 @@ describe("the error examples are the server's own words", () => {
       'sign WALLET_NOT_FOUND',
       'createWallet IDEMPOTENCY_CONFLICT',
       'sign POLICY_DENIED',
+      'signMessage INVALID_ARGUMENT',
+      'signMessage WALLET_NOT_FOUND',
+      'signMessage POLICY_DENIED',
+      'signTypedData INVALID_ARGUMENT',
+      'signTransaction INVALID_ARGUMENT',
+      'signTypedData POLICY_DENIED',
+      'signTransaction POLICY_DENIED',
       'recordSubmission CONFLICT',
       'sign ROLE_REQUIRED',
       'status FORBIDDEN_NETWORK',

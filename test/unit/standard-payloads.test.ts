@@ -1,4 +1,4 @@
-import { SigningKey, computeAddress, getBytes } from 'ethers';
+import { SigningKey, Transaction as EthersTransaction, computeAddress, getBytes } from 'ethers';
 import {
   hashMessage,
   hashTypedData,
@@ -188,6 +188,11 @@ describe('transactions', () => {
     const unsigned = payloads.unsignedTransaction(tx);
     const signed = payloads.serializeSigned(unsigned, sign(unsigned.digest));
     expect(signed.hash).toBe(keccak256(signed.serialized));
+    // Built by appending the signature to the unsigned RLP (signed-serialization.ts): ethers reads it and
+    // writes it back byte for byte, and its own serialisation of the signed transaction is the same.
+    const reparsed = EthersTransaction.from(signed.serialized);
+    expect(reparsed.serialized).toBe(signed.serialized);
+    expect(reparsed.from).toBe(ADDRESS);
     expect(await recoverTransactionAddress({ serializedTransaction: signed.serialized as `0x02${string}` })).toBe(ADDRESS);
     const parsed = parseTransaction(signed.serialized);
     expect(parsed.chainId).toBe(Number(BigInt(tx.chainId as string | number)));

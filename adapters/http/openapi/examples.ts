@@ -106,8 +106,53 @@ const EXAMPLES_ = {
   }
 };
 
+/**
+ * Standard signing, by one wallet (`standardSigner`): the signatures and the transaction were computed
+ * with viem by that wallet's key; test/http/openapi.test.ts recovers the signer of each.
+ */
+const STANDARD_SIGNER = '0x5Af083D14925897D13895153E514Da5B53Fc9344';
+const STANDARD_EXAMPLES = {
+  standardSigner: STANDARD_SIGNER,
+  signMessageRequest: { message: 'Sign in to example.org at 2026-11-23T20:08:26Z' },
+  signMessageResult: {
+    signature: '0x4605684e582cf52ea5b792627ca3f9eae06561f00ae6c2715329caea2ea1c3ab583fbba634e2e3b1feafa2b623e3cca698cc57ec0cc514e133a69ca6fd6ea05b1c',
+  },
+  signTypedDataRequest: {
+    domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' },
+    types: {
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'spender', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'Permit',
+    message: { owner: STANDARD_SIGNER, spender: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', value: '1000000', nonce: '0', deadline: '1798761600' },
+  },
+  signTypedDataResult: {
+    signature: '0x2b4eae66cd9eff5a0844967825161ee825f854203b62c2a466aa94d6ad1d25173c50baa498ea1ece8603f85653361cd6ebe8f938b63fa038b28172d3b30726321b',
+  },
+  signTransactionRequest: {
+    type: 'eip1559',
+    chainId: 1,
+    nonce: 7,
+    to: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+    value: '10000000000000000',
+    gas: '21000',
+    maxFeePerGas: '30000000000',
+    maxPriorityFeePerGas: '1000000000',
+  },
+  signTransactionResult: {
+    serialized:
+      '0x02f8720107843b9aca008506fc23ac00825208943c44cdddb6a900fa2b585dd299e03d12fa4293bc872386f26fc1000080c080a031b07bc6b5a59858b8c634c15c71d708cbfb37c2f834a31cd9d12eec6ed8c66ea04af46828d56f5b977d40274eff40a572ff254513db4b2418e106d6f883e6d2ef',
+    hash: '0xd8f23bfd245d92109c7071822137ff84bcb65137d22cef090a04b66c81aebf3f',
+  },
+};
+
 /** The list page of that first wallet, as the server answered it. */
-export const EXAMPLES = { ...EXAMPLES_, walletPage: { count: 1, page: [EXAMPLES_.wallet] } };
+export const EXAMPLES = { ...EXAMPLES_, walletPage: { count: 1, page: [EXAMPLES_.wallet] }, ...STANDARD_EXAMPLES };
 
 /**
  * One message per error code, as the server words it (test/http/openapi.test.ts provokes most of them on
@@ -141,6 +186,18 @@ export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record
   sign: {
     UNAUTHENTICATED: 'X-Vault-Auth-Signature header is required',
     WALLET_NOT_FOUND: `signer ${EXAMPLES_.wallet.address} is not a wallet of this vault`,
+  },
+  signMessage: {
+    POLICY_DENIED: "policy: this vault's policy does not allow personal messages (--messages)",
+    INVALID_ARGUMENT: 'message: must be a string or {"raw": "0x…"}',
+  },
+  signTypedData: {
+    POLICY_DENIED: "policy: typed-data domain 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 is not in this vault's allowed typed-data contracts",
+    INVALID_ARGUMENT: 'primaryType: "Mail" is not a type in types',
+  },
+  signTransaction: {
+    POLICY_DENIED: "policy: recipient 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not in this vault's allowed transaction recipients",
+    INVALID_ARGUMENT: 'chainId: is required',
   },
   recordSubmission: { CONFLICT: 'submissionHash: a different transaction is already recorded for this submission' },
   readyz: { KEYSTORE_UNAVAILABLE: 'key store pkcs11 unavailable' },

@@ -5,13 +5,23 @@ import {
   enveloped,
   errorEnvelopeSchema,
   signResultSchema,
+  signatureResultSchema,
   signatureStructSchema,
+  signedTransactionSchema,
   submissionSchema,
   vaultStatusSchema,
   walletPageSchema,
   walletSchema,
 } from '../response-schemas.js';
-import { listQuerySchema, nameBodySchema, signBodySchema, submissionBodySchema } from '../schemas.js';
+import {
+  listQuerySchema,
+  nameBodySchema,
+  signBodySchema,
+  signMessageBodySchema,
+  signTransactionBodySchema,
+  signTypedDataBodySchema,
+  submissionBodySchema,
+} from '../schemas.js';
 import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
 import { STATUS_BY_CODE } from '../error-status.js';
@@ -26,8 +36,8 @@ import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-
 
 const ERROR_WHEN: Record<number, string> = {
   400: 'The body is not JSON, not an object or not `application/json`; a field is missing, of the wrong type or out of range (the message names it); the request is not well-formed HTTP.',
-  401: 'API key missing, malformed, unknown, revoked or of another vault; unknown vault. On Sign also: `X-Vault-Auth-Signature` missing where required, invalid, stale, replayed, or sent where no secret is configured.',
-  403: "The API key lacks the operation's role (`ROLE_REQUIRED`), or is bound to networks the client address is not in (`FORBIDDEN_NETWORK`); on Sign also: a request outside the vault's sign policy, the message naming the rule.",
+  401: 'API key missing, malformed, unknown, revoked or of another vault; unknown vault. On Sign and the standard signing operations also: `X-Vault-Auth-Signature` missing where required, invalid, stale, replayed, or sent where no secret is configured.',
+  403: "The API key lacks the operation's role (`ROLE_REQUIRED`), or is bound to networks the client address is not in (`FORBIDDEN_NETWORK`); on Sign and the standard signing operations also: a request outside the vault's sign policy (for messages, typed data and transactions deny by default), the message naming the rule.",
   404: 'Wallet, signer or submission not in this vault (including after a wallet expired); unknown route.',
   408: 'The request head or body did not arrive in time.',
   409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
@@ -113,6 +123,28 @@ const jsonBody = (schema: z.ZodType, example: unknown) => ({
 const vaultId = z.string().meta({ description: 'The vault (a UUID; other text names no vault: 401 as an unknown vault). `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
 const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
 const submissionHash = z.string().meta({ description: 'A `submissionHash` returned by Sign.', example: EXAMPLES.signResult.submissionHash });
+/**
+ * Sign-message, sign-typed-data and sign-transaction: a wallet of the vault signs a standard payload
+ * under the vault's policy (deny by default), with Sign's authentication and `X-Vault-Auth-Signature`.
+ */
+const standardSignOp = (
+  operationId: OperationWithErrors,
+  summary: string,
+  description: string,
+  request: { schema: z.ZodType; example: unknown },
+  result: { schema: z.ZodType; description: string; example: unknown },
+): ZodOpenApiOperationObject => ({
+  operationId,
+  summary,
+  description: `${description} Refused (403 \`POLICY_DENIED\`, naming the rule, and recorded as \`sign.denied\`) unless the vault's policy allows it; see docs/standard-signing.md. The signature is recorded in the audit trail before it is returned. \`X-Vault-Auth-Signature\` as on Sign.`,
+  tags: ['Standard signing'],
+  security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
+  requestParams: inVault({ address: standardAddress }),
+  requestBody: jsonBody(request.schema, request.example),
+  responses: responses(operationId, ok(result.schema, result.description, result.example)),
+});
+const standardAddress = z.string().meta({ description: 'The signing wallet, a wallet of this vault (any case).', example: EXAMPLES.standardSigner });
+
 const requestIdParam = z
   .string()
   .optional()
@@ -154,6 +186,9 @@ export interface OpenApiOptions {
 export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole>> = {
   sign: 'signer',
   recordSubmission: 'signer',
+  signMessage: 'signer',
+  signTypedData: 'signer',
+  signTransaction: 'signer',
   listWallets: 'reader',
   getWallet: 'reader',
   status: 'reader',
@@ -202,6 +237,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
     },
     tags: [
       { name: 'Sign', description: 'Signatures for signable contracts, and the record of the transactions that carried them.' },
+      { name: 'Standard signing', description: 'EIP-191 messages, EIP-712 typed data and transactions signed by a wallet, under the vault policy (deny by default).' },
       { name: 'Wallets' },
       { name: 'Vault' },
       { name: 'Operations', description: 'Unauthenticated: health, readiness, metrics, this document.' },
@@ -225,7 +261,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           in: 'header',
           name: 'X-Vault-Auth-Signature',
           description:
-            'Required on Sign when the server has `VAULT_AUTH_SECRET_KEY`, refused (401) otherwise. Three lower-case RFC 4648 base32 strings with `=` padding joined by `.`: 32 random bytes of nonce, the request time as 8-byte big-endian milliseconds since the epoch, and sha256(body || nonce || timestamp || utf8(secret)) over the exact body bytes. Refused when more than 2 minutes from the server clock or replayed.',
+            'Required on Sign, sign-message, sign-typed-data and sign-transaction when the server has `VAULT_AUTH_SECRET_KEY`, refused (401) otherwise. Three lower-case RFC 4648 base32 strings with `=` padding joined by `.`: 32 random bytes of nonce, the request time as 8-byte big-endian milliseconds since the epoch, and sha256(body || nonce || timestamp || utf8(secret)) over the exact body bytes. Refused when more than 2 minutes from the server clock or replayed.',
         },
       },
       schemas: { SignatureStruct: signatureStructSchema, Error: errorEnvelopeSchema },
@@ -284,6 +320,33 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { responses: responses('expireWallet', ok(walletSchema, 'The wallet with `expires`.', EXAMPLES.expiringWallet)) },
         ),
         post: walletOp('unexpireWallet', 'Unexpire a wallet', 'Cancels a pending expiry; on an active wallet: unchanged.', true, false),
+      },
+      [`${V}/wallets/{address}/sign-message`]: {
+        post: standardSignOp(
+          'signMessage',
+          'Sign a personal message (EIP-191)',
+          'Signs `keccak256("\\x19Ethereum Signed Message:\\n" ‖ length ‖ bytes)` with the wallet, as viem\'s and ethers\' `signMessage` compute it.',
+          { schema: signMessageBodySchema, example: EXAMPLES.signMessageRequest },
+          { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signMessageResult },
+        ),
+      },
+      [`${V}/wallets/{address}/sign-typed-data`]: {
+        post: standardSignOp(
+          'signTypedData',
+          'Sign typed data (EIP-712)',
+          "Signs `{domain, types, primaryType, message}` as viem's `signTypedData` takes them (nested structs, arrays, `bytes`, `string`).",
+          { schema: signTypedDataBodySchema, example: EXAMPLES.signTypedDataRequest },
+          { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signTypedDataResult },
+        ),
+      },
+      [`${V}/wallets/{address}/sign-transaction`]: {
+        post: standardSignOp(
+          'signTransaction',
+          'Sign a transaction',
+          'Signs a legacy, eip2930 or eip1559 transaction as viem serialises it (`chainId`, `nonce`, `gas` and its fees required); any other field is refused rather than dropped. Answers it signed and serialised, ready for `eth_sendRawTransaction`.',
+          { schema: signTransactionBodySchema, example: EXAMPLES.signTransactionRequest },
+          { schema: signedTransactionSchema, description: 'The signed transaction and its hash.', example: EXAMPLES.signTransactionResult },
+        ),
       },
       [`${V}/status`]: {
         get: {

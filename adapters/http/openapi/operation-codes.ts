@@ -19,6 +19,8 @@ const ANY_REQUEST = [C.INVALID_ARGUMENT, C.REQUEST_TIMEOUT, C.HEADERS_TOO_LARGE,
 const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.FORBIDDEN_NETWORK, C.ROLE_REQUIRED, C.RATE_LIMITED, C.ROUTE_NOT_FOUND, C.DATABASE_UNAVAILABLE] as const;
 /** Routes that read a JSON body. */
 const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
+/** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
+const STANDARD_SIGN = [...WITH_BODY, C.POLICY_DENIED, C.WALLET_NOT_FOUND, C.KEYSTORE_UNAVAILABLE] as const;
 /** Rename, expire, unexpire: the wallet must exist, and a change that loses its race too often is 409. */
 const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
 
@@ -33,6 +35,9 @@ export const ERROR_CODES_BY_OPERATION = {
   status: [...IN_VAULT],
   recordSubmission: [...WITH_BODY, C.SUBMISSION_NOT_FOUND, C.CONFLICT],
   getSubmission: [...IN_VAULT, C.SUBMISSION_NOT_FOUND],
+  signMessage: [...STANDARD_SIGN],
+  signTypedData: [...STANDARD_SIGN],
+  signTransaction: [...STANDARD_SIGN],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
 } as const satisfies Record<string, readonly ErrorCode[]>;

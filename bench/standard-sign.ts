@@ -1,0 +1,103 @@
+import { loadavg } from 'node:os';
+import { cliJson } from '../test/support/cli.js';
+import { measureCpuPerRequest, printCpuHeading, printCpuRow } from './support/cpu.js';
+import { median, printTable, runLoad, type LoadOptions, type LoadResult } from './support/load.js';
+import { startService } from './support/sign-servers.js';
+
+/**
+ * Issue 23's speed goal: sign-message and sign-transaction reach at least 0.8 of Sign's throughput on
+ * the same machine. One service (one process, SQLite, local key store; bench:sign's), one vault whose
+ * policy allows the messages, typed data and transactions sent; Sign, sign-message, sign-transaction
+ * and sign-typed-data driven in turn against that same server at 32 connections, `rounds` rounds each in
+ * a rotated order, the ratios taken within each round and their medians reported. With `cpu-signs` > 0,
+ * the server's CPU time per request of each over that many requests follows.
+ * Usage: npm run bench:standard-sign [-- seconds [rounds [cpu-signs]]]
+ */
+const seconds = Number(process.argv[2] ?? 6);
+const rounds = Number(process.argv[3] ?? 3);
+const cpuSigns = Number(process.argv[4] ?? 0);
+const CONNECTIONS = 32;
+const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+
+const target = await startService([], 1, undefined, async (dataDir, vaultId) => {
+  await cliJson(
+    ['policies', 'set', '--vault', vaultId, '--messages', '--tx-chain-ids', '1', '--tx-to', RECIPIENT, '--tx-max-value', '1000000000000000000', '--typed-data-contracts', `1:${TOKEN}`],
+    { VAULT_DATA_DIR: dataDir },
+  );
+});
+
+type Name = 'sign' | 'message' | 'transaction' | 'typedData';
+const NAMES: readonly Name[] = ['sign', 'message', 'transaction', 'typedData'];
+const vault = target.vault!;
+const post = (label: string, operation: string, body: unknown): Omit<LoadOptions, 'connections'> => ({
+  label,
+  url: `${vault.url}/wallets/${vault.wallet}/${operation}`,
+  method: 'POST',
+  headers: vault.headers,
+  body: JSON.stringify(body),
+});
+const REQUESTS: Record<Name, Omit<LoadOptions, 'connections'>> = {
+  sign: { ...target.request, label: 'POST /sign (Sign)' },
+  message: post('POST …/sign-message', 'sign-message', { message: 'Sign in to example.org at 2026-11-25T12:00:00Z, nonce 8f3a2c' }),
+  transaction: post('POST …/sign-transaction (eip1559 transfer)', 'sign-transaction', {
+    type: 'eip1559',
+    chainId: 1,
+    nonce: 7,
+    to: RECIPIENT,
+    value: '10000000000000000',
+    gas: '21000',
+    maxFeePerGas: '30000000000',
+    maxPriorityFeePerGas: '1000000000',
+  }),
+  typedData: post('POST …/sign-typed-data (EIP-2612 permit)', 'sign-typed-data', {
+    domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: TOKEN },
+    types: {
+      Permit: ['owner', 'spender', 'value', 'nonce', 'deadline'].map((name) => ({ name, type: name === 'owner' || name === 'spender' ? 'address' : 'uint256' })),
+    },
+    primaryType: 'Permit',
+    message: { owner: vault.wallet, spender: RECIPIENT, value: '1000000', nonce: '0', deadline: '1798761600' },
+  }),
+};
+
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+try {
+  for (const name of NAMES) {
+    const check = await fetch(REQUESTS[name].url, { method: 'POST', headers: REQUESTS[name].headers, body: REQUESTS[name].body });
+    if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
+  }
+  const results: Record<Name, LoadResult>[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = NAMES.map((_, i) => NAMES[(i + round) % NAMES.length]!);
+    const measured = {} as Record<Name, LoadResult>;
+    for (const name of order) measured[name] = await runLoad({ ...REQUESTS[name], connections: CONNECTIONS, durationSeconds: seconds });
+    results.push(measured);
+    console.log(`\nround ${round + 1} (order ${order.join(', ')}; load average ${load()})`);
+    printTable(NAMES.map((n) => measured[n]));
+  }
+  const ratio = (r: Record<Name, LoadResult>, name: Name) => r[name].requestsPerSecond / r.sign.requestsPerSecond;
+  console.log(`\n| medians over ${rounds} rounds of ${seconds} s, one server | req/s | p99 ms | of Sign's req/s (median of the rounds' ratios) |`);
+  console.log('|---|---|---|---|');
+  for (const name of NAMES) {
+    const rate = median(results.map((r) => r[name].requestsPerSecond));
+    const p99 = median(results.map((r) => r[name].p99Ms));
+    console.log(`| ${REQUESTS[name].label} | ${rate} | ${p99} | ${name === 'sign' ? '' : median(results.map((r) => ratio(r, name))).toFixed(2)} |`);
+  }
+  for (const name of NAMES.filter((n) => n !== 'sign')) {
+    const goal = name === 'typedData' ? '' : ' (target >= 0.80)';
+    console.log(`${name} / sign per round: ${results.map((r) => ratio(r, name).toFixed(2)).join(' / ')}${goal}`);
+  }
+  const failed = results.flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors)).reduce((a, b) => a + b, 0);
+  console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
+
+  if (cpuSigns > 0) {
+    printCpuHeading(cpuSigns, 'request');
+    for (const name of NAMES) {
+      const cpu = await measureCpuPerRequest(target.pid, { ...REQUESTS[name], connections: CONNECTIONS, requests: cpuSigns });
+      printCpuRow(cpu);
+    }
+  }
+} finally {
+  await target.stop();
+}
