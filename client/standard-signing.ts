@@ -4,20 +4,16 @@
  * of one's own (instrumented, or the in-process API behind a small adapter).
  */
 
+import type { MessageToSign, SignatureResult, SignedTransaction, TransactionToSign, TypedDataToSign } from './types.js';
+
 export type HexString = `0x${string}`;
+export type TypedDataRequest = TypedDataToSign;
 
-/** EIP-712 typed data as viem's signTypedData takes it; quantities as decimal strings, numbers or hex. */
-export interface TypedDataRequest {
-  readonly domain: Readonly<Record<string, unknown>>;
-  readonly types: Readonly<Record<string, readonly { readonly name: string; readonly type: string }[]>>;
-  readonly primaryType: string;
-  readonly message: Readonly<Record<string, unknown>>;
-}
-
+/** VaultClient's three standard-signing calls (a VaultClient is one). */
 export interface StandardSigningClient {
-  signMessage(address: string, message: string | { readonly raw: HexString }): Promise<{ signature: HexString }>;
-  signTypedData(address: string, typedData: TypedDataRequest): Promise<{ signature: HexString }>;
-  signTransaction(address: string, transaction: Readonly<Record<string, unknown>>): Promise<{ serialized: HexString; hash: HexString }>;
+  signMessage(address: string, message: MessageToSign): Promise<SignatureResult>;
+  signTypedData(address: string, typedData: TypedDataToSign): Promise<SignatureResult>;
+  signTransaction(address: string, transaction: TransactionToSign): Promise<SignedTransaction>;
 }
 
 /**
@@ -49,7 +45,7 @@ const TRANSACTION_FIELDS = ['type', 'chainId', 'nonce', 'to', 'from', 'value', '
  * A transaction as the vault takes it: the fields it knows, quantities as decimal strings, `type` named
  * (viem's names; inferred from the fee fields when absent, as viem and ethers do).
  */
-export function transactionBody(tx: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function transactionBody(tx: Readonly<Record<string, unknown>>): TransactionToSign {
   const body: Record<string, unknown> = {};
   for (const field of TRANSACTION_FIELDS) {
     const value = tx[field];
@@ -58,5 +54,5 @@ export function transactionBody(tx: Readonly<Record<string, unknown>>): Record<s
   if (body.type === undefined) {
     body.type = body.maxFeePerGas !== undefined || body.maxPriorityFeePerGas !== undefined ? 'eip1559' : body.accessList !== undefined ? 'eip2930' : 'legacy';
   }
-  return body;
+  return body as unknown as TransactionToSign;
 }

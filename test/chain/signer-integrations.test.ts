@@ -1,26 +1,23 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Contract, Signature, parseEther, verifyMessage, verifyTypedData, type Contract as EthersContract } from 'ethers';
 import { createPublicClient, createWalletClient, http, recoverMessageAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { anvil as anvilChain } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VaultSigner } from '../../client/ethers-signer.js';
+import { VaultClient } from '../../client/index.js';
 import type { StandardSigningClient } from '../../client/standard-signing.js';
 import { vaultAccount } from '../../client/viem-account.js';
-import { localFileKeyStore } from '../../adapters/keystore/local-file/index.js';
-import { createVault, type Vault } from '../../adapters/main/create-vault.js';
+import type { Vault } from '../../adapters/main/create-vault.js';
 import type { Principal } from '../../src/application/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
-import { inMemoryPersistence } from '../support/in-memory.persistence.js';
-import { TEST_MASTER_KEY } from '../support/local-key.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
 import { permit } from '../support/typed-data-fixtures.js';
 
 /**
  * The vault as the signer of the two Ethereum libraries (wallet-vault/viem, wallet-vault/ethers): each
  * sends an eip1559 and a legacy transaction from a funded vault wallet on anvil (mined), signs a message
  * both libraries verify, and calls a contract with a permit the vault signed, which the contract accepts.
- * Each is given the in-process API behind the small client type they take (StandardSigningClient).
+ * Each runs twice: over the HTTP client (VaultClient against the real server) and over the in-process
+ * API behind the small client type they take (StandardSigningClient).
  */
 const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const CHAIN_ID = 31337;
@@ -44,18 +41,24 @@ interface Integration {
 
 describe('wallet-vault/viem and wallet-vault/ethers on anvil', () => {
   let anvil: Anvil;
-  let dir: string;
+  let s: TestServer;
   let vault: Vault;
   let principal: Principal;
+  let clients: Record<string, () => StandardSigningClient>;
   let token: EthersContract;
   let tokenAddress: Hex;
 
   beforeAll(async () => {
     anvil = await startAnvil();
-    dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-integrations-'));
-    vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [localFileKeyStore({ keysDir: dir, masterKeyHex: TEST_MASTER_KEY })], jobs: false });
+    s = await startTestServer();
+    vault = s.server.vault;
     const created = await vault.manageVaults.create({ name: 'integrations' });
-    principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(created.id)).apiKey, created.id);
+    const { apiKey } = await vault.manageVaults.createApiKey(created.id);
+    principal = await vault.authenticate.execute(apiKey, created.id);
+    clients = {
+      'the HTTP client': () => new VaultClient({ baseUrl: s.url, vaultId: created.id, apiKey }),
+      'the in-process API': () => inProcessClient(vault, principal),
+    };
     token = await deploy(anvil, 'PermitToken', ['Vault Permit']);
     tokenAddress = (await token.getAddress()) as Hex;
     await vault.managePolicies.set(created.id, {
@@ -69,9 +72,8 @@ describe('wallet-vault/viem and wallet-vault/ethers on anvil', () => {
   });
 
   afterAll(async () => {
-    await vault?.close();
+    await s?.stop();
     await anvil?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   /** A new vault wallet with 10 ether. */
@@ -81,10 +83,10 @@ describe('wallet-vault/viem and wallet-vault/ethers on anvil', () => {
     return address;
   }
 
-  const integrations: Record<string, () => Promise<Integration>> = {
-    async viem() {
-      const address = await fundedWallet('viem');
-      const account = vaultAccount({ client: inProcessClient(vault, principal), address });
+  const integrations: Record<string, (client: StandardSigningClient, wallet: string) => Promise<Integration>> = {
+    async viem(client, name) {
+      const address = await fundedWallet(name);
+      const account = vaultAccount({ client, address });
       const chain = { ...anvilChain, rpcUrls: { default: { http: [anvil.rpcUrl] } } };
       const wallet = createWalletClient({ account, chain, transport: http(anvil.rpcUrl) });
       const reader = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
@@ -102,9 +104,9 @@ describe('wallet-vault/viem and wallet-vault/ethers on anvil', () => {
           (await mined(await wallet.writeContract({ address: tokenAddress, abi: loadArtifact('PermitToken').abi as never, functionName: 'permit', args: args as never }))).status,
       };
     },
-    async ethers() {
-      const address = await fundedWallet('ethers');
-      const signer = new VaultSigner(inProcessClient(vault, principal), address, anvil.provider);
+    async ethers(client, name) {
+      const address = await fundedWallet(name);
+      const signer = new VaultSigner(client, address, anvil.provider);
       const mined = async (tx: { wait(): Promise<{ status: number | null; type: number; from: string } | null> }) => {
         const r = (await tx.wait())!;
         return { status: r.status ?? 0, type: r.type, from: r.from };
@@ -119,10 +121,11 @@ describe('wallet-vault/viem and wallet-vault/ethers on anvil', () => {
     },
   };
 
-  describe.each(Object.keys(integrations))('%s', (library) => {
+  const cases = Object.keys(integrations).flatMap((library) => ['the HTTP client', 'the in-process API'].map((over) => [library, over] as const));
+  describe.each(cases)('%s over %s', (library, over) => {
     let it_: Integration;
     beforeAll(async () => {
-      it_ = await integrations[library]!();
+      it_ = await integrations[library]!(clients[over]!(), `${library} ${over}`);
     });
 
     it('sends an eip1559 and a legacy transfer the vault signed; both are mined from the vault wallet', async () => {

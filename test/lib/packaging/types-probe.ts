@@ -23,6 +23,7 @@ import { postgresPersistence } from 'wallet-vault/persistence/postgres';
 import { describeKeyStoreContract, inMemoryPersistence, type KeyStoreFixture } from 'wallet-vault/testing';
 import { VaultClient, VaultError, type VaultErrorCode } from 'wallet-vault/client';
 import { SignableMint } from 'wallet-vault/contracts';
+import { VaultSigner } from 'wallet-vault/ethers';
 
 const storeOptions: LocalFileKeyStoreOptions = { keysDir: '/tmp/keys', masterKeyHex: '00'.repeat(32) };
 const store: KeyStore = localFileKeyStore(storeOptions);
@@ -42,6 +43,8 @@ const retryLater = (error: VaultError): boolean => {
   const code: VaultErrorCode | undefined = error.code;
   return code === 'RATE_LIMITED' || code === 'DATABASE_UNAVAILABLE' || code === 'KEYSTORE_UNAVAILABLE';
 };
+// A VaultClient is what the ethers signer takes: a vault wallet as an ethers Signer.
+const signerOf = (client: VaultClient): VaultSigner => new VaultSigner(client, '0x' + '11'.repeat(20));
 // The shipped ABIs are typed as literals: a typo in a function name is a compile error, not undefined.
 const mintItem = SignableMint.abi.find((item) => item.type === 'function' && item.name === 'mint');
 const bytecode: `0x${string}` = SignableMint.bytecode;
@@ -49,5 +52,5 @@ const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
   pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
-  mintItem, bytecode, signed, retryLater,
+  mintItem, bytecode, signed, retryLater, signerOf,
 ];
