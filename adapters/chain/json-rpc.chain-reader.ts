@@ -2,6 +2,7 @@ import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ChainReader, SignableValues } from '../../src/ports/chain-reader.port.js';
+import type { ChainRpc, RpcAnswer } from '../../src/ports/chain-rpc.port.js';
 import { CHAIN_IDS } from './chains.js';
 import { rpcHostOf, rpcUrlList, type RpcUrls } from './rpc-urls.js';
 
@@ -44,7 +45,7 @@ interface Endpoint {
 
 type Answer = { readonly values: SignableValues } | { readonly failed: unknown };
 
-export class JsonRpcChainReader implements ChainReader {
+export class JsonRpcChainReader implements ChainReader, ChainRpc {
   private readonly endpoints = new Map<string, readonly Endpoint[]>();
   private readonly cache = new Map<string, { values: SignableValues; expiresAt: number }>();
   private readonly inFlight = new Map<string, Promise<SignableValues>>();
@@ -80,6 +81,37 @@ export class JsonRpcChainReader implements ChainReader {
     if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, { values, expiresAt: Date.now() + this.ttlMs });
     return values;
+  }
+
+  chainsWithRpc(): readonly string[] {
+    return Object.keys(this.config.rpcUrls).filter((chain) => this.hasRpc(chain));
+  }
+
+  /**
+   * Passes one call on to the chain's first RPC as it is, over plain fetch (not ethers' provider, which
+   * would reshape the node's error): the vault's JSON-RPC endpoint answers with what the node said.
+   */
+  async relay(chain: string, method: string, params: readonly unknown[]): Promise<RpcAnswer> {
+    if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
+    const e = this.endpointsOf(chain)[0]!;
+    await this.verifyChainId(e);
+    let answer: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    try {
+      const response = await fetch(e.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      answer = (await response.json()) as typeof answer;
+    } catch (error) {
+      throw unavailable(chain, `${e.label} did not answer ${method} (${shortReason(error)})`, error);
+    }
+    if (answer.error && typeof answer.error === 'object') {
+      const { code, message, data } = answer.error;
+      return { error: { code: typeof code === 'number' ? code : -32000, message: String(message), ...(data === undefined ? {} : { data }) } };
+    }
+    return { result: answer.result ?? null };
   }
 
   async close(): Promise<void> {

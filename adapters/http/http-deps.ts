@@ -3,6 +3,8 @@ import type { CreateWalletCommand } from '../../src/application/create-wallet.us
 import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
 import type { SignCallCommand } from '../../src/application/sign-call.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
+import type { JsonRpcCommand } from '../../src/application/json-rpc.use-case.js';
+import type { RpcAnswer } from '../../src/ports/chain-rpc.port.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
 import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
 import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
@@ -35,6 +37,8 @@ export interface HttpDeps extends AddressGuardDeps {
   signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string }> };
   signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string }> };
   signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string }> };
+  /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
+  jsonRpc: { defaultChain(): string | undefined; execute(command: JsonRpcCommand): Promise<RpcAnswer> };
   verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
   recordSubmission: { execute(command: RecordSubmissionCommand): Promise<SignatureRecord> };
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };

@@ -198,9 +198,65 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body) }),
     answer: async (deps, command) => ok(await deps.signTransaction.execute(command)),
   }),
+  // Ethereum JSON-RPC over the vault's wallets (docs/standard-signing.md#json-rpc): JSON-RPC answers, not the envelope.
+  route({
+    method: 'POST',
+    path: '/rpc',
+    body: 'signed-json',
+    role: 'signer',
+    command: (r, deps): RpcBatch => {
+      const calls = rpcCalls(r.body);
+      return { principal: r.principal, chain: rpcChain(r, deps), single: calls.single === true, calls };
+    },
+    answer: async (deps, batch) => {
+      const answers = [];
+      // One after another: eth_sendTransaction's nonce reads must see the transaction before it.
+      for (const c of batch.calls) {
+        if ('invalid' in c) answers.push({ jsonrpc: '2.0', id: c.id, error: { code: -32600, message: c.invalid } });
+        else answers.push({ jsonrpc: '2.0', id: c.id, ...(await deps.jsonRpc.execute({ principal: batch.principal, chain: batch.chain, call: c })) });
+      }
+      return jsonReply(200, batch.single ? answers[0] : answers);
+    },
+  }),
 ];
 
 const LIST_PARAMETERS = ['offset', 'count'] as const;
+
+/** The JSON-RPC endpoint's request: one call or a batch, each valid or the reason it is not. */
+type RpcEntry = { readonly id: unknown; readonly method: string; readonly params: readonly unknown[] } | { readonly id: unknown; readonly invalid: string };
+interface RpcBatch {
+  readonly principal: Principal;
+  readonly chain: string;
+  readonly single: boolean;
+  readonly calls: readonly RpcEntry[];
+}
+const RPC_BATCH_MAX = 100;
+
+/** `?chain=<name>`, or the only chain with an RPC. */
+function rpcChain(r: RouteRequest, deps: HttpDeps): string {
+  const named = new URLSearchParams(r.query).get('chain');
+  const chain = named ?? deps.jsonRpc.defaultChain();
+  if (chain === undefined) throw invalidArgument('chain: name the chain whose RPC this endpoint uses (?chain=<name>): several or no chains have an RPC');
+  return chain;
+}
+
+function rpcCalls(body: unknown): RpcBatch['calls'] & { single?: boolean } {
+  const single = !Array.isArray(body);
+  if (single && (typeof body !== 'object' || body === null)) throw invalidArgument('body: must be a JSON-RPC call (an object) or a batch of them (an array)');
+  const list = single ? [body] : (body as unknown[]);
+  if (list.length === 0) throw invalidArgument('body: an empty JSON-RPC batch');
+  if (list.length > RPC_BATCH_MAX) throw invalidArgument(`body: a JSON-RPC batch of more than ${RPC_BATCH_MAX} calls`);
+  const calls = list.map((entry): RpcEntry => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return { id: null, invalid: 'a JSON-RPC call is an object' };
+    const e = entry as Record<string, unknown>;
+    const id = typeof e.id === 'string' || typeof e.id === 'number' ? e.id : null;
+    if (e.jsonrpc !== '2.0') return { id, invalid: 'jsonrpc: must be "2.0"' };
+    if (typeof e.method !== 'string' || e.method === '') return { id, invalid: 'method: must be a string' };
+    if (e.params !== undefined && !Array.isArray(e.params)) return { id, invalid: 'params: must be an array' };
+    return { id, method: e.method, params: (e.params as unknown[] | undefined) ?? [] };
+  });
+  return Object.assign(calls, { single });
+}
 
 /*
  * Standard signing (the last three routes): the payload is checked by the use case's encoder, which

@@ -23,6 +23,7 @@ import { SignMessage } from '../../src/application/sign-message.use-case.js';
 import { SignTransaction } from '../../src/application/sign-transaction.use-case.js';
 import { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
 import type { StandardSigningDeps } from '../../src/application/standard-signing.js';
+import { JsonRpcSigner } from '../../src/application/json-rpc.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -38,6 +39,7 @@ import { PORT_TOKENS } from '../../src/ports/port-tokens.js';
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { StandardPayloads } from '../../src/ports/standard-payloads.port.js';
+import type { ChainRpc } from '../../src/ports/chain-rpc.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
@@ -68,6 +70,9 @@ interface Ports {
   readonly policyCache: PolicyCache;
   readonly refusedAuth: RefusedAuthSummary;
   readonly payloads: StandardPayloads;
+  readonly chainRpc: ChainRpc;
+  /** Another entry of USE_CASES, for a use case built on others (the JSON-RPC endpoint). */
+  resolve<T>(type: abstract new (...args: any[]) => T): T;
 }
 
 interface UseCaseEntry<T> {
@@ -122,6 +127,16 @@ export const USE_CASES = {
   signTypedData: entry(SignTypedData, (p) => new SignTypedData(standardSigning(p)), KEYS),
   /** Signs a legacy, eip2930 or eip1559 transaction with a wallet under the vault's transaction policy (deny by default). */
   signTransaction: entry(SignTransaction, (p) => new SignTransaction(standardSigning(p)), KEYS),
+  /** The vault's wallets behind Ethereum JSON-RPC: the signing methods answered, eth_sendTransaction filled and sent, the rest relayed. */
+  jsonRpc: entry(
+    JsonRpcSigner,
+    (p) =>
+      new JsonRpcSigner(
+        { listWallets: p.resolve(ListWallets), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction) },
+        p.chainRpc,
+      ),
+    KEYS,
+  ),
   /** Checks `X-Vault-Auth-Signature` over a request's raw bytes, when the vault has an auth secret. */
   verifyAuthSignature: entry(VerifyAuthSignature, (p, s) => new VerifyAuthSignature(s.authSecret, p.replay, p.clock, p.audit)),
   /** Records the transaction that carried a signature. */
@@ -209,6 +224,10 @@ function portsOf(ctx: Resolver): Ports {
     get refusedAuth() {
       return ctx.get(RefusedAuthSummary);
     },
+    get chainRpc() {
+      return port<ChainRpc>(PORT_TOKENS.CHAIN_RPC);
+    },
+    resolve: (type) => ctx.get(type),
     get payloads() {
       return port<StandardPayloads>(PORT_TOKENS.STANDARD_PAYLOADS);
     },

@@ -8,6 +8,8 @@ export const PORT_TOKENS = {
   CLOCK: Symbol.for('wallet-vault.Clock'),
   ID_GENERATOR: Symbol.for('wallet-vault.IdGenerator'),
   CHAIN_READER: Symbol.for('wallet-vault.ChainReader'),
+  /** The chains' RPCs as the JSON-RPC endpoint relays to them. */
+  CHAIN_RPC: Symbol.for('wallet-vault.ChainRpc'),
   REPLAY_GUARD: Symbol.for('wallet-vault.ReplayGuard'),
   WALLET_REPOSITORY: Symbol.for('wallet-vault.WalletRepository'),
   SIGNATURE_LOG: Symbol.for('wallet-vault.SignatureLog'),

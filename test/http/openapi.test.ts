@@ -53,6 +53,7 @@ describe('the OpenAPI document', () => {
         `POST ${V}/wallets/{address}/sign-message`,
         `POST ${V}/wallets/{address}/sign-typed-data`,
         `POST ${V}/wallets/{address}/sign-transaction`,
+        `POST ${V}/rpc`,
         `GET ${V}/status`,
         `POST ${V}/submissions`,
         `GET ${V}/submissions/{submissionHash}`,
@@ -67,6 +68,8 @@ describe('the OpenAPI document', () => {
     for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
       expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '503']);
     }
+    // A refused call is a JSON-RPC error inside the 200; the endpoint's own statuses are the service's.
+    expect(operations.find((o) => o.id === 'jsonRpc')!.statuses).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '502', '503']);
     expect(operations.find((o) => o.id === 'createWallet')!.statuses).toContain('409');
     expect(operations.find((o) => o.id === 'recordSubmission')!.statuses).toContain('409');
     expect(document.components!.securitySchemes).toMatchObject({

@@ -28,6 +28,21 @@ import { STATUS_BY_CODE } from '../error-status.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-codes.js';
 
+const jsonRpcCallSchema = z
+  .looseObject({ jsonrpc: z.unknown().optional(), id: z.unknown().optional(), method: z.unknown().optional(), params: z.unknown().optional() })
+  .meta({ description: 'A JSON-RPC 2.0 call: `jsonrpc: "2.0"`, `id`, `method`, `params` (an array). An object that is not one is answered with error -32600.' });
+const jsonRpcBodySchema = z.union([
+  jsonRpcCallSchema,
+  z.array(z.unknown()).min(1).max(100).meta({ description: 'A batch of up to 100 calls; an entry that is not a JSON-RPC 2.0 call is answered in its place with error -32600.' }),
+]);
+const jsonRpcAnswerOneSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+const jsonRpcAnswerSchema = z.union([jsonRpcAnswerOneSchema, z.array(jsonRpcAnswerOneSchema)]);
+
 /*
  * The API's published contract (OpenAPI 3.1), rendered from the zod schemas the server parses requests
  * with and types its answers by. Served at GET /openapi.json and shipped as openapi.json in the package
@@ -189,6 +204,7 @@ export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole>> = {
   signMessage: 'signer',
   signTypedData: 'signer',
   signTransaction: 'signer',
+  jsonRpc: 'signer',
   listWallets: 'reader',
   getWallet: 'reader',
   status: 'reader',
@@ -347,6 +363,19 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { schema: signTransactionBodySchema, example: EXAMPLES.signTransactionRequest },
           { schema: signedTransactionSchema, description: 'The signed transaction and its hash.', example: EXAMPLES.signTransactionResult },
         ),
+      },
+      [`${V}/rpc`]: {
+        post: {
+          operationId: 'jsonRpc',
+          summary: 'Ethereum JSON-RPC',
+          description:
+            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends; every other method is passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC). One call or a batch of up to 100. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
+          tags: ['Standard signing'],
+          security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
+          requestParams: { ...inVault(), query: z.object({ chain: z.string().optional().meta({ description: 'The chain whose RPC is used; default: the only chain with an RPC.' }) }) },
+          requestBody: jsonBody(jsonRpcBodySchema, { jsonrpc: '2.0', id: 1, method: 'eth_accounts', params: [] }),
+          responses: responses('jsonRpc', json(jsonRpcAnswerSchema, 'The JSON-RPC answer (or answers, for a batch).', { jsonrpc: '2.0', id: 1, result: [EXAMPLES.standardSigner] })),
+        },
       },
       [`${V}/status`]: {
         get: {

@@ -38,6 +38,8 @@ export const ERROR_CODES_BY_OPERATION = {
   signMessage: [...STANDARD_SIGN],
   signTypedData: [...STANDARD_SIGN],
   signTransaction: [...STANDARD_SIGN],
+  // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's.
+  jsonRpc: [...WITH_BODY, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
 } as const satisfies Record<string, readonly ErrorCode[]>;
