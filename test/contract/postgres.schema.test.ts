@@ -138,8 +138,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       const before = await openPostgresDatabase(testPostgresConfig(test.url));
       const { vault, key } = await aVaultWithKey(before);
       await before.close();
-      // As the previous release left it, one migration behind: its versions in schema_migrations, no migration 5.
-      await sql.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
+      // As the previous release left it, one migration behind: its versions in schema_migrations, no sign counts.
+      await sql.query('DROP TABLE sign_count_keys; DROP TABLE sign_counts');
       await sql.query('DELETE FROM wallet_vault_migrations WHERE version = $1', [SCHEMA_VERSION]);
       await sql.query('ALTER TABLE wallet_vault_migrations RENAME TO schema_migrations');
       await sql.query('ALTER INDEX wallet_vault_migrations_pkey RENAME TO schema_migrations_pkey');
@@ -151,7 +151,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
         expect(await versions(sql, 'wallet_vault_migrations')).toEqual(ALL_VERSIONS);
         // Left as it was: the previous release, started again (a rollback), still finds its versions.
         expect(await versions(sql, 'schema_migrations')).toEqual(ALL_VERSIONS.slice(0, -1));
-        expect((await sql.query('SELECT count(*)::int AS n FROM deployment')).rows).toEqual([{ n: 1 }]);
+        expect((await sql.query('SELECT count(*)::int AS n FROM sign_counts')).rows).toEqual([{ n: 0 }]);
       } finally {
         await after.close();
       }

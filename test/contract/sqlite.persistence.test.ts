@@ -12,6 +12,7 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignCounterContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
   expectValidChain,
@@ -20,6 +21,7 @@ import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
 import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
 import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
+import { SqlSignCounter } from '../../adapters/persistence/sql/sql.sign-counter.js';
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
 import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
@@ -51,6 +53,15 @@ describeKeyQuarantineContract('sqlite', async () => {
   const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
   return { quarantine: one.quarantine, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
 });
+// One connection twice: two connections of one thread cannot share the write lock (the second's BEGIN
+// IMMEDIATE blocks the thread the first needs to commit), and the processes that share a file in service
+// (workers, the CLI) each have their own thread; across them BEGIN IMMEDIATE serialises the takes.
+describeSignCounterContract('sqlite', () =>
+  withDatabase((db) => {
+    const counter = new SqlSignCounter(sqliteSql(db));
+    return { counters: [counter, counter] as const };
+  }),
+);
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
@@ -194,9 +205,9 @@ describe('sqlite specifics', () => {
       const vault = aVault();
       await new SqlWalletRepository(sqliteSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
-      // The schema as the release before this one left it.
-      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys;');
-      db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+      // The schema as the release before deployment ids left it (version 4; later migrations run again).
+      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
+      db.pragma('user_version = 4');
       db.close();
       const migrated = openSqliteDatabase({ path: file });
       const id = await new SqlKeyQuarantine(sqliteSql(migrated)).deploymentId();

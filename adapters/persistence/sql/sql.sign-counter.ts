@@ -1,0 +1,39 @@
+import type { SignCountDemand } from '../../../src/domain/sign-limits.js';
+import type { SignCountDecision, SignCounter } from '../../../src/ports/sign-counter.port.js';
+import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
+
+const LOCK_KEYS = (n: number) =>
+  `INSERT INTO sign_count_keys (key, touched) VALUES ${rowPlaceholders(n, 2)} ON CONFLICT (key) DO UPDATE SET touched = EXCLUDED.touched`;
+const PRUNE = 'DELETE FROM sign_counts WHERE key = $1 AND at <= $2';
+// The max-th newest sign in the window: when there is one, the window is full until it leaves.
+const FULL_UNTIL = 'SELECT at FROM sign_counts WHERE key = $1 ORDER BY at DESC LIMIT 1 OFFSET $2';
+const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlaceholders(n, 2)}`;
+
+/**
+ * Rolling-window sign counts in the database: a row per sign and key, pruned as they leave the window.
+ * One transaction per take: it first writes each key's row in sign_count_keys (an upsert, in key order),
+ * which on PostgreSQL holds that row's lock until commit, so a take on another instance for the same key
+ * waits and then sees this one's count (READ COMMITTED reads anew per statement); SQLite's IMMEDIATE
+ * transaction holds the database's write lock throughout. Two takes can therefore never both count the
+ * last sign a limit allows.
+ */
+export class SqlSignCounter implements SignCounter {
+  constructor(private readonly db: SqlDatabase) {}
+
+  take(demands: readonly SignCountDemand[], now: Date): Promise<SignCountDecision> {
+    if (demands.length === 0) return Promise.resolve({ allowed: true, retryAfterMs: 0 });
+    return this.db.transaction(async (tx) => {
+      await tx.run(LOCK_KEYS(demands.length), demands.flatMap((d) => [d.key, now]));
+      let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
+      for (const d of demands) {
+        await tx.run(PRUNE, [d.key, new Date(now.getTime() - d.windowMs)]);
+        const [full] = await tx.all<{ at: unknown }>(FULL_UNTIL, [d.key, d.max - 1]);
+        const wait = full === undefined ? 0 : this.db.instant(full.at).getTime() + d.windowMs - now.getTime();
+        if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
+      }
+      if (!refused.allowed) return refused;
+      await tx.run(COUNT(demands.length), demands.flatMap((d) => [d.key, now]));
+      return { allowed: true, retryAfterMs: 0 };
+    });
+  }
+}
