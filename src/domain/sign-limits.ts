@@ -36,7 +36,7 @@ export interface SignLimitInput {
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DURATION = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
 /** A window longer than this would keep a row per sign for longer than any operator means to. */
-const MAX_WINDOW_MS = 31 * UNIT_MS.d;
+export const MAX_WINDOW_MS = 31 * UNIT_MS.d;
 
 /** `90s`, `10m`, `1h`, `7d` in milliseconds. */
 export function parseWindow(text: string): number {

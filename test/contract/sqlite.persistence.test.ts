@@ -65,6 +65,26 @@ describeSignCounterContract('sqlite', () =>
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
+  it('sweeps sign counts and their keys once no window can hold them (31 days), also by itself from a take', async () => {
+    const { db, cleanup } = await withDatabase((db) => ({ db }));
+    try {
+      const counter = new SqlSignCounter(sqliteSql(db), 0);
+      const rows = () => db.prepare('SELECT (SELECT count(*) FROM sign_counts) AS counts, (SELECT count(*) FROM sign_count_keys) AS keys').get();
+      const t0 = new Date('2026-06-01T00:00:00Z');
+      const day = 86_400_000;
+      await counter.take([{ key: 'old', max: 5, windowMs: day, label: 'a limit' }], t0);
+      await counter.take([{ key: 'kept', max: 5, windowMs: day, label: 'a limit' }], new Date(t0.getTime() + 2 * day));
+      expect(rows()).toEqual({ counts: 2, keys: 2 });
+      expect(await counter.sweep(new Date(t0.getTime() + 31 * day))).toBe(1);
+      expect(rows()).toEqual({ counts: 1, keys: 1 });
+      // In service the sweep runs from a take after its interval (here 0): the 'kept' rows go too.
+      await counter.take([{ key: 'new', max: 5, windowMs: day, label: 'a limit' }], new Date(t0.getTime() + 40 * day));
+      await expect.poll(rows).toEqual({ counts: 1, keys: 1 });
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('keeps a transaction to itself: statements of other requests wait for it, and a group commit never joins it', async () => {
     const { db, cleanup } = await withDatabase((db) => ({ db }));
     try {

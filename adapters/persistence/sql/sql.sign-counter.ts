@@ -1,5 +1,6 @@
-import type { SignCountDemand } from '../../../src/domain/sign-limits.js';
+import { MAX_WINDOW_MS, type SignCountDemand } from '../../../src/domain/sign-limits.js';
 import type { SignCountDecision, SignCounter } from '../../../src/ports/sign-counter.port.js';
+import { PeriodicSweep } from './periodic-sweep.js';
 import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
 
 const LOCK_KEYS = (n: number) =>
@@ -8,6 +9,9 @@ const PRUNE = 'DELETE FROM sign_counts WHERE key = $1 AND at <= $2';
 // The max-th newest sign in the window: when there is one, the window is full until it leaves.
 const FULL_UNTIL = 'SELECT at FROM sign_counts WHERE key = $1 ORDER BY at DESC LIMIT 1 OFFSET $2';
 const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlaceholders(n, 2)}`;
+// Rows no window can still hold (a limit removed, a wallet gone quiet): a take prunes only its own keys.
+const SWEEP_COUNTS = 'DELETE FROM sign_counts WHERE at <= $1';
+const SWEEP_KEYS = 'DELETE FROM sign_count_keys WHERE touched <= $1';
 
 /**
  * Rolling-window sign counts in the database: a row per sign and key, pruned as they leave the window.
@@ -18,10 +22,17 @@ const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlac
  * last sign a limit allows.
  */
 export class SqlSignCounter implements SignCounter {
-  constructor(private readonly db: SqlDatabase) {}
+  private sweeps: PeriodicSweep | undefined;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    /** How often rows older than the longest window are deleted (by whichever take comes first after it). */
+    private readonly sweepEveryMs = 3_600_000,
+  ) {}
 
   take(demands: readonly SignCountDemand[], now: Date): Promise<SignCountDecision> {
     if (demands.length === 0) return Promise.resolve({ allowed: true, retryAfterMs: 0 });
+    (this.sweeps ??= new PeriodicSweep(this.sweepEveryMs, now.getTime(), (at) => this.sweep(at))).due(now.getTime());
     return this.db.transaction(async (tx) => {
       await tx.run(LOCK_KEYS(demands.length), demands.flatMap((d) => [d.key, now]));
       let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
@@ -35,5 +46,13 @@ export class SqlSignCounter implements SignCounter {
       await tx.run(COUNT(demands.length), demands.flatMap((d) => [d.key, now]));
       return { allowed: true, retryAfterMs: 0 };
     });
+  }
+
+  /** Deletes the counts and keys older than any window (31 days); returns how many counts. */
+  async sweep(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - MAX_WINDOW_MS);
+    const counts = await this.db.run(SWEEP_COUNTS, [before]);
+    await this.db.run(SWEEP_KEYS, [before]);
+    return counts;
   }
 }
