@@ -82,9 +82,14 @@ export function describeSignLimit(limit: SignLimit): string {
   return `at most ${limit.maxSigns} signs per ${describeWindow(limit.windowMs)} for ${of}`;
 }
 
+/** Limits a policy holds at most: each that applies to a sign is one more count in its transaction. */
+export const MAX_SIGN_LIMITS = 64;
+
 /** The limits with `added`, replacing one of the same scope, target and window (its count goes on). */
 export function withSignLimit(limits: readonly SignLimit[] | undefined, added: SignLimit): SignLimit[] {
-  return [...(limits ?? []).filter((l) => !(sameTarget(l, added) && l.windowMs === added.windowMs)), added];
+  const kept = (limits ?? []).filter((l) => !(sameTarget(l, added) && l.windowMs === added.windowMs));
+  if (kept.length >= MAX_SIGN_LIMITS) throw invalidArgument(`limits: a policy holds at most ${MAX_SIGN_LIMITS} limits; remove one first`);
+  return [...kept, added];
 }
 
 export const sameTarget = (a: Pick<SignLimit, 'scope' | 'target'>, b: Pick<SignLimit, 'scope' | 'target'>): boolean =>

@@ -60,6 +60,12 @@ describe('sign limits as an operator writes them', () => {
     const daily = { ...hourly, windowMs: 86_400_000 };
     expect(withSignLimit(withSignLimit([hourly], daily), lower)).toEqual([daily, lower]);
   });
+
+  it('holds at most 64 limits; replacing one of them is still allowed', () => {
+    const full = Array.from({ length: 64 }, (_, i) => parseSignLimit({ each: 'wallet', maxSigns: 1, per: `${i + 1}m` }));
+    expect(() => withSignLimit(full, parseSignLimit({ each: 'contract', maxSigns: 1, per: '1h' }))).toThrow(/at most 64 limits/);
+    expect(withSignLimit(full, { ...full[0]!, maxSigns: 2 })).toHaveLength(64);
+  });
 });
 
 describe('what a sign is counted under', () => {
