@@ -79,7 +79,7 @@ export function parseSignLimit(input: SignLimitInput): SignLimit {
 /** `at most 100 signs per 1h for each wallet` / `… for wallet 0x…`. */
 export function describeSignLimit(limit: SignLimit): string {
   const of = limit.target === undefined ? `each ${limit.scope}` : `${limit.scope} ${limit.target}`;
-  return `at most ${limit.maxSigns} signs per ${describeWindow(limit.windowMs)} for ${of}`;
+  return `at most ${limit.maxSigns} sign${limit.maxSigns === 1 ? '' : 's'} per ${describeWindow(limit.windowMs)} for ${of}`;
 }
 
 /** Limits a policy holds at most: each that applies to a sign is one more count in its transaction. */

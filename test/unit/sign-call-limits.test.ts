@@ -22,7 +22,7 @@ async function world(limits: readonly SignLimitInput[], counter: SignCounter | u
   const wallet = await new CreateWallet(repo, registry, clock, ids, auditLog).execute({ principal, name: 's' });
   const signOnce = () => sign.execute({ principal, chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer: wallet.address, abi: SIGNER_ABI, args: ['1'] });
   const refusal = () => signOnce().then(() => null, (error: unknown) => error as DomainError);
-  return { store, clock, auditLog, signOnce, refusal };
+  return { store, clock, auditLog, policies, vault, wallet, signOnce, refusal };
 }
 
 describe('Sign under limits per window', () => {
@@ -49,6 +49,13 @@ describe('Sign under limits per window', () => {
     const elsewhere = await world([{ wallet: OTHER_WALLET, maxSigns: 1, per: '1h' }], undefined);
     await elsewhere.signOnce();
     await elsewhere.signOnce();
+  });
+
+  it('a limit on one wallet binds that wallet, named by address in any case', async () => {
+    const w = await world([], new InMemorySignCounter());
+    await w.policies.save(w.vault.id, { limits: [parseSignLimit({ wallet: w.wallet.address.toLowerCase(), maxSigns: 1, per: '1d' })] }, w.clock.now());
+    await w.signOnce();
+    expect(await w.refusal()).toMatchObject({ code: ErrorCode.SIGN_LIMIT_REACHED, retryAfterSeconds: 86_400, message: `limit: at most 1 sign per 1d for wallet ${w.wallet.address} reached; retry after 86400 s` });
   });
 
   it('asks the counter nothing when the policy has no limits (no round trip on the sign path)', async () => {
