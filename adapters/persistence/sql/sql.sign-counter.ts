@@ -9,9 +9,12 @@ const PRUNE = 'DELETE FROM sign_counts WHERE key = $1 AND at <= $2';
 // The max-th newest sign in the window: when there is one, the window is full until it leaves.
 const FULL_UNTIL = 'SELECT at FROM sign_counts WHERE key = $1 ORDER BY at DESC LIMIT 1 OFFSET $2';
 const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlaceholders(n, 2)}`;
-// Rows no window can still hold (a limit removed, a wallet gone quiet): a take prunes only its own keys.
-const SWEEP_COUNTS = 'DELETE FROM sign_counts WHERE at <= $1';
-const SWEEP_KEYS = 'DELETE FROM sign_count_keys WHERE touched <= $1';
+// Keys no take touched for longer than any window (a limit removed, a wallet gone quiet): a take prunes
+// only its own keys' rows, so these would stay. All their counts are as old.
+const STALE_KEYS = 'SELECT key FROM sign_count_keys WHERE touched <= $1 LIMIT 1000';
+const LOCK_STALE_KEY = 'UPDATE sign_count_keys SET touched = touched WHERE key = $1 AND touched <= $2';
+const DROP_COUNTS = 'DELETE FROM sign_counts WHERE key = $1';
+const DROP_KEY = 'DELETE FROM sign_count_keys WHERE key = $1';
 
 /**
  * Rolling-window sign counts in the database: a row per sign and key, pruned as they leave the window.
@@ -48,11 +51,22 @@ export class SqlSignCounter implements SignCounter {
     });
   }
 
-  /** Deletes the counts and keys older than any window (31 days); returns how many counts. */
+  /**
+   * Deletes the keys untouched for longer than any window (31 days) and their counts; returns how many
+   * counts. Key by key, each locked first as a take locks it: a take at that instant waits (or finds the
+   * key touched and it stays), and the two never hold locks the other wants.
+   */
   async sweep(now: Date): Promise<number> {
     const before = new Date(now.getTime() - MAX_WINDOW_MS);
-    const counts = await this.db.run(SWEEP_COUNTS, [before]);
-    await this.db.run(SWEEP_KEYS, [before]);
+    let counts = 0;
+    for (const { key } of await this.db.all<{ key: string }>(STALE_KEYS, [before])) {
+      counts += await this.db.transaction(async (tx) => {
+        if ((await tx.run(LOCK_STALE_KEY, [key, before])) === 0) return 0;
+        const dropped = await tx.run(DROP_COUNTS, [key]);
+        await tx.run(DROP_KEY, [key]);
+        return dropped;
+      });
+    }
     return counts;
   }
 }
