@@ -10,6 +10,7 @@ export { describeAuditLogContract, expectValidChain, type AuditLogFixture } from
 export { describePolicyRepositoryContract, type PolicyRepositoryFixture } from '../adapters/testing/policy-repository.contract.js';
 export { describeJobLockContract, type JobLockFixture } from '../adapters/testing/job-lock.contract.js';
 export { describeKeyQuarantineContract, type KeyQuarantineFixture } from '../adapters/testing/key-quarantine.contract.js';
+export { describeSignCounterContract, type SignCounterFixture } from '../adapters/testing/sign-counter.contract.js';
 export { expectSharedReplayGuard, type SharedReplayGuardWorld } from '../adapters/testing/replay-guard.contract.js';
 export { InMemoryKeyStore } from '../adapters/testing/in-memory.key-store.js';
 export {
@@ -18,6 +19,7 @@ export {
   InMemoryJobLock,
   InMemoryKeyQuarantine,
   InMemoryPolicyRepository,
+  InMemorySignCounter,
   InMemorySignatureLog,
   InMemoryWalletRepository,
 } from '../adapters/testing/in-memory.persistence.js';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
 import { describeArgumentRule } from '../../src/domain/argument-rules.js';
+import { describeSignLimit, type SignLimitInput } from '../../src/domain/sign-limits.js';
 import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { print } from './output.js';
 import { addStandardSigningOptions, describeStandardSigning, standardSigningInput, type StandardSigningOptions } from './standard-signing.options.js';
@@ -24,6 +25,7 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     ...(policy.contracts ?? []).map((contract) => `  ${'uniq of'.padEnd(10)} ${contract} = ${uniqOf(policy, contract)}`),
     ...describeStandardSigning(policy),
     ...(policy.rules ?? []).map((rule) => `  ${'rule'.padEnd(10)} ${describeArgumentRule(rule)}`),
+    ...(policy.limits ?? []).map((limit) => `  ${'limit'.padEnd(10)} ${describeSignLimit(limit)}`),
   ].join('\n');
 };
 
@@ -33,8 +35,8 @@ const uniqOf = (policy: SignPolicy, contract: string) =>
     ? "(not pinned, RPC TRUSTED: on chains with an RPC, signs whatever uniq the RPC answers; refused on local and chains without one)"
     : '(not pinned: refused; pin it with --contract-uniq, or trust the RPC with --trust-rpc-uniq)');
 
-const printRemoved = (o: { vault: string; json?: boolean }, removed: number, policy: SignPolicy | null) =>
-  print(!!o.json, { vault: o.vault, policy, removed }, () => `${removed} rule${removed === 1 ? '' : 's'} removed\n${describePolicy(o.vault, policy)}`);
+const printRemoved = (o: { vault: string; json?: boolean }, removed: number, policy: SignPolicy | null, what = 'rule') =>
+  print(!!o.json, { vault: o.vault, policy, removed }, () => `${removed} ${what}${removed === 1 ? '' : 's'} removed\n${describePolicy(o.vault, policy)}`);
 
 const repeatable = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -100,6 +102,63 @@ export function registerPolicyCommands(program: Command): void {
       );
     });
   registerRuleCommands(policies);
+  registerLimitCommands(policies);
+}
+
+type LimitTargetOptions = Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'>;
+
+/** The options naming what a limit counts: exactly one of them, for add; any one, for remove. */
+const withLimitTarget = (command: Command): Command =>
+  command
+    .option('--each <scope>', 'a count for each wallet, each contract or each function: wallet, contract or function')
+    .option('--wallet <address>', 'a count for this wallet (signer) only')
+    .option('--contract <address>', 'a count for this contract only')
+    .option('--function <function>', 'a count for this function only: a selector (0x + 8 hex) or its signature text');
+
+const limitTarget = (o: LimitTargetOptions): LimitTargetOptions => ({ each: o.each, wallet: o.wallet, contract: o.contract, function: o.function });
+
+/** `wallet-vault policies limits add|remove|clear`: how many signs per rolling window, across all instances. */
+function registerLimitCommands(policies: Command): void {
+  const limits = policies
+    .command('limits')
+    .description("manage a vault's limits on signs per rolling window, counted in the database for all instances (see docs/security.md)");
+  withLimitTarget(
+    limits
+      .command('add')
+      .description('add a limit (one of the same target and window is replaced); a sign over any limit is refused with 429 and Retry-After')
+      .requiredOption('--vault <vaultId>', 'vault whose policy gets the limit')
+      .requiredOption('--max-signs <n>', 'signs allowed in any window')
+      .requiredOption('--per <window>', 'the rolling window: a whole number and a unit, 30s, 10m, 1h, 1d (at most 31d)'),
+  )
+    .option('--json', 'print JSON')
+    .action(async (o: LimitTargetOptions & { vault: string; maxSigns: string; per: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const input: SignLimitInput = { ...limitTarget(o), maxSigns: o.maxSigns, per: o.per };
+      const policy = await withPersistence((c) => c.get(ManagePolicies).addLimit(o.vault, input));
+      print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
+    });
+  withLimitTarget(
+    limits
+      .command('remove')
+      .description('remove the limits of one target (every window)')
+      .requiredOption('--vault <vaultId>', 'vault whose limits to remove'),
+  )
+    .option('--json', 'print JSON')
+    .action(async (o: LimitTargetOptions & { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeLimits(o.vault, limitTarget(o)));
+      printRemoved(o, removed, policy, 'limit');
+    });
+  limits
+    .command('clear')
+    .description("remove every limit of a vault's policy (its lists and rules stay)")
+    .requiredOption('--vault <vaultId>', 'vault whose limits to remove')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeLimits(o.vault, null));
+      printRemoved(o, removed, policy, 'limit');
+    });
 }
 
 /** `wallet-vault policies rules add|remove|clear`: rules on the decoded arguments of a function. */

@@ -1,7 +1,6 @@
 import { ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
-import { RateLimitedError } from './rate-limiter.js';
 
 /** A refusal as the client reads it: the status follows from the code (STATUS_BY_CODE), never chosen apart. */
 export interface ErrorResponse {
@@ -37,7 +36,8 @@ const refusal = (code: ErrorCode, message: string, headers?: Record<string, stri
  * else is a 500 that says only "internal error" and the request id, and is logged here.
  */
 export function toErrorResponse(error: unknown, requestId: string, logger: HttpDeps['logger']): ErrorResponse {
-  if (error instanceof RateLimitedError) {
+  // A refusal that passes with time (a rate limit, a sign limit) says when.
+  if (isDomainError(error) && error.retryAfterSeconds !== undefined) {
     return refusal(error.code, error.message, { 'Retry-After': String(error.retryAfterSeconds) });
   }
   if (isDomainError(error)) {

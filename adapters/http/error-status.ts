@@ -18,6 +18,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.HEADERS_TOO_LARGE]: 431,
   [ErrorCode.REQUEST_TIMEOUT]: 408,
   [ErrorCode.RATE_LIMITED]: 429,
+  [ErrorCode.SIGN_LIMIT_REACHED]: 429,
   [ErrorCode.CHAIN_UNAVAILABLE]: 502,
   [ErrorCode.KEYSTORE_UNAVAILABLE]: 503,
   [ErrorCode.DATABASE_UNAVAILABLE]: 503,

@@ -2,11 +2,9 @@ import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 
 /** A refusal by a rate limit; the HTTP layer turns `retryAfterSeconds` into `Retry-After`. */
 export class RateLimitedError extends DomainError {
-  constructor(
-    readonly retryAfterSeconds: number,
-    scope = 'this API key',
-  ) {
-    super(ErrorCode.RATE_LIMITED, `rate limit exceeded for ${scope}; retry after ${retryAfterSeconds} s`);
+  declare readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, scope = 'this API key') {
+    super(ErrorCode.RATE_LIMITED, `rate limit exceeded for ${scope}; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
   }
 }
 

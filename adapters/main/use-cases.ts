@@ -35,6 +35,7 @@ import type { IdGenerator } from '../../src/ports/id-generator.port.js';
 import type { KeyQuarantine } from '../../src/ports/key-quarantine.port.js';
 import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
+import type { SignCounter } from '../../src/ports/sign-counter.port.js';
 import { PORT_TOKENS } from '../../src/ports/port-tokens.js';
 import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
@@ -66,6 +67,7 @@ interface Ports {
   readonly policies: PolicyRepository;
   readonly replay: ReplayGuard;
   readonly quarantine: KeyQuarantine | undefined;
+  readonly signCounter: SignCounter | undefined;
   readonly deploymentId: string | null;
   readonly policyCache: PolicyCache;
   readonly refusedAuth: RefusedAuthSummary;
@@ -118,7 +120,7 @@ export const USE_CASES = {
   /** Signs a contract call for a wallet under the vault's sign policy, durably logged first. */
   signCall: entry(
     SignCall,
-    (p, s) => new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains),
+    (p, s) => new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains, undefined, p.signCounter),
     KEYS,
   ),
   /** Signs an EIP-191 personal message with a wallet, when the vault's policy allows messages (deny by default). */
@@ -214,6 +216,9 @@ function portsOf(ctx: Resolver): Ports {
     },
     get quarantine() {
       return port<KeyQuarantine | undefined>(PORT_TOKENS.KEY_QUARANTINE);
+    },
+    get signCounter() {
+      return port<SignCounter | undefined>(PORT_TOKENS.SIGN_COUNTER);
     },
     get deploymentId() {
       return port<string | null>(PORT_TOKENS.DEPLOYMENT_ID);

@@ -9,6 +9,8 @@ import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-lo
 import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
+import type { SignCountDemand } from '../../src/domain/sign-limits.js';
+import type { SignCountDecision, SignCounter } from '../../src/ports/sign-counter.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
 
@@ -189,6 +191,28 @@ export class InMemoryPolicyRepository implements PolicyRepository {
   }
 }
 
+/** In-memory twin of the sign counts: one process's, atomic because a take never awaits. */
+export class InMemorySignCounter implements SignCounter {
+  /** The instants (ms) of the signs counted in the window, oldest first, by key. */
+  readonly counts = new Map<string, number[]>();
+
+  async take(demands: readonly SignCountDemand[], now: Date): Promise<SignCountDecision> {
+    const at = now.getTime();
+    let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
+    for (const d of demands) {
+      const kept = (this.counts.get(d.key) ?? []).filter((t) => t > at - d.windowMs);
+      this.counts.set(d.key, kept);
+      // The max-th newest sign in the window holds it full until it leaves.
+      const full = kept[kept.length - d.max];
+      const wait = full === undefined ? 0 : full + d.windowMs - at;
+      if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
+    }
+    if (!refused.allowed) return refused;
+    for (const d of demands) this.counts.get(d.key)!.push(at);
+    return { allowed: true, retryAfterMs: 0 };
+  }
+}
+
 /**
  * The SQLite deployment's lock is already in memory; the twin adds a way to play the other instance that
  * holds a job, so application tests can check what happens when the lock is taken elsewhere.
@@ -242,6 +266,7 @@ export function inMemoryPersistence(): Persistence {
     policies: new InMemoryPolicyRepository(),
     jobLock: new InMemoryJobLock(),
     keyQuarantine: new InMemoryKeyQuarantine(),
+    signCounter: new InMemorySignCounter(),
     description: 'in memory',
     close: async () => undefined,
   };

@@ -1,6 +1,7 @@
 import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rule-input.js';
 import { describeArgumentRule } from '../domain/argument-rules.js';
 import { invalidArgument } from '../domain/errors.js';
+import { describeSignLimit, parseLimitTarget, parseSignLimit, sameTarget, withSignLimit, type SignLimitInput } from '../domain/sign-limits.js';
 import { parseSignPolicy, type SignPolicy, type SignPolicyInput } from '../domain/sign-policy.js';
 import { standardPolicyDetails } from '../domain/standard-sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
@@ -13,8 +14,8 @@ import { requireVault } from './wallet-lookup.js';
 
 /**
  * Operator actions on a vault's sign policy. `set` replaces the lists (a list not given is absent, so it
- * allows everything of its kind) and keeps the argument rules, which have their own actions; `clear`
- * removes both. Every change is recorded as policy.changed.
+ * allows everything of its kind) and keeps the argument rules and the limits, which have their own
+ * actions; `clear` removes all. Every change is recorded as policy.changed.
  */
 export class ManagePolicies {
   constructor(
@@ -36,8 +37,8 @@ export class ManagePolicies {
   async set(vaultId: string, input: SignPolicyInput): Promise<SignPolicy> {
     const lists = parseSignPolicy(input, this.chains);
     await requireVault(this.repository, vaultId);
-    const rules = (await this.policies.find(vaultId))?.rules;
-    const policy = rules ? { ...lists, rules } : lists;
+    const current = await this.policies.find(vaultId);
+    const policy: SignPolicy = { ...lists, ...(current?.rules && { rules: current.rules }), ...(current?.limits && { limits: current.limits }) };
     await this.save(vaultId, policy);
     return policy;
   }
@@ -68,11 +69,43 @@ export class ManagePolicies {
     const kept = (current?.rules ?? []).filter((rule) => !matches(rule));
     const removed = (current?.rules?.length ?? 0) - kept.length;
     if (removed === 0) return { removed, policy: current };
-    const { rules: _dropped, ...lists } = current!;
-    // No lists and no rules left: the same as no policy, and stored as none.
-    const policy = kept.length > 0 ? { ...lists, rules: kept } : Object.keys(lists).length > 0 ? lists : null;
+    const { rules: _dropped, ...rest } = current!;
+    return { removed, policy: await this.saveWith(vaultId, rest, 'rules', kept) };
+  }
+
+  /**
+   * Adds a limit per window; one of the same scope, target and window is replaced (its count goes on).
+   * Read, then written, as addRules.
+   */
+  async addLimit(vaultId: string, input: SignLimitInput): Promise<SignPolicy> {
+    const limit = parseSignLimit(input);
+    await requireVault(this.repository, vaultId);
+    const current = await this.policies.find(vaultId);
+    const policy: SignPolicy = { ...current, limits: withSignLimit(current?.limits, limit) };
     await this.save(vaultId, policy);
-    return { removed, policy };
+    return policy;
+  }
+
+  /**
+   * Removes the limits of one scope and target (`{ each: 'wallet' }`, `{ wallet: '0x…' }`, …), every
+   * window; all limits when `target` is null. Removing nothing changes and records nothing.
+   */
+  async removeLimits(vaultId: string, target: Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'> | null): Promise<{ removed: number; policy: SignPolicy | null }> {
+    const named = target === null ? null : parseLimitTarget(target);
+    await requireVault(this.repository, vaultId);
+    const current = await this.policies.find(vaultId);
+    const kept = (current?.limits ?? []).filter((limit) => named !== null && !sameTarget(limit, named));
+    const removed = (current?.limits?.length ?? 0) - kept.length;
+    if (removed === 0) return { removed, policy: current };
+    const { limits: _dropped, ...rest } = current!;
+    return { removed, policy: await this.saveWith(vaultId, rest, 'limits', kept) };
+  }
+
+  /** Saves `rest` with `field` set to `kept`, or without it when empty; nothing left at all is no policy. */
+  private async saveWith<F extends 'rules' | 'limits'>(vaultId: string, rest: SignPolicy, field: F, kept: NonNullable<SignPolicy[F]>): Promise<SignPolicy | null> {
+    const policy = kept.length > 0 ? { ...rest, [field]: kept } : Object.keys(rest).length > 0 ? rest : null;
+    await this.save(vaultId, policy);
+    return policy;
   }
 
   /** Removing a policy that does not exist changes nothing and records nothing. */
@@ -98,6 +131,7 @@ export class ManagePolicies {
       // The contracts whose uniq an RPC chooses: the one risk an operator takes knowingly, so on record.
       trustRpcUniq: list(policy?.trustRpcUniq),
       rules: policy?.rules ? policy.rules.map(describeArgumentRule).join('; ') : null,
+      limits: policy?.limits ? policy.limits.map(describeSignLimit).join('; ') : null,
       ...standardPolicyDetails(policy),
     });
   }

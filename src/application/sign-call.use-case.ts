@@ -11,11 +11,13 @@ import {
   type Hex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
+import { signCountDemands, type SignLimit } from '../domain/sign-limits.js';
 import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
+import type { SignCounter } from '../ports/sign-counter.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
@@ -100,6 +102,8 @@ export class SignCall {
     /** Chain names a request may give: the interface's and any the operator added. */
     readonly chains: readonly string[] = CHAINS,
     abiCacheBytes?: number,
+    /** Counts signs for the policy's limits per window; read only when the policy has limits. */
+    private readonly signCounter?: SignCounter,
   ) {
     this.signers = new SignerCache(repository);
     this.functions = new AbiFunctionCache(abiCacheBytes);
@@ -139,6 +143,9 @@ export class SignCall {
       }
       throw error;
     });
+    // Last of the checks, once the wallet is known and every other rule passed: only a sign that would
+    // otherwise go ahead is counted. A policy without limits costs no round trip here.
+    if (policy?.limits !== undefined) await this.countSign(principal, policy.limits, { ...facts, uniq }, wallet.address, now);
 
     const nonce = toHex(this.random(32));
     const digest = signableDigest({ uniq, nonce, sender, message });
@@ -176,9 +183,35 @@ export class SignCall {
     return { submissionHash: hash, args: argsWithSignature(fn, command.args as unknown[], signature) };
   }
 
+  /**
+   * Counts the sign under each limit that applies to it, or refuses it (429 with Retry-After, audited as
+   * sign.denied) when one is full. Counted before the key store signs: a sign that fails after this
+   * (the key store, the signature log) still counts, as an attempt the limit was there to bound.
+   */
+  private async countSign(principal: Principal, limits: readonly SignLimit[], facts: SignRequestFacts, wallet: string, now: Date): Promise<void> {
+    const demands = signCountDemands(limits, { vaultId: principal.vaultId, wallet, contract: facts.contract, selector: facts.selector });
+    if (demands.length === 0) return;
+    if (this.signCounter === undefined) {
+      // Nothing to count with (a persistence of an earlier release): refusing is the only way to hold the limit.
+      return this.enforce(principal, "policy: this vault's sign limits need a persistence that counts signs, and this one does not", facts);
+    }
+    const decision = await this.signCounter.take(demands, now);
+    if (decision.allowed) return;
+    const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    const label = demands.find((d) => d.key === decision.refusedBy)?.label ?? 'a sign limit of this vault';
+    const message = `limit: ${label} reached; retry after ${retryAfterSeconds} s`;
+    await this.auditDenied(principal, message, facts);
+    throw new DomainError(ErrorCode.SIGN_LIMIT_REACHED, message, { retryAfterSeconds });
+  }
+
   /** A refused attempt is what an operator most wants on record; it is written before the 403. */
   private async enforce(principal: Principal, violation: string | null, facts: SignRequestFacts): Promise<void> {
     if (violation === null) return;
+    await this.auditDenied(principal, violation, facts);
+    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+  }
+
+  private async auditDenied(principal: Principal, violation: string, facts: SignRequestFacts): Promise<void> {
     await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), principal.vaultId, null, {
       rule: violation,
       chain: facts.chain,
@@ -187,7 +220,6 @@ export class SignCall {
       selector: facts.selector,
       sender: facts.sender,
     });
-    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
   }
 
   /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */

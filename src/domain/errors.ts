@@ -23,6 +23,7 @@ export const ErrorCode = {
   HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   RATE_LIMITED: 'RATE_LIMITED',
+  SIGN_LIMIT_REACHED: 'SIGN_LIMIT_REACHED',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
@@ -33,12 +34,15 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';
+  /** When a retry could succeed, for a refusal that passes with time (a limit): `Retry-After` over HTTP. */
+  readonly retryAfterSeconds?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

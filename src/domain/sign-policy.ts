@@ -1,5 +1,6 @@
 import { parseAddress } from './address.js';
 import type { ArgumentRule } from './argument-rules.js';
+import type { SignLimit } from './sign-limits.js';
 import { invalidArgument } from './errors.js';
 import { parseStandardSignPolicy, type StandardSignPolicy, type StandardSignPolicyInput } from './standard-sign-policy.js';
 
@@ -33,6 +34,11 @@ export interface SignPolicy extends StandardSignPolicy {
    * (`policies rules add|remove|clear`): replacing the lists keeps them.
    */
   readonly rules?: readonly ArgumentRule[];
+  /**
+   * Limits on how many signs per rolling window (sign-limits.ts), managed apart from the lists
+   * (`policies limits add|remove|clear`) and kept when they are replaced; counted in the database.
+   */
+  readonly limits?: readonly SignLimit[];
 }
 
 /** What a sign request asks for, as SignCall has parsed it (addresses EIP-55, selector and uniq lower-case). */

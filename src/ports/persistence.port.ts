@@ -3,6 +3,7 @@ import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
 import type { PolicyRepository } from './policy-repository.port.js';
 import type { ReplayGuard } from './replay-guard.port.js';
+import type { SignCounter } from './sign-counter.port.js';
 import type { SignatureLog } from './signature-log.port.js';
 import type { WalletRepository } from './wallet-repository.port.js';
 
@@ -23,6 +24,12 @@ export interface Persistence {
    * quarantined, let alone destroyed.
    */
   readonly keyQuarantine?: KeyQuarantine;
+  /**
+   * Sign counts for the policies' limits per window, shared by every process on the database. Absent (a
+   * persistence written for an earlier release): a sign under a policy with limits is refused, since
+   * nothing could count it.
+   */
+  readonly signCounter?: SignCounter;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

@@ -21,6 +21,8 @@ export const PORT_TOKENS = {
   STANDARD_PAYLOADS: Symbol.for('wallet-vault.StandardPayloads'),
   /** The persistence's KeyQuarantine, or undefined when it has none. */
   KEY_QUARANTINE: Symbol.for('wallet-vault.KeyQuarantine'),
+  /** The persistence's SignCounter (limits per window), or undefined when it has none. */
+  SIGN_COUNTER: Symbol.for('wallet-vault.SignCounter'),
   /** This deployment's id (string), or null when the persistence has none. */
   DEPLOYMENT_ID: Symbol.for('wallet-vault.DeploymentId'),
 } as const;

@@ -3,11 +3,13 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignCounterContract,
   describeWalletRepositoryContract,
   InMemoryAuditLog,
   InMemoryJobLock,
   InMemoryKeyQuarantine,
   InMemoryPolicyRepository,
+  InMemorySignCounter,
   InMemorySignatureLog,
   InMemoryWalletRepository,
 } from 'wallet-vault/testing';
@@ -26,3 +28,7 @@ describeKeyQuarantineContract('in-memory (test twin)', async () => ({
   other: new InMemoryKeyQuarantine(),
   cleanup: nothingToClean,
 }));
+describeSignCounterContract('in-memory (test twin)', async () => {
+  const counter = new InMemorySignCounter();
+  return { counters: [counter, counter], cleanup: nothingToClean };
+});

@@ -9,6 +9,7 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignCounterContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
   expectValidChain,
@@ -23,6 +24,7 @@ import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
 import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
 import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
+import { SqlSignCounter } from '../../adapters/persistence/sql/sql.sign-counter.js';
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
 import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
@@ -77,6 +79,17 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
     describeJobLockContract(`${name} (advisory lock)`, async () => {
       const { db, cleanup } = await open();
       return { lock: new PostgresJobLock(db), cleanup };
+    });
+    describeSignCounterContract(`${name} (two pools on one database)`, async () => {
+      const first = await open();
+      const second = await openPostgresDatabase(testPostgresConfig(first.test.url, { schema }));
+      return {
+        counters: [new SqlSignCounter(postgresSql(first.db)), new SqlSignCounter(postgresSql(second))],
+        cleanup: async () => {
+          await second.close();
+          await first.cleanup();
+        },
+      };
     });
   });
 }
@@ -188,6 +201,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await old.query('DROP TRIGGER api_keys_changed ON api_keys; DROP TRIGGER api_keys_truncated ON api_keys; DROP FUNCTION wallet_vault_api_keys_changed()');
       await old.query('DROP TABLE deployment; DROP TABLE quarantined_keys'); // and migration 5's tables
       await old.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs'); // and migration 6's columns
+      await old.query('DROP TABLE sign_count_keys; DROP TABLE sign_counts'); // and the sign counts' (7)
       await old.query('DELETE FROM wallet_vault_migrations WHERE version > 3');
       await old.close();
       const upgraded = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
@@ -243,8 +257,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       const vault = aVault();
       await new SqlWalletRepository(postgresSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(postgresSql(db)).insertVault(vault);
-      // The schema as the release before deployment ids (schema 4) left it.
-      await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
+      // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
+      await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts');
       await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version > 4');
       const migrated = await openPostgresDatabase(testPostgresConfig(test.url));

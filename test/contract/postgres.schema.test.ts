@@ -138,8 +138,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       const before = await openPostgresDatabase(testPostgresConfig(test.url));
       const { vault, key } = await aVaultWithKey(before);
       await before.close();
-      // As the release that recorded its versions in schema_migrations left it: schema 4, no migration 5 or 6.
-      await sql.query('DROP TABLE deployment; DROP TABLE quarantined_keys');
+      // As the release that recorded its versions in schema_migrations left it: schema 4, no migration 5, 6 or 7.
+      await sql.query('DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts');
       await sql.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
       await sql.query('DELETE FROM wallet_vault_migrations WHERE version > 4');
       await sql.query('ALTER TABLE wallet_vault_migrations RENAME TO schema_migrations');
@@ -155,6 +155,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
         // Its keys hold every role (migration 6).
         expect((await repo.findApiKey(key.id))?.roles).toEqual(['admin', 'signer', 'reader', 'approver']);
         expect((await sql.query('SELECT count(*)::int AS n FROM deployment')).rows).toEqual([{ n: 1 }]);
+        expect((await sql.query('SELECT count(*)::int AS n FROM sign_counts')).rows).toEqual([{ n: 0 }]);
       } finally {
         await after.close();
       }

@@ -12,6 +12,7 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignCounterContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
   expectValidChain,
@@ -20,6 +21,7 @@ import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
 import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
 import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
+import { SqlSignCounter } from '../../adapters/persistence/sql/sql.sign-counter.js';
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
 import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
@@ -51,9 +53,38 @@ describeKeyQuarantineContract('sqlite', async () => {
   const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
   return { quarantine: one.quarantine, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
 });
+// One connection twice: two connections of one thread cannot share the write lock (the second's BEGIN
+// IMMEDIATE blocks the thread the first needs to commit), and the processes that share a file in service
+// (workers, the CLI) each have their own thread; across them BEGIN IMMEDIATE serialises the takes.
+describeSignCounterContract('sqlite', () =>
+  withDatabase((db) => {
+    const counter = new SqlSignCounter(sqliteSql(db));
+    return { counters: [counter, counter] as const };
+  }),
+);
 describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
 
 describe('sqlite specifics', () => {
+  it('sweeps sign counts and their keys once no window can hold them (31 days), also by itself from a take', async () => {
+    const { db, cleanup } = await withDatabase((db) => ({ db }));
+    try {
+      const counter = new SqlSignCounter(sqliteSql(db), 0);
+      const rows = () => db.prepare('SELECT (SELECT count(*) FROM sign_counts) AS counts, (SELECT count(*) FROM sign_count_keys) AS keys').get();
+      const t0 = new Date('2026-06-01T00:00:00Z');
+      const day = 86_400_000;
+      await counter.take([{ key: 'old', max: 5, windowMs: day, label: 'a limit' }], t0);
+      await counter.take([{ key: 'kept', max: 5, windowMs: day, label: 'a limit' }], new Date(t0.getTime() + 2 * day));
+      expect(rows()).toEqual({ counts: 2, keys: 2 });
+      expect(await counter.sweep(new Date(t0.getTime() + 31 * day))).toBe(1);
+      expect(rows()).toEqual({ counts: 1, keys: 1 });
+      // In service the sweep runs from a take after its interval (here 0): the 'kept' rows go too.
+      await counter.take([{ key: 'new', max: 5, windowMs: day, label: 'a limit' }], new Date(t0.getTime() + 40 * day));
+      await expect.poll(rows).toEqual({ counts: 1, keys: 1 });
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('keeps a transaction to itself: statements of other requests wait for it, and a group commit never joins it', async () => {
     const { db, cleanup } = await withDatabase((db) => ({ db }));
     try {
@@ -218,8 +249,8 @@ describe('sqlite specifics', () => {
       const vault = aVault();
       await new SqlWalletRepository(sqliteSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
-      // The schema as the release before deployment ids (schema 4) left it.
-      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
+      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
       db.pragma('user_version = 4');
       db.close();
       const migrated = openSqliteDatabase({ path: file });

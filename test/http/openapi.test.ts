@@ -195,6 +195,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   HEADERS_TOO_LARGE: /^request headers are larger than the limit of \d+ bytes$/,
   REQUEST_TIMEOUT: /^request was not received in time$/,
   RATE_LIMITED: /^rate limit exceeded for this (API key|client address); retry after \d+ s$/,
+  SIGN_LIMIT_REACHED: /^limit: at most \d+ signs? per \d+[smhd] for ((wallet|contract) 0x[0-9a-fA-F]{40}|function 0x[0-9a-f]{8}) reached; retry after \d+ s$/,
   CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,
   KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
   DATABASE_UNAVAILABLE: /^database/,

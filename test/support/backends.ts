@@ -71,8 +71,12 @@ export interface Target extends VaultsAndKeys {
   vaultWithKey(name: string, account?: string): Promise<VaultWithKey>;
   /** One run of the expiry purge, idempotency clean-up and orphan sweep, now. */
   purgeNow(): Promise<void>;
-  /** A second instance of the same shell on the same database (PostgreSQL only); close() closes it too. */
-  peer(): Promise<Target>;
+  /**
+   * A second instance of the same shell on the same database (PostgreSQL only); close() closes it too.
+   * `shareKeys`: on this target's data directory, so it signs with the same local key files (as instances
+   * over one shared key store do); else on its own.
+   */
+  peer(o?: { shareKeys?: boolean }): Promise<Target>;
   /** Stops serving and closes the vault (writing what it flushes at close); the data stays for a look. */
   stop(): Promise<void>;
   /** stop(), then removes the data directory and drops the database. Idempotent. */
@@ -116,7 +120,7 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
     : await sqlitePersistence({ path: path.join(dataDir, 'vault.db') });
   const vault = await createVault({
     persistence,
-    keyStores: [localFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKeyHex: randomBytes(32).toString('hex') })],
+    keyStores: [localFileKeyStore({ keysDir: path.join(dataDir, 'keys'), masterKeyHex: masterKeyOf(dataDir) })],
     version: 'test',
     clock,
     // The tests run the jobs when they mean to (purgeNow); the standalone server also runs them at start.
@@ -144,12 +148,22 @@ const SHELLS: Record<ShellKind, { label: string; serve: Serve }> = {
   mounted: { label: `vaultRouter at ${MOUNT_PATH}`, serve: mounted },
 };
 
-/** `shared`: a peer's, on the database of the target it was made from (not dropped by the peer). */
-async function startTarget(shell: ShellKind, database: DatabaseKind, options: TargetOptions, shared?: TestDatabase): Promise<Target> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-target-'));
+/** The mounted shell's master key per data directory: a peer sharing the directory reads its key files. */
+const MASTER_KEYS = new Map<string, string>();
+const masterKeyOf = (dataDir: string): string => {
+  if (!MASTER_KEYS.has(dataDir)) MASTER_KEYS.set(dataDir, randomBytes(32).toString('hex'));
+  return MASTER_KEYS.get(dataDir)!;
+};
+
+/**
+ * `shared`: a peer's, on the database of the target it was made from (not dropped by the peer);
+ * `sharedDataDir`: a peer's on that target's data directory too (left to the target to remove).
+ */
+async function startTarget(shell: ShellKind, database: DatabaseKind, options: TargetOptions, shared?: TestDatabase, sharedDataDir?: string): Promise<Target> {
+  const dataDir = sharedDataDir ?? (await mkdtemp(path.join(tmpdir(), 'wallet-vault-target-')));
   let own: TestDatabase | undefined;
   const removeData = async () => {
-    await rm(dataDir, { recursive: true, force: true });
+    if (sharedDataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     await own?.drop();
   };
   let served: Served;
@@ -186,9 +200,9 @@ async function startTarget(shell: ShellKind, database: DatabaseKind, options: Ta
       return { vaultId, apiKey, keyId, api: client(served.url, apiKey), base: `/api/v1/vaults/${vaultId}` };
     },
     purgeNow: () => served.purgeNow(),
-    peer: async () => {
+    peer: async (o) => {
       if (!db) throw new Error('peer(): a second instance shares a PostgreSQL database; SQLite is one process per file');
-      const peer = await startTarget(shell, database, options, db);
+      const peer = await startTarget(shell, database, options, db, o?.shareKeys ? dataDir : undefined);
       peers.push(peer);
       return peer;
     },

@@ -2,37 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
-import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
-import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import {
-  InMemoryAuditLog,
-  InMemoryPolicyRepository,
-  InMemorySignatureLog,
-  InMemoryWalletRepository,
-} from '../support/in-memory.persistence.js';
-import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
-import { FixedClock } from '../support/movable-clock.js';
+import { InMemoryAuditLog, InMemoryPolicyRepository, InMemorySignatureLog } from '../support/in-memory.persistence.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
-import { ALL_ROLES } from '../../src/domain/api-key-access.js';
+import { signWorld } from '../support/sign-world.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 
 /** Sign with its signer cache over a repository that tests also change directly, as another process would. */
 async function world() {
-  const repo = new InMemoryWalletRepository();
-  const store = new InMemoryKeyStore('local');
-  const registry = new MapKeyStoreRegistry([store], 'local');
-  const clock = new FixedClock(new Date('2026-05-01T00:00:00Z'));
-  const auditLog = new InMemoryAuditLog();
-  let n = 0;
-  const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
-  const manage = new ManageVaults(repo, clock, ids, auditLog);
-  const vault = await manage.create({ name: 'main' });
-  const { record } = await manage.createApiKey(vault.id);
-  const principal = { apiKeyId: record.id, vaultId: vault.id, roles: ALL_ROLES };
+  const { repo, registry, clock, auditLog, ids, principal } = await signWorld();
   const sign = new SignCall(
     repo,
     registry,

@@ -176,6 +176,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   HEADERS_TOO_LARGE: 'request headers are larger than the limit of 16384 bytes',
   REQUEST_TIMEOUT: 'request was not received in time',
   RATE_LIMITED: 'rate limit exceeded for this API key; retry after 12 s',
+  SIGN_LIMIT_REACHED: `limit: at most 100 signs per 1h for wallet ${EXAMPLES_.wallet.address} reached; retry after 754 s`,
   CHAIN_UNAVAILABLE: 'chain sepolia: RPC did not answer eth_chainId within 10000 ms',
   KEYSTORE_UNAVAILABLE: 'key store local unavailable',
   DATABASE_UNAVAILABLE: 'database unavailable',

@@ -57,7 +57,7 @@ const ERROR_WHEN: Record<number, string> = {
   408: 'The request head or body did not arrive in time.',
   409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
   413: 'The body is larger than `VAULT_BODY_LIMIT_BYTES` (1 MiB by default).',
-  429: 'The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`, or the client address its `VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE`; `Retry-After` says when to try again.',
+  429: "The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`, or the client address its `VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE` (`RATE_LIMITED`); or a sign would go over one of the vault's sign limits per window, counted across all instances (`SIGN_LIMIT_REACHED`); `Retry-After` says when to try again.",
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
   502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered.",

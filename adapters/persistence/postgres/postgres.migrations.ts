@@ -150,6 +150,18 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE api_keys
      ADD COLUMN roles text NOT NULL DEFAULT 'admin,signer,reader,approver',
      ADD COLUMN allow_cidrs text;`,
+  // Sign limits per window (issue 26; independent of the other migrations of that issue): a row per
+  // counted key, whose row lock each take holds to its commit so takes on one key go one at a time
+  // across instances, and a row per sign counted.
+  `CREATE TABLE sign_count_keys (
+     key text COLLATE "C" PRIMARY KEY,
+     touched timestamptz NOT NULL
+   );
+   CREATE TABLE sign_counts (
+     key text COLLATE "C" NOT NULL,
+     at timestamptz NOT NULL
+   );
+   CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

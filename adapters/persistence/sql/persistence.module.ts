@@ -5,6 +5,7 @@ import type { KeyQuarantine } from '../../../src/ports/key-quarantine.port.js';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import type { PolicyRepository } from '../../../src/ports/policy-repository.port.js';
 import { PORT_TOKENS } from '../../../src/ports/port-tokens.js';
+import type { SignCounter } from '../../../src/ports/sign-counter.port.js';
 import type { SignatureLog } from '../../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../../src/ports/wallet-repository.port.js';
 
@@ -20,6 +21,7 @@ export function persistenceModule(persistence: Persistence, deploymentId: string
     bind<PolicyRepository>(PORT_TOKENS.POLICY_REPOSITORY).toConstantValue(persistence.policies);
     bind<JobLock>(PORT_TOKENS.JOB_LOCK).toConstantValue(persistence.jobLock);
     bind<KeyQuarantine | undefined>(PORT_TOKENS.KEY_QUARANTINE).toConstantValue(persistence.keyQuarantine);
+    bind<SignCounter | undefined>(PORT_TOKENS.SIGN_COUNTER).toConstantValue(persistence.signCounter);
     bind<string | null>(PORT_TOKENS.DEPLOYMENT_ID).toConstantValue(deploymentId);
   });
 }

@@ -4,6 +4,7 @@ import { SqlAuditLog } from './sql.audit-log.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
 import { SqlPolicyRepository } from './sql.policy-repository.js';
 import { SqlReplayGuard } from './sql.replay-guard.js';
+import { SqlSignCounter } from './sql.sign-counter.js';
 import { SqlSignatureLog } from './sql.signature-log.js';
 import { SqlWalletRepository } from './sql.wallet-repository.js';
 import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
@@ -27,6 +28,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     auditLog: new SqlAuditLog(db),
     policies: new SqlPolicyRepository(db),
     keyQuarantine: new SqlKeyQuarantine(db),
+    signCounter: new SqlSignCounter(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     jobLock: parts.jobLock,
     description: parts.description,

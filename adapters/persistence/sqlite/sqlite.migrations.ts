@@ -134,6 +134,17 @@ const MIGRATIONS: readonly string[] = [
   // from anywhere (null).
   `ALTER TABLE api_keys ADD COLUMN roles TEXT NOT NULL DEFAULT 'admin,signer,reader,approver';
    ALTER TABLE api_keys ADD COLUMN allow_cidrs TEXT;`,
+  // Sign limits per window (issue 26; independent of the other migrations of that issue): a row per
+  // counted key, written first by each take to serialise takes on it, and a row per sign counted.
+  `CREATE TABLE sign_count_keys (
+     key TEXT PRIMARY KEY,
+     touched INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE sign_counts (
+     key TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );
+   CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
 ];
 
 export function migrate(db: Database.Database): void {

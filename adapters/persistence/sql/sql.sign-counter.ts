@@ -1,0 +1,72 @@
+import { MAX_WINDOW_MS, type SignCountDemand } from '../../../src/domain/sign-limits.js';
+import type { SignCountDecision, SignCounter } from '../../../src/ports/sign-counter.port.js';
+import { PeriodicSweep } from './periodic-sweep.js';
+import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
+
+const LOCK_KEYS = (n: number) =>
+  `INSERT INTO sign_count_keys (key, touched) VALUES ${rowPlaceholders(n, 2)} ON CONFLICT (key) DO UPDATE SET touched = EXCLUDED.touched`;
+const PRUNE = 'DELETE FROM sign_counts WHERE key = $1 AND at <= $2';
+// The max-th newest sign in the window: when there is one, the window is full until it leaves.
+const FULL_UNTIL = 'SELECT at FROM sign_counts WHERE key = $1 ORDER BY at DESC LIMIT 1 OFFSET $2';
+const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlaceholders(n, 2)}`;
+// Keys no take touched for longer than any window (a limit removed, a wallet gone quiet): a take prunes
+// only its own keys' rows, so these would stay. All their counts are as old.
+const STALE_KEYS = 'SELECT key FROM sign_count_keys WHERE touched <= $1 LIMIT 1000';
+const LOCK_STALE_KEY = 'UPDATE sign_count_keys SET touched = touched WHERE key = $1 AND touched <= $2';
+const DROP_COUNTS = 'DELETE FROM sign_counts WHERE key = $1';
+const DROP_KEY = 'DELETE FROM sign_count_keys WHERE key = $1';
+
+/**
+ * Rolling-window sign counts in the database: a row per sign and key, pruned as they leave the window.
+ * One transaction per take: it first writes each key's row in sign_count_keys (an upsert, in key order),
+ * which on PostgreSQL holds that row's lock until commit, so a take on another instance for the same key
+ * waits and then sees this one's count (READ COMMITTED reads anew per statement); SQLite's IMMEDIATE
+ * transaction holds the database's write lock throughout. Two takes can therefore never both count the
+ * last sign a limit allows.
+ */
+export class SqlSignCounter implements SignCounter {
+  private sweeps: PeriodicSweep | undefined;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    /** How often rows older than the longest window are deleted (by whichever take comes first after it). */
+    private readonly sweepEveryMs = 3_600_000,
+  ) {}
+
+  take(demands: readonly SignCountDemand[], now: Date): Promise<SignCountDecision> {
+    if (demands.length === 0) return Promise.resolve({ allowed: true, retryAfterMs: 0 });
+    (this.sweeps ??= new PeriodicSweep(this.sweepEveryMs, now.getTime(), (at) => this.sweep(at))).due(now.getTime());
+    return this.db.transaction(async (tx) => {
+      await tx.run(LOCK_KEYS(demands.length), demands.flatMap((d) => [d.key, now]));
+      let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
+      for (const d of demands) {
+        await tx.run(PRUNE, [d.key, new Date(now.getTime() - d.windowMs)]);
+        const [full] = await tx.all<{ at: unknown }>(FULL_UNTIL, [d.key, d.max - 1]);
+        const wait = full === undefined ? 0 : this.db.instant(full.at).getTime() + d.windowMs - now.getTime();
+        if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
+      }
+      if (!refused.allowed) return refused;
+      await tx.run(COUNT(demands.length), demands.flatMap((d) => [d.key, now]));
+      return { allowed: true, retryAfterMs: 0 };
+    });
+  }
+
+  /**
+   * Deletes the keys untouched for longer than any window (31 days) and their counts; returns how many
+   * counts. Key by key, each locked first as a take locks it: a take at that instant waits (or finds the
+   * key touched and it stays), and the two never hold locks the other wants.
+   */
+  async sweep(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - MAX_WINDOW_MS);
+    let counts = 0;
+    for (const { key } of await this.db.all<{ key: string }>(STALE_KEYS, [before])) {
+      counts += await this.db.transaction(async (tx) => {
+        if ((await tx.run(LOCK_STALE_KEY, [key, before])) === 0) return 0;
+        const dropped = await tx.run(DROP_COUNTS, [key]);
+        await tx.run(DROP_KEY, [key]);
+        return dropped;
+      });
+    }
+    return counts;
+  }
+}

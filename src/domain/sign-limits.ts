@@ -1,0 +1,133 @@
+import { parseAddress } from './address.js';
+import { SELECTOR } from './argument-rules.js';
+import { invalidArgument } from './errors.js';
+import { parseFunctionText } from './signing/function-signature.js';
+
+/** What a limit counts signs of: each wallet (signer), each contract, or each function (selector). */
+export const LIMIT_SCOPES = ['wallet', 'contract', 'function'] as const;
+export type LimitScope = (typeof LIMIT_SCOPES)[number];
+
+/**
+ * At most `maxSigns` Sign calls in any rolling window of `windowMs`, counted per wallet, contract or
+ * function of the vault: for each one of them (`target` absent) or for the one `target` names (an
+ * EIP-55 address, or a lower-case selector). The count is kept in the database, so every instance on it
+ * enforces the one limit.
+ */
+export interface SignLimit {
+  readonly scope: LimitScope;
+  readonly target?: string;
+  readonly maxSigns: number;
+  readonly windowMs: number;
+}
+
+/** A limit as an operator writes it (`policies limits add`): exactly one of each, wallet, contract, function. */
+export interface SignLimitInput {
+  /** `wallet`, `contract` or `function`: a count for each one. */
+  readonly each?: string;
+  readonly wallet?: string;
+  readonly contract?: string;
+  /** A selector (0x + 8 hex) or the function's signature text. */
+  readonly function?: string;
+  readonly maxSigns: string | number;
+  /** The window: a whole number and a unit, `30s`, `10m`, `1h`, `1d`. */
+  readonly per: string;
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
+/** A window longer than this would keep a row per sign for longer than any operator means to. */
+export const MAX_WINDOW_MS = 31 * UNIT_MS.d;
+
+/** `90s`, `10m`, `1h`, `7d` in milliseconds. */
+export function parseWindow(text: string): number {
+  const match = DURATION.exec(text.trim());
+  if (match === null) throw invalidArgument(`per: ${JSON.stringify(text)} is not a whole number and a unit (s, m, h, d), such as 1h`);
+  const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+  if (ms > MAX_WINDOW_MS) throw invalidArgument(`per: ${text} is longer than 31d`);
+  return ms;
+}
+
+/** The window as an operator wrote it, in its largest whole unit. */
+export function describeWindow(ms: number): string {
+  for (const unit of ['d', 'h', 'm'] as const) if (ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+  return `${ms / 1000}s`;
+}
+
+/** The scope and target of a limit, as `limits remove` names them too. */
+export function parseLimitTarget(input: Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'>): Pick<SignLimit, 'scope' | 'target'> {
+  const given = (['each', 'wallet', 'contract', 'function'] as const).filter((field) => input[field] !== undefined);
+  if (given.length !== 1) throw invalidArgument('limit: give exactly one of each (wallet, contract or function), wallet, contract, function');
+  if (input.each !== undefined) {
+    const scope = input.each.trim() as LimitScope;
+    if (!LIMIT_SCOPES.includes(scope)) throw invalidArgument(`each: ${JSON.stringify(input.each)} is not one of ${LIMIT_SCOPES.join(', ')}`);
+    return { scope };
+  }
+  if (input.wallet !== undefined) return { scope: 'wallet', target: parseAddress(input.wallet.trim(), 'wallet') };
+  if (input.contract !== undefined) return { scope: 'contract', target: parseAddress(input.contract.trim(), 'contract') };
+  const text = input.function!.trim();
+  return { scope: 'function', target: SELECTOR.test(text) ? text.toLowerCase() : parseFunctionText(text).selector };
+}
+
+export function parseSignLimit(input: SignLimitInput): SignLimit {
+  const target = parseLimitTarget(input);
+  const raw = String(input.maxSigns).trim();
+  const maxSigns = /^[1-9][0-9]{0,8}$/.test(raw) ? Number(raw) : NaN;
+  if (Number.isNaN(maxSigns)) throw invalidArgument(`maxSigns: ${JSON.stringify(input.maxSigns)} is not a whole number from 1`);
+  return { ...target, maxSigns, windowMs: parseWindow(input.per) };
+}
+
+/** `at most 100 signs per 1h for each wallet` / `… for wallet 0x…`. */
+export function describeSignLimit(limit: SignLimit): string {
+  const of = limit.target === undefined ? `each ${limit.scope}` : `${limit.scope} ${limit.target}`;
+  return `at most ${limit.maxSigns} sign${limit.maxSigns === 1 ? '' : 's'} per ${describeWindow(limit.windowMs)} for ${of}`;
+}
+
+/** Limits a policy holds at most: each that applies to a sign is one more count in its transaction. */
+export const MAX_SIGN_LIMITS = 64;
+
+/** The limits with `added`, replacing one of the same scope, target and window (its count goes on). */
+export function withSignLimit(limits: readonly SignLimit[] | undefined, added: SignLimit): SignLimit[] {
+  const kept = (limits ?? []).filter((l) => !(sameTarget(l, added) && l.windowMs === added.windowMs));
+  if (kept.length >= MAX_SIGN_LIMITS) throw invalidArgument(`limits: a policy holds at most ${MAX_SIGN_LIMITS} limits; remove one first`);
+  return [...kept, added];
+}
+
+export const sameTarget = (a: Pick<SignLimit, 'scope' | 'target'>, b: Pick<SignLimit, 'scope' | 'target'>): boolean =>
+  a.scope === b.scope && a.target === b.target;
+
+/** What one sign is counted as: the wallet that signs, the contract and function it is for. */
+export interface SignCountFacts {
+  readonly vaultId: string;
+  readonly wallet: string;
+  readonly contract: string;
+  readonly selector: string;
+}
+
+/** One count a sign must fit in: at most `max` in the `windowMs` before now, under `key`. */
+export interface SignCountDemand {
+  readonly key: string;
+  readonly max: number;
+  readonly windowMs: number;
+  /** The limit as a refusal names it (not the counter's concern). */
+  readonly label: string;
+}
+
+/**
+ * The counts a sign with `facts` must fit in, one per limit that applies to it. The key names the vault,
+ * the scope, what is counted and the window: limits of one window on one thing share a count (the
+ * strictest binds), and a changed window starts a fresh one.
+ */
+export function signCountDemands(limits: readonly SignLimit[], facts: SignCountFacts): SignCountDemand[] {
+  const valueOf = { wallet: facts.wallet, contract: facts.contract, function: facts.selector } as const;
+  const byKey = new Map<string, SignCountDemand>();
+  for (const limit of limits) {
+    const value = valueOf[limit.scope];
+    if (limit.target !== undefined && limit.target !== value) continue;
+    const key = `${facts.vaultId}/${limit.scope}/${value}/${limit.windowMs}`;
+    const held = byKey.get(key);
+    if (held !== undefined && held.max <= limit.maxSigns) continue;
+    byKey.set(key, { key, max: limit.maxSigns, windowMs: limit.windowMs, label: describeSignLimit({ ...limit, target: value }) });
+  }
+  // In key order: a counter that locks per key always locks in this order, so two signs never deadlock.
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}

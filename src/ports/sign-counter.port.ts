@@ -1,0 +1,20 @@
+import type { SignCountDemand } from '../domain/sign-limits.js';
+
+/** Whether a sign fits its limits, and when it would if not. */
+export interface SignCountDecision {
+  readonly allowed: boolean;
+  /** Milliseconds until the count that refused it has room again (0 when allowed). */
+  readonly retryAfterMs: number;
+  /** The key of the demand that refused it (the one with the longest wait). */
+  readonly refusedBy?: string;
+}
+
+/**
+ * Counts signs against rolling-window limits in storage every instance shares (signCountDemands gives
+ * the demands: distinct keys, in key order). `take` is atomic across processes: either every demand has
+ * room and one sign is counted under each key, or none is counted and the answer says which demand is
+ * full longest, and for how long. A sign counted at `now` leaves the count of a `windowMs` window at `now + windowMs`.
+ */
+export interface SignCounter {
+  take(demands: readonly SignCountDemand[], now: Date): Promise<SignCountDecision>;
+}
