@@ -236,7 +236,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await repo.ensureAccount(vault.accountId, new Date());
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
-      await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
+      await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version > 5');
       const key = anApiKey(vault);
       await db.query('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES ($1, $2, $3, $4, NULL)', [key.id, vault.id, key.secretHash, key.created]);

@@ -227,7 +227,7 @@ describe('sqlite specifics', () => {
       await repo.ensureAccount(vault.accountId, new Date());
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
-      db.exec('ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      db.exec('ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
       db.pragma('user_version = 5');
       const key = anApiKey(vault);
       db.prepare('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES (?, ?, ?, ?, NULL)').run(key.id, vault.id, key.secretHash, key.created.getTime());
