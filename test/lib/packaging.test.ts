@@ -149,7 +149,7 @@ describe('the npm package', () => {
 
       await copyFile(path.join(probeDir, 'probe.mjs'), path.join(project, 'probe.mjs'));
       const probe = await run(process.execPath, ['probe.mjs'], { cwd: project, timeout: 120_000 });
-      const { imported, sign, contract } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
+      const { imported, sign, clientError, contract } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
 
       expect(imported['wallet-vault'].exports).toEqual(expect.arrayContaining(['createVault', 'DomainError', 'ErrorCode', 'VaultOptionsError']));
       expect(imported['wallet-vault/express'].exports).toContain('vaultRouter');
@@ -166,6 +166,8 @@ describe('the npm package', () => {
       expect(imported['wallet-vault/keystores/aws-kms'].error).toMatch(/needs the package @aws-sdk\/client-kms/);
       expect(imported['wallet-vault/testing'].error).toMatch(/'vitest'/);
 
+      // A client error from the installed client carries the stable code a program acts on.
+      expect(clientError).toEqual({ isVaultError: true, status: 401, code: 'UNAUTHENTICATED' });
       // The signature is the one the Signable contract checks: over (uniq, nonce, sender, message).
       expect(sign.walletStatus).toBe(200);
       expect(sign.status, JSON.stringify(sign.body)).toBe(200);

@@ -47,6 +47,7 @@ app.use('/vault', vaultRouter(vault));
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 let sign;
+let clientError;
 try {
   const created = await vault.manageVaults.create({ name: 'probe' });
   const { apiKey } = await vault.manageVaults.createApiKey(created.id);
@@ -77,6 +78,13 @@ try {
   const sender = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
   const signed = await post('/sign', { chain: 'local', contract, sender, uniq, signer, abi, args: [sender, '1000'] });
   sign = { walletStatus: wallet.status, signer, uniq, contract, sender, status: signed.status, body: signed.body };
+  // The typed client from the tarball: a refusal is a VaultError whose code a program branches on.
+  const { VaultClient, VaultError } = await import('wallet-vault/client');
+  const stranger = new VaultClient({ baseUrl: `http://127.0.0.1:${server.address().port}/vault`, vaultId: created.id, apiKey: `wv_${'0'.repeat(16)}_${'A'.repeat(43)}`, retries: 0 });
+  clientError = await stranger.status().then(
+    () => 'answered',
+    (error) => ({ isVaultError: error instanceof VaultError, status: error.status, code: error.code }),
+  );
 } finally {
   await new Promise((resolve) => server.close(resolve));
   await vault.close();
@@ -87,4 +95,4 @@ try {
 const { SignableMint } = await import('wallet-vault/contracts');
 const { createRequire } = await import('node:module');
 const signableSource = createRequire(import.meta.url).resolve('wallet-vault/contracts/Signable.sol');
-console.log(JSON.stringify({ imported, sign, contract: { ...SignableMint, signableSource } }));
+console.log(JSON.stringify({ imported, sign, clientError, contract: { ...SignableMint, signableSource } }));
