@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { FetchRequest, JsonRpcProvider, Network, parseEther, verifyMessage } from 'ethers';
 import { createWalletClient, http, recoverTypedDataAddress, type Hex } from 'viem';
@@ -14,6 +18,8 @@ import { permit } from '../support/typed-data-fixtures.js';
  * eth_sendTransaction filled (nonce, gas, fees), signed under the policy and sent; the rest relayed.
  */
 const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+/** Foundry's cast, from the npm package @foundry-rs/cast (a development dependency, as anvil is). */
+const CAST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin/cast');
 const CHAIN_ID = 31337;
 
 describe('the JSON-RPC endpoint on anvil', () => {
@@ -76,6 +82,21 @@ describe('the JSON-RPC endpoint on anvil', () => {
     const viem = createWalletClient({ transport: http(endpoint, { fetchOptions: { headers: { authorization: `Bearer ${apiKey}` } } }) });
     const viaViem = await viem.sendTransaction({ account: address, to: RECIPIENT, value: 2n, chain: null });
     expect((await anvil.provider.waitForTransaction(viaViem))?.status).toBe(1);
+  });
+
+  it('works with `cast send --rpc-url` (the API key as an RPC header): filled, signed by the vault, mined', async () => {
+    const before = await anvil.provider.getBalance(RECIPIENT);
+    const { stdout } = await promisify(execFile)(
+      CAST,
+      ['send', '--rpc-url', endpoint, '--rpc-headers', `Authorization: Bearer ${apiKey}`, '--unlocked', '--from', address, RECIPIENT, '--value', '1234', '--json'],
+      { timeout: 120_000 },
+    );
+    const receipt = JSON.parse(stdout) as { status: string; from: string; transactionHash: string };
+    expect([receipt.status, receipt.from.toLowerCase()]).toEqual(['0x1', address.toLowerCase()]);
+    expect((await anvil.provider.getBalance(RECIPIENT)) - before).toBe(1234n);
+    // What cast reads back through the endpoint (relayed) is the chain's.
+    const { stdout: nonce } = await promisify(execFile)(CAST, ['nonce', '--rpc-url', endpoint, '--rpc-headers', `Authorization: Bearer ${apiKey}`, address]);
+    expect(Number(nonce.trim())).toBe(await anvil.provider.getTransactionCount(address));
   });
 
   it('signs personal_sign, eth_sign and eth_signTypedData_v4 for a vault wallet; ethers and viem recover it', async () => {
