@@ -230,7 +230,11 @@ interface RpcBatch {
   readonly single: boolean;
   readonly calls: readonly RpcEntry[];
 }
-const RPC_BATCH_MAX = 100;
+/**
+ * Calls per batch: each may wait on the chain's RPC (VAULT_OUTBOUND_TIMEOUT_MS per read, a few reads for
+ * eth_sendTransaction), and a batch counts once against the per-key rate limit, so its cost is kept small.
+ */
+const RPC_BATCH_MAX = 10;
 
 /** `?chain=<name>`, or the only chain with an RPC. */
 function rpcChain(r: RouteRequest, deps: HttpDeps): string {

@@ -144,6 +144,11 @@ describe('the JSON-RPC endpoint on anvil', () => {
     expect(answers[0]!.result).toEqual([address]);
     expect(answers[1]!.error?.code).toBe(-32600);
     expect(BigInt(answers[2]!.result as string)).toBe(BigInt(CHAIN_ID));
+    // Each call may wait on the chain's RPC and a batch counts once against the rate limit: ten at most.
+    const eleven = Array.from({ length: 11 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' }));
+    const tooMany = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(eleven) });
+    expect(tooMany.status).toBe(400);
+    expect(((await tooMany.json()) as { error: string }).error).toBe('body: a JSON-RPC batch of more than 10 calls');
   });
 
   it('is authenticated as every vault route, and names a chain it has no RPC for', async () => {

@@ -33,7 +33,7 @@ const jsonRpcCallSchema = z
   .meta({ description: 'A JSON-RPC 2.0 call: `jsonrpc: "2.0"`, `id`, `method`, `params` (an array). An object that is not one is answered with error -32600.' });
 const jsonRpcBodySchema = z.union([
   jsonRpcCallSchema,
-  z.array(z.unknown()).min(1).max(100).meta({ description: 'A batch of up to 100 calls; an entry that is not a JSON-RPC 2.0 call is answered in its place with error -32600.' }),
+  z.array(z.unknown()).min(1).max(10).meta({ description: 'A batch of up to 10 calls; an entry that is not a JSON-RPC 2.0 call is answered in its place with error -32600.' }),
 ]);
 const jsonRpcAnswerOneSchema = z.object({
   jsonrpc: z.literal('2.0'),
@@ -369,7 +369,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'jsonRpc',
           summary: 'Ethereum JSON-RPC',
           description:
-            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends; every other method is passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC). One call or a batch of up to 100. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
+            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends; every other method is passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC). One call or a batch of up to 10. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
           tags: ['Standard signing'],
           security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
           requestParams: { ...inVault(), query: z.object({ chain: z.string().optional().meta({ description: 'The chain whose RPC is used; default: the only chain with an RPC.' }) }) },
