@@ -1,0 +1,169 @@
+/**
+ * Loaded into a `wallet-vault serve` process by bench/sign-path.ts (`node --import <this file>`), in any
+ * checkout: it imports nothing of the project, only node's own modules. With SIGN_PATH_COVERAGE_DIR set it
+ * records which functions run between two signals, on the event loop's thread and on every worker thread:
+ *
+ * - the first SIGUSR2 starts V8's precise coverage (function call counts) in this thread and, through the
+ *   inspector's NodeWorker domain, in each worker thread, then writes `ready.json`;
+ * - every later SIGUSR2 takes the coverage of each thread (which resets its counts) and writes
+ *   `take-<n>.json` (n from 1): per thread, each script with the functions called since the previous take.
+ *
+ * A worker started from a source string (`new Worker(source, { eval: true })`) has no file of its own: the
+ * file that started it is recorded (from the stack at `new Worker`), as the place where its code is written.
+ * Without SIGN_PATH_COVERAGE_DIR this module does nothing.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import path from 'node:path';
+import { isMainThread, type Worker, type WorkerOptions } from 'node:worker_threads';
+
+/** One function V8 reports as called since the previous take; `topLevel` is a script's own body. */
+export interface CalledFunction {
+  readonly name: string;
+  readonly count: number;
+  readonly topLevel: boolean;
+}
+
+export interface ScriptTake {
+  readonly url: string;
+  readonly functions: readonly CalledFunction[];
+}
+
+export interface ThreadTake {
+  /** 0 for the event loop's thread, the worker's threadId otherwise. */
+  readonly threadId: number;
+  /** For a worker started from a source string: the URL of the module that started it. */
+  readonly evalFrom?: string;
+  readonly scripts: readonly ScriptTake[];
+}
+
+/** The content of `take-<n>.json`. */
+export interface CoverageTake {
+  readonly take: number;
+  readonly threads: readonly ThreadTake[];
+}
+
+interface RawCoverage {
+  result: { url: string; functions: { functionName: string; ranges: { startOffset: number; count: number }[] }[] }[];
+}
+
+const dir = process.env.SIGN_PATH_COVERAGE_DIR;
+if (dir !== undefined && isMainThread) install(dir);
+
+function install(outDir: string): void {
+  const self = new URL(import.meta.url).href;
+  const evalFrom = traceEvalWorkers(self);
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params: object = {}) =>
+    new Promise<T>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))));
+
+  // The workers' inspector sessions, reached through this thread's session, and each one's threadId (asked
+  // of the worker: the domain's own workerId is not the threadId).
+  const workers = new Map<string, number>();
+  const waiting = new Map<number, { resolve(result: unknown): void; reject(error: Error): void }>();
+  let nextId = 1;
+  session.on('NodeWorker.attachedToWorker', ({ params }: { params: { sessionId: string } }) => {
+    workers.set(params.sessionId, -1);
+  });
+  session.on('NodeWorker.detachedFromWorker', ({ params }: { params: { sessionId: string } }) => workers.delete(params.sessionId));
+  session.on('NodeWorker.receivedMessageFromWorker', ({ params }: { params: { message: string } }) => {
+    const reply = JSON.parse(params.message) as { id?: number; result?: unknown; error?: { message: string } };
+    const pending = reply.id === undefined ? undefined : waiting.get(reply.id);
+    if (pending === undefined) return;
+    waiting.delete(reply.id!);
+    if (reply.error) pending.reject(new Error(reply.error.message));
+    else pending.resolve(reply.result);
+  });
+  const postToWorker = <T>(sessionId: string, method: string, params: object = {}) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve: (r) => resolve(r as T), reject });
+      post('NodeWorker.sendMessageToWorker', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(reject);
+    });
+
+  const start = async (call: <T>(method: string, params?: object) => Promise<T>) => {
+    await call('Profiler.enable');
+    await call('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+  };
+  const take = async (call: <T>(method: string, params?: object) => Promise<T>): Promise<ScriptTake[]> => {
+    const { result } = await call<RawCoverage>('Profiler.takePreciseCoverage');
+    return result
+      .map((script) => ({
+        url: script.url,
+        functions: script.functions
+          .filter((f) => f.ranges[0]!.count > 0)
+          .map((f) => ({ name: f.functionName, count: f.ranges[0]!.count, topLevel: f.ranges[0]!.startOffset === 0 && f.functionName === '' })),
+      }))
+      .filter((s) => s.functions.length > 0);
+  };
+  const write = (name: string, content: unknown) => {
+    const file = path.join(outDir, name);
+    writeFileSync(`${file}.tmp`, JSON.stringify(content));
+    renameSync(`${file}.tmp`, file);
+  };
+
+  const cover = async (sessionId: string) => {
+    const { result } = await postToWorker<{ result: { value: number } }>(sessionId, 'Runtime.evaluate', {
+      expression: "require('node:worker_threads').threadId",
+      includeCommandLineAPI: true, // the command line API's require
+      returnByValue: true,
+    });
+    workers.set(sessionId, result.value);
+    await start((m, p) => postToWorker(sessionId, m, p));
+  };
+
+  let started = false;
+  let takes = 0;
+  let queue = Promise.resolve();
+  const onSignal = async () => {
+    if (!started) {
+      started = true;
+      // Enabling the domain reports the workers already running (attachedToWorker), then each new one.
+      await post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await start(post);
+      for (const sessionId of workers.keys()) await cover(sessionId);
+      write('ready.json', { workers: [...workers.values()] });
+      return;
+    }
+    const threads: ThreadTake[] = [{ threadId: 0, scripts: await take(post) }];
+    for (const [sessionId, threadId] of workers) {
+      // A worker started since the coverage started: covered from now on, in the next take.
+      if (threadId === -1) {
+        await cover(sessionId);
+        continue;
+      }
+      const from = evalFrom.get(threadId);
+      threads.push({ threadId, ...(from === undefined ? {} : { evalFrom: from }), scripts: await take((m, p) => postToWorker(sessionId, m, p)) });
+    }
+    write(`take-${++takes}.json`, { take: takes, threads } satisfies CoverageTake);
+  };
+  process.on('SIGUSR2', () => {
+    queue = queue.then(onSignal).catch((error: unknown) => write('error.json', { message: String(error) }));
+  });
+}
+
+/**
+ * Records, for each worker started from a source string, the first module on the stack at `new Worker`
+ * other than this one: node's worker_threads.Worker is replaced by a subclass that does only that, and
+ * syncBuiltinESMExports makes `import { Worker } from 'node:worker_threads'` see it.
+ */
+function traceEvalWorkers(self: string): Map<number, string> {
+  const started = new Map<number, string>();
+  const threads = createRequire(import.meta.url)('node:worker_threads') as { Worker: typeof Worker };
+  const Original = threads.Worker;
+  class TracedWorker extends Original {
+    constructor(filename: string | URL, options?: WorkerOptions) {
+      super(filename, options);
+      if (options?.eval !== true) return;
+      const frames = (new Error().stack ?? '').split('\n').slice(1);
+      const from = frames.map((line) => /(file:\/\/[^\s)]+?):\d+:\d+\)?$/.exec(line)?.[1]).find((url) => url !== undefined && url !== self);
+      if (from !== undefined) started.set(this.threadId, from);
+    }
+  }
+  threads.Worker = TracedWorker;
+  syncBuiltinESMExports();
+  return started;
+}
