@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../adapters/main/node-flags.js';
 import { BIN, runCli, spawnServer } from '../test/support/cli.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './support/sign-request.js';
-import type { CoverageTake, ThreadTake } from './support/sign-path.preload.js';
+import type { CallTrace, CoverageTake, ThreadTake } from './support/sign-path.preload.js';
 
 /**
  * Which of the project's own files one sign runs through (issue 22: "the sign path crosses half as many
@@ -25,6 +25,10 @@ import type { CoverageTake, ThreadTake } from './support/sign-path.preload.js';
  * mapped back to their sources. Files called in some signs' windows only, and those called in the window
  * without a sign, are listed apart. Lines are the source file's lines; code lines leave out blank and
  * comment-only lines.
+ * Then one more sign runs with a breakpoint on each function of the event loop's thread that the measured
+ * signs called (the preload's tracing thread answers each stop at once): the files of the functions entered,
+ * in order, give the changes of file and of folder between one function entered and the next (returns are
+ * not entries; the worker threads are not traced).
  * Usage: npm run bench:sign-path [-- <other checkout> ...]; BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js
  * also names one (as bench:sign takes it). Each other checkout is built there with its own `npm run build`.
  * BENCH_SIGN_PATH_SIGNS=n measured signs (default 3); BENCH_SIGN_PATH_LIST=0 prints the totals only.
@@ -53,6 +57,10 @@ interface SignPath {
   readonly someSignsOnly: Set<string>;
   readonly withoutSign: Set<string>;
   readonly packages: Set<string>;
+  /** The files of the path in the order the event loop's thread entered their functions during one sign. */
+  readonly order: readonly string[];
+  /** Breakpoints set for it: one per function of the project's files called in the measured signs. */
+  readonly breakpoints: number;
 }
 
 const checkoutOf = (root: string): Checkout => {
@@ -74,8 +82,8 @@ for (const { root } of checkouts) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForFile(file: string): Promise<string> {
-  for (let i = 0; i < 400; i++) {
+async function waitForFile(file: string, seconds = 10): Promise<string> {
+  for (let i = 0; i < seconds * 40; i++) {
     if (existsSync(file)) return readFileSync(file, 'utf8');
     const failed = path.join(path.dirname(file), 'error.json');
     if (existsSync(failed)) throw new Error(`coverage failed in the server: ${readFileSync(failed, 'utf8')}`);
@@ -167,7 +175,18 @@ async function measure(checkout: Checkout): Promise<SignPath> {
       const files = new Map([...windows[0]!].filter(([file]) => windows.every((w) => w.has(file))));
       for (const w of windows.slice(1)) for (const [file, threads] of w) for (const t of threads) files.get(file)?.add(t);
       const someSignsOnly = new Set(windows.flatMap((w) => [...w.keys()]).filter((f) => !files.has(f)));
-      return { checkout, files, someSignsOnly, withoutSign, packages };
+
+      // One more sign with a breakpoint on every function of the project's files, for the order.
+      const command = async <T>(name: string, answer: string): Promise<T> => {
+        writeFileSync(path.join(coverageDir, 'command'), name);
+        server.child.kill('SIGUSR2');
+        return JSON.parse(await waitForFile(path.join(coverageDir, answer), 120)) as T;
+      };
+      const { breakpoints } = await command<{ breakpoints: number }>('trace-start', 'trace-armed.json');
+      await sign();
+      const { entries } = await command<CallTrace>('trace-stop', 'trace.json');
+      const order = entries.map((url) => sourceOf(checkout.root, url) ?? '').filter((f) => files.has(f));
+      return { checkout, files, someSignsOnly, withoutSign, packages, order, breakpoints };
     } finally {
       await server.kill('SIGTERM');
     }
@@ -218,6 +237,8 @@ const group = (files: Iterable<string>) => {
   for (const f of [...files].sort()) byFolder.set(path.dirname(f), [...(byFolder.get(path.dirname(f)) ?? []), path.basename(f)]);
   return byFolder;
 };
+const changes = (xs: readonly string[]) => xs.filter((x, i) => i > 0 && x !== xs[i - 1]).length;
+const runs = (xs: readonly string[]) => xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
 const totals = (r: SignPath) => {
   const counted = [...r.files.keys()].map((f) => linesOf(path.join(r.checkout.root, f)));
   return {
@@ -226,6 +247,8 @@ const totals = (r: SignPath) => {
     code: counted.reduce((a, c) => a + c.code, 0),
     folders: group(r.files.keys()).size,
     areas: new Set([...r.files.keys()].map((f) => f.split('/').slice(0, 2).join('/'))).size,
+    folderChanges: changes(r.order.map((f) => path.dirname(f))),
+    fileChanges: changes(r.order),
   };
 };
 
@@ -245,6 +268,11 @@ if (listFiles) {
     console.log(`\nin some measured signs' windows only (not counted): ${list(r.someSignsOnly)}`);
     console.log(`in the window without a sign (not a sign's work): ${list(r.withoutSign)}`);
     console.log(`packages (node_modules) with a function called: ${r.packages.size}: ${[...r.packages].sort().join(', ')}`);
+    const entered = new Set(r.order);
+    console.log(
+      `\ncall order on the event loop's thread (${r.breakpoints} breakpoints): ${r.order.length} entries into functions of the path's files (${entered.size} of its ${r.files.size} files), ${changes(r.order)} changes of file, ${changes(r.order.map((f) => path.dirname(f)))} of folder:`,
+    );
+    console.log(runs(r.order.map((f) => path.dirname(f))).join(' > '));
   }
 }
 
@@ -254,14 +282,16 @@ for (const other of listFiles ? results.slice(1) : []) {
   console.log(`on ${other.checkout.label}'s path only: ${only(other, results[0]!)}`);
 }
 
-console.log(`\n| sign path (${signs} signs, each its own window) | files | lines | code lines | folders | top-level areas |`);
-console.log('|---|---|---|---|---|---|');
+console.log(`\n| sign path (${signs} signs, each its own window) | files | lines | code lines | folders | top-level areas | folder changes in call order | file changes in call order |`);
+console.log('|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   const t = totals(r);
-  console.log(`| ${r.checkout.label} | ${t.files} | ${t.lines} | ${t.code} | ${t.folders} | ${t.areas} |`);
+  console.log(`| ${r.checkout.label} | ${t.files} | ${t.lines} | ${t.code} | ${t.folders} | ${t.areas} | ${t.folderChanges} | ${t.fileChanges} |`);
 }
 const [mine, ...rest] = results.map(totals);
 for (const [i, other] of rest.entries()) {
-  const ratio = (k: 'files' | 'lines' | 'code' | 'folders') => (mine![k] / other[k]).toFixed(2);
-  console.log(`${results[0]!.checkout.label} / ${results[i + 1]!.checkout.label}: files ${ratio('files')}, lines ${ratio('lines')}, code lines ${ratio('code')}, folders ${ratio('folders')}`);
+  const ratio = (k: 'files' | 'lines' | 'code' | 'folders' | 'folderChanges') => (mine![k] / other[k]).toFixed(2);
+  console.log(
+    `${results[0]!.checkout.label} / ${results[i + 1]!.checkout.label}: files ${ratio('files')}, lines ${ratio('lines')}, code lines ${ratio('code')}, folders ${ratio('folders')}, folder changes ${ratio('folderChanges')}`,
+  );
 }
