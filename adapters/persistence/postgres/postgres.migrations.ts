@@ -162,6 +162,14 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL
    );
    CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
+  // 8: the per-API-key request rate limit shared by every instance (postgres.request-rates.ts): a row per
+  // counted key, in the columns and order rate-limiter-flexible's RateLimiterPostgres writes; `expire` is
+  // the window's end in ms since the epoch, rows an hour past it are deleted by the library.
+  `CREATE TABLE request_rates (
+     key varchar(255) PRIMARY KEY,
+     points integer NOT NULL DEFAULT 0,
+     expire bigint
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
