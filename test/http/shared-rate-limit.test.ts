@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../../adapters/main/config.js';
 import { redisRequestRates } from '../../adapters/rate-limit/redis.request-rates.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
+import { startTestServer } from '../support/test-server.js';
 
 const REDIS_URL = process.env.VAULT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The standalone server's key prefix in Redis (it has no setting for it; each API key id is random). */
@@ -132,6 +133,23 @@ describe('when the shared store fails', () => {
     expect(failures).toBe(10);
     expect(warnings).toEqual([expect.objectContaining({ store: 'redis' }), expect.objectContaining({ store: 'redis' })]);
     down.disconnect();
+  });
+
+  it('a server whose Redis is down starts, answers, limits each key in process and counts every failure in its metrics', async () => {
+    // Port 1: nothing listens. The start waits VAULT_OUTBOUND_TIMEOUT_MS for Redis, then serves.
+    const s = await startTestServer({ env: { VAULT_REDIS_URL: 'redis://127.0.0.1:1', VAULT_OUTBOUND_TIMEOUT_MS: '300', VAULT_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const vaultId = (await s.createVault({ name: 'redis down' })).id;
+      const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await api.get(`/api/v1/vaults/${vaultId}/status`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const metrics = (await client(s.url).get('/metrics')).body as string;
+      expect(metrics).toMatch(/^wallet_vault_rate_limit_store_failures_total 5$/m);
+      expect(metrics).toMatch(/^wallet_vault_rate_limited_total 2$/m);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('a store that answers again is used again, and the recovery is logged', async () => {
