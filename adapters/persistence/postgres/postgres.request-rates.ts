@@ -12,8 +12,9 @@ export const REQUEST_RATES_TABLE = 'request_rates';
  * (pool wait, statement timeout), so a database that does not answer fails the count rather than hanging it.
  */
 export function postgresRequestRates(db: PostgresDatabase): RequestRateStore {
-  // What RateLimiterPostgres calls: `query({ name, text, values })` on a client it never releases.
-  const client = { query: (q: { text: string; values?: unknown[] }) => db.query(q.text, q.values) };
+  // What RateLimiterPostgres calls: `query({ name, text, values })` on a client it never releases. Its
+  // statements are named (`request_rates:rlflx-upsert`): prepared once per connection.
+  const client = { query: (q: { name?: string; text: string; values?: unknown[] }) => db.query(q.text, q.values, q.name) };
   return {
     counter: (limit) =>
       flexibleCounter(
