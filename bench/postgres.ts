@@ -13,8 +13,23 @@ import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SEN
  * (the two instances share one key directory and master key). The same total number of connections
  * drives every setup; with two instances it is split between them and the rates are added.
  * Usage: npm run bench:postgres [-- seconds]
+ * BENCH_RATE_LIMIT_STORE=database|redis|process: every setup runs with a per-API-key rate limit too high
+ * to refuse anything (10⁹ a minute), counted in that store on PostgreSQL (redis: VAULT_TEST_REDIS_URL,
+ * default redis://127.0.0.1:6379) and in process on SQLite: the cost of counting, one key under load.
  */
 const seconds = Number(process.argv[2] ?? 10);
+const RATE_LIMIT_STORE = process.env.BENCH_RATE_LIMIT_STORE;
+if (RATE_LIMIT_STORE !== undefined && !['database', 'redis', 'process'].includes(RATE_LIMIT_STORE)) {
+  throw new Error('BENCH_RATE_LIMIT_STORE: database, redis or process');
+}
+/** The rate-limit settings of a setup, and what its label says of them. */
+function rateLimitOf(database: 'sqlite' | 'postgres'): { env: Record<string, string>; label: string } {
+  if (RATE_LIMIT_STORE === undefined) return { env: {}, label: '' };
+  const store = database === 'sqlite' ? 'process' : RATE_LIMIT_STORE;
+  const env: Record<string, string> = { VAULT_RATE_LIMIT_PER_MINUTE: '1000000000', VAULT_RATE_LIMIT_STORE: store };
+  if (store === 'redis') env.VAULT_REDIS_URL = process.env.VAULT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  return { env, label: `, rate limit in ${store}` };
+}
 const CONNECTIONS = { create: 16, sign: 32 };
 const MASTER_KEY = 'ab'.repeat(32);
 
@@ -28,14 +43,16 @@ interface Setup {
 }
 
 async function sqliteSetup(dataDir: string): Promise<Setup> {
-  return { label: 'SQLite, 1 instance', env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY }, instances: 1, cleanup: async () => undefined };
+  const limit = rateLimitOf('sqlite');
+  return { label: `SQLite, 1 instance${limit.label}`, env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY, ...limit.env }, instances: 1, cleanup: async () => undefined };
 }
 
 async function postgresSetup(dataDir: string, instances: number): Promise<Setup> {
   const db = await createTestDatabase();
+  const limit = rateLimitOf('postgres');
   return {
-    label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`,
-    env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY, VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '10', LOG_LEVEL: 'error' },
+    label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}${limit.label}`,
+    env: { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: MASTER_KEY, VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '10', LOG_LEVEL: 'error', ...limit.env },
     databaseUrl: db.url,
     instances,
     cleanup: () => db.drop(),

@@ -2,6 +2,7 @@
 import { installKeccak256 } from '../adapters/system/keccak.js';
 export { vaultRouter, type VaultRouterOptions } from '../adapters/main/vault-router.js';
 export type { JsonBounds } from '../adapters/http/json-bounds.js';
+export type { RedisClientLike } from '../adapters/rate-limit/redis.request-rates.js';
 export { registerApiDocs, type ApiDocsOptions } from '../adapters/http/openapi/api-docs.routes.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): this entry gives it before anything of it runs.

@@ -56,14 +56,19 @@ export interface HttpDeps extends AddressGuardDeps {
     exposition(): Promise<{ contentType: string; text: string }>;
     observeRateLimited(): void;
     observeAddressRateLimited?(): void;
+    /** The shared rate-limit store failed a count (the request was counted in this process instead). */
+    observeRateLimitStoreFailed?(): void;
   };
   /**
    * VAULT_METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`, and `/readyz`
    * says why a dependency is down only to that caller (others learn which one, never hosts or modules).
    */
   operatorToken?: string;
-  /** Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit. */
-  rateLimiter?: { take(apiKeyId: string): void };
+  /**
+   * Per-API-key limit, taken after authentication on every vault route and on Sign; absent: no limit.
+   * In process it answers synchronously; counted in a shared store it returns a promise.
+   */
+  rateLimiter?: { take(apiKeyId: string): void | Promise<void> };
   /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
 }

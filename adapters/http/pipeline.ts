@@ -64,7 +64,9 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     if (!sign) label(VAULT_UNMATCHED);
     const source = admitClient(deps, req);
     const principal = await deps.authenticate.execute(bearerCredential(req.headers.authorization), vaultId, source);
-    takeRateLimit(deps, principal.apiKeyId);
+    // Awaited only when the limit is counted in a shared store: the in-process one answers synchronously.
+    const limited = takeRateLimit(deps, principal.apiKeyId);
+    if (limited) await limited;
     if (route === undefined) return unmatched(req.method ?? '', match.allowed);
     const params = decodeParams(match.params);
     label(route.label);

@@ -95,6 +95,14 @@ export interface AppConfig {
   readonly database: DatabaseSettings | undefined;
   /** Requests per minute per API key, per instance; undefined: no limit. */
   readonly rateLimitPerMinute: number | undefined;
+  /**
+   * Where the per-API-key limit is counted (VAULT_RATE_LIMIT_STORE): the PostgreSQL database or Redis,
+   * shared by every instance, or each process in memory. Default: redis with VAULT_REDIS_URL, database
+   * with VAULT_DATABASE_URL, else process.
+   */
+  readonly rateLimitStore: 'process' | 'database' | 'redis';
+  /** VAULT_REDIS_URL (`redis://` or `rediss://`; may carry a password: never in messages). */
+  readonly redisUrl: string | undefined;
   /** Requests per minute per client address, taken before authentication, per process; undefined: no limit. */
   readonly addressRateLimitPerMinute: number | undefined;
   /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client; empty: the socket's peer counts. */
@@ -159,6 +167,12 @@ const schema = z.object({
   VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   VAULT_DATABASE_SCHEMA: z.string().refine(isSchemaName, SCHEMA_NAME_RULE).optional(),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
+  VAULT_RATE_LIMIT_STORE: z.enum(['process', 'database', 'redis']).optional(),
+  VAULT_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .refine((v) => URL.canParse(v), 'must be a redis:// or rediss:// URL')
+    .optional(),
   VAULT_WORKERS: integer(1, 256).default(1),
   VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_TRUSTED_PROXIES: z.string().optional(),
@@ -211,6 +225,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (e.VAULT_DATABASE_SCHEMA !== undefined && e.VAULT_DATABASE_URL === undefined) {
     // Silently ignored, it would let the operator believe the data lands in that PostgreSQL schema.
     throw new ConfigError('VAULT_DATABASE_SCHEMA: only with VAULT_DATABASE_URL (the embedded SQLite database has no schemas)');
+  }
+  const rateLimitStore = e.VAULT_RATE_LIMIT_STORE ?? (e.VAULT_REDIS_URL !== undefined ? 'redis' : e.VAULT_DATABASE_URL !== undefined ? 'database' : 'process');
+  if (rateLimitStore === 'database' && e.VAULT_DATABASE_URL === undefined) {
+    throw new ConfigError('VAULT_RATE_LIMIT_STORE: database needs VAULT_DATABASE_URL (the embedded SQLite database counts in process)');
+  }
+  if (rateLimitStore === 'redis' && e.VAULT_REDIS_URL === undefined) throw new ConfigError('VAULT_RATE_LIMIT_STORE: redis needs VAULT_REDIS_URL');
+  if (rateLimitStore !== 'redis' && e.VAULT_REDIS_URL !== undefined) {
+    // Silently ignored, it would let the operator believe the limit is shared through Redis.
+    throw new ConfigError(`VAULT_REDIS_URL: only with VAULT_RATE_LIMIT_STORE=redis (it is ${rateLimitStore})`);
   }
   const region = e.AWS_REGION ?? e.AWS_DEFAULT_REGION;
   const awsKms: AwsKmsSettings | undefined =
@@ -285,6 +308,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             schema: e.VAULT_DATABASE_SCHEMA,
           },
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    rateLimitStore,
+    redisUrl: e.VAULT_REDIS_URL,
     addressRateLimitPerMinute: e.VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE,
     trustedProxies,
     authRefusedSummaryMs: e.VAULT_AUTH_REFUSED_SUMMARY_SECONDS * 1000,

@@ -8,6 +8,7 @@ import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-cas
 import { ErrorCode } from '../../src/domain/errors.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore, KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import type { RequestRateStore } from '../../src/ports/request-rate-store.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { chainModule } from '../chain/chain.module.js';
 import { ethereumModule } from '../ethereum/ethereum.module.js';
@@ -38,6 +39,11 @@ export interface Vault extends UseCases {
   readonly version: string;
   /** The persistence's description (`SQLite <path>`, `PostgreSQL database "name" on host:port`), for logs. */
   readonly database: string;
+  /**
+   * Request counts shared by every instance on the vault's database (PostgreSQL): where the HTTP layer
+   * counts the per-API-key rate limit by default. Absent with SQLite.
+   */
+  readonly requestRates?: RequestRateStore;
   /** Resolves when the database and every key store answer (bounded); rejects naming what failed. */
   readiness(): Promise<void>;
   /** One run of the purge, idempotency clean-up and orphan sweep now (also when `jobs: false`). */
@@ -137,6 +143,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     version,
     deploymentId,
     database: persistence.description,
+    ...(persistence.requestRates ? { requestRates: persistence.requestRates } : {}),
     readiness,
     runJobsOnce: () => scheduler.runOnce(),
     close: () =>

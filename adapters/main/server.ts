@@ -9,8 +9,9 @@ import { createHttpPipeline } from '../http/pipeline.js';
 import { httpDepsOf } from './vault-router.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
+import { MissingDriverError } from '../optional-driver.js';
 import { clusterMetricsExposition } from './cluster.js';
-import type { AppConfig } from './config.js';
+import { ConfigError, type AppConfig } from './config.js';
 import type { Vault } from './create-vault.js';
 import { createLogger, type Logger } from './logger.js';
 import { vaultFromConfig } from './vault-from-config.js';
@@ -66,22 +67,34 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // Refused authentications by reason, besides the audit summary.
     authRefused: metrics,
   });
-  const deps = httpDepsOf(vault, {
-    logger,
-    bodyLimitBytes: config.bodyLimitBytes,
-    metrics: options.worker
-      ? {
-          exposition: clusterMetricsExposition(metrics.registry),
-          observeRateLimited: () => metrics.observeRateLimited(),
-          observeAddressRateLimited: () => metrics.observeAddressRateLimited(),
-        }
-      : metrics,
-    rateLimitPerMinute: config.rateLimitPerMinute,
-    addressRateLimitPerMinute: config.addressRateLimitPerMinute,
-    trustedProxies: config.trustedProxies,
-    metricsToken: config.metricsToken,
-    argsBounds: config.argsBounds,
-  });
+  let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;
+  let deps: ReturnType<typeof httpDepsOf>;
+  try {
+    redis = config.rateLimitStore === 'redis' ? await openRateLimitRedis(config, logger) : undefined;
+    deps = httpDepsOf(vault, {
+      logger,
+      bodyLimitBytes: config.bodyLimitBytes,
+      metrics: options.worker
+        ? {
+            exposition: clusterMetricsExposition(metrics.registry),
+            observeRateLimited: () => metrics.observeRateLimited(),
+            observeAddressRateLimited: () => metrics.observeAddressRateLimited(),
+            observeRateLimitStoreFailed: () => metrics.observeRateLimitStoreFailed(),
+          }
+        : metrics,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      // SQLite: in process (the configuration refused any other store for it).
+      rateLimitStore: redis ? { redis } : config.rateLimitStore === 'database' ? 'database' : 'process',
+      addressRateLimitPerMinute: config.addressRateLimitPerMinute,
+      trustedProxies: config.trustedProxies,
+      metricsToken: config.metricsToken,
+      argsBounds: config.argsBounds,
+    });
+  } catch (error) {
+    redis?.disconnect();
+    await vault.close();
+    throw error;
+  }
 
   // Every request goes through the one pipeline, with node:http alone (no framework on this path).
   const pipeline = createHttpPipeline(deps, { health: true, apiDocs: { ui: config.apiDocs } });
@@ -100,6 +113,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   try {
     await once(server, 'listening');
   } catch (error) {
+    redis?.disconnect();
     await vault.close();
     throw error;
   }
@@ -121,8 +135,17 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
       clearInterval(sweep);
       clearTimeout(force);
       await vault.close();
+      await redis?.quit().catch(() => redis?.disconnect());
       logger.info('wallet-vault stopped');
     })());
 
   return { url, port, container: vault.container, vault, logger, metrics, purgeNow: () => vault.runJobsOnce(), close };
+}
+
+/** The Redis client of VAULT_REDIS_URL; without the optional package ioredis, a configuration error naming it. */
+async function openRateLimitRedis(config: AppConfig, logger: Logger) {
+  const { openRedis } = await import('../rate-limit/ioredis.js');
+  return openRedis(config.redisUrl!, config.outboundTimeoutMs, logger).catch((error: unknown) => {
+    throw error instanceof MissingDriverError ? new ConfigError(`${error.message} (VAULT_RATE_LIMIT_STORE is redis)`) : error;
+  });
 }

@@ -118,6 +118,7 @@ const persistenceSchema = implementing<unknown>({ methods: ['close'] }).pipe(
     policies: port(['find', 'save']),
     jobLock: port(['runExclusive']),
     replayGuard: fn('(now) => ReplayGuard').optional(),
+    requestRates: port(['counter']).optional(),
     description: z.string().optional(),
   }),
 );

@@ -5,9 +5,11 @@ import type { HttpDeps } from '../http/http-deps.js';
 import type { JsonBounds } from '../http/json-bounds.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/client-address.js';
 import { RateLimiter } from '../http/rate-limiter.js';
+import { SharedRateLimiter } from '../http/shared-rate-limiter.js';
+import { redisRequestRates, type RedisClientLike } from '../rate-limit/redis.request-rates.js';
 import type { Vault } from './create-vault.js';
 import { USE_CASES } from './use-cases.js';
-import { checkOptions, port, type VaultLogger } from './vault-options.js';
+import { checkOptions, port, VaultOptionsError, type VaultLogger } from './vault-options.js';
 
 /** What `vaultRouter` serves besides the vault's API, and its limits. */
 export interface VaultRouterOptions {
@@ -15,6 +17,14 @@ export interface VaultRouterOptions {
   readonly bodyLimitBytes?: number;
   /** Requests per minute per API key (after authentication); default: no limit. */
   readonly rateLimitPerMinute?: number;
+  /**
+   * Where `rateLimitPerMinute` is counted. `'database'`: in the vault's PostgreSQL database, one limit for
+   * every instance on it (the default there); `'process'`: in memory, each instance its own limit (the
+   * default with SQLite); `{ redis }`: in Redis, through an ioredis client of yours (you close it), under
+   * `keyPrefix` (default `wallet-vault:rate`). A store that fails a count: the request is counted in
+   * this process instead (logged, and counted by `metrics.observeRateLimitStoreFailed`).
+   */
+  readonly rateLimitStore?: 'process' | 'database' | { readonly redis: RedisClientLike; readonly keyPrefix?: string };
   /** Shape limits on Sign's `args` and `abi` (default: depth 16, 10 000 items, 131 072 characters). */
   readonly argsBounds?: JsonBounds;
   /** Serve `GET /healthz` and `GET /readyz` under the mount point (default false). */
@@ -54,6 +64,12 @@ const argsBoundsSchema: z.ZodType<JsonBounds> = z.strictObject({ maxDepth: count
 const optionsSchema = z.strictObject({
   bodyLimitBytes: count.optional(),
   rateLimitPerMinute: count.optional(),
+  rateLimitStore: z
+    .union([
+      z.literal(['process', 'database']),
+      z.strictObject({ redis: port(['defineCommand']), keyPrefix: z.string().min(1).max(100).optional() }),
+    ])
+    .optional(),
   argsBounds: argsBoundsSchema.optional(),
   health: z.boolean().optional(),
   metrics: port(['exposition', 'observeRateLimited']).optional(),
@@ -108,7 +124,7 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
     logger: options.logger ?? SILENT,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     metrics: options.metrics,
-    rateLimiter: options.rateLimitPerMinute === undefined ? undefined : new RateLimiter(options.rateLimitPerMinute),
+    rateLimiter: options.rateLimitPerMinute === undefined ? undefined : apiKeyRateLimiter(vault, options, options.rateLimitPerMinute),
     argsBounds: options.argsBounds,
     // Checked here too: a library caller's list is not validated by the server's configuration.
     clientAddress: clientAddressResolver(parseTrustedProxies((options.trustedProxies ?? []).join(','))),
@@ -118,4 +134,23 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
         : new RateLimiter(options.addressRateLimitPerMinute, Date.now, { scope: 'this client address' }),
     operatorToken: options.metricsToken,
   });
+}
+
+/**
+ * The per-API-key limiter `rateLimitStore` names: by default shared through the vault's database when it
+ * is PostgreSQL, in process with SQLite (whose processes share one host; see docs/configuration.md).
+ */
+function apiKeyRateLimiter(vault: Vault, options: VaultRouterOptions, perMinute: number): HttpDeps['rateLimiter'] {
+  const choice = options.rateLimitStore ?? (vault.requestRates ? 'database' : 'process');
+  if (choice === 'process') return new RateLimiter(perMinute);
+  const watch = {
+    logger: options.logger ?? SILENT,
+    storeFailed: () => options.metrics?.observeRateLimitStoreFailed?.(),
+  };
+  const limit = { points: perMinute, windowSeconds: 60 };
+  if (choice === 'database') {
+    if (!vault.requestRates) throw new VaultOptionsError("vaultRouter: rateLimitStore: 'database' needs a vault on PostgreSQL (SQLite counts in process)");
+    return new SharedRateLimiter(vault.requestRates.counter(limit), perMinute, watch, 'database');
+  }
+  return new SharedRateLimiter(redisRequestRates(choice.redis, choice.keyPrefix).counter(limit), perMinute, watch, 'redis');
 }

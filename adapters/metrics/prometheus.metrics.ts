@@ -29,6 +29,7 @@ export class PrometheusMetrics {
   private readonly rateLimited: Counter;
   private readonly authRefused: Counter<'reason'>;
   private readonly addressLimited: Counter;
+  private readonly rateLimitStoreFailed: Counter;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
@@ -80,6 +81,11 @@ export class PrometheusMetrics {
       registers,
     });
     this.rateLimited = new Counter({ name: 'wallet_vault_rate_limited_total', help: 'Requests refused by the per-API-key rate limit.', registers });
+    this.rateLimitStoreFailed = new Counter({
+      name: 'wallet_vault_rate_limit_store_failures_total',
+      help: 'Requests the shared rate-limit store (PostgreSQL, Redis) failed to count; each was counted by this instance alone.',
+      registers,
+    });
     this.authRefused = new Counter({
       name: 'wallet_vault_auth_refused_total',
       help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault, malformed_vault, foreign_network).',
@@ -126,6 +132,10 @@ export class PrometheusMetrics {
 
   observeAddressRateLimited(): void {
     this.addressLimited.inc();
+  }
+
+  observeRateLimitStoreFailed(): void {
+    this.rateLimitStoreFailed.inc();
   }
 
   /** The text exposition format and its content type. */

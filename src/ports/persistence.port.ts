@@ -3,6 +3,7 @@ import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
 import type { PolicyRepository } from './policy-repository.port.js';
 import type { ReplayGuard } from './replay-guard.port.js';
+import type { RequestRateStore } from './request-rate-store.port.js';
 import type { SignCounter } from './sign-counter.port.js';
 import type { SignatureLog } from './signature-log.port.js';
 import type { WalletRepository } from './wallet-repository.port.js';
@@ -35,6 +36,11 @@ export interface Persistence {
    * when one process owns the store, which then keeps nonces in memory.
    */
   readonly replayGuard?: (now: () => number) => ReplayGuard;
+  /**
+   * Request counts for the per-API-key rate limit, shared by every process on the database (PostgreSQL);
+   * absent when the store is one host's file (SQLite), whose processes then count in memory each.
+   */
+  readonly requestRates?: RequestRateStore;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for logs (never a password). */
   readonly description: string;
   close(): Promise<void>;

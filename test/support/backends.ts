@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
+import { Redis } from 'ioredis';
 import { describe, it } from 'vitest';
 // The public entry points, from source (the tsconfig paths of `wallet-vault`, `wallet-vault/express`, …):
 // an application's composition, with the same classes (DomainError, the use cases) as the code under test.
@@ -44,6 +45,13 @@ export interface TargetOptions {
   readonly authRefusedSummaryMs?: number;
   /** Peers whose X-Forwarded-For is believed (VAULT_TRUSTED_PROXIES; vaultRouter's `trustedProxies`). */
   readonly trustedProxies?: readonly string[];
+  /** Requests per minute per API key (VAULT_RATE_LIMIT_PER_MINUTE; vaultRouter's `rateLimitPerMinute`). */
+  readonly rateLimitPerMinute?: number;
+  /**
+   * The per-key limit counted in this Redis (VAULT_REDIS_URL; vaultRouter's `rateLimitStore: { redis }`
+   * with a client of the shell's own, under `keyPrefix`: the standalone server's is its default).
+   */
+  readonly rateLimitRedis?: { readonly url: string; readonly keyPrefix: string };
 }
 
 /** A fresh vault of a target, one API key for it and a client that sends it. */
@@ -109,6 +117,8 @@ const standalone: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
   if (options.authSecret) env.VAULT_AUTH_SECRET_KEY = options.authSecret;
   if (options.authRefusedSummaryMs) env.VAULT_AUTH_REFUSED_SUMMARY_SECONDS = String(options.authRefusedSummaryMs / 1000);
   if (options.trustedProxies) env.VAULT_TRUSTED_PROXIES = options.trustedProxies.join(',');
+  if (options.rateLimitPerMinute) env.VAULT_RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
+  if (options.rateLimitRedis) env.VAULT_REDIS_URL = options.rateLimitRedis.url;
   const s = await startTestServer({ env, dataDir, clock });
   return { url: s.url, vault: s.server.vault, purgeNow: () => s.server.purgeNow(), stop: () => s.stop({ keepData: true }) };
 };
@@ -128,8 +138,18 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
     authSecret: options.authSecret,
     authRefusedSummaryIntervalMs: options.authRefusedSummaryMs,
   });
+  const redis = options.rateLimitRedis && new Redis(options.rateLimitRedis.url, { enableOfflineQueue: false, lazyConnect: true });
+  await redis?.connect();
   const app = express();
-  app.use(MOUNT_PATH, vaultRouter(vault, { health: true, ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}) }));
+  app.use(
+    MOUNT_PATH,
+    vaultRouter(vault, {
+      health: true,
+      ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+      ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+      ...(redis ? { rateLimitStore: { redis, keyPrefix: options.rateLimitRedis!.keyPrefix } } : {}),
+    }),
+  );
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {
@@ -139,6 +159,7 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
     stop: async () => {
       await new Promise((resolve) => server.close(resolve));
       await vault.close();
+      await redis?.quit();
     },
   };
 };

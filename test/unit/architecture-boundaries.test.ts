@@ -47,13 +47,16 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Databases: row mapping and group commit they share; the factories' option check and driver loading;
   // SQLite's WAL checkpointer is a worker thread, started through the one helper that starts workers.
   'persistence/sqlite': ['persistence/sql/', 'factory-options.ts', 'optional-driver.ts', 'system/worker-file.ts'],
-  'persistence/postgres': ['persistence/sql/', 'factory-options.ts', 'optional-driver.ts'],
+  // PostgreSQL counts the shared request rate limit through the rate-limiter-flexible seam of rate-limit/.
+  'persistence/postgres': ['persistence/sql/', 'factory-options.ts', 'optional-driver.ts', 'rate-limit/flexible-counter.ts'],
   'persistence/sql': [],
 
   chain: [],
   // The encoding of standard payloads (messages, typed data, transactions) with ethers.
   ethereum: [],
   metrics: [],
+  // The shared request rate limit's stores (Redis; the counter over rate-limiter-flexible) and ioredis loading.
+  'rate-limit': ['optional-driver.ts'],
   replay: [],
   system: [],
 
@@ -70,7 +73,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['main/', 'keystore/local-file/', 'optional-driver.ts', 'system/keccak.ts'],
 
   // The composition root knows every family but the command line, which is built on it.
-  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'replay/', 'system/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
+  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
 };
 
 /** The family of a file under adapters/: `keystore/pkcs11`, `http`, `native-bindings.ts`. */

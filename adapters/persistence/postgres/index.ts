@@ -7,11 +7,12 @@ import { sqlPersistence } from '../sql/sql-persistence.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 await requireDriver('pg', 'persistence/postgres');
-const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresJobLock }, { postgresSql }] = await Promise.all([
+const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresJobLock }, { postgresSql }, { postgresRequestRates }] = await Promise.all([
   import('./postgres.api-key-cache.js'),
   import('./postgres.database.js'),
   import('./postgres.job-lock.js'),
   import('./postgres.sql.js'),
+  import('./postgres.request-rates.js'),
 ]);
 
 interface Bounds {
@@ -89,6 +90,7 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
   const apiKeys = new PostgresApiKeyCache(db);
   return sqlPersistence(postgresSql(db), {
     description: db.label,
+    requestRates: postgresRequestRates(db),
     sharedNonces: true,
     apiKeyCache: apiKeys,
     jobLock: new PostgresJobLock(db),

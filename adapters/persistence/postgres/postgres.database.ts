@@ -92,11 +92,14 @@ export class PostgresDatabase {
     }
   }
 
-  /** One statement on any pooled connection; a connection that failed is discarded, not reused. */
-  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  /**
+   * One statement on any pooled connection; a connection that failed is discarded, not reused. `name`:
+   * prepared once per connection under that name (a statement run on every request, parsed and planned once).
+   */
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     this.admit();
     try {
-      return await this.pool.query<R>(text, values);
+      return await (name === undefined ? this.pool.query<R>(text, values) : this.pool.query<R>({ name, text, values }));
     } catch (error) {
       throw this.toError(error);
     }

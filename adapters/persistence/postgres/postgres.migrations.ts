@@ -162,6 +162,16 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL
    );
    CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
+  // 8: the per-API-key request rate limit shared by every instance (postgres.request-rates.ts): a row per
+  // counted key, in the columns and order rate-limiter-flexible's RateLimiterPostgres writes; `expire` is
+  // the window's end in ms since the epoch, rows an hour past it are deleted by the library. Unlogged:
+  // a count is not worth a WAL flush per request (a crash or a failover to a standby empties the table,
+  // which restarts the keys' windows); the upsert then holds the key's row lock for no disk wait.
+  `CREATE UNLOGGED TABLE request_rates (
+     key varchar(255) PRIMARY KEY,
+     points integer NOT NULL DEFAULT 0,
+     expire bigint
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -176,7 +186,7 @@ export const MIGRATIONS_TABLE = 'wallet_vault_migrations';
 const PREVIOUS_MIGRATIONS_TABLE = 'schema_migrations';
 
 /** The tables and indexes each migration creates (its names the schema must not already hold), by version - 1. */
-const CREATED_BY = MIGRATIONS.map((sql) => [...sql.matchAll(/CREATE (?:UNIQUE )?(?:TABLE|INDEX) (\w+)/g)].map((m) => m[1]!));
+const CREATED_BY = MIGRATIONS.map((sql) => [...sql.matchAll(/CREATE (?:UNIQUE |UNLOGGED )?(?:TABLE|INDEX) (\w+)/g)].map((m) => m[1]!));
 
 /** Columns of `wallets` as migration 1 made it: the mark of a table that is ours, not a namesake's. */
 const OUR_WALLET_COLUMNS = ['id', 'account_id', 'vault_id', 'name', 'address', 'key_store', 'key_ref', 'created', 'updated', 'expires', 'version'];

@@ -1,5 +1,6 @@
 import type { JobLock } from '../../../src/ports/job-lock.port.js';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
+import type { RequestRateStore } from '../../../src/ports/request-rate-store.port.js';
 import { SqlAuditLog } from './sql.audit-log.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
 import { SqlPolicyRepository } from './sql.policy-repository.js';
@@ -17,6 +18,8 @@ export interface DialectParts {
   readonly sharedNonces: boolean;
   /** API key lookups from memory, when the database's own is not the one (PostgreSQL's listener). */
   readonly apiKeyCache?: ApiKeyCache;
+  /** Request counts every process on the database shares (PostgreSQL); absent: each process counts its own. */
+  readonly requestRates?: RequestRateStore;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     keyQuarantine: new SqlKeyQuarantine(db),
     signCounter: new SqlSignCounter(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
+    ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     jobLock: parts.jobLock,
     description: parts.description,
     close: () => parts.close(),
