@@ -1,6 +1,9 @@
+import { approvalResult, describeApprovalRequest } from '../../src/application/approvals.use-case.js';
+import { apiKeyActor } from '../../src/application/audit-actor.js';
+import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import type { SubmissionView, WalletView } from './response-schemas.js';
+import type { ApprovalView, SubmissionView, WalletView } from './response-schemas.js';
 
 /** The wallet as the interface shows it: internal fields (key store, key reference, version) never leave. */
 export function presentWallet(w: Wallet): WalletView {
@@ -28,5 +31,24 @@ export function presentSubmission(r: SignatureRecord): SubmissionView {
     signed: r.created.toISOString(),
     transactionHash: r.transactionHash,
     submitted: r.submitted?.toISOString() ?? null,
+  };
+}
+
+/** An approval as the API shows it (the status as of the read: pending turns expired at `expires`). */
+export function presentApproval(a: Approval): ApprovalView {
+  return {
+    id: a.id,
+    status: a.status,
+    required: a.required,
+    approvals: a.approvals,
+    expires: a.expires.toISOString(),
+    created: a.created.toISOString(),
+    decided: a.decided?.toISOString() ?? null,
+    rule: a.ruleId,
+    group: a.group,
+    requester: apiKeyActor(a.requester),
+    request: (({ arguments: args, ...fields }) => ({ ...fields, arguments: [...args] }))(describeApprovalRequest(a)),
+    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString() })),
+    result: approvalResult(a),
   };
 }
