@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from '../../src/domain/vault.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
+import { registerApprovalCommands } from './approvals.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
@@ -152,6 +153,7 @@ registerMasterKeyCommands(keys);
 registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
+registerApprovalCommands(program);
 
 markRequiredOptions(program);
 
