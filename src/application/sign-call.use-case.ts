@@ -216,7 +216,8 @@ export class SignCall {
     const fields = JSON.parse(approval.request) as Omit<SignCallCommand, 'principal'>;
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal: Principal = { apiKeyId: approval.requester, vaultId: approval.vaultId, roles: [] };
-    const p = await this.prepare({ ...fields, principal });
+    // Read from the contract now (no value kept from an earlier read): what the wait cannot make stale.
+    const p = await this.prepare({ ...fields, principal }, true);
     return this.issue(
       p,
       fields.args,
@@ -237,7 +238,7 @@ export class SignCall {
   }
 
   /** Every check of a sign, in order, up to the wallet that signs; what issue() and hold() need. */
-  private async prepare(command: SignCallCommand): Promise<Prepared> {
+  private async prepare(command: SignCallCommand, fresh = false): Promise<Prepared> {
     const { principal } = command;
     const vaultId = principal.vaultId;
     const check = signFieldChecks;
@@ -262,7 +263,7 @@ export class SignCall {
     // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
     await this.enforce(principal, signPolicyViolation(policy, facts) ?? argumentRuleViolation(policy?.rules, fn, args), facts);
 
-    const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner);
+    const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner, fresh);
     if (fromRequest === null) await this.enforce(principal, pinnedUniqViolation(policy, contract, uniq), { ...facts, uniq });
     const now = this.clock.now();
     const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
@@ -442,6 +443,7 @@ export class SignCall {
     contract: string,
     uniq: Hex | undefined,
     signer: string | undefined,
+    fresh: boolean,
   ): Promise<{ uniq: Hex; signer: string }> {
     const why = this.uniqFromRequest(chain);
     if (why !== null) {
@@ -449,7 +451,7 @@ export class SignCall {
       if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
       return { uniq, signer };
     }
-    const onChain = await this.chainReader.readSignable(chain, contract);
+    const onChain = await (fresh ? this.chainReader.readSignable(chain, contract, { fresh }) : this.chainReader.readSignable(chain, contract));
     if (uniq !== undefined && uniq.toLowerCase() !== onChain.uniq.toLowerCase()) {
       throw invalidArgument(`uniq: ${uniq} does not match the contract's uniq() on ${chain} (${onChain.uniq})`);
     }
