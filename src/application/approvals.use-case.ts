@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { effectiveStatus, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
+import { showValue } from '../domain/show-value.js';
+import { effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
@@ -18,12 +19,20 @@ export const RELEASE_LEASE_MS = 120_000;
 /** Approvals marked expired per pass of the job. */
 const EXPIRE_BATCH = 100;
 
+/** The approval `id` of the vault, or APPROVAL_NOT_FOUND (also for text that cannot be an id). */
+async function findApproval(store: ApprovalStore, vaultId: string, id: string): Promise<Approval> {
+  const approval = isWellFormedApprovalId(id) ? await store.find(vaultId, id) : null;
+  if (approval === null) throw notFound(id);
+  return approval;
+}
+
 function storeOf(store: ApprovalStore | undefined): ApprovalStore {
   if (store === undefined) throw new DomainError(ErrorCode.APPROVAL_NOT_FOUND, 'approvals: this persistence holds none');
   return store;
 }
 
-const notFound = (id: string) => new DomainError(ErrorCode.APPROVAL_NOT_FOUND, `approval ${id} not found in this vault`);
+// Text that is no id is quoted (and cut): a refusal never echoes a long or odd path back as it came.
+const notFound = (id: string) => new DomainError(ErrorCode.APPROVAL_NOT_FOUND, `approval ${isWellFormedApprovalId(id) ? id : showValue(id)} not found in this vault`);
 /** As every read reports it: pending turns expired at its expiry, whether the job has marked it or not. */
 const asOf = (approval: Approval, now: Date): Approval => {
   const status = effectiveStatus(approval, now);
@@ -53,9 +62,7 @@ export class GetApproval {
   ) {}
 
   async execute(vaultId: string, id: string): Promise<Approval> {
-    const approval = await storeOf(this.store).find(vaultId, id);
-    if (approval === null) throw notFound(id);
-    return asOf(approval, this.clock.now());
+    return asOf(await findApproval(storeOf(this.store), vaultId, id), this.clock.now());
   }
 }
 
@@ -86,8 +93,7 @@ export class VoteOnApproval {
     const { principal, id, vote } = command;
     const vaultId = principal.vaultId;
     const now = this.clock.now();
-    const approval = await store.find(vaultId, id);
-    if (approval === null) throw notFound(id);
+    const approval = await findApproval(store, vaultId, id);
     if (principal.apiKeyId === approval.requester) {
       await this.refused(principal, approval, 'self vote');
       throw new DomainError(ErrorCode.APPROVAL_SELF_VOTE, `approval ${id}: the requesting key can never vote on its own request`);

@@ -53,6 +53,14 @@ export interface Approval {
   readonly result: string | null;
 }
 
+const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether path text can name an approval at all (ids are UUIDs): anything else names none, answered
+ * without asking a database (PostgreSQL refuses a NUL in text with an error of its own).
+ */
+export const isWellFormedApprovalId = (id: string): boolean => id.length === 36 && APPROVAL_ID.test(id);
+
 /** The status as every read reports it: pending turns expired at `expires`, whether or not the job has marked it. */
 export function effectiveStatus(approval: Pick<Approval, 'status' | 'expires'>, now: Date): ApprovalStatus {
   return approval.status === 'pending' && approval.expires.getTime() <= now.getTime() ? 'expired' : approval.status;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
@@ -135,6 +136,11 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     // Reads: signer, reader and approver keys; an admin-only key is refused.
     const adminOnly = await v.keyWith(['admin']);
     expect((await adminOnly.api.get(`${v.base}/approvals/${id}`)).body.code).toBe('ROLE_REQUIRED');
+    expect((await adminOnly.api.get(`${v.base}/approvals/not-an-id`)).status).toBe(403);
+    const reader = await v.keyWith(['reader']);
+    expect((await reader.api.get(`${v.base}/approvals/%00`)).body.code).toBe('APPROVAL_NOT_FOUND');
+    expect((await reader.api.get(`${v.base}/approvals/${randomUUID()}`)).body.code).toBe('APPROVAL_NOT_FOUND');
+    expect((await reader.api.get(`${v.base}/approvals?status=open`)).body).toMatchObject({ code: 'INVALID_ARGUMENT', error: expect.stringMatching(/^status: /) });
     for (const roles of [['signer'], ['reader'], ['approver']] as ApiKeyRole[][]) {
       expect((await (await v.keyWith(roles)).api.get(`${v.base}/approvals?status=approved`)).body.data.count).toBe(1);
     }
