@@ -75,8 +75,8 @@ export function registerApprovalCommands(program: Command): void {
       const page = await (await operatorContext()).withPersistence((c) =>
         asApiKey(c, o, APPROVAL_READERS, 'list', (p) => c.get(ListApprovals).execute(p.vaultId, { status: o.status as ApprovalStatus | undefined, count: 1000 })),
       );
-      const { presentApproval } = await import('../http/presenters.js');
-      print(!!o.json, { count: page.count, page: page.page.map(presentApproval) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
+      const { presentApprovalOf } = await approvalsUseCases();
+      print(!!o.json, { count: page.count, page: page.page.map(presentApprovalOf) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
     });
   withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
     .action(async (id: string, o: KeyOptions) => {
@@ -106,8 +106,8 @@ export function registerApprovalCommands(program: Command): void {
 }
 
 async function printApproval(approval: Approval, json: boolean): Promise<void> {
-  const { presentApproval } = await import('../http/presenters.js');
-  const view = presentApproval(approval);
+  const { presentApprovalOf } = await approvalsUseCases();
+  const view = presentApprovalOf(approval);
   print(json, view, () =>
     [
       describeApproval(approval),

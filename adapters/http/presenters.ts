@@ -1,5 +1,4 @@
-import { approvalResult, describeApprovalRequest } from '../../src/application/approvals.use-case.js';
-import { apiKeyActor } from '../../src/application/audit-actor.js';
+import { presentApprovalOf } from '../../src/application/approvals.use-case.js';
 import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
@@ -35,20 +34,4 @@ export function presentSubmission(r: SignatureRecord): SubmissionView {
 }
 
 /** An approval as the API shows it (the status as of the read: pending turns expired at `expires`). */
-export function presentApproval(a: Approval): ApprovalView {
-  return {
-    id: a.id,
-    status: a.status,
-    required: a.required,
-    approvals: a.approvals,
-    expires: a.expires.toISOString(),
-    created: a.created.toISOString(),
-    decided: a.decided?.toISOString() ?? null,
-    rule: a.ruleId,
-    group: a.group,
-    requester: apiKeyActor(a.requester),
-    request: (({ arguments: args, ...fields }) => ({ ...fields, arguments: [...args] }))(describeApprovalRequest(a)),
-    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString() })),
-    result: approvalResult(a),
-  };
-}
+export const presentApproval = (a: Approval): ApprovalView => presentApprovalOf(a);

@@ -133,7 +133,7 @@ export const USE_CASES = {
   /** One approval: what is asked, the votes, and once approved the Sign result. */
   getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock)),
   /** An approver key's vote; the approve that completes the quorum releases the signature (once). */
-  voteOnApproval: entry(VoteOnApproval, (p) => new VoteOnApproval(p.approvals, p.resolve(SignCall), p.clock, p.audit), KEYS),
+  voteOnApproval: entry(VoteOnApproval, (p) => new VoteOnApproval(p.approvals, p.resolve(SignCall), p.clock, p.audit, p.repo), KEYS),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
   expireApprovals: entry(ExpireApprovals, (p) => new ExpireApprovals(p.approvals, p.clock)),
   /** Signs an EIP-191 personal message with a wallet, when the vault's policy allows messages (deny by default). */

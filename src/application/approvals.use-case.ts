@@ -5,6 +5,7 @@ import { DomainError, ErrorCode } from '../domain/errors.js';
 import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
 import type { ApprovalPage, ApprovalStore } from '../ports/approval-store.port.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
@@ -86,6 +87,8 @@ export class VoteOnApproval {
     private readonly signCall: Pick<SignCall, 'release'>,
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,
+    /** The requester's key is read again before a release: a key revoked while its request waited gets nothing. */
+    private readonly apiKeys?: Pick<ApiKeyStore, 'findApiKey'>,
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -127,6 +130,13 @@ export class VoteOnApproval {
   private async release(store: ApprovalStore, approval: Approval, principal: Principal): Promise<Approval> {
     const token = randomUUID();
     const now = this.clock.now();
+    if (this.apiKeys !== undefined) {
+      const requester = await this.apiKeys.findApiKey(approval.requester);
+      if (requester === null || (requester.revoked !== null && requester.revoked.getTime() <= now.getTime())) {
+        // Left pending (it expires): the votes stand, and nothing is signed for a key no longer trusted.
+        throw new DomainError(ErrorCode.POLICY_DENIED, `approval ${approval.id}: the key that asked for it (${apiKeyActor(approval.requester)}) is revoked; it is not signed`);
+      }
+    }
     if (await store.claimRelease(approval.vaultId, approval.id, token, now, new Date(now.getTime() + RELEASE_LEASE_MS))) {
       try {
         await this.signCall.release(approval, token, actorOf(principal));
@@ -237,6 +247,42 @@ export function describeApprovalRequest(approval: Approval): ApprovalRequestView
 }
 
 const shown = (value: AbiValue): unknown => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? value.map(shown) : value);
+
+/** An approval as the API and the CLI show it: instants as ISO 8601, keys as `api-key:<id>`, the request decoded. */
+export interface ApprovalPresentation {
+  id: string;
+  status: ApprovalStatus;
+  required: number;
+  approvals: number;
+  expires: string;
+  created: string;
+  decided: string | null;
+  rule: string;
+  group: string | null;
+  requester: string;
+  request: Omit<ApprovalRequestView, 'arguments'> & { arguments: DecodedArgument[] };
+  votes: { by: string; vote: ApprovalVoteKind; at: string }[];
+  result: SignResult | null;
+}
+
+export function presentApprovalOf(a: Approval): ApprovalPresentation {
+  const { arguments: args, ...request } = describeApprovalRequest(a);
+  return {
+    id: a.id,
+    status: a.status,
+    required: a.required,
+    approvals: a.approvals,
+    expires: a.expires.toISOString(),
+    created: a.created.toISOString(),
+    decided: a.decided?.toISOString() ?? null,
+    rule: a.ruleId,
+    group: a.group,
+    requester: apiKeyActor(a.requester),
+    request: { ...request, arguments: [...args] },
+    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString() })),
+    result: approvalResult(a),
+  };
+}
 
 /** The Sign result of an approved request, or null. */
 export const approvalResult = (approval: Approval): SignResult | null => (approval.status === 'approved' && approval.result !== null ? (JSON.parse(approval.result) as SignResult) : null);

@@ -201,6 +201,17 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     expect((await signatures(v.vaultId)).length).toBe(1);
   });
 
+  it('a request whose requesting key was revoked while it waited is never signed', async () => {
+    const v = await aHeldVault('revoked requester');
+    const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
+    await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`);
+    await s.vault.manageVaults.revokeApiKey(v.requester.id);
+    const refused = await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect([refused.status, refused.body.code]).toEqual([403, 'POLICY_DENIED']);
+    expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 2, result: null });
+    expect(await signatures(v.vaultId)).toEqual([]);
+  });
+
   it('an argument bound holds only signs past it; below it the sign goes through at once', async () => {
     const v = await aHeldVault('bound', { bound: true });
     expect((await v.requester.api.post(`${v.base}/sign`, v.body('10000'))).status).toBe(200);
