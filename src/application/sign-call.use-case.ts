@@ -200,8 +200,11 @@ export class SignCall {
     // One check on the policy already read: a vault without approval rules pays nothing more.
     const held = p.policy?.approvals === undefined ? null : approvalRuleFor(p.policy.approvals, p);
     if (held !== null) return this.hold(command, p, held);
-    return this.issue(p, command.args, (entry, issued) => this.signatureLog.record(entry, issued));
+    return this.issue(p, command.args, this.recordSigned);
   }
+
+  /** How a sign no rule holds is recorded (made once: the sign path allocates no closure for it). */
+  private readonly recordSigned = (entry: SignatureRecord, issued: AuditEvent): Promise<void> => this.signatureLog.record(entry, issued);
 
   /**
    * Makes the signature of an approved request (its quorum reached, the release claimed with `token`): the
