@@ -84,5 +84,18 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     const text = await runCli(['approvals', 'show', id, '--vault', vaultId], { ...env, WALLET_VAULT_API_KEY: one.apiKey });
     expect(text.stdout).toContain(`approve by api-key:${one.id}`);
     expect(text.stdout).toContain(`signed: submissionHash ${approved.result.submissionHash}`);
+
+    // The operator removes the rule: policies show lists none, and the change is on record.
+    const removed = await cliJson<{ removed: number; policy: unknown }>(['policies', 'approvals', 'remove', '--vault', vaultId, '--id', 'a1'], env);
+    expect(removed).toMatchObject({ removed: 1, policy: null });
+    const trail = await cliJson<{ action: string; details: Record<string, unknown> }[]>(['audit', 'list', '--vault', vaultId, '--limit', '1000'], env);
+    const changes = trail.filter((r) => r.action === 'policy.changed').map((r) => r.details.approvals ?? null);
+    expect(changes).toEqual(['a1: 2 approvals of group treasury, for chains local, expires after 1d', null]);
+    expect(trail.filter((r) => r.action.startsWith('approval.')).map((r) => r.action)).toEqual([
+      'approval.requested',
+      'approval.voted',
+      'approval.voted',
+      'approval.decided',
+    ]);
   });
 });

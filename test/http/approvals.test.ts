@@ -218,6 +218,28 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     expect((await v.requester.api.post(`${v.base}/sign`, v.body('10001'))).status).toBe(202);
   });
 
+  it('a release that fails leaves the approval pending with its votes; an approver who already voted retries it', async () => {
+    const v = await aHeldVault('release retried', { bound: true });
+    // One sign per hour for the wallet, taken by a sign below the bound: the release will find the limit full.
+    await policies.addLimit(v.vaultId, { each: 'wallet', maxSigns: 1, per: '1h' });
+    expect((await v.requester.api.post(`${v.base}/sign`, v.body('1'))).status).toBe(200);
+    const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
+    await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`);
+    const failed = await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect([failed.status, failed.body.code]).toEqual([429, 'SIGN_LIMIT_REACHED']);
+    expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 2, result: null });
+    // Still refused while the limit is full; a second vote of the key is not counted twice.
+    expect((await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`)).body.code).toBe('SIGN_LIMIT_REACHED');
+    s.clock.advance(3_600_000 - 1);
+    s.clock.advance(1);
+    const retried = await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(retried.status).toBe(200);
+    expect(retried.body.data).toMatchObject({ status: 'approved', approvals: 2 });
+    expect((await signatures(v.vaultId)).map((r) => r.subject)).toContain(retried.body.data.result.submissionHash);
+    // A reject by one who approved is a second vote, refused.
+    expect((await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/reject`)).body.code).toBe('APPROVAL_CLOSED');
+  });
+
   it('concurrent approvals of a 2-of-3 quorum release exactly one signature', async () => {
     const v = await aHeldVault('concurrent');
     const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
