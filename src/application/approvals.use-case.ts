@@ -286,6 +286,3 @@ export function presentApprovalOf(a: Approval): ApprovalPresentation {
 
 /** The Sign result of an approved request, or null. */
 export const approvalResult = (approval: Approval): SignResult | null => (approval.status === 'approved' && approval.result !== null ? (JSON.parse(approval.result) as SignResult) : null);
-
-/** A voter or requester as the audit trail names it. */
-export const approvalActor = apiKeyActor;
