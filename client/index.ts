@@ -1,5 +1,5 @@
 export { VaultClient, type VaultClientOptions } from './vault-client.js';
-export { VaultError } from './vault-error.js';
+export { ApprovalPendingError, VaultError } from './vault-error.js';
 export { VAULT_ERROR_CODES, isVaultErrorCode, type VaultErrorCode } from './error-codes.js';
 export { createAuthSignature } from './auth-signature.js';
 export type * from './types.js';

@@ -10,7 +10,7 @@ export type VaultRole = (typeof VAULT_ROLES)[number];
 /**
  * The role each VaultClient method needs of its key; a call with a key without it fails with a
  * VaultError of status 403 and code `ROLE_REQUIRED` (the OpenAPI document lists the same per operation).
- * `approver` is reserved for approvals.
+ * A list: any one of them.
  */
 export const REQUIRED_ROLE = {
   createWallet: 'admin',
@@ -27,6 +27,12 @@ export const REQUIRED_ROLE = {
   getWallet: 'reader',
   getSubmission: 'reader',
   status: 'reader',
-} as const satisfies Record<string, VaultRole>;
+  // Approvals: held signs are asked by signer keys, read by any key that signs, reads or votes, voted by approver keys.
+  requestSign: 'signer',
+  listApprovals: ['signer', 'reader', 'approver'],
+  getApproval: ['signer', 'reader', 'approver'],
+  approve: 'approver',
+  reject: 'approver',
+} as const satisfies Record<string, VaultRole | readonly VaultRole[]>;
 
 export type VaultClientMethod = keyof typeof REQUIRED_ROLE;

@@ -73,6 +73,52 @@ export interface SignResult {
   readonly args: unknown[];
 }
 
+/** Where a held sign stands; only `approved` was ever signed. */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+/** A sign an approval rule of the vault's policy holds until a quorum of approver keys approves it. */
+export interface Approval {
+  readonly id: string;
+  /** As of the answer: a pending approval past `expires` is `expired`. */
+  readonly status: ApprovalStatus;
+  /** Approvals needed (M). */
+  readonly required: number;
+  /** Approve votes counted so far. */
+  readonly approvals: number;
+  readonly expires: string;
+  readonly created: string;
+  readonly decided: string | null;
+  /** The policy's approval rule that held it (`a1`, ...). */
+  readonly rule: string;
+  /** Only approver keys of this group vote on it; null: any approver key. */
+  readonly group: string | null;
+  /** `api-key:<id>`: the key that asked (it can never vote on its own request). */
+  readonly requester: string;
+  /** What is asked, exactly as the Sign request gave it, with the function and its arguments decoded. */
+  readonly request: {
+    readonly chain: Chain;
+    readonly contract: Hex;
+    readonly sender: Hex;
+    readonly uniq?: Hex;
+    readonly signer?: Hex;
+    readonly function: string;
+    readonly selector: Hex;
+    readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
+  };
+  readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string }[];
+  /** The Sign result once approved; null before. */
+  readonly result: SignResult | null;
+}
+
+export interface ApprovalPage {
+  /** Approvals of the vault with the status asked (not the page length). */
+  readonly count: number;
+  readonly page: Approval[];
+}
+
+/** What a Sign answers: the signature (200), or the approval that holds it (202). */
+export type SignOutcome = SignResult | { readonly approval: Approval };
+
 export interface Submission {
   readonly submissionHash: Hex;
   readonly vault: string;

@@ -1,9 +1,13 @@
 import { createAuthSignature } from './auth-signature.js';
 import type {
+  Approval,
+  ApprovalPage,
+  ApprovalStatus,
   MessageToSign,
   SignatureResult,
   SignedTransaction,
   SignRequest,
+  SignOutcome,
   SignResult,
   Submission,
   TransactionToSign,
@@ -13,7 +17,7 @@ import type {
   WalletPage,
 } from './types.js';
 import { isVaultErrorCode } from './error-codes.js';
-import { VaultError } from './vault-error.js';
+import { ApprovalPendingError, VaultError } from './vault-error.js';
 
 /*
  * A typed client for the wallet-vault HTTP API. It imports nothing but its own files and uses only what
@@ -50,6 +54,8 @@ interface Call {
   readonly signed?: boolean;
   /** The one answer without the `{success, data}` envelope. */
   readonly bare?: boolean;
+  /** Sign: what a 202 (held for approval) answers, from its `data` (absent: a 202 is as any success). */
+  readonly accepted?: (data: { approval: Approval }, requestId: string) => unknown;
 }
 
 const AUTH_SECRET_MIN = 32;
@@ -165,9 +171,74 @@ export class VaultClient {
    * which may have carried a valid signature.
    */
   sign(request: SignRequest): Promise<SignResult> {
-    if (typeof request !== 'object' || request === null) throw new TypeError('sign: request must be an object');
-    if (!Array.isArray(request.args)) throw new TypeError('sign: request.args must be an array');
-    return this.call<SignResult>({ method: 'POST', path: '/sign', body: request, signed: true, retryOn: (s) => s === 502 || s === 503 });
+    requireSignRequest('sign', request);
+    return this.call<SignResult>({
+      method: 'POST',
+      path: '/sign',
+      body: request,
+      signed: true,
+      retryOn: (s) => s === 502 || s === 503,
+      // A request an approval rule holds is answered 202: no signature to resolve to.
+      accepted: (data, requestId) => {
+        throw new ApprovalPendingError(data.approval, requestId);
+      },
+    });
+  }
+
+  /**
+   * Sign, answering either the signature or the approval that holds it (`'approval' in outcome`). With
+   * `idempotencyKey`, asking again with the same key and request answers the held request's state:
+   * the approval while pending, the Sign result once approved, a VaultError `APPROVAL_REJECTED` or
+   * `APPROVAL_EXPIRED` after its end. Retried as `sign` is (502/503 only): a sign no rule holds is
+   * signed anew each time, so a lost answer is never retried (it may have carried a valid signature).
+   */
+  requestSign(request: SignRequest, options: { idempotencyKey?: string } = {}): Promise<SignOutcome> {
+    requireSignRequest('requestSign', request);
+    const key = options.idempotencyKey;
+    if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) {
+      throw new TypeError('requestSign: idempotencyKey must be a string of 1 to 255 characters');
+    }
+    return this.call<SignOutcome>({
+      method: 'POST',
+      path: '/sign',
+      body: request,
+      signed: true,
+      retryOn: (s) => s === 502 || s === 503,
+      accepted: (data) => data,
+      ...(key === undefined ? {} : { headers: { 'Idempotency-Key': key } }),
+    });
+  }
+
+  /** The vault's approvals, oldest first; `status: 'pending'` for those awaiting votes. */
+  listApprovals(options: { status?: ApprovalStatus; offset?: number; count?: number } = {}): Promise<ApprovalPage> {
+    const query = new URLSearchParams();
+    for (const name of ['offset', 'count'] as const) {
+      const value = options[name];
+      if (value === undefined) continue;
+      if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`listApprovals: ${name} must be a non-negative integer`);
+      query.set(name, String(value));
+    }
+    if (options.status !== undefined) query.set('status', options.status);
+    const q = query.toString();
+    return this.call<ApprovalPage>({ method: 'GET', path: `/approvals${q ? `?${q}` : ''}` });
+  }
+
+  /** One approval: what is asked, the votes, and once approved the Sign result (`result`). */
+  getApproval(id: string): Promise<Approval> {
+    return this.call<Approval>({ method: 'GET', path: `/approvals/${pathId(id)}` });
+  }
+
+  /**
+   * Approves a held sign with this client's approver key. The approve that completes the quorum makes the
+   * signature: the answer is then `approved` with its `result`. Never retried: a vote counts once.
+   */
+  approve(id: string): Promise<Approval> {
+    return this.call<Approval>({ method: 'POST', path: `/approvals/${pathId(id)}/approve` });
+  }
+
+  /** Rejects a held sign: it is never signed. */
+  reject(id: string): Promise<Approval> {
+    return this.call<Approval>({ method: 'POST', path: `/approvals/${pathId(id)}/reject` });
   }
 
   /**
@@ -272,6 +343,7 @@ export class VaultClient {
     if (envelope?.success !== true) {
       throw new VaultError(`${call.method} ${call.path}: answer without the success envelope`, { status: response.status, requestId: answeredId, reason: 'http' });
     }
+    if (response.status === 202 && call.accepted !== undefined) return call.accepted(envelope.data as { approval: Approval }, answeredId) as T;
     return envelope.data as T;
   }
 }
@@ -283,6 +355,16 @@ function bigintAsDecimal(_key: string, value: unknown): unknown {
 
 function requireName(name: unknown): void {
   if (typeof name !== 'string') throw new TypeError(`wallet name must be a string (got ${name === null ? 'null' : typeof name})`);
+}
+
+function requireSignRequest(method: string, request: unknown): void {
+  if (typeof request !== 'object' || request === null) throw new TypeError(`${method}: request must be an object`);
+  if (!Array.isArray((request as { args?: unknown }).args)) throw new TypeError(`${method}: request.args must be an array`);
+}
+
+function pathId(id: unknown): string {
+  if (typeof id !== 'string' || id === '') throw new TypeError('approval id must be a non-empty string');
+  return encodeURIComponent(id);
 }
 
 function pathAddress(address: unknown): string {

@@ -1,4 +1,5 @@
 import type { VaultErrorCode } from './error-codes.js';
+import type { Approval } from './types.js';
 
 /**
  * A request that failed: the server's answer (`status`, its `error` message and its stable `code`), or
@@ -6,7 +7,7 @@ import type { VaultErrorCode } from './error-codes.js';
  * the id the server logged the request under (the `X-Request-Id` the client sent, or the server's own).
  */
 export class VaultError extends Error {
-  override readonly name = 'VaultError';
+  override readonly name: string = 'VaultError';
   readonly status: number;
   /**
    * What went wrong, for a program to act on (`WALLET_NOT_FOUND`, `POLICY_DENIED`, `RATE_LIMITED` …).
@@ -26,5 +27,24 @@ export class VaultError extends Error {
     this.code = init.code;
     this.requestId = init.requestId;
     this.reason = init.reason;
+  }
+}
+
+/**
+ * `sign()` asked for a signature and the vault held the request for a quorum of approver keys (HTTP 202):
+ * nothing is signed yet. `approval` says how to follow it (`getApproval(approval.id)`); `requestSign()`
+ * answers the same without throwing.
+ */
+export class ApprovalPendingError extends VaultError {
+  override readonly name = 'ApprovalPendingError';
+  readonly approval: Approval;
+
+  constructor(approval: Approval, requestId: string | undefined) {
+    super(`sign: held for approval ${approval.id} (${approval.approvals} of ${approval.required} approvals, expires ${approval.expires}); nothing is signed yet`, {
+      status: 202,
+      requestId,
+      reason: 'http',
+    });
+    this.approval = approval;
   }
 }

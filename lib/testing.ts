@@ -11,10 +11,12 @@ export { describePolicyRepositoryContract, type PolicyRepositoryFixture } from '
 export { describeJobLockContract, type JobLockFixture } from '../adapters/testing/job-lock.contract.js';
 export { describeKeyQuarantineContract, type KeyQuarantineFixture } from '../adapters/testing/key-quarantine.contract.js';
 export { describeSignCounterContract, type SignCounterFixture } from '../adapters/testing/sign-counter.contract.js';
+export { describeApprovalStoreContract, type ApprovalStoreFixture } from '../adapters/testing/approval-store.contract.js';
 export { expectSharedReplayGuard, type SharedReplayGuardWorld } from '../adapters/testing/replay-guard.contract.js';
 export { InMemoryKeyStore } from '../adapters/testing/in-memory.key-store.js';
 export {
   inMemoryPersistence,
+  InMemoryApprovalStore,
   InMemoryAuditLog,
   InMemoryJobLock,
   InMemoryKeyQuarantine,

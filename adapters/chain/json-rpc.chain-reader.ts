@@ -1,7 +1,7 @@
 import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import type { ChainReader, SignableValues } from '../../src/ports/chain-reader.port.js';
+import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
 import type { ChainRpc, RpcAnswer } from '../../src/ports/chain-rpc.port.js';
 import { CHAIN_IDS } from './chains.js';
 import { rpcHostOf, rpcUrlList, type RpcUrls } from './rpc-urls.js';
@@ -66,12 +66,13 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
     return this.chainIds.has(chain) && Object.hasOwn(this.config.rpcUrls, chain);
   }
 
-  async readSignable(chain: string, contract: string): Promise<SignableValues> {
+  async readSignable(chain: string, contract: string, options: ReadOptions = {}): Promise<SignableValues> {
     if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
     const key = `${chain}:${contract.toLowerCase()}`;
     const hit = this.cache.get(key);
-    if (hit && hit.expiresAt > Date.now()) return hit.values;
-    let pending = this.inFlight.get(key);
+    if (!options.fresh && hit && hit.expiresAt > Date.now()) return hit.values;
+    // A fresh read joins no read already under way either: that one may have started before a change.
+    let pending = options.fresh ? undefined : this.inFlight.get(key);
     if (!pending) {
       pending = this.read(chain, contract).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);

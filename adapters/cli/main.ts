@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from '../../src/domain/vault.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
+import { registerApprovalCommands } from './approvals.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
@@ -33,7 +34,7 @@ const usageOf =
     }
   };
 /** A key's roles and networks as printed (`allowCidrs` null: from anywhere). */
-const accessOf = (k: ApiKeyRecord) => ({ roles: [...k.roles], allowCidrs: k.allowCidrs === null ? null : k.allowCidrs.map((c) => c.text) });
+const accessOf = (k: ApiKeyRecord) => ({ roles: [...k.roles], allowCidrs: k.allowCidrs === null ? null : k.allowCidrs.map((c) => c.text), group: k.group ?? null });
 
 const program = new Command()
   .name('wallet-vault')
@@ -82,13 +83,18 @@ apiKeys
   // Parsed as options are, before the store is opened: a typo is a usage error (exit 2) that touches nothing.
   .option('--roles <roles>', `what the key may do, comma-separated: ${API_KEY_ROLES.join(', ')} (default: all)`, usageOf(parseRoles))
   .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)', usageOf(parseCidrs))
+  .option('--group <group>', 'the approver group of an approver key: approval rules naming it count only its keys\' votes')
   .option('--json', 'print JSON')
-  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; json?: boolean }) => {
-    const access = { ...(o.roles === undefined ? {} : { roles: o.roles }), ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }) };
+  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; json?: boolean }) => {
+    const access = {
+      ...(o.roles === undefined ? {} : { roles: o.roles }),
+      ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }),
+      ...(o.group === undefined ? {} : { group: o.group }),
+    };
     const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault, access));
-    const { roles, allowCidrs } = accessOf(record);
-    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs }, () =>
-      `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
+    const { roles, allowCidrs, group } = accessOf(record);
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group }, () =>
+      `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
         `It is shown only now; store it safely:\n${apiKey}`,
     );
   });
@@ -147,6 +153,7 @@ registerMasterKeyCommands(keys);
 registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
+registerApprovalCommands(program);
 
 markRequiredOptions(program);
 

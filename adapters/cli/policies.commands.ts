@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
+import { describeApprovalRule, type ApprovalRuleInput } from '../../src/domain/approval-rules.js';
 import { describeArgumentRule } from '../../src/domain/argument-rules.js';
 import { describeSignLimit, type SignLimitInput } from '../../src/domain/sign-limits.js';
 import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
@@ -26,6 +27,7 @@ const describePolicy = (vaultId: string, policy: SignPolicy | null) => {
     ...describeStandardSigning(policy),
     ...(policy.rules ?? []).map((rule) => `  ${'rule'.padEnd(10)} ${describeArgumentRule(rule)}`),
     ...(policy.limits ?? []).map((limit) => `  ${'limit'.padEnd(10)} ${describeSignLimit(limit)}`),
+    ...(policy.approvals ?? []).map((rule) => `  ${'approval'.padEnd(10)} ${describeApprovalRule(rule)}`),
   ].join('\n');
 };
 
@@ -103,6 +105,57 @@ export function registerPolicyCommands(program: Command): void {
     });
   registerRuleCommands(policies);
   registerLimitCommands(policies);
+  registerApprovalRuleCommands(policies);
+}
+
+/** `wallet-vault policies approvals add|remove|clear`: signs held until a quorum of approver keys approves them. */
+function registerApprovalRuleCommands(policies: Command): void {
+  const approvals = policies
+    .command('approvals')
+    .description("manage a vault's approval rules: signs they match wait for M approver keys (four eyes; see docs/approvals.md)");
+  approvals
+    .command('add')
+    .description('add an approval rule; with no filter it holds every sign of the vault, each filter narrows it')
+    .requiredOption('--vault <vaultId>', 'vault whose policy gets the rule')
+    .requiredOption('--required <m>', 'approvals needed, 1 to 10 (approver keys, never the requesting key)')
+    .option('--chains <chains>', 'only signs on these chains (comma-separated)', commaList)
+    .option('--contracts <addresses>', 'only signs for these contracts (comma-separated)', commaList)
+    .option('--function <function>', 'only signs of this function: its signature text (names in it let --arg name arguments) or a selector')
+    .option('--group <group>', 'only votes of approver keys of this group count (api-keys create --group)')
+    .option('--arg <arg>', 'with one of --gt, --gte, --lt, --lte: only signs whose argument is past the bound (needs --function)')
+    .option('--gt <integer>', 'held when the argument is greater than this')
+    .option('--gte <integer>', 'held when the argument is at least this')
+    .option('--lt <integer>', 'held when the argument is less than this')
+    .option('--lte <integer>', 'held when the argument is at most this')
+    .option('--expires-in <duration>', 'how long a held sign waits for its quorum: 30m, 24h, 7d (default 24h, at most 31d)')
+    .option('--json', 'print JSON')
+    .action(async (o: ApprovalRuleInput & { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { vault, json, ...input } = o;
+      const { rule, policy } = await withPersistence((c) => c.get(ManagePolicies).addApprovalRule(vault, input));
+      print(!!json, { vault, rule, policy }, () => `approval rule ${rule.id} added\n${describePolicy(vault, policy)}`);
+    });
+  approvals
+    .command('remove')
+    .description('remove one approval rule (signs it already holds keep waiting for their quorum)')
+    .requiredOption('--vault <vaultId>', 'vault whose rule to remove')
+    .requiredOption('--id <id>', 'the rule, as policies show lists it (a1, a2, ...)')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; id: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeApprovalRules(o.vault, o.id));
+      printRemoved(o, removed, policy, 'approval rule');
+    });
+  approvals
+    .command('clear')
+    .description("remove every approval rule of a vault's policy (its lists, rules and limits stay)")
+    .requiredOption('--vault <vaultId>', 'vault whose approval rules to remove')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; json?: boolean }) => {
+      const ManagePolicies = await managePolicies();
+      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeApprovalRules(o.vault, null));
+      printRemoved(o, removed, policy, 'approval rule');
+    });
 }
 
 type LimitTargetOptions = Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'>;

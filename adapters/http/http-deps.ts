@@ -1,7 +1,10 @@
 import type { Principal, UnreadableCredential } from '../../src/application/authenticate.use-case.js';
 import type { CreateWalletCommand } from '../../src/application/create-wallet.use-case.js';
 import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
-import type { SignCallCommand } from '../../src/application/sign-call.use-case.js';
+import type { SignCallCommand, SignOutcome } from '../../src/application/sign-call.use-case.js';
+import type { VoteCommand } from '../../src/application/approvals.use-case.js';
+import type { Approval, ApprovalStatus } from '../../src/domain/approval.js';
+import type { ApprovalPage } from '../../src/ports/approval-store.port.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import type { JsonRpcCommand } from '../../src/application/json-rpc.use-case.js';
 import type { RpcAnswer } from '../../src/ports/chain-rpc.port.js';
@@ -21,7 +24,7 @@ export interface HttpDeps extends AddressGuardDeps {
   /** `apiKey` from `Authorization: Bearer` (bearer.ts); `source` is the client address (admitClient), under which refusals are summarised. */
   authenticate: { execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source: string): Promise<Principal> };
   /** Whether the caller's key holds the role a route declares (ROLE_REQUIRED, audited, when not). */
-  authorize: { execute(principal: Principal, role: ApiKeyRole, operation: string): Promise<void> };
+  authorize: { execute(principal: Principal, role: ApiKeyRole | readonly ApiKeyRole[], operation: string): Promise<void> };
   createWallet: { execute(command: CreateWalletCommand): Promise<Wallet> };
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
   getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
@@ -32,7 +35,11 @@ export interface HttpDeps extends AddressGuardDeps {
     execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
   };
   /** `chains`: the chain names a Sign may give (its body's schema names them in its refusal). */
-  signCall: { readonly chains: readonly string[]; execute(command: SignCallCommand): Promise<{ submissionHash: string; args: unknown[] }> };
+  signCall: { readonly chains: readonly string[]; execute(command: SignCallCommand): Promise<SignOutcome> };
+  /** Approvals (issue 25): signs held for a quorum of approver keys. */
+  listApprovals: { execute(vaultId: string, query: { status?: ApprovalStatus; offset?: number; count?: number }): Promise<ApprovalPage> };
+  getApproval: { execute(vaultId: string, id: string): Promise<Approval> };
+  voteOnApproval: { execute(command: VoteCommand): Promise<Approval> };
   /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
   signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string }> };
   signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string }> };

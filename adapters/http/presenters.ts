@@ -1,6 +1,8 @@
+import { presentApprovalOf } from '../../src/application/approvals.use-case.js';
+import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import type { SubmissionView, WalletView } from './response-schemas.js';
+import type { ApprovalView, SubmissionView, WalletView } from './response-schemas.js';
 
 /** The wallet as the interface shows it: internal fields (key store, key reference, version) never leave. */
 export function presentWallet(w: Wallet): WalletView {
@@ -30,3 +32,6 @@ export function presentSubmission(r: SignatureRecord): SubmissionView {
     submitted: r.submitted?.toISOString() ?? null,
   };
 }
+
+/** An approval as the API shows it (the status as of the read: pending turns expired at `expires`). */
+export const presentApproval = (a: Approval): ApprovalView => presentApprovalOf(a);

@@ -61,6 +61,51 @@ export const signResultSchema = z
   })
   .meta({ id: 'SignResult' });
 
+export const approvalSchema = z
+  .object({
+    id: z.uuid().meta({ description: 'UUIDv7 (time-ordered).' }),
+    status: z.enum(['pending', 'approved', 'rejected', 'expired']).meta({
+      description: 'As of this answer: `pending` until the quorum approves (`approved`), one approver rejects (`rejected`) or `expires` passes (`expired`). Only `approved` was ever signed.',
+    }),
+    required: z.int().min(1).max(10).meta({ description: 'Approvals needed (M of the rule).' }),
+    approvals: z.int().min(0).meta({ description: 'Approve votes counted so far.' }),
+    expires: instant('When a pending request stops taking votes and is never signed (default: 24 h after the request).'),
+    created: instant('When the sign was asked.'),
+    decided: instant('When it was approved, rejected or marked expired.').nullable(),
+    rule: z.string().meta({ description: 'The approval rule of the vault policy that held the sign (`a1`, ...).' }),
+    group: z.string().nullable().meta({ description: 'Only approver keys of this group vote on it; null: any approver key of the vault.' }),
+    requester: z.string().meta({ description: '`api-key:<id>`: the key that asked. It can never vote on its own request.' }),
+    request: z
+      .object({
+        chain: chainName(),
+        contract: checksummed('As asked.'),
+        sender: checksummed('As asked.'),
+        uniq: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
+        signer: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
+        function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
+        selector: z.string().regex(/^0x[0-9a-f]{8}$/),
+        arguments: z
+          .array(z.object({ name: z.string(), type: z.string(), value: z.unknown() }))
+          .meta({ description: 'The arguments as parsed against the ABI item: integers as decimal strings, addresses EIP-55, tuples and arrays as arrays.' }),
+      })
+      .meta({ description: 'What is asked, exactly as the Sign request gave it (what is approved is what is signed).' }),
+    votes: z
+      .array(z.object({ by: z.string().meta({ description: '`api-key:<id>`' }), vote: z.enum(['approve', 'reject']), at: instant('When the vote was counted.') }))
+      .meta({ description: 'Every vote, oldest first.' }),
+    result: signResultSchema.nullable().meta({ description: 'The Sign result once approved; null before.' }),
+  })
+  .meta({ id: 'Approval' });
+export type ApprovalView = z.infer<typeof approvalSchema>;
+
+export const approvalPageSchema = z
+  .object({
+    count: z.int().min(0).meta({ description: 'Approvals of the vault with the status asked (not the page length).' }),
+    page: z.array(approvalSchema),
+  })
+  .meta({ id: 'ApprovalPage' });
+
+export const approvalRequestedSchema = z.object({ approval: approvalSchema }).meta({ id: 'ApprovalRequested' });
+
 export const submissionSchema = z
   .object({
     submissionHash: z.string().regex(HEX32),

@@ -1,20 +1,22 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { signFieldChecks, type SignCallCommand } from '../../src/application/sign-call.use-case.js';
+import type { VoteCommand } from '../../src/application/approvals.use-case.js';
 import type { Principal } from '../../src/application/principal.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
 import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
 import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
+import { APPROVAL_READERS } from '../../src/domain/approval.js';
 import { DomainError, ErrorCode, invalidArgument, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
 import { operatorTokenMatches } from './operator-token.js';
-import { presentSubmission, presentWallet } from './presenters.js';
+import { presentApproval, presentSubmission, presentWallet } from './presenters.js';
 import { queryParameters } from './query-string.js';
-import { listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
+import { approvalListSchema, listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
 
 /*
  * Every route of docs/api.md, declared once: method, path, whether and how it takes a body, the zod
@@ -57,6 +59,7 @@ export interface RouteRequest {
 
 export const VAULT_ROUTE_PREFIX = '/api/v1/vaults/:vaultId';
 
+
 /** A route under `/api/v1/vaults/:vaultId` (and the `/api/v1/vault/:vaultId` alias): authenticated. */
 export interface VaultRoute<C = unknown> {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -65,9 +68,10 @@ export interface VaultRoute<C = unknown> {
   readonly body: BodyKind;
   /**
    * The role the caller's API key must hold (Authorize, right after authentication and the per-key
-   * limit). Required: a route without one does not compile. The OpenAPI document names it per operation.
+   * limit); a list: any one of them. Required: a route without one does not compile. The OpenAPI document
+   * names it per operation.
    */
-  readonly role: ApiKeyRole;
+  readonly role: ApiKeyRole | readonly ApiKeyRole[];
   /** The request as the use case's command (zod, with the interface's messages). */
   readonly command: (request: RouteRequest, deps: HttpDeps) => C;
   /** The use case, and its result as the answer. */
@@ -86,8 +90,52 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     path: '/sign',
     body: 'signed',
     role: 'signer',
-    command: (r, deps): SignCallCommand => ({ principal: r.principal, ...parseOrThrow(signCommandSchema(deps.signCall.chains), r.body) }),
-    answer: async (deps, command) => ok(await deps.signCall.execute(command)),
+    command: (r, deps): SignCallCommand => {
+      const key = idempotencyKeyOf(r);
+      return { principal: r.principal, ...parseOrThrow(signCommandSchema(deps.signCall.chains), r.body), ...(key === undefined ? {} : { idempotencyKey: key }) };
+    },
+    answer: async (deps, command) => {
+      const outcome = await deps.signCall.execute(command);
+      // Held for a quorum: 202, nothing signed yet (docs/approvals.md).
+      return 'approval' in outcome ? jsonReply(202, { success: true, data: { approval: presentApproval(outcome.approval) } }) : ok(outcome);
+    },
+  }),
+  // Approvals (issue 25): signs held for a quorum of approver keys. Reads for any key that signs, reads or votes.
+  route({
+    method: 'GET',
+    path: '/approvals',
+    body: 'none',
+    role: APPROVAL_READERS,
+    command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(approvalListSchema, queryParameters(r.query, APPROVAL_LIST_PARAMETERS)) }),
+    answer: async (deps, c) => {
+      const { vaultId, ...query } = c;
+      const result = await deps.listApprovals.execute(vaultId, query);
+      return ok({ count: result.count, page: result.page.map(presentApproval) });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/approvals/:approvalId',
+    body: 'none',
+    role: APPROVAL_READERS,
+    command: (r) => ({ vaultId: r.vaultId, id: r.params.approvalId! }),
+    answer: async (deps, c) => ok(presentApproval(await deps.getApproval.execute(c.vaultId, c.id))),
+  }),
+  route({
+    method: 'POST',
+    path: '/approvals/:approvalId/approve',
+    body: 'none',
+    role: 'approver',
+    command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve' }),
+    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
+  }),
+  route({
+    method: 'POST',
+    path: '/approvals/:approvalId/reject',
+    body: 'none',
+    role: 'approver',
+    command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject' }),
+    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
   }),
   route({
     method: 'GET',
@@ -106,8 +154,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'json',
     role: 'admin',
     command: (r) => {
-      const given = r.headers['idempotency-key'];
-      const key = parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);
+      const key = idempotencyKeyOf(r);
       const { name } = parseOrThrow(nameBodySchema, r.body);
       return { principal: r.principal, name, ...(key === undefined ? {} : { idempotency: { key, body: r.body } }) };
     },
@@ -221,6 +268,13 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
 ];
 
 const LIST_PARAMETERS = ['offset', 'count'] as const;
+const APPROVAL_LIST_PARAMETERS = ['offset', 'count', 'status'] as const;
+
+/** The `Idempotency-Key` header (1 to 255 characters), or undefined. */
+function idempotencyKeyOf(r: RouteRequest): string | undefined {
+  const given = r.headers['idempotency-key'];
+  return parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);
+}
 
 /** The JSON-RPC endpoint's request: one call or a batch, each valid or the reason it is not. */
 type RpcEntry = { readonly id: unknown; readonly method: string; readonly params: readonly unknown[] } | { readonly id: unknown; readonly invalid: string };

@@ -1,3 +1,4 @@
+import { APPROVAL_STATUSES } from '../../src/domain/approval.js';
 import { z } from 'zod';
 import { invalidArgument } from '../../src/domain/errors.js';
 import { LIST_DEFAULT_COUNT, LIST_MAX_COUNT } from '../../src/application/list-wallets.use-case.js';
@@ -37,6 +38,16 @@ const queryInteger = (name: string, fallback: number, description: string, maxim
 export const listQuerySchema = z.object({
   offset: queryInteger('offset', 0, 'How many wallets to skip (order: `created` ascending, then `id`).'),
   count: queryInteger('count', LIST_DEFAULT_COUNT, `Page length, 0 to ${LIST_MAX_COUNT}.`, LIST_MAX_COUNT),
+});
+
+/** `GET …/approvals`: paged as the wallets, optionally of one status. */
+export const approvalListSchema = z.object({
+  offset: queryInteger('offset', 0, 'How many approvals to skip (order: `created` ascending, then `id`).'),
+  count: queryInteger('count', LIST_DEFAULT_COUNT, `Page length, 0 to ${LIST_MAX_COUNT}.`, LIST_MAX_COUNT),
+  status: z
+    .enum(APPROVAL_STATUSES, { error: `must be one of ${APPROVAL_STATUSES.join(', ')}` })
+    .optional()
+    .meta({ description: 'Only approvals of this status (as of the read: a pending approval past `expires` is expired).' }),
 });
 
 /** Bodies of create and rename. Trimming, length in code points and lone surrogates are the domain's. */

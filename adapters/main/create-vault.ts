@@ -1,3 +1,4 @@
+import { ExpireApprovals } from '../../src/application/approvals.use-case.js';
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
@@ -118,6 +119,9 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
       },
       get sweep() {
         return container.get(SweepOrphanKeys);
+      },
+      get expireApprovals() {
+        return container.get(ExpireApprovals);
       },
     },
     container.get<JobLock>(TOKENS.JOB_LOCK),

@@ -1,3 +1,4 @@
+import type { ExpireApprovals } from '../../src/application/approvals.use-case.js';
 import type { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
@@ -10,13 +11,15 @@ export interface PurgeJobs {
   readonly purge: PurgeExpiredWallets;
   readonly purgeIdempotency: PurgeExpiredIdempotency;
   readonly sweep: SweepOrphanKeys;
+  /** Marks approvals past their expiry as expired, with approval.decided (absent: not run). */
+  readonly expireApprovals?: ExpireApprovals;
 }
 
 /** The lock name the purge, the idempotency clean-up and the sweep run under together. */
 export const PURGE_JOB = 'purge';
 
 /**
- * Runs the expiry purge, the idempotency clean-up and the orphan-key sweep (which quarantines, never destroys) at start and then every
+ * Runs the approvals' expiry, the expiry purge, the idempotency clean-up and the orphan-key sweep (which quarantines, never destroys) at start and then every
  * `intervalMs`, never two runs at once in this process and, through the job lock, on one instance at a
  * time when several share a database (the others skip the run). The timer is unref'd so it never keeps
  * a stopping process alive.
@@ -69,6 +72,9 @@ export class PurgeScheduler {
   }
 
   private async runJobs(): Promise<void> {
+    // First, and cheap: an approval's end is on record (and its webhook due) within one interval of its expiry.
+    const approvals = await this.jobs.expireApprovals?.execute();
+    if (approvals !== undefined && approvals.expired > 0) this.logger.info({ approvals: approvals.expired }, 'expired approvals marked');
     const report = await this.jobs.purge.execute();
     if (report.destroyed > 0 || report.failed > 0) this.logger.info({ purge: report }, 'expired wallets purged');
     if (report.failed > 0) this.logger.warn({ failed: report.failed }, 'some expired wallets could not be purged; will retry');

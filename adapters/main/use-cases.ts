@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import { ExpireApprovals, GetApproval, ListApprovals, VoteOnApproval } from '../../src/application/approvals.use-case.js';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { Authorize } from '../../src/application/authorize.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
@@ -28,6 +29,7 @@ import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-cas
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import type { ApprovalStore } from '../../src/ports/approval-store.port.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
@@ -68,6 +70,7 @@ interface Ports {
   readonly replay: ReplayGuard;
   readonly quarantine: KeyQuarantine | undefined;
   readonly signCounter: SignCounter | undefined;
+  readonly approvals: ApprovalStore | undefined;
   readonly deploymentId: string | null;
   readonly policyCache: PolicyCache;
   readonly refusedAuth: RefusedAuthSummary;
@@ -120,9 +123,19 @@ export const USE_CASES = {
   /** Signs a contract call for a wallet under the vault's sign policy, durably logged first. */
   signCall: entry(
     SignCall,
-    (p, s) => new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains, undefined, p.signCounter),
+    (p, s) =>
+      new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains, undefined, p.signCounter, p.approvals, p.ids),
     KEYS,
   ),
+  // Approvals (issue 25): signs an approval rule holds until a quorum of approver keys approves them
+  /** A page of the vault's approvals, oldest first, optionally of one status. */
+  listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock)),
+  /** One approval: what is asked, the votes, and once approved the Sign result. */
+  getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock)),
+  /** An approver key's vote; the approve that completes the quorum releases the signature (once). */
+  voteOnApproval: entry(VoteOnApproval, (p) => new VoteOnApproval(p.approvals, p.resolve(SignCall), p.clock, p.audit, p.repo), KEYS),
+  /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
+  expireApprovals: entry(ExpireApprovals, (p) => new ExpireApprovals(p.approvals, p.clock)),
   /** Signs an EIP-191 personal message with a wallet, when the vault's policy allows messages (deny by default). */
   signMessage: entry(SignMessage, (p) => new SignMessage(standardSigning(p)), KEYS),
   /** Signs EIP-712 typed data with a wallet, when the vault's policy allows its domain (deny by default). */
@@ -219,6 +232,9 @@ function portsOf(ctx: Resolver): Ports {
     },
     get signCounter() {
       return port<SignCounter | undefined>(PORT_TOKENS.SIGN_COUNTER);
+    },
+    get approvals() {
+      return port<ApprovalStore | undefined>(PORT_TOKENS.APPROVAL_STORE);
     },
     get deploymentId() {
       return port<string | null>(PORT_TOKENS.DEPLOYMENT_ID);

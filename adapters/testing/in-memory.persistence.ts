@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { auditRecordOf, chainedAfter, prepareAuditEvent } from '../../src/domain/audit-chain.js';
+import { effectiveStatus, type Approval, type ApprovalStatus, type ApprovalVote } from '../../src/domain/approval.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../../src/ports/approval-store.port.js';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
@@ -253,20 +255,111 @@ export class InMemoryKeyQuarantine implements KeyQuarantine {
 }
 
 /**
+ * In-memory twin of the SQL approvals: each method runs to its end without awaiting between its check and
+ * its change (one process, one event loop), so it is as atomic as the database's conditional updates.
+ */
+export class InMemoryApprovalStore implements ApprovalStore {
+  readonly approvals = new Map<string, Approval>();
+  private readonly claims = new Map<string, { token: string; until: number }>();
+
+  /** The released signatures and the audit records go to the same twins the vault uses. */
+  constructor(
+    private readonly audit: InMemoryAuditLog,
+    private readonly signatures: InMemorySignatureLog,
+  ) {}
+
+  async create(a: NewApproval, requested: AuditEvent): Promise<Approval | null> {
+    prepareAuditEvent(requested); // refused before anything is stored, as the SQL store's
+    if (a.idempotencyKey !== null && [...this.approvals.values()].some((o) => o.vaultId === a.vaultId && o.idempotencyKey === a.idempotencyKey)) return null;
+    const approval: Approval = { ...a, status: 'pending', approvals: 0, decided: null, votes: [], result: null };
+    this.approvals.set(a.id, approval);
+    await this.audit.append(requested);
+    return structuredClone(approval);
+  }
+  async find(vaultId: string, id: string): Promise<Approval | null> {
+    const a = this.approvals.get(id);
+    return a && a.vaultId === vaultId ? structuredClone(a) : null;
+  }
+  async findByIdempotencyKey(vaultId: string, key: string): Promise<Approval | null> {
+    const a = [...this.approvals.values()].find((o) => o.vaultId === vaultId && o.idempotencyKey === key);
+    return a ? structuredClone(a) : null;
+  }
+  async list(vaultId: string, q: { status?: ApprovalStatus; now: Date; offset: number; count: number }): Promise<ApprovalPage> {
+    const all = [...this.approvals.values()]
+      .filter((a) => a.vaultId === vaultId && (q.status === undefined || effectiveStatus(a, q.now) === q.status))
+      .sort((a, b) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { count: all.length, page: all.slice(q.offset, q.offset + q.count).map((a) => structuredClone(a)) };
+  }
+  async vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome> {
+    const a = this.approvals.get(id);
+    if (a === undefined || a.vaultId !== vaultId) return { kind: 'closed' };
+    if (a.votes.some((v) => v.apiKeyId === vote.apiKeyId)) return { kind: 'already-voted' };
+    if (a.status !== 'pending' || a.expires.getTime() <= vote.at.getTime()) return { kind: 'closed' };
+    const counted: Approval = {
+      ...a,
+      votes: [...a.votes, vote],
+      approvals: a.approvals + (vote.vote === 'approve' ? 1 : 0),
+      ...(vote.vote === 'reject' ? { status: 'rejected' as const, decided: vote.at } : {}),
+    };
+    const records = events(counted);
+    records.forEach((e) => prepareAuditEvent(e));
+    this.approvals.set(id, counted);
+    for (const e of records) await this.audit.append(e);
+    return { kind: 'recorded', approval: structuredClone(counted) };
+  }
+  async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
+    const a = this.approvals.get(id);
+    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || a.approvals < a.required) return false;
+    const claim = this.claims.get(id);
+    if (claim !== undefined && claim.until > now.getTime()) return false;
+    this.claims.set(id, { token, until: leaseUntil.getTime() });
+    return true;
+  }
+  async abandonRelease(_vaultId: string, id: string, token: string): Promise<void> {
+    if (this.claims.get(id)?.token === token) this.claims.delete(id);
+  }
+  async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean> {
+    const a = this.approvals.get(id);
+    if (a === undefined || a.vaultId !== vaultId || this.claims.get(id)?.token !== token || a.status !== 'pending' || a.expires.getTime() <= now.getTime()) return false;
+    events.forEach((e) => prepareAuditEvent(e));
+    this.claims.delete(id);
+    this.approvals.set(id, { ...a, status: 'approved', decided: now, result });
+    await this.signatures.record(signature);
+    for (const e of events) await this.audit.append(e);
+    return true;
+  }
+  async expire(now: Date, limit: number, decided: (approval: Approval) => AuditEvent): Promise<Approval[]> {
+    const due = [...this.approvals.values()]
+      .filter((a) => a.status === 'pending' && a.expires.getTime() <= now.getTime() && !((this.claims.get(a.id)?.until ?? 0) > now.getTime()))
+      .slice(0, limit);
+    const done: Approval[] = [];
+    for (const a of due) {
+      const expired: Approval = { ...a, status: 'expired', decided: a.expires };
+      this.approvals.set(a.id, expired);
+      await this.audit.append(decided(expired));
+      done.push(structuredClone(expired));
+    }
+    return done;
+  }
+}
+
+/**
  * Every twin above as one `Persistence`, for `createVault({ persistence: inMemoryPersistence() })` in an
  * application's own tests: nothing on disk, gone on close. No shared replay guard, so the vault keeps
  * nonces in memory, as it does for one process on SQLite.
  */
 export function inMemoryPersistence(): Persistence {
   const auditLog = new InMemoryAuditLog();
+  const signatureLog = new InMemorySignatureLog(auditLog);
   return {
     repository: new InMemoryWalletRepository(),
-    signatureLog: new InMemorySignatureLog(auditLog),
+    signatureLog,
     auditLog,
     policies: new InMemoryPolicyRepository(),
     jobLock: new InMemoryJobLock(),
     keyQuarantine: new InMemoryKeyQuarantine(),
     signCounter: new InMemorySignCounter(),
+    approvals: new InMemoryApprovalStore(auditLog, signatureLog),
     description: 'in memory',
     close: async () => undefined,
   };

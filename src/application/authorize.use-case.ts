@@ -18,18 +18,21 @@ export class Authorize {
   ) {}
 
   /**
-   * Resolves when the key holds `role`; otherwise records an `auth.refused` event naming the key, the
+   * Resolves when the key holds `role` (one of them, for a list); otherwise records an `auth.refused` event naming the key, the
    * role and `operation` (a route or use case name), then rejects with ROLE_REQUIRED. The caller is
    * authenticated, so the refusal is recorded one by one (not summarised as anonymous refusals are).
    */
-  async execute(principal: Principal, role: ApiKeyRole, operation: string): Promise<void> {
-    if (principal.roles.includes(role)) return;
+  async execute(principal: Principal, role: ApiKeyRole | readonly ApiKeyRole[], operation: string): Promise<void> {
+    // A list means any one of them (the approvals' reads: signer, reader or approver).
+    if (typeof role === 'string' ? principal.roles.includes(role) : role.some((r) => principal.roles.includes(r))) return;
     const held = principal.roles.join(',');
+    const needed = typeof role === 'string' ? role : role.join('|');
     await audit(this.auditLog, 'auth.refused', this.clock.now(), actorOf(principal), principal.vaultId, principal.apiKeyId, {
-      reason: `missing role ${role}`,
+      reason: `missing role ${needed}`,
       operation,
       roles: held,
     });
-    throw new DomainError(ErrorCode.ROLE_REQUIRED, `this API key lacks the role "${role}" needed here (it holds: ${held})`);
+    const what = typeof role === 'string' ? `the role "${role}"` : `one of the roles ${role.map((r) => `"${r}"`).join(', ')}`;
+    throw new DomainError(ErrorCode.ROLE_REQUIRED, `this API key lacks ${what} needed here (it holds: ${held})`);
   }
 }

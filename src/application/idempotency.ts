@@ -26,7 +26,7 @@ export function parseIdempotencyKey(raw: string | undefined): string | undefined
 }
 
 /** JSON with object keys sorted at every depth and no whitespace. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.keys(value)

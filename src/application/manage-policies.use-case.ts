@@ -1,4 +1,5 @@
 import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rule-input.js';
+import { describeApprovalRule, parseApprovalRule, withApprovalRule, type ApprovalRule, type ApprovalRuleInput } from '../domain/approval-rules.js';
 import { describeArgumentRule } from '../domain/argument-rules.js';
 import { invalidArgument } from '../domain/errors.js';
 import { describeSignLimit, parseLimitTarget, parseSignLimit, sameTarget, withSignLimit, type SignLimitInput } from '../domain/sign-limits.js';
@@ -38,7 +39,12 @@ export class ManagePolicies {
     const lists = parseSignPolicy(input, this.chains);
     await requireVault(this.repository, vaultId);
     const current = await this.policies.find(vaultId);
-    const policy: SignPolicy = { ...lists, ...(current?.rules && { rules: current.rules }), ...(current?.limits && { limits: current.limits }) };
+    const policy: SignPolicy = {
+      ...lists,
+      ...(current?.rules && { rules: current.rules }),
+      ...(current?.limits && { limits: current.limits }),
+      ...(current?.approvals && { approvals: current.approvals }),
+    };
     await this.save(vaultId, policy);
     return policy;
   }
@@ -101,8 +107,35 @@ export class ManagePolicies {
     return { removed, policy: await this.saveWith(vaultId, rest, 'limits', kept) };
   }
 
+  /**
+   * Adds an approval rule (approval-rules.ts): signs it matches are held until its quorum approves them.
+   * Read, then written, as addRules.
+   */
+  async addApprovalRule(vaultId: string, input: ApprovalRuleInput): Promise<{ rule: ApprovalRule; policy: SignPolicy }> {
+    await requireVault(this.repository, vaultId);
+    const current = await this.policies.find(vaultId);
+    const rule = parseApprovalRule(input, this.chains, current?.approvals);
+    const policy: SignPolicy = { ...current, approvals: withApprovalRule(current?.approvals, rule) };
+    await this.save(vaultId, policy);
+    return { rule, policy };
+  }
+
+  /**
+   * Removes the approval rule `id` (`a1`), or every approval rule when `id` is null. Signs already held
+   * stay held by the rule they matched (an approval keeps its own quorum). Removing nothing records nothing.
+   */
+  async removeApprovalRules(vaultId: string, id: string | null): Promise<{ removed: number; policy: SignPolicy | null }> {
+    await requireVault(this.repository, vaultId);
+    const current = await this.policies.find(vaultId);
+    const kept = (current?.approvals ?? []).filter((rule) => id !== null && rule.id !== id.trim());
+    const removed = (current?.approvals?.length ?? 0) - kept.length;
+    if (removed === 0) return { removed, policy: current };
+    const { approvals: _dropped, ...rest } = current!;
+    return { removed, policy: await this.saveWith(vaultId, rest, 'approvals', kept) };
+  }
+
   /** Saves `rest` with `field` set to `kept`, or without it when empty; nothing left at all is no policy. */
-  private async saveWith<F extends 'rules' | 'limits'>(vaultId: string, rest: SignPolicy, field: F, kept: NonNullable<SignPolicy[F]>): Promise<SignPolicy | null> {
+  private async saveWith<F extends 'rules' | 'limits' | 'approvals'>(vaultId: string, rest: SignPolicy, field: F, kept: NonNullable<SignPolicy[F]>): Promise<SignPolicy | null> {
     const policy = kept.length > 0 ? { ...rest, [field]: kept } : Object.keys(rest).length > 0 ? rest : null;
     await this.save(vaultId, policy);
     return policy;
@@ -132,6 +165,7 @@ export class ManagePolicies {
       trustRpcUniq: list(policy?.trustRpcUniq),
       rules: policy?.rules ? policy.rules.map(describeArgumentRule).join('; ') : null,
       limits: policy?.limits ? policy.limits.map(describeSignLimit).join('; ') : null,
+      ...(policy?.approvals ? { approvals: policy.approvals.map(describeApprovalRule).join('; ') } : {}),
       ...standardPolicyDetails(policy),
     });
   }

@@ -1,3 +1,4 @@
+import { parseApproverGroup } from '../domain/approval-rules.js';
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
 import { ALL_ROLES, parseRoles, type ApiKeyRole, type Cidr } from '../domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
@@ -49,18 +50,22 @@ export class ManageVaults {
    */
   async createApiKey(
     vaultId: string,
-    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[] } = {},
+    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string } = {},
   ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     await requireVault(this.repository, vaultId);
     const roles = access.roles === undefined ? ALL_ROLES : parseRoles(access.roles.join(','));
     if (access.allowCidrs !== undefined && access.allowCidrs.length === 0) throw invalidArgument('allow-cidrs: at least one address or CIDR range');
     const allowCidrs = access.allowCidrs ?? null;
+    // A group says whose votes an approval rule counts: meaningless for a key that cannot vote.
+    const group = access.group === undefined ? null : parseApproverGroup(access.group);
+    if (group !== null && !roles.includes('approver')) throw invalidArgument('group: only a key with the approver role votes; add approver to --roles');
     const { id, apiKey, secretHash } = generateApiKey();
-    const record: ApiKeyRecord = { id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs };
+    const record: ApiKeyRecord = { id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs, ...(group === null ? {} : { group }) };
     await this.repository.insertApiKey(record);
     await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id, {
       roles: roles.join(','),
       allowCidrs: allowCidrs === null ? null : allowCidrs.map((c) => c.text).join(','),
+      ...(group === null ? {} : { group }),
     });
     return { apiKey, record };
   }

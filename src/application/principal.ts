@@ -10,4 +10,6 @@ export interface Principal {
   readonly apiKeyId: string;
   readonly vaultId: string;
   readonly roles: readonly ApiKeyRole[];
+  /** The key's approver group (a rule naming a group counts only its keys' votes); absent or null: none. */
+  readonly group?: string | null;
 }

@@ -24,6 +24,20 @@ export const ErrorCode = {
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   RATE_LIMITED: 'RATE_LIMITED',
   SIGN_LIMIT_REACHED: 'SIGN_LIMIT_REACHED',
+  /** No approval of this id in the vault. */
+  APPROVAL_NOT_FOUND: 'APPROVAL_NOT_FOUND',
+  /** The approval was rejected: its sign is never made. */
+  APPROVAL_REJECTED: 'APPROVAL_REJECTED',
+  /** The approval expired before its quorum: its sign is never made. */
+  APPROVAL_EXPIRED: 'APPROVAL_EXPIRED',
+  /** The requesting key voting on its own request. */
+  APPROVAL_SELF_VOTE: 'APPROVAL_SELF_VOTE',
+  /** The voting key is not of the approver group the approval's rule names. */
+  APPROVER_NOT_IN_GROUP: 'APPROVER_NOT_IN_GROUP',
+  /** The key has already voted on this approval. */
+  APPROVAL_ALREADY_VOTED: 'APPROVAL_ALREADY_VOTED',
+  /** The approval is decided (approved or rejected): it takes no more votes. */
+  APPROVAL_CLOSED: 'APPROVAL_CLOSED',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',

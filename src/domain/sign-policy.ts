@@ -1,4 +1,5 @@
 import { parseAddress } from './address.js';
+import type { ApprovalRule } from './approval-rules.js';
 import type { ArgumentRule } from './argument-rules.js';
 import type { SignLimit } from './sign-limits.js';
 import { invalidArgument } from './errors.js';
@@ -39,6 +40,11 @@ export interface SignPolicy extends StandardSignPolicy {
    * (`policies limits add|remove|clear`) and kept when they are replaced; counted in the database.
    */
   readonly limits?: readonly SignLimit[];
+  /**
+   * Rules that hold a sign until a quorum of approver keys approves it (approval-rules.ts), managed apart
+   * from the lists (`policies approvals add|remove|clear`) and kept when they are replaced.
+   */
+  readonly approvals?: readonly ApprovalRule[];
 }
 
 /** What a sign request asks for, as SignCall has parsed it (addresses EIP-55, selector and uniq lower-case). */

@@ -24,6 +24,8 @@ export interface ApiKeyRecord {
   readonly roles: readonly ApiKeyRole[];
   /** The networks it may call from; null: from anywhere. */
   readonly allowCidrs: readonly Cidr[] | null;
+  /** The approver group whose approval rules its votes count for (issue 25); null or absent: none. */
+  readonly group?: string | null;
 }
 
 /** A vault id as this service makes them: a UUID (v7 from UuidV7IdGenerator), 36 characters. */

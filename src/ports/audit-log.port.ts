@@ -19,6 +19,10 @@ export const AUDIT_ACTIONS = [
   'key.quarantined',
   'key.restored',
   'key.destroyed',
+  // Approvals (issue 25): a sign held for a quorum, each vote, and how it ended (approved, rejected, expired).
+  'approval.requested',
+  'approval.voted',
+  'approval.decided',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -6,6 +6,14 @@ export interface SignableValues {
   readonly signer: string;
 }
 
+export interface ReadOptions {
+  /**
+   * Read the contract now, not a value kept from an earlier read: the release of an approved request asks
+   * for it, so a signer rotated while the request waited is the one that signs.
+   */
+  readonly fresh?: boolean;
+}
+
 /** Reads contracts on the chains that have an RPC configured. */
 export interface ChainReader {
   /** Whether an RPC is configured for this chain (otherwise uniq and signer come from the request). */
@@ -14,5 +22,5 @@ export interface ChainReader {
    * `uniq()` and `signer()` of the contract. Raises CHAIN_UNAVAILABLE when the RPC fails or its chain
    * id is not the named chain's, and INVALID_ARGUMENT when the contract does not answer them.
    */
-  readSignable(chain: string, contract: string): Promise<SignableValues>;
+  readSignable(chain: string, contract: string, options?: ReadOptions): Promise<SignableValues>;
 }

@@ -1,3 +1,4 @@
+import type { ApprovalStore } from './approval-store.port.js';
 import type { AuditLog } from './audit-log.port.js';
 import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
@@ -31,6 +32,11 @@ export interface Persistence {
    * nothing could count it.
    */
   readonly signCounter?: SignCounter;
+  /**
+   * Signs held for a quorum (issue 25). Absent (a persistence written for an earlier release): a sign an
+   * approval rule holds is refused, since nothing could hold it.
+   */
+  readonly approvals?: ApprovalStore;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

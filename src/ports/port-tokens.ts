@@ -23,6 +23,8 @@ export const PORT_TOKENS = {
   KEY_QUARANTINE: Symbol.for('wallet-vault.KeyQuarantine'),
   /** The persistence's SignCounter (limits per window), or undefined when it has none. */
   SIGN_COUNTER: Symbol.for('wallet-vault.SignCounter'),
+  /** The persistence's ApprovalStore (signs held for a quorum), or undefined when it has none. */
+  APPROVAL_STORE: Symbol.for('wallet-vault.ApprovalStore'),
   /** This deployment's id (string), or null when the persistence has none. */
   DEPLOYMENT_ID: Symbol.for('wallet-vault.DeploymentId'),
 } as const;

@@ -50,7 +50,7 @@ describe('wallet-vault/client loads in a browser bundle or a worker', () => {
       const built = (file: string) => path.join(out, path.relative('dist', file));
       expect(existsSync(built(entry.types)), entry.types).toBe(true);
       const loaded = (await import(pathToFileURL(built(entry.default)).href)) as Record<string, unknown>;
-      expect(Object.keys(loaded).sort()).toEqual(['REQUIRED_ROLE', 'VAULT_ERROR_CODES', 'VAULT_ROLES', 'VaultClient', 'VaultError', 'createAuthSignature', 'isVaultErrorCode']);
+      expect(Object.keys(loaded).sort()).toEqual(['ApprovalPendingError', 'REQUIRED_ROLE', 'VAULT_ERROR_CODES', 'VAULT_ROLES', 'VaultClient', 'VaultError', 'createAuthSignature', 'isVaultErrorCode']);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

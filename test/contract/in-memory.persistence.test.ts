@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import {
   describeAuditLogContract,
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeApprovalStoreContract,
   describeSignCounterContract,
   describeWalletRepositoryContract,
+  InMemoryApprovalStore,
   InMemoryAuditLog,
   InMemoryJobLock,
   InMemoryKeyQuarantine,
@@ -31,4 +34,10 @@ describeKeyQuarantineContract('in-memory (test twin)', async () => ({
 describeSignCounterContract('in-memory (test twin)', async () => {
   const counter = new InMemorySignCounter();
   return { counters: [counter, counter], cleanup: nothingToClean };
+});
+describeApprovalStoreContract('in-memory (test twin)', async () => {
+  const auditLog = new InMemoryAuditLog();
+  const signatureLog = new InMemorySignatureLog(auditLog);
+  const store = new InMemoryApprovalStore(auditLog, signatureLog);
+  return { stores: [store, store], signatureLog, auditLog, newVault: async () => randomUUID(), cleanup: nothingToClean };
 });

@@ -9,6 +9,7 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeApprovalStoreContract,
   describeSignCounterContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
@@ -20,6 +21,7 @@ import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
 import { anApiKey, anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
+import { SqlApprovalStore } from '../../adapters/persistence/sql/sql.approval-store.js';
 import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
 import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
@@ -79,6 +81,26 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
     describeJobLockContract(`${name} (advisory lock)`, async () => {
       const { db, cleanup } = await open();
       return { lock: new PostgresJobLock(db), cleanup };
+    });
+    describeApprovalStoreContract(`${name} (two pools on one database)`, async () => {
+      const first = await open();
+      const second = await openPostgresDatabase(testPostgresConfig(first.test.url, { schema }));
+      const repo = new SqlWalletRepository(postgresSql(first.db));
+      return {
+        stores: [new SqlApprovalStore(postgresSql(first.db)), new SqlApprovalStore(postgresSql(second))],
+        signatureLog: new SqlSignatureLog(postgresSql(first.db)),
+        auditLog: new SqlAuditLog(postgresSql(first.db)),
+        newVault: async () => {
+          const vault = aVault();
+          await repo.ensureAccount(vault.accountId, new Date());
+          await repo.insertVault(vault);
+          return vault.id;
+        },
+        cleanup: async () => {
+          await second.close();
+          await first.cleanup();
+        },
+      };
     });
     describeSignCounterContract(`${name} (two pools on one database)`, async () => {
       const first = await open();
@@ -202,6 +224,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await old.query('DROP TABLE deployment; DROP TABLE quarantined_keys'); // and migration 5's tables
       await old.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs'); // and migration 6's columns
       await old.query('DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates'); // and the sign counts' (7), the request rates' (8)
+      await old.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group;'); // and the approvals' (9)
       await old.query('DELETE FROM wallet_vault_migrations WHERE version > 3');
       await old.close();
       const upgraded = await openPostgresDatabase(testPostgresConfig(test.url, { poolSize: 1 }));
@@ -236,7 +259,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await repo.ensureAccount(vault.accountId, new Date());
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
-      await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
+      await db.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version > 5');
       const key = anApiKey(vault);
       await db.query('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES ($1, $2, $3, $4, NULL)', [key.id, vault.id, key.secretHash, key.created]);
@@ -258,7 +281,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await new SqlWalletRepository(postgresSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(postgresSql(db)).insertVault(vault);
       // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
-      await db.query('DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
+      await db.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
       await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version > 4');
       const migrated = await openPostgresDatabase(testPostgresConfig(test.url));

@@ -12,11 +12,13 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeApprovalStoreContract,
   describeSignCounterContract,
   describeWalletRepositoryContract,
   expectSharedReplayGuard,
   expectValidChain,
 } from 'wallet-vault/testing';
+import { SqlApprovalStore } from '../../adapters/persistence/sql/sql.approval-store.js';
 import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
 import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
@@ -48,6 +50,24 @@ describeWalletRepositoryContract('sqlite', () =>
   }),
 );
 describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqlAuditLog(sqliteSql(db)) })));
+// One connection twice, as for the sign counter below: BEGIN IMMEDIATE serialises writers across processes.
+describeApprovalStoreContract('sqlite', () =>
+  withDatabase((db) => {
+    const repo = new SqlWalletRepository(sqliteSql(db));
+    const store = new SqlApprovalStore(sqliteSql(db));
+    return {
+      stores: [store, store] as const,
+      signatureLog: new SqlSignatureLog(sqliteSql(db)),
+      auditLog: new SqlAuditLog(sqliteSql(db)),
+      newVault: async () => {
+        const vault = aVault();
+        await repo.ensureAccount(vault.accountId, new Date());
+        await repo.insertVault(vault);
+        return vault.id;
+      },
+    };
+  }),
+);
 describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlPolicyRepository(sqliteSql(db)) })));
 describeKeyQuarantineContract('sqlite', async () => {
   const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
@@ -227,7 +247,7 @@ describe('sqlite specifics', () => {
       await repo.ensureAccount(vault.accountId, new Date());
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
-      db.exec('ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
+      db.exec('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
       db.pragma('user_version = 5');
       const key = anApiKey(vault);
       db.prepare('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES (?, ?, ?, ?, NULL)').run(key.id, vault.id, key.secretHash, key.created.getTime());
@@ -250,7 +270,7 @@ describe('sqlite specifics', () => {
       await new SqlWalletRepository(sqliteSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
       // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
-      db.exec('DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      db.exec('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
       db.pragma('user_version = 4');
       db.close();
       const migrated = openSqliteDatabase({ path: file });

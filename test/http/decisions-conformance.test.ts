@@ -339,6 +339,9 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       verifyAuthSignature: { execute: async () => undefined },
       recordSubmission: { execute: boom },
       getSubmission: { execute: boom },
+      listApprovals: { execute: boom },
+      getApproval: { execute: boom },
+      voteOnApproval: { execute: boom },
       // Readiness failing otherwise than by a dependency down (a ReadinessFailure, 503) is just as unexpected.
       readiness: boom,
       logger: {

@@ -57,6 +57,10 @@ describe('the OpenAPI document', () => {
         `GET ${V}/status`,
         `POST ${V}/submissions`,
         `GET ${V}/submissions/{submissionHash}`,
+        `GET ${V}/approvals`,
+        `GET ${V}/approvals/{approvalId}`,
+        `POST ${V}/approvals/{approvalId}/approve`,
+        `POST ${V}/approvals/{approvalId}/reject`,
         'GET /healthz',
         'GET /readyz',
         'GET /metrics',
@@ -64,7 +68,8 @@ describe('the OpenAPI document', () => {
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;
-    expect(sign.statuses).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '502', '503']);
+    // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body.
+    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '502', '503']);
     for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
       expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '503']);
     }
@@ -183,7 +188,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   MALFORMED_JSON: /request body|Content-Type/,
   UNAUTHENTICATED: /API key|Authorization|X-Vault-Auth-Signature|operator token/,
   POLICY_DENIED: /^policy: /,
-  ROLE_REQUIRED: /^this API key lacks the role "(admin|signer|reader|approver)" needed here \(it holds: [a-z,]+\)$/,
+  ROLE_REQUIRED: /^this API key lacks (the role "(admin|signer|reader|approver)"|one of the roles ("(admin|signer|reader|approver)"(, )?)+) needed here \(it holds: [a-z,]+\)$/,
   FORBIDDEN_NETWORK: /^this API key may not be used from \S+$/,
   WALLET_NOT_FOUND: /^(wallet|signer) 0x[0-9a-fA-F]{40} (not found in|is not a wallet of) this vault$/,
   VAULT_NOT_FOUND: /^vault \S+ does not exist$/,
@@ -196,6 +201,13 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   REQUEST_TIMEOUT: /^request was not received in time$/,
   RATE_LIMITED: /^rate limit exceeded for this (API key|client address); retry after \d+ s$/,
   SIGN_LIMIT_REACHED: /^limit: at most \d+ signs? per \d+[smhd] for ((wallet|contract) 0x[0-9a-fA-F]{40}|function 0x[0-9a-f]{8}) reached; retry after \d+ s$/,
+  APPROVAL_NOT_FOUND: /^approval \S+ not found in this vault$/,
+  APPROVAL_REJECTED: /^approval \S+: the request was rejected; it is never signed$/,
+  APPROVAL_EXPIRED: /^approval \S+: the request expired before its quorum; it is never signed$/,
+  APPROVAL_SELF_VOTE: /^approval \S+: the requesting key can never vote on its own request$/,
+  APPROVER_NOT_IN_GROUP: /^approval \S+: only approver keys of group \S+ vote on it \(this key is (of group \S+|of no group)\)$/,
+  APPROVAL_ALREADY_VOTED: /^approval \S+: this key has already voted \((approve|reject)\)$/,
+  APPROVAL_CLOSED: /^approval \S+: (already (approved|rejected); it takes no more votes|it takes no more votes)$/,
   CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,
   KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
   DATABASE_UNAVAILABLE: /^database/,
@@ -210,9 +222,14 @@ describe('the API key role of each operation', () => {
       const operation = paths[path]?.[route.method.toLowerCase()];
       const at = `${route.method} ${route.path}`;
       expect(operation, at).toBeDefined();
-      expect(operation!['x-required-role'], at).toBe(route.role);
-      for (const requirement of operation!.security) expect(requirement.apiKey, at).toEqual([route.role]);
-      expect(operation!.description, at).toContain(`role \`${route.role}\``);
+      // A list of roles means any one of them: one security requirement per role, all listed.
+      const roles = typeof route.role === 'string' ? [route.role] : [...route.role];
+      expect(operation!['x-required-role'], at).toEqual(route.role);
+      expect(operation!.security.map((requirement) => requirement.apiKey), at).toEqual(
+        expect.arrayContaining(roles.map((role) => [role])),
+      );
+      for (const requirement of operation!.security) expect(roles.map((role) => [role]), at).toContainEqual(requirement.apiKey);
+      for (const role of roles) expect(operation!.description, at).toContain(`\`${role}\``);
     }
   });
 });

@@ -10,7 +10,7 @@ import { ManagePolicies } from '../../src/application/manage-policies.use-case.j
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SignCall, type SignResult } from '../../src/application/sign-call.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { auditRecordHash } from '../../src/domain/audit-chain.js';
@@ -143,10 +143,10 @@ describe('the audit trail records every security-relevant event', () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 'signer' });
     const start = w.auditLog.records.length;
-    const result = await w.sign.execute({
+    const result = (await w.sign.execute({
       principal: w.principal,
       ...{ chain: 'local', contract: CONTRACT.toLowerCase(), sender: SENDER, uniq: `0x${'11'.repeat(32)}`, signer: wallet.address, abi: SIGNER_ABI, args: [7] },
-    });
+    })) as SignResult;
     expect(w.since(start)).toEqual([
       {
         action: 'signature.issued',

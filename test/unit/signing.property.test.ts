@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { AbiCoder, ParamType, getAddress, hexlify, keccak256, recoverAddress } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SignCall, type SignResult } from '../../src/application/sign-call.use-case.js';
 import { addressFromPublicKey } from '../../src/domain/address.js';
 import { parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
@@ -142,10 +142,10 @@ describe('signing scheme properties', () => {
         const sentUniq = upperUniq ? `0x${uniq.slice(2).toUpperCase()}` : uniq;
         const sender = hex(senderBytes);
         const values = args.map((a) => a.value);
-        const result = await sign.execute({
+        const result = (await sign.execute({
           principal: { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES },
           ...{ chain: 'local', contract: sender, sender, uniq: sentUniq, signer: wallet.address, abi: { type: 'function', name: 'go', inputs }, args: values },
-        });
+        })) as SignResult;
         // Recorded in lower case, whatever case it was sent in.
         expect(auditLog.records.at(-1)!.details).toMatchObject({ uniq });
         const sig = result.args[args.length] as { nonce: string; r: string; s: string; v: number };

@@ -151,8 +151,52 @@ const STANDARD_EXAMPLES = {
   },
 };
 
+/** A sign held for a 2-of-3 quorum of the treasury group, after one approval (docs/api.md#approvals). */
+const APPROVAL = {
+  id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62',
+  status: 'pending',
+  required: 2,
+  approvals: 1,
+  expires: '2026-06-02T09:30:00.000Z',
+  created: '2026-06-01T09:30:00.000Z',
+  decided: null,
+  rule: 'a1',
+  group: 'treasury',
+  requester: 'api-key:3f1c9a2b7d4e5f60',
+  request: {
+    chain: 'local',
+    contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    sender: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+    uniq: '0xabababababababababababababababababababababababababababababababab',
+    signer: '0x20cfBC94976e68462baBF91be69b2652bFfdFd93',
+    function: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))',
+    selector: '0x1c8bd6a6',
+    arguments: [
+      { name: 'to', type: 'address', value: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+      { name: 'amount', type: 'uint256', value: '1000' },
+    ],
+  },
+  votes: [{ by: 'api-key:8a7b6c5d4e3f2a10', vote: 'approve', at: '2026-06-01T09:41:12.000Z' }],
+  result: null,
+} as const;
+
 /** The list page of that first wallet, as the server answered it. */
-export const EXAMPLES = { ...EXAMPLES_, walletPage: { count: 1, page: [EXAMPLES_.wallet] }, ...STANDARD_EXAMPLES };
+export const EXAMPLES = {
+  ...EXAMPLES_,
+  walletPage: { count: 1, page: [EXAMPLES_.wallet] },
+  ...STANDARD_EXAMPLES,
+  approval: APPROVAL,
+  approvalRequested: { approval: { ...APPROVAL, approvals: 0, votes: [] } },
+  approvalPage: { count: 1, page: [APPROVAL] },
+  approvedApproval: {
+    ...APPROVAL,
+    status: 'approved',
+    approvals: 2,
+    decided: '2026-06-01T10:02:40.000Z',
+    votes: [...APPROVAL.votes, { by: 'api-key:c0ffee1234567890', vote: 'approve', at: '2026-06-01T10:02:40.000Z' }],
+    result: EXAMPLES_.signResult,
+  },
+};
 
 /**
  * One message per error code, as the server words it (test/http/openapi.test.ts provokes most of them on
@@ -177,6 +221,13 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   REQUEST_TIMEOUT: 'request was not received in time',
   RATE_LIMITED: 'rate limit exceeded for this API key; retry after 12 s',
   SIGN_LIMIT_REACHED: `limit: at most 100 signs per 1h for wallet ${EXAMPLES_.wallet.address} reached; retry after 754 s`,
+  APPROVAL_NOT_FOUND: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62 not found in this vault',
+  APPROVAL_REJECTED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the request was rejected; it is never signed',
+  APPROVAL_EXPIRED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the request expired before its quorum; it is never signed',
+  APPROVAL_SELF_VOTE: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the requesting key can never vote on its own request',
+  APPROVER_NOT_IN_GROUP: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: only approver keys of group treasury vote on it (this key is of no group)',
+  APPROVAL_ALREADY_VOTED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: this key has already voted (approve)',
+  APPROVAL_CLOSED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: already approved; it takes no more votes',
   CHAIN_UNAVAILABLE: 'chain sepolia: RPC did not answer eth_chainId within 10000 ms',
   KEYSTORE_UNAVAILABLE: 'key store local unavailable',
   DATABASE_UNAVAILABLE: 'database unavailable',

@@ -5,6 +5,9 @@ import {
   enveloped,
   errorEnvelopeSchema,
   signResultSchema,
+  approvalPageSchema,
+  approvalRequestedSchema,
+  approvalSchema,
   signatureResultSchema,
   signatureStructSchema,
   signedTransactionSchema,
@@ -14,6 +17,7 @@ import {
   walletSchema,
 } from '../response-schemas.js';
 import {
+  approvalListSchema,
   listQuerySchema,
   nameBodySchema,
   signBodySchema,
@@ -25,6 +29,7 @@ import {
 import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
 import { STATUS_BY_CODE } from '../error-status.js';
+import { APPROVAL_READERS } from '../../../src/domain/approval.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-codes.js';
 
@@ -137,6 +142,7 @@ const jsonBody = (schema: z.ZodType, example: unknown) => ({
 
 const vaultId = z.string().meta({ description: 'The vault (a UUID; other text names no vault: 401 as an unknown vault). `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
 const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
+const approvalId = z.string().meta({ description: 'The `id` of an approval (Sign answered it with 202).', example: EXAMPLES.approval.id });
 const submissionHash = z.string().meta({ description: 'A `submissionHash` returned by Sign.', example: EXAMPLES.signResult.submissionHash });
 /**
  * Sign-message, sign-typed-data and sign-transaction: a wallet of the vault signs a standard payload
@@ -164,6 +170,12 @@ const requestIdParam = z
   .string()
   .optional()
   .meta({ description: 'Your own id for this request (8 to 128 characters of `A-Z a-z 0-9 . _ : -`); any other value is replaced by a fresh UUID.' });
+
+/** A vault operation's parameters with the optional `Idempotency-Key` header, meaning `description` there. */
+const withIdempotencyKey = (description: string) => ({
+  ...inVault(),
+  header: z.object({ 'X-Request-Id': requestIdParam, 'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description }) }),
+});
 
 const inVault = (path: Record<string, z.ZodType> = {}) => ({
   path: z.object({ vaultId, ...path }),
@@ -198,7 +210,11 @@ export interface OpenApiOptions {
  * the two equal). Published per operation as the role names of its `apiKey` security requirement (OpenAPI
  * 3.1 lets a non-OAuth scheme list the roles an operation needs) and as `x-required-role`.
  */
-export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole>> = {
+export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole | readonly ApiKeyRole[]>> = {
+  listApprovals: APPROVAL_READERS,
+  getApproval: APPROVAL_READERS,
+  approveApproval: 'approver',
+  rejectApproval: 'approver',
   sign: 'signer',
   recordSubmission: 'signer',
   signMessage: 'signer',
@@ -215,7 +231,7 @@ export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole>> = {
   unexpireWallet: 'admin',
 };
 
-type Operation = { operationId?: string; description?: string; security?: Record<string, string[]>[]; 'x-required-role'?: ApiKeyRole };
+type Operation = { operationId?: string; description?: string; security?: Record<string, string[]>[]; 'x-required-role'?: ApiKeyRole | ApiKeyRole[] };
 
 /** Writes each operation's role into its security requirement, `x-required-role` and description. */
 function withRoles(document: OpenApiDocument): OpenApiDocument {
@@ -223,9 +239,14 @@ function withRoles(document: OpenApiDocument): OpenApiDocument {
     for (const operation of Object.values(item as Record<string, Operation>)) {
       const role = operation.operationId === undefined ? undefined : REQUIRED_ROLE[operation.operationId];
       if (role === undefined) continue;
-      operation.security = (operation.security ?? [{ apiKey: [] }]).map((requirement) => ({ ...requirement, apiKey: [role] }));
-      operation['x-required-role'] = role;
-      const note = `Needs an API key with the role \`${role}\` (else 403 \`ROLE_REQUIRED\`).`;
+      // A list means any one of them: one security requirement per role (requirements are alternatives).
+      const roles = typeof role === 'string' ? [role] : [...role];
+      operation.security = (operation.security ?? [{ apiKey: [] }]).flatMap((requirement) => roles.map((r) => ({ ...requirement, apiKey: [r] })));
+      operation['x-required-role'] = typeof role === 'string' ? role : roles;
+      const note =
+        typeof role === 'string'
+          ? `Needs an API key with the role \`${role}\` (else 403 \`ROLE_REQUIRED\`).`
+          : `Needs an API key with one of the roles ${roles.map((r) => `\`${r}\``).join(', ')} (else 403 \`ROLE_REQUIRED\`).`;
       operation.description = operation.description === undefined ? note : `${operation.description} ${note}`;
     }
   }
@@ -254,6 +275,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
     tags: [
       { name: 'Sign', description: 'Signatures for signable contracts, and the record of the transactions that carried them.' },
       { name: 'Standard signing', description: 'EIP-191 messages, EIP-712 typed data and transactions signed by a wallet, under the vault policy (deny by default).' },
+      { name: 'Approvals', description: "Signs an approval rule of the vault's policy holds until a quorum of approver keys approves them." },
       { name: 'Wallets' },
       { name: 'Vault' },
       { name: 'Operations', description: 'Unauthenticated: health, readiness, metrics, this document.' },
@@ -265,7 +287,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           description:
-            'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401. Each operation names the role its key must hold (`admin`, `signer`, `reader`; `approver` is reserved for approvals): a key without it is 403 `ROLE_REQUIRED`. A key bound to networks (`--allow-cidrs`) used from any other client address is 403 `FORBIDDEN_NETWORK`.',
+            'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401. Each operation names the role its key must hold (`admin`, `signer`, `reader`, `approver`; a list means any one of them): a key without it is 403 `ROLE_REQUIRED`. A key bound to networks (`--allow-cidrs`) used from any other client address is 403 `FORBIDDEN_NETWORK`.',
         },
         operatorToken: {
           type: 'http',
@@ -291,9 +313,59 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
             "Signs `keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args)))` with the wallet that is the contract's `signer()`, records it under its `submissionHash`, and answers the argument list of the on-chain call. Retrying a Sign answered 502 or 503 is safe (nothing was signed); each attempt needs a fresh `X-Vault-Auth-Signature`.",
           tags: ['Sign'],
           security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
-          requestParams: inVault(),
           requestBody: jsonBody(signBodySchema, EXAMPLES.signRequest),
-          responses: responses('sign', ok(signResultSchema, 'The signature, inside the arguments of the call.', EXAMPLES.signResult)),
+          requestParams: withIdempotencyKey(
+            'Binds a sign an approval rule holds (202) to this key, per vault: repeating the request with the same key and body answers the approval as it stands (pending: 202; approved: 200 with the Sign result; rejected or expired: 403 `APPROVAL_REJECTED`/`APPROVAL_EXPIRED`); another body is 409 `IDEMPOTENCY_CONFLICT`. A sign no rule holds is signed anew each time (each signature is single-use, with a fresh nonce).',
+          ),
+          responses: {
+            ...responses('sign', ok(signResultSchema, 'The signature, inside the arguments of the call.', EXAMPLES.signResult)),
+            '202': json(
+              enveloped(approvalRequestedSchema),
+              "Held: an approval rule of the vault's policy matched, so nothing is signed until its quorum of approver keys approves (`GET …/approvals/{approvalId}`). The request is stored whole, as asked.",
+              { success: true, data: EXAMPLES.approvalRequested },
+            ),
+          },
+        },
+      },
+      [`${V}/approvals`]: {
+        get: {
+          operationId: 'listApprovals',
+          summary: 'List approvals',
+          description: 'Signs held for a quorum, ordered by `created` ascending, then `id`; `?status=pending` for those awaiting votes.',
+          tags: ['Approvals'],
+          requestParams: { ...inVault(), query: approvalListSchema },
+          responses: responses('listApprovals', ok(approvalPageSchema, 'One page, and the total.', EXAMPLES.approvalPage)),
+        },
+      },
+      [`${V}/approvals/{approvalId}`]: {
+        get: {
+          operationId: 'getApproval',
+          summary: 'Get an approval',
+          description: 'What is asked (the Sign fields as asked, the function and its decoded arguments), the votes, and once approved the Sign result.',
+          tags: ['Approvals'],
+          requestParams: inVault({ approvalId }),
+          responses: responses('getApproval', ok(approvalSchema, 'The approval.', EXAMPLES.approval)),
+        },
+      },
+      [`${V}/approvals/{approvalId}/approve`]: {
+        post: {
+          operationId: 'approveApproval',
+          summary: 'Approve a held sign',
+          description:
+            "One vote per key; the requester's own key can never vote (403 `APPROVAL_SELF_VOTE`), a key outside the rule's group neither (403 `APPROVER_NOT_IN_GROUP`). The approve that completes the quorum makes the signature (a fresh nonce; uniq and signer read now; the policy and sign limits checked now) and answers the approval with its `result`. Should that fail (a chain RPC, the key store, a limit), the approval stays pending with its votes and another approve call, also by a key that already voted, retries it.",
+          tags: ['Approvals'],
+          requestParams: inVault({ approvalId }),
+          responses: responses('approveApproval', ok(approvalSchema, 'The approval after the vote (approved, with `result`, when this vote completed the quorum).', EXAMPLES.approvedApproval)),
+        },
+      },
+      [`${V}/approvals/{approvalId}/reject`]: {
+        post: {
+          operationId: 'rejectApproval',
+          summary: 'Reject a held sign',
+          description: 'One reject ends the request: it is never signed. The same refusals as approve.',
+          tags: ['Approvals'],
+          requestParams: inVault({ approvalId }),
+          responses: responses('rejectApproval', ok(approvalSchema, 'The approval, rejected.', { ...EXAMPLES.approval, status: 'rejected', decided: EXAMPLES.approval.votes[0].at, votes: [{ ...EXAMPLES.approval.votes[0], vote: 'reject' }] })),
         },
       },
       [`${V}/wallets`]: {
@@ -306,21 +378,9 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           responses: responses('listWallets', ok(walletPageSchema, 'One page, and the total.', EXAMPLES.walletPage)),
         },
         post: walletOp('createWallet', 'Create a wallet', 'A new key in the configured key store.', false, true, {
-          requestParams: {
-            ...inVault(),
-            header: z.object({
-              'X-Request-Id': requestIdParam,
-              'Idempotency-Key': z
-                .string()
-                .min(1)
-                .max(255)
-                .optional()
-                .meta({
-                  description:
-                    'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters without control characters, per vault.',
-                }),
-            }),
-          },
+          requestParams: withIdempotencyKey(
+            'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters without control characters, per vault.',
+          ),
           responses: responses('createWallet', ok(walletSchema, 'The new wallet (or, for a retry with its `Idempotency-Key`, the first answer).', EXAMPLES.wallet)),
         }),
       },

@@ -24,8 +24,23 @@ const STANDARD_SIGN = [...WITH_BODY, C.POLICY_DENIED, C.WALLET_NOT_FOUND, C.KEYS
 /** Rename, expire, unexpire: the wallet must exist, and a change that loses its race too often is 409. */
 const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
 
+/** A vote: the approval must exist, be open, and the key be neither its requester nor outside its group, nor have voted. */
+const VOTE = [C.APPROVAL_NOT_FOUND, C.APPROVAL_SELF_VOTE, C.APPROVER_NOT_IN_GROUP, C.APPROVAL_ALREADY_VOTED, C.APPROVAL_CLOSED, C.APPROVAL_EXPIRED] as const;
+
 export const ERROR_CODES_BY_OPERATION = {
-  sign: [...WITH_BODY, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE],
+  // A repeat of a held sign (its Idempotency-Key) answers the approval's end: rejected or expired.
+  sign: [
+    ...WITH_BODY,
+    C.POLICY_DENIED,
+    C.SIGN_LIMIT_REACHED,
+    C.WALLET_NOT_FOUND,
+    C.CHAIN_UNAVAILABLE,
+    C.KEYSTORE_UNAVAILABLE,
+    C.IDEMPOTENCY_CONFLICT,
+    C.APPROVAL_REJECTED,
+    C.APPROVAL_EXPIRED,
+    C.CONFLICT,
+  ],
   listWallets: [...IN_VAULT],
   createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE],
   getWallet: [...IN_VAULT, C.WALLET_NOT_FOUND],
@@ -40,6 +55,11 @@ export const ERROR_CODES_BY_OPERATION = {
   signTransaction: [...STANDARD_SIGN],
   // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's.
   jsonRpc: [...WITH_BODY, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE],
+  listApprovals: [...IN_VAULT],
+  getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
+  // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
+  approveApproval: [...IN_VAULT, ...VOTE, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
+  rejectApproval: [...IN_VAULT, ...VOTE],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
 } as const satisfies Record<string, readonly ErrorCode[]>;

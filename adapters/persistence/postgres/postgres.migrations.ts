@@ -172,6 +172,43 @@ const MIGRATIONS: readonly string[] = [
      points integer NOT NULL DEFAULT 0,
      expire bigint
    );`,
+  // 9: approvals (issue 25, independent of the webhook migration of that issue): an approver key's group, the
+  // signs held for a quorum (the request whole, as asked), and one vote per key (the primary key).
+  `ALTER TABLE api_keys ADD COLUMN approver_group text;
+   CREATE TABLE approvals (
+     id text COLLATE "C" PRIMARY KEY,
+     vault_id text COLLATE "C" NOT NULL REFERENCES vaults (id),
+     status text NOT NULL CHECK (status IN ('pending', 'approved', 'rejected', 'expired')),
+     rule_id text NOT NULL,
+     required integer NOT NULL CHECK (required BETWEEN 1 AND 10),
+     approver_group text,
+     approvals integer NOT NULL DEFAULT 0,
+     requester text COLLATE "C" NOT NULL,
+     request text NOT NULL,
+     request_hash text NOT NULL,
+     idempotency_key text COLLATE "C",
+     chain text NOT NULL,
+     contract text NOT NULL,
+     sender text NOT NULL,
+     selector text NOT NULL,
+     function_signature text NOT NULL,
+     created timestamptz NOT NULL,
+     expires timestamptz NOT NULL,
+     decided timestamptz,
+     release_token text,
+     release_until timestamptz,
+     result text
+   );
+   CREATE UNIQUE INDEX approvals_by_idempotency_key ON approvals (vault_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+   CREATE INDEX approvals_by_vault ON approvals (vault_id, created, id);
+   CREATE INDEX approvals_pending_by_expiry ON approvals (expires) WHERE status = 'pending';
+   CREATE TABLE approval_votes (
+     approval_id text COLLATE "C" NOT NULL REFERENCES approvals (id) ON DELETE CASCADE,
+     api_key_id text COLLATE "C" NOT NULL,
+     vote text NOT NULL CHECK (vote IN ('approve', 'reject')),
+     at timestamptz NOT NULL,
+     PRIMARY KEY (approval_id, api_key_id)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

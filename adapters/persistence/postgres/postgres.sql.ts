@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { appendChained, type ChainedEvent, type ChainHead } from '../../../src/domain/audit-chain.js';
+import { appendChained, type ChainedEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
@@ -70,6 +70,22 @@ export class PostgresSql implements SqlDatabase {
 
   commitDurable(write: DurableWrite): Promise<void> {
     return this.batches.submit(write);
+  }
+
+  /** The audit head lock is taken at the end, after `work`'s statements: held for the chaining and the commit only. */
+  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (client) => {
+      const events: PreparedAuditEvent[] = [];
+      const value = await work(sessionOf(client), (event) => events.push(event));
+      if (events.length > 0) {
+        await client.query(`SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK})`);
+        const { rows } = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+        const head = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
+        const audit = auditInsert(appendChained(head, events), 1);
+        await client.query(audit.text, audit.values);
+      }
+      return value;
+    });
   }
 
   ping(): Promise<void> {

@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import type { ApprovalStore } from '../../../src/ports/approval-store.port.js';
 import type { AuditLog } from '../../../src/ports/audit-log.port.js';
 import type { JobLock } from '../../../src/ports/job-lock.port.js';
 import type { KeyQuarantine } from '../../../src/ports/key-quarantine.port.js';
@@ -22,6 +23,7 @@ export function persistenceModule(persistence: Persistence, deploymentId: string
     bind<JobLock>(PORT_TOKENS.JOB_LOCK).toConstantValue(persistence.jobLock);
     bind<KeyQuarantine | undefined>(PORT_TOKENS.KEY_QUARANTINE).toConstantValue(persistence.keyQuarantine);
     bind<SignCounter | undefined>(PORT_TOKENS.SIGN_COUNTER).toConstantValue(persistence.signCounter);
+    bind<ApprovalStore | undefined>(PORT_TOKENS.APPROVAL_STORE).toConstantValue(persistence.approvals);
     bind<string | null>(PORT_TOKENS.DEPLOYMENT_ID).toConstantValue(deploymentId);
   });
 }

@@ -31,6 +31,8 @@ export interface ApiKeyRow<T> {
   roles: string;
   /** Comma-separated CIDR ranges; null: from anywhere. */
   allow_cidrs: string | null;
+  /** The approver group (issue 25); null: none. */
+  approver_group?: string | null;
 }
 export interface VaultRow<T> {
   id: string;
@@ -104,11 +106,13 @@ export const toApiKey = <T>(r: ApiKeyRow<T>, at: InstantDecoder<T>): ApiKeyRecor
   revoked: opt(r.revoked, at),
   roles: parseRoles(r.roles),
   allowCidrs: r.allow_cidrs === null ? null : parseCidrs(r.allow_cidrs),
+  ...(r.approver_group ? { group: r.approver_group } : {}),
 });
-/** The columns `roles` and `allow_cidrs` of a record, as toApiKey reads them. */
-export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null] => [
+/** The columns `roles`, `allow_cidrs` and `approver_group` of a record, as toApiKey reads them. */
+export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null, string | null] => [
   key.roles.join(','),
   key.allowCidrs === null ? null : key.allowCidrs.map((c) => c.text).join(','),
+  key.group ?? null,
 ];
 export const toVault = <T>(r: VaultRow<T>, at: InstantDecoder<T>): Vault => ({ id: r.id, accountId: r.account_id, name: r.name, created: at(r.created) });
 export const toSignatureRecord = <T>(r: SignatureRow<T>, at: InstantDecoder<T>): SignatureRecord => ({

@@ -38,6 +38,12 @@ export interface SqlDatabase extends SqlSession {
   /** Runs `work` in one write transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T>;
   /**
+   * `transaction`, with the audit events `work` hands to `audit` chained at its end in the same
+   * transaction (after the head, read while holding what keeps it from moving): the change and its audit
+   * records are durable together or not at all.
+   */
+  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T>;
+  /**
    * Commits `write` durably with the other writes of the sign path (group commit); resolves once it is on
    * disk. A write that cannot be stored fails alone.
    */

@@ -1,6 +1,7 @@
 import type { JobLock } from '../../../src/ports/job-lock.port.js';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import type { RequestRateStore } from '../../../src/ports/request-rate-store.port.js';
+import { SqlApprovalStore } from './sql.approval-store.js';
 import { SqlAuditLog } from './sql.audit-log.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
 import { SqlPolicyRepository } from './sql.policy-repository.js';
@@ -32,6 +33,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     policies: new SqlPolicyRepository(db),
     keyQuarantine: new SqlKeyQuarantine(db),
     signCounter: new SqlSignCounter(db),
+    approvals: new SqlApprovalStore(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     jobLock: parts.jobLock,

@@ -6,7 +6,7 @@ import { apiKeyAccessColumns, IDEMPOTENCY_COLUMNS, toApiKey, toIdempotency, toVa
 import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
 
 const VAULT = 'SELECT id, account_id, name, created FROM vaults';
-const API_KEY = 'SELECT id, vault_id, secret_hash, created, revoked, roles, allow_cidrs FROM api_keys';
+const API_KEY = 'SELECT id, vault_id, secret_hash, created, revoked, roles, allow_cidrs, approver_group FROM api_keys';
 const WALLET = `SELECT ${WALLET_COLUMNS} FROM wallets`;
 const INSERT_WALLET = `INSERT INTO wallets (${WALLET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 // The no-op update makes RETURNING give the existing row too, in one statement and one snapshot.
@@ -67,7 +67,7 @@ export class SqlWalletRepository implements WalletRepository {
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.db.run('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked, roles, allow_cidrs) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    await this.db.run('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked, roles, allow_cidrs, approver_group) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
       key.id,
       key.vaultId,
       key.secretHash,

@@ -145,6 +145,43 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL
    );
    CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
+  // Approvals (issue 25, independent of the webhook migration of that issue): an approver key's group, the
+  // signs held for a quorum (the request whole, as asked), and one vote per key (the primary key).
+  `ALTER TABLE api_keys ADD COLUMN approver_group TEXT;
+   CREATE TABLE approvals (
+     id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL REFERENCES vaults (id),
+     status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected', 'expired')),
+     rule_id TEXT NOT NULL,
+     required INTEGER NOT NULL CHECK (required BETWEEN 1 AND 10),
+     approver_group TEXT,
+     approvals INTEGER NOT NULL DEFAULT 0,
+     requester TEXT NOT NULL,
+     request TEXT NOT NULL CHECK (json_valid(request)),
+     request_hash TEXT NOT NULL,
+     idempotency_key TEXT,
+     chain TEXT NOT NULL,
+     contract TEXT NOT NULL,
+     sender TEXT NOT NULL,
+     selector TEXT NOT NULL,
+     function_signature TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     expires INTEGER NOT NULL,
+     decided INTEGER,
+     release_token TEXT,
+     release_until INTEGER,
+     result TEXT
+   ) WITHOUT ROWID;
+   CREATE UNIQUE INDEX approvals_by_idempotency_key ON approvals (vault_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+   CREATE INDEX approvals_by_vault ON approvals (vault_id, created, id);
+   CREATE INDEX approvals_pending_by_expiry ON approvals (expires) WHERE status = 'pending';
+   CREATE TABLE approval_votes (
+     approval_id TEXT NOT NULL REFERENCES approvals (id) ON DELETE CASCADE,
+     api_key_id TEXT NOT NULL,
+     vote TEXT NOT NULL CHECK (vote IN ('approve', 'reject')),
+     at INTEGER NOT NULL,
+     PRIMARY KEY (approval_id, api_key_id)
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { appendChained, chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { AUDIT_COLUMNS, fromMillis, SIGNATURE_COLUMNS, type InstantDecoder } from '../sql/rows.js';
 import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
@@ -88,6 +88,21 @@ export class SqliteSql implements SqlDatabase {
       this.held = undefined;
       release();
     }
+  }
+
+  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      const events: PreparedAuditEvent[] = [];
+      const value = await work(tx, (event) => events.push(event));
+      if (events.length > 0) {
+        // BEGIN IMMEDIATE holds the write lock: the head cannot move until the commit.
+        const head = (this.head.get() as ChainHead | undefined) ?? null;
+        for (const r of appendChained(head, events)) {
+          this.insertAudit.run(r.seq, r.atMillis, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash);
+        }
+      }
+      return value;
+    });
   }
 
   // The commit queue flushes on a later turn of the event loop, never while `held`: a transaction's

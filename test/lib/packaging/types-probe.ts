@@ -34,7 +34,10 @@ const code: ErrorCode = ErrorCode.KEYSTORE_UNAVAILABLE;
 // The in-process API is typed end to end: a command built by hand, the use case's result as declared.
 const signed = async (v: Vault, principal: Principal): Promise<string> => {
   const command: SignCallCommand = { principal, chain: 'local', contract: '0x' + '11'.repeat(20), sender: '0x' + '22'.repeat(20), abi: { name: 'f', inputs: [] }, args: [] };
-  const result: SignResult = await v.signCall.execute(command);
+  const outcome = await v.signCall.execute(command);
+  // A sign an approval rule holds answers the approval instead (nothing signed yet).
+  if ('approval' in outcome) return outcome.approval.id;
+  const result: SignResult = outcome;
   const submission: RecordSubmissionCommand = { vaultId: principal.vaultId, submissionHash: result.submissionHash, transactionHash: '0x' + '33'.repeat(32) };
   return (await v.recordSubmission.execute(submission)).submissionHash;
 };

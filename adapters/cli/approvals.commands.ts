@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { Container } from 'inversify';
+import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
+import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
+import { CliRefusal, print } from './output.js';
+
+const operatorContext = async () => import('./operator-context.js');
+const approvalsUseCases = async () => import('../../src/application/approvals.use-case.js');
+const useCasesOf = async () => {
+  const [{ Authenticate }, { Authorize }] = await Promise.all([import('../../src/application/authenticate.use-case.js'), import('../../src/application/authorize.use-case.js')]);
+  return { Authenticate, Authorize };
+};
+
+/** The environment variable an approver's API key is read from (never from the command line, where `ps` shows it). */
+export const API_KEY_ENV = 'WALLET_VAULT_API_KEY';
+
+interface KeyOptions {
+  readonly vault: string;
+  readonly apiKeyFile?: string;
+  readonly json?: boolean;
+}
+
+/** The caller's API key: `--api-key-file` (its first line), else WALLET_VAULT_API_KEY. */
+function apiKeyOf(o: KeyOptions): string {
+  if (o.apiKeyFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(o.apiKeyFile, 'utf8');
+    } catch (error) {
+      throw new CliRefusal(`--api-key-file: cannot read ${o.apiKeyFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'API_KEY_FILE');
+    }
+    const key = text.split(/\r?\n/, 1)[0]!.trim();
+    if (key === '') throw new CliRefusal(`--api-key-file: ${o.apiKeyFile} holds no API key`, 'API_KEY_FILE');
+    return key;
+  }
+  const key = process.env[API_KEY_ENV]?.trim();
+  if (!key) throw new CliRefusal(`an API key is needed: set ${API_KEY_ENV} or pass --api-key-file PATH (never the key itself on the command line)`, 'UNAUTHENTICATED');
+  return key;
+}
+
+/**
+ * Authenticates the key as an HTTP caller of the vault would be (the same refusals, a network-bound key
+ * refused: the command has no client address), checks its role, then runs `action` as that key.
+ */
+async function asApiKey<T>(container: Container, o: KeyOptions, role: ApiKeyRole | readonly ApiKeyRole[], operation: string, action: (principal: import('../../src/application/principal.js').Principal) => Promise<T>): Promise<T> {
+  const { Authenticate, Authorize } = await useCasesOf();
+  const principal = await container.get(Authenticate).execute(apiKeyOf(o), o.vault, 'command line');
+  await container.get(Authorize).execute(principal, role, `wallet-vault approvals ${operation}`);
+  return action(principal);
+}
+
+const describeApproval = (a: Approval): string => {
+  return `${a.id}  ${a.status.padEnd(8)} ${a.approvals}/${a.required}${a.group ? ` (group ${a.group})` : ''}  ${a.chain} ${a.contract} ${a.functionSignature}  expires ${a.expires.toISOString()}`;
+};
+
+const withKey = (command: Command): Command =>
+  command
+    .requiredOption('--vault <vaultId>', 'the vault of the approval')
+    .option('--api-key-file <path>', `a file holding the API key (else ${API_KEY_ENV}); never the key on the command line`)
+    .option('--json', 'print JSON');
+
+/** `wallet-vault approvals list|show|approve|reject`: signs held for a quorum, with an API key of the vault. */
+export function registerApprovalCommands(program: Command): void {
+  const approvals = program
+    .command('approvals')
+    .description(`signs held for a quorum of approver keys (four eyes): read with a signer, reader or approver key, vote with an approver key (${API_KEY_ENV} or --api-key-file)`);
+  withKey(approvals.command('list').description("list a vault's approvals, oldest first"))
+    .option('--status <status>', `only approvals of this status: ${APPROVAL_STATUSES.join(', ')}`)
+    .action(async (o: KeyOptions & { status?: string }) => {
+      if (o.status !== undefined && !(APPROVAL_STATUSES as readonly string[]).includes(o.status)) {
+        throw new CliRefusal(`--status: ${JSON.stringify(o.status)} is not one of ${APPROVAL_STATUSES.join(', ')}`, 'INVALID_ARGUMENT');
+      }
+      const { ListApprovals } = await approvalsUseCases();
+      const page = await (await operatorContext()).withPersistence((c) =>
+        asApiKey(c, o, APPROVAL_READERS, 'list', (p) => c.get(ListApprovals).execute(p.vaultId, { status: o.status as ApprovalStatus | undefined, count: 1000 })),
+      );
+      const { presentApprovalOf } = await approvalsUseCases();
+      print(!!o.json, { count: page.count, page: page.page.map(presentApprovalOf) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
+    });
+  withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
+    .action(async (id: string, o: KeyOptions) => {
+      const { GetApproval } = await approvalsUseCases();
+      const approval = await (await operatorContext()).withPersistence((c) => asApiKey(c, o, APPROVAL_READERS, 'show', (p) => c.get(GetApproval).execute(p.vaultId, id)));
+      await printApproval(approval, !!o.json);
+    });
+  for (const vote of ['approve', 'reject'] as const) {
+    withKey(
+      approvals
+        .command(vote)
+        .description(
+          vote === 'approve'
+            ? 'approve a held sign with an approver key (never the requesting key); the approval completing the quorum makes the signature'
+            : 'reject a held sign with an approver key: it is never signed',
+        )
+        .argument('<id>', 'the approval'),
+    ).action(async (id: string, o: KeyOptions) => {
+      const { VoteOnApproval } = await approvalsUseCases();
+      const context = await operatorContext();
+      // Approving may release the signature: the key stores are opened for it.
+      const run = vote === 'approve' ? context.withKeyStores : context.withPersistence;
+      const approval = await run((c) => asApiKey(c, o, 'approver', vote, (principal) => c.get(VoteOnApproval).execute({ principal, id, vote })));
+      await printApproval(approval, !!o.json);
+    });
+  }
+}
+
+async function printApproval(approval: Approval, json: boolean): Promise<void> {
+  const { presentApprovalOf } = await approvalsUseCases();
+  const view = presentApprovalOf(approval);
+  print(json, view, () =>
+    [
+      describeApproval(approval),
+      `  requested by ${view.requester} at ${view.created} (rule ${view.rule})`,
+      `  sender ${view.request.sender}`,
+      ...view.request.arguments.map((a) => `  ${a.name || '(unnamed)'} (${a.type}) = ${JSON.stringify(a.value)}`),
+      ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}`),
+      ...(view.result ? [`  signed: submissionHash ${view.result.submissionHash}`] : []),
+    ].join('\n'),
+  );
+}

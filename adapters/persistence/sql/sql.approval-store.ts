@@ -1,0 +1,209 @@
+import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
+import type { Approval, ApprovalStatus, ApprovalVote } from '../../../src/domain/approval.js';
+import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../../../src/ports/approval-store.port.js';
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
+import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
+import { SIGNATURE_COLUMNS, type InstantDecoder } from './rows.js';
+import { rowPlaceholders, type SqlDatabase, type SqlSession } from './sql-database.js';
+
+const COLUMNS =
+  'id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key, chain, contract, sender, selector, function_signature, created, expires, decided, result';
+
+interface ApprovalRow<T> {
+  id: string;
+  vault_id: string;
+  status: ApprovalStatus;
+  rule_id: string;
+  required: number | string;
+  approver_group: string | null;
+  approvals: number | string;
+  requester: string;
+  request: string;
+  request_hash: string;
+  idempotency_key: string | null;
+  chain: string;
+  contract: string;
+  sender: string;
+  selector: string;
+  function_signature: string;
+  created: T;
+  expires: T;
+  decided: T | null;
+  result: string | null;
+}
+interface VoteRow<T> {
+  approval_id: string;
+  api_key_id: string;
+  vote: 'approve' | 'reject';
+  at: T;
+}
+
+const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key,
+  chain, contract, sender, selector, function_signature, created, expires)
+  VALUES ($1, $2, 'pending', $3, $4, $5, 0, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+  ON CONFLICT DO NOTHING`;
+const BY_ID = `SELECT ${COLUMNS} FROM approvals WHERE vault_id = $1 AND id = $2`;
+const BY_KEY = `SELECT ${COLUMNS} FROM approvals WHERE vault_id = $1 AND idempotency_key = $2`;
+const VOTES = (n: number) => `SELECT approval_id, api_key_id, vote, at FROM approval_votes WHERE approval_id IN (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')}) ORDER BY at, api_key_id`;
+// What each status filter means at `now` ($2, given only where used: PostgreSQL types every parameter):
+// pending turns expired at its expiry, marked or not.
+const FILTERS: Record<ApprovalStatus | 'any', { readonly sql: string; readonly atNow: boolean }> = {
+  any: { sql: 'TRUE', atNow: false },
+  pending: { sql: "status = 'pending' AND expires > $2", atNow: true },
+  expired: { sql: "(status = 'expired' OR (status = 'pending' AND expires <= $2))", atNow: true },
+  approved: { sql: "status = 'approved'", atNow: false },
+  rejected: { sql: "status = 'rejected'", atNow: false },
+};
+const VOTE = 'INSERT INTO approval_votes (approval_id, api_key_id, vote, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING';
+// Counted only while pending and unexpired: re-checked here, under the row's lock, whatever was read before.
+const COUNT_VOTE = `UPDATE approvals SET approvals = approvals + $3,
+  status = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN 'rejected' ELSE status END,
+  decided = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN $5 ELSE decided END
+  WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $5`;
+const CLAIM = `UPDATE approvals SET release_token = $3, release_until = $5
+  WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $4 AND approvals >= required
+  AND (release_token IS NULL OR release_until <= $4)`;
+const ABANDON = 'UPDATE approvals SET release_token = NULL, release_until = NULL WHERE vault_id = $1 AND id = $2 AND release_token = $3';
+const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL
+  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4`;
+const DUE = `SELECT ${COLUMNS} FROM approvals WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
+  ORDER BY expires LIMIT $2`;
+const MARK_EXPIRED = `UPDATE approvals SET status = 'expired', decided = expires, release_token = NULL, release_until = NULL
+  WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires <= $3 AND (release_token IS NULL OR release_until <= $3)`;
+
+/** Approvals over the SQL seam, for both dialects; every change with its audit records in one transaction. */
+export class SqlApprovalStore implements ApprovalStore {
+  constructor(private readonly db: SqlDatabase) {}
+
+  async create(a: NewApproval, requested: AuditEvent): Promise<Approval | null> {
+    const event = prepareAuditEvent(requested);
+    const inserted = await this.db.auditedTransaction(async (tx, audit) => {
+      const n = await tx.run(INSERT, [
+        a.id, a.vaultId, a.ruleId, a.required, a.group, a.requester, a.request, a.requestHash, a.idempotencyKey,
+        a.chain, a.contract, a.sender, a.selector, a.functionSignature, a.created, a.expires,
+      ]);
+      if (n === 1) audit(event);
+      return n === 1;
+    });
+    return inserted ? { ...a, status: 'pending', approvals: 0, decided: null, votes: [], result: null } : null;
+  }
+
+  find(vaultId: string, id: string): Promise<Approval | null> {
+    return this.one(this.db, BY_ID, [vaultId, id]);
+  }
+
+  findByIdempotencyKey(vaultId: string, key: string): Promise<Approval | null> {
+    return this.one(this.db, BY_KEY, [vaultId, key]);
+  }
+
+  async list(vaultId: string, q: { status?: ApprovalStatus; now: Date; offset: number; count: number }): Promise<ApprovalPage> {
+    const filter = FILTERS[q.status ?? 'any'];
+    const where = `vault_id = $1 AND ${filter.sql}`;
+    const params: unknown[] = filter.atNow ? [vaultId, q.now] : [vaultId];
+    const [total] = await this.db.all<{ n: number | string }>(`SELECT count(*) AS n FROM approvals WHERE ${where}`, params);
+    const n = params.length;
+    const rows = await this.db.all<ApprovalRow<unknown>>(`SELECT ${COLUMNS} FROM approvals WHERE ${where} ORDER BY created, id LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      ...params,
+      q.count,
+      q.offset,
+    ]);
+    return { count: Number(total?.n ?? 0), page: await this.withVotes(this.db, rows) };
+  }
+
+  async vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome> {
+    try {
+      return await this.db.auditedTransaction(async (tx, audit) => {
+        if ((await tx.run(VOTE, [id, vote.apiKeyId, vote.vote, vote.at])) === 0) throw new Refused({ kind: 'already-voted' });
+        const counted = await tx.run(COUNT_VOTE, [vaultId, id, vote.vote === 'approve' ? 1 : 0, vote.vote, vote.at]);
+        if (counted === 0) throw new Refused({ kind: 'closed' });
+        const approval = (await this.one(tx, BY_ID, [vaultId, id]))!;
+        for (const event of events(approval)) audit(prepareAuditEvent(event));
+        return { kind: 'recorded', approval } as const;
+      });
+    } catch (error) {
+      // Thrown inside, so the transaction rolled back: the vote row of a closed approval is not kept.
+      if (error instanceof Refused) return error.outcome;
+      throw error;
+    }
+  }
+
+  async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
+    return (await this.db.run(CLAIM, [vaultId, id, token, now, leaseUntil])) === 1;
+  }
+
+  async abandonRelease(vaultId: string, id: string, token: string): Promise<void> {
+    await this.db.run(ABANDON, [vaultId, id, token]);
+  }
+
+  release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean> {
+    const prepared = events.map(prepareAuditEvent);
+    return this.db.auditedTransaction(async (tx, audit) => {
+      if ((await tx.run(APPROVE, [vaultId, id, token, now, result])) === 0) return false;
+      await tx.run(`INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(1, 11)}`, [
+        s.submissionHash, s.vaultId, s.walletId, s.walletAddress, s.chain, s.contract, s.sender, s.selector, s.created, s.transactionHash, s.submitted,
+      ]);
+      prepared.forEach(audit);
+      return true;
+    });
+  }
+
+  async expire(now: Date, limit: number, decided: (approval: Approval) => AuditEvent): Promise<Approval[]> {
+    const due = await this.withVotes(this.db, await this.db.all<ApprovalRow<unknown>>(DUE, [now, limit]));
+    const expired: Approval[] = [];
+    // One transaction each: an approval voted or claimed meanwhile is left as it is (the update's condition).
+    for (const approval of due) {
+      const marked = await this.db.auditedTransaction(async (tx, audit) => {
+        if ((await tx.run(MARK_EXPIRED, [approval.vaultId, approval.id, now])) === 0) return null;
+        const done: Approval = { ...approval, status: 'expired', decided: approval.expires };
+        audit(prepareAuditEvent(decided(done)));
+        return done;
+      });
+      if (marked) expired.push(marked);
+    }
+    return expired;
+  }
+
+  private async one(session: SqlSession, sql: string, params: unknown[]): Promise<Approval | null> {
+    const rows = await session.all<ApprovalRow<unknown>>(sql, params);
+    return rows.length === 0 ? null : (await this.withVotes(session, rows))[0]!;
+  }
+
+  private async withVotes(session: SqlSession, rows: ApprovalRow<unknown>[]): Promise<Approval[]> {
+    if (rows.length === 0) return [];
+    const at = this.db.instant;
+    const votes = await session.all<VoteRow<unknown>>(VOTES(rows.length), rows.map((r) => r.id));
+    return rows.map((r) => toApproval(r, votes.filter((v) => v.approval_id === r.id), at));
+  }
+}
+
+class Refused extends Error {
+  constructor(readonly outcome: VoteOutcome) {
+    super(outcome.kind);
+  }
+}
+
+function toApproval(r: ApprovalRow<unknown>, votes: VoteRow<unknown>[], at: InstantDecoder<unknown>): Approval {
+  return {
+    id: r.id,
+    vaultId: r.vault_id,
+    status: r.status,
+    ruleId: r.rule_id,
+    required: Number(r.required),
+    group: r.approver_group,
+    approvals: Number(r.approvals),
+    requester: r.requester,
+    request: r.request,
+    requestHash: r.request_hash,
+    idempotencyKey: r.idempotency_key,
+    chain: r.chain,
+    contract: r.contract,
+    sender: r.sender,
+    selector: r.selector,
+    functionSignature: r.function_signature,
+    created: at(r.created),
+    expires: at(r.expires),
+    decided: r.decided === null ? null : at(r.decided),
+    votes: votes.map((v) => ({ apiKeyId: v.api_key_id, vote: v.vote, at: at(v.at) })),
+    result: r.result,
+  };
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import { showValue } from '../domain/show-value.js';
+import { effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
+import { DomainError, ErrorCode } from '../domain/errors.js';
+import { parseAbiFunction } from '../domain/signing/abi-function.js';
+import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
+import type { ApprovalPage, ApprovalStore } from '../ports/approval-store.port.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
+import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
+import type { Principal } from './principal.js';
+import type { SignCall, SignResult } from './sign-call.use-case.js';
+
+/**
+ * How long one caller holds the release of an approved request: a process that dies while signing keeps
+ * others from retrying for this long at most. A release that outlives it and loses the claim writes nothing.
+ */
+export const RELEASE_LEASE_MS = 120_000;
+/** Approvals marked expired per pass of the job. */
+const EXPIRE_BATCH = 100;
+
+/** The approval `id` of the vault, or APPROVAL_NOT_FOUND (also for text that cannot be an id). */
+async function findApproval(store: ApprovalStore, vaultId: string, id: string): Promise<Approval> {
+  const approval = isWellFormedApprovalId(id) ? await store.find(vaultId, id) : null;
+  if (approval === null) throw notFound(id);
+  return approval;
+}
+
+function storeOf(store: ApprovalStore | undefined): ApprovalStore {
+  if (store === undefined) throw new DomainError(ErrorCode.APPROVAL_NOT_FOUND, 'approvals: this persistence holds none');
+  return store;
+}
+
+// Text that is no id is quoted (and cut): a refusal never echoes a long or odd path back as it came.
+const notFound = (id: string) => new DomainError(ErrorCode.APPROVAL_NOT_FOUND, `approval ${isWellFormedApprovalId(id) ? id : showValue(id)} not found in this vault`);
+/** As every read reports it: pending turns expired at its expiry, whether the job has marked it or not. */
+const asOf = (approval: Approval, now: Date): Approval => {
+  const status = effectiveStatus(approval, now);
+  return status === approval.status ? approval : { ...approval, status };
+};
+
+/** A vault's approvals, oldest first, optionally of one status (`?status=pending`). */
+export class ListApprovals {
+  constructor(
+    private readonly store: ApprovalStore | undefined,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(vaultId: string, query: { status?: ApprovalStatus; offset?: number; count?: number } = {}): Promise<ApprovalPage> {
+    const now = this.clock.now();
+    if (this.store === undefined) return { count: 0, page: [] };
+    const page = await this.store.list(vaultId, { status: query.status, now, offset: query.offset ?? 0, count: query.count ?? 100 });
+    return { count: page.count, page: page.page.map((a) => asOf(a, now)) };
+  }
+}
+
+/** One approval of the vault: what is asked, the votes, and once approved the Sign result. */
+export class GetApproval {
+  constructor(
+    private readonly store: ApprovalStore | undefined,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(vaultId: string, id: string): Promise<Approval> {
+    return asOf(await findApproval(storeOf(this.store), vaultId, id), this.clock.now());
+  }
+}
+
+export interface VoteCommand {
+  readonly principal: Principal;
+  readonly id: string;
+  readonly vote: ApprovalVoteKind;
+}
+
+/**
+ * A vote of an approver key (the route checks the role). Refused: the requester's own key (always), a key
+ * outside the rule's group, a second vote of a key, a vote on a decided or expired approval. One reject
+ * ends the request. The approve that completes the quorum releases the signature (SignCall.release), and
+ * only one caller releases it, whatever the concurrency: the release is claimed by a conditional update.
+ * A release that fails (the chain's RPC, the key store, a limit) leaves the approval pending with its
+ * votes; any later approve call, also by a key that already voted, retries it.
+ */
+export class VoteOnApproval {
+  constructor(
+    private readonly store: ApprovalStore | undefined,
+    private readonly signCall: Pick<SignCall, 'release'>,
+    private readonly clock: Clock,
+    private readonly auditLog: AuditLog,
+    /** The requester's key is read again before a release: a key revoked while its request waited gets nothing. */
+    private readonly apiKeys?: Pick<ApiKeyStore, 'findApiKey'>,
+  ) {}
+
+  async execute(command: VoteCommand): Promise<Approval> {
+    const store = storeOf(this.store);
+    const { principal, id, vote } = command;
+    const vaultId = principal.vaultId;
+    const now = this.clock.now();
+    const approval = await findApproval(store, vaultId, id);
+    if (principal.apiKeyId === approval.requester) {
+      await this.refused(principal, approval, 'self vote');
+      throw new DomainError(ErrorCode.APPROVAL_SELF_VOTE, `approval ${id}: the requesting key can never vote on its own request`);
+    }
+    if (approval.group !== null && (principal.group ?? null) !== approval.group) {
+      await this.refused(principal, approval, `not in approver group ${approval.group}`);
+      const own = principal.group ? `of group ${principal.group}` : 'of no group';
+      throw new DomainError(ErrorCode.APPROVER_NOT_IN_GROUP, `approval ${id}: only approver keys of group ${approval.group} vote on it (this key is ${own})`);
+    }
+    refuseClosed(approval, now);
+    const earlier = approval.votes.find((v) => v.apiKeyId === principal.apiKeyId);
+    if (earlier !== undefined) {
+      // The quorum is there but the signature is not (its release failed): an approver's call retries it.
+      if (earlier.vote === 'approve' && vote === 'approve' && approval.approvals >= approval.required) return this.release(store, approval, principal);
+      throw alreadyVoted(id, earlier.vote);
+    }
+    const outcome = await store.vote(vaultId, id, { apiKeyId: principal.apiKeyId, vote, at: now }, (counted) => this.events(principal, counted, vote, now));
+    if (outcome.kind === 'already-voted') throw alreadyVoted(id, vote);
+    if (outcome.kind === 'closed') {
+      // Decided or expired between the read and the vote: say which, as of now.
+      const current = await store.find(vaultId, id);
+      refuseClosed(current ?? approval, this.clock.now());
+      throw new DomainError(ErrorCode.APPROVAL_CLOSED, `approval ${id}: it takes no more votes`);
+    }
+    const counted = outcome.approval;
+    if (vote === 'approve' && counted.approvals >= counted.required) return this.release(store, counted, principal);
+    return asOf(counted, this.clock.now());
+  }
+
+  /** Claims the release; the claimer signs, anyone else answers the approval as it stands. */
+  private async release(store: ApprovalStore, approval: Approval, principal: Principal): Promise<Approval> {
+    const token = randomUUID();
+    const now = this.clock.now();
+    if (this.apiKeys !== undefined) {
+      const requester = await this.apiKeys.findApiKey(approval.requester);
+      if (requester === null || (requester.revoked !== null && requester.revoked.getTime() <= now.getTime())) {
+        // Left pending (it expires): the votes stand, and nothing is signed for a key no longer trusted.
+        throw new DomainError(ErrorCode.POLICY_DENIED, `approval ${approval.id}: the key that asked for it (${apiKeyActor(approval.requester)}) is revoked; it is not signed`);
+      }
+    }
+    if (await store.claimRelease(approval.vaultId, approval.id, token, now, new Date(now.getTime() + RELEASE_LEASE_MS))) {
+      try {
+        await this.signCall.release(approval, token, actorOf(principal));
+      } catch (error) {
+        // Given back at once: the next approve call retries (the lease would hold it otherwise).
+        await store.abandonRelease(approval.vaultId, approval.id, token).catch(() => undefined);
+        throw error;
+      }
+    }
+    const current = await store.find(approval.vaultId, approval.id);
+    return asOf(current ?? approval, this.clock.now());
+  }
+
+  private events(principal: Principal, approval: Approval, vote: ApprovalVoteKind, at: Date): AuditEvent[] {
+    const base = { at, actor: actorOf(principal), vaultId: approval.vaultId, subject: approval.id } as const;
+    const voted: AuditEvent = {
+      ...base,
+      action: 'approval.voted',
+      details: { approval: approval.id, approvals: approval.approvals, required: approval.required, vote },
+    };
+    if (vote === 'approve') return [voted];
+    return [voted, { ...base, action: 'approval.decided', details: { approval: approval.id, status: 'rejected' } }];
+  }
+
+  /** A try to get around the control is what an auditor looks for first: on record before the refusal. */
+  private async refused(principal: Principal, approval: Approval, reason: string): Promise<void> {
+    await audit(this.auditLog, 'auth.refused', this.clock.now(), actorOf(principal), principal.vaultId, principal.apiKeyId, {
+      approval: approval.id,
+      operation: 'approval vote',
+      reason,
+    });
+  }
+}
+
+const alreadyVoted = (id: string, vote: ApprovalVoteKind) =>
+  new DomainError(ErrorCode.APPROVAL_ALREADY_VOTED, `approval ${id}: this key has already voted (${vote})`);
+
+function refuseClosed(approval: Approval, now: Date): void {
+  const status = effectiveStatus(approval, now);
+  if (status === 'expired') throw new DomainError(ErrorCode.APPROVAL_EXPIRED, `approval ${approval.id}: the request expired before its quorum; it is never signed`);
+  if (status !== 'pending') throw new DomainError(ErrorCode.APPROVAL_CLOSED, `approval ${approval.id}: already ${status}; it takes no more votes`);
+}
+
+/**
+ * Marks pending approvals past their expiry as expired, each with approval.decided {status: expired}, so the
+ * end of every request is on record (reads already report them expired). Run periodically by the server.
+ */
+export class ExpireApprovals {
+  constructor(
+    private readonly store: ApprovalStore | undefined,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(): Promise<{ expired: number }> {
+    if (this.store === undefined) return { expired: 0 };
+    let expired = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const done = await this.store.expire(now, EXPIRE_BATCH, (a) => ({
+        action: 'approval.decided',
+        at: now,
+        actor: SYSTEM,
+        vaultId: a.vaultId,
+        subject: a.id,
+        details: { approval: a.id, status: 'expired' },
+      }));
+      expired += done.length;
+      if (done.length < EXPIRE_BATCH) return { expired };
+    }
+  }
+}
+
+/** One argument of the held request, as parsed against its ABI item. */
+export interface DecodedArgument {
+  readonly name: string;
+  readonly type: string;
+  /** Integers as decimal strings, addresses EIP-55, bytes lower-case hex, tuples and arrays as arrays. */
+  readonly value: unknown;
+}
+
+/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded. */
+export interface ApprovalRequestView {
+  readonly chain: string;
+  readonly contract: string;
+  readonly sender: string;
+  readonly uniq?: string;
+  readonly signer?: string;
+  /** The function's canonical signature (`transfer(address,uint256,(bytes32,bytes32,bytes32,uint8))`). */
+  readonly function: string;
+  readonly selector: string;
+  readonly arguments: readonly DecodedArgument[];
+}
+
+export function describeApprovalRequest(approval: Approval): ApprovalRequestView {
+  const fields = JSON.parse(approval.request) as { chain: string; contract: string; sender: string; uniq?: string; signer?: string; abi: unknown; args: unknown[] };
+  const fn = parseAbiFunction(fields.abi);
+  const values = coerceArguments(fields.args, fn.argParams);
+  return {
+    chain: fields.chain,
+    contract: fields.contract,
+    sender: fields.sender,
+    ...(fields.uniq === undefined ? {} : { uniq: fields.uniq }),
+    ...(fields.signer === undefined ? {} : { signer: fields.signer }),
+    function: fn.signature,
+    selector: fn.selector,
+    arguments: fn.argParams.map((param, i) => ({ name: param.name, type: param.type, value: shown(values[i]!) })),
+  };
+}
+
+const shown = (value: AbiValue): unknown => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? value.map(shown) : value);
+
+/** An approval as the API and the CLI show it: instants as ISO 8601, keys as `api-key:<id>`, the request decoded. */
+export interface ApprovalPresentation {
+  id: string;
+  status: ApprovalStatus;
+  required: number;
+  approvals: number;
+  expires: string;
+  created: string;
+  decided: string | null;
+  rule: string;
+  group: string | null;
+  requester: string;
+  request: Omit<ApprovalRequestView, 'arguments'> & { arguments: DecodedArgument[] };
+  votes: { by: string; vote: ApprovalVoteKind; at: string }[];
+  result: SignResult | null;
+}
+
+export function presentApprovalOf(a: Approval): ApprovalPresentation {
+  const { arguments: args, ...request } = describeApprovalRequest(a);
+  return {
+    id: a.id,
+    status: a.status,
+    required: a.required,
+    approvals: a.approvals,
+    expires: a.expires.toISOString(),
+    created: a.created.toISOString(),
+    decided: a.decided?.toISOString() ?? null,
+    rule: a.ruleId,
+    group: a.group,
+    requester: apiKeyActor(a.requester),
+    request: { ...request, arguments: [...args] },
+    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString() })),
+    result: approvalResult(a),
+  };
+}
+
+/** The Sign result of an approved request, or null. */
+export const approvalResult = (approval: Approval): SignResult | null => (approval.status === 'approved' && approval.result !== null ? (JSON.parse(approval.result) as SignResult) : null);

@@ -1,0 +1,67 @@
+import type { ApiKeyRole } from './api-key-access.js';
+
+/** Who may read approvals: the keys that ask (signer), read (reader) or vote (approver). */
+export const APPROVAL_READERS: readonly ApiKeyRole[] = ['signer', 'reader', 'approver'];
+
+/** Where a held sign stands: waiting for its quorum, signed, refused by a vote, or past its expiry. */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export type ApprovalVoteKind = 'approve' | 'reject';
+
+export interface ApprovalVote {
+  /** The voting key's id (never its value). */
+  readonly apiKeyId: string;
+  readonly vote: ApprovalVoteKind;
+  readonly at: Date;
+}
+
+/**
+ * A sign held for a quorum: the request exactly as asked (canonical JSON of the Sign command's fields),
+ * what the rule asks, the votes so far and, once approved, the Sign result.
+ */
+export interface Approval {
+  readonly id: string;
+  readonly vaultId: string;
+  /** As stored: a pending approval past `expires` is expired for every purpose (effectiveStatus). */
+  readonly status: ApprovalStatus;
+  /** The policy's approval rule that held the sign (`a1`, ...). */
+  readonly ruleId: string;
+  readonly required: number;
+  /** Only votes of approver keys of this group count; null: any approver key of the vault. */
+  readonly group: string | null;
+  /** Approve votes counted. */
+  readonly approvals: number;
+  /** The requesting API key's id: it can never vote on its own request. */
+  readonly requester: string;
+  /** The Sign command's fields (chain, contract, sender, abi, args, uniq?, signer?) as canonical JSON. */
+  readonly request: string;
+  /** sha256 of `request`: what an Idempotency-Key repeat is compared with. */
+  readonly requestHash: string;
+  readonly idempotencyKey: string | null;
+  readonly chain: string;
+  readonly contract: string;
+  readonly sender: string;
+  readonly selector: string;
+  /** The canonical signature of the function (`transfer(address,uint256,(bytes32,bytes32,bytes32,uint8))`). */
+  readonly functionSignature: string;
+  readonly created: Date;
+  readonly expires: Date;
+  /** When it was approved, rejected or marked expired. */
+  readonly decided: Date | null;
+  readonly votes: readonly ApprovalVote[];
+  /** The Sign result once approved: `{"submissionHash", "args"}` as JSON text. */
+  readonly result: string | null;
+}
+
+const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether path text can name an approval at all (ids are UUIDs): anything else names none, answered
+ * without asking a database (PostgreSQL refuses a NUL in text with an error of its own).
+ */
+export const isWellFormedApprovalId = (id: string): boolean => id.length === 36 && APPROVAL_ID.test(id);
+
+/** The status as every read reports it: pending turns expired at `expires`, whether or not the job has marked it. */
+export function effectiveStatus(approval: Pick<Approval, 'status' | 'expires'>, now: Date): ApprovalStatus {
+  return approval.status === 'pending' && approval.expires.getTime() <= now.getTime() ? 'expired' : approval.status;
+}

@@ -1,0 +1,57 @@
+import type { Approval, ApprovalStatus, ApprovalVote } from '../domain/approval.js';
+import type { AuditEvent } from './audit-log.port.js';
+import type { SignatureRecord } from './signature-log.port.js';
+
+/** A new approval: pending, no votes. */
+export type NewApproval = Omit<Approval, 'status' | 'approvals' | 'decided' | 'votes' | 'result'>;
+
+/** What a vote did: counted (the approval as it now stands), refused as a second vote of the key, or too late. */
+export type VoteOutcome = { readonly kind: 'recorded'; readonly approval: Approval } | { readonly kind: 'already-voted' } | { readonly kind: 'closed' };
+
+export interface ApprovalPage {
+  /** All approvals of the vault with the status asked, not only this page. */
+  readonly count: number;
+  readonly page: readonly Approval[];
+}
+
+/**
+ * Signs held for a quorum (issue 25). Every change and its audit record are one transaction: an approval
+ * is never stored without its approval.requested record, a vote without approval.voted, a decision without
+ * approval.decided. Each write re-checks its condition in the database (still pending, not expired, the
+ * release still claimed by its caller), so concurrent callers on any instance agree.
+ */
+export interface ApprovalStore {
+  /**
+   * Stores a pending approval with its approval.requested record. With an idempotency key already bound to
+   * an approval of the vault, stores nothing and resolves to null (read that one with findByIdempotencyKey).
+   */
+  create(approval: NewApproval, requested: AuditEvent): Promise<Approval | null>;
+  find(vaultId: string, id: string): Promise<Approval | null>;
+  findByIdempotencyKey(vaultId: string, key: string): Promise<Approval | null>;
+  /** Oldest first (created, id); `status` as effectiveStatus reports it at `now`. */
+  list(vaultId: string, query: { readonly status?: ApprovalStatus; readonly now: Date; readonly offset: number; readonly count: number }): Promise<ApprovalPage>;
+  /**
+   * One vote per key (a unique constraint, not a read first): counted only while the approval is pending and
+   * `now` is before its expiry. A reject ends it (rejected, with `decided` appended). `events(approval)`
+   * gives the audit records to write with the vote, from the approval as the vote left it.
+   */
+  vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome>;
+  /**
+   * Claims the release of a pending approval with its quorum: true for exactly one caller until `leaseUntil`
+   * passes or the claim is given back. `token` names the claimer.
+   */
+  claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Gives a claim back (the release failed): the next approve call retries at once. */
+  abandonRelease(vaultId: string, id: string, token: string): Promise<void>;
+  /**
+   * Records the released signature (its signature row), the result on the approval (approved) and `events`
+   * (signature.issued, approval.decided) in one transaction, only while `token` still holds the claim and the
+   * approval is pending and unexpired at `now`; false (nothing written) otherwise.
+   */
+  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean>;
+  /**
+   * Marks up to `limit` pending approvals past their expiry as expired (none whose release is claimed), each
+   * with the audit record `decided(approval)` gives, and returns them.
+   */
+  expire(now: Date, limit: number, decided: (approval: Approval) => AuditEvent): Promise<Approval[]>;
+}

@@ -1,0 +1,101 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../support/http-client.js';
+import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+import { localSignBody } from '../support/sign-request.js';
+
+interface Key {
+  apiKey: string;
+  id: string;
+}
+
+describe('wallet-vault approvals (and policies approvals, api-keys --group)', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let vaultId: string;
+  let server: ChildServer;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-approvals-cli-'));
+    env = { VAULT_DATA_DIR: dataDir };
+    vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'four eyes'], env)).id;
+    server = await spawnServer(env);
+  });
+  afterAll(async () => {
+    await server?.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const key = (...args: string[]) => cliJson<Key>(['api-keys', 'create', '--vault', vaultId, ...args], env);
+  /** The error a --json command wrote: the last line of stderr (notes, such as the store opened, come before it). */
+  const errorOf = (r: { stderr: string }) => JSON.parse(r.stderr.trim().split('\n').at(-1)!) as { code: string };
+  const asKey = (k: Key, ...args: string[]) => runCli(['approvals', ...args, '--vault', vaultId, '--json'], { ...env, WALLET_VAULT_API_KEY: k.apiKey });
+
+  it('a rule added by the operator holds a sign; approver keys vote from the command line; the quorum releases the signature', async () => {
+    const rule = await cliJson<{ rule: { id: string; required: number; group: string } }>(
+      ['policies', 'approvals', 'add', '--vault', vaultId, '--required', '2', '--group', 'treasury', '--chains', 'local'],
+      env,
+    );
+    expect(rule.rule).toMatchObject({ id: 'a1', required: 2, group: 'treasury' });
+    const shown = await runCli(['policies', 'show', '--vault', vaultId], env);
+    expect(shown.stdout).toContain('approval   a1: 2 approvals of group treasury, for chains local, expires after 1d');
+
+    const admin = await key('--roles', 'admin');
+    const signer = await key('--roles', 'signer,approver');
+    const [one, two] = [await key('--roles', 'approver', '--group', 'treasury'), await key('--roles', 'approver', '--group', 'treasury')];
+    const outsider = await key('--roles', 'approver');
+    // A group on a key that cannot vote says nothing: refused.
+    expect((await runCli(['api-keys', 'create', '--vault', vaultId, '--roles', 'signer', '--group', 'treasury'], env)).code).toBe(1);
+
+    const base = `/api/v1/vaults/${vaultId}`;
+    const wallet = (await client(server.url, admin.apiKey).post(`${base}/wallets`, { name: 'w' })).body.data.address;
+    const held = await client(server.url, signer.apiKey).post(`${base}/sign`, localSignBody(wallet));
+    expect(held.status).toBe(202);
+    const id: string = held.body.data.approval.id;
+
+    const listed = await asKey(one, 'list', '--status', 'pending');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).page.map((a: { id: string }) => a.id)).toEqual([id]);
+
+    // No key, the key on argv is not an option, the requester's own key, a key outside the group: all refused.
+    const none = await runCli(['approvals', 'approve', id, '--vault', vaultId], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('WALLET_VAULT_API_KEY');
+    expect((await runCli(['approvals', 'approve', id, '--vault', vaultId, '--api-key', one.apiKey], env)).code).toBe(2);
+    const self = await asKey(signer, 'approve', id);
+    expect([self.code, errorOf(self).code]).toEqual([1, 'APPROVAL_SELF_VOTE']);
+    expect(errorOf(await asKey(outsider, 'approve', id)).code).toBe('APPROVER_NOT_IN_GROUP');
+
+    // One vote through the environment, the second through a key file (0600).
+    expect(JSON.parse((await asKey(one, 'approve', id)).stdout)).toMatchObject({ status: 'pending', approvals: 1 });
+    const file = path.join(dataDir, 'approver.key');
+    await writeFile(file, `${two.apiKey}\n`);
+    await chmod(file, 0o600);
+    const released = await runCli(['approvals', 'approve', id, '--vault', vaultId, '--api-key-file', file, '--json'], env);
+    expect(released.code).toBe(0);
+    const approved = JSON.parse(released.stdout);
+    expect(approved).toMatchObject({ status: 'approved', approvals: 2 });
+    expect(approved.result.submissionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    // The server that holds the request gives the same result.
+    expect((await client(server.url, signer.apiKey).get(`${base}/approvals/${id}`)).body.data.result).toEqual(approved.result);
+
+    const text = await runCli(['approvals', 'show', id, '--vault', vaultId], { ...env, WALLET_VAULT_API_KEY: one.apiKey });
+    expect(text.stdout).toContain(`approve by api-key:${one.id}`);
+    expect(text.stdout).toContain(`signed: submissionHash ${approved.result.submissionHash}`);
+
+    // The operator removes the rule: policies show lists none, and the change is on record.
+    const removed = await cliJson<{ removed: number; policy: unknown }>(['policies', 'approvals', 'remove', '--vault', vaultId, '--id', 'a1'], env);
+    expect(removed).toMatchObject({ removed: 1, policy: null });
+    const trail = await cliJson<{ action: string; details: Record<string, unknown> }[]>(['audit', 'list', '--vault', vaultId, '--limit', '1000'], env);
+    const changes = trail.filter((r) => r.action === 'policy.changed').map((r) => r.details.approvals ?? null);
+    expect(changes).toEqual(['a1: 2 approvals of group treasury, for chains local, expires after 1d', null]);
+    expect(trail.filter((r) => r.action.startsWith('approval.')).map((r) => r.action)).toEqual([
+      'approval.requested',
+      'approval.voted',
+      'approval.voted',
+      'approval.decided',
+    ]);
+  });
+});

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalPendingError, VaultClient, VaultError, type SignRequest, type VaultRole } from '../../client/index.js';
+import { localSignBody } from '../support/sign-request.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+describe('the client and approvals', () => {
+  let s: TestServer;
+  let vaultId: string;
+  let request: SignRequest;
+  const clientWith = async (roles: readonly VaultRole[]) =>
+    new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles })).apiKey, retries: 0 });
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    vaultId = (await s.createVault({ name: 'client approvals' })).id;
+    const address = (await (await clientWith(['admin'])).createWallet('w')).address;
+    request = localSignBody(address) as SignRequest;
+    await s.server.vault.managePolicies.addApprovalRule(vaultId, { required: 2 });
+  });
+  afterAll(() => s?.stop());
+
+  it('sign() rejects a held request with a typed ApprovalPendingError (status 202) carrying the approval', async () => {
+    const signer = await clientWith(['signer']);
+    const error = await signer.sign(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApprovalPendingError);
+    expect(error).toBeInstanceOf(VaultError);
+    const pending = error as ApprovalPendingError;
+    expect(pending.status).toBe(202);
+    expect(pending.approval).toMatchObject({ status: 'pending', required: 2, approvals: 0, result: null });
+    expect((await signer.getApproval(pending.approval.id)).id).toBe(pending.approval.id);
+  });
+
+  it('requestSign() answers the approval, then the Sign result once approved; approve() and listApprovals() are typed', async () => {
+    const signer = await clientWith(['signer']);
+    const held = await signer.requestSign(request, { idempotencyKey: 'invoice-9' });
+    if (!('approval' in held)) throw new Error('expected the sign to be held');
+    const [a, b] = [await clientWith(['approver']), await clientWith(['approver'])];
+    expect((await a.approve(held.approval.id)).approvals).toBe(1);
+    const approved = await b.approve(held.approval.id);
+    expect(approved.status).toBe('approved');
+    const again = await signer.requestSign(request, { idempotencyKey: 'invoice-9' });
+    expect(again).toEqual(approved.result);
+    expect((await a.listApprovals({ status: 'approved' })).page.map((x) => x.id)).toContain(held.approval.id);
+    await expect(signer.approve(held.approval.id)).rejects.toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
+  });
+
+  it('reject() ends a request; asking again with its key is a VaultError APPROVAL_REJECTED', async () => {
+    const signer = await clientWith(['signer']);
+    const held = await signer.requestSign(request, { idempotencyKey: 'invoice-10' });
+    if (!('approval' in held)) throw new Error('expected the sign to be held');
+    expect((await (await clientWith(['approver'])).reject(held.approval.id)).status).toBe('rejected');
+    await expect(signer.requestSign(request, { idempotencyKey: 'invoice-10' })).rejects.toMatchObject({ status: 403, code: 'APPROVAL_REJECTED' });
+  });
+});
