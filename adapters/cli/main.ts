@@ -10,6 +10,7 @@ import { markRequiredOptions, registerGlobalOptions } from './global-options.js'
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
+import { registerWebhookCommands } from './webhooks.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): the command line gives it first.
@@ -147,6 +148,7 @@ registerMasterKeyCommands(keys);
 registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
+registerWebhookCommands(program);
 
 markRequiredOptions(program);
 

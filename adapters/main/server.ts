@@ -65,6 +65,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     jobMetrics: metrics,
     // Refused authentications by reason, besides the audit summary.
     authRefused: metrics,
+    webhookMetrics: metrics,
   });
   const deps = httpDepsOf(vault, {
     logger,

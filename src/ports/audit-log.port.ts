@@ -16,9 +16,15 @@ export const AUDIT_ACTIONS = [
   'sign.typed-data',
   'sign.transaction',
   'policy.changed',
+  // Webhooks (docs/webhooks.md): an endpoint added or removed by the operator.
+  'webhook.changed',
   'key.quarantined',
   'key.restored',
   'key.destroyed',
+  // Approvals (issue 25): a sign held for a quorum, each vote, and how it ended (approved, rejected, expired).
+  'approval.requested',
+  'approval.voted',
+  'approval.decided',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -6,6 +6,7 @@ import type { ReplayGuard } from './replay-guard.port.js';
 import type { SignCounter } from './sign-counter.port.js';
 import type { SignatureLog } from './signature-log.port.js';
 import type { WalletRepository } from './wallet-repository.port.js';
+import type { WebhookOutbox } from './webhook-outbox.port.js';
 
 /**
  * One opened database, as the ports the application uses. A persistence factory
@@ -30,6 +31,11 @@ export interface Persistence {
    * nothing could count it.
    */
   readonly signCounter?: SignCounter;
+  /**
+   * Webhook endpoints and their delivery cursors over the audit chain (docs/webhooks.md). Absent (a
+   * persistence written for an earlier release): no endpoint can be added and nothing is delivered.
+   */
+  readonly webhooks?: WebhookOutbox;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

@@ -7,6 +7,7 @@ import { SqlReplayGuard } from './sql.replay-guard.js';
 import { SqlSignCounter } from './sql.sign-counter.js';
 import { SqlSignatureLog } from './sql.signature-log.js';
 import { SqlWalletRepository } from './sql.wallet-repository.js';
+import { SqlWebhookOutbox } from './sql.webhook-outbox.js';
 import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
 
 /** What a dialect's factory adds to the ports written once: its name, its job lock, how it closes. */
@@ -29,6 +30,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     policies: new SqlPolicyRepository(db),
     keyQuarantine: new SqlKeyQuarantine(db),
     signCounter: new SqlSignCounter(db),
+    webhooks: new SqlWebhookOutbox(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     jobLock: parts.jobLock,
     description: parts.description,
