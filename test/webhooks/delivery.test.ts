@@ -1,13 +1,19 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
+import { createTestDatabase, POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { documentedVerifier, startReceiver, until, type Delivery, type Receiver } from '../support/webhook-receiver.js';
 
 type Verify = Awaited<ReturnType<typeof documentedVerifier>>;
 
-/** Webhook delivery from the real server (SQLite) to receivers on 127.0.0.1. */
-describe('webhooks', () => {
+const BACKENDS = [
+  { name: 'SQLite', postgres: false },
+  ...(POSTGRES_AVAILABLE ? [{ name: 'PostgreSQL', postgres: true }] : []),
+];
+
+/** Webhook delivery from the real server to receivers on 127.0.0.1, over each database. */
+describe.each(BACKENDS)('webhooks on $name', ({ postgres }) => {
   let verify: Verify;
   const cleanups: (() => Promise<void>)[] = [];
   beforeAll(async () => {
@@ -18,7 +24,14 @@ describe('webhooks', () => {
   });
 
   const start = async () => {
-    const server = await startTestServer({ env: { VAULT_WEBHOOK_POLL_MS: '20' } });
+    const env: Record<string, string> = { VAULT_WEBHOOK_POLL_MS: '20' };
+    if (postgres) {
+      // A database of its own per test: no endpoint of an earlier test is delivered to.
+      const db = await createTestDatabase();
+      cleanups.push(() => db.drop());
+      env.VAULT_DATABASE_URL = db.url;
+    }
+    const server = await startTestServer({ env });
     cleanups.push(() => server.stop());
     return server;
   };
