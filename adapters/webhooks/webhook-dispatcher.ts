@@ -2,8 +2,13 @@ import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { WebhookEndpoint, WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
-import type { VaultLogger } from '../main/vault-logger.js';
 import { signWebhook, type WebhookKeys } from './webhook-signing-key.js';
+
+/** Where the dispatcher reports (the vault's logger). */
+interface Logger {
+  warn(o: object, m?: string): void;
+  error(o: object, m?: string): void;
+}
 
 /** What a delivery attempt came to, as the metrics count it. */
 export type WebhookOutcome = 'delivered' | 'failed' | 'undeliverable';
@@ -81,7 +86,7 @@ export class WebhookDispatcher {
     private readonly keys: WebhookKeys,
     private readonly deploymentId: string,
     private readonly clock: Clock,
-    private readonly logger: VaultLogger,
+    private readonly logger: Logger,
     private readonly metrics: WebhookMetrics | undefined,
     private readonly settings: DispatcherSettings = DEFAULT_DISPATCHER_SETTINGS,
   ) {}
