@@ -33,6 +33,8 @@ export interface FromConfigOptions {
  * stores that are not configured are never loaded.
  */
 export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = {}): Promise<Vault> {
+  // Read before anything is opened: a bad file stops the start with nothing to close.
+  const webhookKey = o.keyStores === false ? undefined : readWebhookKey(config);
   const persistence = await openPersistence(config, o.logger);
   let keyStores: KeyStore[] = [];
   try {
@@ -57,7 +59,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     jobMetrics: o.jobMetrics,
     authRefused: o.authRefused,
     // Delivered where the jobs run; the operator commands (no key stores) neither deliver nor read the key.
-    webhooks: o.keyStores === false ? false : { signingKey: readWebhookKey(config), pollIntervalMs: config.webhookPollMs },
+    webhooks: o.keyStores === false ? false : { signingKey: webhookKey, pollIntervalMs: config.webhookPollMs },
     webhookMetrics: o.webhookMetrics,
     authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
     // The operator commands on vaults, policies and audit open no key store and never sign or hash a
