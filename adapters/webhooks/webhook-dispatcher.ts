@@ -31,6 +31,12 @@ export interface DispatcherSettings {
   readonly maxBackoffMs: number;
   /** How long one instance keeps delivering before it releases the job lock and takes it again (ms). */
   readonly leaseMs: number;
+  /**
+   * How long an instance that found the lock held waits before asking again (ms; at least the poll
+   * interval): each ask opens a database connection (PostgreSQL's job lock), so the instances that do
+   * not deliver ask less often than the one that does reads the outbox.
+   */
+  readonly standbyMs: number;
 }
 
 export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
@@ -40,6 +46,7 @@ export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
   firstBackoffMs: 1000,
   maxBackoffMs: 10 * 60_000,
   leaseMs: 60_000,
+  standbyMs: 5000,
 };
 
 /** The job lock name: with several instances on one database, one of them delivers. */
@@ -59,7 +66,8 @@ export function webhookPayload(id: string, record: AuditRecord): string {
     type: record.action,
     timestamp: record.at.toISOString(),
     vaultId: record.vaultId,
-    data: { subject: record.subject, actor: record.actor, ...record.details, seq: record.seq },
+    // The record's own fields last: no detail can stand in for them.
+    data: Object.assign({ subject: record.subject, actor: record.actor }, record.details, { subject: record.subject, actor: record.actor, seq: record.seq }),
   });
 }
 
@@ -76,6 +84,8 @@ export class WebhookDispatcher {
   private leading: Promise<void> | undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
   private stopping = false;
+  /** While another instance holds the lock: not asked again before this (Date.now()). */
+  private standbyUntil = 0;
   private leaseOver = false;
   private wake: (() => void) | undefined;
   private readonly aborts = new AbortController();
@@ -114,11 +124,13 @@ export class WebhookDispatcher {
 
   /** Takes the job lock unless this process holds it already; another instance holding it: nothing to do. */
   private poll(): void {
-    if (this.stopping || this.leading) return;
+    if (this.stopping || this.leading || Date.now() < this.standbyUntil) return;
     this.leading = this.jobLock
       .runExclusive(WEBHOOK_JOB, () => this.lead())
       .then(
-        () => undefined,
+        (outcome) => {
+          if (!outcome.ran) this.standbyUntil = Date.now() + Math.max(this.settings.standbyMs, this.settings.pollIntervalMs);
+        },
         (error: unknown) => this.logger.error({ err: describe(error) }, 'webhook delivery failed; will retry'),
       )
       .finally(() => {

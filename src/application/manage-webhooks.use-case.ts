@@ -82,6 +82,8 @@ function parseUrl(raw: string, problem: (url: URL) => string | null): URL {
     throw invalidArgument('url: must be an https:// URL');
   }
   if (url.hash !== '') throw invalidArgument('url: must not have a #fragment');
+  // Deliveries authenticate themselves by their signature; a password in the URL would be stored, listed and sent.
+  if (url.username !== '' || url.password !== '') throw invalidArgument('url: must not carry a user or password (put a token in the path or query if the receiver needs one)');
   const why = problem(url);
   if (why !== null) throw invalidArgument(`url: ${why}`);
   return url;

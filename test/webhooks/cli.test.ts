@@ -52,6 +52,7 @@ describe('wallet-vault webhooks', () => {
     [['--url', 'http://hooks.example.com/in'], /http:\/\/hooks\.example\.com is refused: use https:\/\//],
     [['--url', 'ftp://hooks.example.com/in'], /must be an https:\/\/ URL/],
     [['--url', 'not a url'], /must be an https:\/\/ URL/],
+    [['--url', 'https://user:pw@hooks.example.com/in'], /must not carry a user or password/],
     [['--url', 'https://hooks.example.com/in', '--events', 'signature.issued,approval.voted'], /approval\.voted unknown/],
   ])('refuses %j', async (args, message) => {
     const r = await runCli(['webhooks', 'add', '--vault', vaultId, ...args, '--json'], env);
