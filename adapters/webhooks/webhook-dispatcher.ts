@@ -53,6 +53,8 @@ export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
 export const WEBHOOK_JOB = 'webhooks';
 /** At most this many audit records are looked through per query for an endpoint's next event. */
 const SCAN_STEP = 10_000;
+/** Passes prompted by events appended here start at most this often (ms), however fast events come. */
+const NUDGE_SPACING_MS = 25;
 /** At most this much of a receiver's answer is read (and discarded). */
 const MAX_ANSWER_BYTES = 4096;
 
@@ -88,6 +90,8 @@ export class WebhookDispatcher {
   private standbyUntil = 0;
   private leaseOver = false;
   private wake: (() => void) | undefined;
+  /** An event was appended here since the current pass started. */
+  private nudged = false;
   private readonly aborts = new AbortController();
 
   constructor(
@@ -107,10 +111,14 @@ export class WebhookDispatcher {
     this.timer.unref();
   }
 
-  /** Looks at the outbox now rather than at the next interval (an event was just appended here). */
+  /**
+   * An event to deliver was just appended by this process: the outbox is read again soon (at most every
+   * NUDGE_SPACING_MS) rather than at the next interval. Where another instance delivers, nothing happens.
+   */
   nudge(): void {
-    if (this.leading) this.wake?.();
-    else this.poll();
+    if (!this.leading) return this.poll();
+    this.nudged = true;
+    this.wake?.();
   }
 
   /** Stops polling, abandons deliveries in flight (they are sent again later) and releases the lock. */
@@ -143,15 +151,10 @@ export class WebhookDispatcher {
     const until = Date.now() + this.settings.leaseMs;
     try {
       while (!this.stopping && Date.now() < until) {
+        const started = Date.now();
+        this.nudged = false;
         await this.pass().catch((error: unknown) => this.logger.error({ err: describe(error) }, 'reading the webhook outbox failed; will retry'));
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, this.settings.pollIntervalMs);
-          this.wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        this.wake = undefined;
+        await this.pause(started);
       }
     } finally {
       // The lock is released only once no delivery of this instance is under way.
@@ -159,6 +162,28 @@ export class WebhookDispatcher {
       await Promise.all(this.inFlight.values());
       this.leaseOver = false;
     }
+  }
+
+  /** Until the next pass: the poll interval, or NUDGE_SPACING_MS after the last pass started when nudged; at once when stopping. */
+  private pause(passStarted: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout;
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = () => {
+        if (this.stopping) return done();
+        clearTimeout(timer);
+        timer = setTimeout(done, Math.max(0, passStarted + NUDGE_SPACING_MS - Date.now()));
+        this.wake = () => {
+          if (this.stopping) done();
+        };
+      };
+      timer = setTimeout(done, this.settings.pollIntervalMs);
+      if (this.nudged || this.stopping) this.wake();
+    });
   }
 
   /** Starts a drain for each endpoint that is behind and due, and not draining already. */

@@ -23,8 +23,8 @@ describe.each(BACKENDS)('webhooks on $name', ({ postgres }) => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  const start = async () => {
-    const env: Record<string, string> = { VAULT_WEBHOOK_POLL_MS: '20' };
+  const start = async (pollMs = '20') => {
+    const env: Record<string, string> = { VAULT_WEBHOOK_POLL_MS: pollMs };
     if (postgres) {
       // A database of its own per test: no endpoint of an earlier test is delivered to.
       const db = await createTestDatabase();
@@ -118,6 +118,17 @@ describe.each(BACKENDS)('webhooks on $name', ({ postgres }) => {
     expect(events.every((e) => e.vaultId === earlier.vault.id)).toBe(true);
     // wallet.created of the vault happened before the endpoint existed: not delivered (and not asked for).
     expect((await verified(server, other)).every((e) => e.vaultId === elsewhere.vault.id)).toBe(true);
+  });
+
+  it('sends an event this process appended at once, not at the next poll (an hour away here)', async () => {
+    const server = await start('3600000');
+    const r = await receiver();
+    const w = await world(server, r.url);
+    const hashes = [await w.sign(), await w.sign()];
+    // An expiry is an audit record of a delivered type, appended outside the sign path.
+    expect((await w.api.delete(`/api/v1/vaults/${w.vault.id}/wallets/${w.wallet.address}`)).status).toBe(200);
+    await until(() => r.deliveries.length >= 3, 'the deliveries, well before the next poll');
+    expect((await verified(server, r)).map((e) => e.data.subject)).toEqual([...hashes, w.wallet.address]);
   });
 
   it('retries an event answered 500, with the same id, and goes on once it is answered 2xx', async () => {
