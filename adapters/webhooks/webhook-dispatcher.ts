@@ -55,6 +55,9 @@ export const WEBHOOK_JOB = 'webhooks';
 const SCAN_STEP = 10_000;
 /** Passes prompted by events appended here start at most this often (ms), however fast events come. */
 const NUDGE_SPACING_MS = 25;
+/** An idle endpoint's cursor moves on once this many records went by since it, or this long passed. */
+const IDLE_MOVE_RECORDS = 1000;
+const IDLE_MOVE_MS = 10_000;
 /** At most this much of a receiver's answer is read (and discarded). */
 const MAX_ANSWER_BYTES = 4096;
 
@@ -85,6 +88,8 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private leading: Promise<void> | undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** When each idle endpoint's cursor was last moved on (Date.now()). */
+  private readonly idleMoved = new Map<string, number>();
   private stopping = false;
   /** While another instance holds the lock: not asked again before this (Date.now()). */
   private standbyUntil = 0;
@@ -199,12 +204,25 @@ export class WebhookDispatcher {
       }
       if (this.inFlight.has(endpoint.id)) continue;
       if (endpoint.nextAttempt !== null && endpoint.nextAttempt.getTime() > now) continue;
-      const drain = this.drain(endpoint, head)
+      const work = endpoint.nextSeq !== null ? this.drain(endpoint, head) : this.passIdle(endpoint, head);
+      const drain = work
         .catch((error: unknown) => this.logger.error({ err: describe(error), endpoint: endpoint.id }, 'webhook delivery failed; will retry'))
         .finally(() => this.inFlight.delete(endpoint.id));
       this.inFlight.set(endpoint.id, drain);
     }
     this.metrics?.observeWebhookBacklog(waiting, oldest);
+  }
+
+  /**
+   * Nothing for the endpoint up to `head`: its cursor moves there, once enough records went by or a while
+   * passed since it last moved, so that the next look reads only what came after (a write per pass for
+   * every idle endpoint would cost more than the read it saves).
+   */
+  private async passIdle(endpoint: WebhookEndpoint, head: number): Promise<void> {
+    const last = this.idleMoved.get(endpoint.id) ?? 0;
+    if (head - endpoint.deliveredSeq < IDLE_MOVE_RECORDS && Date.now() - last < IDLE_MOVE_MS) return;
+    this.idleMoved.set(endpoint.id, Date.now());
+    await this.outbox.advance(endpoint.id, endpoint.deliveredSeq, head);
   }
 
   /** The endpoint's events up to `head`, one after another, until one fails or there are none. */

@@ -59,8 +59,11 @@ export interface WebhookOutbox {
   listEndpoints(vaultId?: string): Promise<WebhookEndpoint[]>;
   /** False when the vault has no such endpoint. */
   removeEndpoint(vaultId: string, id: string): Promise<boolean>;
-  /** The endpoints that have audit records after their cursor (one cheap query), and the chain's head. */
-  behind(): Promise<{ readonly head: number; readonly endpoints: WebhookEndpoint[] }>;
+  /**
+   * In one query: the chain's head, and each endpoint whose cursor is below it with the `seq` of its next
+   * event (its vault's, of its types, up to the head), or null when the records since its cursor hold none.
+   */
+  behind(): Promise<{ readonly head: number; readonly endpoints: (WebhookEndpoint & { readonly nextSeq: number | null })[] }>;
   /**
    * The first record of the endpoint's vault and types with `deliveredSeq < seq <= upTo`, or null.
    * Bounded by `upTo` so that a long run of other records is skipped in steps, never scanned whole.
