@@ -58,6 +58,8 @@ const NUDGE_SPACING_MS = 25;
 /** An idle endpoint's cursor moves on once this many records went by since it, or this long passed. */
 const IDLE_MOVE_RECORDS = 1000;
 const IDLE_MOVE_MS = 10_000;
+/** Failures of the database (not of receivers) are logged at most this often while they last. */
+const ERROR_LOG_MS = 30_000;
 /** At most this much of a receiver's answer is read (and discarded). */
 const MAX_ANSWER_BYTES = 4096;
 
@@ -98,6 +100,7 @@ export class WebhookDispatcher {
   /** An event was appended here since the current pass started. */
   private nudged = false;
   private readonly aborts = new AbortController();
+  private lastErrorLogged = 0;
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -144,7 +147,11 @@ export class WebhookDispatcher {
         (outcome) => {
           if (!outcome.ran) this.standbyUntil = Date.now() + Math.max(this.settings.standbyMs, this.settings.pollIntervalMs);
         },
-        (error: unknown) => this.logger.error({ err: describe(error) }, 'webhook delivery failed; will retry'),
+        (error: unknown) => {
+          // The lock could not be asked for (the database is away): ask again later, not every poll.
+          this.standbyUntil = Date.now() + Math.max(this.settings.standbyMs, this.settings.pollIntervalMs);
+          this.failed(error, 'webhook delivery could not take its job lock; will retry');
+        },
       )
       .finally(() => {
         this.leading = undefined;
@@ -158,7 +165,7 @@ export class WebhookDispatcher {
       while (!this.stopping && Date.now() < until) {
         const started = Date.now();
         this.nudged = false;
-        await this.pass().catch((error: unknown) => this.logger.error({ err: describe(error) }, 'reading the webhook outbox failed; will retry'));
+        await this.pass().catch((error: unknown) => this.failed(error, 'reading the webhook outbox failed; will retry'));
         await this.pause(started);
       }
     } finally {
@@ -167,6 +174,13 @@ export class WebhookDispatcher {
       await Promise.all(this.inFlight.values());
       this.leaseOver = false;
     }
+  }
+
+  /** Logs a failure of the machinery (the database away, ...), at most once every ERROR_LOG_MS. */
+  private failed(error: unknown, message: string, endpoint?: string): void {
+    if (Date.now() - this.lastErrorLogged < ERROR_LOG_MS) return;
+    this.lastErrorLogged = Date.now();
+    this.logger.error({ err: describe(error), ...(endpoint === undefined ? {} : { endpoint }) }, message);
   }
 
   /** Until the next pass: the poll interval, or NUDGE_SPACING_MS after the last pass started when nudged; at once when stopping. */
@@ -206,7 +220,7 @@ export class WebhookDispatcher {
       if (endpoint.nextAttempt !== null && endpoint.nextAttempt.getTime() > now) continue;
       const work = endpoint.nextSeq !== null ? this.drain(endpoint, head) : this.passIdle(endpoint, head);
       const drain = work
-        .catch((error: unknown) => this.logger.error({ err: describe(error), endpoint: endpoint.id }, 'webhook delivery failed; will retry'))
+        .catch((error: unknown) => this.failed(error, 'webhook delivery failed; will retry', endpoint.id))
         .finally(() => this.inFlight.delete(endpoint.id));
       this.inFlight.set(endpoint.id, drain);
     }
