@@ -1,4 +1,7 @@
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file.key-store.js';
+import { resolveMasterKey } from '../../adapters/keystore/local-file/master-key.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { localSignBody } from '../support/sign-request.js';
@@ -129,6 +132,30 @@ describe.each(BACKENDS)('webhooks on $name', ({ postgres }) => {
     expect((await w.api.delete(`/api/v1/vaults/${w.vault.id}/wallets/${w.wallet.address}`)).status).toBe(200);
     await until(() => r.deliveries.length >= 3, 'the deliveries, well before the next poll');
     expect((await verified(server, r)).map((e) => e.data.subject)).toEqual([...hashes, w.wallet.address]);
+  });
+
+  it("delivers the purge's wallet.deleted and the sweep's key.quarantined, each with its vault", async () => {
+    const server = await start();
+    const r = await receiver();
+    const w = await world(server, r.url, ['wallet.deleted', 'key.quarantined']);
+    expect((await w.api.delete(`/api/v1/vaults/${w.vault.id}/wallets/${w.wallet.address}`)).status).toBe(200);
+    // A key of this deployment, made for this vault, that no wallet names (as a crash mid-create leaves).
+    const master = await resolveMasterKey({ dataDir: server.dataDir });
+    const orphan = await new LocalFileKeyStore({ keysDir: path.join(server.dataDir, 'keys'), masterKey: master.key }).create({
+      accountId: w.vault.accountId,
+      vaultId: w.vault.id,
+      walletId: 'never-committed',
+      deploymentId: server.server.vault.deploymentId!,
+    });
+    server.clock.advance(31 * 24 * 3600_000);
+    await server.server.purgeNow();
+    await until(() => r.deliveries.length >= 2, 'the purge and the sweep events');
+    const events = await verified(server, r, server.clock.now().getTime());
+    expect(events.map((e) => [e.type, e.vaultId, String(e.data.subject).toLowerCase()])).toEqual([
+      ['wallet.deleted', w.vault.id, w.wallet.address.toLowerCase()],
+      ['key.quarantined', w.vault.id, orphan.keyRef.toLowerCase()],
+    ]);
+    expect(events[0]!.data).toMatchObject({ actor: 'system', keyStore: 'local' });
   });
 
   it('retries an event answered 500, with the same id, and goes on once it is answered 2xx', async () => {
