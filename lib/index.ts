@@ -14,6 +14,8 @@ export { DomainError, ErrorCode, isDomainError } from '../src/domain/errors.js';
 export { API_KEY_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../src/domain/api-key-access.js';
 export type { CreatedKey, KeyOwner, KeyStore, KeyStoreRegistry, RecoverableSignature, StoredKey } from '../src/ports/key-store.port.js';
 export type { KeyQuarantine, QuarantinedKey } from '../src/ports/key-quarantine.port.js';
+export { WEBHOOK_EVENT_TYPES, type UndeliverableWebhook, type WebhookEndpoint, type WebhookEventType, type WebhookOutbox } from '../src/ports/webhook-outbox.port.js';
+export type { WebhookJwk, WebhookKeySet } from '../adapters/webhooks/webhook-signing-key.js';
 export type { SignCountDecision, SignCounter } from '../src/ports/sign-counter.port.js';
 export type { SignCountDemand, SignLimit } from '../src/domain/sign-limits.js';
 export type { Persistence } from '../src/ports/persistence.port.js';

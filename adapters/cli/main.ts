@@ -11,6 +11,7 @@ import { markRequiredOptions, registerGlobalOptions } from './global-options.js'
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
+import { registerWebhookCommands } from './webhooks.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): the command line gives it first.
@@ -154,6 +155,7 @@ registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 registerApprovalCommands(program);
+registerWebhookCommands(program);
 
 markRequiredOptions(program);
 

@@ -49,6 +49,8 @@ export interface HttpDeps extends AddressGuardDeps {
   verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
   recordSubmission: { execute(command: RecordSubmissionCommand): Promise<SignatureRecord> };
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
+  /** The JWKS of the key webhook deliveries are signed with (`GET /.well-known/wallet-vault-webhook-keys`). */
+  webhookKeys?: () => Promise<unknown>;
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;
   logger: {

@@ -386,6 +386,9 @@ export interface ServiceRequest {
   readonly requestId: string;
 }
 
+/** Where the public keys of webhook deliveries are served (decisions.md). */
+export const WEBHOOK_KEYS_PATH = '/.well-known/wallet-vault-webhook-keys';
+
 /** What the app serves besides the vault routes. */
 export interface ServiceOptions {
   /** `GET /healthz` and `GET /readyz`. */
@@ -411,6 +414,11 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
         return jsonReply(200, { status: 'ready' });
       },
     });
+  }
+  const webhookKeys = deps.webhookKeys;
+  if (webhookKeys) {
+    // Public and the same for every caller: cacheable, so receivers can keep it for a while.
+    routes.push({ path: WEBHOOK_KEYS_PATH, answer: async () => jsonReply(200, await webhookKeys(), { 'cache-control': 'public, max-age=300' }) });
   }
   const metrics = deps.metrics;
   if (metrics) {

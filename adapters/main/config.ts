@@ -128,6 +128,10 @@ export interface AppConfig {
   readonly signingThread: boolean | undefined;
   /** How often the expiry purge runs (it also runs at start). */
   readonly purgeIntervalMs: number;
+  /** VAULT_WEBHOOK_SIGNING_KEY: a PKCS#8 PEM file of an Ed25519 key; undefined: the key kept in the database. */
+  readonly webhookSigningKeyFile: string | undefined;
+  /** VAULT_WEBHOOK_POLL_MS: how often the webhook outbox is read. */
+  readonly webhookPollMs: number;
   /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
   readonly version: string | undefined;
 }
@@ -190,6 +194,8 @@ const schema = z.object({
   VAULT_API_DOCS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   VAULT_SIGNING_THREAD: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
+  VAULT_WEBHOOK_SIGNING_KEY: z.string().min(1).optional(),
+  VAULT_WEBHOOK_POLL_MS: integer(10, 3_600_000).default(1000),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_KMS_ENDPOINT: url.optional(),
   VAULT_PKCS11_MODULE: z.string().min(1).optional(),
@@ -329,6 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     apiDocs: e.VAULT_API_DOCS === 'true',
     signingThread: e.VAULT_SIGNING_THREAD === undefined ? undefined : e.VAULT_SIGNING_THREAD === 'true',
     purgeIntervalMs: e.VAULT_PURGE_INTERVAL_SECONDS * 1000,
+    webhookSigningKeyFile: e.VAULT_WEBHOOK_SIGNING_KEY === undefined ? undefined : path.resolve(cwd, e.VAULT_WEBHOOK_SIGNING_KEY),
+    webhookPollMs: e.VAULT_WEBHOOK_POLL_MS,
     version: e.VAULT_VERSION,
   };
 }

@@ -7,10 +7,12 @@ import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.j
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { ErrorCode } from '../../src/domain/errors.js';
+import type { Clock } from '../../src/ports/clock.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore, KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import type { RequestRateStore } from '../../src/ports/request-rate-store.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
 import { chainModule } from '../chain/chain.module.js';
 import { ethereumModule } from '../ethereum/ethereum.module.js';
 import { keyStoresModule } from '../keystore/shared/key-stores.module.js';
@@ -19,6 +21,9 @@ import { persistenceModule } from '../persistence/sql/persistence.module.js';
 import { replayModule } from '../replay/replay.module.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { systemModule } from '../system/system.module.js';
+import { DEFAULT_DISPATCHER_SETTINGS, WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { nudgingPersistence } from '../webhooks/nudging-persistence.js';
+import { WebhookKeys, type WebhookKeySet } from '../webhooks/webhook-signing-key.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
 import { startRefusedAuthFlush } from './refused-auth-flush.js';
@@ -49,6 +54,8 @@ export interface Vault extends UseCases {
   readiness(): Promise<void>;
   /** One run of the purge, idempotency clean-up and orphan sweep now (also when `jobs: false`). */
   runJobsOnce(): Promise<void>;
+  /** The public key(s) webhook deliveries are signed with, as `GET /.well-known/wallet-vault-webhook-keys` answers. */
+  webhookKeys(): Promise<WebhookKeySet>;
   /** Stops the background jobs, then closes the key stores and the persistence. Idempotent. */
   close(): Promise<void>;
 }
@@ -89,13 +96,17 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   const { persistence } = options;
   const version = options.version ?? 'unknown';
   const container = new Container({ defaultScope: 'Singleton' });
+  const webhookOptions = options.webhooks === false ? undefined : options.webhooks;
+  // This process delivers webhooks: the events it writes prompt the dispatcher, made below.
+  const delivers = webhookOptions !== undefined && persistence.webhooks !== undefined && options.jobs !== false;
+  let dispatcher: WebhookDispatcher | undefined;
   // One module per adapter family, then the application's: the ports first, the use cases over them.
   container.load(
     systemModule(options.clock),
     chainModule(options),
     ethereumModule(),
     replayModule(persistence.replayGuard),
-    persistenceModule(persistence, deploymentId),
+    persistenceModule(delivers ? nudgingPersistence(persistence, () => dispatcher?.nudge()) : persistence, deploymentId),
     keyStoresModule(keyStores, options.defaultKeyStore),
     useCasesModule({
       chains: [...CHAINS, ...(options.chains ?? []).map((c) => c.name)],
@@ -140,6 +151,16 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     ],
     Math.min(options.outboundTimeoutMs ?? 5000, 2000),
   );
+  const outbox = container.get<WebhookOutbox | undefined>(TOKENS.WEBHOOK_OUTBOX);
+  const clock = container.get<Clock>(TOKENS.CLOCK);
+  const webhookKeys = new WebhookKeys(webhookOptions?.signingKey, outbox, () => clock.now());
+  dispatcher =
+    delivers && outbox
+      ? new WebhookDispatcher(outbox, container.get<JobLock>(TOKENS.JOB_LOCK), webhookKeys, deploymentId ?? 'wallet-vault', clock, logger, options.webhookMetrics, {
+          ...DEFAULT_DISPATCHER_SETTINGS,
+          pollIntervalMs: webhookOptions?.pollIntervalMs ?? DEFAULT_DISPATCHER_SETTINGS.pollIntervalMs,
+        })
+      : undefined;
   let closing: Promise<void> | undefined;
   let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const built: Vault = Object.assign(useCasesFrom(container), {
@@ -150,8 +171,10 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     ...(persistence.requestRates ? { requestRates: persistence.requestRates } : {}),
     readiness,
     runJobsOnce: () => scheduler.runOnce(),
+    webhookKeys: () => webhookKeys.keySet(),
     close: () =>
       (closing ??= (async () => {
+        await dispatcher?.stop();
         await scheduler.stop();
         await refusedAuthFlush?.stop();
         await closeAll();
@@ -159,6 +182,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   });
   // Last, once everything resolved: a bad rebind in configure() must not leave jobs running.
   if (options.jobs !== false && keyStores.length > 0) scheduler.start();
+  dispatcher?.start();
   refusedAuthFlush = startRefusedAuthFlush(container.get(RefusedAuthSummary), options.authRefusedSummaryIntervalMs ?? 60_000, logger);
   return built;
 }

@@ -66,6 +66,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     jobMetrics: metrics,
     // Refused authentications by reason, besides the audit summary.
     authRefused: metrics,
+    webhookMetrics: metrics,
   });
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;
   let deps: ReturnType<typeof httpDepsOf>;

@@ -12,6 +12,7 @@ import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { ManageWebhooks } from '../../src/application/manage-webhooks.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
@@ -44,6 +45,8 @@ import type { SignatureLog } from '../../src/ports/signature-log.port.js';
 import type { StandardPayloads } from '../../src/ports/standard-payloads.port.js';
 import type { ChainRpc } from '../../src/ports/chain-rpc.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
+import { webhookUrlProblem } from '../webhooks/webhook-url.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
 /** What the use cases are built from besides the ports: the root's settings. */
@@ -71,6 +74,7 @@ interface Ports {
   readonly quarantine: KeyQuarantine | undefined;
   readonly signCounter: SignCounter | undefined;
   readonly approvals: ApprovalStore | undefined;
+  readonly webhooks: WebhookOutbox | undefined;
   readonly deploymentId: string | null;
   readonly policyCache: PolicyCache;
   readonly refusedAuth: RefusedAuthSummary;
@@ -190,6 +194,9 @@ export const USE_CASES = {
   sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock, p.audit), KEYS),
   /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
   manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids, p.audit), KEYS),
+  // Webhooks
+  /** `wallet-vault webhooks`: a vault's endpoints (add, list, remove) and the events given up on. */
+  manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem)),
 } as const;
 
 /** The in-process API: one property per use case of USE_CASES, the instance the container built. */
@@ -235,6 +242,9 @@ function portsOf(ctx: Resolver): Ports {
     },
     get approvals() {
       return port<ApprovalStore | undefined>(PORT_TOKENS.APPROVAL_STORE);
+    },
+    get webhooks() {
+      return port<WebhookOutbox | undefined>(PORT_TOKENS.WEBHOOK_OUTBOX);
     },
     get deploymentId() {
       return port<string | null>(PORT_TOKENS.DEPLOYMENT_ID);

@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
 import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { MissingDriverError } from '../optional-driver.js';
+import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
 import { ConfigError, type AppConfig } from './config.js';
 import { createVault, type Vault } from './create-vault.js';
 import type { Logger } from './logger.js';
@@ -23,6 +24,7 @@ export interface FromConfigOptions {
   readonly jobMetrics?: VaultOptions['jobMetrics'];
   /** Told of each refused authentication besides the audit summary (the server's metrics). */
   readonly authRefused?: VaultOptions['authRefused'];
+  readonly webhookMetrics?: VaultOptions['webhookMetrics'];
 }
 
 /**
@@ -31,6 +33,8 @@ export interface FromConfigOptions {
  * stores that are not configured are never loaded.
  */
 export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = {}): Promise<Vault> {
+  // Read before anything is opened: a bad file stops the start with nothing to close.
+  const webhookKey = o.keyStores === false ? undefined : readWebhookKey(config);
   const persistence = await openPersistence(config, o.logger);
   let keyStores: KeyStore[] = [];
   try {
@@ -54,11 +58,32 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     logger: o.logger,
     jobMetrics: o.jobMetrics,
     authRefused: o.authRefused,
+    // Delivered where the jobs run; the operator commands (no key stores) neither deliver nor read the key.
+    webhooks: o.keyStores === false ? false : { signingKey: webhookKey, pollIntervalMs: config.webhookPollMs },
+    webhookMetrics: o.webhookMetrics,
     authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
     // The operator commands on vaults, policies and audit open no key store and never sign or hash a
     // digest: they run where the bindings fell back. Everything that opens key stores is refused there.
     allowJavaScriptFallback: o.keyStores === false,
   });
+}
+
+/** The PEM text of VAULT_WEBHOOK_SIGNING_KEY's file, checked to be an Ed25519 private key; undefined when unset. */
+function readWebhookKey(config: AppConfig): string | undefined {
+  const file = config.webhookSigningKeyFile;
+  if (file === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`VAULT_WEBHOOK_SIGNING_KEY: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    webhookSigningKey(pem);
+  } catch (error) {
+    throw new ConfigError(`VAULT_WEBHOOK_SIGNING_KEY: ${file} is ${(error as Error).message}`);
+  }
+  return pem;
 }
 
 /** The data directory holds keys and the database: only its owner may enter it. */

@@ -8,7 +8,9 @@ import type { KeyStore } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { addedChainProblem, type AddedChain } from '../chain/chains.js';
 import { rpcUrlList, rpcUrlsProblem, type RpcUrls } from '../chain/rpc-urls.js';
+import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
 import { RPC_CHAINS } from './config.js';
+import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.js';
 import type { VaultLogger } from './vault-logger.js';
 
 /** Named here too: the library's entry (lib/index.ts) and createVault take it with the options. */
@@ -62,6 +64,16 @@ export interface VaultOptions {
   /** Told the outcome of each background run (Prometheus in the standalone server). */
   readonly jobMetrics?: { observePurge(report: PurgeRunReport | 'error' | 'skipped'): void };
   /**
+   * Webhook delivery (docs/webhooks.md): with an object, this vault delivers the events of every endpoint
+   * (`wallet-vault webhooks add`), polling the outbox every `pollIntervalMs` (default 1000) under the job
+   * lock, unless `jobs` is false. `signingKey` is an Ed25519 private key as PKCS#8 PEM text; without it the
+   * key generated once and kept in the database signs. Absent or false: nothing is delivered by this
+   * vault (the public key route still answers, with `signingKey` when given).
+   */
+  readonly webhooks?: false | { readonly signingKey?: string; readonly pollIntervalMs?: number };
+  /** Told of each webhook delivery attempt and of the backlog (Prometheus in the standalone server). */
+  readonly webhookMetrics?: WebhookMetrics;
+  /**
    * Called with the inversify container after every module is loaded and before any use case is
    * built: rebind a port here (`c.rebind(TOKENS.CLOCK).toConstantValue(myClock)`).
    */
@@ -108,6 +120,15 @@ const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { me
 /** An object with these methods (a port, a logger, a metrics sink). */
 export const port = (methods: string[]) => implementing<unknown>({ methods });
 
+const isWebhookKey = (pem: string) => {
+  try {
+    webhookSigningKey(pem);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const keyStoreSchema = implementing<KeyStore>({ strings: ['name'], methods: ['create', 'sign', 'destroy', 'ping', 'close'] });
 
 const persistenceSchema = implementing<unknown>({ methods: ['close'] }).pipe(
@@ -139,6 +160,16 @@ const schema = z
     jobs: z.union([z.literal(false), z.strictObject({ intervalMs: z.int().min(1).optional() })]).optional(),
     logger: port(['info', 'warn', 'error']).optional(),
     jobMetrics: port(['observePurge']).optional(),
+    webhooks: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          signingKey: z.string().refine(isWebhookKey, 'must be an Ed25519 private key, PKCS#8 PEM (openssl genpkey -algorithm ed25519)').optional(),
+          pollIntervalMs: z.int().min(10).max(3_600_000).optional(),
+        }),
+      ])
+      .optional(),
+    webhookMetrics: port(['observeWebhookDelivery', 'observeWebhookBacklog']).optional(),
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),

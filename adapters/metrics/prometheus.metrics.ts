@@ -30,6 +30,9 @@ export class PrometheusMetrics {
   private readonly authRefused: Counter<'reason'>;
   private readonly addressLimited: Counter;
   private readonly rateLimitStoreFailed: Counter;
+  private readonly webhookDeliveries: Counter<'outcome'>;
+  private readonly webhookFailing: Gauge;
+  private readonly webhookOldestFailure: Gauge;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
@@ -97,6 +100,24 @@ export class PrometheusMetrics {
       help: 'Requests refused by the per-client-address rate limit, before authentication.',
       registers,
     });
+    this.webhookDeliveries = new Counter({
+      name: 'wallet_vault_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome: delivered (a 2xx), failed (retried with backoff), undeliverable (given up after 24 h, recorded).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookFailing = new Gauge({
+      name: 'wallet_vault_webhook_endpoints_failing',
+      help: 'Webhook endpoints whose next event has failed and awaits a retry, at the last pass of the instance delivering.',
+      registers,
+      aggregator: 'max',
+    });
+    this.webhookOldestFailure = new Gauge({
+      name: 'wallet_vault_webhook_oldest_failure_seconds',
+      help: 'Age of the oldest first failure among events awaiting a retry (0: none); past 86400 the event is recorded undeliverable.',
+      registers,
+      aggregator: 'max',
+    });
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -119,6 +140,15 @@ export class PrometheusMetrics {
     this.purgeFailed.inc(report.failed);
     this.keysQuarantined.inc(report.quarantined);
     this.quarantinedKeys.set(report.held);
+  }
+
+  observeWebhookDelivery(outcome: 'delivered' | 'failed' | 'undeliverable'): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
+  observeWebhookBacklog(endpoints: number, oldestSeconds: number): void {
+    this.webhookFailing.set(endpoints);
+    this.webhookOldestFailure.set(oldestSeconds);
   }
 
   observeRateLimited(): void {

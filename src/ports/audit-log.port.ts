@@ -16,6 +16,8 @@ export const AUDIT_ACTIONS = [
   'sign.typed-data',
   'sign.transaction',
   'policy.changed',
+  // Webhooks (docs/webhooks.md): an endpoint added or removed by the operator.
+  'webhook.changed',
   'key.quarantined',
   'key.restored',
   'key.destroyed',

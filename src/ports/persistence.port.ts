@@ -8,6 +8,7 @@ import type { RequestRateStore } from './request-rate-store.port.js';
 import type { SignCounter } from './sign-counter.port.js';
 import type { SignatureLog } from './signature-log.port.js';
 import type { WalletRepository } from './wallet-repository.port.js';
+import type { WebhookOutbox } from './webhook-outbox.port.js';
 
 /**
  * One opened database, as the ports the application uses. A persistence factory
@@ -37,6 +38,11 @@ export interface Persistence {
    * approval rule holds is refused, since nothing could hold it.
    */
   readonly approvals?: ApprovalStore;
+  /**
+   * Webhook endpoints and their delivery cursors over the audit chain (docs/webhooks.md). Absent (a
+   * persistence written for an earlier release): no endpoint can be added and nothing is delivered.
+   */
+  readonly webhooks?: WebhookOutbox;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

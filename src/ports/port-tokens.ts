@@ -27,4 +27,6 @@ export const PORT_TOKENS = {
   APPROVAL_STORE: Symbol.for('wallet-vault.ApprovalStore'),
   /** This deployment's id (string), or null when the persistence has none. */
   DEPLOYMENT_ID: Symbol.for('wallet-vault.DeploymentId'),
+  /** The persistence's WebhookOutbox, or undefined when it has none. */
+  WEBHOOK_OUTBOX: Symbol.for('wallet-vault.WebhookOutbox'),
 } as const;

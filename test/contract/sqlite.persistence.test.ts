@@ -248,6 +248,7 @@ describe('sqlite specifics', () => {
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
       db.exec('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
+      db.exec('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key;');
       db.pragma('user_version = 5');
       const key = anApiKey(vault);
       db.prepare('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES (?, ?, ?, ?, NULL)').run(key.id, vault.id, key.secretHash, key.created.getTime());
@@ -271,6 +272,7 @@ describe('sqlite specifics', () => {
       await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
       // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
       db.exec('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      db.exec('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key;');
       db.pragma('user_version = 4');
       db.close();
       const migrated = openSqliteDatabase({ path: file });

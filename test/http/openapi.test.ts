@@ -65,6 +65,7 @@ describe('the OpenAPI document', () => {
         'GET /readyz',
         'GET /metrics',
         'GET /openapi.json',
+        'GET /.well-known/wallet-vault-webhook-keys',
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;

@@ -72,8 +72,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // and the keccak256 it gives the domain as an entry point (src/domain/keccak.ts).
   cli: ['main/', 'keystore/local-file/', 'optional-driver.ts', 'system/keccak.ts'],
 
+  // Webhook delivery: the loopback rule of the RPC URLs (http:// only to a loopback receiver).
+  webhooks: ['chain/rpc-urls.ts'],
+
   // The composition root knows every family but the command line, which is built on it.
-  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
+  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
 };
 
 /** The family of a file under adapters/: `keystore/pkcs11`, `http`, `native-bindings.ts`. */

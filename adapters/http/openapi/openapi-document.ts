@@ -279,6 +279,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
       { name: 'Wallets' },
       { name: 'Vault' },
       { name: 'Operations', description: 'Unauthenticated: health, readiness, metrics, this document.' },
+      { name: 'Webhooks', description: 'Unauthenticated: the public key that signs webhook deliveries (docs/webhooks.md).' },
     ],
     security: [{ apiKey: [] }],
     components: {
@@ -502,6 +503,35 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
               headers: responseHeaders.extend({ 'WWW-Authenticate': z.literal('Bearer') }),
             },
           },
+        },
+      },
+      '/.well-known/wallet-vault-webhook-keys': {
+        get: {
+          operationId: 'webhookKeys',
+          summary: 'Public keys of webhook deliveries',
+          description:
+            'A JWKS (RFC 7517, Ed25519 keys as RFC 8037 OKP) of the key(s) whose Ed25519 signatures `webhook-signature` carries (`v1a,…`, Standard Webhooks). No authentication; the same for every caller; cacheable for 5 minutes. Verify a delivery against every key of the set (docs/webhooks.md).',
+          tags: ['Webhooks'],
+          security: [],
+          responses: responses(
+            'webhookKeys',
+            json(
+              z.object({
+                keys: z.array(
+                  z.object({
+                    kty: z.literal('OKP'),
+                    crv: z.literal('Ed25519'),
+                    x: z.string().meta({ description: 'The public key, base64url.' }),
+                    kid: z.string().meta({ description: 'The RFC 7638 thumbprint of the key (base64url of SHA-256).' }),
+                    use: z.literal('sig'),
+                    alg: z.literal('EdDSA'),
+                  }),
+                ),
+              }),
+              'The key set.',
+              { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', use: 'sig', alg: 'EdDSA' }] },
+            ),
+          ),
         },
       },
       '/openapi.json': {

@@ -62,6 +62,8 @@ export const ERROR_CODES_BY_OPERATION = {
   rejectApproval: [...IN_VAULT, ...VOTE],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
+  // The key kept in the database is read on first use (none configured).
+  webhookKeys: [C.DATABASE_UNAVAILABLE, C.INTERNAL],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;

@@ -209,6 +209,40 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL,
      PRIMARY KEY (approval_id, api_key_id)
    );`,
+  // 10: webhooks (issue 25): the endpoints of each vault with their delivery cursor (the last audit seq done)
+  // and retry state, the events given up on after 24 h, and the signing key generated when none is
+  // configured (one row, so every instance signs with it).
+  `CREATE TABLE webhook_endpoints (
+     id text COLLATE "C" PRIMARY KEY,
+     vault_id text COLLATE "C" NOT NULL REFERENCES vaults (id),
+     url text NOT NULL,
+     events text NOT NULL,
+     created timestamptz NOT NULL,
+     delivered_seq bigint NOT NULL,
+     attempts integer NOT NULL DEFAULT 0,
+     next_attempt timestamptz,
+     first_failure timestamptz,
+     last_error text
+   );
+   CREATE INDEX webhook_endpoints_by_vault ON webhook_endpoints (vault_id, created);
+   CREATE INDEX webhook_endpoints_by_cursor ON webhook_endpoints (delivered_seq);
+   CREATE TABLE webhook_undeliverable (
+     endpoint_id text COLLATE "C" NOT NULL,
+     seq bigint NOT NULL,
+     vault_id text COLLATE "C" NOT NULL,
+     type text NOT NULL,
+     first_failure timestamptz NOT NULL,
+     given_up timestamptz NOT NULL,
+     attempts integer NOT NULL,
+     last_error text,
+     PRIMARY KEY (endpoint_id, seq)
+   );
+   CREATE INDEX webhook_undeliverable_by_vault ON webhook_undeliverable (vault_id, given_up);
+   CREATE TABLE webhook_signing_key (
+     singleton integer PRIMARY KEY CHECK (singleton = 1),
+     private_key text NOT NULL,
+     created timestamptz NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

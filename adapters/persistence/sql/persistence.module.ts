@@ -9,6 +9,7 @@ import { PORT_TOKENS } from '../../../src/ports/port-tokens.js';
 import type { SignCounter } from '../../../src/ports/sign-counter.port.js';
 import type { SignatureLog } from '../../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import type { WebhookOutbox } from '../../../src/ports/webhook-outbox.port.js';
 
 /**
  * One binding per persistence port of an opened database, whichever dialect opened it (SQLite,
@@ -25,5 +26,6 @@ export function persistenceModule(persistence: Persistence, deploymentId: string
     bind<SignCounter | undefined>(PORT_TOKENS.SIGN_COUNTER).toConstantValue(persistence.signCounter);
     bind<ApprovalStore | undefined>(PORT_TOKENS.APPROVAL_STORE).toConstantValue(persistence.approvals);
     bind<string | null>(PORT_TOKENS.DEPLOYMENT_ID).toConstantValue(deploymentId);
+    bind<WebhookOutbox | undefined>(PORT_TOKENS.WEBHOOK_OUTBOX).toConstantValue(persistence.webhooks);
   });
 }

@@ -9,6 +9,7 @@ import { SqlReplayGuard } from './sql.replay-guard.js';
 import { SqlSignCounter } from './sql.sign-counter.js';
 import { SqlSignatureLog } from './sql.signature-log.js';
 import { SqlWalletRepository } from './sql.wallet-repository.js';
+import { SqlWebhookOutbox } from './sql.webhook-outbox.js';
 import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
 
 /** What a dialect's factory adds to the ports written once: its name, its job lock, how it closes. */
@@ -34,6 +35,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     keyQuarantine: new SqlKeyQuarantine(db),
     signCounter: new SqlSignCounter(db),
     approvals: new SqlApprovalStore(db),
+    webhooks: new SqlWebhookOutbox(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     jobLock: parts.jobLock,

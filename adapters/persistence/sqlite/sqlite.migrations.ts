@@ -182,6 +182,40 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL,
      PRIMARY KEY (approval_id, api_key_id)
    ) WITHOUT ROWID;`,
+  // Webhooks (issue 25): the endpoints of each vault with their delivery cursor (the last audit seq done)
+  // and retry state, the events given up on after 24 h, and the signing key generated when none is
+  // configured (one row, so every instance signs with it).
+  `CREATE TABLE webhook_endpoints (
+     id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL REFERENCES vaults(id),
+     url TEXT NOT NULL,
+     events TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     delivered_seq INTEGER NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt INTEGER,
+     first_failure INTEGER,
+     last_error TEXT
+   );
+   CREATE INDEX webhook_endpoints_by_vault ON webhook_endpoints (vault_id, created);
+   CREATE INDEX webhook_endpoints_by_cursor ON webhook_endpoints (delivered_seq);
+   CREATE TABLE webhook_undeliverable (
+     endpoint_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     vault_id TEXT NOT NULL,
+     type TEXT NOT NULL,
+     first_failure INTEGER NOT NULL,
+     given_up INTEGER NOT NULL,
+     attempts INTEGER NOT NULL,
+     last_error TEXT,
+     PRIMARY KEY (endpoint_id, seq)
+   ) WITHOUT ROWID;
+   CREATE INDEX webhook_undeliverable_by_vault ON webhook_undeliverable (vault_id, given_up);
+   CREATE TABLE webhook_signing_key (
+     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     private_key TEXT NOT NULL,
+     created INTEGER NOT NULL
+   );`,
 ];
 
 export function migrate(db: Database.Database): void {

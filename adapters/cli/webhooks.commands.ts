@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import type { UndeliverableWebhook, WebhookEndpoint } from '../../src/ports/webhook-outbox.port.js';
+import { print } from './output.js';
+
+const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
+  (await import('./operator-context.js')).withPersistence(action);
+const manageWebhooks = async () => (await import('../../src/application/manage-webhooks.use-case.js')).ManageWebhooks;
+
+const present = (e: WebhookEndpoint) => ({
+  id: e.id,
+  vault: e.vaultId,
+  url: e.url,
+  events: e.events,
+  created: e.created.toISOString(),
+  deliveredSeq: e.deliveredSeq,
+  attempts: e.attempts,
+  nextAttempt: e.nextAttempt?.toISOString() ?? null,
+  firstFailure: e.firstFailure?.toISOString() ?? null,
+  lastError: e.lastError,
+});
+
+const presentUndeliverable = (u: UndeliverableWebhook) => ({
+  endpoint: u.endpointId,
+  vault: u.vaultId,
+  seq: u.seq,
+  type: u.type,
+  firstFailure: u.firstFailure.toISOString(),
+  givenUp: u.givenUp.toISOString(),
+  attempts: u.attempts,
+  lastError: u.lastError,
+});
+
+const describe = (e: ReturnType<typeof present>) =>
+  [
+    `${e.id}  ${e.url}`,
+    `  events ${e.events.join(', ')}; delivered up to audit seq ${e.deliveredSeq}`,
+    ...(e.firstFailure === null ? [] : [`  FAILING since ${e.firstFailure}: ${e.attempts} attempts, last ${e.lastError}; next ${e.nextAttempt}`]),
+  ].join('\n');
+
+/**
+ * `wallet-vault webhooks add|list|remove|undeliverable`: a vault's webhook endpoints (docs/webhooks.md).
+ * Adding and removing are recorded in the audit trail.
+ */
+export function registerWebhookCommands(program: Command): void {
+  const webhooks = program.command('webhooks').description("a vault's webhook endpoints: signed deliveries of its events (docs/webhooks.md)");
+  webhooks
+    .command('add')
+    .description('add an endpoint; it receives the events from now on (no history)')
+    .requiredOption('--vault <vaultId>', 'the vault whose events it receives')
+    .requiredOption('--url <url>', 'https:// URL (http:// only to a loopback host)')
+    .option('--events <types>', 'comma-separated event types (default: all)')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; url: string; events?: string; json?: boolean }) => {
+      const ManageWebhooks = await manageWebhooks();
+      const events = o.events?.split(',').map((v) => v.trim()).filter((v) => v !== '');
+      const endpoint = await withPersistence((c) => c.get(ManageWebhooks).add({ vaultId: o.vault, url: o.url, events }));
+      const shown = present(endpoint);
+      print(!!o.json, shown, () => `webhook endpoint added to vault ${o.vault}:\n${describe(shown)}`);
+    });
+  webhooks
+    .command('list')
+    .description("list a vault's endpoints and how far delivery has got")
+    .requiredOption('--vault <vaultId>', 'the vault')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; json?: boolean }) => {
+      const ManageWebhooks = await manageWebhooks();
+      const rows = (await withPersistence((c) => c.get(ManageWebhooks).list(o.vault))).map(present);
+      print(!!o.json, rows, () => rows.map(describe).join('\n') || `(vault ${o.vault} has no webhook endpoints)`);
+    });
+  webhooks
+    .command('remove')
+    .description('remove an endpoint: nothing more is delivered to it')
+    .requiredOption('--vault <vaultId>', 'the vault')
+    .argument('<id>', 'the endpoint id (see webhooks list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: { vault: string; json?: boolean }) => {
+      const ManageWebhooks = await manageWebhooks();
+      await withPersistence((c) => c.get(ManageWebhooks).remove(o.vault, id));
+      print(!!o.json, { vault: o.vault, id, removed: true }, () => `webhook endpoint ${id} removed from vault ${o.vault}`);
+    });
+  webhooks
+    .command('undeliverable')
+    .description('events given up on after 24 h of failed attempts, most recent first')
+    .requiredOption('--vault <vaultId>', 'the vault')
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--json', 'print JSON')
+    .action(async (o: { vault: string; limit: string; json?: boolean }) => {
+      const ManageWebhooks = await manageWebhooks();
+      const limit = Math.max(1, Math.min(10_000, Number.parseInt(o.limit, 10) || 100));
+      const rows = (await withPersistence((c) => c.get(ManageWebhooks).undeliverable(o.vault, limit))).map(presentUndeliverable);
+      print(!!o.json, rows, () =>
+        rows.map((r) => `seq ${r.seq} ${r.type} to ${r.endpoint}: given up ${r.givenUp} after ${r.attempts} attempts (${r.lastError ?? '-'})`).join('\n') ||
+          '(no undeliverable events)',
+      );
+    });
+}

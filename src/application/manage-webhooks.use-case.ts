@@ -1,0 +1,102 @@
+import { invalidArgument } from '../domain/errors.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { IdGenerator } from '../ports/id-generator.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
+import {
+  WEBHOOK_EVENT_TYPES,
+  type UndeliverableWebhook,
+  type WebhookEndpoint,
+  type WebhookEventType,
+  type WebhookOutbox,
+} from '../ports/webhook-outbox.port.js';
+import { audit, OPERATOR } from './audit-actor.js';
+import { requireVault } from './wallet-lookup.js';
+
+/** Longest endpoint URL accepted. */
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * The operator's webhook endpoints (`wallet-vault webhooks add|list|remove|undeliverable`). Adding and
+ * removing are recorded in the audit trail (`webhook.changed`), the URL without its query or user part,
+ * which may carry a receiver's token.
+ */
+export class ManageWebhooks {
+  constructor(
+    private readonly repository: VaultStore,
+    private readonly outbox: WebhookOutbox | undefined,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly auditLog: AuditLog,
+    /** Why a URL cannot receive webhooks (not https, nor http to a loopback host), or null. */
+    private readonly urlProblem: (url: URL) => string | null,
+  ) {}
+
+  /** A new endpoint of the vault: it receives the events appended from now on (no history). */
+  async add(input: { vaultId: string; url: string; events?: readonly string[] }): Promise<WebhookEndpoint> {
+    const outbox = this.required();
+    await requireVault(this.repository, input.vaultId);
+    const url = parseUrl(input.url, this.urlProblem);
+    const events = eventTypes(input.events);
+    const now = this.clock.now();
+    const endpoint = await outbox.addEndpoint({ id: this.ids.next(), vaultId: input.vaultId, url: url.href, events, created: now });
+    await audit(this.auditLog, 'webhook.changed', now, OPERATOR, input.vaultId, endpoint.id, {
+      change: 'added',
+      url: shown(url),
+      events: events.join(','),
+    });
+    return endpoint;
+  }
+
+  async list(vaultId: string): Promise<WebhookEndpoint[]> {
+    await requireVault(this.repository, vaultId);
+    return this.outbox ? this.outbox.listEndpoints(vaultId) : [];
+  }
+
+  async remove(vaultId: string, id: string): Promise<void> {
+    const outbox = this.required();
+    await requireVault(this.repository, vaultId);
+    const endpoint = (await outbox.listEndpoints(vaultId)).find((e) => e.id === id);
+    if (!endpoint || !(await outbox.removeEndpoint(vaultId, id))) throw invalidArgument(`id: vault ${vaultId} has no webhook endpoint ${id}`);
+    await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, vaultId, id, { change: 'removed', url: shown(new URL(endpoint.url)) });
+  }
+
+  /** The events given up on after 24 h of failed attempts, most recent first. */
+  async undeliverable(vaultId: string, limit = 100): Promise<UndeliverableWebhook[]> {
+    await requireVault(this.repository, vaultId);
+    return this.outbox ? this.outbox.listUndeliverable({ vaultId, limit }) : [];
+  }
+
+  private required(): WebhookOutbox {
+    if (!this.outbox) throw invalidArgument('webhooks: this persistence keeps no webhook endpoints (a release before webhooks)');
+    return this.outbox;
+  }
+}
+
+function parseUrl(raw: string, problem: (url: URL) => string | null): URL {
+  if (raw.length > MAX_URL_LENGTH) throw invalidArgument(`url: at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidArgument('url: must be an https:// URL');
+  }
+  if (url.hash !== '') throw invalidArgument('url: must not have a #fragment');
+  // Deliveries authenticate themselves by their signature; a password in the URL would be stored, listed and sent.
+  if (url.username !== '' || url.password !== '') throw invalidArgument('url: must not carry a user or password (put a token in the path or query if the receiver needs one)');
+  const why = problem(url);
+  if (why !== null) throw invalidArgument(`url: ${why}`);
+  return url;
+}
+
+/** Every type when none are named; an unknown name is refused, naming the ones there are. */
+function eventTypes(names: readonly string[] | undefined): WebhookEventType[] {
+  if (names === undefined || names.length === 0) return [...WEBHOOK_EVENT_TYPES];
+  const known: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) throw invalidArgument(`events: ${unknown.join(', ')} unknown (types: ${WEBHOOK_EVENT_TYPES.join(', ')})`);
+  return WEBHOOK_EVENT_TYPES.filter((t) => names.includes(t));
+}
+
+/** The URL as the audit trail shows it: scheme, host and path only. */
+const shown = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`;
