@@ -96,10 +96,9 @@ export function registerApprovalCommands(program: Command): void {
         .argument('<id>', 'the approval'),
     ).action(async (id: string, o: KeyOptions) => {
       const { VoteOnApproval } = await approvalsUseCases();
-      const context = await operatorContext();
-      // Approving may release the signature: the key stores are opened for it.
-      const run = vote === 'approve' ? context.withKeyStores : context.withPersistence;
-      const approval = await run((c) => asApiKey(c, o, 'approver', vote, (principal) => c.get(VoteOnApproval).execute({ principal, id, vote })));
+      // Approving may release the signature, so the vote is built with the sign path and its key stores:
+      // a reject as well (the container without key stores cannot make a VoteOnApproval).
+      const approval = await (await operatorContext()).withKeyStores((c) => asApiKey(c, o, 'approver', vote, (principal) => c.get(VoteOnApproval).execute({ principal, id, vote })));
       await printApproval(approval, !!o.json);
     });
   }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
 import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
 import { localSignBody } from '../support/sign-request.js';
+import { until } from '../support/webhook-receiver.js';
 
 interface Key {
   apiKey: string;
@@ -97,5 +98,26 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
       'approval.voted',
       'approval.decided',
     ]);
+  });
+
+  it('an approver key rejects a held sign from the command line: never signed', async () => {
+    await cliJson(['policies', 'approvals', 'add', '--vault', vaultId, '--required', '1'], env);
+    const admin = await key('--roles', 'admin');
+    const signer = await key('--roles', 'signer');
+    const approver = await key('--roles', 'approver');
+    const base = `/api/v1/vaults/${vaultId}`;
+    const wallet = (await client(server.url, admin.apiKey).post(`${base}/wallets`, { name: 'rejected' })).body.data.address;
+    // The server reads the policy at most every 5 seconds: sign until it holds the sign.
+    let held = await client(server.url, signer.apiKey).post(`${base}/sign`, localSignBody(wallet));
+    await until(async () => {
+      if (held.status !== 202) held = await client(server.url, signer.apiKey).post(`${base}/sign`, localSignBody(wallet));
+      return held.status === 202;
+    }, 'the rule added with the command line holds a sign');
+    const id: string = held.body.data.approval.id;
+
+    const rejected = await asKey(approver, 'reject', id);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect(JSON.parse(rejected.stdout)).toMatchObject({ id, status: 'rejected', result: null });
+    expect((await client(server.url, signer.apiKey).get(`${base}/approvals/${id}`)).body.data).toMatchObject({ status: 'rejected', result: null });
   });
 });
