@@ -132,7 +132,7 @@ describe('the CLI commands named in README.md and docs/', { timeout: 120_000 }, 
   it('use only commands and options the CLI has (its help lists each)', async () => {
     const files = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
     const mentions = files.flatMap((file) =>
-      [...readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/wallet-vault(?:\.js)? ((?:serve|vaults|api-keys|keys|audit|policies)(?: [a-z][a-z|-]*){0,2})([^`\n]*)/g)].flatMap(
+      [...readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/wallet-vault(?:\.js)? ((?:serve|vaults|api-keys|keys|audit|policies|approvals|webhooks)(?: [a-z][a-z|-]*){0,2})([^`\n]*)/g)].flatMap(
         ([line, words, rest]) => {
           // `keys quarantine list|restore|destroy`: the last word may name several commands.
           const parts = words!.split(' ');
