@@ -74,6 +74,7 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
       const [one, two] = await Promise.all([open(), open()]);
       return {
         quarantine: new SqlKeyQuarantine(postgresSql(one.db)),
+        auditLog: new SqlAuditLog(postgresSql(one.db)),
         other: new SqlKeyQuarantine(postgresSql(two.db)),
         cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
       };
