@@ -327,8 +327,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
         const w = aWallet(vault);
         await repoA.insertWallet(w);
         const [renamed, expired] = await Promise.all([
-          new RenameWallet(repoA, clock, new SqlAuditLog(postgresSql(a))).execute(principal, w.address, `name ${round}`),
-          new ExpireWallet(repoB, clock, new SqlAuditLog(postgresSql(b))).execute(principal, w.address),
+          new RenameWallet(repoA, clock).execute(principal, w.address, `name ${round}`),
+          new ExpireWallet(repoB, clock).execute(principal, w.address),
         ]);
         const stored = await repoB.findRecord(w.id);
         expect(stored?.version).toBe(3);
