@@ -118,11 +118,11 @@ export const USE_CASES = {
   /** One wallet by address; a deleted or foreign one is WALLET_NOT_FOUND. */
   getWallet: entry(GetWallet, (p) => new GetWallet(p.repo, p.clock)),
   /** Renames a wallet (audited). */
-  renameWallet: entry(RenameWallet, (p) => new RenameWallet(p.repo, p.clock, p.audit)),
+  renameWallet: entry(RenameWallet, (p) => new RenameWallet(p.repo, p.clock)),
   /** Marks a wallet expired (DELETE): it may be unexpired until the purge removes it. */
-  expireWallet: entry(ExpireWallet, (p) => new ExpireWallet(p.repo, p.clock, p.audit)),
+  expireWallet: entry(ExpireWallet, (p) => new ExpireWallet(p.repo, p.clock)),
   /** Lifts an expiry that has not been purged yet. */
-  unexpireWallet: entry(UnexpireWallet, (p) => new UnexpireWallet(p.repo, p.clock, p.audit)),
+  unexpireWallet: entry(UnexpireWallet, (p) => new UnexpireWallet(p.repo, p.clock)),
   // Sign and submissions
   /** Signs a contract call for a wallet under the vault's sign policy, durably logged first. */
   signCall: entry(
@@ -187,13 +187,13 @@ export const USE_CASES = {
   /** Re-wraps every local key under the current master key. */
   rewrapKeys: entry(RewrapKeys, (p) => new RewrapKeys(p.repo, p.keys), KEYS),
   /** Removes wallets whose expiry passed, and destroys their keys. */
-  purgeExpiredWallets: entry(PurgeExpiredWallets, (p) => new PurgeExpiredWallets(p.repo, p.keys, p.clock, p.audit), KEYS),
+  purgeExpiredWallets: entry(PurgeExpiredWallets, (p) => new PurgeExpiredWallets(p.repo, p.keys, p.clock), KEYS),
   /** Removes idempotency records older than their 24 hours. */
   purgeExpiredIdempotency: entry(PurgeExpiredIdempotency, (p) => new PurgeExpiredIdempotency(p.repo, p.clock)),
   /** Quarantines this deployment's keys that no wallet record names. */
-  sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock, p.audit), KEYS),
+  sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock), KEYS),
   /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
-  manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids, p.audit), KEYS),
+  manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids), KEYS),
   // Webhooks
   /** `wallet-vault webhooks`: a vault's endpoints (add, list, remove) and the events given up on. */
   manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem)),

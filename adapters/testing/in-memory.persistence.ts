@@ -20,8 +20,28 @@ const idempotencyKey = (vaultId: string, key: string) => JSON.stringify([vaultId
 const visible = (w: Wallet, now: Date) => w.expires === null || w.expires.getTime() > now.getTime();
 const byCreatedThenId = (a: Wallet, b: Wallet) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/**
+ * Applies a change, then appends `event` (when given and `apply` changed something); when the append
+ * fails, undoes the change and rethrows: both or neither, as the SQL stores' one transaction.
+ */
+async function changeAudited(audit: AuditLog, event: AuditEvent | undefined, apply: () => (() => void) | null): Promise<boolean> {
+  const undo = apply();
+  if (undo === null) return false;
+  if (event === undefined) return true;
+  try {
+    await audit.append(event);
+  } catch (error) {
+    undo();
+    throw error;
+  }
+  return true;
+}
+
 /** In-memory twin of the SQLite repository for application unit tests; it passes the same contract. */
 export class InMemoryWalletRepository implements WalletRepository {
+  /** `audit` chains the events written with a change (updateWallet, removeWallet). */
+  constructor(private readonly audit: AuditLog = new InMemoryAuditLog()) {}
+
   readonly accounts = new Map<string, Account>();
   readonly vaults = new Map<string, Vault>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
@@ -96,11 +116,13 @@ export class InMemoryWalletRepository implements WalletRepository {
   async countWallets(vaultId: string, now: Date): Promise<number> {
     return (await this.listWallets(vaultId, now, 0, 0)).count;
   }
-  async updateWallet(wallet: Wallet): Promise<boolean> {
-    const current = this.wallets.get(wallet.id);
-    if (!current || current.version !== wallet.version - 1) return false;
-    this.wallets.set(wallet.id, wallet);
-    return true;
+  updateWallet(wallet: Wallet, recorded?: AuditEvent): Promise<boolean> {
+    return changeAudited(this.audit, recorded, () => {
+      const current = this.wallets.get(wallet.id);
+      if (!current || current.version !== wallet.version - 1) return null;
+      this.wallets.set(wallet.id, wallet);
+      return () => this.wallets.set(wallet.id, current);
+    });
   }
   async findExpired(now: Date, limit: number): Promise<Wallet[]> {
     return [...this.wallets.values()]
@@ -114,8 +136,13 @@ export class InMemoryWalletRepository implements WalletRepository {
     this.wallets.set(id, { ...current, version: current.version + 1 });
     return true;
   }
-  async removeWallet(id: string): Promise<void> {
-    this.wallets.delete(id);
+  async removeWallet(id: string, deleted?: AuditEvent): Promise<void> {
+    await changeAudited(this.audit, deleted, () => {
+      const current = this.wallets.get(id);
+      if (!current) return null;
+      this.wallets.delete(id);
+      return () => this.wallets.set(id, current);
+    });
   }
   async findRecord(id: string): Promise<Wallet | null> {
     return this.wallets.get(id) ?? null;
@@ -232,16 +259,22 @@ export class InMemoryJobLock extends InProcessJobLock {
 export class InMemoryKeyQuarantine implements KeyQuarantine {
   readonly keys = new Map<string, QuarantinedKey>();
 
-  constructor(private readonly deployment: string = randomBytes(16).toString('hex')) {}
+  /** `audit` chains the events written with a change (add, remove). */
+  constructor(
+    private readonly deployment: string = randomBytes(16).toString('hex'),
+    private readonly audit: AuditLog = new InMemoryAuditLog(),
+  ) {}
 
   async deploymentId(): Promise<string> {
     return this.deployment;
   }
-  async add(key: QuarantinedKey): Promise<boolean> {
+  add(key: QuarantinedKey, quarantined?: AuditEvent): Promise<boolean> {
     const id = JSON.stringify([key.keyStore, key.keyRef]);
-    if (this.keys.has(id)) return false;
-    this.keys.set(id, { ...key });
-    return true;
+    return changeAudited(this.audit, quarantined, () => {
+      if (this.keys.has(id)) return null;
+      this.keys.set(id, { ...key });
+      return () => this.keys.delete(id);
+    });
   }
   async has(keyStore: string, keyRef: string): Promise<boolean> {
     return this.keys.has(JSON.stringify([keyStore, keyRef]));
@@ -249,8 +282,14 @@ export class InMemoryKeyQuarantine implements KeyQuarantine {
   async list(): Promise<QuarantinedKey[]> {
     return [...this.keys.values()].sort((a, b) => a.quarantined.getTime() - b.quarantined.getTime());
   }
-  async remove(keyStore: string, keyRef: string): Promise<void> {
-    this.keys.delete(JSON.stringify([keyStore, keyRef]));
+  async remove(keyStore: string, keyRef: string, recorded?: AuditEvent): Promise<void> {
+    const id = JSON.stringify([keyStore, keyRef]);
+    await changeAudited(this.audit, recorded, () => {
+      const current = this.keys.get(id);
+      if (!current) return null;
+      this.keys.delete(id);
+      return () => this.keys.set(id, current);
+    });
   }
 }
 
@@ -352,12 +391,12 @@ export function inMemoryPersistence(): Persistence {
   const auditLog = new InMemoryAuditLog();
   const signatureLog = new InMemorySignatureLog(auditLog);
   return {
-    repository: new InMemoryWalletRepository(),
+    repository: new InMemoryWalletRepository(auditLog),
     signatureLog,
     auditLog,
     policies: new InMemoryPolicyRepository(),
     jobLock: new InMemoryJobLock(),
-    keyQuarantine: new InMemoryKeyQuarantine(),
+    keyQuarantine: new InMemoryKeyQuarantine(undefined, auditLog),
     signCounter: new InMemorySignCounter(),
     approvals: new InMemoryApprovalStore(auditLog, signatureLog),
     description: 'in memory',

@@ -239,6 +239,60 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       await expect(f.repo.ping()).resolves.toBeUndefined();
     });
 
+    describe('a change with its audit record (the webhooks\' outbox)', () => {
+      const trail = async (vaultId: string) => (await f.auditLog.list({ afterSeq: 0, limit: 10_000, vaultId })).map((r) => [r.action, r.subject, r.details]);
+      /** An event the audit log refuses (assertAuditEvent: an invalid date): its append fails. */
+      const refused = (vaultId: string) => anAuditEvent({ action: 'wallet.expired', vaultId, at: new Date(Number.NaN) });
+
+      it('writes an update and its record together, once; a lost compare-and-set records nothing', async () => {
+        const vault = await newVault();
+        const w = aWallet(vault);
+        await f.repo.insertWallet(w);
+        const expired = { ...w, expires: ms(30), updated: ms(1), version: 2 };
+        const recorded = anAuditEvent({ action: 'wallet.expired', vaultId: vault.id, subject: w.address, details: { walletId: w.id } });
+        expect(await f.repo.updateWallet(expired, recorded)).toBe(true);
+        expect(await f.repo.updateWallet(expired, { ...recorded, actor: 'api-key:stale' })).toBe(false);
+        expect(await f.repo.findRecord(w.id)).toEqual(expired);
+        expect(await trail(vault.id)).toEqual([['wallet.expired', w.address, { walletId: w.id }]]);
+        expect((await new VerifyAuditChain(f.auditLog).execute()).ok).toBe(true);
+      });
+
+      it('an update whose record cannot be written is not written either', async () => {
+        const vault = await newVault();
+        const w = aWallet(vault);
+        await f.repo.insertWallet(w);
+        await expect(f.repo.updateWallet({ ...w, expires: ms(30), version: 2 }, refused(vault.id))).rejects.toThrow();
+        expect(await f.repo.findRecord(w.id)).toEqual(w);
+        expect(await trail(vault.id)).toEqual([]);
+        // The failed write held nothing: the same change goes through with a good record.
+        const recorded = anAuditEvent({ action: 'wallet.expired', vaultId: vault.id, subject: w.address });
+        expect(await f.repo.updateWallet({ ...w, expires: ms(30), version: 2 }, recorded)).toBe(true);
+        expect(await trail(vault.id)).toEqual([['wallet.expired', w.address, {}]]);
+      });
+
+      it('removes a record with its record together, once; removing it again records nothing', async () => {
+        const vault = await newVault();
+        const w = aWallet(vault, { expires: ms(-1) });
+        await f.repo.insertWallet(w);
+        const deleted = anAuditEvent({ action: 'wallet.deleted', vaultId: vault.id, subject: w.address, details: { walletId: w.id } });
+        await f.repo.removeWallet(w.id, deleted);
+        await f.repo.removeWallet(w.id, { ...deleted, actor: 'operator' });
+        expect(await f.repo.findRecord(w.id)).toBeNull();
+        expect(await trail(vault.id)).toEqual([['wallet.deleted', w.address, { walletId: w.id }]]);
+        expect((await f.auditLog.list({ afterSeq: 0, limit: 10_000, vaultId: vault.id })).map((r) => r.actor)).toEqual(['system']);
+      });
+
+      it('a removal whose record cannot be written keeps the wallet record', async () => {
+        const vault = await newVault();
+        const w = aWallet(vault, { expires: ms(-1) });
+        await f.repo.insertWallet(w);
+        await expect(f.repo.removeWallet(w.id, { ...refused(vault.id), action: 'wallet.deleted' })).rejects.toThrow();
+        expect(await f.repo.findRecord(w.id)).toEqual(w);
+        expect(await f.repo.keyRefInUse(w.keyStore, w.keyRef)).toBe(true);
+        expect(await trail(vault.id)).toEqual([]);
+      });
+    });
+
     describe('idempotency records', () => {
       it('refuses a second insert under the same key: conflict, nothing written, the first record intact', async () => {
         const vault = await newVault();

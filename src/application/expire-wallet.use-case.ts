@@ -1,5 +1,4 @@
 import { expireWallet, type Wallet } from '../domain/wallet.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import type { Principal } from './authenticate.use-case.js';
@@ -13,7 +12,6 @@ export class ExpireWallet {
   constructor(
     readonly repository: WalletStore,
     readonly clock: Clock,
-    readonly auditLog: AuditLog,
   ) {}
 
   execute(principal: Principal, address: string): Promise<Wallet> {

@@ -1,14 +1,13 @@
 import { parseAddress, toChecksumAddress } from '../domain/address.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { normalizeWalletName, type Wallet } from '../domain/wallet.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../ports/key-quarantine.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
-import { audit, OPERATOR } from './audit-actor.js';
+import { auditEvent, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
 
 export const RESTORED_WALLET_NAME = 'restored from quarantine';
@@ -25,7 +24,6 @@ export class ManageQuarantine {
     private readonly quarantine: KeyQuarantine | undefined,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-    private readonly auditLog: AuditLog,
   ) {}
 
   list(): Promise<QuarantinedKey[]> {
@@ -70,13 +68,15 @@ export class ManageQuarantine {
       version: 1,
     };
     await this.repository.insertWallet(wallet);
-    await audit(this.auditLog, 'key.restored', now, OPERATOR, vault.id, wallet.address, {
+    // Released with its record in one transaction. A crash before it leaves the key held and named by the
+    // new wallet: the next sweep releases it (recorded then, with reason 'a wallet names it again').
+    const restored = auditEvent('key.restored', now, OPERATOR, vault.id, wallet.address, {
       walletId: wallet.id,
       keyStore: key.keyStore,
       name,
       recordedVault: key.vaultId,
     });
-    await this.quarantine!.remove(key.keyStore, key.keyRef);
+    await this.quarantine!.remove(key.keyStore, key.keyRef, restored);
     return wallet;
   }
 
@@ -85,12 +85,13 @@ export class ManageQuarantine {
     const key = await this.find(input.address);
     if (await this.repository.keyRefInUse(key.keyStore, key.keyRef)) throw namedAgain(key);
     await this.keyStores.get(key.keyStore).destroy(key.keyRef);
-    // After the destroy: the trail never records a destruction that did not happen. A failure here
-    // leaves the key listed; destroying again (idempotent in every store) records it.
-    await audit(this.auditLog, 'key.destroyed', this.clock.now(), OPERATOR, key.vaultId, toChecksumAddress(key.address), {
+    // After the destroy: the trail never records a destruction that did not happen. The key leaves the
+    // list with its record, in one transaction: a failure before leaves it listed, and destroying again
+    // (idempotent in every store) records it, once.
+    const destroyed = auditEvent('key.destroyed', this.clock.now(), OPERATOR, key.vaultId, toChecksumAddress(key.address), {
       keyStore: key.keyStore,
     });
-    await this.quarantine!.remove(key.keyStore, key.keyRef);
+    await this.quarantine!.remove(key.keyStore, key.keyRef, destroyed);
     return key;
   }
 

@@ -1,10 +1,9 @@
 import { toChecksumAddress } from '../domain/address.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyQuarantine } from '../ports/key-quarantine.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
-import { audit, SYSTEM } from './audit-actor.js';
+import { auditEvent, SYSTEM } from './audit-actor.js';
 
 export interface SweepReport {
   /** Keys quarantined by this run. */
@@ -28,7 +27,6 @@ export class SweepOrphanKeys {
     /** Absent (a persistence of an earlier release): no deployment id, so nothing is ever swept. */
     private readonly quarantine: KeyQuarantine | undefined,
     private readonly clock: Clock,
-    private readonly auditLog: AuditLog,
     private readonly graceMs = 10 * 60 * 1000,
   ) {}
 
@@ -44,14 +42,14 @@ export class SweepOrphanKeys {
         // Once per key, not once per run: a key already held is left as it is.
         if (await this.quarantine.has(store.name, key.keyRef)) continue;
         const now = this.clock.now();
-        // The trail first: a failure between the two records the key again on the next run rather
-        // than holding it unrecorded.
-        await audit(this.auditLog, 'key.quarantined', now, SYSTEM, key.vaultId, toChecksumAddress(key.address), {
+        // Held and recorded in one transaction: never held unrecorded, never recorded twice (a key
+        // already held, by a concurrent sweep too, is not added and records nothing).
+        const held = { keyStore: store.name, keyRef: key.keyRef, address: key.address, vaultId: key.vaultId, quarantined: now };
+        const recorded = auditEvent('key.quarantined', now, SYSTEM, key.vaultId, toChecksumAddress(key.address), {
           keyStore: store.name,
           reason: 'no wallet names it',
         });
-        await this.quarantine.add({ keyStore: store.name, keyRef: key.keyRef, address: key.address, vaultId: key.vaultId, quarantined: now });
-        quarantined++;
+        if (await this.quarantine.add(held, recorded)) quarantined++;
       }
     }
     return { quarantined, held: await this.releaseNamed() };
@@ -68,11 +66,11 @@ export class SweepOrphanKeys {
         held++;
         continue;
       }
-      await audit(this.auditLog, 'key.restored', this.clock.now(), SYSTEM, key.vaultId, toChecksumAddress(key.address), {
+      const recorded = auditEvent('key.restored', this.clock.now(), SYSTEM, key.vaultId, toChecksumAddress(key.address), {
         keyStore: key.keyStore,
         reason: 'a wallet names it again',
       });
-      await this.quarantine!.remove(key.keyStore, key.keyRef);
+      await this.quarantine!.remove(key.keyStore, key.keyRef, recorded);
     }
     return held;
   }

@@ -1,5 +1,4 @@
 import { unexpireWallet, type Wallet } from '../domain/wallet.js';
-import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import type { Principal } from './authenticate.use-case.js';
@@ -10,7 +9,6 @@ export class UnexpireWallet {
   constructor(
     readonly repository: WalletStore,
     readonly clock: Clock,
-    readonly auditLog: AuditLog,
   ) {}
 
   execute(principal: Principal, address: string): Promise<Wallet> {

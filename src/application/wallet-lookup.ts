@@ -2,11 +2,11 @@ import { parseAddress } from '../domain/address.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { Vault } from '../domain/vault.js';
 import { walletState, type Wallet } from '../domain/wallet.js';
-import type { AuditAction, AuditDetails, AuditLog } from '../ports/audit-log.port.js';
+import type { AuditAction, AuditDetails, AuditEvent } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
-import { actorOf, audit } from './audit-actor.js';
+import { actorOf, auditEvent } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 import { TtlCache } from './ttl-cache.js';
 
@@ -73,7 +73,8 @@ export interface Mutation {
 
 /**
  * Applies a domain transition with optimistic concurrency: re-read and retry when another writer got
- * there first, so two concurrent renames or expires never lose an update.
+ * there first, so two concurrent renames or expires never lose an update. `recorded` gives the audit
+ * event of a write that changes something, written in the same transaction as the write that wins.
  */
 export async function mutateWallet(
   repository: WalletStore,
@@ -81,6 +82,7 @@ export async function mutateWallet(
   vaultId: string,
   rawAddress: string,
   transition: (wallet: Wallet, now: Date) => Wallet,
+  recorded?: (after: Wallet, before: Wallet, at: Date) => AuditEvent,
 ): Promise<Mutation> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const now = clock.now();
@@ -88,29 +90,27 @@ export async function mutateWallet(
     const next = transition(current, now);
     if (next === current) return { wallet: current, previous: null, at: now };
     const written = { ...next, version: current.version + 1 };
-    if (await repository.updateWallet(written)) return { wallet: written, previous: current, at: now };
+    if (await repository.updateWallet(written, recorded?.(written, current, now))) return { wallet: written, previous: current, at: now };
   }
   throw new DomainError(ErrorCode.CONFLICT, 'the wallet is being changed concurrently; retry the request');
 }
 
 /**
  * A client's change to a wallet (rename, expire, unexpire), recorded in the audit trail against its API
- * key once written. A transition that changes nothing writes nothing and records nothing.
+ * key in the same transaction as the write: both durable, or neither (a crash cannot keep the change
+ * and lose its record, which webhooks deliver). A transition that changes nothing writes nothing and
+ * records nothing.
  */
 export async function changeWallet(
-  deps: { readonly repository: WalletStore; readonly clock: Clock; readonly auditLog: AuditLog },
+  deps: { readonly repository: WalletStore; readonly clock: Clock },
   principal: Principal,
   rawAddress: string,
   transition: (wallet: Wallet, now: Date) => Wallet,
   action: AuditAction,
   details: (after: Wallet, before: Wallet) => AuditDetails,
 ): Promise<Wallet> {
-  const m = await mutateWallet(deps.repository, deps.clock, principal.vaultId, rawAddress, transition);
-  if (m.previous) {
-    await audit(deps.auditLog, action, m.at, actorOf(principal), principal.vaultId, m.wallet.address, {
-      walletId: m.wallet.id,
-      ...details(m.wallet, m.previous),
-    });
-  }
+  const m = await mutateWallet(deps.repository, deps.clock, principal.vaultId, rawAddress, transition, (after, before, at) =>
+    auditEvent(action, at, actorOf(principal), principal.vaultId, after.address, { walletId: after.id, ...details(after, before) }),
+  );
   return m.wallet;
 }

@@ -1,3 +1,5 @@
+import type { AuditEvent } from './audit-log.port.js';
+
 /** A key of this deployment that no wallet names, kept (never signing) until an operator decides. */
 export interface QuarantinedKey {
   readonly keyStore: string;
@@ -17,12 +19,19 @@ export interface QuarantinedKey {
 export interface KeyQuarantine {
   /** The id recorded on every key this deployment creates. */
   deploymentId(): Promise<string>;
-  /** Records `key`; false (and nothing written) when this store's key is already quarantined. */
-  add(key: QuarantinedKey): Promise<boolean>;
+  /**
+   * Records `key`; false (and nothing written) when this store's key is already quarantined. With
+   * `quarantined`, that audit event is chained in the same transaction, only when the key was added: held
+   * and recorded together or not at all, and recorded once however often it is added.
+   */
+  add(key: QuarantinedKey, quarantined?: AuditEvent): Promise<boolean>;
   /** Whether this store's key is quarantined. */
   has(keyStore: string, keyRef: string): Promise<boolean>;
   /** Every quarantined key, oldest quarantine first. */
   list(): Promise<QuarantinedKey[]>;
-  /** Forgets the key's quarantine; forgetting one that is not there succeeds. */
-  remove(keyStore: string, keyRef: string): Promise<void>;
+  /**
+   * Forgets the key's quarantine; forgetting one that is not there succeeds. With `recorded`, that audit
+   * event is chained in the same transaction, only when this call removed the key (as `add`'s).
+   */
+  remove(keyStore: string, keyRef: string, recorded?: AuditEvent): Promise<void>;
 }

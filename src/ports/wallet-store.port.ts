@@ -1,4 +1,5 @@
 import type { Wallet } from '../domain/wallet.js';
+import type { AuditEvent } from './audit-log.port.js';
 import type { IdempotencyRecord } from './idempotency-store.port.js';
 
 export interface WalletPage {
@@ -28,9 +29,11 @@ export interface WalletStore {
   countWallets(vaultId: string, now: Date): Promise<number>;
   /**
    * Writes `wallet` if the stored version is still `wallet.version - 1`; returns false on a lost race
-   * (the caller re-reads and retries). The new record carries `wallet.version`.
+   * (the caller re-reads and retries). The new record carries `wallet.version`. With `recorded`, that
+   * audit event is chained in the same transaction as the write, and only when the write wins: the change
+   * and its record are durable together or not at all (an event the audit log refuses writes nothing).
    */
-  updateWallet(wallet: Wallet): Promise<boolean>;
+  updateWallet(wallet: Wallet, recorded?: AuditEvent): Promise<boolean>;
 
   /** Up to `limit` wallets (deleted or marked) whose expiry is at or before `now`, oldest expiry first. */
   findExpired(now: Date, limit: number): Promise<Wallet[]>;
@@ -41,8 +44,12 @@ export interface WalletStore {
    * loses its compare-and-set and re-reads a deleted wallet; a wallet unexpired first is not claimed.
    */
   markDeleted(id: string, now: Date): Promise<boolean>;
-  /** Removes the wallet record for good; removing one that is gone succeeds. */
-  removeWallet(id: string): Promise<void>;
+  /**
+   * Removes the wallet record for good; removing one that is gone succeeds. With `deleted`, that audit
+   * event is chained in the same transaction, only when this call removed the record: the removal and its
+   * record are durable together or not at all, and a second removal records nothing.
+   */
+  removeWallet(id: string, deleted?: AuditEvent): Promise<void>;
   /** The wallet record with this id, deleted or not, or null once removed. */
   findRecord(id: string): Promise<Wallet | null>;
   /** Wallet records (deleted ones included) whose keys live in `keyStore`, by id after `afterId`, at most `limit`. */

@@ -21,16 +21,15 @@ import {
 const nothingToClean = async () => undefined;
 describeWalletRepositoryContract('in-memory (test twin)', async () => {
   const auditLog = new InMemoryAuditLog();
-  return { repo: new InMemoryWalletRepository(), signatureLog: new InMemorySignatureLog(auditLog), auditLog, cleanup: nothingToClean };
+  return { repo: new InMemoryWalletRepository(auditLog), signatureLog: new InMemorySignatureLog(auditLog), auditLog, cleanup: nothingToClean };
 });
 describeAuditLogContract('in-memory (test twin)', async () => ({ log: new InMemoryAuditLog(), cleanup: nothingToClean }));
 describePolicyRepositoryContract('in-memory (test twin)', async () => ({ policies: new InMemoryPolicyRepository(), cleanup: nothingToClean }));
 describeJobLockContract('in-memory (test twin)', async () => ({ lock: new InMemoryJobLock(), cleanup: nothingToClean }));
-describeKeyQuarantineContract('in-memory (test twin)', async () => ({
-  quarantine: new InMemoryKeyQuarantine(),
-  other: new InMemoryKeyQuarantine(),
-  cleanup: nothingToClean,
-}));
+describeKeyQuarantineContract('in-memory (test twin)', async () => {
+  const auditLog = new InMemoryAuditLog();
+  return { quarantine: new InMemoryKeyQuarantine(undefined, auditLog), auditLog, other: new InMemoryKeyQuarantine(), cleanup: nothingToClean };
+});
 describeSignCounterContract('in-memory (test twin)', async () => {
   const counter = new InMemorySignCounter();
   return { counters: [counter, counter], cleanup: nothingToClean };

@@ -74,6 +74,7 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
       const [one, two] = await Promise.all([open(), open()]);
       return {
         quarantine: new SqlKeyQuarantine(postgresSql(one.db)),
+        auditLog: new SqlAuditLog(postgresSql(one.db)),
         other: new SqlKeyQuarantine(postgresSql(two.db)),
         cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
       };
@@ -326,8 +327,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
         const w = aWallet(vault);
         await repoA.insertWallet(w);
         const [renamed, expired] = await Promise.all([
-          new RenameWallet(repoA, clock, new SqlAuditLog(postgresSql(a))).execute(principal, w.address, `name ${round}`),
-          new ExpireWallet(repoB, clock, new SqlAuditLog(postgresSql(b))).execute(principal, w.address),
+          new RenameWallet(repoA, clock).execute(principal, w.address, `name ${round}`),
+          new ExpireWallet(repoB, clock).execute(principal, w.address),
         ]);
         const stored = await repoB.findRecord(w.id);
         expect(stored?.version).toBe(3);

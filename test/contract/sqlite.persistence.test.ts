@@ -70,8 +70,8 @@ describeApprovalStoreContract('sqlite', () =>
 );
 describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlPolicyRepository(sqliteSql(db)) })));
 describeKeyQuarantineContract('sqlite', async () => {
-  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
-  return { quarantine: one.quarantine, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
+  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)), auditLog: new SqlAuditLog(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
+  return { quarantine: one.quarantine, auditLog: one.auditLog, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
 });
 // One connection twice: two connections of one thread cannot share the write lock (the second's BEGIN
 // IMMEDIATE blocks the thread the first needs to commit), and the processes that share a file in service

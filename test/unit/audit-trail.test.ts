@@ -32,11 +32,11 @@ import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
 
 async function world(chainReader: ChainReader = NO_RPC) {
-  const repo = new InMemoryWalletRepository();
+  const auditLog = new InMemoryAuditLog();
+  const repo = new InMemoryWalletRepository(auditLog);
   const store = new InMemoryKeyStore('local');
   const registry = new MapKeyStoreRegistry([store], 'local');
   const clock = new FixedClock(new Date('2026-05-01T00:00:00Z'));
-  const auditLog = new InMemoryAuditLog();
   const policies = new InMemoryPolicyRepository();
   let n = 0;
   const ids = { next: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}` };
@@ -58,10 +58,10 @@ async function world(chainReader: ChainReader = NO_RPC) {
     policies: new ManagePolicies(repo, policies, clock, auditLog),
     authenticate: new Authenticate(repo, clock, refusals),
     create: new CreateWallet(repo, registry, clock, ids, auditLog),
-    rename: new RenameWallet(repo, clock, auditLog),
-    expire: new ExpireWallet(repo, clock, auditLog),
-    unexpire: new UnexpireWallet(repo, clock, auditLog),
-    purge: new PurgeExpiredWallets(repo, registry, clock, auditLog),
+    rename: new RenameWallet(repo, clock),
+    expire: new ExpireWallet(repo, clock),
+    unexpire: new UnexpireWallet(repo, clock),
+    purge: new PurgeExpiredWallets(repo, registry, clock),
     sign: new SignCall(
       repo,
       registry,

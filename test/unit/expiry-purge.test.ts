@@ -10,14 +10,28 @@ import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
+import type { AuditEvent } from '../../src/ports/audit-log.port.js';
 import { InMemoryAuditLog, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
+/** The audit log, with its next appends failing on demand (the database refusing the record's write). */
+class FlakyAuditLog extends InMemoryAuditLog {
+  failNext = 0;
+  override async append(event: AuditEvent): Promise<void> {
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new DomainError(ErrorCode.DATABASE_UNAVAILABLE, 'database unavailable');
+    }
+    return super.append(event);
+  }
+}
+
 async function setup() {
-  const repo = new InMemoryWalletRepository();
+  const auditLog = new FlakyAuditLog();
+  const repo = new InMemoryWalletRepository(auditLog);
   const store = new InMemoryKeyStore('local');
   const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
   const registry = new MapKeyStoreRegistry([store], 'local');
@@ -26,7 +40,6 @@ async function setup() {
   const vault = aVault();
   await repo.ensureAccount(vault.accountId, clock.now());
   await repo.insertVault(vault);
-  const auditLog = new InMemoryAuditLog();
   const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES };
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   return {
@@ -37,11 +50,11 @@ async function setup() {
     clock,
     vault,
     create: () => create.execute({ principal, name: 'w' }),
-    expire: new ExpireWallet(repo, clock, auditLog),
+    expire: new ExpireWallet(repo, clock),
     get: new GetWallet(repo, clock),
     list: new ListWallets(repo, clock),
     status: new GetVaultStatus(repo, clock, 'test'),
-    purge: new PurgeExpiredWallets(repo, registry, clock, auditLog),
+    purge: new PurgeExpiredWallets(repo, registry, clock),
     registry,
   };
 }
@@ -93,7 +106,7 @@ describe('purging expired wallets', () => {
 
   it('works through more expired wallets than one batch, skipping a failed one without looping on it', async () => {
     const t = await setup();
-    const purge = new PurgeExpiredWallets(t.repo, t.registry, t.clock, t.auditLog, 2);
+    const purge = new PurgeExpiredWallets(t.repo, t.registry, t.clock, 2);
     const doomed = [];
     for (let i = 0; i < 5; i++) doomed.push(await t.create());
     for (const w of doomed) await t.expire.execute(t.principal, w.address);
@@ -114,6 +127,39 @@ describe('purging expired wallets', () => {
     await t.store.destroy(w.keyRef); // the step before the crash
     expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
     expect(t.repo.wallets.has(w.id)).toBe(false);
+  });
+
+  it('finishes a removal whose wallet.deleted could not be written: the record stays until it is, recorded once', async () => {
+    const t = await setup();
+    const w = await t.create();
+    await t.expire.execute(t.principal, w.address);
+    t.clock.advance(EXPIRY_TTL_MS);
+    t.auditLog.failNext = 1;
+    expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 1 });
+    // The key is gone, the record (invisible) still names it: the deletion is unfinished, not forgotten.
+    expect(t.store.has(w.keyRef)).toBe(false);
+    expect(t.repo.wallets.has(w.id)).toBe(true);
+    await expect(t.get.execute(t.vault.id, w.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
+    expect(t.auditLog.records.map((r) => r.action)).not.toContain('wallet.deleted');
+    expect(await t.purge.execute()).toEqual({ destroyed: 1, failed: 0 });
+    expect(t.repo.wallets.has(w.id)).toBe(false);
+    expect(await t.purge.execute()).toEqual({ destroyed: 0, failed: 0 });
+    const deleted = t.auditLog.records.filter((r) => r.action === 'wallet.deleted');
+    expect(deleted).toMatchObject([{ subject: w.address, actor: 'system', details: { walletId: w.id } }]);
+  });
+
+  it('an expiry whose record cannot be written is not made: the wallet stays active, and the retry records it once', async () => {
+    const t = await setup();
+    const w = await t.create();
+    t.auditLog.failNext = 1;
+    await expect(t.expire.execute(t.principal, w.address)).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    expect(t.repo.wallets.get(w.id)).toMatchObject({ expires: null, version: 1 });
+    expect(t.auditLog.records.map((r) => r.action)).not.toContain('wallet.expired');
+    const expired = await t.expire.execute(t.principal, w.address);
+    await t.expire.execute(t.principal, w.address); // already expiring: changes and records nothing
+    expect(t.auditLog.records.filter((r) => r.action === 'wallet.expired')).toMatchObject([
+      { subject: w.address, details: { walletId: w.id, expires: expired.expires!.toISOString() } },
+    ]);
   });
 
   it('a create whose record cannot be written leaves no key behind', async () => {
@@ -140,12 +186,12 @@ describe('an unexpire racing the purge at the expiry instant', () => {
   async function unexpireHeldBeforeWrite(t: Awaited<ReturnType<typeof setup>>, address: string) {
     const held = gate();
     const update = t.repo.updateWallet.bind(t.repo);
-    t.repo.updateWallet = async (wallet) => {
+    t.repo.updateWallet = async (wallet, recorded) => {
       t.repo.updateWallet = update; // only the first write is held
       await held.wait();
-      return update(wallet);
+      return update(wallet, recorded);
     };
-    const result = new UnexpireWallet(t.repo, t.clock, t.auditLog).execute(t.principal, address).then(
+    const result = new UnexpireWallet(t.repo, t.clock).execute(t.principal, address).then(
       (w) => ({ ok: true as const, w }),
       (error: unknown) => ({ ok: false as const, error }),
     );

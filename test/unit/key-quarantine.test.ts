@@ -13,11 +13,11 @@ import { aVault, aWallet } from '../support/wallet-mother.js';
 const LATER = new Date(Date.now() + 3_600_000);
 
 async function world() {
-  const repo = new InMemoryWalletRepository();
+  const audit = new InMemoryAuditLog();
+  const repo = new InMemoryWalletRepository(audit);
   const store = new InMemoryKeyStore('local');
   const registry = new MapKeyStoreRegistry([store], 'local');
-  const quarantine = new InMemoryKeyQuarantine();
-  const audit = new InMemoryAuditLog();
+  const quarantine = new InMemoryKeyQuarantine(undefined, audit);
   const clock = new FixedClock(LATER);
   const vault = aVault();
   await repo.ensureAccount(vault.accountId, LATER);
@@ -35,8 +35,8 @@ async function world() {
     audit,
     vault,
     orphan,
-    sweep: new SweepOrphanKeys(repo, registry, quarantine, clock, audit),
-    manage: new ManageQuarantine(repo, registry, quarantine, clock, new UuidV7IdGenerator(), audit),
+    sweep: new SweepOrphanKeys(repo, registry, quarantine, clock),
+    manage: new ManageQuarantine(repo, registry, quarantine, clock, new UuidV7IdGenerator()),
   };
 }
 
@@ -84,6 +84,22 @@ describe('quarantined keys', () => {
       ['key.quarantined', 'system'],
       ['key.restored', 'system'],
     ]);
+  });
+
+  it('a key whose key.quarantined cannot be written is not held; the next sweep holds and records it, once', async () => {
+    const t = await world();
+    const key = await t.orphan();
+    const append = t.audit.append.bind(t.audit);
+    t.audit.append = async () => {
+      t.audit.append = append; // only the next append fails
+      throw new Error('database unavailable');
+    };
+    await expect(t.sweep.execute()).rejects.toThrow('database unavailable');
+    expect(await t.quarantine.has('local', key.keyRef)).toBe(false);
+    expect(t.audit.records).toEqual([]);
+    expect(await t.sweep.execute()).toEqual({ quarantined: 1, held: 1 });
+    expect(await t.sweep.execute()).toEqual({ quarantined: 0, held: 1 });
+    expect(t.audit.records.map((r) => [r.action, r.subject])).toEqual([['key.quarantined', key.address]]);
   });
 
   it('never touches a key of another deployment, or one carrying none', async () => {

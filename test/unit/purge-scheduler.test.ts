@@ -6,7 +6,7 @@ import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-ide
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
-import { InMemoryAuditLog, InMemoryJobLock, InMemoryKeyQuarantine, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
+import { InMemoryJobLock, InMemoryKeyQuarantine, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet, anIdempotencyRecord } from '../support/wallet-mother.js';
 
@@ -26,8 +26,8 @@ async function setup() {
   const expiredWallet = aWallet(vault, { keyRef, expires: at(-1) });
   await repo.insertWallet(expiredWallet, anIdempotencyRecord(vault, { key: 'old', created: at(-10), expires: at(-1) }));
   await repo.insertWallet(aWallet(vault), anIdempotencyRecord(vault, { key: 'live', created: at(-10), expires: at(1) }));
-  const sweep = new SweepOrphanKeys(repo, registry, new InMemoryKeyQuarantine(), clock, new InMemoryAuditLog());
-  const jobs = { purge: new PurgeExpiredWallets(repo, registry, clock, new InMemoryAuditLog()), purgeIdempotency: new PurgeExpiredIdempotency(repo, clock), sweep };
+  const sweep = new SweepOrphanKeys(repo, registry, new InMemoryKeyQuarantine(), clock);
+  const jobs = { purge: new PurgeExpiredWallets(repo, registry, clock), purgeIdempotency: new PurgeExpiredIdempotency(repo, clock), sweep };
   const scheduler = new PurgeScheduler(jobs, lock, 60_000, createLogger('silent'));
   return { repo, store, lock, vault, expiredWallet, jobs, scheduler };
 }

@@ -5,7 +5,7 @@ import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import { InMemoryAuditLog, InMemoryPolicyRepository, InMemorySignatureLog } from '../support/in-memory.persistence.js';
+import { InMemoryPolicyRepository, InMemorySignatureLog } from '../support/in-memory.persistence.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { signWorld } from '../support/sign-world.js';
 
@@ -35,7 +35,7 @@ describe('signer cache', () => {
     const w = await world();
     const wallet = await w.create.execute({ principal: w.principal, name: 's' });
     await w.signWith(wallet.address); // cached, not expiring
-    const expired = await new ExpireWallet(w.repo, w.clock, new InMemoryAuditLog()).execute(w.principal, wallet.address);
+    const expired = await new ExpireWallet(w.repo, w.clock).execute(w.principal, wallet.address);
     // Expiry is always 30 days out, so a cached copy (at most a TTL old) that shows no expiry is never
     // wrong about the instant; past the TTL the lookup sees it.
     w.clock.set(new Date(expired.expires!.getTime() - 1));

@@ -1,4 +1,5 @@
-import type { PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { prepareAuditEvent, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import type { InstantDecoder } from './rows.js';
@@ -68,6 +69,22 @@ export interface ApiKeyCache {
   find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null>;
   /** After an API key was written through this connection (a database that does not tell itself). */
   forget?(): void;
+}
+
+/**
+ * Runs one statement and, when it changed a row, chains `event` in the same transaction
+ * (auditedTransaction): the change and its audit record are durable together or not at all, and a
+ * statement that changed nothing (already done) records nothing. The event is checked after the statement,
+ * inside the transaction, so an event the audit log refuses rolls the change back. Without `event`, the
+ * statement alone. Resolves with whether it changed a row.
+ */
+export async function runAudited(db: SqlDatabase, sql: string, params: readonly unknown[], event: AuditEvent | undefined): Promise<boolean> {
+  if (!event) return (await db.run(sql, params)) > 0;
+  return db.auditedTransaction(async (tx, audit) => {
+    if ((await tx.run(sql, params)) === 0) return false;
+    audit(prepareAuditEvent(event));
+    return true;
+  });
 }
 
 /** `($1, $2), ($3, $4)` for a multi-row INSERT of `rows` rows of `width` values each, numbered from `first`. */

@@ -1,5 +1,6 @@
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../../../src/ports/key-quarantine.port.js';
-import type { SqlDatabase } from './sql-database.js';
+import { runAudited, type SqlDatabase } from './sql-database.js';
 
 interface Row {
   key_store: string;
@@ -21,13 +22,14 @@ export class SqlKeyQuarantine implements KeyQuarantine {
     return this.deployment;
   }
 
-  async add(key: QuarantinedKey): Promise<boolean> {
-    const added = await this.db.run(
+  add(key: QuarantinedKey, quarantined?: AuditEvent): Promise<boolean> {
+    return runAudited(
+      this.db,
       `INSERT INTO quarantined_keys (key_store, key_ref, address, vault_id, quarantined) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (key_store, key_ref) DO NOTHING`,
       [key.keyStore, key.keyRef, key.address, key.vaultId, key.quarantined],
+      quarantined,
     );
-    return added === 1;
   }
 
   async has(keyStore: string, keyRef: string): Promise<boolean> {
@@ -39,7 +41,7 @@ export class SqlKeyQuarantine implements KeyQuarantine {
     return rows.map((r) => ({ keyStore: r.key_store, keyRef: r.key_ref, address: r.address, vaultId: r.vault_id, quarantined: this.db.instant(r.quarantined) }));
   }
 
-  async remove(keyStore: string, keyRef: string): Promise<void> {
-    await this.db.run('DELETE FROM quarantined_keys WHERE key_store = $1 AND key_ref = $2', [keyStore, keyRef]);
+  async remove(keyStore: string, keyRef: string, recorded?: AuditEvent): Promise<void> {
+    await runAudited(this.db, 'DELETE FROM quarantined_keys WHERE key_store = $1 AND key_ref = $2', [keyStore, keyRef], recorded);
   }
 }

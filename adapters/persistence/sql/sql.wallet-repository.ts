@@ -1,9 +1,10 @@
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
+import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
 import { apiKeyAccessColumns, IDEMPOTENCY_COLUMNS, toApiKey, toIdempotency, toVault, toWallet, WALLET_COLUMNS, type ApiKeyRow, type IdempotencyRow, type VaultRow, type WalletRow } from './rows.js';
-import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
+import { runAudited, type ApiKeyCache, type SqlDatabase } from './sql-database.js';
 
 const VAULT = 'SELECT id, account_id, name, created FROM vaults';
 const API_KEY = 'SELECT id, vault_id, secret_hash, created, revoked, roles, allow_cidrs, approver_group FROM api_keys';
@@ -143,9 +144,9 @@ export class SqlWalletRepository implements WalletRepository {
     return this.db.walletPages.count(vaultId, now);
   }
 
-  async updateWallet(wallet: Wallet): Promise<boolean> {
+  updateWallet(wallet: Wallet, recorded?: AuditEvent): Promise<boolean> {
     const w = wallet;
-    return (await this.db.run(UPDATE_WALLET, [w.id, w.name, w.updated, w.expires, w.keyStore, w.keyRef, w.version])) === 1;
+    return runAudited(this.db, UPDATE_WALLET, [w.id, w.name, w.updated, w.expires, w.keyStore, w.keyRef, w.version], recorded);
   }
 
   findExpired(now: Date, limit: number): Promise<Wallet[]> {
@@ -156,8 +157,8 @@ export class SqlWalletRepository implements WalletRepository {
     return (await this.db.run('UPDATE wallets SET version = version + 1 WHERE id = $1 AND expires IS NOT NULL AND expires <= $2', [id, now])) === 1;
   }
 
-  async removeWallet(id: string): Promise<void> {
-    await this.db.run('DELETE FROM wallets WHERE id = $1', [id]);
+  async removeWallet(id: string, deleted?: AuditEvent): Promise<void> {
+    await runAudited(this.db, 'DELETE FROM wallets WHERE id = $1', [id], deleted);
   }
 
   async findRecord(id: string): Promise<Wallet | null> {
