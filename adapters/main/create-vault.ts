@@ -22,7 +22,6 @@ import { replayModule } from '../replay/replay.module.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { systemModule } from '../system/system.module.js';
 import { DEFAULT_DISPATCHER_SETTINGS, WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
-import { nudgingPersistence } from '../webhooks/nudging-persistence.js';
 import { WebhookKeys, type WebhookKeySet } from '../webhooks/webhook-signing-key.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
@@ -97,16 +96,15 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   const version = options.version ?? 'unknown';
   const container = new Container({ defaultScope: 'Singleton' });
   const webhookOptions = options.webhooks === false ? undefined : options.webhooks;
-  // This process delivers webhooks: the events it writes prompt the dispatcher, made below.
+  // This process delivers webhooks: the events it writes prompt the dispatcher (watchAudit, below).
   const delivers = webhookOptions !== undefined && persistence.webhooks !== undefined && options.jobs !== false;
-  let dispatcher: WebhookDispatcher | undefined;
   // One module per adapter family, then the application's: the ports first, the use cases over them.
   container.load(
     systemModule(options.clock),
     chainModule(options),
     ethereumModule(),
     replayModule(persistence.replayGuard),
-    persistenceModule(delivers ? nudgingPersistence(persistence, () => dispatcher?.nudge()) : persistence, deploymentId),
+    persistenceModule(persistence, deploymentId),
     keyStoresModule(keyStores, options.defaultKeyStore),
     useCasesModule({
       chains: [...CHAINS, ...(options.chains ?? []).map((c) => c.name)],
@@ -154,13 +152,14 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   const outbox = container.get<WebhookOutbox | undefined>(TOKENS.WEBHOOK_OUTBOX);
   const clock = container.get<Clock>(TOKENS.CLOCK);
   const webhookKeys = new WebhookKeys(webhookOptions?.signingKey, outbox, () => clock.now());
-  dispatcher =
+  const dispatcher =
     delivers && outbox
       ? new WebhookDispatcher(outbox, container.get<JobLock>(TOKENS.JOB_LOCK), webhookKeys, deploymentId ?? 'wallet-vault', clock, logger, options.webhookMetrics, {
           ...DEFAULT_DISPATCHER_SETTINGS,
           pollIntervalMs: webhookOptions?.pollIntervalMs ?? DEFAULT_DISPATCHER_SETTINGS.pollIntervalMs,
         })
       : undefined;
+  const unwatchAudit = dispatcher && persistence.watchAudit?.((action) => dispatcher.noticed(action));
   let closing: Promise<void> | undefined;
   let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const built: Vault = Object.assign(useCasesFrom(container), {
@@ -174,6 +173,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     webhookKeys: () => webhookKeys.keySet(),
     close: () =>
       (closing ??= (async () => {
+        unwatchAudit?.();
         await dispatcher?.stop();
         await scheduler.stop();
         await refusedAuthFlush?.stop();

@@ -7,7 +7,7 @@ import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../.
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
-import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
+import type { AuditAction, AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
@@ -195,10 +195,20 @@ export class InMemorySignatureLog implements SignatureLog {
 export class InMemoryAuditLog implements AuditLog {
   readonly records: AuditRecord[] = [];
 
+  private readonly listeners = new Set<(action: AuditAction) => void>();
+
   async append(event: AuditEvent): Promise<void> {
     // The stores' own chaining; the head is the last record (a test may have tampered with it, as with a row).
     this.records.push(auditRecordOf(chainedAfter(this.records.at(-1) ?? null, prepareAuditEvent(event))));
+    for (const listener of this.listeners) listener(event.action);
   }
+
+  /** Persistence.watchAudit: every store of the twin appends through this log. */
+  watch(listener: (action: AuditAction) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
     return this.records
       .filter((r) => r.seq > query.afterSeq && (query.vaultId === undefined || r.vaultId === query.vaultId))
@@ -399,6 +409,7 @@ export function inMemoryPersistence(): Persistence {
     keyQuarantine: new InMemoryKeyQuarantine(undefined, auditLog),
     signCounter: new InMemorySignCounter(),
     approvals: new InMemoryApprovalStore(auditLog, signatureLog),
+    watchAudit: (listener) => auditLog.watch(listener),
     description: 'in memory',
     close: async () => undefined,
   };

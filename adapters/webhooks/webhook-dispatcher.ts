@@ -1,7 +1,7 @@
-import type { AuditRecord } from '../../src/ports/audit-log.port.js';
+import type { AuditAction, AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
-import type { WebhookEndpoint, WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
 import { signWebhook, type WebhookKeys } from './webhook-signing-key.js';
 
 /** Where the dispatcher reports (the vault's logger). */
@@ -48,6 +48,9 @@ export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
   leaseMs: 60_000,
   standbyMs: 5000,
 };
+
+/** The audit actions delivered as webhooks. */
+const DELIVERED: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 
 /** The job lock name: with several instances on one database, one of them delivers. */
 export const WEBHOOK_JOB = 'webhooks';
@@ -123,6 +126,11 @@ export class WebhookDispatcher {
    * An event to deliver was just appended by this process: the outbox is read again soon (at most every
    * NUDGE_SPACING_MS) rather than at the next interval. Where another instance delivers, nothing happens.
    */
+  /** This process committed an audit record (Persistence.watchAudit): a nudge when its action is delivered. */
+  noticed(action: AuditAction): void {
+    if (DELIVERED.has(action)) this.nudge();
+  }
+
   nudge(): void {
     if (!this.leading) return this.poll();
     this.nudged = true;

@@ -1,5 +1,5 @@
 import type { ApprovalStore } from './approval-store.port.js';
-import type { AuditLog } from './audit-log.port.js';
+import type { AuditAction, AuditLog } from './audit-log.port.js';
 import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
 import type { PolicyRepository } from './policy-repository.port.js';
@@ -53,6 +53,13 @@ export interface Persistence {
    * absent when the store is one host's file (SQLite), whose processes then count in memory each.
    */
   readonly requestRates?: RequestRateStore;
+  /**
+   * Calls `listener` with the action of each audit record this process wrote, once it is committed,
+   * whichever store wrote it (alone, or with the change it reports); returns the unsubscribe. A hint for
+   * whoever reads the trail (the webhook dispatcher sends at once instead of at its next poll), never the
+   * record itself: the trail is. Absent (a persistence written for an earlier release): no hint.
+   */
+  readonly watchAudit?: (listener: (action: AuditAction) => void) => () => void;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for logs (never a password). */
   readonly description: string;
   close(): Promise<void>;

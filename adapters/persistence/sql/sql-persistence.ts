@@ -1,6 +1,7 @@
 import type { JobLock } from '../../../src/ports/job-lock.port.js';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import type { RequestRateStore } from '../../../src/ports/request-rate-store.port.js';
+import { auditWatched } from './audit-watch.js';
 import { SqlApprovalStore } from './sql.approval-store.js';
 import { SqlAuditLog } from './sql.audit-log.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
@@ -26,7 +27,8 @@ export interface DialectParts {
 }
 
 /** Every port of the Persistence over one opened SQL database. */
-export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistence {
+export function sqlPersistence(database: SqlDatabase, parts: DialectParts): Persistence {
+  const { db, watch } = auditWatched(database);
   return {
     repository: new SqlWalletRepository(db, parts.apiKeyCache),
     signatureLog: new SqlSignatureLog(db),
@@ -38,6 +40,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     webhooks: new SqlWebhookOutbox(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
+    watchAudit: watch,
     jobLock: parts.jobLock,
     description: parts.description,
     close: () => parts.close(),

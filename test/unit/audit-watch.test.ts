@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
+import type { AuditAction, AuditEvent } from '../../src/ports/audit-log.port.js';
+import type { Persistence } from '../../src/ports/persistence.port.js';
+import { inMemoryPersistence } from '../support/in-memory.persistence.js';
+import { anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
+
+const NOW = new Date('2026-06-01T00:00:00Z');
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+const PERSISTENCES: Record<string, () => Promise<Persistence>> = {
+  'in memory': async () => inMemoryPersistence(),
+  SQLite: async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-audit-watch-'));
+    dirs.push(dir);
+    return sqlitePersistence({ path: path.join(dir, 'vault.db') });
+  },
+};
+
+async function world(open: () => Promise<Persistence>) {
+  const persistence = await open();
+  const seen: AuditAction[] = [];
+  const unwatch = persistence.watchAudit!((action) => seen.push(action));
+  const vault = aVault();
+  await persistence.repository.ensureAccount(vault.accountId, NOW);
+  await persistence.repository.insertVault(vault);
+  const event = (action: AuditEvent['action']) => anAuditEvent({ action, vaultId: vault.id, at: NOW });
+  return { persistence, vault, event, seen, unwatch };
+}
+
+// The webhook dispatcher is prompted by what watchAudit reports: it must hear of every record, whichever
+// store wrote it, once committed, and of nothing that was not written.
+describe.each(Object.keys(PERSISTENCES))('watchAudit (%s): every audit record this process commits, whichever store writes it', (name) => {
+  const open = PERSISTENCES[name]!;
+
+  it('a wallet renamed, expired, deleted with its record, and a lost write (nothing recorded, nothing told)', async () => {
+    const t = await world(open);
+    const w = aWallet(t.vault);
+    await t.persistence.repository.insertWallet(w);
+    expect(await t.persistence.repository.updateWallet({ ...w, name: 'x', version: 2 }, t.event('wallet.renamed'))).toBe(true);
+    expect(await t.persistence.repository.updateWallet({ ...w, expires: NOW, version: 3 }, t.event('wallet.expired'))).toBe(true);
+    // A stale version changes nothing, so nothing is recorded or told.
+    expect(await t.persistence.repository.updateWallet({ ...w, name: 'y', version: 3 }, t.event('wallet.renamed'))).toBe(false);
+    await t.persistence.repository.removeWallet(w.id, t.event('wallet.deleted'));
+    expect(t.seen).toEqual(['wallet.renamed', 'wallet.expired', 'wallet.deleted']);
+    expect((await t.persistence.auditLog.list({ afterSeq: 0, limit: 10 })).map((r) => r.action)).toEqual(t.seen);
+    await t.persistence.close();
+  });
+
+  it('a key quarantined and destroyed with its record, a lone append, and nothing after unwatch', async () => {
+    const t = await world(open);
+    const key = { keyStore: 'local', keyRef: 'k', address: '0x' + '1'.repeat(40), vaultId: t.vault.id, quarantined: NOW };
+    expect(await t.persistence.keyQuarantine!.add(key, t.event('key.quarantined'))).toBe(true);
+    await t.persistence.keyQuarantine!.remove('local', 'k', t.event('key.destroyed'));
+    await t.persistence.auditLog.append(t.event('policy.changed'));
+    t.unwatch();
+    await t.persistence.auditLog.append(t.event('policy.changed'));
+    expect(t.seen).toEqual(['key.quarantined', 'key.destroyed', 'policy.changed']);
+    await t.persistence.close();
+  });
+});
