@@ -59,6 +59,26 @@ describe('sqlite commit queue: the sync off the event loop', () => {
     await expect(written).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
   });
 
+  it('refuses every write after a failed sync, since a later sync could report success over a broken WAL, and fails readiness', async () => {
+    const sql = sqliteSql(db);
+    const log = new SqlSignatureLog(sql);
+    const first = log.record(aSignatureRecord(7));
+    await settled(first);
+    const waiting = log.record(aSignatureRecord(8)); // held while the first batch's sync runs
+    await settled(waiting);
+    syncs[0]!.done(Object.assign(new Error('I/O error'), { code: 'EIO' }));
+    await expect(first).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    await expect(waiting).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE, message: expect.stringContaining('restarts') });
+    const later = aSignatureRecord(9);
+    await expect(log.record(later)).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    await expect(sql.run('DELETE FROM signatures', [])).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    await expect(sql.transaction(async () => 1)).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    await expect(sql.ping()).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    // Neither the held batch nor the later write was committed, and no other sync was asked for.
+    expect(await log.find(later.vaultId, later.submissionHash)).toBeNull();
+    expect(syncs).toHaveLength(1);
+  });
+
   it('holds the batches that arrive while a sync runs and commits them together, with one sync of their own, when it returns', async () => {
     const log = new SqlSignatureLog(sqliteSql(db));
     const [a, b, c] = [aSignatureRecord(4), aSignatureRecord(5), aSignatureRecord(6)];

@@ -79,6 +79,15 @@ export class SqliteCommitQueue {
   private checkpointing = false;
   /** A checkpoint that must copy every frame is running: commits wait for it. */
   private checkpointHeld = false;
+  /**
+   * Set by the first WAL sync that fails, for the connection's life. After a failed fdatasync the kernel
+   * may have dropped the frames it could not write and reports the error once only: a later sync can
+   * return success over a WAL whose chain of frames is broken, and on recovery SQLite discards every
+   * frame after the break. So nothing committed after the failure may be answered as durable (as
+   * PostgreSQL stops at a failed fsync): every later write is refused, and readiness fails, until the
+   * process is restarted and SQLite recovers the WAL from what is on disk.
+   */
+  private syncFailure: DomainError | undefined;
 
   constructor(private readonly db: SqliteDatabase) {
     this.transaction = db.transaction((writes: Pending<QueuedWrite>[]) => this.run(writes));
@@ -89,7 +98,12 @@ export class SqliteCommitQueue {
 
   /** Resolves once `write` is committed and on disk. */
   enqueue(write: QueuedWrite): Promise<void> {
-    return this.batches.submit(write);
+    return this.syncFailure ? Promise.reject(this.syncFailure) : this.batches.submit(write);
+  }
+
+  /** Throws the failure that stopped the connection's writes (see `syncFailure`), if one did. */
+  assertWritable(): void {
+    if (this.syncFailure) throw this.syncFailure;
   }
 
   /** Commits `writes` with the WAL written but not yet synced (see the class comment). */
@@ -112,20 +126,25 @@ export class SqliteCommitQueue {
   private answerWhenSynced(writes: Pending<QueuedWrite>[]): void {
     if (!this.walMode) return writes.forEach((p) => p.resolve());
     // Committed but not known to be on disk: never answered as durable (and never committed again).
-    const unsynced = (error: NodeJS.ErrnoException) => {
-      const failure = new DomainError(ErrorCode.DATABASE_UNAVAILABLE, `database unavailable (WAL sync failed: ${error.code ?? error.message})`);
-      writes.forEach((p) => p.reject(failure));
-    };
+    const unsynced = (reason: string) =>
+      new DomainError(ErrorCode.DATABASE_UNAVAILABLE, `database unavailable (${reason})`);
     try {
       this.wal ??= openSync(`${this.db.name}-wal`, 'r');
     } catch (error) {
-      return unsynced(error as NodeJS.ErrnoException);
+      const failure = unsynced(`WAL not opened for its sync: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      return writes.forEach((p) => p.reject(failure));
     }
     this.syncing++;
     fdatasync(this.wal, (error) => {
       this.syncing--;
-      if (error) unsynced(error);
-      else writes.forEach((p) => p.resolve());
+      if (error) {
+        this.syncFailure ??= unsynced(`WAL sync failed: ${error.code ?? error.message}; writes refused until the process restarts`);
+        writes.forEach((p) => p.reject(this.syncFailure));
+      } else if (this.syncFailure) {
+        writes.forEach((p) => p.reject(this.syncFailure)); // committed after a failed sync: not known to survive
+      } else {
+        writes.forEach((p) => p.resolve());
+      }
       this.releaseHeld();
     });
   }
@@ -188,6 +207,7 @@ export class SqliteCommitQueue {
   }
 
   private flush(batch: Pending<QueuedWrite>[]): void {
+    if (this.syncFailure) return batch.forEach((p) => p.reject(this.syncFailure));
     // While a sync runs, the WAL write of another commit would only wait behind it on the event loop:
     // the batches of those turns are held and committed together, with one sync, when it returns.
     if (this.syncing > 0 || this.checkpointHeld) {

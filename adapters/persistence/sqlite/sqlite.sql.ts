@@ -64,7 +64,7 @@ export class SqliteSql implements SqlDatabase {
   }
 
   run(sql: string, params = NONE): Promise<number> {
-    return this.sync(() => this.runNow(sql, params));
+    return this.sync(() => (this.commits.assertWritable(), this.runNow(sql, params)));
   }
 
   /** Runs `work` (synchronous statements) once no transaction holds the connection; errors as the seam's. */
@@ -77,7 +77,7 @@ export class SqliteSql implements SqlDatabase {
     let release!: () => void;
     this.held = new Promise((resolve) => (release = resolve));
     try {
-      await runSql(() => this.db.exec('BEGIN IMMEDIATE'));
+      await runSql(() => (this.commits.assertWritable(), this.db.exec('BEGIN IMMEDIATE')));
       const value = await work(this.inside);
       await runSql(() => this.db.exec('COMMIT'));
       return value;
@@ -126,7 +126,9 @@ export class SqliteSql implements SqlDatabase {
     return changed;
   }
 
+  /** Fails once a WAL sync has failed (the connection takes no more writes), so readiness reports it. */
   async ping(): Promise<void> {
+    await this.sync(() => this.commits.assertWritable());
     await this.all('SELECT 1');
   }
 
