@@ -10,7 +10,7 @@ import { parseJsonBody } from './json-body.js';
 import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
 import { bodyLimits, signBodyLimits } from './json-nesting.js';
 import { readRequestBody, type BodyReading } from './request-body.js';
-import { requestContextOf } from './request-context.js';
+import { requestContextOf } from './observed-requests.js';
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
 import { JSON_TYPE, serviceRoutes, VAULT_ROUTE_PREFIX, type Reply, type ServiceOptions } from './routes.js';
 import { parseSignBody } from './sign-body.js';
