@@ -14,7 +14,7 @@ import type { SignTypedDataCommand } from '../../src/application/sign-typed-data
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { ClientAddressDeps } from './caller.js';
-import type { JsonBounds } from './json-bounds.js';
+import type { JsonBounds } from './json-shape.js';
 import type { AddressGuardDeps } from './rate-limits.js';
 
 /**
@@ -79,6 +79,6 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
    * In process it answers synchronously; counted in a shared store it returns a promise.
    */
   rateLimiter?: { take(apiKeyId: string): void | Promise<void> };
-  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
+  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (request-body.ts; default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
 }

@@ -4,15 +4,12 @@ import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { bearerCredential, clientAddressOf } from './caller.js';
 import { errorEnvelope, toErrorResponse } from './error-response.js';
 import type { HttpDeps } from './http-deps.js';
-import { parseJsonBody } from './json-body.js';
-import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
-import { bodyLimits, signBodyLimits } from './json-nesting.js';
+import { DEFAULT_ARGS_BOUNDS } from './json-shape.js';
 import { requestContextOf } from './observed-requests.js';
 import { takeAddressLimit, takeRateLimit } from './rate-limits.js';
-import { readRequestBody, type BodyReading } from './request-body.js';
+import { bodyLimits, parseJsonBody, parseSignBody, readRequestBody, signBodyLimits, type BodyReading } from './request-body.js';
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
 import { JSON_TYPE, serviceRoutes, VAULT_ROUTE_PREFIX, type Reply, type ServiceOptions } from './routes.js';
-import { parseSignBody } from './sign-body.js';
 
 /** What a shell hands over with the request. */
 export interface Exchange {

@@ -2,7 +2,7 @@ import express from 'express';
 import { z } from 'zod';
 import { createHttpPipeline } from '../http/pipeline.js';
 import type { HttpDeps } from '../http/http-deps.js';
-import type { JsonBounds } from '../http/json-bounds.js';
+import type { JsonBounds } from '../http/json-shape.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/caller.js';
 import { RateLimiter, SharedRateLimiter } from '../http/rate-limits.js';
 import { redisRequestRates, type RedisClientLike } from '../rate-limit/redis.request-rates.js';
