@@ -31,7 +31,13 @@ const CATEGORIES: Category[] = [
   { name: 'durable record and audit append (commit)', matches: inFile('sqlite.commit-queue', 'sqlite.signature-log', 'sqlite.audit-log', 'audit-chain') },
   { name: 'authentication (API key)', matches: inFile('authenticate.use-case', 'api-key') },
   { name: 'policy and signer lookup (cached)', matches: inFile('policy-cache', 'wallet-lookup', 'ttl-cache', 'sign-policy') },
-  { name: 'argument checks and coercion', matches: inFile('json-bounds', 'argument-coercion', 'domain/address', 'abi-function') },
+  {
+    name: 'argument checks and coercion',
+    // Of json-shape.ts, the walk of the parsed `args` and `abi` (the text scan before the parse is not an argument check).
+    matches: (fn, url) =>
+      inFile('argument-coercion', 'domain/address', 'abi-function')(fn, url) ||
+      (url.includes('json-shape') && ['checkJsonBounds', 'walk', 'count', 'place', 'fieldPath'].includes(fn)),
+  },
   { name: 'metrics', matches: inFile('prom-client', 'metrics/') },
   { name: 'JSON body parse', matches: (fn, url) => fn === 'parseJsonBody' || fn === 'parseSignRequest' || (fn === 'parse' && url === '') },
   { name: 'HTTP (parse, route, reply)', matches: inFile('node:_http', 'node:net', 'node:internal/streams', 'node:internal/stream_base', 'observed-requests', 'pipeline', 'route-matcher', 'routes', 'sign-floor') },

@@ -13,15 +13,16 @@ import type { SignTransactionCommand } from '../../src/application/sign-transact
 import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import type { AddressGuardDeps } from './address-rate-limit.js';
-import type { JsonBounds } from './json-bounds.js';
+import type { ClientAddressDeps } from './caller.js';
+import type { JsonBounds } from './json-shape.js';
+import type { AddressGuardDeps } from './rate-limits.js';
 
 /**
  * What the HTTP layer needs from the application, as structural types: it depends on no concrete class.
  * A module of its own, so the error responses and the routes can name it without importing the pipeline.
  */
-export interface HttpDeps extends AddressGuardDeps {
-  /** `apiKey` from `Authorization: Bearer` (bearer.ts); `source` is the client address (admitClient), under which refusals are summarised. */
+export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
+  /** `apiKey` from `Authorization: Bearer` (caller.ts); `source` is the client address (clientAddressOf), under which refusals are summarised. */
   authenticate: { execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source: string): Promise<Principal> };
   /** Whether the caller's key holds the role a route declares (ROLE_REQUIRED, audited, when not). */
   authorize: { execute(principal: Principal, role: ApiKeyRole | readonly ApiKeyRole[], operation: string): Promise<void> };
@@ -78,6 +79,6 @@ export interface HttpDeps extends AddressGuardDeps {
    * In process it answers synchronously; counted in a shared store it returns a promise.
    */
   rateLimiter?: { take(apiKeyId: string): void | Promise<void> };
-  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (json-nesting.ts; default: DEFAULT_ARGS_BOUNDS). */
+  /** Shape limits on Sign's `args` and `abi`, and from them those of every body (request-body.ts; default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
 }

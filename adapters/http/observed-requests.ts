@@ -1,6 +1,52 @@
-import type { RequestListener } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { attachRequestContext, requestIdOf, type RequestContext } from './request-context.js';
+
+/*
+ * Each request as observed: its id and the context every layer below finds on it (requestContextOf),
+ * and, once answered, its log line and metrics (observeRequests, the outermost layer of every request).
+ */
+
+/** What every log line written while serving one request carries. */
+export interface RequestContext {
+  readonly requestId: string;
+  /** The route pattern that served the request (`/api/v1/vaults/:vaultId/wallets/:address`), for metrics. */
+  route?: string;
+  /** Asked when the answer is finished, for routers that only know their route then. */
+  resolveRoute?: () => string | undefined;
+}
+
+/*
+ * The context travels with the request object, not in an AsyncLocalStorage. On Node 20 an
+ * AsyncLocalStorage in use installs promise hooks that run on every promise the process creates, and the
+ * sign path creates many: measured at 10 to 15 % of the server's CPU per sign (docs/benchmarks.md). Code
+ * that logs while serving a request names the request id itself (see error-response.ts).
+ */
+// A symbol-keyed property of the request rather than a WeakMap entry: an entry per request in a WeakMap
+// measured ~7 µs of event-loop time per sign (`bench:sign-profile`), and every one is an ephemeron the
+// garbage collector must process; the property costs one store and dies with the request.
+const CONTEXT = Symbol('wallet-vault request context');
+type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
+
+// A caller's own id (from a proxy or the client) is kept so one id follows the request across systems;
+// anything else is replaced, so a header can never inject text into the logs.
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** The caller's `X-Request-Id` when it is a plain token of 8 to 128 characters, else a fresh UUID. */
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && ACCEPTABLE_ID.test(given) ? given : randomUUID();
+}
+
+/** Gives the request its context, for the layers below to find with requestContextOf. */
+function attachRequestContext(req: IncomingMessage, context: RequestContext): void {
+  (req as WithContext)[CONTEXT] = context;
+}
+
+/** The context of a request that came through observeRequests, if it did. */
+export function requestContextOf(req: IncomingMessage): RequestContext | undefined {
+  return (req as WithContext)[CONTEXT];
+}
 
 /** Where answered requests are counted; PrometheusMetrics implements it. */
 export interface RequestObserver {

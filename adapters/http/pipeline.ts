@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import { admitClient } from './address-rate-limit.js';
-import { takeRateLimit } from './api-key-rate-limit.js';
-import { bearerCredential } from './bearer.js';
+import { bearerCredential, clientAddressOf } from './caller.js';
 import { errorEnvelope, toErrorResponse } from './error-response.js';
 import type { HttpDeps } from './http-deps.js';
-import { parseJsonBody } from './json-body.js';
-import { DEFAULT_ARGS_BOUNDS } from './json-bounds.js';
-import { bodyLimits, signBodyLimits } from './json-nesting.js';
-import { readRequestBody, type BodyReading } from './request-body.js';
-import { requestContextOf } from './request-context.js';
+import { DEFAULT_ARGS_BOUNDS } from './json-shape.js';
+import { requestContextOf } from './observed-requests.js';
+import { takeAddressLimit, takeRateLimit } from './rate-limits.js';
+import { bodyLimits, parseJsonBody, parseSignBody, readRequestBody, signBodyLimits, type BodyReading } from './request-body.js';
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
 import { JSON_TYPE, serviceRoutes, VAULT_ROUTE_PREFIX, type Reply, type ServiceOptions } from './routes.js';
-import { parseSignBody } from './sign-body.js';
 
 /** What a shell hands over with the request. */
 export interface Exchange {
@@ -62,7 +58,9 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     label(sign ? route.label : 'unmatched');
     const vaultId = decodeSegment(match.vaultId);
     if (!sign) label(VAULT_UNMATCHED);
-    const source = admitClient(deps, req);
+    // The address is what authentication reports refusals under.
+    const source = clientAddressOf(deps, req);
+    takeAddressLimit(deps, source);
     const principal = await deps.authenticate.execute(bearerCredential(req.headers.authorization), vaultId, source);
     // Awaited only when the limit is counted in a shared store: the in-process one answers synchronously.
     const limited = takeRateLimit(deps, principal.apiKeyId);

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
 import { rpcUrlsProblem, splitRpcUrls } from '../chain/rpc-urls.js';
-import { parseTrustedProxies } from '../http/client-address.js';
-import { DEFAULT_ARGS_BOUNDS } from '../http/json-bounds.js';
+import { parseTrustedProxies } from '../http/caller.js';
+import { DEFAULT_ARGS_BOUNDS } from '../http/json-shape.js';
 import { DEFAULT_WAITING_PER_CONNECTION } from '../persistence/postgres/postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from '../persistence/postgres/postgres.schema-name.js';
 

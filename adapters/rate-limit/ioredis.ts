@@ -10,7 +10,7 @@ export function describeRedis(url: string): string {
 /**
  * A client of the Redis at `url` for the shared rate limit (VAULT_REDIS_URL; needs the optional package
  * ioredis). Every command is bounded by `timeoutMs`, and none waits in an offline queue: a Redis that is
- * down fails each count at once, and the request is counted in process (shared-rate-limiter.ts). Waits
+ * down fails each count at once, and the request is counted in process (adapters/http/rate-limits.ts). Waits
  * up to `timeoutMs` for the first connection; a Redis not there yet is connected to when it comes.
  */
 export async function openRedis(url: string, timeoutMs: number, logger: { warn(o: object, m?: string): void; debug?(o: object, m?: string): void }): Promise<Redis> {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../adapters/main/config.js';
-import { RateLimiter, RateLimitedError } from '../../adapters/http/rate-limiter.js';
+import { RateLimiter, RateLimitedError } from '../../adapters/http/rate-limits.js';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { SIGNATURE_PARAM as SIG, localSignBody } from '../support/sign-request.js';

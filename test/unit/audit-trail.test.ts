@@ -26,7 +26,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
-import { bearerCredential } from '../../adapters/http/bearer.js';
+import { bearerCredential } from '../../adapters/http/caller.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bodyLimits, checkJsonText, signBodyLimits } from '../../adapters/http/json-nesting.js';
+import { checkJsonText } from '../../adapters/http/json-shape.js';
+import { bodyLimits, parseJsonBody, signBodyLimits } from '../../adapters/http/request-body.js';
 import { loadConfig } from '../../adapters/main/config.js';
-import { parseJsonBody } from '../../adapters/http/json-body.js';
 import { abiKey, AbiFunctionCache, entryBytes, MAX_TEXT_KEY } from '../../src/application/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
@@ -12,7 +12,7 @@ const uint8s = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i
 
 const checkJsonNesting = (text: string, maxDepth: number) => checkJsonText(text, { maxDepth, maxArrayLength: 100, maxMembers: 100, maxValues: 1000 });
 
-describe('depth and width checked before JSON.parse (json-nesting.ts)', () => {
+describe('depth and width checked before JSON.parse (json-shape.ts)', () => {
   it('accepts the limit and refuses one level more, naming the place', () => {
     expect(() => checkJsonNesting('{"a":[[1]]}', 3)).not.toThrow();
     expect(() => checkJsonNesting('{"a":[1,[2,[3]]]}', 3)).toThrow('a[1][1]: nested deeper than the limit of 3 levels');

@@ -1,5 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import type { UnreadableCredential } from '../../src/application/authenticate.use-case.js';
+
+/*
+ * Who is asking, as the request says it: the client's address (the socket's peer, or what trusted
+ * proxies vouch for) and the API key of its `Authorization` header. Whether either is admitted is
+ * decided after (the rate limits, the Authenticate use case).
+ */
 
 /** Resolves which address a request counts against (the per-address limit, the refused-auth summary). */
 export type ClientAddressOf = (req: IncomingMessage) => string;
@@ -18,6 +25,17 @@ export function parseTrustedProxies(text: string): string[] {
     if (family === 0 || !prefixOk || extra !== undefined) throw new Error(`"${entry}" is not an IP address or CIDR range`);
   }
   return entries;
+}
+
+/** What the HTTP dependencies say about client addresses. */
+export interface ClientAddressDeps {
+  /** Which address a request counts against; default: the socket's peer (no proxy is trusted). */
+  clientAddress?: ClientAddressOf;
+}
+
+/** The address the request counts against (VAULT_TRUSTED_PROXIES decides whose X-Forwarded-For counts). */
+export function clientAddressOf(deps: ClientAddressDeps, req: IncomingMessage): string {
+  return deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
 }
 
 /**
@@ -63,22 +81,15 @@ function normalise(address: string | undefined): string {
 }
 
 /**
- * The key an address is rate-limited under: an IPv4 address itself, an IPv6 address's /64 network.
- * One IPv6 host usually holds a whole /64 and can send from any address in it, so a limit per /128
- * would be no limit at all.
+ * The API key of `Authorization: Bearer <key>`, or why the header holds none (missing, malformed, another
+ * scheme), in the words the interface has always used: the use case counts the refusal, the wording is HTTP's.
  */
-export function rateLimitKey(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const bare = address.split('%')[0]!.toLowerCase();
-  const [head = '', tail] = bare.split('::');
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const h = groups(head);
-  const t = tail === undefined ? [] : groups(tail);
-  // An embedded IPv4 address (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) fills the last two groups.
-  const width = (g: string[]) => g.reduce((n, x) => n + (x.includes('.') ? 2 : 1), 0);
-  const full = [...h, ...Array<string>(Math.max(0, 8 - width(h) - width(t))).fill('0'), ...t];
-  return `${full
-    .slice(0, 4)
-    .map((g) => parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
+export function bearerCredential(authorization: string | undefined): string | UnreadableCredential {
+  if (authorization === undefined || authorization.trim() === '') {
+    return { reason: 'missing_header', message: 'missing Authorization header (expected "Bearer <API key>")' };
+  }
+  const match = /^(\S+)\s+(\S+)$/.exec(authorization.trim());
+  if (!match) return { reason: 'malformed_header', message: 'malformed Authorization header (expected "Bearer <API key>")' };
+  if (match[1]!.toLowerCase() !== 'bearer') return { reason: 'not_bearer', message: 'Authorization must use the Bearer scheme' };
+  return match[2]!;
 }

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJsonBody } from '../../adapters/http/json-body.js';
-import { checkJsonBounds, fieldPath, type JsonBounds } from '../../adapters/http/json-bounds.js';
-import { signBodyLimits } from '../../adapters/http/json-nesting.js';
-import { parseSignBody } from '../../adapters/http/sign-body.js';
+import { checkJsonBounds, fieldPath, type JsonBounds } from '../../adapters/http/json-shape.js';
+import { parseJsonBody, parseSignBody, signBodyLimits } from '../../adapters/http/request-body.js';
 
 /** Small bounds, so that random bodies cross each of them often (the second: depth and the count of values). */
 const bounds: JsonBounds = { maxDepth: 3, maxArrayLength: 4, maxStringLength: 6, maxValues: 10 };

@@ -1,6 +1,102 @@
 import { invalidArgument } from '../../src/domain/errors.js';
-import { ABI_LIMITS } from '../../src/domain/signing/abi-function.js';
-import { DEFAULT_ARGS_BOUNDS, fieldPath, type JsonBounds } from './json-bounds.js';
+
+/*
+ * Shape limits on JSON, checked before any work is done with it: on a body's text before JSON.parse
+ * (checkJsonText: depth, widths, values), and on a parsed value (checkJsonBounds: Sign's `args` and
+ * `abi`). Which limits each body gets is request-body.ts's.
+ */
+
+/** Shape limits on a parsed JSON value, checked before any work is done with it. */
+export interface JsonBounds {
+  /** Deepest nesting of arrays and objects (the value itself is depth 1 when it is an array or object). */
+  readonly maxDepth: number;
+  /** Most elements in one array. */
+  readonly maxArrayLength: number;
+  /** Most characters in one string (object keys included). */
+  readonly maxStringLength: number;
+  /**
+   * Most values in the whole value (array elements and object fields at any depth). Each becomes at least
+   * one 32-byte word of the ABI encoding that is built and hashed, so this bounds a sign's work where the
+   * body limit alone does not (`[0,0,…]` is 2 bytes of JSON per 32 bytes encoded).
+   */
+  readonly maxValues: number;
+}
+
+/** The defaults of VAULT_ARGS_MAX_DEPTH, _ARRAY_LENGTH, _STRING_LENGTH and _VALUES. */
+export const DEFAULT_ARGS_BOUNDS: JsonBounds = { maxDepth: 16, maxArrayLength: 10_000, maxStringLength: 131_072, maxValues: 16_384 };
+
+/** `path.k`, or `path["k…"]` for a key that is not an identifier (shortened: keys can be long). */
+export function fieldPath(path: string, k: string): string {
+  if (/^[A-Za-z_$][\w$]*$/.test(k)) return path ? `${path}.${k}` : k;
+  return `${path}[${JSON.stringify(k.length > 40 ? `${k.slice(0, 37)}...` : k)}]`;
+}
+
+/**
+ * Throws INVALID_ARGUMENT naming the first place (`args[2][0].amount`) that breaks a bound. The walk stops
+ * at the depth limit and at the value count, so a hostile shape of any size costs no more than the limits.
+ * The place is kept as the keys and indexes down to the value and written out only for a refusal: a path
+ * string built for every value cost several times the walk itself.
+ */
+export function checkJsonBounds(value: unknown, path: string, bounds: JsonBounds): void {
+  new BoundsWalk(path, bounds).walk(value, 1);
+}
+
+class BoundsWalk {
+  private values = 0;
+  /** The keys (strings) and indexes (numbers) from the root to the value being looked at. */
+  private readonly steps: (string | number)[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly bounds: JsonBounds,
+  ) {}
+
+  walk(value: unknown, depth: number): void {
+    const { bounds, steps } = this;
+    if (typeof value === 'string') {
+      if (value.length > bounds.maxStringLength) {
+        throw invalidArgument(`${this.place()}: string of ${value.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+      }
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (depth > bounds.maxDepth) throw invalidArgument(`${this.place()}: nested deeper than the limit of ${bounds.maxDepth} levels`);
+    if (Array.isArray(value)) {
+      if (value.length > bounds.maxArrayLength) {
+        throw invalidArgument(`${this.place()}: array of ${value.length} elements is longer than the limit of ${bounds.maxArrayLength}`);
+      }
+      for (let i = 0; i < value.length; i++) {
+        steps.push(i);
+        this.count();
+        this.walk(value[i], depth + 1);
+        steps.pop();
+      }
+      return;
+    }
+    for (const k of Object.keys(value)) {
+      if (k.length > bounds.maxStringLength) {
+        throw invalidArgument(`${this.place()}: a key of ${k.length} characters is longer than the limit of ${bounds.maxStringLength}`);
+      }
+      steps.push(k);
+      this.count();
+      this.walk((value as Record<string, unknown>)[k], depth + 1);
+      steps.pop();
+    }
+  }
+
+  private count(): void {
+    if (++this.values > this.bounds.maxValues) {
+      throw invalidArgument(`${this.place()}: more than the limit of ${this.bounds.maxValues} values (array elements and fields at any depth)`);
+    }
+  }
+
+  /** The path of the value being looked at: `root[2][0].amount`. */
+  private place(): string {
+    let path = this.root;
+    for (const step of this.steps) path = typeof step === 'number' ? `${path}[${step}]` : fieldPath(path, step);
+    return path;
+  }
+}
 
 /** Shape limits checked on a request body's text, before it is parsed. */
 export interface JsonTextLimits {
@@ -13,40 +109,6 @@ export interface JsonTextLimits {
   /** Most values in the whole body: array elements and object members at every depth. */
   readonly maxValues: number;
 }
-
-/**
- * No object a route takes has more members than this: a tuple has at most 256 components (ABI_LIMITS),
- * an ABI item or a body a handful of fields. JSON.parse of one object of 60 000 keys alone costs tens of
- * milliseconds, so width is refused before it.
- */
-export const MAX_OBJECT_MEMBERS = 1024;
-/** Values an ABI item within ABI_LIMITS may hold: its parameters, each a few fields and their components. */
-const ABI_VALUES = 8 * ABI_LIMITS.maxParams;
-
-/**
- * The limits of a Sign body, from the Sign bounds: `abi` nests 2 × VAULT_ARGS_MAX_DEPTH + 2 levels (each
- * tuple level is `components[j]`) inside the body object; no array is longer than
- * VAULT_ARGS_MAX_ARRAY_LENGTH; the body holds `args` (VAULT_ARGS_MAX_VALUES) and an ABI item.
- */
-export const signBodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength' | 'maxValues'>): JsonTextLimits => ({
-  maxDepth: 2 * bounds.maxDepth + 3,
-  maxArrayLength: bounds.maxArrayLength,
-  maxMembers: MAX_OBJECT_MEMBERS,
-  maxValues: bounds.maxValues + ABI_VALUES,
-});
-
-/**
- * The limits of every other body (create, rename, submissions): the same depth and widths, and at most
- * 1 024 values, where each needs a few. Hashing a create's body for its Idempotency-Key visits every
- * value, and tens of thousands of small objects would cost tens of milliseconds.
- */
-export const bodyLimits = (bounds: Pick<JsonBounds, 'maxDepth' | 'maxArrayLength' | 'maxValues'>): JsonTextLimits => ({
-  ...signBodyLimits(bounds),
-  maxValues: MAX_OBJECT_MEMBERS,
-});
-
-/** What parseJsonBody checks when it is given no limits: a Sign body's, the widest. */
-export const DEFAULT_BODY_LIMITS = signBodyLimits(DEFAULT_ARGS_BOUNDS);
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
