@@ -12,8 +12,6 @@ export interface RequestContext {
   readonly requestId: string;
   /** The route pattern that served the request (`/api/v1/vaults/:vaultId/wallets/:address`), for metrics. */
   route?: string;
-  /** Asked when the answer is finished, for routers that only know their route then. */
-  resolveRoute?: () => string | undefined;
 }
 
 /*
@@ -71,7 +69,7 @@ export function observeRequests(
     res.setHeader('X-Request-Id', context.requestId);
     res.on('finish', () => {
       const seconds = (performance.now() - started) / 1000;
-      const route = context.route ?? context.resolveRoute?.() ?? 'unmatched';
+      const route = context.route ?? 'unmatched';
       const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
       deps.metrics?.observeRequest(method, route, res.statusCode, seconds);
       deps.logger.info({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
