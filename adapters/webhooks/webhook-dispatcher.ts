@@ -255,7 +255,7 @@ export class WebhookDispatcher {
     this.endpointsChanged = false;
     const { head, endpoints, anyEndpoint } = await this.outbox.behind();
     // No endpoint, and none added here since the read began: this process's signs prompt nothing.
-    this.hear(anyEndpoint || this.endpointsChanged ? PROMPTING : CHANGES);
+    this.hear(anyEndpoint !== false || this.endpointsChanged ? PROMPTING : CHANGES);
     const now = this.clock.now().getTime();
     let waiting = 0;
     let oldest = 0;

@@ -62,12 +62,13 @@ export interface WebhookOutbox {
   /**
    * In one query: the chain's head, and each endpoint whose cursor is below it with the `seq` of its next
    * event (its vault's, of its types, up to the head), or null when the records since its cursor hold none;
-   * `anyEndpoint`: whether any endpoint exists at all, behind or not (none: a new event prompts no pass).
+   * `anyEndpoint`: whether any endpoint exists at all, behind or not (false: this process's next events
+   * prompt no pass; absent, from an outbox written for an earlier release: taken as true).
    */
   behind(): Promise<{
     readonly head: number;
     readonly endpoints: (WebhookEndpoint & { readonly nextSeq: number | null })[];
-    readonly anyEndpoint: boolean;
+    readonly anyEndpoint?: boolean;
   }>;
   /**
    * The first record of the endpoint's vault and types with `deliveredSeq < seq <= upTo`, or null.
