@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 /*
@@ -54,12 +54,14 @@ export interface RequestObserver {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 /**
- * The outermost layer of every request, before the sign fast path and Express: gives the request its id
- * (echoed in `X-Request-Id`) and its context, and on the answer logs one `request` line and feeds the
- * metrics, labelled by route pattern.
+ * The standalone server's request listener, the outermost layer of every request: gives the request its
+ * id (echoed in `X-Request-Id`) and its context, hands it to the pipeline (the server is mounted at the
+ * root), and on the answer logs one `request` line and feeds the metrics, labelled by route pattern.
+ * It calls the pipeline itself, so no listener of the composition root's runs per request.
  */
 export function observeRequests(
-  listener: RequestListener,
+  // The pipeline's shape, not its module: pipeline.ts reads the context this module attaches.
+  pipeline: { handle(req: IncomingMessage, res: ServerResponse, exchange: { url: string; base: string }): Promise<void> },
   deps: { logger: { info(o: object, m?: string): void }; metrics?: RequestObserver },
 ): RequestListener {
   return (req, res) => {
@@ -75,6 +77,6 @@ export function observeRequests(
       deps.logger.info({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
     });
     attachRequestContext(req, context);
-    listener(req, res);
+    void pipeline.handle(req, res, { url: req.url ?? '/', base: '' });
   };
 }

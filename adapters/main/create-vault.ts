@@ -96,7 +96,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   const version = options.version ?? 'unknown';
   const container = new Container({ defaultScope: 'Singleton' });
   const webhookOptions = options.webhooks === false ? undefined : options.webhooks;
-  // This process delivers webhooks: the events it writes prompt the dispatcher (watchAudit, below).
+  // This process delivers webhooks: the events it writes prompt the dispatcher (it watches the audit records).
   const delivers = webhookOptions !== undefined && persistence.webhooks !== undefined && options.jobs !== false;
   // One module per adapter family, then the application's: the ports first, the use cases over them.
   container.load(
@@ -154,12 +154,18 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   const webhookKeys = new WebhookKeys(webhookOptions?.signingKey, outbox, () => clock.now());
   const dispatcher =
     delivers && outbox
-      ? new WebhookDispatcher(outbox, container.get<JobLock>(TOKENS.JOB_LOCK), webhookKeys, deploymentId ?? 'wallet-vault', clock, logger, options.webhookMetrics, {
-          ...DEFAULT_DISPATCHER_SETTINGS,
-          pollIntervalMs: webhookOptions?.pollIntervalMs ?? DEFAULT_DISPATCHER_SETTINGS.pollIntervalMs,
-        })
+      ? new WebhookDispatcher(
+          outbox,
+          container.get<JobLock>(TOKENS.JOB_LOCK),
+          webhookKeys,
+          deploymentId ?? 'wallet-vault',
+          clock,
+          logger,
+          options.webhookMetrics,
+          persistence.watchAudit?.bind(persistence),
+          { ...DEFAULT_DISPATCHER_SETTINGS, pollIntervalMs: webhookOptions?.pollIntervalMs ?? DEFAULT_DISPATCHER_SETTINGS.pollIntervalMs },
+        )
       : undefined;
-  const unwatchAudit = dispatcher && persistence.watchAudit?.((action) => dispatcher.noticed(action));
   let closing: Promise<void> | undefined;
   let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const built: Vault = Object.assign(useCasesFrom(container), {
@@ -173,7 +179,6 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     webhookKeys: () => webhookKeys.keySet(),
     close: () =>
       (closing ??= (async () => {
-        unwatchAudit?.();
         await dispatcher?.stop();
         await scheduler.stop();
         await refusedAuthFlush?.stop();

@@ -101,7 +101,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const pipeline = createHttpPipeline(deps, { health: true, apiDocs: { ui: config.apiDocs } });
   const server = http.createServer(
     { maxHeaderSize: config.maxHeaderBytes, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
-    observeRequests((req, res) => void pipeline.handle(req, res, { url: req.url ?? '/', base: '' }), { logger, metrics }),
+    observeRequests(pipeline, { logger, metrics }),
   );
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   // A client that trickles its headers or body cannot hold a connection for node's default five minutes.

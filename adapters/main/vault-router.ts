@@ -110,13 +110,22 @@ export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): exp
 
 /**
  * The HTTP layer's view of a vault (the standalone server builds its pipeline from the same): every use
- * case of USE_CASES, read from the vault when a route first needs it (a vault without key stores still
- * serves the other routes), and the HTTP settings.
+ * case of USE_CASES and the HTTP settings. The use cases are read from the vault here, once, so a request
+ * goes from the routes straight to the use case's object and runs nothing of the composition root. Only
+ * one the vault cannot build (a use case on keys, in a vault without key stores) is read again when a
+ * route needs it, failing there as before, while the other routes serve.
  */
 export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps {
   const useCases = {};
   for (const name of Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]) {
-    Object.defineProperty(useCases, name, { enumerable: true, get: () => vault[name] });
+    let useCase: unknown;
+    try {
+      useCase = vault[name];
+    } catch {
+      Object.defineProperty(useCases, name, { enumerable: true, get: () => vault[name] });
+      continue;
+    }
+    Object.defineProperty(useCases, name, { enumerable: true, value: useCase });
   }
   return Object.assign(useCases as HttpDeps, {
     readiness: () => vault.readiness(),

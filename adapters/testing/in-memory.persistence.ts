@@ -195,17 +195,18 @@ export class InMemorySignatureLog implements SignatureLog {
 export class InMemoryAuditLog implements AuditLog {
   readonly records: AuditRecord[] = [];
 
-  private readonly listeners = new Set<(action: AuditAction) => void>();
+  /** Each listener with the actions it asked for (undefined: every action). */
+  private readonly listeners = new Map<(action: AuditAction) => void, ReadonlySet<AuditAction> | undefined>();
 
   async append(event: AuditEvent): Promise<void> {
     // The stores' own chaining; the head is the last record (a test may have tampered with it, as with a row).
     this.records.push(auditRecordOf(chainedAfter(this.records.at(-1) ?? null, prepareAuditEvent(event))));
-    for (const listener of this.listeners) listener(event.action);
+    for (const [listener, actions] of this.listeners) if (actions === undefined || actions.has(event.action)) listener(event.action);
   }
 
   /** Persistence.watchAudit: every store of the twin appends through this log. */
-  watch(listener: (action: AuditAction) => void): () => void {
-    this.listeners.add(listener);
+  watch(listener: (action: AuditAction) => void, actions?: ReadonlySet<AuditAction>): () => void {
+    this.listeners.set(listener, actions);
     return () => this.listeners.delete(listener);
   }
 
@@ -409,7 +410,7 @@ export function inMemoryPersistence(): Persistence {
     keyQuarantine: new InMemoryKeyQuarantine(undefined, auditLog),
     signCounter: new InMemorySignCounter(),
     approvals: new InMemoryApprovalStore(auditLog, signatureLog),
-    watchAudit: (listener) => auditLog.watch(listener),
+    watchAudit: (listener, actions) => auditLog.watch(listener, actions),
     description: 'in memory',
     close: async () => undefined,
   };

@@ -1,6 +1,7 @@
 import type { AuditAction, AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
+import type { AuditWatch } from '../../src/ports/persistence.port.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
 import { signWebhook, type WebhookKeys } from './webhook-signing-key.js';
 
@@ -51,6 +52,13 @@ export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
 
 /** The audit actions delivered as webhooks. */
 const DELIVERED: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+/** What the dispatcher hears of while an endpoint may want this process's events: those, and endpoint changes. */
+const PROMPTING: ReadonlySet<AuditAction> = new Set([...WEBHOOK_EVENT_TYPES, 'webhook.changed']);
+/**
+ * What it hears of otherwise (no endpoint at its last read of the outbox, or another instance delivers):
+ * endpoint changes only, so that a sign's record costs its write a look-up and nothing more.
+ */
+const CHANGES: ReadonlySet<AuditAction> = new Set(['webhook.changed']);
 
 /** The job lock name: with several instances on one database, one of them delivers. */
 export const WEBHOOK_JOB = 'webhooks';
@@ -102,6 +110,11 @@ export class WebhookDispatcher {
   private wake: (() => void) | undefined;
   /** An event was appended here since the current pass started. */
   private nudged = false;
+  /** An endpoint was added or removed here since the current pass started. */
+  private endpointsChanged = false;
+  /** The actions this process's audit records are watched for (watchAudit), and the unsubscribe. */
+  private hearing: ReadonlySet<AuditAction> | undefined;
+  private unwatch: (() => void) | undefined;
   private readonly aborts = new AbortController();
   private lastErrorLogged = 0;
 
@@ -113,24 +126,42 @@ export class WebhookDispatcher {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly metrics: WebhookMetrics | undefined,
+    /** Persistence.watchAudit: the records this process commits prompt a pass at once (absent: the polls only). */
+    private readonly watchAudit: AuditWatch | undefined,
     private readonly settings: DispatcherSettings = DEFAULT_DISPATCHER_SETTINGS,
   ) {}
 
   start(): void {
+    // Until the first read of the outbox tells whether any endpoint exists: every delivered action.
+    this.hear(PROMPTING);
     this.poll();
     this.timer = setInterval(() => this.poll(), this.settings.pollIntervalMs);
     this.timer.unref();
   }
 
   /**
+   * This process committed an audit record of an action it hears of (watchAudit): a nudge when its action
+   * is delivered; an endpoint change makes it hear of every delivered action from here on, until a read
+   * of the outbox finds no endpoint.
+   */
+  private readonly noticed = (action: AuditAction): void => {
+    if (DELIVERED.has(action)) return this.nudge();
+    this.endpointsChanged = true;
+    this.hear(PROMPTING);
+  };
+
+  /** Watches this process's audit records for `actions` (once per change of them; never once stopping). */
+  private hear(actions: ReadonlySet<AuditAction>): void {
+    if (this.stopping || this.watchAudit === undefined || actions === this.hearing) return;
+    this.unwatch?.();
+    this.hearing = actions;
+    this.unwatch = this.watchAudit(this.noticed, actions);
+  }
+
+  /**
    * An event to deliver was just appended by this process: the outbox is read again soon (at most every
    * NUDGE_SPACING_MS) rather than at the next interval. Where another instance delivers, nothing happens.
    */
-  /** This process committed an audit record (Persistence.watchAudit): a nudge when its action is delivered. */
-  noticed(action: AuditAction): void {
-    if (DELIVERED.has(action)) this.nudge();
-  }
-
   nudge(): void {
     if (!this.leading) return this.poll();
     this.nudged = true;
@@ -140,6 +171,7 @@ export class WebhookDispatcher {
   /** Stops polling, abandons deliveries in flight (they are sent again later) and releases the lock. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unwatch?.();
     clearInterval(this.timer);
     this.aborts.abort();
     this.wake?.();
@@ -153,11 +185,16 @@ export class WebhookDispatcher {
       .runExclusive(WEBHOOK_JOB, () => this.lead())
       .then(
         (outcome) => {
-          if (!outcome.ran) this.standbyUntil = Date.now() + Math.max(this.settings.standbyMs, this.settings.pollIntervalMs);
+          if (outcome.ran) return;
+          this.standbyUntil = Date.now() + Math.max(this.settings.standbyMs, this.settings.pollIntervalMs);
+          // Another instance delivers (and reads this one's events at its polls): this one asks for the
+          // lock again at its own polls, not at each event it writes.
+          this.hear(CHANGES);
         },
         (error: unknown) => {
           // The lock could not be asked for (the database is away): ask again later, not every poll.
           this.standbyUntil = Date.now() + Math.max(this.settings.standbyMs, this.settings.pollIntervalMs);
+          this.hear(CHANGES);
           this.failed(error, 'webhook delivery could not take its job lock; will retry');
         },
       )
@@ -215,7 +252,10 @@ export class WebhookDispatcher {
 
   /** Starts a drain for each endpoint that is behind and due, and not draining already. */
   private async pass(): Promise<void> {
-    const { head, endpoints } = await this.outbox.behind();
+    this.endpointsChanged = false;
+    const { head, endpoints, anyEndpoint } = await this.outbox.behind();
+    // No endpoint, and none added here since the read began: this process's signs prompt nothing.
+    this.hear(anyEndpoint !== false || this.endpointsChanged ? PROMPTING : CHANGES);
     const now = this.clock.now().getTime();
     let waiting = 0;
     let oldest = 0;

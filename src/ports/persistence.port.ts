@@ -10,6 +10,9 @@ import type { SignatureLog } from './signature-log.port.js';
 import type { WalletRepository } from './wallet-repository.port.js';
 import type { WebhookOutbox } from './webhook-outbox.port.js';
 
+/** Persistence.watchAudit: subscribes `listener` to committed audit records (of `actions` only, when given). */
+export type AuditWatch = (listener: (action: AuditAction) => void, actions?: ReadonlySet<AuditAction>) => () => void;
+
 /**
  * One opened database, as the ports the application uses. A persistence factory
  * (`wallet-vault/persistence/sqlite`, `…/postgres`) returns one; whoever hands it to `createVault` hands
@@ -55,11 +58,14 @@ export interface Persistence {
   readonly requestRates?: RequestRateStore;
   /**
    * Calls `listener` with the action of each audit record this process wrote, once it is committed,
-   * whichever store wrote it (alone, or with the change it reports); returns the unsubscribe. A hint for
-   * whoever reads the trail (the webhook dispatcher sends at once instead of at its next poll), never the
-   * record itself: the trail is. Absent (a persistence written for an earlier release): no hint.
+   * whichever store wrote it (alone, or with the change it reports); returns the unsubscribe. With
+   * `actions`, only records of those actions are told: a record no listener asked for costs its write no
+   * more than a look-up in those sets (the webhook dispatcher asks for the actions it delivers only while
+   * an endpoint may want them). A hint for whoever reads the trail (the webhook dispatcher sends at once
+   * instead of at its next poll), never the record itself: the trail is. Absent (a persistence written for
+   * an earlier release): no hint.
    */
-  readonly watchAudit?: (listener: (action: AuditAction) => void) => () => void;
+  readonly watchAudit?: AuditWatch;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for logs (never a password). */
   readonly description: string;
   close(): Promise<void>;

@@ -61,9 +61,15 @@ export interface WebhookOutbox {
   removeEndpoint(vaultId: string, id: string): Promise<boolean>;
   /**
    * In one query: the chain's head, and each endpoint whose cursor is below it with the `seq` of its next
-   * event (its vault's, of its types, up to the head), or null when the records since its cursor hold none.
+   * event (its vault's, of its types, up to the head), or null when the records since its cursor hold none;
+   * `anyEndpoint`: whether any endpoint exists at all, behind or not (false: this process's next events
+   * prompt no pass; absent, from an outbox written for an earlier release: taken as true).
    */
-  behind(): Promise<{ readonly head: number; readonly endpoints: (WebhookEndpoint & { readonly nextSeq: number | null })[] }>;
+  behind(): Promise<{
+    readonly head: number;
+    readonly endpoints: (WebhookEndpoint & { readonly nextSeq: number | null })[];
+    readonly anyEndpoint?: boolean;
+  }>;
   /**
    * The first record of the endpoint's vault and types with `deliveredSeq < seq <= upTo`, or null.
    * Bounded by `upTo` so that a long run of other records is skipped in steps, never scanned whole.

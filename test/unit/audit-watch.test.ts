@@ -64,4 +64,27 @@ describe.each(Object.keys(PERSISTENCES))('watchAudit (%s): every audit record th
     expect(t.seen).toEqual(['key.quarantined', 'key.destroyed', 'policy.changed']);
     await t.persistence.close();
   });
+
+  it('tells a listener that named its actions of those only, through both writes, and stops when it unwatches', async () => {
+    const t = await world(open);
+    const some: AuditAction[] = [];
+    const unwatchSome = t.persistence.watchAudit!((action) => some.push(action), new Set<AuditAction>(['wallet.expired', 'policy.changed']));
+    const w = aWallet(t.vault);
+    await t.persistence.repository.insertWallet(w);
+    await t.persistence.repository.updateWallet({ ...w, name: 'x', version: 2 }, t.event('wallet.renamed'));
+    await t.persistence.repository.updateWallet({ ...w, expires: NOW, version: 3 }, t.event('wallet.expired'));
+    await t.persistence.auditLog.append(t.event('policy.changed'));
+    await t.persistence.auditLog.append(t.event('vault.created'));
+    expect(some).toEqual(['wallet.expired', 'policy.changed']);
+    // The listener of every action still hears them all.
+    expect(t.seen).toEqual(['wallet.renamed', 'wallet.expired', 'policy.changed', 'vault.created']);
+    t.unwatch();
+    await t.persistence.auditLog.append(t.event('vault.created'));
+    await t.persistence.auditLog.append(t.event('policy.changed'));
+    expect(some).toEqual(['wallet.expired', 'policy.changed', 'policy.changed']);
+    unwatchSome();
+    await t.persistence.auditLog.append(t.event('policy.changed'));
+    expect(some).toHaveLength(3);
+    await t.persistence.close();
+  });
 });

@@ -67,21 +67,22 @@ export class SqlWebhookOutbox implements WebhookOutbox {
     return (await this.db.run('DELETE FROM webhook_endpoints WHERE vault_id = $1 AND id = $2', [vaultId, id])) === 1;
   }
 
-  async behind(): Promise<{ head: number; endpoints: (WebhookEndpoint & { nextSeq: number | null })[] }> {
+  async behind(): Promise<{ head: number; endpoints: (WebhookEndpoint & { nextSeq: number | null })[]; anyEndpoint: boolean }> {
     // The next event of each endpoint through the audit log's (vault_id, seq) index, over the records of
     // its vault since its cursor only (the dispatcher keeps that range short by moving idle cursors on).
-    const rows = await this.db.all<EndpointRow & { head: number | string; next_seq: number | string | null }>(
-      `SELECT ${ENDPOINT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, h.head,
+    const rows = await this.db.all<EndpointRow & { head: number | string; any_endpoint: number | string; next_seq: number | string | null }>(
+      `SELECT ${ENDPOINT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, h.head, h.any_endpoint,
          (SELECT MIN(a.seq) FROM audit_log a
            WHERE a.vault_id = e.vault_id AND a.seq > e.delivered_seq AND a.seq <= h.head
              AND (',' || e.events || ',') LIKE ('%,' || a.action || ',%')) AS next_seq
-       FROM (SELECT (${HEAD}) AS head) h
+       FROM (SELECT (${HEAD}) AS head, CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints) THEN 1 ELSE 0 END AS any_endpoint) h
        LEFT JOIN webhook_endpoints e ON e.delivered_seq < h.head ORDER BY e.created, e.id`,
     );
     const head = rows.length > 0 ? Number(rows[0]!.head) : 0;
     return {
       head,
       endpoints: rows.filter((r) => r.id !== null).map((r) => ({ ...this.endpoint(r), nextSeq: r.next_seq === null ? null : Number(r.next_seq) })),
+      anyEndpoint: rows.length > 0 && Number(rows[0]!.any_endpoint) === 1,
     };
   }
 
