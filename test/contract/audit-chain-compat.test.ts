@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
-import { AUDIT_COLUMNS } from '../../adapters/persistence/sql/rows.js';
+import { AUDIT } from '../../adapters/persistence/sql/rows.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { appendChained, prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog } from '../../src/ports/audit-log.port.js';
@@ -68,7 +68,7 @@ describe('an audit trail written before the chain was appended once (issue 22)',
     const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-chain-compat-'));
     const db = openSqliteDatabase({ path: path.join(dir, 'vault.db') });
     try {
-      const insert = db.prepare(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      const insert = db.prepare(`INSERT INTO audit_log (${AUDIT.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       for (const row of SQLITE_ROWS) insert.run(...row);
       const auditLog = new SqlAuditLog(sqliteSql(db));
       await verifiesAndContinues(auditLog, new SqlSignatureLog(sqliteSql(db)));
@@ -82,7 +82,7 @@ describe('an audit trail written before the chain was appended once (issue 22)',
     const { db, cleanup } = await openTestDatabase();
     try {
       for (const row of POSTGRES_ROWS) {
-        await db.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7::jsonb, $8, $9)`, row);
+        await db.query(`INSERT INTO audit_log (${AUDIT.columns}) VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7::jsonb, $8, $9)`, row);
       }
       const auditLog = new SqlAuditLog(postgresSql(db));
       await verifiesAndContinues(auditLog, new SqlSignatureLog(postgresSql(db)));

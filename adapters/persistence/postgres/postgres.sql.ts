@@ -3,7 +3,7 @@ import { appendChained, type ChainedEvent, type ChainHead, type PreparedAuditEve
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
-import { asDate, AUDIT_COLUMNS, SIGNATURE_COLUMNS, toWallet, WALLET_COLUMNS, type InstantDecoder, type WalletRow } from '../sql/rows.js';
+import { asDate, AUDIT, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
 import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
@@ -14,10 +14,10 @@ const MAX_BATCH = 500;
 const VISIBLE = '(expires IS NULL OR expires > $2)';
 // One statement is one snapshot: the page and the total agree even while other instances create. The
 // total row is always there, so an offset past the end still reports the count.
-const PAGE = `SELECT t.total, ${WALLET_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}
+const PAGE = `SELECT t.total, ${WALLETS.of('p')}
   FROM (SELECT count(*) AS total FROM wallets WHERE vault_id = $1 AND ${VISIBLE}) t
   LEFT JOIN LATERAL (
-    SELECT ${WALLET_COLUMNS} FROM wallets WHERE vault_id = $1 AND ${VISIBLE} ORDER BY created, id LIMIT $3 OFFSET $4
+    ${WALLETS.select} WHERE vault_id = $1 AND ${VISIBLE} ORDER BY created, id LIMIT $3 OFFSET $4
   ) p ON true
   ORDER BY p.created, p.id`;
 const COUNT = `SELECT count(*) AS n FROM wallets WHERE vault_id = $1 AND ${VISIBLE}`;
@@ -94,8 +94,8 @@ export class PostgresSql implements SqlDatabase {
 
   readonly walletPages: WalletPages = {
     list: async (vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage> => {
-      const rows = await this.all<WalletRow<Date> & { total: string }>(PAGE, [vaultId, now, limit, offset]);
-      return { count: Number(rows[0]?.total ?? 0), page: rows.filter((r) => r.id !== null).map((r) => toWallet(r, this.instant)) };
+      const rows = await this.all<{ id: string | null; total: string }>(PAGE, [vaultId, now, limit, offset]);
+      return { count: Number(rows[0]?.total ?? 0), page: rows.filter((r) => r.id !== null).map((r) => WALLETS.read(r, this.instant)) };
     },
     count: async (vaultId: string, now: Date) => Number((await this.all<{ n: string }>(COUNT, [vaultId, now]))[0]!.n),
   };
@@ -105,7 +105,7 @@ export class PostgresSql implements SqlDatabase {
     const rows = items.flatMap((p) => (p.item.signature ? [p.item.signature] : []));
     const events = items.flatMap((p) => (p.item.event ? [p.item.event] : []));
     const values = rows.flat();
-    const signatures = `INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(rows.length, 11)}`;
+    const signatures = `INSERT INTO signatures (${SIGNATURES.columns}) VALUES ${rowPlaceholders(rows.length, 11)}`;
     if (events.length === 0) await this.db.query(signatures, values);
     else
       await this.underHeadLock(async (tx, head) => {
@@ -142,7 +142,7 @@ export class PostgresSql implements SqlDatabase {
 /** The multi-row INSERT of chained records, its placeholders numbered from `firstParam` (after the signatures'). */
 function auditInsert(records: readonly ChainedEvent[], firstParam: number): { text: string; values: unknown[] } {
   return {
-    text: `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rowPlaceholders(records.length, 9, firstParam)}`,
+    text: `INSERT INTO audit_log (${AUDIT.columns}) VALUES ${rowPlaceholders(records.length, 9, firstParam)}`,
     // The instant as hashed (ISO 8601, UTC, milliseconds); the details as hashed (jsonb keeps its own key order).
     values: records.flatMap((r) => [r.seq, r.atIso, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash]),
   };

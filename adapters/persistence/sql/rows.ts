@@ -1,152 +1,105 @@
 import { parseCidrs, parseRoles } from '../../../src/domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
-import type { AuditAction, AuditRecord } from '../../../src/ports/audit-log.port.js';
+import type { AuditRecord } from '../../../src/ports/audit-log.port.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import type { IdempotencyRecord } from '../../../src/ports/wallet-repository.port.js';
+import { rowPlaceholders } from './sql-database.js';
 
 // The SQL databases share one schema shape; only the type of an instant differs (SQLite: milliseconds,
-// PostgreSQL: timestamptz read as Date). Rows are typed over it and mapped to the domain in one place.
-
-export interface WalletRow<T> {
-  id: string;
-  account_id: string;
-  vault_id: string;
-  name: string;
-  address: string;
-  key_store: string;
-  key_ref: string;
-  created: T;
-  updated: T;
-  expires: T | null;
-  version: number;
-}
-export interface ApiKeyRow<T> {
-  id: string;
-  vault_id: string;
-  secret_hash: string;
-  created: T;
-  revoked: T | null;
-  /** Comma-separated roles (API_KEY_ROLES). */
-  roles: string;
-  /** Comma-separated CIDR ranges; null: from anywhere. */
-  allow_cidrs: string | null;
-  /** The approver group (issue 25); null: none. */
-  approver_group?: string | null;
-}
-export interface VaultRow<T> {
-  id: string;
-  account_id: string;
-  name: string;
-  created: T;
-}
-export interface SignatureRow<T> {
-  submission_hash: string;
-  vault_id: string;
-  wallet_id: string;
-  wallet_address: string;
-  chain: string;
-  contract: string;
-  sender: string;
-  selector: string;
-  created: T;
-  transaction_hash: string | null;
-  submitted: T | null;
-}
-export interface IdempotencyRow<T> {
-  vault_id: string;
-  key: string;
-  request_hash: string;
-  response: string;
-  created: T;
-  expires: T;
-}
-export interface AuditRow<T> {
-  seq: number | string;
-  at: T;
-  actor: string;
-  vault_id: string | null;
-  subject: string | null;
-  action: string;
-  /** JSON text (SQLite) or jsonb already parsed (PostgreSQL). */
-  details: string | AuditRecord['details'];
-  prev_hash: string;
-  hash: string;
-}
+// PostgreSQL: timestamptz read as Date). Rows are mapped to the domain by the tables below, in one place.
 
 /** Reads an instant as the database stores it. */
 export type InstantDecoder<T> = (value: T) => Date;
 export const fromMillis: InstantDecoder<number> = (ms) => new Date(ms);
 export const asDate: InstantDecoder<Date> = (d) => d;
 
-const opt = <T>(value: T | null, at: InstantDecoder<T>): Date | null => (value === null ? null : at(value));
+/**
+ * How a field reads its column: as stored (AS_IS), as an instant (INSTANT, by the database's decoder),
+ * as a number (NUMBER: PostgreSQL returns bigint and count as text), or through a function. A column
+ * named otherwise than the field in snake_case is given with it: `['approver_group', AS_IS]`.
+ */
+export const AS_IS = 0;
+export const INSTANT = 1;
+export const NUMBER = 2;
+type Read = typeof AS_IS | typeof INSTANT | typeof NUMBER | ((value: never) => unknown);
+type Field = Read | readonly [column: string, read: Read];
 
-export const WALLET_COLUMNS = 'id, account_id, vault_id, name, address, key_store, key_ref, created, updated, expires, version';
-export const SIGNATURE_COLUMNS =
-  'submission_hash, vault_id, wallet_id, wallet_address, chain, contract, sender, selector, created, transaction_hash, submitted';
+/**
+ * The columns of a table and its rows as the domain reads them, one field per column, in order: every
+ * field of `T` is listed (the compiler checks it), and null stays null whatever the field's read.
+ */
+export class Table<T> {
+  /** The column list. */
+  readonly columns: string;
+  /** `SELECT columns FROM name`, for a WHERE to follow. */
+  readonly select: string;
+  /** `INSERT INTO name (columns) VALUES ($1, ...)`, its parameters `values(record)`. */
+  readonly insert: string;
+  private readonly fields: readonly (readonly [field: string, column: string, read: Read])[];
 
-export const toWallet = <T>(r: WalletRow<T>, at: InstantDecoder<T>): Wallet => ({
-  id: r.id,
-  accountId: r.account_id,
-  vaultId: r.vault_id,
-  name: r.name,
-  address: r.address,
-  keyStore: r.key_store,
-  keyRef: r.key_ref,
-  created: at(r.created),
-  updated: at(r.updated),
-  expires: opt(r.expires, at),
-  version: r.version,
+  constructor(name: string, fields: { readonly [K in keyof T]-?: Field }) {
+    this.fields = Object.entries<Field>(fields).map(([field, f]) =>
+      typeof f === 'object' ? [field, f[0], f[1]] : [field, field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), f],
+    );
+    this.columns = this.fields.map(([, column]) => column).join(', ');
+    this.select = `SELECT ${this.columns} FROM ${name}`;
+    this.insert = `INSERT INTO ${name} (${this.columns}) VALUES ${rowPlaceholders(1, this.fields.length)}`;
+  }
+
+  /** `columns` qualified by a table alias (`w.id, w.name`). */
+  of(alias: string): string {
+    return this.fields.map(([, column]) => `${alias}.${column}`).join(', ');
+  }
+
+  /** A row as the domain reads it (a function of its own: passed as it is to map rows). */
+  readonly read = (row: object, at: InstantDecoder<never>): T => {
+    const value: Record<string, unknown> = {};
+    for (const [field, column, read] of this.fields) {
+      const v = (row as Record<string, unknown>)[column];
+      value[field] = v === null || read === AS_IS ? v : read === INSTANT ? at(v as never) : read === NUMBER ? Number(v) : read(v as never);
+    }
+    return value as T;
+  };
+
+  /** A record's fields in column order: the parameters of `insert`. */
+  values(record: T): unknown[] {
+    return this.fields.map(([field]) => (record as Record<string, unknown>)[field]);
+  }
+}
+
+export const WALLETS = new Table<Wallet>('wallets', {
+  id: AS_IS, accountId: AS_IS, vaultId: AS_IS, name: AS_IS, address: AS_IS, keyStore: AS_IS, keyRef: AS_IS,
+  created: INSTANT, updated: INSTANT, expires: INSTANT, version: AS_IS,
 });
-export const toApiKey = <T>(r: ApiKeyRow<T>, at: InstantDecoder<T>): ApiKeyRecord => ({
-  id: r.id,
-  vaultId: r.vault_id,
-  secretHash: r.secret_hash,
-  created: at(r.created),
-  revoked: opt(r.revoked, at),
-  roles: parseRoles(r.roles),
-  allowCidrs: r.allow_cidrs === null ? null : parseCidrs(r.allow_cidrs),
-  ...(r.approver_group ? { group: r.approver_group } : {}),
+export const VAULTS = new Table<Vault>('vaults', { id: AS_IS, accountId: AS_IS, name: AS_IS, created: INSTANT });
+export const SIGNATURES = new Table<SignatureRecord>('signatures', {
+  submissionHash: AS_IS, vaultId: AS_IS, walletId: AS_IS, walletAddress: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
+  created: INSTANT, transactionHash: AS_IS, submitted: INSTANT,
 });
+export const IDEMPOTENCY = new Table<IdempotencyRecord>('idempotency_records', { vaultId: AS_IS, key: AS_IS, requestHash: AS_IS, response: AS_IS, created: INSTANT, expires: INSTANT });
+export const AUDIT = new Table<AuditRecord>('audit_log', {
+  seq: NUMBER, at: INSTANT, actor: AS_IS, vaultId: AS_IS, subject: AS_IS, action: AS_IS,
+  // JSON text (SQLite) or jsonb already parsed (PostgreSQL).
+  details: (d: AuditRecord['details'] | string) => (typeof d === 'string' ? JSON.parse(d) : d),
+  prevHash: AS_IS, hash: AS_IS,
+});
+
+const API_KEYS = new Table<Omit<ApiKeyRecord, 'group'> & { group: string | null }>('api_keys', {
+  id: AS_IS, vaultId: AS_IS, secretHash: AS_IS, created: INSTANT, revoked: INSTANT,
+  // Comma-separated roles (API_KEY_ROLES) and CIDR ranges (null: from anywhere).
+  roles: parseRoles, allowCidrs: parseCidrs,
+  // The approver group (issue 25); null: none, and the record has no `group`.
+  group: ['approver_group', AS_IS],
+});
+export const { select: SELECT_API_KEY, insert: INSERT_API_KEY } = API_KEYS;
+export const toApiKey = (row: object, at: InstantDecoder<unknown>): ApiKeyRecord => {
+  const { group, ...key } = API_KEYS.read(row, at);
+  return group ? { ...key, group } : key;
+};
 /** The columns `roles`, `allow_cidrs` and `approver_group` of a record, as toApiKey reads them. */
 export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null, string | null] => [
   key.roles.join(','),
   key.allowCidrs === null ? null : key.allowCidrs.map((c) => c.text).join(','),
   key.group ?? null,
 ];
-export const toVault = <T>(r: VaultRow<T>, at: InstantDecoder<T>): Vault => ({ id: r.id, accountId: r.account_id, name: r.name, created: at(r.created) });
-export const toSignatureRecord = <T>(r: SignatureRow<T>, at: InstantDecoder<T>): SignatureRecord => ({
-  submissionHash: r.submission_hash,
-  vaultId: r.vault_id,
-  walletId: r.wallet_id,
-  walletAddress: r.wallet_address,
-  chain: r.chain,
-  contract: r.contract,
-  sender: r.sender,
-  selector: r.selector,
-  created: at(r.created),
-  transactionHash: r.transaction_hash,
-  submitted: opt(r.submitted, at),
-});
-export const IDEMPOTENCY_COLUMNS = 'vault_id, key, request_hash, response, created, expires';
-export const toIdempotency = <T>(r: IdempotencyRow<T>, at: InstantDecoder<T>): IdempotencyRecord => ({
-  vaultId: r.vault_id,
-  key: r.key,
-  requestHash: r.request_hash,
-  response: r.response,
-  created: at(r.created),
-  expires: at(r.expires),
-});
-
-export const AUDIT_COLUMNS = 'seq, at, actor, vault_id, subject, action, details, prev_hash, hash';
-export const toAuditRecord = <T>(r: AuditRow<T>, at: InstantDecoder<T>): AuditRecord => ({
-  seq: Number(r.seq),
-  at: at(r.at),
-  actor: r.actor,
-  vaultId: r.vault_id,
-  subject: r.subject,
-  action: r.action as AuditAction,
-  details: typeof r.details === 'string' ? (JSON.parse(r.details) as AuditRecord['details']) : r.details,
-  prevHash: r.prev_hash,
-  hash: r.hash,
-});

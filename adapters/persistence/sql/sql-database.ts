@@ -18,7 +18,7 @@ export interface SqlSession {
 
 /** A write the sign path commits durably: a signature row, its audit event chained, or both. */
 export interface DurableWrite {
-  /** A row of `signatures` (SIGNATURE_COLUMNS, in order). */
+  /** A row of `signatures` (SIGNATURES.values). */
   readonly signature?: readonly unknown[];
   /** Chained after the log's head, in the same transaction as the row. */
   readonly event?: PreparedAuditEvent;

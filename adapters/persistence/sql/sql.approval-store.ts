@@ -3,48 +3,23 @@ import type { Approval, ApprovalStatus, ApprovalVote } from '../../../src/domain
 import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../../../src/ports/approval-store.port.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { SIGNATURE_COLUMNS, type InstantDecoder } from './rows.js';
+import { AS_IS, INSTANT, NUMBER, SIGNATURES, Table } from './rows.js';
 import { rowPlaceholders, type SqlDatabase, type SqlSession } from './sql-database.js';
 
-const COLUMNS =
-  'id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key, chain, contract, sender, selector, function_signature, created, expires, decided, result';
-
-interface ApprovalRow<T> {
-  id: string;
-  vault_id: string;
-  status: ApprovalStatus;
-  rule_id: string;
-  required: number | string;
-  approver_group: string | null;
-  approvals: number | string;
-  requester: string;
-  request: string;
-  request_hash: string;
-  idempotency_key: string | null;
-  chain: string;
-  contract: string;
-  sender: string;
-  selector: string;
-  function_signature: string;
-  created: T;
-  expires: T;
-  decided: T | null;
-  result: string | null;
-}
-interface VoteRow<T> {
-  approval_id: string;
-  api_key_id: string;
-  vote: 'approve' | 'reject';
-  at: T;
-}
+const APPROVALS = new Table<Omit<Approval, 'votes'>>('approvals', {
+  id: AS_IS, vaultId: AS_IS, status: AS_IS, ruleId: AS_IS, required: NUMBER, group: ['approver_group', AS_IS], approvals: NUMBER,
+  requester: AS_IS, request: AS_IS, requestHash: AS_IS, idempotencyKey: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
+  functionSignature: AS_IS, created: INSTANT, expires: INSTANT, decided: INSTANT, result: AS_IS,
+});
+const VOTES = new Table<ApprovalVote>('approval_votes', { apiKeyId: AS_IS, vote: AS_IS, at: INSTANT });
 
 const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key,
   chain, contract, sender, selector, function_signature, created, expires)
   VALUES ($1, $2, 'pending', $3, $4, $5, 0, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
   ON CONFLICT DO NOTHING`;
-const BY_ID = `SELECT ${COLUMNS} FROM approvals WHERE vault_id = $1 AND id = $2`;
-const BY_KEY = `SELECT ${COLUMNS} FROM approvals WHERE vault_id = $1 AND idempotency_key = $2`;
-const VOTES = (n: number) => `SELECT approval_id, api_key_id, vote, at FROM approval_votes WHERE approval_id IN (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')}) ORDER BY at, api_key_id`;
+const BY_ID = `${APPROVALS.select} WHERE vault_id = $1 AND id = $2`;
+const BY_KEY = `${APPROVALS.select} WHERE vault_id = $1 AND idempotency_key = $2`;
+const VOTES_OF = (n: number) => `SELECT approval_id, ${VOTES.columns} FROM approval_votes WHERE approval_id IN ${rowPlaceholders(1, n)} ORDER BY at, api_key_id`;
 // What each status filter means at `now` ($2, given only where used: PostgreSQL types every parameter):
 // pending turns expired at its expiry, marked or not.
 const FILTERS: Record<ApprovalStatus | 'any', { readonly sql: string; readonly atNow: boolean }> = {
@@ -66,7 +41,7 @@ const CLAIM = `UPDATE approvals SET release_token = $3, release_until = $5
 const ABANDON = 'UPDATE approvals SET release_token = NULL, release_until = NULL WHERE vault_id = $1 AND id = $2 AND release_token = $3';
 const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL
   WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4`;
-const DUE = `SELECT ${COLUMNS} FROM approvals WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
+const DUE = `${APPROVALS.select} WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
   ORDER BY expires LIMIT $2`;
 const MARK_EXPIRED = `UPDATE approvals SET status = 'expired', decided = expires, release_token = NULL, release_until = NULL
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires <= $3 AND (release_token IS NULL OR release_until <= $3)`;
@@ -102,7 +77,7 @@ export class SqlApprovalStore implements ApprovalStore {
     const params: unknown[] = filter.atNow ? [vaultId, q.now] : [vaultId];
     const [total] = await this.db.all<{ n: number | string }>(`SELECT count(*) AS n FROM approvals WHERE ${where}`, params);
     const n = params.length;
-    const rows = await this.db.all<ApprovalRow<unknown>>(`SELECT ${COLUMNS} FROM approvals WHERE ${where} ORDER BY created, id LIMIT $${n + 1} OFFSET $${n + 2}`, [
+    const rows = await this.db.all<object>(`${APPROVALS.select} WHERE ${where} ORDER BY created, id LIMIT $${n + 1} OFFSET $${n + 2}`, [
       ...params,
       q.count,
       q.offset,
@@ -139,16 +114,14 @@ export class SqlApprovalStore implements ApprovalStore {
     const prepared = events.map(prepareAuditEvent);
     return this.db.auditedTransaction(async (tx, audit) => {
       if ((await tx.run(APPROVE, [vaultId, id, token, now, result])) === 0) return false;
-      await tx.run(`INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(1, 11)}`, [
-        s.submissionHash, s.vaultId, s.walletId, s.walletAddress, s.chain, s.contract, s.sender, s.selector, s.created, s.transactionHash, s.submitted,
-      ]);
+      await tx.run(SIGNATURES.insert, SIGNATURES.values(s));
       prepared.forEach(audit);
       return true;
     });
   }
 
   async expire(now: Date, limit: number, decided: (approval: Approval) => AuditEvent): Promise<Approval[]> {
-    const due = await this.withVotes(this.db, await this.db.all<ApprovalRow<unknown>>(DUE, [now, limit]));
+    const due = await this.withVotes(this.db, await this.db.all<object>(DUE, [now, limit]));
     const expired: Approval[] = [];
     // One transaction each: an approval voted or claimed meanwhile is left as it is (the update's condition).
     for (const approval of due) {
@@ -164,15 +137,15 @@ export class SqlApprovalStore implements ApprovalStore {
   }
 
   private async one(session: SqlSession, sql: string, params: unknown[]): Promise<Approval | null> {
-    const rows = await session.all<ApprovalRow<unknown>>(sql, params);
+    const rows = await session.all<object>(sql, params);
     return rows.length === 0 ? null : (await this.withVotes(session, rows))[0]!;
   }
 
-  private async withVotes(session: SqlSession, rows: ApprovalRow<unknown>[]): Promise<Approval[]> {
+  private async withVotes(session: SqlSession, rows: object[]): Promise<Approval[]> {
     if (rows.length === 0) return [];
-    const at = this.db.instant;
-    const votes = await session.all<VoteRow<unknown>>(VOTES(rows.length), rows.map((r) => r.id));
-    return rows.map((r) => toApproval(r, votes.filter((v) => v.approval_id === r.id), at));
+    const approvals = rows.map((r) => APPROVALS.read(r, this.db.instant));
+    const votes = await session.all<{ approval_id: string }>(VOTES_OF(rows.length), approvals.map((a) => a.id));
+    return approvals.map((a) => ({ ...a, votes: votes.filter((v) => v.approval_id === a.id).map((v) => VOTES.read(v, this.db.instant)) }));
   }
 }
 
@@ -180,30 +153,4 @@ class Refused extends Error {
   constructor(readonly outcome: VoteOutcome) {
     super(outcome.kind);
   }
-}
-
-function toApproval(r: ApprovalRow<unknown>, votes: VoteRow<unknown>[], at: InstantDecoder<unknown>): Approval {
-  return {
-    id: r.id,
-    vaultId: r.vault_id,
-    status: r.status,
-    ruleId: r.rule_id,
-    required: Number(r.required),
-    group: r.approver_group,
-    approvals: Number(r.approvals),
-    requester: r.requester,
-    request: r.request,
-    requestHash: r.request_hash,
-    idempotencyKey: r.idempotency_key,
-    chain: r.chain,
-    contract: r.contract,
-    sender: r.sender,
-    selector: r.selector,
-    functionSignature: r.function_signature,
-    created: at(r.created),
-    expires: at(r.expires),
-    decided: r.decided === null ? null : at(r.decided),
-    votes: votes.map((v) => ({ apiKeyId: v.api_key_id, vote: v.vote, at: at(v.at) })),
-    result: r.result,
-  };
 }

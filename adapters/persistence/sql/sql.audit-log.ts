@@ -1,10 +1,10 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
-import { AUDIT_COLUMNS, toAuditRecord, type AuditRow } from './rows.js';
+import { AUDIT } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
-const LIST_ALL = `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2`;
-const LIST_VAULT = `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE vault_id = $3 AND seq > $1 ORDER BY seq LIMIT $2`;
+const LIST_ALL = `SELECT ${AUDIT.columns} FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2`;
+const LIST_VAULT = `SELECT ${AUDIT.columns} FROM audit_log WHERE vault_id = $3 AND seq > $1 ORDER BY seq LIMIT $2`;
 
 /**
  * The hash-chained audit trail. Appends go through the database's commitDurable, which chains them
@@ -26,7 +26,7 @@ export class SqlAuditLog implements AuditLog {
 
   async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
     const { afterSeq, limit, vaultId } = query;
-    const rows = await this.db.all<AuditRow<unknown>>(vaultId === undefined ? LIST_ALL : LIST_VAULT, vaultId === undefined ? [afterSeq, limit] : [afterSeq, limit, vaultId]);
-    return rows.map((r) => toAuditRecord(r, this.db.instant));
+    const rows = await this.db.all<object>(vaultId === undefined ? LIST_ALL : LIST_VAULT, vaultId === undefined ? [afterSeq, limit] : [afterSeq, limit, vaultId]);
+    return rows.map((r) => AUDIT.read(r, this.db.instant));
   }
 }

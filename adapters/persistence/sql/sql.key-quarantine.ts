@@ -1,14 +1,9 @@
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../../../src/ports/key-quarantine.port.js';
+import { AS_IS, INSTANT, Table } from './rows.js';
 import { runAudited, type SqlDatabase } from './sql-database.js';
 
-interface Row {
-  key_store: string;
-  key_ref: string;
-  address: string;
-  vault_id: string | null;
-  quarantined: unknown;
-}
+const QUARANTINED = new Table<QuarantinedKey>('quarantined_keys', { keyStore: AS_IS, keyRef: AS_IS, address: AS_IS, vaultId: AS_IS, quarantined: INSTANT });
 
 /** The deployment row written by the migration, and the quarantined keys. */
 export class SqlKeyQuarantine implements KeyQuarantine {
@@ -23,13 +18,7 @@ export class SqlKeyQuarantine implements KeyQuarantine {
   }
 
   add(key: QuarantinedKey, quarantined?: AuditEvent): Promise<boolean> {
-    return runAudited(
-      this.db,
-      `INSERT INTO quarantined_keys (key_store, key_ref, address, vault_id, quarantined) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (key_store, key_ref) DO NOTHING`,
-      [key.keyStore, key.keyRef, key.address, key.vaultId, key.quarantined],
-      quarantined,
-    );
+    return runAudited(this.db, `${QUARANTINED.insert} ON CONFLICT (key_store, key_ref) DO NOTHING`, QUARANTINED.values(key), quarantined);
   }
 
   async has(keyStore: string, keyRef: string): Promise<boolean> {
@@ -37,8 +26,8 @@ export class SqlKeyQuarantine implements KeyQuarantine {
   }
 
   async list(): Promise<QuarantinedKey[]> {
-    const rows = await this.db.all<Row>('SELECT * FROM quarantined_keys ORDER BY quarantined, key_store, key_ref');
-    return rows.map((r) => ({ keyStore: r.key_store, keyRef: r.key_ref, address: r.address, vaultId: r.vault_id, quarantined: this.db.instant(r.quarantined) }));
+    const rows = await this.db.all<object>(`${QUARANTINED.select} ORDER BY quarantined, key_store, key_ref`);
+    return rows.map((r) => QUARANTINED.read(r, this.db.instant));
   }
 
   async remove(keyStore: string, keyRef: string, recorded?: AuditEvent): Promise<void> {

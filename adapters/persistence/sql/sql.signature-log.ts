@@ -1,10 +1,10 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { SIGNATURE_COLUMNS, toSignatureRecord, type SignatureRow } from './rows.js';
+import { SIGNATURES } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
-const FIND = `SELECT ${SIGNATURE_COLUMNS} FROM signatures WHERE vault_id = $1 AND submission_hash = $2`;
+const FIND = `SELECT ${SIGNATURES.columns} FROM signatures WHERE vault_id = $1 AND submission_hash = $2`;
 const ATTACH = 'UPDATE signatures SET transaction_hash = $3, submitted = $4 WHERE vault_id = $1 AND submission_hash = $2 AND transaction_hash IS NULL';
 
 /**
@@ -16,20 +16,18 @@ export class SqlSignatureLog implements SignatureLog {
   constructor(private readonly db: SqlDatabase) {}
 
   record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
-    const e = entry;
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
       const event = issued && prepareAuditEvent(issued);
-      const signature = [e.submissionHash, e.vaultId, e.walletId, e.walletAddress, e.chain, e.contract, e.sender, e.selector, e.created, e.transactionHash, e.submitted];
-      return this.db.commitDurable({ signature, event });
+      return this.db.commitDurable({ signature: SIGNATURES.values(entry), event });
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
   async find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null> {
-    const [row] = await this.db.all<SignatureRow<unknown>>(FIND, [vaultId, submissionHash]);
-    return row ? toSignatureRecord(row, this.db.instant) : null;
+    const [row] = await this.db.all<object>(FIND, [vaultId, submissionHash]);
+    return row ? SIGNATURES.read(row, this.db.instant) : null;
   }
 
   async attachTransaction(vaultId: string, submissionHash: string, transactionHash: string, now: Date): Promise<AttachResult> {

@@ -6,35 +6,25 @@ import {
   type WebhookEventType,
   type WebhookOutbox,
 } from '../../../src/ports/webhook-outbox.port.js';
-import { AUDIT_COLUMNS, toAuditRecord, type AuditRow } from './rows.js';
-import type { SqlDatabase } from './sql-database.js';
+import { AS_IS, AUDIT, INSTANT, NUMBER, Table } from './rows.js';
+import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
 
-interface EndpointRow {
-  id: string;
-  vault_id: string;
-  url: string;
-  events: string;
-  created: unknown;
-  delivered_seq: number | string;
-  attempts: number;
-  next_attempt: unknown;
-  first_failure: unknown;
-  last_error: string | null;
-}
-
-interface UndeliverableRow {
-  endpoint_id: string;
-  vault_id: string;
-  seq: number | string;
-  type: string;
-  first_failure: unknown;
-  given_up: unknown;
-  attempts: number;
-  last_error: string | null;
-}
-
-const ENDPOINT_COLUMNS = 'id, vault_id, url, events, created, delivered_seq, attempts, next_attempt, first_failure, last_error';
+const ENDPOINTS = new Table<WebhookEndpoint>('webhook_endpoints', {
+  id: AS_IS, vaultId: AS_IS, url: AS_IS,
+  // Comma-separated, read back in WEBHOOK_EVENT_TYPES order.
+  events: (text: string) => {
+    const listed = new Set(text.split(','));
+    return WEBHOOK_EVENT_TYPES.filter((t) => listed.has(t));
+  },
+  created: INSTANT, deliveredSeq: NUMBER, attempts: AS_IS, nextAttempt: INSTANT, firstFailure: INSTANT, lastError: AS_IS,
+});
+const UNDELIVERABLE = new Table<UndeliverableWebhook>('webhook_undeliverable', {
+  endpointId: AS_IS, vaultId: AS_IS, seq: NUMBER, type: AS_IS, firstFailure: INSTANT, givenUp: INSTANT, attempts: AS_IS, lastError: AS_IS,
+});
 const HEAD = 'SELECT COALESCE(MAX(seq), 0) FROM audit_log';
+// Moves the cursor from $2 to $3 (unless another instance moved it first), clearing the failures.
+const ADVANCE = `UPDATE webhook_endpoints SET delivered_seq = $3, attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL
+  WHERE id = $1 AND delivered_seq = $2`;
 
 /**
  * The webhook outbox over the audit chain (written once for both dialects): endpoints with their cursor,
@@ -46,21 +36,19 @@ export class SqlWebhookOutbox implements WebhookOutbox {
 
   async addEndpoint(e: { id: string; vaultId: string; url: string; events: readonly WebhookEventType[]; created: Date }): Promise<WebhookEndpoint> {
     // The cursor is the head read in the same statement: events from here on are delivered, none before.
-    const [row] = await this.db.all<EndpointRow>(
+    const [row] = await this.db.all<object>(
       `INSERT INTO webhook_endpoints (id, vault_id, url, events, created, delivered_seq, attempts)
        VALUES ($1, $2, $3, $4, $5, (${HEAD}), 0)
-       RETURNING ${ENDPOINT_COLUMNS}`,
+       RETURNING ${ENDPOINTS.columns}`,
       [e.id, e.vaultId, e.url, e.events.join(','), e.created],
     );
-    return this.endpoint(row!);
+    return ENDPOINTS.read(row!, this.db.instant);
   }
 
   async listEndpoints(vaultId?: string): Promise<WebhookEndpoint[]> {
-    const rows =
-      vaultId === undefined
-        ? await this.db.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created, id`)
-        : await this.db.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE vault_id = $1 ORDER BY created, id`, [vaultId]);
-    return rows.map((r) => this.endpoint(r));
+    const where = vaultId === undefined ? '' : ' WHERE vault_id = $1';
+    const rows = await this.db.all<object>(`${ENDPOINTS.select}${where} ORDER BY created, id`, vaultId === undefined ? [] : [vaultId]);
+    return rows.map((r) => ENDPOINTS.read(r, this.db.instant));
   }
 
   async removeEndpoint(vaultId: string, id: string): Promise<boolean> {
@@ -70,8 +58,8 @@ export class SqlWebhookOutbox implements WebhookOutbox {
   async behind(): Promise<{ head: number; endpoints: (WebhookEndpoint & { nextSeq: number | null })[]; anyEndpoint: boolean }> {
     // The next event of each endpoint through the audit log's (vault_id, seq) index, over the records of
     // its vault since its cursor only (the dispatcher keeps that range short by moving idle cursors on).
-    const rows = await this.db.all<EndpointRow & { head: number | string; any_endpoint: number | string; next_seq: number | string | null }>(
-      `SELECT ${ENDPOINT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, h.head, h.any_endpoint,
+    const rows = await this.db.all<{ id: string | null; head: number | string; any_endpoint: number | string; next_seq: number | string | null }>(
+      `SELECT ${ENDPOINTS.of('e')}, h.head, h.any_endpoint,
          (SELECT MIN(a.seq) FROM audit_log a
            WHERE a.vault_id = e.vault_id AND a.seq > e.delivered_seq AND a.seq <= h.head
              AND (',' || e.events || ',') LIKE ('%,' || a.action || ',%')) AS next_seq
@@ -81,27 +69,21 @@ export class SqlWebhookOutbox implements WebhookOutbox {
     const head = rows.length > 0 ? Number(rows[0]!.head) : 0;
     return {
       head,
-      endpoints: rows.filter((r) => r.id !== null).map((r) => ({ ...this.endpoint(r), nextSeq: r.next_seq === null ? null : Number(r.next_seq) })),
+      endpoints: rows.filter((r) => r.id !== null).map((r) => ({ ...ENDPOINTS.read(r, this.db.instant), nextSeq: r.next_seq === null ? null : Number(r.next_seq) })),
       anyEndpoint: rows.length > 0 && Number(rows[0]!.any_endpoint) === 1,
     };
   }
 
   async nextEvent(endpoint: WebhookEndpoint, upTo: number): Promise<AuditRecord | null> {
-    const types = endpoint.events.map((_, i) => `$${i + 4}`).join(', ');
-    const [row] = await this.db.all<AuditRow<unknown>>(
-      `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE vault_id = $1 AND seq > $2 AND seq <= $3 AND action IN (${types}) ORDER BY seq LIMIT 1`,
+    const [row] = await this.db.all<object>(
+      `${AUDIT.select} WHERE vault_id = $1 AND seq > $2 AND seq <= $3 AND action IN ${rowPlaceholders(1, endpoint.events.length, 4)} ORDER BY seq LIMIT 1`,
       [endpoint.vaultId, endpoint.deliveredSeq, upTo, ...endpoint.events],
     );
-    return row ? toAuditRecord(row, this.db.instant) : null;
+    return row ? AUDIT.read(row, this.db.instant) : null;
   }
 
   async advance(endpointId: string, from: number, to: number): Promise<boolean> {
-    const changed = await this.db.run(
-      `UPDATE webhook_endpoints SET delivered_seq = $3, attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL
-       WHERE id = $1 AND delivered_seq = $2`,
-      [endpointId, from, to],
-    );
-    return changed === 1;
+    return (await this.db.run(ADVANCE, [endpointId, from, to])) === 1;
   }
 
   async recordFailure(endpointId: string, at: number, f: { attempts: number; nextAttempt: Date; firstFailure: Date; lastError: string }): Promise<void> {
@@ -114,40 +96,19 @@ export class SqlWebhookOutbox implements WebhookOutbox {
 
   async giveUp(endpoint: WebhookEndpoint, event: AuditRecord, givenUp: Date, lastError: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const moved = await tx.run(
-        `UPDATE webhook_endpoints SET delivered_seq = $3, attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL
-         WHERE id = $1 AND delivered_seq = $2`,
-        [endpoint.id, endpoint.deliveredSeq, event.seq],
-      );
-      if (moved !== 1) return false;
-      await tx.run(
-        `INSERT INTO webhook_undeliverable (endpoint_id, vault_id, seq, type, first_failure, given_up, attempts, last_error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (endpoint_id, seq) DO NOTHING`,
-        [endpoint.id, endpoint.vaultId, event.seq, event.action, endpoint.firstFailure ?? givenUp, givenUp, endpoint.attempts + 1, lastError],
-      );
+      if ((await tx.run(ADVANCE, [endpoint.id, endpoint.deliveredSeq, event.seq])) !== 1) return false;
+      await tx.run(`${UNDELIVERABLE.insert} ON CONFLICT (endpoint_id, seq) DO NOTHING`, [
+        endpoint.id, endpoint.vaultId, event.seq, event.action, endpoint.firstFailure ?? givenUp, givenUp, endpoint.attempts + 1, lastError,
+      ]);
       return true;
     });
   }
 
   async listUndeliverable(query: { vaultId?: string; limit: number }): Promise<UndeliverableWebhook[]> {
-    const columns = 'endpoint_id, vault_id, seq, type, first_failure, given_up, attempts, last_error';
-    const rows =
-      query.vaultId === undefined
-        ? await this.db.all<UndeliverableRow>(`SELECT ${columns} FROM webhook_undeliverable ORDER BY given_up DESC, seq DESC LIMIT $1`, [query.limit])
-        : await this.db.all<UndeliverableRow>(`SELECT ${columns} FROM webhook_undeliverable WHERE vault_id = $2 ORDER BY given_up DESC, seq DESC LIMIT $1`, [
-            query.limit,
-            query.vaultId,
-          ]);
-    return rows.map((r) => ({
-      endpointId: r.endpoint_id,
-      vaultId: r.vault_id,
-      seq: Number(r.seq),
-      type: r.type,
-      firstFailure: this.db.instant(r.first_failure),
-      givenUp: this.db.instant(r.given_up),
-      attempts: r.attempts,
-      lastError: r.last_error,
-    }));
+    const where = query.vaultId === undefined ? '' : ' WHERE vault_id = $2';
+    const params = query.vaultId === undefined ? [query.limit] : [query.limit, query.vaultId];
+    const rows = await this.db.all<object>(`${UNDELIVERABLE.select}${where} ORDER BY given_up DESC, seq DESC LIMIT $1`, params);
+    return rows.map((r) => UNDELIVERABLE.read(r, this.db.instant));
   }
 
   async storedSigningKey(generate: () => string, now: Date): Promise<string> {
@@ -157,21 +118,5 @@ export class SqlWebhookOutbox implements WebhookOutbox {
     // Two instances starting together: one insert wins, both then sign with the row that is stored.
     await this.db.run('INSERT INTO webhook_signing_key (singleton, private_key, created) VALUES (1, $1, $2) ON CONFLICT (singleton) DO NOTHING', [generate(), now]);
     return (await read())!;
-  }
-
-  private endpoint(r: EndpointRow): WebhookEndpoint {
-    const listed = new Set(r.events.split(','));
-    return {
-      id: r.id,
-      vaultId: r.vault_id,
-      url: r.url,
-      events: WEBHOOK_EVENT_TYPES.filter((t) => listed.has(t)),
-      created: this.db.instant(r.created),
-      deliveredSeq: Number(r.delivered_seq),
-      attempts: r.attempts,
-      nextAttempt: r.next_attempt === null ? null : this.db.instant(r.next_attempt),
-      firstFailure: r.first_failure === null ? null : this.db.instant(r.first_failure),
-      lastError: r.last_error,
-    };
   }
 }

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { appendChained, chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
-import { AUDIT_COLUMNS, fromMillis, SIGNATURE_COLUMNS, type InstantDecoder } from '../sql/rows.js';
-import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
+import { AUDIT, fromMillis, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
+import { type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql, type SqliteDatabase } from './sqlite.database.js';
@@ -48,10 +48,10 @@ export class SqliteSql implements SqlDatabase {
     this.commits = commitQueueOf(db);
     this.apiKeyCache = new SqliteApiKeyCache(db);
     this.walletPages = new SqliteWalletPages(this);
-    this.insertSignature = this.prepared(`INSERT INTO signatures (${SIGNATURE_COLUMNS}) VALUES ${rowPlaceholders(1, 11)}`);
+    this.insertSignature = this.prepared(SIGNATURES.insert);
     this.head = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
     // Positional: binding a row by name costs a lookup per column, on every sign.
-    this.insertAudit = db.prepare(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertAudit = db.prepare(`INSERT INTO audit_log (${AUDIT.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   jsonArray(fields: Record<string, string>, from: string): string {

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
-import { fromMillis, toWallet, WALLET_COLUMNS, type WalletRow } from '../sql/rows.js';
+import { fromMillis, WALLETS } from '../sql/rows.js';
 import type { WalletPages } from '../sql/sql-database.js';
 import type { SqliteDatabase } from './sqlite.database.js';
 
@@ -38,10 +38,10 @@ export class SqliteWalletPages implements WalletPages {
     const p = (text: string) => sql.db.prepare(text);
     this.s = {
       // The offset is walked in the covering index alone (rowids only); just the page's rows are read.
-      page: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE rowid IN (
+      page: p(`${WALLETS.select} WHERE rowid IN (
         SELECT rowid FROM wallets WHERE vault_id = @vaultId AND ${VISIBLE} ORDER BY created, id LIMIT @limit OFFSET @offset
       ) ORDER BY created, id`),
-      pageFrom: p(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE rowid IN (
+      pageFrom: p(`${WALLETS.select} WHERE rowid IN (
         SELECT rowid FROM wallets WHERE vault_id = @vaultId AND ${VISIBLE} AND (created, id) >= (@created, @id)
         ORDER BY created, id LIMIT @limit OFFSET @offset
       ) ORDER BY created, id`),
@@ -63,8 +63,8 @@ export class SqliteWalletPages implements WalletPages {
           anchor
             ? this.s.pageFrom.all({ vaultId, now: at, created: anchor.created, id: anchor.id, offset: offset - anchor.position, limit })
             : this.s.page.all({ vaultId, now: at, offset, limit })
-        ) as WalletRow<number>[];
-        return { count: this.countNow(vaultId, at), page: rows.map((r) => toWallet(r, fromMillis)) };
+        ) as object[];
+        return { count: this.countNow(vaultId, at), page: rows.map((r) => WALLETS.read(r, fromMillis)) };
       })(),
     );
   }
