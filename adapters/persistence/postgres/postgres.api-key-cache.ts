@@ -99,14 +99,16 @@ export class PostgresApiKeyCache implements ApiKeyCache {
   }
 
   /**
-   * After an API key was written through this instance: its NOTIFY reaches the listener only some time
-   * after the write returned, and the next request must not be answered from the record before it. A
-   * read in flight now is not kept either. Writes by another instance or by SQL still wait for the push.
+   * Drops the key `id` (all keys without it), and keeps no read in flight now. Called after an API key
+   * was written through this instance: its NOTIFY reaches the listener only some time after the write
+   * returned, and the next request must not be answered from the record before it. Writes by another
+   * instance or by SQL still wait for the push.
    */
-  forget(): void {
+  forget(id?: string): void {
     this.generation++;
     this.reading.clear();
-    this.records.clear();
+    if (id) this.records.delete(id);
+    else this.records.clear();
   }
 
   async close(): Promise<void> {
@@ -135,12 +137,7 @@ export class PostgresApiKeyCache implements ApiKeyCache {
       this.stopAnswering();
       client.end().catch(() => undefined);
     };
-    client.on('notification', (n) => {
-      this.generation++;
-      this.reading.clear();
-      if (n.payload) this.records.delete(n.payload);
-      else this.records.clear(); // TRUNCATE: every key
-    });
+    client.on('notification', (n) => this.forget(n.payload)); // no key: TRUNCATE, every key
     client.on('error', lost);
     client.on('end', lost);
     void client
@@ -149,8 +146,7 @@ export class PostgresApiKeyCache implements ApiKeyCache {
       .then(() => {
         if (this.closed) return void client.end().catch(() => undefined);
         this.listener = client;
-        this.records.clear(); // whatever was revoked while nobody listened is read again
-        this.generation++;
+        this.forget(); // whatever was revoked while nobody listened is read again
         this.listening = true;
       })
       .catch(lost)
@@ -159,8 +155,6 @@ export class PostgresApiKeyCache implements ApiKeyCache {
 
   private stopAnswering(): void {
     this.listening = false;
-    this.generation++;
-    this.records.clear();
-    this.reading.clear();
+    this.forget();
   }
 }

@@ -25,8 +25,6 @@ export interface PostgresConfig {
   readonly maxWaiting?: number;
   /** Bound on every statement: the server cancels it (statement_timeout) and the client stops waiting. */
   readonly queryTimeoutMs: number;
-  /** Bound on applying migrations at start, including waiting for another instance that migrates. */
-  readonly migrationTimeoutMs?: number;
   /** Told about connections that die while idle in the pool (the next query reconnects). */
   readonly onIdleError?: (error: Error) => void;
   /**
@@ -36,8 +34,6 @@ export interface PostgresConfig {
    */
   readonly schema?: string;
 }
-
-export type Queryable = Pick<pg.ClientBase, 'query'>;
 
 /**
  * A PostgreSQL pool shared by every adapter of one process. Every call is bounded (connect, wait for a
@@ -171,7 +167,8 @@ export class PostgresDatabase {
 export async function openPostgresDatabase(config: PostgresConfig): Promise<PostgresDatabase> {
   const db = new PostgresDatabase(config);
   try {
-    await migrate(db, config.migrationTimeoutMs ?? Math.max(60_000, config.queryTimeoutMs));
+    // Bounded apart from statements: it includes waiting for another instance that migrates.
+    await migrate(db, Math.max(60_000, config.queryTimeoutMs));
   } catch (error) {
     await db.close().catch(() => undefined);
     throw db.toError(error);
@@ -186,7 +183,7 @@ const UNAVAILABLE_CLASSES = new Set(['08', '28', '3D', '53', '57', '58']);
 const UNAVAILABLE_CODES = new Set(['55P03', '40001', '40P01']);
 
 /** Whether an error means the database could not be reached or did not answer in time. */
-export function isConnectionFailure(error: unknown): boolean {
+function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof pg.DatabaseError) {
     const code = error.code ?? '';
@@ -211,7 +208,7 @@ function reason(error: unknown): string {
  * client's own `options` setting, and the rest of the URL (credentials, host forms) stays byte for byte.
  * The schema is a plain identifier (isSchemaName): nothing to escape.
  */
-export function withSearchPath(url: string, schema: string): string {
+function withSearchPath(url: string, schema: string): string {
   const at = url.indexOf('?');
   const params = new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
   params.set('options', [params.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' '));
@@ -226,7 +223,7 @@ function describePool(pool: pg.Pool): string {
 }
 
 /** `database "vault" on db.internal:5432`, from a URL whose password must not be repeated. */
-export function describeDatabase(url: string): string {
+function describeDatabase(url: string): string {
   try {
     const u = new URL(url);
     const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || 'postgres';

@@ -4,7 +4,7 @@ import { isDomainError } from '../../../src/domain/errors.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { asDate, AUDIT, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
-import { rowPlaceholders, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
+import { rowPlaceholders, seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.
@@ -78,10 +78,7 @@ export class PostgresSql implements SqlDatabase {
       const events: PreparedAuditEvent[] = [];
       const value = await work(sessionOf(client), (event) => events.push(event));
       if (events.length > 0) {
-        await client.query(`SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK})`);
-        const { rows } = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
-        const head = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
-        const audit = auditInsert(appendChained(head, events), 1);
+        const audit = auditInsert(appendChained(await lockedHead(client), events), 1);
         await client.query(audit.text, audit.values);
       }
       return value;
@@ -108,35 +105,32 @@ export class PostgresSql implements SqlDatabase {
     const signatures = `INSERT INTO signatures (${SIGNATURES.columns}) VALUES ${rowPlaceholders(rows.length, 11)}`;
     if (events.length === 0) await this.db.query(signatures, values);
     else
-      await this.underHeadLock(async (tx, head) => {
-        const audit = auditInsert(appendChained(head, events), values.length + 1);
-        // Data-modifying CTEs always run to completion: one statement, both inserts.
-        await tx.query(rows.length === 0 ? audit.text : `WITH signed AS (${signatures}) ${audit.text}`, [...values, ...audit.values]);
+      await this.db.withClient(async (client) => {
+        try {
+          // BEGIN goes with the lock and the head: the lock is held for the insert and the commit only.
+          const audit = auditInsert(appendChained(await lockedHead(client, 'BEGIN; '), events), values.length + 1);
+          // Data-modifying CTEs always run to completion: one statement, both inserts.
+          await client.query(rows.length === 0 ? audit.text : `WITH signed AS (${signatures}) ${audit.text}`, [...values, ...audit.values]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
       });
     items.forEach((p) => p.resolve());
   };
+}
 
-  /**
-   * Runs `work` in a transaction that holds the audit head lock, with the head it read under the lock.
-   * Round trips: one for BEGIN, the lock and the head together (a simple query of three statements; the
-   * transaction stays open after it), those of `work`, and COMMIT: the lock is held for `work` and the
-   * commit only.
-   */
-  private async underHeadLock(work: (tx: pg.ClientBase, head: ChainHead | null) => Promise<void>): Promise<void> {
-    await this.db.withClient(async (client) => {
-      try {
-        const results = (await client.query(
-          `BEGIN; SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK}); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`,
-        )) as unknown as pg.QueryResult<{ seq: string; hash: string }>[];
-        const row = results[2]!.rows[0];
-        await work(client, row ? { seq: Number(row.seq), hash: row.hash } : null);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
-  }
+/**
+ * Takes the audit head lock and reads the head under it, in one round trip (a simple query of several
+ * statements), after `begin` when given: the lock is then held until the transaction ends.
+ */
+async function lockedHead(client: pg.ClientBase, begin = ''): Promise<ChainHead | null> {
+  const results = (await client.query(
+    `${begin}SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK}); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`,
+  )) as unknown as pg.QueryResult<{ seq: string; hash: string }>[];
+  const row = results.at(-1)!.rows[0];
+  return row ? { seq: Number(row.seq), hash: row.hash } : null;
 }
 
 /** The multi-row INSERT of chained records, its placeholders numbered from `firstParam` (after the signatures'). */
@@ -148,11 +142,5 @@ function auditInsert(records: readonly ChainedEvent[], firstParam: number): { te
   };
 }
 
-const sessions = new WeakMap<PostgresDatabase, PostgresSql>();
-
-/** The pool's one SQL seam, shared by every port built on it (one group commit). */
-export function postgresSql(db: PostgresDatabase): PostgresSql {
-  let sql = sessions.get(db);
-  if (!sql) sessions.set(db, (sql = new PostgresSql(db)));
-  return sql;
-}
+/** The pool's one SQL seam (one group commit). */
+export const postgresSql: (db: PostgresDatabase) => PostgresSql = seamPerDatabase((db) => new PostgresSql(db));

@@ -87,6 +87,16 @@ export async function runAudited(db: SqlDatabase, sql: string, params: readonly 
   });
 }
 
+/** `open` once per database: its one seam, shared by every port built on it (one group commit, one key cache). */
+export function seamPerDatabase<D extends object, S>(open: (db: D) => S): (db: D) => S {
+  const seams = new WeakMap<D, S>();
+  return (db) => {
+    let seam = seams.get(db);
+    if (!seam) seams.set(db, (seam = open(db)));
+    return seam;
+  };
+}
+
 /** `($1, $2), ($3, $4)` for a multi-row INSERT of `rows` rows of `width` values each, numbered from `first`. */
 export const rowPlaceholders = (rows: number, width: number, first = 1): string =>
   Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + first}`).join(', ')})`).join(', ');

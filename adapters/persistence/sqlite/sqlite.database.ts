@@ -6,18 +6,12 @@ import { migrate } from './sqlite.migrations.js';
 
 export type SqliteDatabase = Database.Database;
 
-/** Where the embedded database lives. */
-export interface SqliteConfig {
-  /** Path of the database file; its directory is created 0700 when missing. */
-  readonly path: string;
-}
-
 /**
- * Opens the database in WAL mode with synchronous=FULL, so a commit is on disk before it returns: every
- * acknowledged write survives a crash or power loss. busy_timeout lets the CLI and a running server
- * share the file.
+ * Opens the database file at `path` (its directory created 0700 when missing) in WAL mode with
+ * synchronous=FULL, so a commit is on disk before it returns: every acknowledged write survives a crash
+ * or power loss. busy_timeout lets the CLI and a running server share the file.
  */
-export function openSqliteDatabase(config: SqliteConfig): SqliteDatabase {
+export function openSqliteDatabase(config: { readonly path: string }): SqliteDatabase {
   mkdirSync(path.dirname(config.path), { recursive: true, mode: 0o700 });
   const db = new Database(config.path);
   db.pragma('journal_mode = WAL');

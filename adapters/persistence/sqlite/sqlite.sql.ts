@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import { appendChained, chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { AUDIT, fromMillis, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
-import { type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
+import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql, type SqliteDatabase } from './sqlite.database.js';
@@ -96,10 +96,8 @@ export class SqliteSql implements SqlDatabase {
       const value = await work(tx, (event) => events.push(event));
       if (events.length > 0) {
         // BEGIN IMMEDIATE holds the write lock: the head cannot move until the commit.
-        const head = (this.head.get() as ChainHead | undefined) ?? null;
-        for (const r of appendChained(head, events)) {
-          this.insertAudit.run(r.seq, r.atMillis, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash);
-        }
+        let head = this.readHead();
+        for (const e of events) head = this.append(head, e);
       }
       return value;
     });
@@ -139,11 +137,17 @@ export class SqliteSql implements SqlDatabase {
    * rollback); later appends in it chain on the record the previous one inserted.
    */
   private chain(e: PreparedAuditEvent, transaction: TransactionScope): void {
-    const head = transaction.get(CHAIN_HEAD, () => (this.head.get() as ChainHead | undefined) ?? null);
+    transaction.set(CHAIN_HEAD, this.append(transaction.get(CHAIN_HEAD, this.readHead), e));
+  }
+
+  private readonly readHead = (): ChainHead | null => (this.head.get() as ChainHead | undefined) ?? null;
+
+  /** Inserts `e` chained after `head`; returns the new head. */
+  private append(head: ChainHead | null, e: PreparedAuditEvent): ChainHead {
     const r = chainedAfter(head, e);
     // The details are stored as hashed: canonical JSON (keys sorted).
     this.insertAudit.run(r.seq, r.atMillis, r.actor, r.vaultId, r.subject, r.action, r.detailsJson, r.prevHash, r.hash);
-    transaction.set(CHAIN_HEAD, r);
+    return r;
   }
 
   private allNow<R>(sql: string, params: readonly unknown[]): R[] {
@@ -178,11 +182,5 @@ export class SqliteSql implements SqlDatabase {
   }
 }
 
-const sessions = new WeakMap<SqliteDatabase, SqliteSql>();
-
-/** The connection's one SQL seam, shared by every port built on it (one commit queue, one key cache). */
-export function sqliteSql(db: SqliteDatabase): SqliteSql {
-  let sql = sessions.get(db);
-  if (!sql) sessions.set(db, (sql = new SqliteSql(db)));
-  return sql;
-}
+/** The connection's one SQL seam (one commit queue, one key cache). */
+export const sqliteSql: (db: SqliteDatabase) => SqliteSql = seamPerDatabase((db) => new SqliteSql(db));
