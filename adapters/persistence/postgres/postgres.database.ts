@@ -45,7 +45,6 @@ export class PostgresDatabase {
   readonly pool: pg.Pool;
   /** `database "name" on host:port[, schema "s"]`: what messages say, never the URL (it may carry a password). */
   readonly label: string;
-  /** See PostgresConfig.maxWaiting. */
   readonly maxWaiting: number;
 
   constructor(readonly config: PostgresConfig) {
@@ -142,7 +141,6 @@ export class PostgresDatabase {
     }
   }
 
-  /** Resolves when the database answers a trivial statement. */
   async ping(): Promise<void> {
     await this.query('SELECT 1');
   }

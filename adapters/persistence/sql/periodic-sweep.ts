@@ -14,7 +14,6 @@ export class PeriodicSweep {
     this.last = now;
   }
 
-  /** Starts the sweep when the interval since the last one has passed. */
   due(now: number): void {
     if (now - this.last < this.everyMs) return;
     this.last = now;

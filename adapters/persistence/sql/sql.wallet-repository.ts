@@ -36,7 +36,6 @@ export class SqlWalletRepository implements WalletRepository {
     private readonly apiKeys: ApiKeyCache | undefined = db.apiKeyCache,
   ) {}
 
-  /** The rows of `sql`, each as `read` maps it. */
   private async rows<T>(read: (row: object, at: InstantDecoder<unknown>) => T, sql: string, params?: readonly unknown[]): Promise<T[]> {
     return (await this.db.all<object>(sql, params)).map((r) => read(r, this.db.instant));
   }
