@@ -3,8 +3,8 @@ import { appendChained, type ChainedEvent, type ChainHead, type PreparedAuditEve
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
-import { asDate, AUDIT, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
-import { rowPlaceholders, seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
+import { asDate, AUDIT, rowPlaceholders, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
+import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.

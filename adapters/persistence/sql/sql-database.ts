@@ -18,7 +18,7 @@ export interface SqlSession {
 
 /** A write the sign path commits durably: a signature row, its audit event chained, or both. */
 export interface DurableWrite {
-  /** A row of `signatures` (SIGNATURES.values). */
+  /** A row of `signatures` (signatureValues). */
   readonly signature?: readonly unknown[];
   /** Chained after the log's head, in the same transaction as the row. */
   readonly event?: PreparedAuditEvent;
@@ -96,7 +96,3 @@ export function seamPerDatabase<D extends object, S>(open: (db: D) => S): (db: D
     return seam;
   };
 }
-
-/** `($1, $2), ($3, $4)` for a multi-row INSERT of `rows` rows of `width` values each, numbered from `first`. */
-export const rowPlaceholders = (rows: number, width: number, first = 1): string =>
-  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + first}`).join(', ')})`).join(', ');

@@ -3,8 +3,8 @@ import type { Approval, ApprovalStatus, ApprovalVote } from '../../../src/domain
 import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../../../src/ports/approval-store.port.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { AS_IS, INSTANT, NUMBER, SIGNATURES, Table } from './rows.js';
-import { rowPlaceholders, type SqlDatabase, type SqlSession } from './sql-database.js';
+import { AS_IS, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
+import type { SqlDatabase, SqlSession } from './sql-database.js';
 
 const APPROVALS = new Table<Omit<Approval, 'votes'>>('approvals', {
   id: AS_IS, vaultId: AS_IS, status: AS_IS, ruleId: AS_IS, required: NUMBER, group: ['approver_group', AS_IS], approvals: NUMBER,
@@ -114,7 +114,7 @@ export class SqlApprovalStore implements ApprovalStore {
     const prepared = events.map(prepareAuditEvent);
     return this.db.auditedTransaction(async (tx, audit) => {
       if ((await tx.run(APPROVE, [vaultId, id, token, now, result])) === 0) return false;
-      await tx.run(SIGNATURES.insert, SIGNATURES.values(s));
+      await tx.run(SIGNATURES.insert, signatureValues(s));
       prepared.forEach(audit);
       return true;
     });

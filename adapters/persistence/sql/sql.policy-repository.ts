@@ -1,6 +1,7 @@
 import type { SignPolicy } from '../../../src/domain/sign-policy.js';
 import type { PolicyRepository } from '../../../src/ports/policy-repository.port.js';
-import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
+import { rowPlaceholders } from './rows.js';
+import type { SqlDatabase } from './sql-database.js';
 
 type Pin = { contract: string; uniq: string };
 

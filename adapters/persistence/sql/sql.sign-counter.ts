@@ -1,7 +1,8 @@
 import { MAX_WINDOW_MS, type SignCountDemand } from '../../../src/domain/sign-limits.js';
 import type { SignCountDecision, SignCounter } from '../../../src/ports/sign-counter.port.js';
 import { PeriodicSweep } from './periodic-sweep.js';
-import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
+import { rowPlaceholders } from './rows.js';
+import type { SqlDatabase } from './sql-database.js';
 
 const LOCK_KEYS = (n: number) =>
   `INSERT INTO sign_count_keys (key, touched) VALUES ${rowPlaceholders(n, 2)} ON CONFLICT (key) DO UPDATE SET touched = EXCLUDED.touched`;

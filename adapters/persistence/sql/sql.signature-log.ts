@@ -1,7 +1,7 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { SIGNATURES } from './rows.js';
+import { signatureValues, SIGNATURES } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
 const FIND = `SELECT ${SIGNATURES.columns} FROM signatures WHERE vault_id = $1 AND submission_hash = $2`;
@@ -19,7 +19,7 @@ export class SqlSignatureLog implements SignatureLog {
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
       const event = issued && prepareAuditEvent(issued);
-      return this.db.commitDurable({ signature: SIGNATURES.values(entry), event });
+      return this.db.commitDurable({ signature: signatureValues(entry), event });
     } catch (error) {
       return Promise.reject(error);
     }

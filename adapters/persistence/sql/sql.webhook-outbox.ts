@@ -6,8 +6,8 @@ import {
   type WebhookEventType,
   type WebhookOutbox,
 } from '../../../src/ports/webhook-outbox.port.js';
-import { AS_IS, AUDIT, INSTANT, NUMBER, Table } from './rows.js';
-import { rowPlaceholders, type SqlDatabase } from './sql-database.js';
+import { AS_IS, AUDIT, INSTANT, NUMBER, rowPlaceholders, Table } from './rows.js';
+import type { SqlDatabase } from './sql-database.js';
 
 const ENDPOINTS = new Table<WebhookEndpoint>('webhook_endpoints', {
   id: AS_IS, vaultId: AS_IS, url: AS_IS,
