@@ -69,13 +69,13 @@ describe('the webhook nudge', () => {
     outbox.anyEndpoint = true;
     await append('webhook.changed');
     await append('signature.issued');
-    await until(() => outbox.reads === 2, 'a read prompted by the sign after the endpoint was added', 2000);
+    await until(() => outbox.reads === 2, 'a read prompted by the sign after the endpoint was added');
 
     // The last endpoint removed (elsewhere): the read that finds none stops the prompts again.
     outbox.anyEndpoint = false;
     await sleep(SETTLE_MS);
     await append('signature.issued');
-    await until(() => outbox.reads === 3, 'the read that finds no endpoint', 2000);
+    await until(() => outbox.reads === 3, 'the read that finds no endpoint');
     await append('signature.issued');
     await sleep(SETTLE_MS);
     expect(outbox.reads).toBe(3);
@@ -85,7 +85,7 @@ describe('the webhook nudge', () => {
     const { persistence, watches, dispatcher } = world();
     const release = (persistence.jobLock as InMemoryJobLock).holdElsewhere('webhooks');
     dispatcher.start();
-    await until(() => watches.at(-1)?.actions.size === 1, 'the narrowed watch', 2000);
+    await until(() => watches.at(-1)?.actions.size === 1, 'the narrowed watch');
     expect([...watches.at(-1)!.actions]).toEqual(['webhook.changed']);
     expect(watches.filter((w) => w.active)).toHaveLength(1);
     await dispatcher.stop();
