@@ -86,6 +86,12 @@ describe('the npm package', () => {
       expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
       expect(files, `code of ${name}`).toContain(target.default.replace(/^\.\//, ''));
     }
+    // Every compiled module packed is compiled from a source file of today (none left from an earlier build).
+    const stale = files.filter((f) => /^dist\/(src|adapters|lib|client)\/.*\.(js|mjs)$/.test(f)).filter((f) => {
+      const source = f.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+      return !existsSync(path.join(repoRoot, source));
+    });
+    expect(stale).toEqual([]);
     // Workers are started by file (adapters/system/worker-file.ts), not imported: nothing else would notice one left out.
     expect(files).toEqual(
       expect.arrayContaining(['dist/adapters/keystore/shared/signing.worker.mjs', 'dist/adapters/persistence/sqlite/sqlite.wal-checkpoint.worker.mjs']),
