@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { AuditListeners } from '../persistence/sql/audit-watch.js';
 import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { auditRecordOf, chainedAfter, prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import { effectiveStatus, type Approval, type ApprovalStatus, type ApprovalVote } from '../../src/domain/approval.js';
@@ -7,7 +8,7 @@ import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../.
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
-import type { AuditAction, AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
+import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
@@ -195,19 +196,14 @@ export class InMemorySignatureLog implements SignatureLog {
 export class InMemoryAuditLog implements AuditLog {
   readonly records: AuditRecord[] = [];
 
-  /** Each listener with the actions it asked for (undefined: every action). */
-  private readonly listeners = new Map<(action: AuditAction) => void, ReadonlySet<AuditAction> | undefined>();
+  private readonly listeners = new AuditListeners();
+  /** Persistence.watchAudit: every store of the twin appends through this log. */
+  readonly watch = this.listeners.watch;
 
   async append(event: AuditEvent): Promise<void> {
     // The stores' own chaining; the head is the last record (a test may have tampered with it, as with a row).
     this.records.push(auditRecordOf(chainedAfter(this.records.at(-1) ?? null, prepareAuditEvent(event))));
-    for (const [listener, actions] of this.listeners) if (actions === undefined || actions.has(event.action)) listener(event.action);
-  }
-
-  /** Persistence.watchAudit: every store of the twin appends through this log. */
-  watch(listener: (action: AuditAction) => void, actions?: ReadonlySet<AuditAction>): () => void {
-    this.listeners.set(listener, actions);
-    return () => this.listeners.delete(listener);
+    this.listeners.tell(event.action);
   }
 
   async list(query: { readonly afterSeq: number; readonly limit: number; readonly vaultId?: string }): Promise<AuditRecord[]> {
@@ -410,7 +406,7 @@ export function inMemoryPersistence(): Persistence {
     keyQuarantine: new InMemoryKeyQuarantine(undefined, auditLog),
     signCounter: new InMemorySignCounter(),
     approvals: new InMemoryApprovalStore(auditLog, signatureLog),
-    watchAudit: (listener, actions) => auditLog.watch(listener, actions),
+    watchAudit: auditLog.watch,
     description: 'in memory',
     close: async () => undefined,
   };

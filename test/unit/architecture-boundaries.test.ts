@@ -66,7 +66,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 
   // The contract suites and in-memory twins: the twin key store signs with the shared secp256k1 helpers,
   // the twin persistence reuses the in-process job lock.
-  testing: ['keystore/shared/secp256k1.ts', 'persistence/sqlite/in-process.job-lock.ts'],
+  testing: ['keystore/shared/secp256k1.ts', 'persistence/sqlite/in-process.job-lock.ts', 'persistence/sql/audit-watch.ts'],
 
   // The command line: the composition root, the master-key rotation of the local-file store, driver loading,
   // and the keccak256 it gives the domain as an entry point (src/domain/keccak.ts).

@@ -8,40 +8,70 @@ type Actions = Pick<ReadonlySet<AuditAction>, 'has'>;
 const EVERY: Actions = { has: () => true };
 
 /**
+ * The listeners of Persistence.watchAudit, each with the actions it asked for (none given: every action),
+ * and the union of those actions, kept as listeners come and go so that a record no listener wants costs
+ * one look-up (`asks`). The SQL watch below and the in-memory twin's audit log both tell through it.
+ */
+export class AuditListeners {
+  private readonly listeners = new Map<Listener, ReadonlySet<AuditAction> | undefined>();
+  private asked: Actions = new Set<AuditAction>();
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /** Persistence.watchAudit's shape: subscribes, and returns the unsubscribe. */
+  readonly watch: AuditWatch = (listener, actions) => {
+    this.listeners.set(listener, actions);
+    this.update();
+    return () => {
+      this.listeners.delete(listener);
+      this.update();
+    };
+  };
+
+  /** Whether some listener wants records of `action`. */
+  asks(action: AuditAction): boolean {
+    return this.asked.has(action);
+  }
+
+  /** Tells each listener that wants it of a committed record of `action`. */
+  tell(action: AuditAction): void {
+    for (const [listener, only] of this.listeners) if (only === undefined || only.has(action)) listener(action);
+  }
+
+  private update(): void {
+    const sets = [...this.listeners.values()];
+    this.asked = sets.includes(undefined) ? EVERY : new Set(sets.flatMap((s) => [...s!]));
+  }
+}
+
+/**
  * `db` as the stores use it, telling the listeners of `watch` each audit record once its write committed.
  * Every audit record of the stores is chained through one of the two writes below (commitDurable for the
  * sign path and lone appends, auditedTransaction for a change with its record), so watching them covers
  * every store, those added later included. A record of an action no listener asked for (the sign's, while
- * no webhook endpoint wants it) costs its write one look-up in `asked`; without listeners both are the
- * database's own calls.
+ * no webhook endpoint wants it) costs its write one look-up; without listeners both are the database's
+ * own calls.
  */
 export function auditWatched(db: SqlDatabase): { db: SqlDatabase; watch: AuditWatch } {
-  const listeners = new Map<Listener, ReadonlySet<AuditAction> | undefined>();
-  /** The actions some listener asked for, kept as listeners come and go. */
-  let asked: Actions = new Set<AuditAction>();
-  const listen = () => {
-    const sets = [...listeners.values()];
-    asked = sets.includes(undefined) ? EVERY : new Set(sets.flatMap((s) => [...s!]));
-  };
-  const tell = (actions: readonly AuditAction[]) => {
-    for (const action of actions) for (const [listener, only] of listeners) if (only === undefined || only.has(action)) listener(action);
-  };
+  const listeners = new AuditListeners();
   const watched: Partial<SqlDatabase> = {
     commitDurable: (write) => {
-      if (write.event === undefined || !asked.has(write.event.action)) return db.commitDurable(write);
+      if (write.event === undefined || !listeners.asks(write.event.action)) return db.commitDurable(write);
       const action = write.event.action;
-      return db.commitDurable(write).then(() => tell([action]));
+      return db.commitDurable(write).then(() => listeners.tell(action));
     },
     auditedTransaction: async (work) => {
       if (listeners.size === 0) return db.auditedTransaction(work);
       const actions: AuditAction[] = [];
       const value = await db.auditedTransaction((tx, audit) =>
         work(tx, (event: PreparedAuditEvent) => {
-          if (asked.has(event.action)) actions.push(event.action);
+          if (listeners.asks(event.action)) actions.push(event.action);
           audit(event);
         }),
       );
-      tell(actions);
+      actions.forEach((action) => listeners.tell(action));
       return value;
     },
   };
@@ -58,15 +88,5 @@ export function auditWatched(db: SqlDatabase): { db: SqlDatabase; watch: AuditWa
       return method;
     },
   });
-  return {
-    db: view,
-    watch: (listener, actions) => {
-      listeners.set(listener, actions);
-      listen();
-      return () => {
-        listeners.delete(listener);
-        listen();
-      };
-    },
-  };
+  return { db: view, watch: listeners.watch };
 }
