@@ -304,7 +304,7 @@ export class WebhookDispatcher {
       if (failure === null) {
         this.metrics?.observeWebhookDelivery('delivered');
         if (!(await this.outbox.advance(endpoint.id, endpoint.deliveredSeq, event.seq))) return;
-        endpoint = { ...endpoint, deliveredSeq: event.seq, attempts: 0, nextAttempt: null, firstFailure: null, lastError: null };
+        endpoint = movedPast(endpoint, event.seq);
         continue;
       }
       const now = this.clock.now();
@@ -316,7 +316,7 @@ export class WebhookDispatcher {
           'webhook event undeliverable after 24 h of attempts; recorded (wallet-vault webhooks undeliverable), moving on',
         );
         if (!(await this.outbox.giveUp({ ...endpoint, firstFailure }, event, now, failure))) return;
-        endpoint = { ...endpoint, deliveredSeq: event.seq, attempts: 0, nextAttempt: null, firstFailure: null, lastError: null };
+        endpoint = movedPast(endpoint, event.seq);
         continue;
       }
       this.metrics?.observeWebhookDelivery('failed');
@@ -361,6 +361,16 @@ export class WebhookDispatcher {
     }
   }
 }
+
+/** The endpoint once its cursor moved past `seq` (delivered, or given up on): no failure pending any more. */
+const movedPast = (endpoint: WebhookEndpoint, seq: number): WebhookEndpoint => ({
+  ...endpoint,
+  deliveredSeq: seq,
+  attempts: 0,
+  nextAttempt: null,
+  firstFailure: null,
+  lastError: null,
+});
 
 /** Reads at most MAX_ANSWER_BYTES of the answer, then drops the rest. */
 async function discard(answer: Response): Promise<void> {
