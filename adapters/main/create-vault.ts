@@ -51,7 +51,10 @@ export interface Vault extends UseCases {
   readonly requestRates?: RequestRateStore;
   /** Resolves when the database and every key store answer (bounded); rejects naming what failed. */
   readiness(): Promise<void>;
-  /** One run of the purge, idempotency clean-up and orphan sweep now (also when `jobs: false`). */
+  /**
+   * One run of the purge, idempotency clean-up and orphan sweep (also when `jobs: false`) that starts after
+   * this call, so it sees every change made before it: a run under way is waited for first.
+   */
   runJobsOnce(): Promise<void>;
   /** The public key(s) webhook deliveries are signed with, as `GET /.well-known/wallet-vault-webhook-keys` answers. */
   webhookKeys(): Promise<WebhookKeySet>;
@@ -175,7 +178,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     database: persistence.description,
     ...(persistence.requestRates ? { requestRates: persistence.requestRates } : {}),
     readiness,
-    runJobsOnce: () => scheduler.runOnce(),
+    runJobsOnce: () => scheduler.runAfterNow(),
     webhookKeys: () => webhookKeys.keySet(),
     close: () =>
       (closing ??= (async () => {

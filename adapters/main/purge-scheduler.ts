@@ -53,6 +53,17 @@ export class PurgeScheduler {
     return this.running;
   }
 
+  /**
+   * A run that starts after this call, so it sees everything done before the call (`Vault.runJobsOnce`).
+   * A run already under way is waited for, not joined: it read the clock and the wallets before the
+   * caller's changes (the run at start-up can still be going when the first requests have been answered).
+   * A run started by someone else after this call is joined: it starts late enough.
+   */
+  async runAfterNow(): Promise<void> {
+    await this.running;
+    await this.runOnce();
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;

@@ -10,6 +10,11 @@ import { InMemoryJobLock, InMemoryKeyQuarantine, InMemoryWalletRepository } from
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet, anIdempotencyRecord } from '../support/wallet-mother.js';
 
+/** Yields to the event loop until `condition` holds (bounded by the test's own timeout). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setImmediate(r));
+}
+
 const NOW = new Date('2026-03-01T00:00:00Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);
 
@@ -47,6 +52,31 @@ describe('the purge scheduler', () => {
     expect(t.store.has(t.expiredWallet.keyRef)).toBe(false);
     expect(await t.repo.findIdempotency(t.vault.id, 'live', NOW)).not.toBeNull();
     expect(t.repo.idempotency.size).toBe(1);
+  });
+
+  it('runs again for a caller that asks while a run is under way, so the run sees what the caller did before asking', async () => {
+    const t = await setup();
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const sweep = t.jobs.sweep.execute.bind(t.jobs.sweep);
+    let sweeps = 0;
+    t.jobs.sweep.execute = async () => {
+      if (++sweeps === 1) await gate; // the run at start-up, still going: its purge is already done
+      return sweep();
+    };
+    const first = t.scheduler.runOnce();
+    await until(() => sweeps === 1);
+    // Expires after the run under way purged: only a run that starts after this can see it.
+    const { keyRef } = await t.store.create();
+    const late = aWallet(t.vault, { keyRef, expires: at(-1) });
+    await t.repo.insertWallet(late, anIdempotencyRecord(t.vault, { key: 'late', created: at(-10), expires: at(1) }));
+
+    const asked = t.scheduler.runAfterNow();
+    openGate();
+    await Promise.all([first, asked]);
+    expect(sweeps).toBe(2);
+    expect(t.repo.wallets.has(late.id)).toBe(false);
+    expect(t.store.has(late.keyRef)).toBe(false);
   });
 
   it('releases the lock when a job fails, so the next run goes ahead', async () => {
