@@ -56,8 +56,12 @@ export async function startReceiver(respond: Respond = () => 200, port = 0): Pro
   return receiver;
 }
 
-/** Polls `condition` until it holds; fails naming `what` after `limitMs` (a bound, never asserted on). */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 60_000): Promise<void> {
+/**
+ * Polls `condition` until it holds; fails naming `what` after `limitMs` (a bound, never asserted on). The
+ * default ends inside the tests' own 30 s timeout (vitest.config.ts), so a wait that never ends fails
+ * naming what it waited for rather than as a bare timeout.
+ */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 25_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
