@@ -14,7 +14,10 @@ import { startFloor, startService, type SignTarget } from './support/sign-server
  * that stays put when other work shares the machine). With `workers` > 1, a last run measures the service
  * with VAULT_WORKERS=workers (not part of the target, which is for one process).
  * Usage: npm run bench:sign [-- seconds [rounds [cpu-signs [workers]]]]
- * BENCH_SIGN_TARGETS=durable,service runs only the named targets (the service is always measured).
+ * BENCH_SIGN_TARGETS=durable,service runs only the named targets (the service is always measured);
+ * `durable-serial` (not among the default targets) is the durable floor syncing one batch at a time, as the
+ * service does: a reference with the service's guarantee beside the target's, which overlaps its syncs
+ * (support/durable-journal.ts says why that differs).
  * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js adds `baseline`, the service of another build
  * (built there), in the same rounds: an A/B of a change on a machine whose load moves.
  * BENCH_SIGN_RULES=n (up to 10) gives the service's vault n argument rules on the signed function, all
@@ -27,11 +30,12 @@ const cpuSigns = Number(process.argv[4] ?? 0);
 const workers = Number(process.argv[5] ?? 1);
 const CONNECTIONS = 32;
 
-type Name = 'bare' | 'durable' | 'peer' | 'service' | 'baseline';
+type Name = 'bare' | 'durable' | 'durable-serial' | 'peer' | 'service' | 'baseline';
 const baselineBin = process.env.BENCH_BASELINE_BIN;
 const TARGETS: Record<Name, () => Promise<SignTarget>> = {
   bare: () => startFloor('bare'),
   durable: () => startFloor('durable'),
+  'durable-serial': () => startFloor('durable-serial'),
   peer: () => startFloor('peer'),
   service: () => startService(),
   baseline: () => startService([], 1, baselineBin),
@@ -78,6 +82,7 @@ const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
 const perRound = (ref: Name, goal = '') =>
   NAMES.includes(ref) && console.log(`service / ${ref} per round: ${fmt(results.map((r) => ratio(r, ref)))}${goal}`);
 perRound('durable', ' (target >= 0.80)');
+perRound('durable-serial');
 perRound('bare');
 perRound('peer');
 perRound('baseline');

@@ -11,8 +11,8 @@ import type { ReferenceKind } from './sign-servers.js';
 const kind = (process.argv[2] ?? 'bare') as ReferenceKind;
 const key = randomBytes(32);
 // The journal lives in the temporary directory, on the same file system as the service's data directory.
-const dir = kind === 'durable' ? mkdtempSync(path.join(tmpdir(), 'wallet-vault-floor-')) : undefined;
-const journal = dir ? new DurableJournal(path.join(dir, 'signatures.jsonl')) : undefined;
+const dir = kind === 'durable' || kind === 'durable-serial' ? mkdtempSync(path.join(tmpdir(), 'wallet-vault-floor-')) : undefined;
+const journal = dir ? new DurableJournal(path.join(dir, 'signatures.jsonl'), { oneSyncAtATime: kind === 'durable-serial' }) : undefined;
 const server = kind === 'peer' ? await startSignPeer(key) : await startSignFloor(key, journal);
 process.stdout.write(`${server.url}\n`);
 process.on('SIGTERM', () =>

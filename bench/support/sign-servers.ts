@@ -20,14 +20,16 @@ export interface SignTarget {
 /**
  * The references the service is measured against: `bare`, the floor (bare node:http doing the same
  * cryptographic work, storing nothing); `durable`, the same floor also appending each sign's record to a
- * file and answering only after a group-committed fdatasync covers it; `peer`, Express + ethers v6 with
+ * file and answering only after a group-committed fdatasync covers it; `durable-serial`, the durable floor
+ * with one sync at a time, as the service syncs (see DurableJournal); `peer`, Express + ethers v6 with
  * no storage (what a team writes instead).
  */
-export type ReferenceKind = 'bare' | 'durable' | 'peer';
+export type ReferenceKind = 'bare' | 'durable' | 'durable-serial' | 'peer';
 
 const REFERENCE_LABELS: Record<ReferenceKind, string> = {
   bare: 'bare floor: node:http + libsecp256k1',
   durable: 'durable floor: bare + append + fdatasync per turn',
+  'durable-serial': 'durable floor, one fdatasync at a time',
   peer: 'peer: Express + ethers v6, no storage',
 };
 
