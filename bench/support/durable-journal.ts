@@ -18,7 +18,8 @@ export class DurableJournal implements Journal {
   private readonly fd: number;
   private lines: string[] = [];
   private callbacks: ((error?: Error) => void)[] = [];
-  private syncing = false;
+  /** Writes and syncs started and not yet returned. */
+  private syncing = 0;
 
   constructor(
     file: string,
@@ -36,14 +37,14 @@ export class DurableJournal implements Journal {
   private flush(): void {
     if (this.lines.length === 0) return;
     // Held: flushed, together with what arrives meanwhile, when the running sync returns.
-    if (this.options.oneSyncAtATime && this.syncing) return;
+    if (this.options.oneSyncAtATime && this.syncing > 0) return;
     const data = Buffer.from(this.lines.join(''));
     const callbacks = this.callbacks;
     this.lines = [];
     this.callbacks = [];
-    this.syncing = true;
+    this.syncing++;
     const done = (error?: Error | null) => {
-      this.syncing = false;
+      this.syncing--;
       callbacks.forEach((cb) => cb(error ?? undefined));
       if (this.options.oneSyncAtATime) this.flush();
     };
