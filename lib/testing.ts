@@ -8,6 +8,7 @@ export { describeKeyStoreContract, type KeyStoreFixture, type KeyStoreTraits } f
 export { describeWalletRepositoryContract, type WalletRepositoryFixture } from '../adapters/testing/wallet-repository.contract.js';
 export { describeAuditLogContract, expectValidChain, type AuditLogFixture } from '../adapters/testing/audit-log.contract.js';
 export { describePolicyRepositoryContract, type PolicyRepositoryFixture } from '../adapters/testing/policy-repository.contract.js';
+export { describeSignatureLogContract, type SignatureLogFixture } from '../adapters/testing/signature-log.contract.js';
 export { describeJobLockContract, type JobLockFixture } from '../adapters/testing/job-lock.contract.js';
 export { describeKeyQuarantineContract, type KeyQuarantineFixture } from '../adapters/testing/key-quarantine.contract.js';
 export { describeSignCounterContract, type SignCounterFixture } from '../adapters/testing/sign-counter.contract.js';

@@ -4,6 +4,7 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignatureLogContract,
   describeApprovalStoreContract,
   describeSignCounterContract,
   describeWalletRepositoryContract,
@@ -25,6 +26,7 @@ describeWalletRepositoryContract('in-memory (test twin)', async () => {
 });
 describeAuditLogContract('in-memory (test twin)', async () => ({ log: new InMemoryAuditLog(), cleanup: nothingToClean }));
 describePolicyRepositoryContract('in-memory (test twin)', async () => ({ policies: new InMemoryPolicyRepository(), cleanup: nothingToClean }));
+describeSignatureLogContract('in-memory (test twin)', async () => ({ log: new InMemorySignatureLog(new InMemoryAuditLog()), cleanup: nothingToClean }));
 describeJobLockContract('in-memory (test twin)', async () => ({ lock: new InMemoryJobLock(), cleanup: nothingToClean }));
 describeKeyQuarantineContract('in-memory (test twin)', async () => {
   const auditLog = new InMemoryAuditLog();

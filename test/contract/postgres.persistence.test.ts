@@ -9,6 +9,7 @@ import {
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignatureLogContract,
   describeApprovalStoreContract,
   describeSignCounterContract,
   describeWalletRepositoryContract,
@@ -69,6 +70,10 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
     describePolicyRepositoryContract(name, async () => {
       const { db, cleanup } = await open();
       return { policies: new SqlPolicyRepository(postgresSql(db)), cleanup };
+    });
+    describeSignatureLogContract(name, async () => {
+      const { db, cleanup } = await open();
+      return { log: new SqlSignatureLog(postgresSql(db)), cleanup };
     });
     describeKeyQuarantineContract(name, async () => {
       const [one, two] = await Promise.all([open(), open()]);

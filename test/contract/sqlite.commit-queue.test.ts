@@ -53,7 +53,7 @@ describe('sqlite audit log in the commit queue', () => {
     await Promise.all([audit.append(anAuditEvent({ actor: 'before' })), signatures.record(aSignatureRecord(1))]);
     const results = await Promise.allSettled([
       ...Array.from({ length: 5 }, (_, i) => audit.append(anAuditEvent({ actor: `a${i}` }))),
-      signatures.record(aSignatureRecord(1)), // a duplicate: rolls back the batch's transaction
+      signatures.record({ ...aSignatureRecord(2), walletAddress: null as unknown as string }), // NOT NULL: rolls back the batch's transaction
       ...Array.from({ length: 5 }, (_, i) => audit.append(anAuditEvent({ actor: `b${i}` }))),
     ]);
     expect(results.map((r) => r.status)).toEqual([...Array(5).fill('fulfilled'), 'rejected', ...Array(5).fill('fulfilled')]);

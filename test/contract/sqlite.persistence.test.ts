@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,12 +7,14 @@ import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.j
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { aSignatureRecord, anApiKey, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
+
 // The contract suites by package name, through the public entry an outside store's author uses.
 import {
   describeAuditLogContract,
   describeJobLockContract,
   describeKeyQuarantineContract,
   describePolicyRepositoryContract,
+  describeSignatureLogContract,
   describeApprovalStoreContract,
   describeSignCounterContract,
   describeWalletRepositoryContract,
@@ -27,6 +30,9 @@ import { SqlSignCounter } from '../../adapters/persistence/sql/sql.sign-counter.
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
 import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
+
+/** A signature record whose insert the database refuses (wallet_address is NOT NULL): a bad write in a batch. */
+const UNSTORABLE = { ...aSignatureRecord(1_000), walletAddress: null as unknown as string };
 
 const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-sqlite-'));
 
@@ -69,6 +75,7 @@ describeApprovalStoreContract('sqlite', () =>
   }),
 );
 describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlPolicyRepository(sqliteSql(db)) })));
+describeSignatureLogContract('sqlite', () => withDatabase((db) => ({ log: new SqlSignatureLog(sqliteSql(db)) })));
 describeKeyQuarantineContract('sqlite', async () => {
   const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)), auditLog: new SqlAuditLog(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
   return { quarantine: one.quarantine, auditLog: one.auditLog, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
@@ -105,6 +112,60 @@ describe('sqlite specifics', () => {
     }
   });
 
+  it('finds and attaches a signature through the short index on its hash, never by reading the whole table', async () => {
+    const { db, cleanup } = await withDatabase((db) => ({ db }));
+    try {
+      const statements: string[] = [];
+      const prepare = db.prepare.bind(db);
+      db.prepare = ((source: string) => (statements.push(source), prepare(source))) as typeof db.prepare;
+      const signatures = new SqlSignatureLog(sqliteSql(db));
+      const record = aSignatureRecord(1);
+      await signatures.record(record);
+      await signatures.find(record.vaultId, record.submissionHash);
+      await signatures.attachTransaction(record.vaultId, record.submissionHash, `0x${'a'.repeat(64)}`, new Date());
+      // The sign's insert asks it first too: it keeps the hash unique, which the index does not.
+      const lookups = statements.filter((s) => /^(SELECT .* FROM|UPDATE) signatures\b/s.test(s));
+      expect(lookups).toHaveLength(3);
+      for (const lookup of lookups) {
+        const params = new Array<null>(lookup.split('?').length - 1).fill(null);
+        const plan = (prepare(`EXPLAIN QUERY PLAN ${lookup}`).all(params) as { detail: string }[]).map((r) => r.detail).join('; ');
+        expect(plan, lookup).toContain('SEARCH signatures USING INDEX signatures_by_hash (<expr>=?)');
+        expect(plan, lookup).not.toContain('SCAN signatures');
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('migrates the signatures of a database made before the short hash index: each is found and attached as before', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      // The table as migration 1 made it (the submission hash its primary key), with rows in it, at schema 9.
+      db.exec(`DROP TABLE signatures;
+        CREATE TABLE signatures (submission_hash TEXT PRIMARY KEY, vault_id TEXT NOT NULL, wallet_id TEXT NOT NULL, wallet_address TEXT NOT NULL,
+          chain TEXT NOT NULL, contract TEXT NOT NULL, sender TEXT NOT NULL, selector TEXT NOT NULL, created INTEGER NOT NULL, transaction_hash TEXT, submitted INTEGER);`);
+      db.pragma('user_version = 9');
+      const records = Array.from({ length: 3 }, (_, i) => aSignatureRecord(i, { submissionHash: `0x${randomBytes(32).toString('hex')}` }));
+      const insert = db.prepare('INSERT INTO signatures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const r of records) insert.run(r.submissionHash, r.vaultId, r.walletId, r.walletAddress, r.chain, r.contract, r.sender, r.selector, r.created.getTime(), null, null);
+      db.close();
+      const migrated = openSqliteDatabase({ path: file });
+      try {
+        expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+        expect(migrated.pragma('index_list(signatures)')).toEqual([expect.objectContaining({ name: 'signatures_by_hash', unique: 0 })]);
+        const signatures = new SqlSignatureLog(sqliteSql(migrated));
+        for (const r of records) expect(await signatures.find(r.vaultId, r.submissionHash)).toEqual(r);
+        expect(await signatures.attachTransaction(records[1]!.vaultId, records[1]!.submissionHash, `0x${'b'.repeat(64)}`, new Date())).toBe('attached');
+      } finally {
+        migrated.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps a transaction to itself: statements of other requests wait for it, and a group commit never joins it', async () => {
     const { db, cleanup } = await withDatabase((db) => ({ db }));
     try {
@@ -137,7 +198,7 @@ describe('sqlite specifics', () => {
       const file = path.join(dir, 'vault.db');
       const db = openSqliteDatabase({ path: file });
       const log = new SqlSignatureLog(sqliteSql(db));
-      const results = await Promise.allSettled([...Array.from({ length: 50 }, (_, i) => log.record(aSignatureRecord(i))), log.record(aSignatureRecord(7))]);
+      const results = await Promise.allSettled([...Array.from({ length: 50 }, (_, i) => log.record(aSignatureRecord(i))), log.record(UNSTORABLE)]);
       expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
       expect(results.at(-1)!.status).toBe('rejected');
       db.close();
@@ -171,10 +232,10 @@ describe('sqlite specifics', () => {
       const record = (i: number) => aSignatureRecord(i, { created: new Date() });
       await Promise.all([signatures.record(record(1)), audit.append(anAuditEvent({ actor: 'a' })), signatures.record(record(2))]);
       expect(transactions).toBe(1);
-      // A duplicate signature record in the batch: it alone fails, the audit appends around it chain on.
+      // A signature record the database refuses, in the batch: it alone fails, the audit appends around it chain on.
       const results = await Promise.allSettled([
         audit.append(anAuditEvent({ actor: 'b' })),
-        signatures.record(record(1)),
+        signatures.record(UNSTORABLE),
         audit.append(anAuditEvent({ actor: 'c' })),
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

@@ -4,8 +4,11 @@ import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/p
 import { signatureValues, SIGNATURES } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
-const FIND = `SELECT ${SIGNATURES.columns} FROM signatures WHERE vault_id = $1 AND submission_hash = $2`;
-const ATTACH = 'UPDATE signatures SET transaction_hash = $3, submitted = $4 WHERE vault_id = $1 AND submission_hash = $2 AND transaction_hash IS NULL';
+// Through the index on the hash's first 8 hex digits (signatures_by_hash, the same expression on both
+// dialects), then the whole hash: a lookup reads the rows that share the prefix, almost always one.
+const BY_HASH = 'substr(submission_hash, 3, 8) = substr($2, 3, 8) AND submission_hash = $2 AND vault_id = $1';
+const FIND = `SELECT ${SIGNATURES.columns} FROM signatures WHERE ${BY_HASH}`;
+const ATTACH = `UPDATE signatures SET transaction_hash = $3, submitted = $4 WHERE ${BY_HASH} AND transaction_hash IS NULL`;
 
 /**
  * Signature records, group-committed on the sign path with their signature.issued audit record (the

@@ -16,6 +16,13 @@ interface Prepared {
 const NONE: readonly unknown[] = [];
 // The transaction's chain head is one per connection, whichever log appends.
 const CHAIN_HEAD = {};
+/**
+ * Whether a signature record with this submission hash exists. The hash is found through a short index on
+ * its first 8 hex digits (migration 10), which, unlike the primary key it replaced, does not keep the hash
+ * unique: the sign's insert does, asking this first under the transaction's write lock (it reads the leaf
+ * the insert then writes). Two statements cost less than one INSERT ... SELECT ... WHERE NOT EXISTS.
+ */
+const SIGNATURE_EXISTS = 'SELECT 1 FROM signatures WHERE substr(submission_hash, 3, 8) = substr(?, 3, 8) AND submission_hash = ?';
 
 /**
  * The SQL seam on one better-sqlite3 connection. Statements run synchronously and are answered with
@@ -31,6 +38,7 @@ export class SqliteSql implements SqlDatabase {
   private readonly statements = new Map<string, Prepared>();
   private readonly commits: SqliteCommitQueue;
   private readonly insertSignature: Prepared;
+  private readonly signatureExists: Statement;
   private readonly head: Statement;
   private readonly insertAudit: Statement;
   /**
@@ -49,6 +57,7 @@ export class SqliteSql implements SqlDatabase {
     this.apiKeyCache = new SqliteApiKeyCache(db);
     this.walletPages = new SqliteWalletPages(this);
     this.insertSignature = this.prepared(SIGNATURES.insert);
+    this.signatureExists = db.prepare(SIGNATURE_EXISTS).pluck();
     this.head = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
     // Positional: binding a row by name costs a lookup per column, on every sign.
     this.insertAudit = db.prepare(`INSERT INTO audit_log (${AUDIT.columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -110,7 +119,11 @@ export class SqliteSql implements SqlDatabase {
     const { signature, event } = write;
     const row = signature && this.bind(this.insertSignature, signature);
     return this.commits.enqueue((transaction) => {
-      if (row) this.insertSignature.statement.run(row);
+      if (row) {
+        // signatureValues' first column is the submission hash.
+        if (this.signatureExists.get(row[0], row[0]) !== undefined) throw new Error('a signature with this submission hash is already recorded');
+        this.insertSignature.statement.run(row);
+      }
       if (event) this.chain(event, transaction);
     });
   }
