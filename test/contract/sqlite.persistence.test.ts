@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { ErrorCode } from '../../src/domain/errors.js';
 import { aSignatureRecord, anApiKey, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
 
 // The contract suites by package name, through the public entry an outside store's author uses.
@@ -293,6 +295,27 @@ describe('sqlite specifics', () => {
       const again = openSqliteDatabase({ path: file });
       expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a database a newer build has migrated, naming both versions, and leaves it as it was', async () => {
+    const dir = await tempDir();
+    try {
+      const file = path.join(dir, 'vault.db');
+      const db = openSqliteDatabase({ path: file });
+      db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+      db.close();
+      expect(() => openSqliteDatabase({ path: file })).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.DATABASE_UNAVAILABLE,
+          message: `${file} has schema version ${SCHEMA_VERSION + 1}, newer than this build knows (${SCHEMA_VERSION}); run the newer wallet-vault`,
+        }),
+      );
+      const reopened = new Database(file);
+      expect(reopened.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
+      reopened.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

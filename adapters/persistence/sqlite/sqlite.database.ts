@@ -18,7 +18,12 @@ export function openSqliteDatabase(config: { readonly path: string }): SqliteDat
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   for (const file of [config.path, `${config.path}-wal`, `${config.path}-shm`]) {
     if (existsSync(file)) chmodSync(file, 0o600);
   }

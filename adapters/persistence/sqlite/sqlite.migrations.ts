@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 
 /**
  * Versioned schema changes, applied in order and tracked with PRAGMA user_version. Never edit a
@@ -242,9 +243,19 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX signatures_by_hash ON signatures (substr(submission_hash, 3, 8));`,
 ];
 
+/**
+ * Brings the schema up to date in one IMMEDIATE transaction. Refuses a database a newer build has migrated
+ * rather than write to a schema it does not know (builds before schema 10 did not check).
+ */
 export function migrate(db: Database.Database): void {
   db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new DomainError(
+        ErrorCode.DATABASE_UNAVAILABLE,
+        `${db.name} has schema version ${current}, newer than this build knows (${MIGRATIONS.length}); run the newer wallet-vault`,
+      );
+    }
     for (let v = current; v < MIGRATIONS.length; v++) {
       db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
