@@ -38,8 +38,8 @@ const describe = (e: ReturnType<typeof present>) =>
   ].join('\n');
 
 /**
- * `wallet-vault webhooks add|list|remove|undeliverable`: a vault's webhook endpoints (docs/webhooks.md).
- * Adding and removing are recorded in the audit trail.
+ * `wallet-vault webhooks add|list|remove|replay|undeliverable`: a vault's webhook endpoints (docs/webhooks.md).
+ * Adding, removing and replaying are recorded in the audit trail.
  */
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description("a vault's webhook endpoints: signed deliveries of its events (docs/webhooks.md)");
@@ -77,6 +77,22 @@ export function registerWebhookCommands(program: Command): void {
       const ManageWebhooks = await manageWebhooks();
       await withPersistence((c) => c.get(ManageWebhooks).remove(o.vault, id));
       print(!!o.json, { vault: o.vault, id, removed: true }, () => `webhook endpoint ${id} removed from vault ${o.vault}`);
+    });
+  webhooks
+    .command('replay')
+    .description("send an endpoint the vault's events again from an audit seq on, in order (undeliverable ones included)")
+    .requiredOption('--vault <vaultId>', 'the vault')
+    .requiredOption('--from-seq <seq>', 'the audit seq to start from (see webhooks undeliverable, or audit list); at most one past the endpoint\'s cursor')
+    .argument('<id>', 'the endpoint id (see webhooks list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: { vault: string; fromSeq: string; json?: boolean }) => {
+      const ManageWebhooks = await manageWebhooks();
+      const fromSeq = /^\d{1,15}$/.test(o.fromSeq) ? Number(o.fromSeq) : Number.NaN;
+      const { endpoint, previousSeq } = await withPersistence((c) => c.get(ManageWebhooks).replay({ vaultId: o.vault, id, fromSeq }));
+      const shown = { ...present(endpoint), fromSeq, previousSeq };
+      print(!!o.json, shown, () =>
+        `webhook endpoint ${id} of vault ${o.vault}: its events from audit seq ${fromSeq} on are sent again, in order, at the delivering instance's next pass (it was done up to seq ${previousSeq})`,
+      );
     });
   webhooks
     .command('undeliverable')

@@ -17,8 +17,8 @@ import { requireVault } from './wallet-lookup.js';
 const MAX_URL_LENGTH = 2048;
 
 /**
- * The operator's webhook endpoints (`wallet-vault webhooks add|list|remove|undeliverable`). Adding and
- * removing are recorded in the audit trail (`webhook.changed`), the URL without its query or user part,
+ * The operator's webhook endpoints (`wallet-vault webhooks add|list|remove|replay|undeliverable`). Adding,
+ * removing and replaying are recorded in the audit trail (`webhook.changed`), the URL without its query or user part,
  * which may carry a receiver's token.
  */
 export class ManageWebhooks {
@@ -59,6 +59,35 @@ export class ManageWebhooks {
     const endpoint = (await outbox.listEndpoints(vaultId)).find((e) => e.id === id);
     if (!endpoint || !(await outbox.removeEndpoint(vaultId, id))) throw invalidArgument(`id: vault ${vaultId} has no webhook endpoint ${id}`);
     await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, vaultId, id, { change: 'removed', url: shown(new URL(endpoint.url)) });
+  }
+
+  /**
+   * Sends an endpoint its vault's events again from audit `seq` `fromSeq` on, in order (its types only),
+   * undeliverable ones included: the delivering instance starts over there at its next pass. At or before
+   * the endpoint's cursor only, so that no event is skipped; before the endpoint was added is allowed
+   * (a backfill of history). Recorded in the audit trail (`webhook.changed`, change `replayed`).
+   */
+  async replay(input: { vaultId: string; id: string; fromSeq: number }): Promise<{ endpoint: WebhookEndpoint; previousSeq: number }> {
+    const outbox = this.required();
+    if (!outbox.rewind) throw invalidArgument('webhooks: this persistence cannot replay events (a release before replays)');
+    if (!Number.isSafeInteger(input.fromSeq) || input.fromSeq < 1) throw invalidArgument('from-seq: an audit seq, a whole number of at least 1');
+    await requireVault(this.repository, input.vaultId);
+    const rewound = await outbox.rewind(input.vaultId, input.id, input.fromSeq);
+    if (rewound === null) throw invalidArgument(`id: vault ${input.vaultId} has no webhook endpoint ${input.id}`);
+    const { previousSeq } = rewound;
+    if (input.fromSeq - 1 > previousSeq) {
+      throw invalidArgument(`from-seq: endpoint ${input.id} is done up to seq ${previousSeq}; a replay starts at or before ${previousSeq + 1} (it never skips events)`);
+    }
+    const endpoint = (await outbox.listEndpoints(input.vaultId)).find((e) => e.id === input.id);
+    // Removed between the two statements: nothing is replayed to it, and nothing is recorded.
+    if (!endpoint) throw invalidArgument(`id: vault ${input.vaultId} has no webhook endpoint ${input.id}`);
+    await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, input.vaultId, input.id, {
+      change: 'replayed',
+      url: shown(new URL(endpoint.url)),
+      fromSeq: input.fromSeq,
+      previousSeq,
+    });
+    return { endpoint, previousSeq };
   }
 
   /** The events given up on after 24 h of failed attempts, most recent first. */

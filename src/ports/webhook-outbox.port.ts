@@ -84,6 +84,14 @@ export interface WebhookOutbox {
   recordFailure(endpointId: string, at: number, failure: { readonly attempts: number; readonly nextAttempt: Date; readonly firstFailure: Date; readonly lastError: string }): Promise<void>;
   /** In one transaction: records `event` undeliverable and moves the cursor past it (false when the cursor moved). */
   giveUp(endpoint: WebhookEndpoint, event: AuditRecord, givenUp: Date, lastError: string): Promise<boolean>;
+  /**
+   * Replays an endpoint's events from `fromSeq` on: in one transaction, moves its cursor back to
+   * `fromSeq - 1`, clears its failure state and forgets its undeliverable records at or after `fromSeq`
+   * (they are sent again). Never moves a cursor forward: when `fromSeq - 1` is past the cursor nothing is
+   * written. Answers the cursor as it was, or null when the vault has no such endpoint. (Absent in an
+   * outbox written for an earlier release: replays are refused.)
+   */
+  rewind?(vaultId: string, endpointId: string, fromSeq: number): Promise<{ readonly previousSeq: number } | null>;
   /** Events given up on, of a vault (every vault when absent), most recent first, at most `limit`. */
   listUndeliverable(query: { readonly vaultId?: string; readonly limit: number }): Promise<UndeliverableWebhook[]>;
   /**

@@ -60,6 +60,32 @@ describe('wallet-vault webhooks', () => {
     expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'INVALID_ARGUMENT', error: expect.stringMatching(message) });
   });
 
+  it('replays an endpoint from an audit seq, audited; refuses a seq past its cursor, a malformed seq, an unknown endpoint', async () => {
+    const added = await cliJson<{ id: string; deliveredSeq: number }>(['webhooks', 'add', '--vault', vaultId, '--url', 'https://replay.example.com/in?token=s3cret'], env);
+    const replayed = await cliJson<{ id: string; deliveredSeq: number; fromSeq: number; previousSeq: number }>(
+      ['webhooks', 'replay', '--vault', vaultId, '--from-seq', '1', added.id, '--json'],
+      env,
+    );
+    expect(replayed).toMatchObject({ id: added.id, deliveredSeq: 0, fromSeq: 1, previousSeq: added.deliveredSeq });
+    const refusal = async (seq: string, id: string, message: RegExp) => {
+      const r = await runCli(['webhooks', 'replay', '--vault', vaultId, '--from-seq', seq, id, '--json'], env);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'INVALID_ARGUMENT', error: expect.stringMatching(message) });
+    };
+    await refusal('2', added.id, /^from-seq: endpoint .* is done up to seq 0; a replay starts at or before 1 \(it never skips events\)$/);
+    for (const seq of ['0', '-1', '1.5', 'x', '1e3']) await refusal(seq, added.id, /^from-seq: an audit seq, a whole number of at least 1$/);
+    await refusal('1', 'no-such-endpoint', /^id: vault .* has no webhook endpoint no-such-endpoint$/);
+    expect((await cliJson<{ id: string; deliveredSeq: number }[]>(['webhooks', 'list', '--vault', vaultId], env)).find((e) => e.id === added.id)?.deliveredSeq).toBe(0);
+
+    const changes = (await cliJson<{ action: string; subject: string; details: Record<string, unknown> }[]>(['audit', 'list', '--vault', vaultId], env)).filter(
+      (r) => r.action === 'webhook.changed' && r.subject === added.id,
+    );
+    expect(changes.map((r) => r.details)).toEqual([
+      { change: 'added', url: 'https://replay.example.com/in', events: expect.any(String) },
+      { change: 'replayed', url: 'https://replay.example.com/in', fromSeq: 1, previousSeq: added.deliveredSeq },
+    ]);
+  });
+
   it('refuses a vault that does not exist', async () => {
     const r = await runCli(['webhooks', 'add', '--vault', '00000000-0000-7000-8000-000000000000', '--url', 'https://a.example/', '--json'], env);
     expect(r.code).toBe(1);

@@ -218,4 +218,34 @@ describe.each(BACKENDS)('webhooks on $name', ({ postgres }) => {
     const metrics = await client(server.url).get('/metrics');
     expect(metrics.body).toMatch(/wallet_vault_webhook_deliveries_total\{outcome="undeliverable"\} 1\n/);
   });
+
+  it('sends the events again from a replayed seq on, the undeliverable one included, in order and with their ids', async () => {
+    const server = await start();
+    let refusing = true;
+    const r = await receiver((d) => (refusing ? 503 : 200));
+    const w = await world(server, r.url, ['signature.issued']);
+    const endpointNow = async () => (await server.server.vault.manageWebhooks.list(w.vault.id))[0]!;
+    const lost = await w.sign();
+    await until(async () => (await endpointNow()).attempts >= 1, 'a failed attempt');
+    server.clock.advance(24 * 3600_000);
+    await until(async () => (await server.server.vault.manageWebhooks.undeliverable(w.vault.id)).length === 1, 'the event given up on');
+    const [given] = await server.server.vault.manageWebhooks.undeliverable(w.vault.id);
+    const lostId = r.deliveries.at(-1)!.headers['webhook-id'];
+    refusing = false;
+    const later = await w.sign();
+    await until(() => r.deliveries.some((d) => d.body.includes(later)), 'the next event');
+
+    const before = r.deliveries.length;
+    const { previousSeq } = await server.server.vault.manageWebhooks.replay({ vaultId: w.vault.id, id: w.endpoint.id, fromSeq: given!.seq });
+    expect(previousSeq).toBeGreaterThan(given!.seq);
+    await until(() => r.deliveries.length >= before + 2, 'both events again');
+    const jwks = await jwksOf(server);
+    const again = r.deliveries.slice(before).map((d) => verify(d.headers, d.body, jwks, server.clock.now().getTime()));
+    expect(again.map((e) => e.data.subject)).toEqual([lost, later]);
+    expect(again[0]!.id).toBe(lostId);
+    expect(await server.server.vault.manageWebhooks.undeliverable(w.vault.id)).toEqual([]);
+    // Its cursor back where it was, or past it (the replay's own record is no event of its types).
+    await until(async () => (await endpointNow()).deliveredSeq >= previousSeq, 'the cursor back at the head');
+    expect(await endpointNow()).toMatchObject({ attempts: 0, firstFailure: null });
+  });
 });

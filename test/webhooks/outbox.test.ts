@@ -103,6 +103,33 @@ describe.each(DIALECTS)('the webhook outbox on $name', ({ open }) => {
     expect(await outbox.removeEndpoint(a.id, 'e1')).toBe(false);
   });
 
+  it('replays from a seq: the cursor moves back, the failures and the undeliverable records from there on go; never forward', async () => {
+    const { outbox, a, b, append } = await world();
+    const endpoint = await outbox.addEndpoint({ id: 'e1', vaultId: a.id, url: 'https://x.example/', events: ['signature.issued'], created: new Date() });
+    const [first, second, third] = [await append(a.id, 'signature.issued'), await append(a.id, 'signature.issued'), await append(a.id, 'signature.issued')];
+    const at = new Date('2026-01-01T00:00:00Z');
+    const event = async (seq: number) => (await outbox.nextEvent({ ...endpoint, deliveredSeq: seq - 1 }, seq))!;
+    // The first two given up on, the third failing.
+    expect(await outbox.giveUp({ ...endpoint, firstFailure: at }, await event(first), at, 'HTTP 500')).toBe(true);
+    expect(await outbox.giveUp({ ...endpoint, deliveredSeq: first, firstFailure: at }, await event(second), at, 'HTTP 500')).toBe(true);
+    await outbox.recordFailure('e1', second, { attempts: 2, nextAttempt: new Date('2026-01-02T00:00:00Z'), firstFailure: at, lastError: 'HTTP 500' });
+
+    expect(await outbox.rewind!(a.id, 'e1', third + 1)).toEqual({ previousSeq: second }); // past the cursor: nothing written
+    expect((await outbox.listEndpoints(a.id))[0]).toMatchObject({ deliveredSeq: second, attempts: 2 });
+    expect(await outbox.rewind!(b.id, 'e1', first)).toBeNull(); // another vault's
+    expect(await outbox.rewind!(a.id, 'e2', first)).toBeNull();
+
+    expect(await outbox.rewind!(a.id, 'e1', second)).toEqual({ previousSeq: second });
+    expect((await outbox.listEndpoints(a.id))[0]).toMatchObject({ deliveredSeq: first, attempts: 0, nextAttempt: null, firstFailure: null, lastError: null });
+    expect((await outbox.listUndeliverable({ vaultId: a.id, limit: 10 })).map((u) => u.seq)).toEqual([first]);
+    const { endpoints } = await outbox.behind();
+    expect(endpoints.map((e) => [e.id, e.nextSeq])).toEqual([['e1', second]]);
+    // Back to before the endpoint existed: a backfill.
+    expect(await outbox.rewind!(a.id, 'e1', 1)).toEqual({ previousSeq: first });
+    expect(await outbox.listUndeliverable({ vaultId: a.id, limit: 10 })).toEqual([]);
+    expect((await outbox.listEndpoints(a.id))[0]!.deliveredSeq).toBe(0);
+  });
+
   it('keeps the first signing key stored, whoever asks and with whatever they would generate', async () => {
     const { outbox } = await world();
     const keys = await Promise.all(['one', 'two', 'three'].map((k) => outbox.storedSigningKey(() => k, new Date())));

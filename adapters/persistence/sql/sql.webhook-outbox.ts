@@ -104,6 +104,24 @@ export class SqlWebhookOutbox implements WebhookOutbox {
     });
   }
 
+  async rewind(vaultId: string, endpointId: string, fromSeq: number): Promise<{ previousSeq: number } | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.all<{ delivered_seq: number | string }>('SELECT delivered_seq FROM webhook_endpoints WHERE vault_id = $1 AND id = $2', [vaultId, endpointId]);
+      if (!row) return null;
+      const previousSeq = Number(row.delivered_seq);
+      if (fromSeq - 1 > previousSeq) return { previousSeq };
+      // Backwards of whatever the dispatcher moved it to since the read: a drain under way finds its cursor
+      // moved (advance, recordFailure and giveUp compare it) and stops; the next pass starts from here.
+      await tx.run(
+        `UPDATE webhook_endpoints SET delivered_seq = $3, attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL
+         WHERE vault_id = $1 AND id = $2`,
+        [vaultId, endpointId, fromSeq - 1],
+      );
+      await tx.run('DELETE FROM webhook_undeliverable WHERE endpoint_id = $1 AND seq >= $2', [endpointId, fromSeq]);
+      return { previousSeq };
+    });
+  }
+
   async listUndeliverable(query: { vaultId?: string; limit: number }): Promise<UndeliverableWebhook[]> {
     const where = query.vaultId === undefined ? '' : ' WHERE vault_id = $2';
     const params = query.vaultId === undefined ? [query.limit] : [query.limit, query.vaultId];
