@@ -4,8 +4,9 @@ import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/p
 import { signatureValues, SIGNATURES } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
-// Through the index on the hash's first 8 hex digits (signatures_by_hash, the same expression on both
-// dialects), then the whole hash: a lookup reads the rows that share the prefix, almost always one.
+// On SQLite through the index on the hash's first 8 hex digits (signatures_by_hash, migration 10: a lookup
+// reads the rows that share the prefix, almost always one); PostgreSQL keeps its primary key on the whole
+// hash and plans by that. Either way the whole hash is compared.
 const BY_HASH = 'substr(submission_hash, 3, 8) = substr($2, 3, 8) AND submission_hash = $2 AND vault_id = $1';
 const FIND = `SELECT ${SIGNATURES.columns} FROM signatures WHERE ${BY_HASH}`;
 const ATTACH = `UPDATE signatures SET transaction_hash = $3, submitted = $4 WHERE ${BY_HASH} AND transaction_hash IS NULL`;

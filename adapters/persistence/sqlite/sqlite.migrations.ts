@@ -219,8 +219,8 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // 10: signatures found by a short index on the submission hash's first 8 hex digits instead of a primary
   // key on the whole 66-character hash. Each sign's random hash dirties a leaf of that index: a b-tree
-  // of a fifth of the size writes, checkpoints and caches fewer pages per commit (about a tenth of a
-  // sign's CPU, docs/benchmarks.md). Lookups compare the whole hash after the prefix; a shared prefix
+  // of a fifth of the size writes, checkpoints and caches fewer pages per commit (about 5 % of a sign's
+  // CPU, docs/benchmarks.md "Sixth pass"). Lookups compare the whole hash after the prefix; a shared prefix
   // costs one more row read. No uniqueness is lost that mattered: the hash covers a fresh 32-byte nonce.
   // SQLite cannot drop a primary key, so the table is rebuilt (rows keep their order and values).
   `ALTER TABLE signatures RENAME TO signatures_before_v10;
