@@ -57,7 +57,7 @@ export class ManageWebhooks {
     const outbox = this.required();
     await requireVault(this.repository, vaultId);
     const endpoint = (await outbox.listEndpoints(vaultId)).find((e) => e.id === id);
-    if (!endpoint || !(await outbox.removeEndpoint(vaultId, id))) throw invalidArgument(`id: vault ${vaultId} has no webhook endpoint ${id}`);
+    if (!endpoint || !(await outbox.removeEndpoint(vaultId, id))) throw noEndpoint(vaultId, id);
     await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, vaultId, id, { change: 'removed', url: shown(new URL(endpoint.url)) });
   }
 
@@ -73,14 +73,14 @@ export class ManageWebhooks {
     if (!Number.isSafeInteger(input.fromSeq) || input.fromSeq < 1) throw invalidArgument('from-seq: an audit seq, a whole number of at least 1');
     await requireVault(this.repository, input.vaultId);
     const rewound = await outbox.rewind(input.vaultId, input.id, input.fromSeq);
-    if (rewound === null) throw invalidArgument(`id: vault ${input.vaultId} has no webhook endpoint ${input.id}`);
+    if (rewound === null) throw noEndpoint(input.vaultId, input.id);
     const { previousSeq } = rewound;
     if (input.fromSeq - 1 > previousSeq) {
       throw invalidArgument(`from-seq: endpoint ${input.id} is done up to seq ${previousSeq}; a replay starts at or before ${previousSeq + 1} (it never skips events)`);
     }
     const endpoint = (await outbox.listEndpoints(input.vaultId)).find((e) => e.id === input.id);
     // Removed between the two statements: nothing is replayed to it, and nothing is recorded.
-    if (!endpoint) throw invalidArgument(`id: vault ${input.vaultId} has no webhook endpoint ${input.id}`);
+    if (!endpoint) throw noEndpoint(input.vaultId, input.id);
     await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, input.vaultId, input.id, {
       change: 'replayed',
       url: shown(new URL(endpoint.url)),
@@ -126,6 +126,8 @@ function eventTypes(names: readonly string[] | undefined): WebhookEventType[] {
   if (unknown.length > 0) throw invalidArgument(`events: ${unknown.join(', ')} unknown (types: ${WEBHOOK_EVENT_TYPES.join(', ')})`);
   return WEBHOOK_EVENT_TYPES.filter((t) => names.includes(t));
 }
+
+const noEndpoint = (vaultId: string, id: string) => invalidArgument(`id: vault ${vaultId} has no webhook endpoint ${id}`);
 
 /** The URL as the audit trail shows it: scheme, host and path only. */
 const shown = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`;

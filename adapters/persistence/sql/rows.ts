@@ -80,6 +80,13 @@ export const SIGNATURES = new Table<SignatureRecord>('signatures', {
   submissionHash: AS_IS, vaultId: AS_IS, walletId: AS_IS, walletAddress: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
   created: INSTANT, transactionHash: AS_IS, submitted: INSTANT,
 });
+/**
+ * The condition that finds the signature whose submission hash is the parameter `hash` (`$2`, `?`): on
+ * SQLite through the index on the hash's first 8 hex digits (signatures_by_hash, migration 10: the rows that
+ * share the prefix, almost always one), then the whole hash compared; PostgreSQL keeps its primary key on the
+ * whole hash and plans by that.
+ */
+export const signatureHashIs = (hash: string): string => `substr(submission_hash, 3, 8) = substr(${hash}, 3, 8) AND submission_hash = ${hash}`;
 /** SIGNATURES.values, spelled out: it runs on every sign, and a keyed read per column costs it ~70 ns more. */
 export const signatureValues = (e: SignatureRecord): unknown[] => [
   e.submissionHash, e.vaultId, e.walletId, e.walletAddress, e.chain, e.contract, e.sender, e.selector, e.created, e.transactionHash, e.submitted,

@@ -1,13 +1,10 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { signatureValues, SIGNATURES } from './rows.js';
+import { signatureHashIs, signatureValues, SIGNATURES } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
-// On SQLite through the index on the hash's first 8 hex digits (signatures_by_hash, migration 10: a lookup
-// reads the rows that share the prefix, almost always one); PostgreSQL keeps its primary key on the whole
-// hash and plans by that. Either way the whole hash is compared.
-const BY_HASH = 'substr(submission_hash, 3, 8) = substr($2, 3, 8) AND submission_hash = $2 AND vault_id = $1';
+const BY_HASH = `${signatureHashIs('$2')} AND vault_id = $1`;
 const FIND = `SELECT ${SIGNATURES.columns} FROM signatures WHERE ${BY_HASH}`;
 const ATTACH = `UPDATE signatures SET transaction_hash = $3, submitted = $4 WHERE ${BY_HASH} AND transaction_hash IS NULL`;
 

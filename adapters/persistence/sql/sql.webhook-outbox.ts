@@ -22,9 +22,10 @@ const UNDELIVERABLE = new Table<UndeliverableWebhook>('webhook_undeliverable', {
   endpointId: AS_IS, vaultId: AS_IS, seq: NUMBER, type: AS_IS, firstFailure: INSTANT, givenUp: INSTANT, attempts: AS_IS, lastError: AS_IS,
 });
 const HEAD = 'SELECT COALESCE(MAX(seq), 0) FROM audit_log';
+/** An endpoint's failure state, cleared: its next event has not failed yet. */
+const NO_FAILURES = 'attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL';
 // Moves the cursor from $2 to $3 (unless another instance moved it first), clearing the failures.
-const ADVANCE = `UPDATE webhook_endpoints SET delivered_seq = $3, attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL
-  WHERE id = $1 AND delivered_seq = $2`;
+const ADVANCE = `UPDATE webhook_endpoints SET delivered_seq = $3, ${NO_FAILURES} WHERE id = $1 AND delivered_seq = $2`;
 
 /**
  * The webhook outbox over the audit chain (written once for both dialects): endpoints with their cursor,
@@ -112,11 +113,7 @@ export class SqlWebhookOutbox implements WebhookOutbox {
       if (fromSeq - 1 > previousSeq) return { previousSeq };
       // Backwards of whatever the dispatcher moved it to since the read: a drain under way finds its cursor
       // moved (advance, recordFailure and giveUp compare it) and stops; the next pass starts from here.
-      await tx.run(
-        `UPDATE webhook_endpoints SET delivered_seq = $3, attempts = 0, next_attempt = NULL, first_failure = NULL, last_error = NULL
-         WHERE vault_id = $1 AND id = $2`,
-        [vaultId, endpointId, fromSeq - 1],
-      );
+      await tx.run(`UPDATE webhook_endpoints SET delivered_seq = $3, ${NO_FAILURES} WHERE vault_id = $1 AND id = $2`, [vaultId, endpointId, fromSeq - 1]);
       await tx.run('DELETE FROM webhook_undeliverable WHERE endpoint_id = $1 AND seq >= $2', [endpointId, fromSeq]);
       return { previousSeq };
     });

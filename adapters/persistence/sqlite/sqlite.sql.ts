@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
-import { AUDIT, fromMillis, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
+import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
@@ -17,12 +17,12 @@ const NONE: readonly unknown[] = [];
 // The transaction's chain head is one per connection, whichever log appends.
 const CHAIN_HEAD = {};
 /**
- * Whether a signature record with this submission hash exists. The hash is found through a short index on
- * its first 8 hex digits (migration 10), which, unlike the primary key it replaced, does not keep the hash
+ * Whether a signature record with this submission hash exists (the hash bound twice). The index on the
+ * hash's first 8 hex digits (migration 10), unlike the primary key it replaced, does not keep the hash
  * unique: the sign's insert does, asking this first under the transaction's write lock (it reads the leaf
  * the insert then writes). Two statements cost less than one INSERT ... SELECT ... WHERE NOT EXISTS.
  */
-const SIGNATURE_EXISTS = 'SELECT 1 FROM signatures WHERE substr(submission_hash, 3, 8) = substr(?, 3, 8) AND submission_hash = ?';
+const SIGNATURE_EXISTS = `SELECT 1 FROM signatures WHERE ${signatureHashIs('?')}`;
 
 /**
  * The SQL seam on one better-sqlite3 connection. Statements run synchronously and are answered with
