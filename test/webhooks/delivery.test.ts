@@ -234,6 +234,8 @@ describe.each(BACKENDS)('webhooks on $name', ({ postgres }) => {
     refusing = false;
     const later = await w.sign();
     await until(() => r.deliveries.some((d) => d.body.includes(later)), 'the next event');
+    // Its cursor moves once the 2xx is handled, a moment after the receiver got it: replayed from there.
+    await until(async () => (await endpointNow()).deliveredSeq > given!.seq, 'the cursor past the next event');
 
     const before = r.deliveries.length;
     const { previousSeq } = await server.server.vault.manageWebhooks.replay({ vaultId: w.vault.id, id: w.endpoint.id, fromSeq: given!.seq });
