@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { StandardSignPolicy, StandardSignPolicyInput } from '../../src/domain/standard-sign-policy.js';
+import { DEFAULT_MAX_FEE_WEI, type StandardSignPolicy, type StandardSignPolicyInput } from '../../src/domain/standard-sign-policy.js';
 
 /** `a, b,c` as ['a', 'b', 'c']; an empty value is an empty list, which the domain refuses by name. */
 const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter((v) => v !== '');
@@ -11,6 +11,7 @@ export interface StandardSigningOptions {
   readonly txTo?: string[];
   readonly txSelectors?: string[];
   readonly txMaxValue?: string;
+  readonly txMaxFee?: string;
   readonly txContractCreation?: boolean;
   readonly typedDataContracts?: string[];
   readonly typedDataName?: string[];
@@ -24,6 +25,7 @@ export function addStandardSigningOptions(command: Command): Command {
     .option('--tx-to <addresses>', 'recipients a transaction may go to (comma-separated); without it none', commaList)
     .option('--tx-selectors <selectors>', 'function selectors a transaction\'s data may start with (comma-separated); without it only transactions without data', commaList)
     .option('--tx-max-value <wei>', 'the most wei one transaction may carry (default 0)')
+    .option('--tx-max-fee <wei>', `the most wei one transaction may pay in fees, gas × maxFeePerGas or gasPrice (default ${DEFAULT_MAX_FEE_WEI}: 0.01 of the native unit)`)
     .option('--tx-contract-creation', 'allow transactions without `to` (contract creation)')
     .option('--typed-data-contracts <chainId:address>', 'EIP-712 domains to sign typed data for, as chainId:verifyingContract (comma-separated); without it no typed data', commaList)
     .option('--typed-data-name <chainId:address=name>', 'require this domain name for a listed typed-data domain (repeatable)', repeatable)
@@ -36,6 +38,7 @@ export function standardSigningInput(o: StandardSigningOptions): StandardSignPol
     txTo: o.txTo,
     txSelectors: o.txSelectors,
     txMaxValue: o.txMaxValue,
+    txMaxFee: o.txMaxFee,
     txContractCreation: o.txContractCreation,
     typedDataContracts: o.typedDataContracts,
     typedDataNames: o.typedDataName,
@@ -55,6 +58,7 @@ export function describeStandardSigning(policy: StandardSignPolicy): string[] {
       line('tx to', tx.to ? tx.to.join(', ') : '(none)'),
       line('tx selectors', tx.selectors ? tx.selectors.join(', ') : '(none: only transactions without data)'),
       line('tx max value (wei)', tx.maxValue ?? '0'),
+      line('tx max fee (wei)', tx.maxFee ?? `${DEFAULT_MAX_FEE_WEI} (default)`),
       line('tx contract creation', tx.contractCreation ? 'allowed' : 'denied'),
     );
   }

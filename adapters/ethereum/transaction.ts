@@ -82,7 +82,8 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   // The domain's keccak256 (native) rather than ethers' unsignedHash (JavaScript): tens of µs a sign.
   const digest = keccak256(unsignedSerialized);
   const selector = data.length >= 10 ? data.slice(0, 10) : null;
-  const facts: TransactionFacts = { type, chainId, nonce, to, selector, shortData: data !== '0x' && selector === null, value, from };
+  const fee = gasLimit * BigInt(like.maxFeePerGas ?? like.gasPrice!);
+  const facts: TransactionFacts = { type, chainId, nonce, to, selector, shortData: data !== '0x' && selector === null, value, fee, from };
   return new ParsedTransaction(digest, facts, unsignedSerialized);
 }
 

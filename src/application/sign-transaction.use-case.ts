@@ -8,7 +8,7 @@ export type SignTransactionCommand = WalletCommand<{ transaction: unknown }>;
 
 /**
  * Signs a transaction with a vault wallet, when the vault's policy allows its chain id, recipient (or
- * contract creation), function selector and value. Returns it serialised for eth_sendRawTransaction.
+ * contract creation), function selector, value and fee. Returns it serialised for eth_sendRawTransaction.
  */
 export class SignTransaction extends StandardSigningUseCase {
   async execute(command: SignTransactionCommand): Promise<SignedTransaction> {
@@ -22,6 +22,7 @@ export class SignTransaction extends StandardSigningUseCase {
     // Sorted keys: the canonical JSON the audit chain hashes is then the object as it is.
     const details = {
       chainId: facts.chainId.toString(),
+      fee: facts.fee.toString(),
       nonce: facts.nonce,
       selector: facts.selector,
       to: facts.to,
@@ -30,8 +31,8 @@ export class SignTransaction extends StandardSigningUseCase {
     };
     await this.signing.enforce(principal, wallet, 'transaction', (policy) => transactionViolation(policy, facts), details);
     const signed = this.signing.payloads.serializeSigned(unsigned, await this.signing.sign(wallet, unsigned.digest));
-    const { chainId, hash, nonce, selector, to, type, value } = { ...details, hash: signed.hash };
-    await this.signing.record(principal, wallet, 'sign.transaction', { chainId, hash, nonce, selector, to, type, value });
+    const { chainId, fee, hash, nonce, selector, to, type, value } = { ...details, hash: signed.hash };
+    await this.signing.record(principal, wallet, 'sign.transaction', { chainId, fee, hash, nonce, selector, to, type, value });
     return signed;
   }
 }

@@ -17,7 +17,17 @@ export interface TransactionPolicy {
   readonly maxValue?: string;
   /** A transaction without `to` (it creates a contract) is allowed only with this set. */
   readonly contractCreation?: boolean;
+  /** The most wei one transaction may pay in fees (gas × maxFeePerGas or gasPrice, decimal); absent: DEFAULT_MAX_FEE_WEI. */
+  readonly maxFee?: string;
 }
+
+/**
+ * The fee cap of a policy that names none: 0.01 of the chain's native unit (10^16 wei), room for 333 000
+ * gas at 30 gwei. Without a cap the fee is a second value field nothing bounds: a transaction to an
+ * allowed recipient with value 0 and gasPrice = balance / 21 000 hands the whole balance to the block
+ * builder. An operator who needs more says so (`--tx-max-fee`).
+ */
+export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
 
 /** An EIP-712 domain a vault signs typed data for: chain id and verifying contract, and the name when pinned. */
 export interface TypedDataDomainRule {
@@ -46,6 +56,8 @@ export interface TransactionRequestFacts {
   /** Data that is not empty but shorter than a selector. */
   readonly shortData: boolean;
   readonly value: bigint;
+  /** The most the transaction can pay in fees (gas × maxFeePerGas or gasPrice), in wei. */
+  readonly fee: bigint;
 }
 
 /** The domain facts of typed data (the StandardPayloads port's). */
@@ -59,7 +71,7 @@ export function messageViolation(policy: StandardSignPolicy | null): string | nu
   return policy?.messages === true ? null : "policy: this vault's policy does not allow personal messages (--messages)";
 }
 
-/** The first rule a transaction breaks, in a fixed order (chain id, creation or recipient, selector, value), or null. */
+/** The first rule a transaction breaks, in a fixed order (chain id, creation or recipient, selector, value, fee), or null. */
 export function transactionViolation(policy: StandardSignPolicy | null, facts: TransactionRequestFacts): string | null {
   const rules = policy?.transactions;
   if (rules === undefined) return "policy: this vault's policy allows no transactions (--tx-chain-ids)";
@@ -76,6 +88,10 @@ export function transactionViolation(policy: StandardSignPolicy | null, facts: T
   }
   const cap = BigInt(rules.maxValue ?? '0');
   if (facts.value > cap) return `policy: value ${facts.value} wei is over this vault's per-transaction cap of ${cap} wei`;
+  const feeCap = rules.maxFee === undefined ? DEFAULT_MAX_FEE_WEI : BigInt(rules.maxFee);
+  if (facts.fee > feeCap) {
+    return `policy: fee ${facts.fee} wei (gas × fee per gas) is over this vault's per-transaction fee cap of ${feeCap} wei${rules.maxFee === undefined ? ' (the default; raise it with --tx-max-fee)' : ''}`;
+  }
   return null;
 }
 
@@ -107,6 +123,8 @@ export interface StandardSignPolicyInput {
   readonly txSelectors?: readonly string[];
   /** `--tx-max-value`: wei, decimal. */
   readonly txMaxValue?: string;
+  /** `--tx-max-fee`: wei, decimal. */
+  readonly txMaxFee?: string;
   /** `--tx-contract-creation`. */
   readonly txContractCreation?: boolean;
   /** `--typed-data-contracts`: `<chainId>:<verifyingContract>` entries. */
@@ -135,9 +153,9 @@ export function parseStandardSignPolicy(input: StandardSignPolicyInput): Standar
 }
 
 function parseTransactionPolicy(input: StandardSignPolicyInput): TransactionPolicy | undefined {
-  const { txChainIds, txTo, txSelectors, txMaxValue, txContractCreation } = input;
+  const { txChainIds, txTo, txSelectors, txMaxValue, txMaxFee, txContractCreation } = input;
   if (txChainIds === undefined) {
-    const dependent = ([['txTo', txTo], ['txSelectors', txSelectors], ['txMaxValue', txMaxValue], ['txContractCreation', txContractCreation || undefined]] as const).find(
+    const dependent = ([['txTo', txTo], ['txSelectors', txSelectors], ['txMaxValue', txMaxValue], ['txMaxFee', txMaxFee], ['txContractCreation', txContractCreation || undefined]] as const).find(
       ([, v]) => v !== undefined,
     );
     if (dependent) throw invalidArgument(`${dependent[0]}: needs txChainIds (transactions are allowed per chain id)`);
@@ -151,13 +169,17 @@ function parseTransactionPolicy(input: StandardSignPolicyInput): TransactionPoli
       return s.toLowerCase();
     });
   }
-  if (txMaxValue !== undefined) {
-    const wei = txMaxValue.trim();
-    if (!WEI.test(wei) || BigInt(wei) > UINT256_MAX) throw invalidArgument(`txMaxValue: ${JSON.stringify(txMaxValue)} is not an amount of wei (a decimal integer)`);
-    rules.maxValue = wei;
-  }
+  if (txMaxValue !== undefined) rules.maxValue = weiAmount('txMaxValue', txMaxValue);
+  if (txMaxFee !== undefined) rules.maxFee = weiAmount('txMaxFee', txMaxFee);
   if (txContractCreation === true) rules.contractCreation = true;
   return rules;
+}
+
+/** An amount of wei as an operator typed it: a decimal integer up to 2^256 - 1. */
+export function weiAmount(field: string, raw: string): string {
+  const wei = raw.trim();
+  if (!WEI.test(wei) || BigInt(wei) > UINT256_MAX) throw invalidArgument(`${field}: ${JSON.stringify(raw)} is not an amount of wei (a decimal integer)`);
+  return wei;
 }
 
 function parseTypedDataRules(contracts: readonly string[] | undefined, names: readonly string[] | undefined): TypedDataDomainRule[] | undefined {
@@ -209,6 +231,7 @@ export function standardPolicyDetails(policy: StandardSignPolicy | null): Record
     txTo: tx?.to ? tx.to.join(',') : null,
     txSelectors: tx?.selectors ? tx.selectors.join(',') : null,
     txMaxValue: tx ? (tx.maxValue ?? '0') : null,
+    txMaxFee: tx ? (tx.maxFee ?? DEFAULT_MAX_FEE_WEI.toString()) : null,
     txContractCreation: tx?.contractCreation === true,
     typedDataContracts: policy?.typedData ? policy.typedData.map((d) => (d.name === undefined ? `${d.chainId}:${d.verifyingContract}` : `${d.chainId}:${d.verifyingContract}=${JSON.stringify(d.name)}`)).join(',') : null,
     messages: policy?.messages === true,

@@ -35,6 +35,11 @@ export interface TransactionFacts {
   readonly shortData: boolean;
   /** In wei. */
   readonly value: bigint;
+  /**
+   * The most this transaction can pay in fees, in wei: gas × maxFeePerGas (eip1559) or gas × gasPrice.
+   * A wallet's balance is as much at risk from the fee as from the value.
+   */
+  readonly fee: bigint;
   /** The `from` the caller gave (EIP-55), or null; the signing wallet must be it. */
   readonly from: string | null;
 }

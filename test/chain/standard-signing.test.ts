@@ -125,4 +125,14 @@ describe('standard signing on anvil', () => {
     ).rejects.toMatchObject({ code: 'POLICY_DENIED' });
     expect(await anvil.provider.getTransactionCount(address, 'pending')).toBe(nonce);
   });
+
+  it('refuses the fee drain (issue 34, finding 1): value 0 to an allowed recipient with the whole balance as gas is never signed, the balance stays', async () => {
+    const balance = await anvil.provider.getBalance(address);
+    const nonce = await anvil.provider.getTransactionCount(address, 'pending');
+    await expect(
+      vault.signTransaction.execute({ principal, address, transaction: { type: 'legacy', chainId: CHAIN_ID, nonce, to: RECIPIENT, value: 0, gas: 21000, gasPrice: balance / 21000n } }),
+    ).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringMatching(/fee .* is over this vault's per-transaction fee cap of 10000000000000000 wei \(the default/) });
+    expect(await anvil.provider.getTransactionCount(address, 'pending')).toBe(nonce);
+    expect(await anvil.provider.getBalance(address)).toBe(balance);
+  });
 });

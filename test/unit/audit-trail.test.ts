@@ -288,8 +288,8 @@ describe('the audit trail records every security-relevant event', () => {
     expect(await w.policies.clear(w.vault.id)).toEqual({ cleared: true });
     const on = { action: 'policy.changed', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id };
     expect(w.since(start)).toEqual([
-      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null, trustRpcUniq: null, txChainIds: null, txTo: null, txSelectors: null, txMaxValue: null, txContractCreation: false, typedDataContracts: null, messages: false, rules: null, limits: null } },
-      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null, trustRpcUniq: null, txChainIds: null, txTo: null, txSelectors: null, txMaxValue: null, txContractCreation: false, typedDataContracts: null, messages: false, rules: null, limits: null } },
+      { ...on, details: { policy: 'set', chains: 'sepolia,ethereum', contracts: null, selectors: '0xabcdef01', senders: null, contractUniqs: null, trustRpcUniq: null, txChainIds: null, txTo: null, txSelectors: null, txMaxValue: null, txMaxFee: null, txContractCreation: false, typedDataContracts: null, messages: false, rules: null, limits: null } },
+      { ...on, details: { policy: 'none', chains: null, contracts: null, selectors: null, senders: null, contractUniqs: null, trustRpcUniq: null, txChainIds: null, txTo: null, txSelectors: null, txMaxValue: null, txMaxFee: null, txContractCreation: false, typedDataContracts: null, messages: false, rules: null, limits: null } },
     ]);
   });
 });

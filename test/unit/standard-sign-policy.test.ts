@@ -165,3 +165,38 @@ describe('parsing the standard-signing options', () => {
     expect(() => parseSignPolicy(input, CHAINS)).toThrow(error);
   });
 });
+
+describe('transactions: the fee is bounded like the value (issue 34, finding 1)', () => {
+  const TEN_ETH = 10n * ONE_ETH;
+  // value 0 to an allowed recipient, the whole balance paid as gas: the drain the fee cap stops.
+  const drain = (type: 'legacy' | 'eip1559') =>
+    type === 'legacy'
+      ? tx({ type: 'legacy', data: '0x', gas: 21000, gasPrice: (TEN_ETH / 21000n).toString(), maxFeePerGas: undefined, maxPriorityFeePerGas: undefined })
+      : tx({ data: '0x', gas: 21000, maxFeePerGas: (TEN_ETH / 21000n).toString(), maxPriorityFeePerGas: 1 });
+
+  it('reads the fee as gas × gasPrice (legacy) or gas × maxFeePerGas (eip1559)', () => {
+    expect(drain('legacy').fee).toBe(21000n * (TEN_ETH / 21000n));
+    expect(tx({ gas: 100000, maxFeePerGas: 7, maxPriorityFeePerGas: 2 }).fee).toBe(700000n);
+  });
+
+  it.each(['legacy', 'eip1559'] as const)('refuses a %s transaction whose fee is over the default cap when the policy names none', (type) => {
+    expect(TX_POLICY.transactions?.maxFee).toBeUndefined();
+    expect(transactionViolation(TX_POLICY, drain(type))).toBe(
+      `policy: fee ${drain(type).fee} wei (gas × fee per gas) is over this vault's per-transaction fee cap of ${10n ** 16n} wei (the default; raise it with --tx-max-fee)`,
+    );
+  });
+
+  it('allows a fee at the cap the operator gave, and refuses one wei over it', () => {
+    const capped = policy({ txChainIds: ['31337'], txTo: [TOKEN], txMaxFee: '2100000' });
+    expect(capped.transactions?.maxFee).toBe('2100000');
+    expect(transactionViolation(capped, tx({ data: '0x', gas: 21000, maxFeePerGas: 100, maxPriorityFeePerGas: 1 }))).toBeNull();
+    expect(transactionViolation(capped, tx({ data: '0x', gas: 21001, maxFeePerGas: 100, maxPriorityFeePerGas: 1 }))).toBe(
+      "policy: fee 2100100 wei (gas × fee per gas) is over this vault's per-transaction fee cap of 2100000 wei",
+    );
+  });
+
+  it('refuses a fee cap that is no amount of wei, or one given without chain ids, naming the field', () => {
+    expect(() => policy({ txChainIds: ['31337'], txMaxFee: '1e18' })).toThrow(/txMaxFee: "1e18" is not an amount of wei/);
+    expect(() => policy({ txMaxFee: '1' })).toThrow(/txMaxFee: needs txChainIds/);
+  });
+});
