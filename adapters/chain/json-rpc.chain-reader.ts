@@ -2,7 +2,8 @@ import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
-import type { ChainRpc, RpcAnswer } from '../../src/ports/chain-rpc.port.js';
+import type { ChainRpc, RelayedAnswer } from '../../src/ports/chain-rpc.port.js';
+import { readAtMost } from './capped-body.js';
 import { CHAIN_IDS } from './chains.js';
 import { rpcHostOf, rpcUrlList, type RpcUrls } from './rpc-urls.js';
 
@@ -88,15 +89,22 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
     return Object.keys(this.config.rpcUrls).filter((chain) => this.hasRpc(chain));
   }
 
+  chainIdOf(chain: string): bigint {
+    if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
+    return this.chainIds.get(chain)!;
+  }
+
   /**
    * Passes one call on to the chain's first RPC as it is, over plain fetch (not ethers' provider, which
-   * would reshape the node's error): the vault's JSON-RPC endpoint answers with what the node said.
+   * would reshape the node's error): the vault's JSON-RPC endpoint answers with what the node said. The
+   * body is read at most to `maxBytes` (readAtMost), never buffered whole first.
    */
-  async relay(chain: string, method: string, params: readonly unknown[]): Promise<RpcAnswer> {
+  async relay(chain: string, method: string, params: readonly unknown[], maxBytes: number): Promise<RelayedAnswer> {
     if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
     const e = this.endpointsOf(chain)[0]!;
     await this.verifyChainId(e);
-    let answer: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    const tooLarge = () => new DomainError(ErrorCode.RPC_ANSWER_TOO_LARGE, `chain ${chain}: ${e.label}'s answer to ${method} is over ${maxBytes} bytes`);
+    let body: Uint8Array | null;
     try {
       const response = await fetch(e.url, {
         method: 'POST',
@@ -104,15 +112,29 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      answer = (await response.json()) as typeof answer;
+      // A declared length over the cap is refused unread.
+      if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+        await response.body?.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      body = await readAtMost(response.body, maxBytes);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      throw unavailable(chain, `${e.label} did not answer ${method} (${shortReason(error)})`, error);
+    }
+    if (body === null) throw tooLarge();
+    let answer: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    try {
+      answer = JSON.parse(new TextDecoder().decode(body)) as typeof answer;
     } catch (error) {
       throw unavailable(chain, `${e.label} did not answer ${method} (${shortReason(error)})`, error);
     }
+    const bytes = body.byteLength;
     if (answer.error && typeof answer.error === 'object') {
       const { code, message, data } = answer.error;
-      return { error: { code: typeof code === 'number' ? code : -32000, message: String(message), ...(data === undefined ? {} : { data }) } };
+      return { error: { code: typeof code === 'number' ? code : -32000, message: String(message), ...(data === undefined ? {} : { data }) }, bytes };
     }
-    return { result: answer.result ?? null };
+    return { result: answer.result ?? null, bytes };
   }
 
   async close(): Promise<void> {

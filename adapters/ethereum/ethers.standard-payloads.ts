@@ -2,9 +2,9 @@ import { getBytes, hashMessage } from 'ethers';
 import { invalidArgument } from '../../src/domain/errors.js';
 import { hasLoneSurrogate } from '../../src/domain/unicode.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
-import type { SignedTransaction, StandardPayloads, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import type { SignedTransaction, StandardPayloads, TransactionIntent, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
 import { hashEthersWithDomainKeccak } from './ethers-keccak.js';
-import { serializeSigned, unsignedTransaction } from './transaction.js';
+import { serializeSigned, transactionIntent, unsignedTransaction } from './transaction.js';
 import { typedDataDigest } from './typed-data.js';
 import { hexBytes, isObject } from './values.js';
 
@@ -26,6 +26,10 @@ export class EthersStandardPayloads implements StandardPayloads {
 
   unsignedTransaction(tx: unknown): UnsignedTransaction {
     return unsignedTransaction(tx);
+  }
+
+  transactionIntent(tx: unknown): TransactionIntent {
+    return transactionIntent(tx);
   }
 
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {

@@ -4,7 +4,7 @@ import { invalidArgument } from '../../src/domain/errors.js';
 import { keccak256 } from '../../src/domain/keccak.js';
 import { toHex } from '../../src/domain/signing/signable-digest.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
-import type { HexString, SignedTransaction, TransactionFacts, TransactionType, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import type { HexString, SignedTransaction, TransactionFacts, TransactionIntent, TransactionType, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
 import { signedSerialization } from './signed-serialization.js';
 import { hexBytes, isObject, quantity, refusedBy, unknownKeys, UINT64_MAX } from './values.js';
 
@@ -46,14 +46,9 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   const extra = unknownKeys(raw, FIELDS);
   if (extra.length > 0) throw invalidArgument(`${extra[0]}: is not a field of a legacy, eip2930 or eip1559 transaction`);
   const type = transactionType(raw);
-  if (raw.chainId === undefined || raw.chainId === null) throw invalidArgument('chainId: is required');
-  const chainId = quantity(raw.chainId, 'chainId', UINT64_MAX);
-  // Legacy's chain id 0 is a pre-EIP-155 signature: valid on every chain at once.
-  if (chainId === 0n) throw invalidArgument('chainId: must be at least 1 (a signature without a chain id is valid on every chain)');
+  const intent = transactionIntent(raw);
+  const { chainId, to, value } = intent;
   const nonce = Number(required(raw, 'nonce', BigInt(Number.MAX_SAFE_INTEGER)));
-  const to = raw.to === undefined || raw.to === null ? null : parseAddress(raw.to, 'to');
-  const from = raw.from === undefined || raw.from === null ? null : parseAddress(raw.from, 'from');
-  const value = raw.value === undefined ? 0n : quantity(raw.value, 'value');
   const data = callData(raw);
   const gasLimit = same(raw, 'gas', 'gasLimit', (v, f) => quantity(v, f, UINT64_MAX));
   if (gasLimit === undefined) throw invalidArgument('gas: is required');
@@ -81,10 +76,24 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   }
   // The domain's keccak256 (native) rather than ethers' unsignedHash (JavaScript): tens of µs a sign.
   const digest = keccak256(unsignedSerialized);
-  const selector = data.length >= 10 ? data.slice(0, 10) : null;
   const fee = gasLimit * BigInt(like.maxFeePerGas ?? like.gasPrice!);
-  const facts: TransactionFacts = { type, chainId, nonce, to, selector, shortData: data !== '0x' && selector === null, value, fee, from };
+  const facts: TransactionFacts = { ...intent, type, nonce, fee };
   return new ParsedTransaction(digest, facts, unsignedSerialized);
+}
+
+/** What a policy reads of a transaction before its nonce, gas and fees: unsignedTransaction's checks of these fields. */
+export function transactionIntent(raw: unknown): TransactionIntent {
+  if (!isObject(raw)) throw invalidArgument('transaction: must be an object (type, chainId, nonce, to, value, data, gas and fees)');
+  if (raw.chainId === undefined || raw.chainId === null) throw invalidArgument('chainId: is required');
+  const chainId = quantity(raw.chainId, 'chainId', UINT64_MAX);
+  // Legacy's chain id 0 is a pre-EIP-155 signature: valid on every chain at once.
+  if (chainId === 0n) throw invalidArgument('chainId: must be at least 1 (a signature without a chain id is valid on every chain)');
+  const to = raw.to === undefined || raw.to === null ? null : parseAddress(raw.to, 'to');
+  const from = raw.from === undefined || raw.from === null ? null : parseAddress(raw.from, 'from');
+  const value = raw.value === undefined ? 0n : quantity(raw.value, 'value');
+  const data = callData(raw);
+  const selector = data.length >= 10 ? data.slice(0, 10) : null;
+  return { chainId, to, selector, shortData: data !== '0x' && selector === null, value, from };
 }
 
 export function serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {

@@ -27,6 +27,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.APPROVAL_ALREADY_VOTED]: 409,
   [ErrorCode.APPROVAL_CLOSED]: 409,
   [ErrorCode.CHAIN_UNAVAILABLE]: 502,
+  // The upstream's answer is what cannot be passed on (the JSON-RPC endpoint answers it inside its 200).
+  [ErrorCode.RPC_ANSWER_TOO_LARGE]: 502,
   [ErrorCode.KEYSTORE_UNAVAILABLE]: 503,
   [ErrorCode.DATABASE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL]: 500,

@@ -6,7 +6,7 @@ import type { VoteCommand } from '../../src/application/approvals.use-case.js';
 import type { Approval, ApprovalStatus } from '../../src/domain/approval.js';
 import type { ApprovalPage } from '../../src/ports/approval-store.port.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
-import type { JsonRpcCommand } from '../../src/application/json-rpc.use-case.js';
+import type { AnswerBudget, JsonRpcCommand } from '../../src/application/json-rpc.use-case.js';
 import type { RpcAnswer } from '../../src/ports/chain-rpc.port.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
 import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
@@ -46,7 +46,7 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string }> };
   signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string }> };
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
-  jsonRpc: { defaultChain(): string | undefined; execute(command: JsonRpcCommand): Promise<RpcAnswer> };
+  jsonRpc: { defaultChain(): string | undefined; answerBudget(): AnswerBudget; execute(command: JsonRpcCommand): Promise<RpcAnswer> };
   verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
   recordSubmission: { execute(command: RecordSubmissionCommand): Promise<SignatureRecord> };
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };

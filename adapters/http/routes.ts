@@ -257,10 +257,12 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     },
     answer: async (deps, batch) => {
       const answers = [];
+      // One budget for the batch: its relayed answers together are capped (RELAY_BATCH_MAX_BYTES).
+      const budget = deps.jsonRpc.answerBudget();
       // One after another: eth_sendTransaction's nonce reads must see the transaction before it.
       for (const c of batch.calls) {
         if ('invalid' in c) answers.push({ jsonrpc: '2.0', id: c.id, error: { code: -32600, message: c.invalid } });
-        else answers.push({ jsonrpc: '2.0', id: c.id, ...(await deps.jsonRpc.execute({ principal: batch.principal, chain: batch.chain, call: c })) });
+        else answers.push({ jsonrpc: '2.0', id: c.id, ...(await deps.jsonRpc.execute({ principal: batch.principal, chain: batch.chain, call: c, budget })) });
       }
       return jsonReply(200, batch.single ? answers[0] : answers);
     },

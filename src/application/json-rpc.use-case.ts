@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode, invalidArgument, isDomainError } from '../domain/errors.js';
-import type { ChainRpc, RpcAnswer } from '../ports/chain-rpc.port.js';
+import type { ChainRpc, RelayedAnswer, RpcAnswer } from '../ports/chain-rpc.port.js';
 import type { Principal } from './principal.js';
 
 /** One JSON-RPC 2.0 call, as the endpoint has read it. */
@@ -13,31 +13,84 @@ export interface JsonRpcCommand {
   /** The chain whose RPC fills, sends and answers the rest (docs/standard-signing.md#json-rpc). */
   readonly chain: string;
   readonly call: JsonRpcCall;
+  /** The bytes the relayed answers of the request (a call or a batch) may still take: one answerBudget() per request; absent, a fresh one. */
+  readonly budget?: AnswerBudget;
 }
+
+/** What the relayed answers of one request may still take, in bytes (RELAY_BATCH_MAX_BYTES at its start). */
+export interface AnswerBudget {
+  remaining: number;
+}
+
+/** A transaction the caller gave, as the pre-check reads it. */
+type TransactionCommand = { principal: Principal; address: string; transaction: unknown };
 
 /** What the JSON-RPC endpoint needs of the other use cases: listing wallets and the three standard signs. */
 export interface JsonRpcSigners {
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ page: readonly { address: string }[] }> };
   signMessage: { execute(c: { principal: Principal; address: string; message: unknown }): Promise<{ signature: string }> };
   signTypedData: { execute(c: { principal: Principal; address: string; typedData: unknown }): Promise<{ signature: string }> };
-  signTransaction: { execute(c: { principal: Principal; address: string; transaction: unknown }): Promise<{ serialized: string; hash: string }> };
+  signTransaction: {
+    execute(c: TransactionCommand): Promise<{ serialized: string; hash: string }>;
+    /**
+     * The policy over the caller's transaction (from, to, value, data, and chainId the endpoint chain's)
+     * before nonce, gas and fees are filled: a refusal then costs no call to the chain. Throws as execute does.
+     */
+    precheckTransaction?(c: TransactionCommand): Promise<void>;
+  };
 }
 
 /** JSON-RPC's codes for what the vault refuses (EIP-1474): bad params, an unsupported method, any other refusal. */
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 const SERVER_ERROR = -32000;
-/** Eth methods that sign with a node's own keys, or unlock them: never passed on, whatever the node offers. */
-const NODE_SIGNING = /^(eth_sign|eth_signTypedData|eth_signTransaction|eth_sendTransaction|personal_|wallet_|eth_accounts$|eth_requestAccounts$|eth_coinbase$)/;
+/**
+ * The only methods passed on to the chain's RPC: reads, and eth_sendRawTransaction (a transaction signed
+ * already; the node checks its signature, no key of the vault's is used). An allow-list, because a node
+ * offers methods that act with its own authority, and new ones with each upgrade: anvil_impersonateAccount
+ * then eth_sendUnsignedTransaction moved ETH with no policy and no audit record; admin_, debug_, miner_,
+ * txpool_, account_ and personal_ methods reconfigure the node, read its internals or use its keys. Any
+ * method neither here nor answered by the vault is -32601 and never reaches the node.
+ */
+export const RELAYED_METHODS: ReadonlySet<string> = new Set([
+  'eth_call',
+  'eth_getBalance',
+  'eth_blockNumber',
+  'eth_chainId',
+  'eth_getTransactionCount',
+  'eth_estimateGas',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_feeHistory',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'eth_getCode',
+  'eth_getStorageAt',
+  'eth_getLogs',
+  'net_version',
+  'web3_clientVersion',
+  'eth_syncing',
+  'eth_sendRawTransaction',
+]);
+/**
+ * The most bytes of one relayed answer (eth_getLogs included), and of all relayed answers of one request
+ * (a batch): read from the node's response while it arrives and refused past the cap, so what one request
+ * holds in memory is bounded (a batch of ten wide eth_getLogs once took the process from 99 MiB to 2.3 GiB).
+ */
+export const RELAY_CALL_MAX_BYTES = 1024 * 1024;
+export const RELAY_BATCH_MAX_BYTES = 4 * 1024 * 1024;
 const LEGACY_FIELDS = ['gasPrice'];
 const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 /**
  * A vault's wallets behind the Ethereum JSON-RPC interface, as Web3Signer's eth1 mode: the signing
  * methods are answered by the vault (each through its use case, so under the vault's policy, audited),
- * `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends, and every other
- * method is passed on to the chain's RPC as it is. A refusal (policy, bad params, unknown wallet) is a
- * JSON-RPC error whose `data.code` is the vault's error code.
+ * `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends, and the methods
+ * of RELAYED_METHODS are passed on to the chain's RPC as they are, their answers capped in bytes. A
+ * refusal (policy, bad params, unknown wallet, another method, an answer over a cap) is a JSON-RPC error
+ * whose `data.code` is the vault's error code.
  */
 export class JsonRpcSigner {
   constructor(
@@ -49,6 +102,11 @@ export class JsonRpcSigner {
   defaultChain(): string | undefined {
     const chains = this.chains.chainsWithRpc();
     return chains.length === 1 ? chains[0] : undefined;
+  }
+
+  /** A fresh budget for one request's relayed answers: the route takes one per batch. */
+  answerBudget(): AnswerBudget {
+    return { remaining: RELAY_BATCH_MAX_BYTES };
   }
 
   async execute(command: JsonRpcCommand): Promise<RpcAnswer> {
@@ -67,7 +125,7 @@ export class JsonRpcSigner {
     }
   }
 
-  private async answer({ principal, chain, call }: JsonRpcCommand): Promise<unknown> {
+  private async answer({ principal, chain, call, budget = this.answerBudget() }: JsonRpcCommand): Promise<unknown> {
     const { method, params } = call;
     const { signers } = this;
     switch (method) {
@@ -90,38 +148,66 @@ export class JsonRpcSigner {
         return (await this.signFilled(principal, chain, params)).serialized;
       case 'eth_sendTransaction': {
         const signed = await this.signFilled(principal, chain, params);
-        const sent = await this.chains.relay(chain, 'eth_sendRawTransaction', [signed.serialized]);
-        if ('error' in sent) throw new RelayedError(sent.error);
-        return sent.result;
+        return this.relayed(chain, 'eth_sendRawTransaction', [signed.serialized], budget);
       }
       default: {
-        if (NODE_SIGNING.test(method)) throw new DomainError(ErrorCode.ROUTE_NOT_FOUND, `method ${method} is not supported (the vault signs with eth_sign, personal_sign, eth_signTypedData_v4, eth_signTransaction and eth_sendTransaction)`);
-        const answer = await this.chains.relay(chain, method, params);
-        if ('error' in answer) throw new RelayedError(answer.error);
-        return answer.result;
+        if (!RELAYED_METHODS.has(method)) {
+          throw new DomainError(
+            ErrorCode.ROUTE_NOT_FOUND,
+            `method ${method} is not supported: the vault answers eth_accounts, eth_sign, personal_sign, eth_signTypedData_v4, eth_signTransaction and eth_sendTransaction, and passes on only chain reads and eth_sendRawTransaction`,
+          );
+        }
+        return this.relayed(chain, method, params, budget);
       }
     }
   }
 
-  /** The transaction of params[0] with chainId, nonce, gas and fees the caller left out filled from the chain's RPC, signed. */
+  /**
+   * One call to the chain's RPC, its answer read to RELAY_CALL_MAX_BYTES or what the budget has left,
+   * whichever is less; its result, or the node's error as a RelayedError. Without a budget (the filling's
+   * reads, never answered to the caller) only the per-call cap applies.
+   */
+  private async relayed(chain: string, method: string, params: readonly unknown[], budget?: AnswerBudget): Promise<unknown> {
+    const batchBinds = budget !== undefined && budget.remaining < RELAY_CALL_MAX_BYTES;
+    let answer: RelayedAnswer;
+    try {
+      answer = await this.chains.relay(chain, method, params, batchBinds ? budget.remaining : RELAY_CALL_MAX_BYTES);
+    } catch (error) {
+      if (!isDomainError(error) || error.code !== ErrorCode.RPC_ANSWER_TOO_LARGE) throw error;
+      const message = batchBinds
+        ? `${method}: the chain RPC's answers to this batch are over the relay's cap of ${RELAY_BATCH_MAX_BYTES} bytes per batch; send fewer or narrower calls at once`
+        : `${method}: the chain RPC's answer is over the relay's cap of ${RELAY_CALL_MAX_BYTES} bytes per call; ask for less (eth_getLogs: a narrower block range)`;
+      throw new DomainError(ErrorCode.RPC_ANSWER_TOO_LARGE, message, { cause: error });
+    }
+    if (budget !== undefined) budget.remaining -= answer.bytes;
+    if ('error' in answer) throw new RelayedError(answer.error);
+    return answer.result;
+  }
+
+  /**
+   * The transaction of params[0] with nonce, gas and fees the caller left out filled from the chain's RPC,
+   * signed. Its chainId is the endpoint chain's (from the configuration: a chainId of another chain is
+   * refused), and the policy is checked over what the caller gave before any call to the chain.
+   */
   private async signFilled(principal: Principal, chain: string, params: readonly unknown[]) {
     const tx = params[0];
     if (typeof tx !== 'object' || tx === null || Array.isArray(tx)) throw invalidArgument('params[0]: must be a transaction object');
     const given = { ...(tx as Record<string, unknown>) };
     const from = given.from;
     if (typeof from !== 'string') throw invalidArgument('params[0].from: is required (the signing wallet)');
-    const rpc = async (method: string, args: unknown[]) => {
-      const answer = await this.chains.relay(chain, method, args);
-      if ('error' in answer) throw new RelayedError(answer.error);
-      return answer.result;
-    };
-    const filled: Record<string, unknown> = { ...given };
-    filled.chainId ??= await rpc('eth_chainId', []);
+    const chainId = this.chains.chainIdOf(chain);
+    if (given.chainId !== undefined && given.chainId !== null && chainIdOf(given.chainId) !== chainId) {
+      throw invalidArgument(`params[0].chainId: ${JSON.stringify(given.chainId)} is not the chain id of ${chain} (${chainId}); this endpoint signs for ${chain} only`);
+    }
+    const filled: Record<string, unknown> = { ...given, chainId: given.chainId ?? `0x${chainId.toString(16)}` };
+    const { to, value } = given;
+    const intent = { from, to, value, data: given.data ?? given.input, chainId: filled.chainId };
+    await this.signers.signTransaction.precheckTransaction?.({ principal, address: from, transaction: intent });
+    const rpc = (method: string, args: unknown[]) => this.relayed(chain, method, args);
     filled.nonce ??= await rpc('eth_getTransactionCount', [from, 'pending']);
     const legacy = given.type === 'legacy' || given.type === '0x0' || LEGACY_FIELDS.some((f) => given[f] !== undefined);
     if (given.gas === undefined && given.gasLimit === undefined) {
-      const { to, value, data, input } = given;
-      filled.gas = await rpc('eth_estimateGas', [{ from, to, value, data: data ?? input }]);
+      filled.gas = await rpc('eth_estimateGas', [{ from, to, value, data: intent.data }]);
     }
     if (legacy) {
       filled.type ??= 'legacy';
@@ -149,6 +235,13 @@ class RelayedError extends DomainError {
   constructor(readonly rpcError: { code: number; message: string; data?: unknown }) {
     super(ErrorCode.INVALID_ARGUMENT, rpcError.message);
   }
+}
+
+/** A chain id as JSON-RPC clients write it (a hex or decimal string, a number), or null when it is none. */
+function chainIdOf(value: unknown): bigint | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : null;
+  if (typeof value === 'string' && /^(?:0x[0-9a-fA-F]{1,16}|[0-9]{1,20})$/.test(value)) return BigInt(value);
+  return null;
 }
 
 function param(params: readonly unknown[], index: number, what: string): string {

@@ -35,4 +35,19 @@ export class SignTransaction extends StandardSigningUseCase {
     await this.signing.record(principal, wallet, 'sign.transaction', { chainId, fee, hash, nonce, selector, to, type, value });
     return signed;
   }
+
+  /**
+   * The policy over what the caller gave before nonce, gas and fees are filled (the JSON-RPC endpoint's
+   * eth_sendTransaction and eth_signTransaction, `transaction.chainId` the endpoint chain's): a refusal
+   * costs no call to the chain, and is recorded as execute records it. Only a first gate: execute checks
+   * the policy again over the filled transaction. One method, so the evaluator it asks is one line to change.
+   */
+  async precheckTransaction(command: SignTransactionCommand): Promise<void> {
+    const intent = this.signing.payloads.transactionIntent(command.transaction);
+    const wallet = await this.signing.wallet(command.principal, command.address);
+    // As execute's details; nonce and type are not known before the filling.
+    const details = { chainId: intent.chainId.toString(), nonce: null, selector: intent.selector, to: intent.to, type: null, value: intent.value.toString() };
+    // The fee is not filled yet: 0 here, judged by execute once it is.
+    await this.signing.enforce(command.principal, wallet, 'transaction', (policy) => transactionViolation(policy, { ...intent, fee: 0n }), details);
+  }
 }

@@ -39,6 +39,8 @@ export const ErrorCode = {
   /** The approval is decided (approved or rejected): it takes no more votes. */
   APPROVAL_CLOSED: 'APPROVAL_CLOSED',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
+  /** A chain RPC's answer the JSON-RPC endpoint relays is over its byte cap (per call, or per batch). */
+  RPC_ANSWER_TOO_LARGE: 'RPC_ANSWER_TOO_LARGE',
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   INTERNAL: 'INTERNAL',

@@ -44,6 +44,12 @@ export interface TransactionFacts {
   readonly from: string | null;
 }
 
+/**
+ * What a transaction's sender gave before its nonce, gas and fees are filled (the JSON-RPC endpoint's
+ * eth_sendTransaction): what a policy can already read of it, so a refusal costs no call to the chain.
+ */
+export type TransactionIntent = Pick<TransactionFacts, 'chainId' | 'to' | 'selector' | 'shortData' | 'value' | 'from'>;
+
 /** A transaction parsed and ready to be signed: the digest to sign, and what it does. */
 export interface UnsignedTransaction {
   /** keccak256 of the unsigned serialisation (EIP-155 for legacy, EIP-2718 typed otherwise). */
@@ -74,6 +80,8 @@ export interface StandardPayloads {
   typedDataDigest(input: unknown): TypedDataDigest;
   /** A transaction as viem serialises it (`type`, quantities as numbers, bigints, decimal or hex strings); `chainId` is required. */
   unsignedTransaction(tx: unknown): UnsignedTransaction;
+  /** chainId (required), from, to, value and data (or input) of a transaction, checked as unsignedTransaction checks them; any other field is ignored. */
+  transactionIntent(tx: unknown): TransactionIntent;
   /** `unsigned` (as this port returned it) with the signature over its digest. */
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction;
 }

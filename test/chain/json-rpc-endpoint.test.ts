@@ -126,11 +126,30 @@ describe('the JSON-RPC endpoint on anvil', () => {
     expect((await call('eth_sign', [address, 'not hex'])).body.error).toMatchObject({ code: -32602, data: { code: 'INVALID_ARGUMENT' } });
   });
 
-  it("never passes a node's own signing methods on, and relays the node's own errors as they are", async () => {
-    for (const method of ['eth_signTypedData_v3', 'personal_unlockAccount', 'eth_requestAccounts']) {
+  it("never passes a node's own signing methods on, nor any method but reads and eth_sendRawTransaction", async () => {
+    for (const method of ['eth_signTypedData_v3', 'personal_unlockAccount', 'eth_requestAccounts', 'admin_nodeInfo', 'debug_traceTransaction', 'miner_stop', 'txpool_content', 'anvil_mine', 'evm_snapshot', 'no_such_method']) {
       expect((await call(method, [])).body.error, method).toMatchObject({ code: -32601, data: { code: 'ROUTE_NOT_FOUND' } });
     }
-    expect((await call('no_such_method', [])).body.error?.code).toBe(-32601);
+  });
+
+  it("refuses issue 34's attack: anvil_impersonateAccount then eth_sendUnsignedTransaction move nothing", async () => {
+    const [balance, nonce] = [await anvil.provider.getBalance(address), await anvil.provider.getTransactionCount(address, 'pending')];
+    expect((await call('anvil_impersonateAccount', [address])).body.error).toMatchObject({ code: -32601, data: { code: 'ROUTE_NOT_FOUND' } });
+    const sent = await call('eth_sendUnsignedTransaction', [{ from: address, to: RECIPIENT, value: `0x${parseEther('5').toString(16)}` }]);
+    expect(sent.body.error).toMatchObject({ code: -32601, data: { code: 'ROUTE_NOT_FOUND' } });
+    // Anvil itself would have sent it for an impersonated account: nothing was asked of it.
+    expect([await anvil.provider.getBalance(address), await anvil.provider.getTransactionCount(address, 'pending')]).toEqual([balance, nonce]);
+  });
+
+  it("refuses a chainId that is not the endpoint chain's, and relays the node's own errors as they are", async () => {
+    const other = await call('eth_sendTransaction', [{ from: address, to: RECIPIENT, value: '0x1', chainId: '0x1' }]);
+    expect(other.body.error).toMatchObject({ code: -32602, data: { code: 'INVALID_ARGUMENT' } });
+    expect(other.body.error!.message).toMatch(/^params\[0\]\.chainId: "0x1" is not the chain id of devnet \(31337\)/);
+    // A raw transaction the node refuses (not RLP): the node's own error, passed on.
+    const raw = await call('eth_sendRawTransaction', ['0x00']);
+    expect(raw.status).toBe(200);
+    expect(raw.body.error?.data?.code).toBeUndefined();
+    expect(typeof raw.body.error?.code).toBe('number');
   });
 
   it('takes a batch, and a call that is not JSON-RPC is an error of its own', async () => {

@@ -210,6 +210,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   APPROVAL_ALREADY_VOTED: /^approval \S+: this key has already voted \((approve|reject)\)$/,
   APPROVAL_CLOSED: /^approval \S+: (already (approved|rejected); it takes no more votes|it takes no more votes)$/,
   CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,
+  RPC_ANSWER_TOO_LARGE: /^\w+: the chain RPC's answers? (is|to this batch are) over the relay's cap of \d+ bytes per (call|batch)/,
   KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
   DATABASE_UNAVAILABLE: /^database/,
   INTERNAL: /^internal error \(request id [\w.:-]+\)$/,

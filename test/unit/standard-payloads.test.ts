@@ -210,6 +210,15 @@ describe('transactions', () => {
     expect(payloads.unsignedTransaction({ ...LEGACY, to: null, from: ADDRESS.toLowerCase() }).facts).toMatchObject({ to: null, from: ADDRESS });
   });
 
+  it('reads the same facts of a transaction not yet filled (no nonce, gas or fees), checked the same way', () => {
+    const { chainId, to, data, value } = { ...EIP1559, to: SPENDER.toLowerCase() };
+    expect(payloads.transactionIntent({ chainId, to, input: data, value, from: ADDRESS.toLowerCase() })).toEqual({ chainId: 31337n, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, from: ADDRESS });
+    expect(payloads.transactionIntent({ chainId: '0x38', data: '0x12' })).toEqual({ chainId: 56n, to: null, selector: null, shortData: true, value: 0n, from: null });
+    expect(refusal(() => payloads.transactionIntent({ to: SPENDER })).message).toBe('chainId: is required');
+    expect(refusal(() => payloads.transactionIntent({ chainId: 1, to: '0x12' })).message).toMatch(/^to: /);
+    expect(refusal(() => payloads.transactionIntent({ chainId: 1, value: -1 })).message).toMatch(/^value: /);
+  });
+
   it.each<[string, unknown, RegExp]>([
     ['not an object', '0x02f8', /^transaction: must be an object/],
     ['no chain id', { ...EIP1559, chainId: undefined }, /^chainId: is required$/],

@@ -229,6 +229,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   APPROVAL_ALREADY_VOTED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: this key has already voted (approve)',
   APPROVAL_CLOSED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: already approved; it takes no more votes',
   CHAIN_UNAVAILABLE: 'chain sepolia: RPC did not answer eth_chainId within 10000 ms',
+  RPC_ANSWER_TOO_LARGE: "eth_getLogs: the chain RPC's answer is over the relay's cap of 1048576 bytes per call; ask for less (eth_getLogs: a narrower block range)",
   KEYSTORE_UNAVAILABLE: 'key store local unavailable',
   DATABASE_UNAVAILABLE: 'database unavailable',
   INTERNAL: 'internal error (request id 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a61)',

@@ -65,7 +65,7 @@ const ERROR_WHEN: Record<number, string> = {
   429: "The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`, or the client address its `VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE` (`RATE_LIMITED`); or a sign would go over one of the vault's sign limits per window, counted across all instances (`SIGN_LIMIT_REACHED`); `Retry-After` says when to try again.",
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
-  502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered.",
+  502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered. On the JSON-RPC endpoint, a chain RPC's answer over the relay's byte cap (`RPC_ANSWER_TOO_LARGE`) is the `data.code` of that call's JSON-RPC error inside the 200, not this status.",
   503: 'The key store or database failed or did not answer in time, or every database connection is busy and `VAULT_DATABASE_MAX_WAITING` requests already wait for one; the message names which. `Retry-After` says when to try again.',
 };
 
@@ -430,7 +430,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'jsonRpc',
           summary: 'Ethereum JSON-RPC',
           description:
-            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends; every other method is passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC). One call or a batch of up to 10. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
+            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends (the policy checked before any filling; a `chainId` that is not the chain's is refused, -32602); only chain reads (`eth_call`, `eth_getBalance`, `eth_getLogs`, receipts, fees, …) and `eth_sendRawTransaction` are passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC), any other method is -32601 `ROUTE_NOT_FOUND`. A relayed answer is at most 1 MiB, a batch's together at most 4 MiB (over: -32000 `RPC_ANSWER_TOO_LARGE`). One call or a batch of up to 10. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
           tags: ['Standard signing'],
           security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
           requestParams: { ...inVault(), query: z.object({ chain: z.string().optional().meta({ description: 'The chain whose RPC is used; default: the only chain with an RPC.' }) }) },

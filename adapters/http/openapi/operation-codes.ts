@@ -53,8 +53,10 @@ export const ERROR_CODES_BY_OPERATION = {
   signMessage: [...STANDARD_SIGN],
   signTypedData: [...STANDARD_SIGN],
   signTransaction: [...STANDARD_SIGN],
-  // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's.
-  jsonRpc: [...WITH_BODY, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE],
+  // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's,
+  // but RPC_ANSWER_TOO_LARGE, listed here as the one operation whose calls can be refused with it (as data.code of a
+  // JSON-RPC error inside the 200, never as an HTTP status: it is one call's refusal, the batch's others answered).
+  jsonRpc: [...WITH_BODY, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.RPC_ANSWER_TOO_LARGE],
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
