@@ -66,8 +66,10 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
     exposition(): Promise<{ contentType: string; text: string }>;
     observeRateLimited(): void;
     observeAddressRateLimited?(): void;
-    /** The shared rate-limit store failed a count (the request was counted in this process instead). */
+    /** The shared rate-limit store failed a count or did not answer in time (the request was counted in this process instead). */
     observeRateLimitStoreFailed?(): void;
+    /** Seconds the shared rate-limit store was skipped after failing (requests counted in this process meanwhile). */
+    observeRateLimitStoreSkipped?(seconds: number): void;
   };
   /**
    * VAULT_METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`, and `/readyz`

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import type { RequestRateCounter } from '../../src/ports/request-rate-store.port.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import type { RequestCount, RequestRateCounter } from '../../src/ports/request-rate-store.port.js';
+import { KnownWindows } from './known-windows.js';
 
 /*
  * The request rate limits of the admission sequence (pipeline.ts): per client address before
@@ -95,49 +97,55 @@ export class RateLimiter {
 /** Where a shared limiter reports that its store stopped or started answering again. */
 export interface SharedLimitWatch {
   readonly logger: { info(o: object, m?: string): void; warn(o: object, m?: string): void };
-  /** Each count the store failed (the request was counted in this process instead). */
-  readonly storeFailed?: () => void;
 }
 
 /**
  * The per-API-key limit counted in a store every instance shares (the PostgreSQL database, Redis):
  * `perMinute` requests per key in each fixed minute window, whichever instance receives them. When the
- * store fails, the request is counted in this process instead, by the in-process token bucket of the
- * same size (signing goes on; each instance then limits on its own, as without a shared store); the
- * first failure and the recovery are logged, every failure is counted (`storeFailed`).
+ * store fails (or is skipped after failing: rate-limit/store-breaker.ts), the request is counted in this
+ * process instead, in the same fixed window, counting on from the last count the store gave for the key
+ * (KnownWindows): signing goes on, each instance then limits on its own, and a store that flaps does not
+ * hand out a fresh allowance. The first failure and the recovery are logged.
  */
 export class SharedRateLimiter {
-  private readonly fallback: RateLimiter;
+  private readonly windows: KnownWindows;
   private storeDown = false;
 
   constructor(
     private readonly counter: RequestRateCounter,
-    perMinute: number,
+    private readonly perMinute: number,
     private readonly watch: SharedLimitWatch,
     private readonly store: string,
+    private readonly clock: Clock = { now: () => new Date() },
   ) {
-    this.fallback = new RateLimiter(perMinute);
+    this.windows = new KnownWindows(perMinute, 60_000);
   }
 
   async take(key: string): Promise<void> {
-    let waitMs: number;
+    let count: RequestCount;
     try {
-      waitMs = await this.counter.consume(key);
+      count = await this.counter.consume(key);
     } catch (error) {
-      this.watch.storeFailed?.();
       if (!this.storeDown) {
         this.storeDown = true;
         const err = error instanceof Error ? error.message : String(error);
         this.watch.logger.warn({ store: this.store, err }, 'the shared rate-limit store did not answer: API keys are limited per instance until it does');
       }
-      return this.fallback.take(key);
+      return refuseAfter(this.windows.take(key, this.clock.now().getTime()));
     }
     if (this.storeDown) {
       this.storeDown = false;
       this.watch.logger.info({ store: this.store }, 'the shared rate-limit store answers again: API keys are limited across instances');
     }
-    if (waitMs > 0) throw new RateLimitedError(Math.max(1, Math.ceil(waitMs / 1000)));
+    const now = this.clock.now().getTime();
+    this.windows.remember(key, count.counted, now + count.windowEndsInMs, now);
+    if (count.counted > this.perMinute) refuseAfter(count.windowEndsInMs);
   }
+}
+
+/** Nothing when `waitMs` is 0; else RateLimitedError with the seconds to wait, rounded up. */
+function refuseAfter(waitMs: number): void {
+  if (waitMs > 0) throw new RateLimitedError(Math.max(1, Math.ceil(waitMs / 1000)));
 }
 
 /** What the per-address guard needs from the HTTP dependencies. */

@@ -81,6 +81,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
             observeRateLimited: () => metrics.observeRateLimited(),
             observeAddressRateLimited: () => metrics.observeAddressRateLimited(),
             observeRateLimitStoreFailed: () => metrics.observeRateLimitStoreFailed(),
+            observeRateLimitStoreSkipped: (seconds: number) => metrics.observeRateLimitStoreSkipped(seconds),
           }
         : metrics,
       rateLimitPerMinute: config.rateLimitPerMinute,

@@ -6,7 +6,11 @@ import type { JsonBounds } from '../http/json-shape.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/caller.js';
 import { RateLimiter, SharedRateLimiter } from '../http/rate-limits.js';
 import { redisRequestRates, type RedisClientLike } from '../rate-limit/redis.request-rates.js';
+import { skipFailingStore } from '../rate-limit/store-breaker.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import type { RequestRateCounter } from '../../src/ports/request-rate-store.port.js';
 import type { Vault } from './create-vault.js';
+import { TOKENS } from './tokens.js';
 import { USE_CASES } from './use-cases.js';
 import { checkOptions, port, VaultOptionsError, type VaultLogger } from './vault-options.js';
 
@@ -20,8 +24,10 @@ export interface VaultRouterOptions {
    * Where `rateLimitPerMinute` is counted. `'database'`: in the vault's PostgreSQL database, one limit for
    * every instance on it (the default there); `'process'`: in memory, each instance its own limit (the
    * default with SQLite); `{ redis }`: in Redis, through an ioredis client of yours (you close it), under
-   * `keyPrefix` (default `wallet-vault:rate`). A store that fails a count: the request is counted in
-   * this process instead (logged, and counted by `metrics.observeRateLimitStoreFailed`).
+   * `keyPrefix` (default `wallet-vault:rate`). A store that fails a count or takes over 250 ms: the
+   * request is counted in this process instead, from the key's last count in the store, and the store is
+   * skipped for 5 s (logged; counted by `metrics.observeRateLimitStoreFailed` and
+   * `observeRateLimitStoreSkipped`).
    */
   readonly rateLimitStore?: 'process' | 'database' | { readonly redis: RedisClientLike; readonly keyPrefix?: string };
   /** Shape limits on Sign's `args` and `abi` (default: depth 16, 10 000 items, 131 072 characters). */
@@ -152,14 +158,25 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
 function apiKeyRateLimiter(vault: Vault, options: VaultRouterOptions, perMinute: number): HttpDeps['rateLimiter'] {
   const choice = options.rateLimitStore ?? (vault.requestRates ? 'database' : 'process');
   if (choice === 'process') return new RateLimiter(perMinute);
-  const watch = {
-    logger: options.logger ?? SILENT,
-    storeFailed: () => options.metrics?.observeRateLimitStoreFailed?.(),
-  };
+  const logger = options.logger ?? SILENT;
+  const clock = vault.container.get<Clock>(TOKENS.CLOCK);
   const limit = { points: perMinute, windowSeconds: 60 };
+  // A failing store is skipped for a while rather than waited on by every request (store-breaker.ts).
+  const shared = (counter: RequestRateCounter, store: string) =>
+    new SharedRateLimiter(
+      skipFailingStore(counter, {
+        clock,
+        failed: () => options.metrics?.observeRateLimitStoreFailed?.(),
+        skipped: (seconds) => options.metrics?.observeRateLimitStoreSkipped?.(seconds),
+      }),
+      perMinute,
+      { logger },
+      store,
+      clock,
+    );
   if (choice === 'database') {
     if (!vault.requestRates) throw new VaultOptionsError("vaultRouter: rateLimitStore: 'database' needs a vault on PostgreSQL (SQLite counts in process)");
-    return new SharedRateLimiter(vault.requestRates.counter(limit), perMinute, watch, 'database');
+    return shared(vault.requestRates.counter(limit), 'database');
   }
-  return new SharedRateLimiter(redisRequestRates(choice.redis, choice.keyPrefix).counter(limit), perMinute, watch, 'redis');
+  return shared(redisRequestRates(choice.redis, choice.keyPrefix).counter(limit), 'redis');
 }

@@ -30,6 +30,7 @@ export class PrometheusMetrics {
   private readonly authRefused: Counter<'reason'>;
   private readonly addressLimited: Counter;
   private readonly rateLimitStoreFailed: Counter;
+  private readonly rateLimitStoreSkipped: Counter;
   private readonly webhookDeliveries: Counter<'outcome'>;
   private readonly webhookFailing: Gauge;
   private readonly webhookOldestFailure: Gauge;
@@ -86,7 +87,12 @@ export class PrometheusMetrics {
     this.rateLimited = new Counter({ name: 'wallet_vault_rate_limited_total', help: 'Requests refused by the per-API-key rate limit.', registers });
     this.rateLimitStoreFailed = new Counter({
       name: 'wallet_vault_rate_limit_store_failures_total',
-      help: 'Requests the shared rate-limit store (PostgreSQL, Redis) failed to count; each was counted by this instance alone.',
+      help: 'Counts the shared rate-limit store (PostgreSQL, Redis) failed or did not answer within 250 ms; each request was counted by this instance alone, and the store skipped for 5 s.',
+      registers,
+    });
+    this.rateLimitStoreSkipped = new Counter({
+      name: 'wallet_vault_rate_limit_store_skipped_seconds_total',
+      help: 'Seconds the shared rate-limit store was skipped after failing: requests meanwhile were counted by this instance alone, from the last counts the store gave.',
       registers,
     });
     this.authRefused = new Counter({
@@ -166,6 +172,10 @@ export class PrometheusMetrics {
 
   observeRateLimitStoreFailed(): void {
     this.rateLimitStoreFailed.inc();
+  }
+
+  observeRateLimitStoreSkipped(seconds: number): void {
+    this.rateLimitStoreSkipped.inc(seconds);
   }
 
   /** The text exposition format and its content type. */

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RateLimitedError, RateLimiter, SharedRateLimiter, takeRateLimit } from '../../adapters/http/rate-limits.js';
 import { ConfigError, loadConfig } from '../../adapters/main/config.js';
 import { redisRequestRates } from '../../adapters/rate-limit/redis.request-rates.js';
+import { skipFailingStore } from '../../adapters/rate-limit/store-breaker.js';
+import { FixedClock, MovableClock } from '../support/movable-clock.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
 import { startTestServer } from '../support/test-server.js';
@@ -110,14 +112,25 @@ describeEachBackend(
 );
 
 describe('when the shared store fails', () => {
-  it('each instance counts the key in process instead (the same per-minute size), logs the outage once and counts every failure', async () => {
+  it('each instance counts the key in process instead (the same per-minute size), logs the outage once, and asks the store no more until its skip ends', async () => {
     // Nothing listens on port 1; no offline queue: each count fails at once.
     const down = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
     down.on('error', () => undefined);
     const warnings: object[] = [];
     let failures = 0;
-    const watch = { logger: { info() {}, warn: (o: object) => warnings.push(o) }, storeFailed: () => failures++ };
-    const instances = [0, 1].map(() => new SharedRateLimiter(redisRequestRates(down, 'down').counter({ points: 3, windowSeconds: 60 }), 3, watch, 'redis'));
+    // Standing still: the 5 s skip never ends during the test.
+    const clock = new FixedClock(new Date('2026-01-01T00:00:00Z'));
+    const watch = { logger: { info() {}, warn: (o: object) => warnings.push(o) } };
+    const instances = [0, 1].map(
+      () =>
+        new SharedRateLimiter(
+          skipFailingStore(redisRequestRates(down, 'down').counter({ points: 3, windowSeconds: 60 }), { clock, failed: () => failures++ }),
+          3,
+          watch,
+          'redis',
+          clock,
+        ),
+    );
     const outcomes: string[] = [];
     for (let i = 0; i < 10; i++) {
       await instances[i % 2]!.take('key').then(
@@ -127,15 +140,19 @@ describe('when the shared store fails', () => {
     }
     // Three per instance, as without a shared store: the outage costs the shared bound, not signing.
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(6);
-    expect(outcomes.filter((o) => o.startsWith('429 after '))).toHaveLength(4);
-    expect(failures).toBe(10);
+    expect(outcomes.filter((o) => o.startsWith('429 after '))).toEqual(Array(4).fill('429 after 60 s'));
+    // One failed count per instance; the eight requests after it did not ask the store.
+    expect(failures).toBe(2);
     expect(warnings).toEqual([expect.objectContaining({ store: 'redis' }), expect.objectContaining({ store: 'redis' })]);
     down.disconnect();
   });
 
-  it('a server whose Redis is down starts, answers, limits each key in process and counts every failure in its metrics', async () => {
-    // Port 1: nothing listens. The start waits VAULT_OUTBOUND_TIMEOUT_MS for Redis, then serves.
-    const s = await startTestServer({ env: { VAULT_REDIS_URL: 'redis://127.0.0.1:1', VAULT_OUTBOUND_TIMEOUT_MS: '300', VAULT_RATE_LIMIT_PER_MINUTE: '3' } });
+  it('a server whose Redis is down starts, answers, limits each key in process and counts the failure in its metrics', async () => {
+    // Port 1: nothing listens. The start waits VAULT_OUTBOUND_TIMEOUT_MS for Redis, then serves. The
+    // clock stands still, so the store stays skipped after the first failure.
+    const clock = new MovableClock();
+    clock.freeze();
+    const s = await startTestServer({ clock, env: { VAULT_REDIS_URL: 'redis://127.0.0.1:1', VAULT_OUTBOUND_TIMEOUT_MS: '300', VAULT_RATE_LIMIT_PER_MINUTE: '3' } });
     try {
       const vaultId = (await s.createVault({ name: 'redis down' })).id;
       const api = client(s.url, (await s.createApiKey(vaultId)).apiKey);
@@ -143,16 +160,44 @@ describe('when the shared store fails', () => {
       for (let i = 0; i < 5; i++) statuses.push((await api.get(`/api/v1/vaults/${vaultId}/status`)).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
       const metrics = (await client(s.url).get('/metrics')).body as string;
-      expect(metrics).toMatch(/^wallet_vault_rate_limit_store_failures_total 5$/m);
+      expect(metrics).toMatch(/^wallet_vault_rate_limit_store_failures_total 1$/m);
+      expect(metrics).toMatch(/^wallet_vault_rate_limit_store_skipped_seconds_total 0$/m);
       expect(metrics).toMatch(/^wallet_vault_rate_limited_total 2$/m);
     } finally {
       await s.stop();
     }
   });
 
+  it('a real Redis that fails mid-window: the instance refuses at the limit counting from the last count Redis gave, not from zero', async () => {
+    const redis = new Redis(REDIS_URL);
+    const keyPrefix = `wallet-vault-test:${randomBytes(6).toString('hex')}`;
+    try {
+      const counts = redisRequestRates(redis, keyPrefix).counter({ points: 5, windowSeconds: 60 });
+      let redisDown = false;
+      const flapping = { consume: (key: string) => (redisDown ? Promise.reject(new Error('connection reset')) : counts.consume(key)) };
+      const clock = new FixedClock(new Date('2026-01-01T00:00:00Z'));
+      const limiter = new SharedRateLimiter(skipFailingStore(flapping, { clock }), 5, { logger: { info() {}, warn() {} } }, 'redis', clock);
+      const outcomes: string[] = [];
+      const take = () =>
+        limiter.take('key').then(
+          () => outcomes.push('ok'),
+          (error: unknown) => outcomes.push(error instanceof RateLimitedError ? '429' : String(error)),
+        );
+      for (let i = 0; i < 3; i++) await take();
+      redisDown = true;
+      for (let i = 0; i < 4; i++) await take();
+      // Before: the fallback started from zero and answered all four (3 + 4 > 5).
+      expect(outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', '429', '429']);
+      expect(Number(await redis.get(`${keyPrefix}:key`))).toBe(3);
+    } finally {
+      await redis.del(`${keyPrefix}:key`);
+      await redis.quit();
+    }
+  });
+
   it('a store that answers again is used again, and the recovery is logged', async () => {
     let up = false;
-    const counter = { consume: async () => (up ? 0 : Promise.reject(new Error('down'))) };
+    const counter = { consume: async () => (up ? { counted: 1, windowEndsInMs: 60_000 } : Promise.reject(new Error('down'))) };
     const lines: string[] = [];
     const limiter = new SharedRateLimiter(counter, 100, { logger: { info: (_o, m) => lines.push(`info ${m}`), warn: (_o, m) => lines.push(`warn ${m}`) } }, 'database');
     await limiter.take('k');
@@ -166,7 +211,7 @@ describe('when the shared store fails', () => {
   });
 
   it('a refusal by the store is 429 with the seconds left in the window, rounded up', async () => {
-    const limiter = new SharedRateLimiter({ consume: async () => 1500 }, 10, { logger: { info() {}, warn() {} } }, 'database');
+    const limiter = new SharedRateLimiter({ consume: async () => ({ counted: 11, windowEndsInMs: 1500 }) }, 10, { logger: { info() {}, warn() {} } }, 'database');
     await expect(limiter.take('k')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 2 });
   });
 });
