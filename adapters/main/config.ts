@@ -95,6 +95,8 @@ export interface AppConfig {
   readonly database: DatabaseSettings | undefined;
   /** Requests per minute per API key, per instance; undefined: no limit. */
   readonly rateLimitPerMinute: number | undefined;
+  /** Longest wait for one count by the shared rate-limit store before it is skipped (VAULT_RATE_LIMIT_STORE_TIMEOUT_MS). */
+  readonly rateLimitStoreTimeoutMs: number;
   /**
    * Where the per-API-key limit is counted (VAULT_RATE_LIMIT_STORE): the PostgreSQL database or Redis,
    * shared by every instance, or each process in memory. Default: redis with VAULT_REDIS_URL, database
@@ -171,6 +173,7 @@ const schema = z.object({
   VAULT_DATABASE_QUERY_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   VAULT_DATABASE_SCHEMA: z.string().refine(isSchemaName, SCHEMA_NAME_RULE).optional(),
   VAULT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
+  VAULT_RATE_LIMIT_STORE_TIMEOUT_MS: integer(10, 60_000).default(250),
   VAULT_RATE_LIMIT_STORE: z.enum(['process', 'database', 'redis']).optional(),
   VAULT_REDIS_URL: z
     .string()
@@ -314,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             schema: e.VAULT_DATABASE_SCHEMA,
           },
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    rateLimitStoreTimeoutMs: e.VAULT_RATE_LIMIT_STORE_TIMEOUT_MS,
     rateLimitStore,
     redisUrl: e.VAULT_REDIS_URL,
     addressRateLimitPerMinute: e.VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE,

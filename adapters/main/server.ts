@@ -85,6 +85,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
           }
         : metrics,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      rateLimitStoreTimeoutMs: config.rateLimitStoreTimeoutMs,
       // SQLite: in process (the configuration refused any other store for it).
       rateLimitStore: redis ? { redis } : config.rateLimitStore === 'database' ? 'database' : 'process',
       addressRateLimitPerMinute: config.addressRateLimitPerMinute,

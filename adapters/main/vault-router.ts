@@ -30,6 +30,8 @@ export interface VaultRouterOptions {
    * `observeRateLimitStoreSkipped`).
    */
   readonly rateLimitStore?: 'process' | 'database' | { readonly redis: RedisClientLike; readonly keyPrefix?: string };
+  /** Longest wait for one count by the shared store before it is skipped (ms, default 250). */
+  readonly rateLimitStoreTimeoutMs?: number;
   /** Shape limits on Sign's `args` and `abi` (default: depth 16, 10 000 items, 131 072 characters). */
   readonly argsBounds?: JsonBounds;
   /** Serve `GET /healthz` and `GET /readyz` under the mount point (default false). */
@@ -69,6 +71,7 @@ const argsBoundsSchema: z.ZodType<JsonBounds> = z.strictObject({ maxDepth: count
 const optionsSchema = z.strictObject({
   bodyLimitBytes: count.optional(),
   rateLimitPerMinute: count.optional(),
+  rateLimitStoreTimeoutMs: count.optional(),
   rateLimitStore: z
     .union([
       z.literal(['process', 'database']),
@@ -166,6 +169,7 @@ function apiKeyRateLimiter(vault: Vault, options: VaultRouterOptions, perMinute:
     new SharedRateLimiter(
       skipFailingStore(counter, {
         clock,
+        ...(options.rateLimitStoreTimeoutMs === undefined ? {} : { callTimeoutMs: options.rateLimitStoreTimeoutMs }),
         failed: () => options.metrics?.observeRateLimitStoreFailed?.(),
         skipped: (seconds) => options.metrics?.observeRateLimitStoreSkipped?.(seconds),
       }),

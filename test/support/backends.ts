@@ -52,6 +52,8 @@ export interface TargetOptions {
    * with a client of the shell's own, under `keyPrefix`: the standalone server's is its default).
    */
   readonly rateLimitRedis?: { readonly url: string; readonly keyPrefix: string };
+  /** VAULT_RATE_LIMIT_STORE_TIMEOUT_MS; vaultRouter's `rateLimitStoreTimeoutMs`. */
+  readonly rateLimitStoreTimeoutMs?: number;
 }
 
 /** A fresh vault of a target, one API key for it and a client that sends it. */
@@ -119,6 +121,7 @@ const standalone: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
   if (options.trustedProxies) env.VAULT_TRUSTED_PROXIES = options.trustedProxies.join(',');
   if (options.rateLimitPerMinute) env.VAULT_RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
   if (options.rateLimitRedis) env.VAULT_REDIS_URL = options.rateLimitRedis.url;
+  if (options.rateLimitStoreTimeoutMs) env.VAULT_RATE_LIMIT_STORE_TIMEOUT_MS = String(options.rateLimitStoreTimeoutMs);
   const s = await startTestServer({ env, dataDir, clock });
   return { url: s.url, vault: s.server.vault, purgeNow: () => s.server.purgeNow(), stop: () => s.stop({ keepData: true }) };
 };
@@ -147,6 +150,7 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
       health: true,
       ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
       ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+      ...(options.rateLimitStoreTimeoutMs ? { rateLimitStoreTimeoutMs: options.rateLimitStoreTimeoutMs } : {}),
       ...(redis ? { rateLimitStore: { redis, keyPrefix: options.rateLimitRedis!.keyPrefix } } : {}),
     }),
   );
