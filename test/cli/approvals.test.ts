@@ -44,7 +44,7 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     expect(shown.stdout).toContain('approval   a1: 2 approvals of group treasury, for chains local, expires after 1d');
 
     const admin = await key('--roles', 'admin');
-    const signer = await key('--roles', 'signer,approver');
+    const signer = await key('--roles', 'signer,approver', '--allow-signer-approver');
     const [one, two] = [await key('--roles', 'approver', '--group', 'treasury'), await key('--roles', 'approver', '--group', 'treasury')];
     const outsider = await key('--roles', 'approver');
     // A group on a key that cannot vote says nothing: refused.

@@ -33,7 +33,8 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     const { vaultId, api, base } = await s.vaultWithKey(name);
     const signer: string = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
     const keyWith = async (roles: ApiKeyRole[], group?: string) => {
-      const { apiKey, record } = await s.vault.manageVaults.createApiKey(vaultId, { roles, ...(group ? { group } : {}) });
+      // allowSignerApprover: the requester below holds both on purpose; approver keys alone need no flag.
+      const { apiKey, record } = await s.vault.manageVaults.createApiKey(vaultId, { roles, ...(group ? { group } : {}), allowSignerApprover: true });
       return { api: client(s.url, apiKey), id: record.id };
     };
     // The requester also holds the approver role: it still may never vote on its own request.
