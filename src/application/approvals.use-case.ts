@@ -76,7 +76,9 @@ export interface VoteCommand {
 /**
  * A vote of an approver key (the route checks the role). Refused: the requester's own key (always), a key
  * outside the rule's group, a second vote of a key, a vote on a decided or expired approval. One reject
- * ends the request. The approve that completes the quorum releases the signature (SignCall.release), and
+ * ends the request. The quorum counts only votes of keys still unrevoked approvers of the group, as the
+ * store counts them at each read and again in the claim (a key revoked after voting withdraws its vote).
+ * The approve that completes the quorum releases the signature (SignCall.release), and
  * only one caller releases it, whatever the concurrency: the release is claimed by a conditional update.
  * A release that fails (the chain's RPC, the key store, a limit) leaves the approval pending with its
  * votes; any later approve call, also by a key that already voted, retries it.

@@ -213,6 +213,40 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     expect(await signatures(v.vaultId)).toEqual([]);
   });
 
+  it('a vote of an approver key revoked after voting counts for nothing: the quorum waits for another valid approver', async () => {
+    const v = await aHeldVault('revoked approver');
+    const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
+    expect((await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data).toMatchObject({ approvals: 1 });
+    await s.vault.manageVaults.revokeApiKey(v.approvers[0]!.id);
+    // Two approve votes cast, one of a key revoked since: one counts, nothing is signed.
+    const second = await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(second.status).toBe(200);
+    expect(second.body.data).toMatchObject({ status: 'pending', approvals: 1, result: null });
+    expect(second.body.data.votes).toHaveLength(2);
+    expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 1 });
+    expect(await signatures(v.vaultId)).toEqual([]);
+    const third = await v.approvers[2]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(third.body.data).toMatchObject({ status: 'approved', approvals: 2 });
+    expect((await signatures(v.vaultId)).map((r) => r.subject)).toEqual([third.body.data.result.submissionHash]);
+  });
+
+  it('two approvers voted (the release failed), one is revoked: the retry signs nothing until another valid approver votes', async () => {
+    const v = await aHeldVault('revoked before the retry', { bound: true });
+    await policies.addLimit(v.vaultId, { each: 'wallet', maxSigns: 1, per: '1h' });
+    expect((await v.requester.api.post(`${v.base}/sign`, v.body('1'))).status).toBe(200);
+    const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
+    await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect((await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`)).body.code).toBe('SIGN_LIMIT_REACHED');
+    await s.vault.manageVaults.revokeApiKey(v.approvers[1]!.id);
+    s.clock.advance(3_600_000);
+    // The limit has room again, but the quorum is one valid vote short: the retry is a second vote, refused.
+    expect((await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.code).toBe('APPROVAL_ALREADY_VOTED');
+    expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 1, result: null });
+    const third = await v.approvers[2]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(third.body.data).toMatchObject({ status: 'approved', approvals: 2 });
+    expect((await signatures(v.vaultId)).map((r) => r.subject)).toContain(third.body.data.result.submissionHash);
+  });
+
   it('an argument bound holds only signs past it; below it the sign goes through at once', async () => {
     const v = await aHeldVault('bound', { bound: true });
     expect((await v.requester.api.post(`${v.base}/sign`, v.body('10000'))).status).toBe(200);
