@@ -213,13 +213,18 @@ export class ExpireApprovals {
 
 /** One argument of the held request, as parsed against its ABI item. */
 export interface DecodedArgument {
+  /**
+   * `args[0]`, `args[1]`, ...: by position, never the parameter name of the requester's ABI item. The
+   * requester chooses those names freely (the selector hashes only types), so an `amount` named
+   * `harmlessFee` would tell approvers what the requester wants them to read (issue 34).
+   */
   readonly name: string;
   readonly type: string;
   /** Integers as decimal strings, addresses EIP-55, bytes lower-case hex, tuples and arrays as arrays. */
   readonly value: unknown;
 }
 
-/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded. */
+/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded (by position). */
 export interface ApprovalRequestView {
   readonly chain: string;
   readonly contract: string;
@@ -244,7 +249,7 @@ export function describeApprovalRequest(approval: Approval): ApprovalRequestView
     ...(fields.signer === undefined ? {} : { signer: fields.signer }),
     function: fn.signature,
     selector: fn.selector,
-    arguments: fn.argParams.map((param, i) => ({ name: param.name, type: param.type, value: shown(values[i]!) })),
+    arguments: fn.argParams.map((param, i) => ({ name: `args[${i}]`, type: param.type, value: shown(values[i]!) })),
   };
 }
 

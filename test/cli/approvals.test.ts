@@ -85,6 +85,9 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     const text = await runCli(['approvals', 'show', id, '--vault', vaultId], { ...env, WALLET_VAULT_API_KEY: one.apiKey });
     expect(text.stdout).toContain(`approve by api-key:${one.id}`);
     expect(text.stdout).toContain(`signed: submissionHash ${approved.result.submissionHash}`);
+    // By position, never the requester's ABI names (to, amount).
+    expect(text.stdout).toContain('  args[1] (uint256) = "1000"');
+    expect(text.stdout).not.toMatch(/amount|\bto \(/);
 
     // The operator removes the rule: policies show lists none, and the change is on record.
     const removed = await cliJson<{ removed: number; policy: unknown }>(['policies', 'approvals', 'remove', '--vault', vaultId, '--id', 'a1'], env);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { client } from '../support/http-client.js';
-import { localSignBody, MINT_TO } from '../support/sign-request.js';
+import { localSignBody, MINT_ABI, MINT_TO } from '../support/sign-request.js';
 import { describeEachBackend, itOn, type Target } from '../support/backends.js';
 
 const MINT_TEXT = 'mint(address to, uint256 amount, (bytes32,bytes32,bytes32,uint8) sig)';
@@ -66,8 +66,8 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
       contract: CONTRACT,
       function: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))',
       arguments: [
-        { name: 'to', type: 'address', value: MINTED_TO },
-        { name: 'amount', type: 'uint256', value: '20000' },
+        { name: 'args[0]', type: 'address', value: MINTED_TO },
+        { name: 'args[1]', type: 'uint256', value: '20000' },
       ],
     });
     expect(await signatures(v.vaultId)).toEqual([]);
@@ -115,6 +115,27 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
       ['approval.decided', 'approved'],
     ]);
     expect((await s.vault.verifyAuditChain.execute()).ok).toBe(true);
+  });
+
+  it('approvers see arguments by position, never the names the requester gave them (amount named harmlessFee)', async () => {
+    const v = await aHeldVault('requester names');
+    // Same types, same selector: the names are the requester's to choose.
+    const [to, amount, sig] = MINT_ABI.inputs;
+    const abi = { ...MINT_ABI, inputs: [{ ...to, name: 'yourOwnTreasury' }, { ...amount, name: 'harmlessFee' }, sig] };
+    const held = await v.requester.api.post(`${v.base}/sign`, { ...v.body(), abi });
+    expect(held.status).toBe(202);
+    const id = held.body.data.approval.id;
+    const expected = [
+      { name: 'args[0]', type: 'address', value: MINTED_TO },
+      { name: 'args[1]', type: 'uint256', value: '20000' },
+    ];
+    expect(held.body.data.approval.request.arguments).toEqual(expected);
+    expect((await v.approvers[0]!.api.get(`${v.base}/approvals/${id}`)).body.data.request.arguments).toEqual(expected);
+    const listed = (await v.approvers[0]!.api.get(`${v.base}/approvals?status=pending`)).body.data;
+    expect(listed.page.find((a: { id: string }) => a.id === id).request.arguments).toEqual(expected);
+    expect(JSON.stringify(listed)).not.toMatch(/harmlessFee|yourOwnTreasury/);
+    const records = (await trailOf(v.vaultId)).filter((r) => r.subject === id);
+    expect(JSON.stringify(records)).not.toMatch(/harmlessFee|yourOwnTreasury/);
   });
 
   it('a key without the approver role cannot vote; a key outside the rule\'s group neither', async () => {
