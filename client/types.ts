@@ -103,6 +103,7 @@ export interface Approval {
     readonly signer?: Hex;
     readonly function: string;
     readonly selector: Hex;
+    /** `name` is `args[0]`, `args[1]`, ...: by position, never the names of the requester's ABI item. */
     readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
   };
   readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string }[];

@@ -112,7 +112,7 @@ async function printApproval(approval: Approval, json: boolean): Promise<void> {
       describeApproval(approval),
       `  requested by ${view.requester} at ${view.created} (rule ${view.rule})`,
       `  sender ${view.request.sender}`,
-      ...view.request.arguments.map((a) => `  ${a.name || '(unnamed)'} (${a.type}) = ${JSON.stringify(a.value)}`),
+      ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`),
       ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}`),
       ...(view.result ? [`  signed: submissionHash ${view.result.submissionHash}`] : []),
     ].join('\n'),

@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { API_KEY_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../../src/domain/api-key-access.js';
+import { API_KEY_ROLES, checkApproverSeparation, DEFAULT_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../../src/domain/api-key-access.js';
 import { isDomainError } from '../../src/domain/errors.js';
 import type { ApiKeyRecord } from '../../src/domain/vault.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
@@ -82,13 +82,22 @@ apiKeys
   .description('create an API key for a vault and print it once')
   .requiredOption('--vault <vaultId>', 'vault the key belongs to')
   // Parsed as options are, before the store is opened: a typo is a usage error (exit 2) that touches nothing.
-  .option('--roles <roles>', `what the key may do, comma-separated: ${API_KEY_ROLES.join(', ')} (default: all)`, usageOf(parseRoles))
+  .option('--roles <roles>', `what the key may do, comma-separated: ${API_KEY_ROLES.join(', ')} (default: ${DEFAULT_ROLES.join(',')}, every role but approver)`, usageOf(parseRoles))
+  .option('--allow-signer-approver', 'let one key hold approver with signer or admin (refused otherwise: approvers get keys of their own)')
   .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)', usageOf(parseCidrs))
   .option('--group <group>', 'the approver group of an approver key: approval rules naming it count only its keys\' votes')
   .option('--json', 'print JSON')
-  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; json?: boolean }) => {
+  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; allowSignerApprover?: boolean; json?: boolean }) => {
+    // A usage error (exit 2), as a bad --roles is, before the store is opened.
+    try {
+      checkApproverSeparation(o.roles ?? [], o.allowSignerApprover === true);
+    } catch (error) {
+      if (isDomainError(error)) fail(error.message, EXIT.USAGE, 'USAGE');
+      throw error;
+    }
     const access = {
       ...(o.roles === undefined ? {} : { roles: o.roles }),
+      ...(o.allowSignerApprover === true ? { allowSignerApprover: true } : {}),
       ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }),
       ...(o.group === undefined ? {} : { group: o.group }),
     };

@@ -85,7 +85,7 @@ export const approvalSchema = z
         function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
         selector: z.string().regex(/^0x[0-9a-f]{8}$/),
         arguments: z
-          .array(z.object({ name: z.string(), type: z.string(), value: z.unknown() }))
+          .array(z.object({ name: z.string().meta({ description: '`args[0]`, `args[1]`, ...: by position, never the parameter names of the ABI item the requester sent.' }), type: z.string(), value: z.unknown() }))
           .meta({ description: 'The arguments as parsed against the ABI item: integers as decimal strings, addresses EIP-55, tuples and arrays as arrays.' }),
       })
       .meta({ description: 'What is asked, exactly as the Sign request gave it (what is approved is what is signed).' }),

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../src/domain/approval.js';
+import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
+import type { ApiKeyStore } from '../../src/ports/api-key-store.port.js';
 import type { ApprovalStore, NewApproval } from '../../src/ports/approval-store.port.js';
 import type { AuditEvent, AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';
@@ -14,6 +16,8 @@ export interface ApprovalStoreFixture {
   readonly auditLog: AuditLog;
   /** A stored vault (approvals name their vault). */
   newVault(): Promise<string>;
+  /** The API keys on the same storage: only votes of keys still valid approvers count (issue 34). */
+  readonly apiKeys: Pick<ApiKeyStore, 'insertApiKey' | 'revokeApiKey'>;
   cleanup(): Promise<void>;
 }
 
@@ -59,6 +63,13 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
     afterAll(async () => {
       await f?.cleanup();
     });
+    /** A stored key of the vault (an approver key unless `roles` says otherwise), its id. */
+    const approver = async (vaultId: string, o: { roles?: readonly ApiKeyRole[]; group?: string } = {}) => {
+      const id = randomBytes(8).toString('hex');
+      const roles = o.roles ?? ['approver'];
+      await f.apiKeys.insertApiKey({ id, vaultId, secretHash: randomBytes(32).toString('hex'), created: at(0), revoked: null, roles, allowCidrs: null, ...(o.group ? { group: o.group } : {}) });
+      return id;
+    };
     const actions = async (vaultId: string) => (await f.auditLog.list({ afterSeq: 0, limit: 1000, vaultId })).map((r) => [r.action, r.subject]);
 
     it('stores an approval with its approval.requested record, and finds it by id and by idempotency key, in its vault only', async () => {
@@ -80,20 +91,21 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
     it('counts one vote per key; a reject ends it; a vote after the end or the expiry is refused and not kept', async () => {
       const [store] = f.stores;
       const vaultId = await f.newVault();
+      const [k1, k2, k3] = [await approver(vaultId), await approver(vaultId), await approver(vaultId)];
       const a = anApproval(vaultId, { required: 3 });
       await store.create(a, event('approval.requested', a));
       const voted = (approval: Approval) => [event('approval.voted', approval, { approvals: approval.approvals })];
-      const first = await store.vote(vaultId, a.id, { apiKeyId: 'k1', vote: 'approve', at: at(1000) }, voted);
-      expect(first).toMatchObject({ kind: 'recorded', approval: { approvals: 1, status: 'pending', votes: [{ apiKeyId: 'k1', vote: 'approve', at: at(1000) }] } });
-      expect(await store.vote(vaultId, a.id, { apiKeyId: 'k1', vote: 'approve', at: at(2000) }, voted)).toEqual({ kind: 'already-voted' });
-      expect(await store.vote(vaultId, a.id, { apiKeyId: 'k1', vote: 'reject', at: at(2000) }, voted)).toEqual({ kind: 'already-voted' });
-      const rejected = await store.vote(vaultId, a.id, { apiKeyId: 'k2', vote: 'reject', at: at(3000) }, (x) => [...voted(x), event('approval.decided', x, { status: x.status })]);
+      const first = await store.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, voted);
+      expect(first).toMatchObject({ kind: 'recorded', approval: { approvals: 1, status: 'pending', votes: [{ apiKeyId: k1, vote: 'approve', at: at(1000) }] } });
+      expect(await store.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(2000) }, voted)).toEqual({ kind: 'already-voted' });
+      expect(await store.vote(vaultId, a.id, { apiKeyId: k1, vote: 'reject', at: at(2000) }, voted)).toEqual({ kind: 'already-voted' });
+      const rejected = await store.vote(vaultId, a.id, { apiKeyId: k2, vote: 'reject', at: at(3000) }, (x) => [...voted(x), event('approval.decided', x, { status: x.status })]);
       expect(rejected).toMatchObject({ kind: 'recorded', approval: { approvals: 1, status: 'rejected', decided: at(3000) } });
-      expect(await store.vote(vaultId, a.id, { apiKeyId: 'k3', vote: 'approve', at: at(4000) }, voted)).toEqual({ kind: 'closed' });
-      expect((await store.find(vaultId, a.id))!.votes.map((v) => v.apiKeyId)).toEqual(['k1', 'k2']);
+      expect(await store.vote(vaultId, a.id, { apiKeyId: k3, vote: 'approve', at: at(4000) }, voted)).toEqual({ kind: 'closed' });
+      expect((await store.find(vaultId, a.id))!.votes.map((v) => v.apiKeyId)).toEqual([k1, k2]);
       const late = anApproval(vaultId, { expires: at(HOUR) });
       await store.create(late, event('approval.requested', late));
-      expect(await store.vote(vaultId, late.id, { apiKeyId: 'k1', vote: 'approve', at: at(HOUR) }, voted)).toEqual({ kind: 'closed' });
+      expect(await store.vote(vaultId, late.id, { apiKeyId: k1, vote: 'approve', at: at(HOUR) }, voted)).toEqual({ kind: 'closed' });
       expect((await store.find(vaultId, late.id))!.votes).toEqual([]);
       expect((await actions(vaultId)).map(([action]) => action)).toEqual([
         'approval.requested',
@@ -108,19 +120,61 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
       const vaultId = await f.newVault();
       const a = anApproval(vaultId, { required: 10 });
       await f.stores[0].create(a, event('approval.requested', a));
-      const keys = Array.from({ length: 8 }, (_, i) => `key${i}`);
+      const keys = await Promise.all(Array.from({ length: 8 }, () => approver(vaultId)));
       await Promise.all(keys.map((k, i) => f.stores[i % 2]!.vote(vaultId, a.id, { apiKeyId: k, vote: 'approve', at: at(1000 + i) }, (x) => [event('approval.voted', x)])));
       expect((await f.stores[0].find(vaultId, a.id))!.approvals).toBe(8);
     });
 
+    it('counts, at every read and at the claim, only approve votes of keys still unrevoked, still approvers, of the group: a vote of a key revoked after voting counts for nothing', async () => {
+      const [store] = f.stores;
+      const vaultId = await f.newVault();
+      const treasury = () => approver(vaultId, { group: 'treasury' });
+      const [k1, k2, k3] = [await treasury(), await treasury(), await treasury()];
+      const signer = await approver(vaultId, { roles: ['signer', 'reader'], group: 'treasury' });
+      const elsewhere = await approver(vaultId, { group: 'ops' });
+      const noGroup = await approver(vaultId);
+      const otherVault = await approver(await f.newVault(), { group: 'treasury' });
+      const a = anApproval(vaultId, { required: 2, group: 'treasury' });
+      await store.create(a, event('approval.requested', a));
+      const vote = (apiKeyId: string, ms: number) => store.vote(vaultId, a.id, { apiKeyId, vote: 'approve', at: at(ms) }, (x) => [event('approval.voted', x)]);
+      // Keys the store cannot count (whatever the use case checked before them): no quorum, no claim.
+      for (const [i, k] of [signer, elsewhere, noGroup, otherVault].entries()) expect(await vote(k, 1000 + i)).toMatchObject({ approval: { approvals: 0 } });
+      expect(await store.claimRelease(vaultId, a.id, 't0', at(1500), at(1500 + HOUR))).toBe(false);
+      expect(await vote(k1, 2000)).toMatchObject({ approval: { approvals: 1 } });
+      expect(await f.apiKeys.revokeApiKey(k1, at(2500))).toBe(true);
+      expect((await store.find(vaultId, a.id))!.approvals).toBe(0);
+      // Two votes cast by approvers, one of them revoked since: one counts, nothing is released.
+      expect(await vote(k2, 3000)).toMatchObject({ approval: { approvals: 1, votes: expect.arrayContaining([expect.objectContaining({ apiKeyId: k1 })]) } });
+      expect(await store.claimRelease(vaultId, a.id, 't1', at(3500), at(3500 + HOUR))).toBe(false);
+      expect(await vote(k3, 4000)).toMatchObject({ approval: { approvals: 2 } });
+      expect((await store.list(vaultId, { now: at(4000), offset: 0, count: 10 })).page.map((x) => x.approvals)).toEqual([2]);
+      expect(await store.claimRelease(vaultId, a.id, 't2', at(4500), at(4500 + HOUR))).toBe(true);
+    });
+
+    it('a key revoked between the claim and the release takes the quorum with it: the release writes nothing', async () => {
+      const vaultId = await f.newVault();
+      const k1 = await approver(vaultId);
+      const a = anApproval(vaultId, { required: 1 });
+      const [one] = f.stores;
+      await one.create(a, event('approval.requested', a));
+      await one.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
+      expect(await one.claimRelease(vaultId, a.id, 't', at(2000), at(2000 + HOUR))).toBe(true);
+      await f.apiKeys.revokeApiKey(k1, at(2500));
+      const signature = aSignatureRecord(3, { vaultId, created: at(3000), submissionHash: `0x${randomBytes(32).toString('hex')}` });
+      expect(await one.release(vaultId, a.id, 't', at(3000), signature, '{}', [event('approval.decided', a, { status: 'approved' })])).toBe(false);
+      expect(await f.signatureLog.find(vaultId, signature.submissionHash)).toBeNull();
+      expect(await one.find(vaultId, a.id)).toMatchObject({ status: 'pending', approvals: 0, result: null });
+    });
+
     it('gives the release to one claimer; only its release writes the signature, the result and the records', async () => {
       const vaultId = await f.newVault();
+      const k1 = await approver(vaultId);
       const a = anApproval(vaultId, { required: 1 });
       const [one, two] = f.stores;
       await one.create(a, event('approval.requested', a));
       // No quorum, no claim.
       expect(await one.claimRelease(vaultId, a.id, 'early', at(500), at(500 + HOUR))).toBe(false);
-      await one.vote(vaultId, a.id, { apiKeyId: 'k1', vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
+      await one.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
       const claims = await Promise.all(['t1', 't2', 't3', 't4'].map((t, i) => [one, two][i % 2]!.claimRelease(vaultId, a.id, t, at(2000), at(2000 + 120_000))));
       expect(claims.filter(Boolean)).toHaveLength(1);
       const winner = ['t1', 't2', 't3', 't4'][claims.indexOf(true)]!;
@@ -142,10 +196,11 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
 
     it('a claim given back or past its lease can be taken again', async () => {
       const vaultId = await f.newVault();
+      const k1 = await approver(vaultId);
       const a = anApproval(vaultId, { required: 1 });
       const [one, two] = f.stores;
       await one.create(a, event('approval.requested', a));
-      await one.vote(vaultId, a.id, { apiKeyId: 'k1', vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
+      await one.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
       expect(await one.claimRelease(vaultId, a.id, 't1', at(2000), at(62_000))).toBe(true);
       expect(await two.claimRelease(vaultId, a.id, 't2', at(3000), at(63_000))).toBe(false);
       await one.abandonRelease(vaultId, a.id, 't1');
@@ -158,11 +213,12 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
     it('marks approvals past their expiry expired, each with its record, leaving a claimed release alone', async () => {
       const [store] = f.stores;
       const vaultId = await f.newVault();
+      const k1 = await approver(vaultId);
       const due = anApproval(vaultId, { expires: at(HOUR) });
       const claimed = anApproval(vaultId, { expires: at(HOUR), required: 1 });
       const later = anApproval(vaultId, { expires: at(5 * HOUR) });
       for (const x of [due, claimed, later]) await store.create(x, event('approval.requested', x));
-      await store.vote(vaultId, claimed.id, { apiKeyId: 'k1', vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
+      await store.vote(vaultId, claimed.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
       expect(await store.claimRelease(vaultId, claimed.id, 't', at(HOUR - 1000), at(HOUR + 60_000))).toBe(true);
       const expired = await store.expire(at(HOUR), 100, (x) => event('approval.decided', x, { status: 'expired' }));
       expect(expired.filter((x) => x.vaultId === vaultId).map((x) => [x.id, x.status, x.decided])).toEqual([[due.id, 'expired', at(HOUR)]]);

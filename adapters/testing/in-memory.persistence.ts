@@ -308,11 +308,27 @@ export class InMemoryApprovalStore implements ApprovalStore {
   readonly approvals = new Map<string, Approval>();
   private readonly claims = new Map<string, { token: string; until: number }>();
 
-  /** The released signatures and the audit records go to the same twins the vault uses. */
+  /**
+   * The released signatures and the audit records go to the same twins the vault uses; the votes that
+   * count are those of `keys`' API keys as they are at each read (approvalCounted).
+   */
   constructor(
     private readonly audit: InMemoryAuditLog,
     private readonly signatures: InMemorySignatureLog,
+    private readonly keys: { readonly apiKeys: ReadonlyMap<string, ApiKeyRecord> },
   ) {}
+
+  /** The approve votes that count now, as the SQL store's COUNTED: unrevoked keys of the vault, approvers, of the group. */
+  private counted(a: Approval): number {
+    return a.votes.filter((v) => {
+      const key = this.keys.apiKeys.get(v.apiKeyId);
+      return v.vote === 'approve' && key !== undefined && key.vaultId === a.vaultId && key.revoked === null && key.roles.includes('approver') && (a.group === null || key.group === a.group);
+    }).length;
+  }
+  /** An approval as reads answer it: a copy, its count over the keys as they are now. */
+  private shown(a: Approval): Approval {
+    return { ...structuredClone(a), approvals: this.counted(a) };
+  }
 
   async create(a: NewApproval, requested: AuditEvent): Promise<Approval | null> {
     prepareAuditEvent(requested); // refused before anything is stored, as the SQL store's
@@ -320,42 +336,43 @@ export class InMemoryApprovalStore implements ApprovalStore {
     const approval: Approval = { ...a, status: 'pending', approvals: 0, decided: null, votes: [], result: null };
     this.approvals.set(a.id, approval);
     await this.audit.append(requested);
-    return structuredClone(approval);
+    return this.shown(approval);
   }
   async find(vaultId: string, id: string): Promise<Approval | null> {
     const a = this.approvals.get(id);
-    return a && a.vaultId === vaultId ? structuredClone(a) : null;
+    return a && a.vaultId === vaultId ? this.shown(a) : null;
   }
   async findByIdempotencyKey(vaultId: string, key: string): Promise<Approval | null> {
     const a = [...this.approvals.values()].find((o) => o.vaultId === vaultId && o.idempotencyKey === key);
-    return a ? structuredClone(a) : null;
+    return a ? this.shown(a) : null;
   }
   async list(vaultId: string, q: { status?: ApprovalStatus; now: Date; offset: number; count: number }): Promise<ApprovalPage> {
     const all = [...this.approvals.values()]
       .filter((a) => a.vaultId === vaultId && (q.status === undefined || effectiveStatus(a, q.now) === q.status))
       .sort((a, b) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { count: all.length, page: all.slice(q.offset, q.offset + q.count).map((a) => structuredClone(a)) };
+    return { count: all.length, page: all.slice(q.offset, q.offset + q.count).map((a) => this.shown(a)) };
   }
   async vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId) return { kind: 'closed' };
     if (a.votes.some((v) => v.apiKeyId === vote.apiKeyId)) return { kind: 'already-voted' };
     if (a.status !== 'pending' || a.expires.getTime() <= vote.at.getTime()) return { kind: 'closed' };
-    const counted: Approval = {
+    const cast: Approval = {
       ...a,
       votes: [...a.votes, vote],
       approvals: a.approvals + (vote.vote === 'approve' ? 1 : 0),
       ...(vote.vote === 'reject' ? { status: 'rejected' as const, decided: vote.at } : {}),
     };
+    const counted = this.shown(cast);
     const records = events(counted);
     records.forEach((e) => prepareAuditEvent(e));
-    this.approvals.set(id, counted);
+    this.approvals.set(id, cast);
     for (const e of records) await this.audit.append(e);
-    return { kind: 'recorded', approval: structuredClone(counted) };
+    return { kind: 'recorded', approval: counted };
   }
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
     const a = this.approvals.get(id);
-    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || a.approvals < a.required) return false;
+    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || this.counted(a) < a.required) return false;
     const claim = this.claims.get(id);
     if (claim !== undefined && claim.until > now.getTime()) return false;
     this.claims.set(id, { token, until: leaseUntil.getTime() });
@@ -367,6 +384,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId || this.claims.get(id)?.token !== token || a.status !== 'pending' || a.expires.getTime() <= now.getTime()) return false;
+    if (this.counted(a) < a.required) return false;
     events.forEach((e) => prepareAuditEvent(e));
     this.claims.delete(id);
     this.approvals.set(id, { ...a, status: 'approved', decided: now, result });
@@ -383,7 +401,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
       const expired: Approval = { ...a, status: 'expired', decided: a.expires };
       this.approvals.set(a.id, expired);
       await this.audit.append(decided(expired));
-      done.push(structuredClone(expired));
+      done.push(this.shown(expired));
     }
     return done;
   }
@@ -397,15 +415,16 @@ export class InMemoryApprovalStore implements ApprovalStore {
 export function inMemoryPersistence(): Persistence {
   const auditLog = new InMemoryAuditLog();
   const signatureLog = new InMemorySignatureLog(auditLog);
+  const repository = new InMemoryWalletRepository(auditLog);
   return {
-    repository: new InMemoryWalletRepository(auditLog),
+    repository,
     signatureLog,
     auditLog,
     policies: new InMemoryPolicyRepository(),
     jobLock: new InMemoryJobLock(),
     keyQuarantine: new InMemoryKeyQuarantine(undefined, auditLog),
     signCounter: new InMemorySignCounter(),
-    approvals: new InMemoryApprovalStore(auditLog, signatureLog),
+    approvals: new InMemoryApprovalStore(auditLog, signatureLog, repository),
     watchAudit: auditLog.watch,
     description: 'in memory',
     close: async () => undefined,

@@ -76,7 +76,9 @@ export interface VoteCommand {
 /**
  * A vote of an approver key (the route checks the role). Refused: the requester's own key (always), a key
  * outside the rule's group, a second vote of a key, a vote on a decided or expired approval. One reject
- * ends the request. The approve that completes the quorum releases the signature (SignCall.release), and
+ * ends the request. The quorum counts only votes of keys still unrevoked approvers of the group, as the
+ * store counts them at each read and again in the claim (a key revoked after voting withdraws its vote).
+ * The approve that completes the quorum releases the signature (SignCall.release), and
  * only one caller releases it, whatever the concurrency: the release is claimed by a conditional update.
  * A release that fails (the chain's RPC, the key store, a limit) leaves the approval pending with its
  * votes; any later approve call, also by a key that already voted, retries it.
@@ -211,13 +213,18 @@ export class ExpireApprovals {
 
 /** One argument of the held request, as parsed against its ABI item. */
 export interface DecodedArgument {
+  /**
+   * `args[0]`, `args[1]`, ...: by position, never the parameter name of the requester's ABI item. The
+   * requester chooses those names freely (the selector hashes only types), so an `amount` named
+   * `harmlessFee` would tell approvers what the requester wants them to read (issue 34).
+   */
   readonly name: string;
   readonly type: string;
   /** Integers as decimal strings, addresses EIP-55, bytes lower-case hex, tuples and arrays as arrays. */
   readonly value: unknown;
 }
 
-/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded. */
+/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded (by position). */
 export interface ApprovalRequestView {
   readonly chain: string;
   readonly contract: string;
@@ -242,7 +249,7 @@ export function describeApprovalRequest(approval: Approval): ApprovalRequestView
     ...(fields.signer === undefined ? {} : { signer: fields.signer }),
     function: fn.signature,
     selector: fn.selector,
-    arguments: fn.argParams.map((param, i) => ({ name: param.name, type: param.type, value: shown(values[i]!) })),
+    arguments: fn.argParams.map((param, i) => ({ name: `args[${i}]`, type: param.type, value: shown(values[i]!) })),
   };
 }
 

@@ -1,6 +1,6 @@
 import { parseApproverGroup } from '../domain/approval-rules.js';
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
-import { ALL_ROLES, parseRoles, type ApiKeyRole, type Cidr } from '../domain/api-key-access.js';
+import { checkApproverSeparation, DEFAULT_ROLES, parseRoles, type ApiKeyRole, type Cidr } from '../domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
 import { normalizeWalletName } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
@@ -46,14 +46,16 @@ export class ManageVaults {
 
   /**
    * Returns the key itself exactly once; only its hash is stored. Without `roles` the key holds every
-   * role (as keys made before roles existed do); without `allowCidrs` it may call from anywhere.
+   * role but approver (DEFAULT_ROLES); approver with signer or admin needs `allowSignerApprover`;
+   * without `allowCidrs` it may call from anywhere.
    */
   async createApiKey(
     vaultId: string,
-    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string } = {},
+    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean } = {},
   ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+    const roles = access.roles === undefined ? DEFAULT_ROLES : parseRoles(access.roles.join(','));
+    checkApproverSeparation(roles, access.allowSignerApprover === true);
     await requireVault(this.repository, vaultId);
-    const roles = access.roles === undefined ? ALL_ROLES : parseRoles(access.roles.join(','));
     if (access.allowCidrs !== undefined && access.allowCidrs.length === 0) throw invalidArgument('allow-cidrs: at least one address or CIDR range');
     const allowCidrs = access.allowCidrs ?? null;
     // A group says whose votes an approval rule counts: meaningless for a key that cannot vote.

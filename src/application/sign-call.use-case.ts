@@ -234,7 +234,7 @@ export class SignCall {
           details: { approval: approval.id, status: 'approved', submissionHash: entry.submissionHash },
         };
         const done = await approvals.release(approval.vaultId, approval.id, token, entry.created, entry, JSON.stringify(result), [issued, decided]);
-        if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over or it expired meanwhile; nothing was signed`);
+        if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over, it expired, or a key whose vote made the quorum was revoked meanwhile; nothing was signed`);
       },
       approval.id,
     );

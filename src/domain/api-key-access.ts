@@ -12,8 +12,28 @@ import { invalidArgument } from './errors.js';
 export const API_KEY_ROLES = ['admin', 'signer', 'reader', 'approver'] as const;
 export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
 
-/** Keys created before roles existed, and keys created without `--roles`, hold every role. */
+/** Keys created before roles existed hold every role (the stored column's default); nothing migrates them. */
 export const ALL_ROLES: readonly ApiKeyRole[] = API_KEY_ROLES;
+
+/**
+ * Keys created without `--roles`: every role but `approver`. A holder of two plain keys (the rotation the
+ * docs recommend) must not be able to approve its own request with the second one (issue 34).
+ */
+export const DEFAULT_ROLES: readonly ApiKeyRole[] = ['admin', 'signer', 'reader'];
+
+/**
+ * Refuses `approver` on one key with `signer` or `admin` unless the operator asked for it: a signer key
+ * that also approves is one of the votes on its own requests' siblings, and an admin key can mint itself
+ * more keys, each a vote. `allowSignerApprover` is the CLI's `--allow-signer-approver`.
+ */
+export function checkApproverSeparation(roles: readonly ApiKeyRole[], allowSignerApprover: boolean): void {
+  if (allowSignerApprover || !roles.includes('approver')) return;
+  const alongside = roles.filter((r) => r === 'signer' || r === 'admin');
+  if (alongside.length === 0) return;
+  throw invalidArgument(
+    `roles: approver with ${alongside.join(' and ')} on one key needs allowSignerApprover (CLI --allow-signer-approver); give approvers keys of their own`,
+  );
+}
 
 const isRole = (text: string): text is ApiKeyRole => (API_KEY_ROLES as readonly string[]).includes(text);
 

@@ -29,7 +29,10 @@ export interface Approval {
   readonly required: number;
   /** Only votes of approver keys of this group count; null: any approver key of the vault. */
   readonly group: string | null;
-  /** Approve votes counted. */
+  /**
+   * Approve votes that count as the approval is read: of keys still unrevoked, still holding approver and
+   * of `group`. A vote of a key revoked since counts for nothing (`votes` still lists it).
+   */
   readonly approvals: number;
   /** The requesting API key's id: it can never vote on its own request. */
   readonly requester: string;

@@ -21,6 +21,8 @@ export interface ApprovalPage {
  * release still claimed by its caller), so concurrent callers on any instance agree.
  */
 export interface ApprovalStore {
+  // Every Approval it answers has `approvals` counted as it is then: approve votes of the vault's API keys
+  // still unrevoked, still holding `approver`, and of the approval's group when it names one (issue 34).
   /**
    * Stores a pending approval with its approval.requested record. With an idempotency key already bound to
    * an approval of the vault, stores nothing and resolves to null (read that one with findByIdempotencyKey).
@@ -37,16 +39,18 @@ export interface ApprovalStore {
    */
   vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome>;
   /**
-   * Claims the release of a pending approval with its quorum: true for exactly one caller until `leaseUntil`
-   * passes or the claim is given back. `token` names the claimer.
+   * Claims the release of a pending approval with its quorum, counted in the claim itself over the keys as
+   * they are: true for exactly one caller until `leaseUntil` passes or the claim is given back. `token`
+   * names the claimer.
    */
   claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean>;
   /** Gives a claim back (the release failed): the next approve call retries at once. */
   abandonRelease(vaultId: string, id: string, token: string): Promise<void>;
   /**
    * Records the released signature (its signature row), the result on the approval (approved) and `events`
-   * (signature.issued, approval.decided) in one transaction, only while `token` still holds the claim and the
-   * approval is pending and unexpired at `now`; false (nothing written) otherwise.
+   * (signature.issued, approval.decided) in one transaction, only while `token` still holds the claim, the
+   * approval is pending and unexpired at `now` and its quorum still counts (no voter revoked meanwhile);
+   * false (nothing written) otherwise.
    */
   release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean>;
   /**

@@ -39,7 +39,7 @@ describe('approvals (four eyes) on anvil', () => {
     vaultId = (await s.createVault({ name: 'four eyes on chain' })).id;
     base = `/api/v1/vaults/${vaultId}`;
     const keyWith = async (roles: ('admin' | 'signer' | 'approver')[]) =>
-      client(s.url, (await s.server.vault.manageVaults.createApiKey(vaultId, { roles })).apiKey);
+      client(s.url, (await s.server.vault.manageVaults.createApiKey(vaultId, { roles, allowSignerApprover: true })).apiKey);
     admin = await keyWith(['admin']);
     // The requesting key holds the approver role too: its own approval must still count for nothing.
     requester = await keyWith(['signer', 'approver']);

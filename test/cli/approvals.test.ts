@@ -44,7 +44,7 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     expect(shown.stdout).toContain('approval   a1: 2 approvals of group treasury, for chains local, expires after 1d');
 
     const admin = await key('--roles', 'admin');
-    const signer = await key('--roles', 'signer,approver');
+    const signer = await key('--roles', 'signer,approver', '--allow-signer-approver');
     const [one, two] = [await key('--roles', 'approver', '--group', 'treasury'), await key('--roles', 'approver', '--group', 'treasury')];
     const outsider = await key('--roles', 'approver');
     // A group on a key that cannot vote says nothing: refused.
@@ -85,6 +85,9 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     const text = await runCli(['approvals', 'show', id, '--vault', vaultId], { ...env, WALLET_VAULT_API_KEY: one.apiKey });
     expect(text.stdout).toContain(`approve by api-key:${one.id}`);
     expect(text.stdout).toContain(`signed: submissionHash ${approved.result.submissionHash}`);
+    // By position, never the requester's ABI names (to, amount).
+    expect(text.stdout).toContain('  args[1] (uint256) = "1000"');
+    expect(text.stdout).not.toMatch(/amount|\bto \(/);
 
     // The operator removes the rule: policies show lists none, and the change is on record.
     const removed = await cliJson<{ removed: number; policy: unknown }>(['policies', 'approvals', 'remove', '--vault', vaultId, '--id', 'a1'], env);

@@ -68,7 +68,8 @@ describe('the wallet-vault command', () => {
     );
     expect(key).toMatchObject({ roles: ['signer', 'reader'], allowCidrs: ['127.0.0.0/8', '2001:db8::/32'] });
     const elsewhere = await cliJson<{ apiKey: string; roles: string[]; allowCidrs: string[] | null }>(['api-keys', 'create', '--vault', vault.id, '--allow-cidrs', '192.0.2.7/32'], env);
-    expect(elsewhere.roles).toEqual(['admin', 'signer', 'reader', 'approver']);
+    // Without --roles: every role but approver (a second plain key must not approve the first's requests).
+    expect(elsewhere.roles).toEqual(['admin', 'signer', 'reader']);
     const rows = await cliJson<{ id: string; roles: string[]; allowCidrs: string[] | null }[]>(['api-keys', 'list', '--vault', vault.id], env);
     expect(rows.find((r) => r.id === key.id)).toMatchObject({ roles: ['signer', 'reader'], allowCidrs: ['127.0.0.0/8', '2001:db8::/32'] });
     const plain = await runCli(['api-keys', 'list', '--vault', vault.id], env);
@@ -90,6 +91,20 @@ describe('the wallet-vault command', () => {
     expect(range.code).toBe(2);
     expect(range.stderr).toMatch(/allow-cidrs: "10.0.0.1\/8" has bits set past its prefix length/);
     expect(await cliJson<unknown[]>(['api-keys', 'list', '--vault', vault.id], env)).toEqual([]);
+  });
+
+  it('refuses approver with signer or admin on one key unless --allow-signer-approver, exit 2 naming the flag; approver alone is fine', async () => {
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'separation'], env);
+    for (const roles of ['signer,approver', 'admin,approver', 'admin,signer,reader,approver']) {
+      const refused = await runCli(['api-keys', 'create', '--vault', vault.id, '--roles', roles], env);
+      expect(refused.code, roles).toBe(2);
+      expect(refused.stderr, roles).toMatch(/--allow-signer-approver/);
+    }
+    expect(await cliJson<unknown[]>(['api-keys', 'list', '--vault', vault.id], env)).toEqual([]);
+    const approver = await cliJson<{ roles: string[] }>(['api-keys', 'create', '--vault', vault.id, '--roles', 'approver,reader'], env);
+    expect(approver.roles).toEqual(['reader', 'approver']);
+    const both = await cliJson<{ roles: string[] }>(['api-keys', 'create', '--vault', vault.id, '--roles', 'signer,approver', '--allow-signer-approver'], env);
+    expect(both.roles).toEqual(['signer', 'approver']);
   });
 
   it('lists the vaults it created', async () => {

@@ -8,8 +8,9 @@ describe("the client's roles", () => {
   let s: TestServer;
   let vaultId: string;
   let address: string;
+  // allowSignerApprover: the keys below hold every role but one, approver with signer or admin on purpose.
   const clientWith = async (roles: readonly VaultRole[]) =>
-    new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles })).apiKey, retries: 0 });
+    new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles, allowSignerApprover: true })).apiKey, retries: 0 });
 
   beforeAll(async () => {
     s = await startTestServer();

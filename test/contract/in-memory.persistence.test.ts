@@ -39,6 +39,7 @@ describeSignCounterContract('in-memory (test twin)', async () => {
 describeApprovalStoreContract('in-memory (test twin)', async () => {
   const auditLog = new InMemoryAuditLog();
   const signatureLog = new InMemorySignatureLog(auditLog);
-  const store = new InMemoryApprovalStore(auditLog, signatureLog);
-  return { stores: [store, store], signatureLog, auditLog, newVault: async () => randomUUID(), cleanup: nothingToClean };
+  const apiKeys = new InMemoryWalletRepository(auditLog);
+  const store = new InMemoryApprovalStore(auditLog, signatureLog, apiKeys);
+  return { stores: [store, store], signatureLog, auditLog, apiKeys, newVault: async () => randomUUID(), cleanup: nothingToClean };
 });

@@ -94,6 +94,7 @@ for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault
       const repo = new SqlWalletRepository(postgresSql(first.db));
       return {
         stores: [new SqlApprovalStore(postgresSql(first.db)), new SqlApprovalStore(postgresSql(second))],
+        apiKeys: repo,
         signatureLog: new SqlSignatureLog(postgresSql(first.db)),
         auditLog: new SqlAuditLog(postgresSql(first.db)),
         newVault: async () => {

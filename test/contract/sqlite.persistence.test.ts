@@ -65,6 +65,7 @@ describeApprovalStoreContract('sqlite', () =>
     const store = new SqlApprovalStore(sqliteSql(db));
     return {
       stores: [store, store] as const,
+      apiKeys: repo,
       signatureLog: new SqlSignatureLog(sqliteSql(db)),
       auditLog: new SqlAuditLog(sqliteSql(db)),
       newVault: async () => {

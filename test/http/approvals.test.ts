@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { client } from '../support/http-client.js';
-import { localSignBody, MINT_TO } from '../support/sign-request.js';
+import { localSignBody, MINT_ABI, MINT_TO } from '../support/sign-request.js';
 import { describeEachBackend, itOn, type Target } from '../support/backends.js';
 
 const MINT_TEXT = 'mint(address to, uint256 amount, (bytes32,bytes32,bytes32,uint8) sig)';
@@ -33,7 +33,8 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     const { vaultId, api, base } = await s.vaultWithKey(name);
     const signer: string = (await api.post(`${base}/wallets`, { name: 'signer' })).body.data.address;
     const keyWith = async (roles: ApiKeyRole[], group?: string) => {
-      const { apiKey, record } = await s.vault.manageVaults.createApiKey(vaultId, { roles, ...(group ? { group } : {}) });
+      // allowSignerApprover: the requester below holds both on purpose; approver keys alone need no flag.
+      const { apiKey, record } = await s.vault.manageVaults.createApiKey(vaultId, { roles, ...(group ? { group } : {}), allowSignerApprover: true });
       return { api: client(s.url, apiKey), id: record.id };
     };
     // The requester also holds the approver role: it still may never vote on its own request.
@@ -65,8 +66,8 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
       contract: CONTRACT,
       function: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))',
       arguments: [
-        { name: 'to', type: 'address', value: MINTED_TO },
-        { name: 'amount', type: 'uint256', value: '20000' },
+        { name: 'args[0]', type: 'address', value: MINTED_TO },
+        { name: 'args[1]', type: 'uint256', value: '20000' },
       ],
     });
     expect(await signatures(v.vaultId)).toEqual([]);
@@ -114,6 +115,27 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
       ['approval.decided', 'approved'],
     ]);
     expect((await s.vault.verifyAuditChain.execute()).ok).toBe(true);
+  });
+
+  it('approvers see arguments by position, never the names the requester gave them (amount named harmlessFee)', async () => {
+    const v = await aHeldVault('requester names');
+    // Same types, same selector: the names are the requester's to choose.
+    const [to, amount, sig] = MINT_ABI.inputs;
+    const abi = { ...MINT_ABI, inputs: [{ ...to, name: 'yourOwnTreasury' }, { ...amount, name: 'harmlessFee' }, sig] };
+    const held = await v.requester.api.post(`${v.base}/sign`, { ...v.body(), abi });
+    expect(held.status).toBe(202);
+    const id = held.body.data.approval.id;
+    const expected = [
+      { name: 'args[0]', type: 'address', value: MINTED_TO },
+      { name: 'args[1]', type: 'uint256', value: '20000' },
+    ];
+    expect(held.body.data.approval.request.arguments).toEqual(expected);
+    expect((await v.approvers[0]!.api.get(`${v.base}/approvals/${id}`)).body.data.request.arguments).toEqual(expected);
+    const listed = (await v.approvers[0]!.api.get(`${v.base}/approvals?status=pending`)).body.data;
+    expect(listed.page.find((a: { id: string }) => a.id === id).request.arguments).toEqual(expected);
+    expect(JSON.stringify(listed)).not.toMatch(/harmlessFee|yourOwnTreasury/);
+    const records = (await trailOf(v.vaultId)).filter((r) => r.subject === id);
+    expect(JSON.stringify(records)).not.toMatch(/harmlessFee|yourOwnTreasury/);
   });
 
   it('a key without the approver role cannot vote; a key outside the rule\'s group neither', async () => {
@@ -210,6 +232,40 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     expect([refused.status, refused.body.code]).toEqual([403, 'POLICY_DENIED']);
     expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 2, result: null });
     expect(await signatures(v.vaultId)).toEqual([]);
+  });
+
+  it('a vote of an approver key revoked after voting counts for nothing: the quorum waits for another valid approver', async () => {
+    const v = await aHeldVault('revoked approver');
+    const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
+    expect((await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data).toMatchObject({ approvals: 1 });
+    await s.vault.manageVaults.revokeApiKey(v.approvers[0]!.id);
+    // Two approve votes cast, one of a key revoked since: one counts, nothing is signed.
+    const second = await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(second.status).toBe(200);
+    expect(second.body.data).toMatchObject({ status: 'pending', approvals: 1, result: null });
+    expect(second.body.data.votes).toHaveLength(2);
+    expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 1 });
+    expect(await signatures(v.vaultId)).toEqual([]);
+    const third = await v.approvers[2]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(third.body.data).toMatchObject({ status: 'approved', approvals: 2 });
+    expect((await signatures(v.vaultId)).map((r) => r.subject)).toEqual([third.body.data.result.submissionHash]);
+  });
+
+  it('two approvers voted (the release failed), one is revoked: the retry signs nothing until another valid approver votes', async () => {
+    const v = await aHeldVault('revoked before the retry', { bound: true });
+    await policies.addLimit(v.vaultId, { each: 'wallet', maxSigns: 1, per: '1h' });
+    expect((await v.requester.api.post(`${v.base}/sign`, v.body('1'))).status).toBe(200);
+    const id = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval.id;
+    await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect((await v.approvers[1]!.api.post(`${v.base}/approvals/${id}/approve`)).body.code).toBe('SIGN_LIMIT_REACHED');
+    await s.vault.manageVaults.revokeApiKey(v.approvers[1]!.id);
+    s.clock.advance(3_600_000);
+    // The limit has room again, but the quorum is one valid vote short: the retry is a second vote, refused.
+    expect((await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.code).toBe('APPROVAL_ALREADY_VOTED');
+    expect((await v.admin.get(`${v.base}/approvals/${id}`)).body.data).toMatchObject({ status: 'pending', approvals: 1, result: null });
+    const third = await v.approvers[2]!.api.post(`${v.base}/approvals/${id}/approve`);
+    expect(third.body.data).toMatchObject({ status: 'approved', approvals: 2 });
+    expect((await signatures(v.vaultId)).map((r) => r.subject)).toContain(third.body.data.result.submissionHash);
   });
 
   it('an argument bound holds only signs past it; below it the sign goes through at once', async () => {

@@ -92,12 +92,14 @@ describeEachBackend('API key roles and network allow lists', (backend) => {
     expect((await api.get(`${base}/submissions/${signed.body.data.submissionHash}`)).body).toEqual(refusedRole('reader'));
   });
 
-  it('an approver key (reserved for approvals) may do nothing else; a key made without roles may do everything', async () => {
+  it('an approver key (reserved for approvals) may do nothing else; a key made without roles may do everything but approve', async () => {
     const approver = await keyWith(['approver']);
     expect((await approver.api.get(`${base}/status`)).body).toEqual(refusedRole('reader'));
-    const all = await keyWith();
-    expect((await all.api.get(`${base}/status`)).status).toBe(200);
-    expect((await all.api.post(`${base}/sign`, localSignBody(wallet))).status).toBe(200);
+    const plain = await keyWith();
+    expect((await plain.api.get(`${base}/status`)).status).toBe(200);
+    expect((await plain.api.post(`${base}/sign`, localSignBody(wallet))).status).toBe(200);
+    // Checked before the approval is looked up: the id need not exist.
+    expect((await plain.api.post(`${base}/approvals/01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62/approve`, {})).body).toEqual(refusedRole('approver'));
   });
 
   it('each role refusal is an audit record naming the key, the role and the route', async () => {

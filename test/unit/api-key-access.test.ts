@@ -4,6 +4,8 @@ import { Authorize } from '../../src/application/authorize.use-case.js';
 import { generateApiKey } from '../../src/application/api-key-format.js';
 import type { RefusedAuth } from '../../src/application/refused-auth-summary.js';
 import { addressInCidrs, ALL_ROLES, parseCidrs, parseRoles } from '../../src/domain/api-key-access.js';
+import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { UuidV7IdGenerator } from '../../adapters/system/uuid-v7.id-generator.js';
 import { FixedClock } from '../../adapters/testing/clocks.js';
 import { InMemoryAuditLog, InMemoryWalletRepository } from '../../adapters/testing/in-memory.persistence.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
@@ -16,6 +18,30 @@ describe('roles', () => {
     expect(() => parseRoles('signer,root')).toThrow(/roles: "root" is not one of admin, signer, reader, approver/);
     expect(() => parseRoles(' , ')).toThrow(/at least one/);
     expect(() => parseRoles('Admin')).toThrow(/"Admin"/);
+  });
+});
+
+describe('creating keys: approvers apart', () => {
+  const manage = async () => {
+    const auditLog = new InMemoryAuditLog();
+    const repo = new InMemoryWalletRepository(auditLog);
+    const m = new ManageVaults(repo, new FixedClock(new Date('2026-05-01T00:00:00Z')), new UuidV7IdGenerator(), auditLog);
+    return { m, repo, vaultId: (await m.create({ name: 'v' })).id };
+  };
+
+  it('a key made without roles holds every role but approver', async () => {
+    const { m, vaultId } = await manage();
+    expect((await m.createApiKey(vaultId)).record.roles).toEqual(['admin', 'signer', 'reader']);
+  });
+
+  it('approver with signer or admin is refused naming allowSignerApprover, and nothing is stored; with it, or approver alone, the key is made', async () => {
+    const { m, repo, vaultId } = await manage();
+    for (const roles of [['signer', 'approver'], ['admin', 'approver'], [...ALL_ROLES]] as const) {
+      await expect(m.createApiKey(vaultId, { roles }), roles.join()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/allowSignerApprover/) });
+    }
+    expect(await repo.listApiKeys(vaultId)).toEqual([]);
+    expect((await m.createApiKey(vaultId, { roles: ['approver'] })).record.roles).toEqual(['approver']);
+    expect((await m.createApiKey(vaultId, { roles: ['signer', 'approver'], allowSignerApprover: true })).record.roles).toEqual(['signer', 'approver']);
   });
 });
 

@@ -27,7 +27,6 @@ import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { bearerCredential } from '../../adapters/http/caller.js';
-import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 
 const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
 
@@ -43,7 +42,7 @@ async function world(chainReader: ChainReader = NO_RPC) {
   const manage = new ManageVaults(repo, clock, ids, auditLog);
   const vault = await manage.create({ name: 'main' });
   const { apiKey, record } = await manage.createApiKey(vault.id);
-  const principal = { apiKeyId: record.id, vaultId: vault.id, roles: ALL_ROLES };
+  const principal = { apiKeyId: record.id, vaultId: vault.id, roles: record.roles };
   const refusals = new RefusedAuthSummary(repo, clock, auditLog, 3);
   return {
     refusals,
@@ -88,8 +87,8 @@ describe('the audit trail records every security-relevant event', () => {
     await w.manage.revokeApiKey(record.id); // already revoked: no second record
     expect(w.since(0)).toEqual([
       { action: 'vault.created', actor: 'operator', vaultId: w.vault.id, subject: w.vault.id, details: { name: 'main', account: 'default' } },
-      { action: 'api-key.created', actor: 'operator', vaultId: w.vault.id, subject: w.principal.apiKeyId, details: { roles: 'admin,signer,reader,approver', allowCidrs: null } },
-      { action: 'api-key.created', actor: 'operator', vaultId: w.vault.id, subject: record.id, details: { roles: 'admin,signer,reader,approver', allowCidrs: null } },
+      { action: 'api-key.created', actor: 'operator', vaultId: w.vault.id, subject: w.principal.apiKeyId, details: { roles: 'admin,signer,reader', allowCidrs: null } },
+      { action: 'api-key.created', actor: 'operator', vaultId: w.vault.id, subject: record.id, details: { roles: 'admin,signer,reader', allowCidrs: null } },
       { action: 'api-key.revoked', actor: 'operator', vaultId: w.vault.id, subject: record.id, details: {} },
     ]);
     const text = JSON.stringify(w.auditLog.records);

@@ -172,8 +172,8 @@ const APPROVAL = {
     function: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))',
     selector: '0x1c8bd6a6',
     arguments: [
-      { name: 'to', type: 'address', value: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
-      { name: 'amount', type: 'uint256', value: '1000' },
+      { name: 'args[0]', type: 'address', value: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+      { name: 'args[1]', type: 'uint256', value: '1000' },
     ],
   },
   votes: [{ by: 'api-key:8a7b6c5d4e3f2a10', vote: 'approve', at: '2026-06-01T09:41:12.000Z' }],

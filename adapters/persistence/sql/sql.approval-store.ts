@@ -6,8 +6,8 @@ import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { AS_IS, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
 import type { SqlDatabase, SqlSession } from './sql-database.js';
 
-const APPROVALS = new Table<Omit<Approval, 'votes'>>('approvals', {
-  id: AS_IS, vaultId: AS_IS, status: AS_IS, ruleId: AS_IS, required: NUMBER, group: ['approver_group', AS_IS], approvals: NUMBER,
+const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals'>>('approvals', {
+  id: AS_IS, vaultId: AS_IS, status: AS_IS, ruleId: AS_IS, required: NUMBER, group: ['approver_group', AS_IS],
   requester: AS_IS, request: AS_IS, requestHash: AS_IS, idempotencyKey: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
   functionSignature: AS_IS, created: INSTANT, expires: INSTANT, decided: INSTANT, result: AS_IS,
 });
@@ -17,8 +17,18 @@ const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, 
   chain, contract, sender, selector, function_signature, created, expires)
   VALUES ($1, $2, 'pending', $3, $4, $5, 0, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
   ON CONFLICT DO NOTHING`;
-const BY_ID = `${APPROVALS.select} WHERE vault_id = $1 AND id = $2`;
-const BY_KEY = `${APPROVALS.select} WHERE vault_id = $1 AND idempotency_key = $2`;
+/**
+ * The approve votes that count, over the key set as it is now, not as it was at the vote: of keys of the
+ * vault still unrevoked, still holding approver, and of the rule's group when it names one. A key revoked
+ * after voting counts for nothing. Any revocation time counts (not only a past one): one instance's clock
+ * ahead of another's must not keep a revoked key's vote. The `approvals` column (votes as cast) is not read.
+ */
+const COUNTED = `(SELECT count(*) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id
+  WHERE v.approval_id = approvals.id AND v.vote = 'approve' AND k.vault_id = approvals.vault_id AND k.revoked IS NULL
+  AND ',' || k.roles || ',' LIKE '%,approver,%' AND (approvals.approver_group IS NULL OR k.approver_group = approvals.approver_group))`;
+const SELECT = `SELECT ${APPROVALS.columns}, ${COUNTED} AS counted FROM approvals`;
+const BY_ID = `${SELECT} WHERE vault_id = $1 AND id = $2`;
+const BY_KEY = `${SELECT} WHERE vault_id = $1 AND idempotency_key = $2`;
 const VOTES_OF = (n: number) => `SELECT approval_id, ${VOTES.columns} FROM approval_votes WHERE approval_id IN ${rowPlaceholders(1, n)} ORDER BY at, api_key_id`;
 // What each status filter means at `now` ($2, given only where used: PostgreSQL types every parameter):
 // pending turns expired at its expiry, marked or not.
@@ -35,13 +45,15 @@ const COUNT_VOTE = `UPDATE approvals SET approvals = approvals + $3,
   status = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN 'rejected' ELSE status END,
   decided = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN $5 ELSE decided END
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $5`;
+// The quorum is counted in the statement that claims (and again in the one that records the release), so
+// a key revoked before either commits is not counted, whatever the caller read before.
 const CLAIM = `UPDATE approvals SET release_token = $3, release_until = $5
-  WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $4 AND approvals >= required
+  WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required
   AND (release_token IS NULL OR release_until <= $4)`;
 const ABANDON = 'UPDATE approvals SET release_token = NULL, release_until = NULL WHERE vault_id = $1 AND id = $2 AND release_token = $3';
 const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL
-  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4`;
-const DUE = `${APPROVALS.select} WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
+  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required`;
+const DUE = `${SELECT} WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
   ORDER BY expires LIMIT $2`;
 const MARK_EXPIRED = `UPDATE approvals SET status = 'expired', decided = expires, release_token = NULL, release_until = NULL
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires <= $3 AND (release_token IS NULL OR release_until <= $3)`;
@@ -77,7 +89,7 @@ export class SqlApprovalStore implements ApprovalStore {
     const params: unknown[] = filter.atNow ? [vaultId, q.now] : [vaultId];
     const [total] = await this.db.all<{ n: number | string }>(`SELECT count(*) AS n FROM approvals WHERE ${where}`, params);
     const n = params.length;
-    const rows = await this.db.all<object>(`${APPROVALS.select} WHERE ${where} ORDER BY created, id LIMIT $${n + 1} OFFSET $${n + 2}`, [
+    const rows = await this.db.all<object>(`${SELECT} WHERE ${where} ORDER BY created, id LIMIT $${n + 1} OFFSET $${n + 2}`, [
       ...params,
       q.count,
       q.offset,
@@ -143,7 +155,7 @@ export class SqlApprovalStore implements ApprovalStore {
 
   private async withVotes(session: SqlSession, rows: object[]): Promise<Approval[]> {
     if (rows.length === 0) return [];
-    const approvals = rows.map((r) => APPROVALS.read(r, this.db.instant));
+    const approvals = rows.map((r) => ({ ...APPROVALS.read(r, this.db.instant), approvals: Number((r as { counted: number | string }).counted) }));
     const votes = await session.all<{ approval_id: string }>(VOTES_OF(rows.length), approvals.map((a) => a.id));
     return approvals.map((a) => ({ ...a, votes: votes.filter((v) => v.approval_id === a.id).map((v) => VOTES.read(v, this.db.instant)) }));
   }
