@@ -27,8 +27,13 @@ export const REQUIRED_ROLE = {
   getWallet: 'reader',
   getSubmission: 'reader',
   status: 'reader',
+  // The policy's dry run: any key that signs, reads or administers may ask what would be decided.
+  evaluatePolicy: ['signer', 'reader', 'admin'],
   // Approvals: held signs are asked by signer keys, read by any key that signs, reads or votes, voted by approver keys.
   requestSign: 'signer',
+  requestSignMessage: 'signer',
+  requestSignTypedData: 'signer',
+  requestSignTransaction: 'signer',
   listApprovals: ['signer', 'reader', 'approver'],
   getApproval: ['signer', 'reader', 'approver'],
   approve: 'approver',

@@ -76,9 +76,34 @@ export interface SignResult {
 /** Where a held sign stands; only `approved` was ever signed. */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
 
-/** A sign an approval rule of the vault's policy holds until a quorum of approver keys approves it. */
+/** What a held Sign call asks, exactly as the Sign request gave it, with the function and its arguments decoded. */
+export interface ApprovalCallRequest {
+  readonly chain: Chain;
+  readonly contract: Hex;
+  readonly sender: Hex;
+  readonly uniq?: Hex;
+  readonly signer?: Hex;
+  readonly function: string;
+  readonly selector: Hex;
+  /** `name` is `args[0]`, `args[1]`, ...: by position, never the names of the requester's ABI item. */
+  readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
+}
+
+/** What a held message, typed data or transaction asks: the wallet, and the body as it was given (bigints as decimal strings). */
+export interface ApprovalStandardRequest {
+  readonly wallet: Hex;
+  readonly message?: MessageToSign;
+  readonly typedData?: TypedDataToSign;
+  readonly transaction?: TransactionToSign;
+}
+
+/** What a request a hold rule holds is: a Sign call, or a wallet's message, typed data or transaction. */
+export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction';
+
+/** A request a hold rule of the vault's policy holds until a quorum of approver keys approves it. */
 export interface Approval {
   readonly id: string;
+  readonly kind: ApprovalKind;
   /** As of the answer: a pending approval past `expires` is `expired`. */
   readonly status: ApprovalStatus;
   /** Approvals needed (M). */
@@ -88,27 +113,17 @@ export interface Approval {
   readonly expires: string;
   readonly created: string;
   readonly decided: string | null;
-  /** The policy's approval rule that held it (`a1`, ...). */
+  /** The policy's rule that held it (`a1`, ...). */
   readonly rule: string;
   /** Only approver keys of this group vote on it; null: any approver key. */
   readonly group: string | null;
   /** `api-key:<id>`: the key that asked (it can never vote on its own request). */
   readonly requester: string;
-  /** What is asked, exactly as the Sign request gave it, with the function and its arguments decoded. */
-  readonly request: {
-    readonly chain: Chain;
-    readonly contract: Hex;
-    readonly sender: Hex;
-    readonly uniq?: Hex;
-    readonly signer?: Hex;
-    readonly function: string;
-    readonly selector: Hex;
-    /** `name` is `args[0]`, `args[1]`, ...: by position, never the names of the requester's ABI item. */
-    readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
-  };
+  /** What is asked: a call's (`kind` call), or a message's, typed data's or a transaction's. */
+  readonly request: ApprovalCallRequest | ApprovalStandardRequest;
   readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string }[];
-  /** The Sign result once approved; null before. */
-  readonly result: SignResult | null;
+  /** The result once approved, as the request's method answers it (Sign's; a signature; a signed transaction); null before. */
+  readonly result: SignResult | SignatureResult | SignedTransaction | null;
 }
 
 export interface ApprovalPage {
@@ -119,6 +134,9 @@ export interface ApprovalPage {
 
 /** What a Sign answers: the signature (200), or the approval that holds it (202). */
 export type SignOutcome = SignResult | { readonly approval: Approval };
+
+/** What sign-message, sign-typed-data or sign-transaction answers: the result (200), or the approval that holds it (202). */
+export type StandardOutcome<T extends SignatureResult | SignedTransaction> = T | { readonly approval: Approval };
 
 export interface Submission {
   readonly submissionHash: Hex;
@@ -181,4 +199,14 @@ export interface SignedTransaction {
   /** The signed transaction, as `eth_sendRawTransaction` takes it. */
   readonly serialized: Hex;
   readonly hash: Hex;
+}
+
+/** The kinds of signature the vault's one policy decides. */
+export type PolicyKind = 'call' | 'message' | 'typed-data' | 'transaction';
+
+/** What the policy's dry run answers: the decision, the deciding rule (null when none matched) and why. */
+export interface PolicyVerdict {
+  readonly decision: 'allow' | 'deny' | 'hold';
+  readonly rule: string | null;
+  readonly message: string;
 }

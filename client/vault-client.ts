@@ -4,11 +4,14 @@ import type {
   ApprovalPage,
   ApprovalStatus,
   MessageToSign,
+  PolicyKind,
+  PolicyVerdict,
   SignatureResult,
   SignedTransaction,
   SignRequest,
   SignOutcome,
   SignResult,
+  StandardOutcome,
   Submission,
   TransactionToSign,
   TypedDataToSign,
@@ -243,34 +246,95 @@ export class VaultClient {
 
   /**
    * Signs an EIP-191 personal message with a wallet of the vault: text (its UTF-8 bytes) or
-   * `{ raw: "0x…" }` (bytes as they are). The vault's policy must allow messages (`--messages`).
-   * Retried as Sign is (502/503 only, a fresh X-Vault-Auth-Signature each time).
+   * `{ raw: "0x…" }` (bytes as they are). The vault's policy must allow messages. A message a hold rule
+   * holds (202) rejects with ApprovalPendingError carrying the approval, as `sign` does (see
+   * `requestSignMessage`). Retried as Sign is (502/503 only, a fresh X-Vault-Auth-Signature each time).
    */
   signMessage(address: string, message: MessageToSign): Promise<SignatureResult> {
-    if (typeof message !== 'string' && (typeof message !== 'object' || message === null || typeof message.raw !== 'string')) {
-      throw new TypeError('signMessage: message must be a string or { raw: "0x…" }');
-    }
-    return this.signWith<SignatureResult>(address, 'sign-message', { message });
+    return this.signWith<SignatureResult>('signMessage', address, 'sign-message', messageBody(message, 'signMessage'));
   }
 
-  /** Signs EIP-712 typed data (`{ domain, types, primaryType, message }`, as viem's signTypedData takes them; bigints are sent as decimal strings). */
+  /**
+   * Signs EIP-712 typed data (`{ domain, types, primaryType, message }`, as viem's signTypedData takes
+   * them; bigints are sent as decimal strings). Held (202): ApprovalPendingError, as `sign`.
+   */
   signTypedData(address: string, typedData: TypedDataToSign): Promise<SignatureResult> {
-    if (typeof typedData !== 'object' || typedData === null) throw new TypeError('signTypedData: typedData must be an object');
-    return this.signWith<SignatureResult>(address, 'sign-typed-data', typedData);
+    return this.signWith<SignatureResult>('signTypedData', address, 'sign-typed-data', objectBody(typedData, 'signTypedData', 'typedData'));
   }
 
   /**
    * Signs a legacy, eip2930 or eip1559 transaction (as viem serialises it; bigints are sent as decimal
-   * strings); answers it serialised for `eth_sendRawTransaction`, with its hash.
+   * strings); answers it serialised for `eth_sendRawTransaction`, with its hash. Held (202):
+   * ApprovalPendingError, as `sign`.
    */
   signTransaction(address: string, transaction: TransactionToSign): Promise<SignedTransaction> {
-    if (typeof transaction !== 'object' || transaction === null) throw new TypeError('signTransaction: transaction must be an object');
-    return this.signWith<SignedTransaction>(address, 'sign-transaction', transaction);
+    return this.signWith<SignedTransaction>('signTransaction', address, 'sign-transaction', objectBody(transaction, 'signTransaction', 'transaction'));
   }
 
-  private signWith<T>(address: string, operation: string, body: unknown): Promise<T> {
+  /**
+   * `signMessage`, answering either the signature or the approval that holds it (`'approval' in
+   * outcome`), as `requestSign` does for Sign. With `idempotencyKey`, asking again with the same key and
+   * message answers the held request's state: the approval while pending, `{ signature }` once approved, a
+   * VaultError `APPROVAL_REJECTED` or `APPROVAL_EXPIRED` after its end.
+   */
+  requestSignMessage(address: string, message: MessageToSign, options: { idempotencyKey?: string } = {}): Promise<StandardOutcome<SignatureResult>> {
+    return this.requestWith('requestSignMessage', address, 'sign-message', messageBody(message, 'requestSignMessage'), options);
+  }
+
+  /** `signTypedData`, answering the signature or the approval that holds it; `idempotencyKey` as `requestSignMessage`. */
+  requestSignTypedData(address: string, typedData: TypedDataToSign, options: { idempotencyKey?: string } = {}): Promise<StandardOutcome<SignatureResult>> {
+    return this.requestWith('requestSignTypedData', address, 'sign-typed-data', objectBody(typedData, 'requestSignTypedData', 'typedData'), options);
+  }
+
+  /**
+   * `signTransaction`, answering the signed transaction or the approval that holds it; `idempotencyKey`
+   * as `requestSignMessage`. A held transaction is signed when its quorum approves, not sent: send the
+   * approval's `result.serialized` yourself.
+   */
+  requestSignTransaction(address: string, transaction: TransactionToSign, options: { idempotencyKey?: string } = {}): Promise<StandardOutcome<SignedTransaction>> {
+    return this.requestWith('requestSignTransaction', address, 'sign-transaction', objectBody(transaction, 'requestSignTransaction', 'transaction'), options);
+  }
+
+  private signWith<T>(method: string, address: string, operation: string, body: unknown): Promise<T> {
     const path = `/wallets/${pathAddress(address)}/${operation}`;
-    return this.call<T>({ method: 'POST', path, body, signed: true, retryOn: (s) => s === 502 || s === 503 });
+    return this.call<T>({
+      method: 'POST',
+      path,
+      body,
+      signed: true,
+      retryOn: (s) => s === 502 || s === 503,
+      // A request a hold rule holds is answered 202: no signature to resolve to.
+      accepted: (data, requestId) => {
+        throw new ApprovalPendingError(data.approval, requestId, method);
+      },
+    });
+  }
+
+  private requestWith<T>(method: string, address: string, operation: string, body: unknown, options: { idempotencyKey?: string }): Promise<T> {
+    const key = options.idempotencyKey;
+    if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) {
+      throw new TypeError(`${method}: idempotencyKey must be a string of 1 to 255 characters`);
+    }
+    return this.call<T>({
+      method: 'POST',
+      path: `/wallets/${pathAddress(address)}/${operation}`,
+      body,
+      signed: true,
+      retryOn: (s) => s === 502 || s === 503,
+      accepted: (data) => data,
+      ...(key === undefined ? {} : { headers: { 'Idempotency-Key': key } }),
+    });
+  }
+
+  /**
+   * What the vault's policy would decide for a request (the dry run; docs/policy.md#dry-run): `request` is
+   * the body of that kind's route, `wallet` the signing wallet (every kind but `call`). Nothing is signed,
+   * recorded or counted; a deny is an answer here, not an error.
+   */
+  evaluatePolicy(kind: PolicyKind, request: unknown, wallet?: string): Promise<PolicyVerdict> {
+    if (typeof request !== 'object' || request === null) throw new TypeError('evaluatePolicy: request must be an object');
+    const body = wallet === undefined ? { kind, request } : { kind, wallet, request };
+    return this.call<PolicyVerdict>({ method: 'POST', path: '/policy/evaluate', body: JSON.parse(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) });
   }
 
   /** Records the transaction that carried a signature; the same pair again is accepted unchanged. */
@@ -346,6 +410,20 @@ export class VaultClient {
     if (response.status === 202 && call.accepted !== undefined) return call.accepted(envelope.data as { approval: Approval }, answeredId) as T;
     return envelope.data as T;
   }
+}
+
+/** A sign-message body, checked before it is sent. */
+function messageBody(message: MessageToSign, method: string): { message: MessageToSign } {
+  if (typeof message !== 'string' && (typeof message !== 'object' || message === null || typeof message.raw !== 'string')) {
+    throw new TypeError(`${method}: message must be a string or { raw: "0x…" }`);
+  }
+  return { message };
+}
+
+/** Typed data or a transaction as a body, checked to be an object before it is sent. */
+function objectBody(value: unknown, method: string, name: string): object {
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${method}: ${name} must be an object`);
+  return value;
 }
 
 /** JSON has no bigint: quantities go as decimal strings, which the server reads as viem writes them. */

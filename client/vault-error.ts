@@ -31,16 +31,18 @@ export class VaultError extends Error {
 }
 
 /**
- * `sign()` asked for a signature and the vault held the request for a quorum of approver keys (HTTP 202):
- * nothing is signed yet. `approval` says how to follow it (`getApproval(approval.id)`); `requestSign()`
- * answers the same without throwing.
+ * `sign()`, `signMessage()`, `signTypedData()` or `signTransaction()` asked for a signature and the vault
+ * held the request for a quorum of approver keys (HTTP 202): nothing is signed yet. `approval` says how to
+ * follow it (`getApproval(approval.id)`: its `result` once approved); `requestSign()`,
+ * `requestSignMessage()`, `requestSignTypedData()` and `requestSignTransaction()` answer the same without throwing.
  */
 export class ApprovalPendingError extends VaultError {
   override readonly name = 'ApprovalPendingError';
   readonly approval: Approval;
 
-  constructor(approval: Approval, requestId: string | undefined) {
-    super(`sign: held for approval ${approval.id} (${approval.approvals} of ${approval.required} approvals, expires ${approval.expires}); nothing is signed yet`, {
+  /** `operation`: the method that asked (`sign`, `signMessage`, …). */
+  constructor(approval: Approval, requestId: string | undefined, operation = 'sign') {
+    super(`${operation}: held for approval ${approval.id} (${approval.approvals} of ${approval.required} approvals, expires ${approval.expires}); nothing is signed yet`, {
       status: 202,
       requestId,
       reason: 'http',

@@ -39,10 +39,11 @@ export type { CreateWalletCommand } from '../src/application/create-wallet.use-c
 export type { IdempotentRequest } from '../src/application/idempotency.js';
 export type { ApprovalRequested, SignAbiItem, SignCallCommand, SignOutcome, SignResult } from '../src/application/sign-call.use-case.js';
 export type { ApprovalRequestView, DecodedArgument, VoteCommand } from '../src/application/approvals.use-case.js';
-export type { Approval, ApprovalStatus, ApprovalVote, ApprovalVoteKind } from '../src/domain/approval.js';
+export type { Approval, ApprovalKind, ApprovalStatus, ApprovalVote, ApprovalVoteKind } from '../src/domain/approval.js';
 export type { ApprovalRule, ApprovalRuleInput } from '../src/domain/approval-rules.js';
 export type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../src/ports/approval-store.port.js';
 export type { SignMessageCommand } from '../src/application/sign-message.use-case.js';
+export type { StandardOutcome } from '../src/application/standard-signing.js';
 export type { SignTypedDataCommand } from '../src/application/sign-typed-data.use-case.js';
 export type { SignTransactionCommand } from '../src/application/sign-transaction.use-case.js';
 export type { SignedTransaction, StandardPayloads } from '../src/ports/standard-payloads.port.js';

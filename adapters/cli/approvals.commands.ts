@@ -104,6 +104,9 @@ export function registerApprovalCommands(program: Command): void {
   }
 }
 
+const resultLine = (r: object): string =>
+  'submissionHash' in r ? `submissionHash ${String(r.submissionHash)}` : 'hash' in r ? `transaction ${String(r.hash)}` : `signature ${String((r as { signature: string }).signature)}`;
+
 async function printApproval(approval: Approval, json: boolean): Promise<void> {
   const { presentApprovalOf } = await approvalsUseCases();
   const view = presentApprovalOf(approval);
@@ -111,10 +114,11 @@ async function printApproval(approval: Approval, json: boolean): Promise<void> {
     [
       describeApproval(approval),
       `  requested by ${view.requester} at ${view.created} (rule ${view.rule})`,
-      `  sender ${view.request.sender}`,
-      ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`),
+      ...('arguments' in view.request
+        ? [`  sender ${view.request.sender}`, ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`)]
+        : [`  ${view.kind} of wallet ${view.request.wallet}`, `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`]),
       ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}`),
-      ...(view.result ? [`  signed: submissionHash ${view.result.submissionHash}`] : []),
+      ...(view.result === null ? [] : [`  signed: ${resultLine(view.result)}`]),
     ].join('\n'),
   );
 }

@@ -1,9 +1,12 @@
 import { getBytes, hashMessage } from 'ethers';
+import type { ParsedFunction } from '../../src/domain/signing/abi-function.js';
+import type { AbiValue } from '../../src/domain/signing/argument-coercion.js';
 import { invalidArgument } from '../../src/domain/errors.js';
 import { hasLoneSurrogate } from '../../src/domain/unicode.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
-import type { SignedTransaction, StandardPayloads, TransactionIntent, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import type { HexString, SignedTransaction, StandardPayloads, TransactionIntent, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
 import { hashEthersWithDomainKeccak } from './ethers-keccak.js';
+import { decodeArguments } from './calldata.js';
 import { serializeSigned, transactionIntent, unsignedTransaction } from './transaction.js';
 import { typedDataDigest } from './typed-data.js';
 import { hexBytes, isObject } from './values.js';
@@ -34,6 +37,10 @@ export class EthersStandardPayloads implements StandardPayloads {
 
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {
     return serializeSigned(unsigned, signature);
+  }
+
+  decodeArguments(fn: ParsedFunction, data: HexString): readonly AbiValue[] | null {
+    return decodeArguments(fn, data);
   }
 }
 

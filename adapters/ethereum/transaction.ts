@@ -93,7 +93,7 @@ export function transactionIntent(raw: unknown): TransactionIntent {
   const value = raw.value === undefined ? 0n : quantity(raw.value, 'value');
   const data = callData(raw);
   const selector = data.length >= 10 ? data.slice(0, 10) : null;
-  return { chainId, to, selector, shortData: data !== '0x' && selector === null, value, from };
+  return { chainId, to, selector, shortData: data !== '0x' && selector === null, value, from, data: data as HexString };
 }
 
 export function serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {

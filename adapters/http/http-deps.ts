@@ -1,7 +1,8 @@
+import type { EvaluatePolicyCommand, PolicyVerdict } from '../../src/application/evaluate-policy.use-case.js';
 import type { Principal, UnreadableCredential } from '../../src/application/authenticate.use-case.js';
 import type { CreateWalletCommand } from '../../src/application/create-wallet.use-case.js';
 import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
-import type { SignCallCommand, SignOutcome } from '../../src/application/sign-call.use-case.js';
+import type { ApprovalRequested, SignCallCommand, SignOutcome } from '../../src/application/sign-call.use-case.js';
 import type { VoteCommand } from '../../src/application/approvals.use-case.js';
 import type { Approval, ApprovalStatus } from '../../src/domain/approval.js';
 import type { ApprovalPage } from '../../src/ports/approval-store.port.js';
@@ -42,9 +43,11 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   getApproval: { execute(vaultId: string, id: string): Promise<Approval> };
   voteOnApproval: { execute(command: VoteCommand): Promise<Approval> };
   /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
-  signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string }> };
-  signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string }> };
-  signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string }> };
+  // Each answers its result or, held by a hold rule, `{ approval }` (202).
+  signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string } | ApprovalRequested> };
+  signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string } | ApprovalRequested> };
+  signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string } | ApprovalRequested> };
+  evaluatePolicy: { execute(command: EvaluatePolicyCommand): Promise<PolicyVerdict> };
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
   jsonRpc: { defaultChain(): string | undefined; answerBudget(): AnswerBudget; execute(command: JsonRpcCommand): Promise<RpcAnswer> };
   verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };

@@ -61,9 +61,25 @@ export const signResultSchema = z
   })
   .meta({ id: 'SignResult' });
 
+const HEX = (bytes: number) => new RegExp(`^0x[0-9a-f]{${2 * bytes}}$`);
+
+export const signatureResultSchema = z
+  .object({
+    signature: z.string().regex(HEX(65)).meta({ description: '65 bytes `r ‖ s ‖ v`, `s` in the lower half of the curve order, `v` 27 or 28.' }),
+  })
+  .meta({ id: 'SignatureResult' });
+
+export const signedTransactionSchema = z
+  .object({
+    serialized: z.string().regex(/^0x(?:[0-9a-f]{2})+$/).meta({ description: 'The signed transaction, as `eth_sendRawTransaction` takes it (legacy with its EIP-155 `v`).' }),
+    hash: z.string().regex(HEX32).meta({ description: 'Its transaction hash.' }),
+  })
+  .meta({ id: 'SignedTransaction' });
+
 export const approvalSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUIDv7 (time-ordered).' }),
+    kind: z.enum(['call', 'message', 'typed-data', 'transaction']).meta({ description: 'What is held: a Sign call, or a message, typed data or a transaction of a wallet.' }),
     status: z.enum(['pending', 'approved', 'rejected', 'expired']).meta({
       description: 'As of this answer: `pending` until the quorum approves (`approved`), one approver rejects (`rejected`) or `expires` passes (`expired`). Only `approved` was ever signed.',
     }),
@@ -76,23 +92,38 @@ export const approvalSchema = z
     group: z.string().nullable().meta({ description: 'Only approver keys of this group vote on it; null: any approver key of the vault.' }),
     requester: z.string().meta({ description: '`api-key:<id>`: the key that asked. It can never vote on its own request.' }),
     request: z
-      .object({
-        chain: chainName(),
-        contract: checksummed('As asked.'),
-        sender: checksummed('As asked.'),
-        uniq: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
-        signer: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
-        function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
-        selector: z.string().regex(/^0x[0-9a-f]{8}$/),
-        arguments: z
-          .array(z.object({ name: z.string().meta({ description: '`args[0]`, `args[1]`, ...: by position, never the parameter names of the ABI item the requester sent.' }), type: z.string(), value: z.unknown() }))
-          .meta({ description: 'The arguments as parsed against the ABI item: integers as decimal strings, addresses EIP-55, tuples and arrays as arrays.' }),
-      })
-      .meta({ description: 'What is asked, exactly as the Sign request gave it (what is approved is what is signed).' }),
+      .union([
+        z
+          .object({
+            chain: chainName(),
+            contract: checksummed('As asked.'),
+            sender: checksummed('As asked.'),
+            uniq: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
+            signer: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
+            function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
+            selector: z.string().regex(/^0x[0-9a-f]{8}$/),
+            arguments: z
+              .array(z.object({ name: z.string().meta({ description: '`args[0]`, `args[1]`, ...: by position, never the parameter names of the ABI item the requester sent.' }), type: z.string(), value: z.unknown() }))
+              .meta({ description: 'The arguments as parsed against the ABI item: integers as decimal strings, addresses EIP-55, tuples and arrays as arrays.' }),
+          })
+          .meta({ id: 'ApprovalCallRequest', description: 'A held Sign call: what is asked, exactly as the Sign request gave it (what is approved is what is signed).' }),
+        z
+          .object({
+            wallet: checksummed('The signing wallet.'),
+            message: z.unknown().optional().meta({ description: 'A held message, as given: text, or `{"raw": "0x…"}`.' }),
+            typedData: z.unknown().optional().meta({ description: 'Held typed data, as given (`{domain, types, primaryType, message}`).' }),
+            transaction: z.unknown().optional().meta({ description: 'A held transaction, as given (quantities as given; decimal strings where they were bigints).' }),
+          })
+          .meta({ id: 'ApprovalStandardRequest', description: 'A held message, typed data or transaction: the wallet and the request exactly as given (what is approved is what is signed).' }),
+      ])
+      .meta({ description: 'What is asked: a Sign call (`kind` call), or the body of sign-message, sign-typed-data or sign-transaction.' }),
     votes: z
       .array(z.object({ by: z.string().meta({ description: '`api-key:<id>`' }), vote: z.enum(['approve', 'reject']), at: instant('When the vote was counted.') }))
       .meta({ description: 'Every vote, oldest first.' }),
-    result: signResultSchema.nullable().meta({ description: 'The Sign result once approved; null before.' }),
+    result: z
+      .union([signResultSchema, signatureResultSchema, signedTransactionSchema])
+      .nullable()
+      .meta({ description: "The result once approved, as the request's route answers it (Sign's; `{signature}` for a message or typed data; `{serialized, hash}` for a transaction); null before." }),
   })
   .meta({ id: 'Approval' });
 export type ApprovalView = z.infer<typeof approvalSchema>;
@@ -137,17 +168,4 @@ export const errorEnvelopeSchema = z
 /** `{"success": true, "data": …}`, the envelope of every answer but status, health and metrics. */
 export const enveloped = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 
-const HEX = (bytes: number) => new RegExp(`^0x[0-9a-f]{${2 * bytes}}$`);
 
-export const signatureResultSchema = z
-  .object({
-    signature: z.string().regex(HEX(65)).meta({ description: '65 bytes `r ‖ s ‖ v`, `s` in the lower half of the curve order, `v` 27 or 28.' }),
-  })
-  .meta({ id: 'SignatureResult' });
-
-export const signedTransactionSchema = z
-  .object({
-    serialized: z.string().regex(/^0x(?:[0-9a-f]{2})+$/).meta({ description: 'The signed transaction, as `eth_sendRawTransaction` takes it (legacy with its EIP-155 `v`).' }),
-    hash: z.string().regex(HEX32).meta({ description: 'Its transaction hash.' }),
-  })
-  .meta({ id: 'SignedTransaction' });

@@ -4,11 +4,12 @@ import { signFieldChecks, type SignCallCommand } from '../../src/application/sig
 import type { VoteCommand } from '../../src/application/approvals.use-case.js';
 import type { Principal } from '../../src/application/principal.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
+import type { EvaluatePolicyCommand } from '../../src/application/evaluate-policy.use-case.js';
 import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
 import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
-import { APPROVAL_READERS } from '../../src/domain/approval.js';
+import { APPROVAL_READERS, type Approval } from '../../src/domain/approval.js';
 import { DomainError, ErrorCode, invalidArgument, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
@@ -94,11 +95,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
       const key = idempotencyKeyOf(r);
       return { principal: r.principal, ...parseOrThrow(signCommandSchema(deps.signCall.chains), r.body), ...(key === undefined ? {} : { idempotencyKey: key }) };
     },
-    answer: async (deps, command) => {
-      const outcome = await deps.signCall.execute(command);
-      // Held for a quorum: 202, nothing signed yet (docs/approvals.md).
-      return 'approval' in outcome ? jsonReply(202, { success: true, data: { approval: presentApproval(outcome.approval) } }) : ok(outcome);
-    },
+    answer: async (deps, command) => outcomeReply(await deps.signCall.execute(command)),
   }),
   // Approvals (issue 25): signs held for a quorum of approver keys. Reads for any key that signs, reads or votes.
   route({
@@ -226,24 +223,38 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     path: '/wallets/:address/sign-message',
     body: 'signed-json',
     role: 'signer',
-    command: (r): SignMessageCommand => ({ principal: r.principal, address: address(r), message: messageOf(bodyObject(r.body)) }),
-    answer: async (deps, command) => ok(await deps.signMessage.execute(command)),
+    command: (r): SignMessageCommand => ({ principal: r.principal, address: address(r), message: messageOf(bodyObject(r.body)), ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps.signMessage.execute(command)),
   }),
   route({
     method: 'POST',
     path: '/wallets/:address/sign-typed-data',
     body: 'signed-json',
     role: 'signer',
-    command: (r): SignTypedDataCommand => ({ principal: r.principal, address: address(r), typedData: bodyObject(r.body) }),
-    answer: async (deps, command) => ok(await deps.signTypedData.execute(command)),
+    command: (r): SignTypedDataCommand => ({ principal: r.principal, address: address(r), typedData: bodyObject(r.body), ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps.signTypedData.execute(command)),
   }),
   route({
     method: 'POST',
     path: '/wallets/:address/sign-transaction',
     body: 'signed-json',
     role: 'signer',
-    command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body) }),
-    answer: async (deps, command) => ok(await deps.signTransaction.execute(command)),
+    command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body), ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps.signTransaction.execute(command)),
+  }),
+  // The policy's dry run (docs/policy.md#dry-run): what would be decided, nothing signed, recorded or counted.
+  route({
+    method: 'POST',
+    path: '/policy/evaluate',
+    body: 'json',
+    role: ['signer', 'reader', 'admin'],
+    command: (r): EvaluatePolicyCommand => {
+      const body = bodyObject(r.body) as { kind?: unknown; wallet?: unknown; request?: unknown };
+      const extra = Object.keys(body).find((k) => k !== 'kind' && k !== 'wallet' && k !== 'request');
+      if (extra !== undefined) throw invalidArgument(`${extra}: is not a field of a dry run (kind, wallet, request)`);
+      return { principal: r.principal, kind: body.kind, wallet: body.wallet, request: body.request };
+    },
+    answer: async (deps, command) => ok(await deps.evaluatePolicy.execute(command)),
   }),
   // Ethereum JSON-RPC over the vault's wallets (docs/standard-signing.md#json-rpc): JSON-RPC answers, not the envelope.
   route({
@@ -273,6 +284,17 @@ const LIST_PARAMETERS = ['offset', 'count'] as const;
 const APPROVAL_LIST_PARAMETERS = ['offset', 'count', 'status'] as const;
 
 /** The `Idempotency-Key` header (1 to 255 characters), or undefined. */
+/** A signature, or the approval that holds the request: 202, nothing signed yet (docs/approvals.md), on every signing route. */
+function outcomeReply(outcome: object): Reply {
+  return 'approval' in outcome ? jsonReply(202, { success: true, data: { approval: presentApproval(outcome.approval as Approval) } }) : ok(outcome);
+}
+
+/** The Idempotency-Key of a standard sign, as the command's field (absent when not given). */
+function keyOf(r: RouteRequest): { idempotencyKey?: string } {
+  const key = idempotencyKeyOf(r);
+  return key === undefined ? {} : { idempotencyKey: key };
+}
+
 function idempotencyKeyOf(r: RouteRequest): string | undefined {
   const given = r.headers['idempotency-key'];
   return parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);

@@ -14,6 +14,7 @@ import type { RequestRateStore } from '../../src/ports/request-rate-store.port.j
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
 import { chainModule } from '../chain/chain.module.js';
+import { CHAIN_IDS } from '../chain/chains.js';
 import { ethereumModule } from '../ethereum/ethereum.module.js';
 import { keyStoresModule } from '../keystore/shared/key-stores.module.js';
 import { requireNativeBindingsFor } from '../native-bindings.js';
@@ -111,6 +112,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     keyStoresModule(keyStores, options.defaultKeyStore),
     useCasesModule({
       chains: [...CHAINS, ...(options.chains ?? []).map((c) => c.name)],
+      chainIds: Object.fromEntries([...Object.entries(CHAIN_IDS), ...(options.chains ?? []).map((c) => [c.name, c.chainId] as const)].map(([name, id]) => [name, id.toString()])),
       authSecret: options.authSecret,
       authRefused: options.authRefused,
       version,

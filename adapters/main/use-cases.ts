@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { ExpireApprovals, GetApproval, ListApprovals, VoteOnApproval } from '../../src/application/approvals.use-case.js';
+import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval } from '../../src/application/approvals.use-case.js';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { Authorize } from '../../src/application/authorize.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
@@ -14,6 +14,9 @@ import { ManageQuarantine } from '../../src/application/manage-quarantine.use-ca
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { ManageWebhooks } from '../../src/application/manage-webhooks.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
+import { EvaluatePolicy } from '../../src/application/evaluate-policy.use-case.js';
+import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
+import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
@@ -53,6 +56,8 @@ import { pooledRandom } from '../system/pooled-random.js';
 export interface UseCaseSettings {
   /** The chain names Sign and sign policies accept: the interface's and the ones the caller added. */
   readonly chains: readonly string[];
+  /** Those chains' ids (decimal) by name, for policy rules that name a chain either way (`local` has none). */
+  readonly chainIds: Readonly<Record<string, string>>;
   readonly authSecret?: string;
   /** Told of each refused authentication besides the audit summary. */
   readonly authRefused?: RefusedAuthObserver;
@@ -77,6 +82,8 @@ interface Ports {
   readonly webhooks: WebhookOutbox | undefined;
   readonly deploymentId: string | null;
   readonly policyCache: PolicyCache;
+  /** The one policy decision (and limits) every signature passes. */
+  readonly gate: SignPolicyGate;
   readonly refusedAuth: RefusedAuthSummary;
   readonly payloads: StandardPayloads;
   readonly chainRpc: ChainRpc;
@@ -95,13 +102,16 @@ interface UseCaseEntry<T> {
 const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
 const KEYS = true;
 /** What SignMessage, SignTypedData and SignTransaction share: the policy Sign reads, the payloads' encoding. */
-const standardSigning = (p: Ports): StandardSigningDeps => ({
+const standardSigning = (p: Ports, s: UseCaseSettings): StandardSigningDeps => ({
   repository: p.repo,
   keyStores: p.keys,
   payloads: p.payloads,
-  policies: p.policyCache,
+  gate: p.gate,
+  chains: chainDirectory(s.chainIds),
   auditLog: p.audit,
   clock: p.clock,
+  approvals: p.approvals,
+  ids: p.ids,
 });
 
 /**
@@ -128,7 +138,12 @@ export const USE_CASES = {
   signCall: entry(
     SignCall,
     (p, s) =>
-      new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.policyCache, p.audit, s.chains, undefined, p.signCounter, p.approvals, p.ids),
+      new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.gate, {
+        chains: s.chains,
+        chainIds: chainDirectory(s.chainIds),
+        approvals: p.approvals,
+        ids: p.ids,
+      }),
     KEYS,
   ),
   // Approvals (issue 25): signs an approval rule holds until a quorum of approver keys approves them
@@ -136,16 +151,33 @@ export const USE_CASES = {
   listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock)),
   /** One approval: what is asked, the votes, and once approved the Sign result. */
   getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock)),
-  /** An approver key's vote; the approve that completes the quorum releases the signature (once). */
-  voteOnApproval: entry(VoteOnApproval, (p) => new VoteOnApproval(p.approvals, p.resolve(SignCall), p.clock, p.audit, p.repo), KEYS),
+  /** An approver key's vote; the approve that completes the quorum releases the signature (once), by the request's kind. */
+  voteOnApproval: entry(
+    VoteOnApproval,
+    (p) =>
+      new VoteOnApproval(
+        p.approvals,
+        new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction) }),
+        p.clock,
+        p.audit,
+        p.repo,
+      ),
+    KEYS,
+  ),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
   expireApprovals: entry(ExpireApprovals, (p) => new ExpireApprovals(p.approvals, p.clock)),
   /** Signs an EIP-191 personal message with a wallet, when the vault's policy allows messages (deny by default). */
-  signMessage: entry(SignMessage, (p) => new SignMessage(standardSigning(p)), KEYS),
+  signMessage: entry(SignMessage, (p, s) => new SignMessage(standardSigning(p, s)), KEYS),
   /** Signs EIP-712 typed data with a wallet, when the vault's policy allows its domain (deny by default). */
-  signTypedData: entry(SignTypedData, (p) => new SignTypedData(standardSigning(p)), KEYS),
+  signTypedData: entry(SignTypedData, (p, s) => new SignTypedData(standardSigning(p, s)), KEYS),
   /** Signs a legacy, eip2930 or eip1559 transaction with a wallet under the vault's transaction policy (deny by default). */
-  signTransaction: entry(SignTransaction, (p) => new SignTransaction(standardSigning(p)), KEYS),
+  signTransaction: entry(SignTransaction, (p, s) => new SignTransaction(standardSigning(p, s)), KEYS),
+  /** The dry run: what the one policy would decide for a request of any kind; nothing signed, recorded or counted. */
+  evaluatePolicy: entry(
+    EvaluatePolicy,
+    (p) => new EvaluatePolicy({ signCall: p.resolve(SignCall), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction) }),
+    KEYS,
+  ),
   /** The vault's wallets behind Ethereum JSON-RPC: the signing methods answered, eth_sendTransaction filled and sent, the rest relayed. */
   jsonRpc: entry(
     JsonRpcSigner,
@@ -177,7 +209,7 @@ export const USE_CASES = {
   /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */
   managePolicies: entry(
     ManagePolicies,
-    (p, s) => new ManagePolicies(p.repo, p.policies, p.clock, p.audit, (vaultId) => p.policyCache.invalidate(vaultId), s.chains),
+    (p, s) => new ManagePolicies(p.repo, p.policies, p.clock, p.audit, (vaultId) => p.policyCache.invalidate(vaultId), s.chains, chainDirectory(s.chainIds)),
   ),
   /** The audit trail, filtered and paged. */
   listAuditRecords: entry(ListAuditRecords, (p) => new ListAuditRecords(p.audit, p.repo)),
@@ -252,6 +284,9 @@ function portsOf(ctx: Resolver): Ports {
     get policyCache() {
       return ctx.get(PolicyCache);
     },
+    get gate() {
+      return ctx.get(SignPolicyGate);
+    },
     get refusedAuth() {
       return ctx.get(RefusedAuthSummary);
     },
@@ -273,7 +308,11 @@ function portsOf(ctx: Resolver): Ports {
  */
 export function useCasesModule(settings: UseCaseSettings): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(PolicyCache).toDynamicValue((ctx) => new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK)));
+    bind(PolicyCache).toDynamicValue((ctx) => new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), chainDirectory(settings.chainIds)));
+    bind(SignPolicyGate).toDynamicValue((ctx) => {
+      const ports = portsOf(ctx as Resolver);
+      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter });
+    });
     bind(RefusedAuthSummary).toDynamicValue((ctx) => new RefusedAuthSummary(ctx.get(PORT_TOKENS.WALLET_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), ctx.get(PORT_TOKENS.AUDIT_LOG)));
     for (const { type, build } of Object.values(USE_CASES) as UseCaseEntry<unknown>[]) {
       bind(type).toDynamicValue((ctx) => build(portsOf(ctx as Resolver), settings));

@@ -194,6 +194,23 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
       expect(await two.claimRelease(vaultId, a.id, 't5', at(10 * HOUR), at(11 * HOUR))).toBe(false);
     });
 
+    it('releases a standard request without a signature row: the result and the records only', async () => {
+      const vaultId = await f.newVault();
+      const k1 = await approver(vaultId);
+      const a = anApproval(vaultId, { required: 1 });
+      const [one] = f.stores;
+      await one.create(a, event('approval.requested', a));
+      await one.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
+      expect(await one.claimRelease(vaultId, a.id, 't', at(2000), at(2000 + HOUR))).toBe(true);
+      const records = [event('sign.message', { id: a.id, vaultId }), event('approval.decided', a, { status: 'approved' })];
+      expect(await one.release(vaultId, a.id, 't', at(3000), null, '{"signature":"0x01"}', records)).toBe(true);
+      expect(await one.find(vaultId, a.id)).toMatchObject({ status: 'approved', result: '{"signature":"0x01"}' });
+      expect((await actions(vaultId)).slice(-2)).toEqual([
+        ['sign.message', a.id],
+        ['approval.decided', a.id],
+      ]);
+    });
+
     it('a claim given back or past its lease can be taken again', async () => {
       const vaultId = await f.newVault();
       const k1 = await approver(vaultId);

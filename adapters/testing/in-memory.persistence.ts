@@ -12,7 +12,7 @@ import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-lo
 import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
-import type { SignCountDemand } from '../../src/domain/sign-limits.js';
+import { valueWaitMs, type SignCountDemand } from '../../src/domain/sign-limits.js';
 import type { SignCountDecision, SignCounter } from '../../src/ports/sign-counter.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
@@ -231,11 +231,20 @@ export class InMemoryPolicyRepository implements PolicyRepository {
 export class InMemorySignCounter implements SignCounter {
   /** The instants (ms) of the signs counted in the window, oldest first, by key. */
   readonly counts = new Map<string, number[]>();
+  /** What each sign under a limit in value moved, oldest first, by key. */
+  readonly amounts = new Map<string, { at: number; amount: bigint }[]>();
 
   async take(demands: readonly SignCountDemand[], now: Date): Promise<SignCountDecision> {
     const at = now.getTime();
     let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
     for (const d of demands) {
+      if (d.value !== undefined) {
+        const entries = (this.amounts.get(d.key) ?? []).filter((e) => e.at > at - d.windowMs);
+        this.amounts.set(d.key, entries);
+        const wait = valueWaitMs(entries, d.value.amount, d.value.max, d.windowMs, at);
+        if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
+        continue;
+      }
       const kept = (this.counts.get(d.key) ?? []).filter((t) => t > at - d.windowMs);
       this.counts.set(d.key, kept);
       // The max-th newest sign in the window holds it full until it leaves.
@@ -244,7 +253,10 @@ export class InMemorySignCounter implements SignCounter {
       if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
     }
     if (!refused.allowed) return refused;
-    for (const d of demands) this.counts.get(d.key)!.push(at);
+    for (const d of demands) {
+      if (d.value === undefined) this.counts.get(d.key)!.push(at);
+      else this.amounts.get(d.key)!.push({ at, amount: d.value.amount });
+    }
     return { allowed: true, retryAfterMs: 0 };
   }
 }
@@ -381,14 +393,14 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async abandonRelease(_vaultId: string, id: string, token: string): Promise<void> {
     if (this.claims.get(id)?.token === token) this.claims.delete(id);
   }
-  async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean> {
+  async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId || this.claims.get(id)?.token !== token || a.status !== 'pending' || a.expires.getTime() <= now.getTime()) return false;
     if (this.counted(a) < a.required) return false;
     events.forEach((e) => prepareAuditEvent(e));
     this.claims.delete(id);
     this.approvals.set(id, { ...a, status: 'approved', decided: now, result });
-    await this.signatures.record(signature);
+    if (signature !== null) await this.signatures.record(signature);
     for (const e of events) await this.audit.append(e);
     return true;
   }

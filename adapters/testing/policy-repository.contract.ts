@@ -138,8 +138,27 @@ export function describePolicyRepositoryContract(name: string, make: () => Promi
       await f.policies.save(vault, { chains }, NOW);
       chains.push('ethereum');
       const found = await f.policies.find(vault);
-      (found!.chains as string[]).push('bsc');
+      ((found as { chains: string[] }).chains).push('bsc');
       expect(await f.policies.find(vault)).toStrictEqual({ chains: ['sepolia'] });
+    });
+
+    it('keeps a policy document (version 2) whole, its uniq pins among them, and gives it back as saved', async () => {
+      const vault = randomUUID();
+      const contract = randomAddress();
+      const document = {
+        version: 2 as const,
+        rules: [
+          { id: 'calls', effect: 'allow' as const, kinds: ['call' as const], contracts: [contract] },
+          { id: 'big', effect: { hold: { required: 2, group: 'treasury' } }, kinds: ['transaction' as const] },
+        ],
+        limits: [{ id: 'daily', each: 'wallet' as const, maxSigns: 10, per: '1d' }],
+        uniqs: { [contract]: `0x${'ab'.repeat(32)}` },
+      };
+      await f.policies.save(vault, document, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual(document);
+      const { uniqs: _pins, ...unpinned } = document;
+      await f.policies.save(vault, unpinned, NOW);
+      expect(await f.policies.find(vault)).toStrictEqual(unpinned);
     });
   });
 }

@@ -12,6 +12,7 @@ export interface SignCounterFixture {
 const T0 = new Date('2026-06-01T00:00:00Z').getTime();
 const at = (ms: number) => new Date(T0 + ms);
 const demand = (key: string, max: number, windowMs: number): SignCountDemand => ({ key, max, windowMs, label: key });
+const moving = (key: string, amount: bigint, max: bigint, windowMs: number): SignCountDemand => ({ key, max: 0, windowMs, label: key, value: { amount, max } });
 
 /** What every sign counter must do: a rolling window per key, all or nothing, one count for all connections. */
 export function describeSignCounterContract(name: string, make: () => Promise<SignCounterFixture>): void {
@@ -63,6 +64,46 @@ export function describeSignCounterContract(name: string, make: () => Promise<Si
       const decisions = await Promise.all(takes);
       expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
       expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterMs > 0)).toBe(true);
+    });
+
+    it('holds a limit in value: amounts add up in the rolling window, and the wait is until enough of them leave', async () => {
+      const [counter] = f.counters;
+      const key = randomUUID();
+      const limit = (amount: bigint) => [moving(key, amount, 1000n, 60_000)];
+      expect(await counter.take(limit(400n), at(0))).toEqual({ allowed: true, retryAfterMs: 0 });
+      expect(await counter.take(limit(500n), at(10_000))).toEqual({ allowed: true, retryAfterMs: 0 });
+      // 900 held: 101 does not fit until the 400 leaves at 60 s; 100 fits now.
+      expect(await counter.take(limit(101n), at(20_000))).toEqual({ allowed: false, retryAfterMs: 40_000, refusedBy: key });
+      expect((await counter.take(limit(100n), at(20_000))).allowed).toBe(true);
+      // 1000 held: 600 waits for both the 400 and the 500 to leave (at 70 s).
+      expect(await counter.take(limit(600n), at(30_000))).toEqual({ allowed: false, retryAfterMs: 40_000, refusedBy: key });
+      // An amount over the limit alone never fits: refused for a whole window.
+      expect(await counter.take(limit(1001n), at(30_000))).toEqual({ allowed: false, retryAfterMs: 60_000, refusedBy: key });
+      // Amounts beyond 64 bits are kept exactly (wei, token units).
+      const big = randomUUID();
+      const huge = 10n ** 30n;
+      expect((await counter.take([moving(big, huge, 2n * huge, 60_000)], at(0))).allowed).toBe(true);
+      expect((await counter.take([moving(big, huge, 2n * huge, 60_000)], at(1))).allowed).toBe(true);
+      expect((await counter.take([moving(big, 1n, 2n * huge, 60_000)], at(2))).allowed).toBe(false);
+    });
+
+    it('counts signs and amounts in one take, all or nothing', async () => {
+      const [counter] = f.counters;
+      const signs = demand(randomUUID(), 5, 60_000);
+      const value = moving(randomUUID(), 600n, 1000n, 60_000);
+      expect((await counter.take([signs, value], at(0))).allowed).toBe(true);
+      expect((await counter.take([signs, value], at(1))).allowed).toBe(false);
+      // The refused take counted no sign: four more fit.
+      for (let i = 0; i < 4; i++) expect((await counter.take([signs], at(2 + i))).allowed).toBe(true);
+      expect((await counter.take([signs], at(10))).allowed).toBe(false);
+    });
+
+    // 20 at once on both connections, 100 each against 1000: exactly 10 reserved.
+    it('never lets two connections both reserve the last of a value: 20 concurrent takes of 100 against 1000, exactly 10', async () => {
+      const key = randomUUID();
+      const takes = Array.from({ length: 20 }, (_, i) => f.counters[i % 2]!.take([moving(key, 100n, 1000n, 86_400_000)], at(i)));
+      const decisions = await Promise.all(takes);
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     });
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { showValue } from '../domain/show-value.js';
-import { effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
+import { approvalKind, effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
@@ -10,7 +10,25 @@ import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
 import type { Principal } from './principal.js';
-import type { SignCall, SignResult } from './sign-call.use-case.js';
+import type { SignResult } from './sign-call.use-case.js';
+
+/**
+ * What signs an approved request (its quorum reached, the release claimed with `token`): SignCall for a
+ * call, SignMessage, SignTypedData or SignTransaction for theirs. Writes the signature, its records and the
+ * approval's result in one transaction before it resolves, only while the claim holds.
+ */
+export interface ApprovalReleaser {
+  release(approval: Approval, token: string, actor: string): Promise<unknown>;
+}
+
+/** Releases an approved request by its kind: the use case that would have signed it, had no rule held it. */
+export class ReleaseByKind implements ApprovalReleaser {
+  constructor(private readonly releasers: Readonly<Record<ApprovalKind, ApprovalReleaser>>) {}
+
+  release(approval: Approval, token: string, actor: string): Promise<unknown> {
+    return this.releasers[approvalKind(approval)].release(approval, token, actor);
+  }
+}
 
 /**
  * How long one caller holds the release of an approved request: a process that dies while signing keeps
@@ -78,7 +96,8 @@ export interface VoteCommand {
  * outside the rule's group, a second vote of a key, a vote on a decided or expired approval. One reject
  * ends the request. The quorum counts only votes of keys still unrevoked approvers of the group, as the
  * store counts them at each read and again in the claim (a key revoked after voting withdraws its vote).
- * The approve that completes the quorum releases the signature (SignCall.release), and
+ * The approve that completes the quorum releases the signature (by the request's kind: SignCall.release
+ * for a call, SignMessage, SignTypedData or SignTransaction's release for theirs), and
  * only one caller releases it, whatever the concurrency: the release is claimed by a conditional update.
  * A release that fails (the chain's RPC, the key store, a limit) leaves the approval pending with its
  * votes; any later approve call, also by a key that already voted, retries it.
@@ -86,7 +105,8 @@ export interface VoteCommand {
 export class VoteOnApproval {
   constructor(
     private readonly store: ApprovalStore | undefined,
-    private readonly signCall: Pick<SignCall, 'release'>,
+    /** Signs an approved request (ReleaseByKind; a SignCall alone releases only calls). */
+    private readonly releaser: ApprovalReleaser,
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,
     /** The requester's key is read again before a release: a key revoked while its request waited gets nothing. */
@@ -141,7 +161,7 @@ export class VoteOnApproval {
     }
     if (await store.claimRelease(approval.vaultId, approval.id, token, now, new Date(now.getTime() + RELEASE_LEASE_MS))) {
       try {
-        await this.signCall.release(approval, token, actorOf(principal));
+        await this.releaser.release(approval, token, actorOf(principal));
       } catch (error) {
         // Given back at once: the next approve call retries (the lease would hold it otherwise).
         await store.abandonRelease(approval.vaultId, approval.id, token).catch(() => undefined);
@@ -255,9 +275,30 @@ export function describeApprovalRequest(approval: Approval): ApprovalRequestView
 
 const shown = (value: AbiValue): unknown => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? value.map(shown) : value);
 
+/**
+ * What a held message, typed data or transaction asks: the signing wallet and the request as it was
+ * given (as JSON values: quantities as decimal strings where they were bigints).
+ */
+export interface StandardRequestView {
+  readonly wallet: string;
+  readonly message?: unknown;
+  readonly typedData?: unknown;
+  readonly transaction?: unknown;
+}
+
+export function describeStandardRequest(approval: Approval): StandardRequestView {
+  const { kind: _kind, address, ...request } = JSON.parse(approval.request) as { kind: string; address: string } & Record<string, unknown>;
+  return { wallet: address, ...request };
+}
+
+/** The result of an approved request: Sign's, a message's or typed data's `{signature}`, a transaction's `{serialized, hash}`. */
+export type ApprovalResultView = SignResult | { signature: string } | { serialized: string; hash: string };
+
 /** An approval as the API and the CLI show it: instants as ISO 8601, keys as `api-key:<id>`, the request decoded. */
 export interface ApprovalPresentation {
   id: string;
+  /** What is held: a Sign call, a message, typed data or a transaction. */
+  kind: ApprovalKind;
   status: ApprovalStatus;
   required: number;
   approvals: number;
@@ -267,15 +308,23 @@ export interface ApprovalPresentation {
   rule: string;
   group: string | null;
   requester: string;
-  request: Omit<ApprovalRequestView, 'arguments'> & { arguments: DecodedArgument[] };
+  request: (Omit<ApprovalRequestView, 'arguments'> & { arguments: DecodedArgument[] }) | StandardRequestView;
   votes: { by: string; vote: ApprovalVoteKind; at: string }[];
-  result: SignResult | null;
+  result: ApprovalResultView | null;
 }
 
 export function presentApprovalOf(a: Approval): ApprovalPresentation {
-  const { arguments: args, ...request } = describeApprovalRequest(a);
+  const kind = approvalKind(a);
+  let request: ApprovalPresentation['request'];
+  if (kind === 'call') {
+    const { arguments: args, ...call } = describeApprovalRequest(a);
+    request = { ...call, arguments: [...args] };
+  } else {
+    request = describeStandardRequest(a);
+  }
   return {
     id: a.id,
+    kind,
     status: a.status,
     required: a.required,
     approvals: a.approvals,
@@ -285,11 +334,12 @@ export function presentApprovalOf(a: Approval): ApprovalPresentation {
     rule: a.ruleId,
     group: a.group,
     requester: apiKeyActor(a.requester),
-    request: { ...request, arguments: [...args] },
+    request,
     votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString() })),
     result: approvalResult(a),
   };
 }
 
-/** The Sign result of an approved request, or null. */
-export const approvalResult = (approval: Approval): SignResult | null => (approval.status === 'approved' && approval.result !== null ? (JSON.parse(approval.result) as SignResult) : null);
+/** The result of an approved request (Sign's, or a standard request's), or null. */
+export const approvalResult = (approval: Approval): ApprovalResultView | null =>
+  approval.status === 'approved' && approval.result !== null ? (JSON.parse(approval.result) as ApprovalResultView) : null;

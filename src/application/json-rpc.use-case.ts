@@ -1,3 +1,4 @@
+import type { Approval } from '../domain/approval.js';
 import { DomainError, ErrorCode, invalidArgument, isDomainError } from '../domain/errors.js';
 import type { ChainRpc, RelayedAnswer, RpcAnswer } from '../ports/chain-rpc.port.js';
 import type { Principal } from './principal.js';
@@ -25,13 +26,16 @@ export interface AnswerBudget {
 /** A transaction the caller gave, as the pre-check reads it. */
 type TransactionCommand = { principal: Principal; address: string; transaction: unknown };
 
+/** A standard sign's answer: its result, or the approval that holds it (a hold rule matched). */
+type Outcome<T> = T | { readonly approval: Approval };
+
 /** What the JSON-RPC endpoint needs of the other use cases: listing wallets and the three standard signs. */
 export interface JsonRpcSigners {
   listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ page: readonly { address: string }[] }> };
-  signMessage: { execute(c: { principal: Principal; address: string; message: unknown }): Promise<{ signature: string }> };
-  signTypedData: { execute(c: { principal: Principal; address: string; typedData: unknown }): Promise<{ signature: string }> };
+  signMessage: { execute(c: { principal: Principal; address: string; message: unknown }): Promise<Outcome<{ signature: string }>> };
+  signTypedData: { execute(c: { principal: Principal; address: string; typedData: unknown }): Promise<Outcome<{ signature: string }>> };
   signTransaction: {
-    execute(c: TransactionCommand): Promise<{ serialized: string; hash: string }>;
+    execute(c: TransactionCommand): Promise<Outcome<{ serialized: string; hash: string }>>;
     /**
      * The policy over the caller's transaction (from, to, value, data, and chainId the endpoint chain's)
      * before nonce, gas and fees are filled: a refusal then costs no call to the chain. Throws as execute does.
@@ -39,6 +43,9 @@ export interface JsonRpcSigners {
     precheckTransaction?(c: TransactionCommand): Promise<void>;
   };
 }
+
+/** `data.code` of a JSON-RPC error answering a request a hold rule holds (not one of the HTTP error codes: nothing failed). */
+export const APPROVAL_PENDING = 'APPROVAL_PENDING';
 
 /** JSON-RPC's codes for what the vault refuses (EIP-1474): bad params, an unsupported method, any other refusal. */
 const INVALID_PARAMS = -32602;
@@ -116,6 +123,7 @@ export class JsonRpcSigner {
     try {
       return { result: await this.answer(command) };
     } catch (error) {
+      if (error instanceof HeldForApproval) return { error: error.rpcError() };
       if (!isDomainError(error) || error.code === ErrorCode.CHAIN_UNAVAILABLE || error.code === ErrorCode.DATABASE_UNAVAILABLE || error.code === ErrorCode.KEYSTORE_UNAVAILABLE) {
         throw error; // the service's own failures stay HTTP errors (502, 503), as on every route
       }
@@ -132,17 +140,17 @@ export class JsonRpcSigner {
       case 'eth_accounts':
         return (await signers.listWallets.execute(principal.vaultId, 0, 1000)).page.map((w) => w.address);
       case 'eth_sign':
-        return (await signers.signMessage.execute({ principal, address: param(params, 0, 'address'), message: { raw: hexData(params[1], 'params[1]') } })).signature;
+        return settled(await signers.signMessage.execute({ principal, address: param(params, 0, 'address'), message: { raw: hexData(params[1], 'params[1]') } })).signature;
       case 'personal_sign': {
         const data = params[0];
         // Wallets send the message hex-encoded; text that is not hex is signed as its UTF-8 bytes.
         const message = typeof data === 'string' && HEX.test(data) ? { raw: data } : data;
-        return (await signers.signMessage.execute({ principal, address: param(params, 1, 'address'), message })).signature;
+        return settled(await signers.signMessage.execute({ principal, address: param(params, 1, 'address'), message })).signature;
       }
       case 'eth_signTypedData_v4': {
         const raw = params[1];
         const typedData = typeof raw === 'string' ? parseJson(raw, 'params[1]') : raw;
-        return (await signers.signTypedData.execute({ principal, address: param(params, 0, 'address'), typedData })).signature;
+        return settled(await signers.signTypedData.execute({ principal, address: param(params, 0, 'address'), typedData })).signature;
       }
       case 'eth_signTransaction':
         return (await this.signFilled(principal, chain, params)).serialized;
@@ -226,8 +234,35 @@ export class JsonRpcSigner {
         filled.maxFeePerGas ??= `0x${(BigInt(block.baseFeePerGas) * 2n + priority).toString(16)}`;
       }
     }
-    return this.signers.signTransaction.execute({ principal, address: from, transaction: filled });
+    return settled(await this.signers.signTransaction.execute({ principal, address: from, transaction: filled }));
   }
+}
+
+/**
+ * A request a hold rule holds has no result to answer: a JSON-RPC error (-32000) whose `data` names the
+ * approval, `{code: "APPROVAL_PENDING", approval: {id, status, required, approvals, expires, rule}}`.
+ * Once its quorum approves, `GET …/approvals/{id}` has the signature (`result`); an eth_sendTransaction
+ * held is signed at the release but not sent: the caller sends `result.serialized` itself.
+ */
+class HeldForApproval extends Error {
+  constructor(readonly approval: Approval) {
+    super(`held for approval ${approval.id} (${approval.approvals} of ${approval.required} approvals, expires ${approval.expires.toISOString()}); nothing is signed yet`);
+  }
+
+  rpcError() {
+    const a = this.approval;
+    return {
+      code: SERVER_ERROR,
+      message: this.message,
+      data: { code: APPROVAL_PENDING, approval: { id: a.id, status: a.status, required: a.required, approvals: a.approvals, expires: a.expires.toISOString(), rule: a.ruleId } },
+    };
+  }
+}
+
+/** The result, or HeldForApproval when a hold rule held the request. */
+function settled<T extends object>(outcome: Outcome<T>): T {
+  if ('approval' in outcome) throw new HeldForApproval(outcome.approval);
+  return outcome;
 }
 
 /** The node's own error for a call the vault passed on (or sent): answered as the node gave it. */

@@ -1,22 +1,30 @@
 import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../domain/argument-rule-input.js';
 import { describeApprovalRule, parseApprovalRule, withApprovalRule, type ApprovalRule, type ApprovalRuleInput } from '../domain/approval-rules.js';
-import { describeArgumentRule } from '../domain/argument-rules.js';
+import { describeArgumentRule, type ArgumentRule } from '../domain/argument-rules.js';
 import { invalidArgument } from '../domain/errors.js';
 import { describeSignLimit, parseLimitTarget, parseSignLimit, sameTarget, withSignLimit, type SignLimitInput } from '../domain/sign-limits.js';
 import { parseSignPolicy, type SignPolicy, type SignPolicyInput } from '../domain/sign-policy.js';
 import { standardPolicyDetails } from '../domain/standard-sign-policy.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { PolicyRepository } from '../ports/policy-repository.port.js';
+import { isPolicyDocument, type PolicyRepository, type StoredPolicy } from '../ports/policy-repository.port.js';
+import { createHash } from 'node:crypto';
+import { parsePolicyDocument } from '../domain/policy/policy-document.parse.js';
+import { nextApprovalId, withApprovalHolds, withArgumentDenies, withLegacyLimit, withLists, withoutApprovalHolds, withoutArgumentDenies, withoutLegacyLimits } from '../domain/policy/legacy-edits.js';
+import { describeEffect, type PolicyDocument } from '../domain/policy/policy-document.js';
+import type { ChainDirectory } from '../domain/policy/sign-intent.js';
+import { canonicalJson } from './idempotency.js';
+import { documentOf } from './policy-cache.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
 import { CHAINS } from './sign-call.use-case.js';
 import { requireVault } from './wallet-lookup.js';
 
 /**
- * Operator actions on a vault's sign policy. `set` replaces the lists (a list not given is absent, so it
- * allows everything of its kind) and keeps the argument rules and the limits, which have their own
- * actions; `clear` removes all. Every change is recorded as policy.changed.
+ * Operator actions on a vault's sign policy. `apply` replaces it with a document. The older actions edit
+ * what is stored, lists or a document: `set` replaces the lists (a list not given is absent, so it allows
+ * everything of its kind) and keeps the argument rules, the limits and the approval rules, which have
+ * their own actions; `clear` removes all. Every change is recorded as policy.changed.
  */
 export class ManagePolicies {
   constructor(
@@ -28,17 +36,53 @@ export class ManagePolicies {
     private readonly onChange: (vaultId: string) => void = () => undefined,
     /** Chain names a policy may list: the interface's and any the operator added. */
     private readonly chains: readonly string[] = CHAINS,
+    /** Their chain ids, for reading stored lists as a document. */
+    private readonly chainIds: ChainDirectory = { idOf: () => null, nameOf: () => null },
   ) {}
 
-  async show(vaultId: string): Promise<SignPolicy | null> {
+  /** The policy as stored: a document, or the lists of an earlier release (`policies show` prints either). */
+  async show(vaultId: string): Promise<StoredPolicy | null> {
     await requireVault(this.repository, vaultId);
     return this.policies.find(vaultId);
   }
 
-  async set(vaultId: string, input: SignPolicyInput): Promise<SignPolicy> {
-    const lists = parseSignPolicy(input, this.chains);
+  /** The document in force (`policies export`): the stored one, or the one stored lists migrate to; null without a policy. */
+  async export(vaultId: string): Promise<PolicyDocument | null> {
+    return documentOf(await this.show(vaultId), this.chainIds);
+  }
+
+  /**
+   * Replaces the vault's policy with a whole document (`policies apply`), validated first: a bad
+   * document changes nothing and is refused naming its first wrong field.
+   */
+  async apply(vaultId: string, raw: unknown): Promise<PolicyDocument> {
+    const document = parsePolicyDocument(raw, { chains: this.chains });
     await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
+    await this.save(vaultId, document);
+    return document;
+  }
+
+  /**
+   * The vault's policy as the older commands (set, rules, limits, approvals) edit it: the lists they set,
+   * or a document (applied, or edited by them before), which they edit in their own id namespaces
+   * (legacy-edits.ts: `r<n>`, `l<n>`, `a<n>`, the list rules), keeping every other rule and limit.
+   */
+  private async stored(vaultId: string): Promise<StoredPolicy | null> {
+    await requireVault(this.repository, vaultId);
+    return this.policies.find(vaultId);
+  }
+
+  /** Saves a document an older command edited, validated as `apply` validates one (limits, ids): an edit the document cannot hold changes nothing. */
+  private async saveDocument(vaultId: string, edited: PolicyDocument): Promise<PolicyDocument> {
+    const document = parsePolicyDocument(edited, { chains: this.chains });
+    await this.save(vaultId, document);
+    return document;
+  }
+
+  async set(vaultId: string, input: SignPolicyInput): Promise<StoredPolicy> {
+    const lists = parseSignPolicy(input, this.chains);
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withLists(current, lists, this.chainIds));
     const policy: SignPolicy = {
       ...lists,
       ...(current?.rules && { rules: current.rules }),
@@ -54,10 +98,11 @@ export class ManagePolicies {
    * Read, then written: two operators adding rules to one vault at the same instant can lose one change
    * (each is in the audit trail, and `policies show` says what holds).
    */
-  async addRules(vaultId: string, input: ArgumentRuleInput): Promise<SignPolicy> {
+  async addRules(vaultId: string, input: ArgumentRuleInput): Promise<StoredPolicy> {
     const added = parseArgumentRules(input);
-    await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
+    refuseUntypedIntegers(added);
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withArgumentDenies(current, added));
     const policy: SignPolicy = { ...current, rules: withArgumentRules(current?.rules, added) };
     await this.save(vaultId, policy);
     return policy;
@@ -67,12 +112,12 @@ export class ManagePolicies {
    * Removes the rules of a function (named by selector or text, whichever way the rules were added), or
    * of one of its arguments; all rules without a function. Removing nothing changes and records nothing.
    */
-  async removeRules(vaultId: string, target: { function?: string; arg?: string }): Promise<{ removed: number; policy: SignPolicy | null }> {
+  async removeRules(vaultId: string, target: { function?: string; arg?: string }): Promise<{ removed: number; policy: StoredPolicy | null }> {
     if (target.function === undefined && target.arg !== undefined) throw invalidArgument('arg: name the function too');
-    const matches = target.function === undefined ? () => true : ruleMatcher(target.function, target.arg);
-    await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
-    const kept = (current?.rules ?? []).filter((rule) => !matches(rule));
+    const matches = target.function === undefined ? null : ruleMatcher(target.function, target.arg);
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutArgumentDenies(current, matches));
+    const kept = (current?.rules ?? []).filter((rule) => matches !== null && !matches(rule));
     const removed = (current?.rules?.length ?? 0) - kept.length;
     if (removed === 0) return { removed, policy: current };
     const { rules: _dropped, ...rest } = current!;
@@ -83,10 +128,10 @@ export class ManagePolicies {
    * Adds a limit per window; one of the same scope, target and window is replaced (its count goes on).
    * Read, then written, as addRules.
    */
-  async addLimit(vaultId: string, input: SignLimitInput): Promise<SignPolicy> {
+  async addLimit(vaultId: string, input: SignLimitInput): Promise<StoredPolicy> {
     const limit = parseSignLimit(input);
-    await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withLegacyLimit(current, limit));
     const policy: SignPolicy = { ...current, limits: withSignLimit(current?.limits, limit) };
     await this.save(vaultId, policy);
     return policy;
@@ -96,10 +141,10 @@ export class ManagePolicies {
    * Removes the limits of one scope and target (`{ each: 'wallet' }`, `{ wallet: '0x…' }`, …), every
    * window; all limits when `target` is null. Removing nothing changes and records nothing.
    */
-  async removeLimits(vaultId: string, target: Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'> | null): Promise<{ removed: number; policy: SignPolicy | null }> {
+  async removeLimits(vaultId: string, target: Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'> | null): Promise<{ removed: number; policy: StoredPolicy | null }> {
     const named = target === null ? null : parseLimitTarget(target);
-    await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutLegacyLimits(current, named));
     const kept = (current?.limits ?? []).filter((limit) => named !== null && !sameTarget(limit, named));
     const removed = (current?.limits?.length ?? 0) - kept.length;
     if (removed === 0) return { removed, policy: current };
@@ -109,29 +154,41 @@ export class ManagePolicies {
 
   /**
    * Adds an approval rule (approval-rules.ts): signs it matches are held until its quorum approves them.
-   * Read, then written, as addRules.
+   * On a document, it holds within each allow rule (legacy-edits.ts). Read, then written, as addRules.
    */
-  async addApprovalRule(vaultId: string, input: ApprovalRuleInput): Promise<{ rule: ApprovalRule; policy: SignPolicy }> {
-    await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
+  async addApprovalRule(vaultId: string, input: ApprovalRuleInput): Promise<{ rule: ApprovalRule; policy: StoredPolicy }> {
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) {
+      const rule: ApprovalRule = { ...parseApprovalRule(input, this.chains), id: nextApprovalId(current) };
+      if (rule.bound !== undefined) refuseUntypedIntegers([rule.bound]);
+      return { rule, policy: await this.saveDocument(vaultId, withApprovalHolds(current, rule, this.chainIds)) };
+    }
     const rule = parseApprovalRule(input, this.chains, current?.approvals);
+    if (rule.bound !== undefined) refuseUntypedIntegers([rule.bound]);
     const policy: SignPolicy = { ...current, approvals: withApprovalRule(current?.approvals, rule) };
     await this.save(vaultId, policy);
     return { rule, policy };
   }
 
   /**
-   * Removes the approval rule `id` (`a1`), or every approval rule when `id` is null. Signs already held
-   * stay held by the rule they matched (an approval keeps its own quorum). Removing nothing records nothing.
+   * Removes the approval rule `id` (`a1`; on a document its holds `a1` and `a1.*`), or every approval rule
+   * when `id` is null. Signs already held stay held by the rule they matched (an approval keeps its own
+   * quorum). Removing nothing records nothing.
    */
-  async removeApprovalRules(vaultId: string, id: string | null): Promise<{ removed: number; policy: SignPolicy | null }> {
-    await requireVault(this.repository, vaultId);
-    const current = await this.policies.find(vaultId);
+  async removeApprovalRules(vaultId: string, id: string | null): Promise<{ removed: number; policy: StoredPolicy | null }> {
+    const current = await this.stored(vaultId);
+    if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutApprovalHolds(current, id === null ? null : id.trim()));
     const kept = (current?.approvals ?? []).filter((rule) => id !== null && rule.id !== id.trim());
     const removed = (current?.approvals?.length ?? 0) - kept.length;
     if (removed === 0) return { removed, policy: current };
     const { approvals: _dropped, ...rest } = current!;
     return { removed, policy: await this.saveWith(vaultId, rest, 'approvals', kept) };
+  }
+
+  /** A removal from a document: saved when it removed something (the document stays, even with no rule left). */
+  private async saveEdit(vaultId: string, current: PolicyDocument, edit: { document: PolicyDocument; removed: number }): Promise<{ removed: number; policy: PolicyDocument }> {
+    if (edit.removed === 0) return { removed: 0, policy: current };
+    return { removed: edit.removed, policy: await this.saveDocument(vaultId, edit.document) };
   }
 
   /** Saves `rest` with `field` set to `kept`, or without it when empty; nothing left at all is no policy. */
@@ -149,10 +206,21 @@ export class ManagePolicies {
     return { cleared: true };
   }
 
-  private async save(vaultId: string, policy: SignPolicy | null): Promise<void> {
+  private async save(vaultId: string, policy: StoredPolicy | null): Promise<void> {
     const now = this.clock.now();
     await this.policies.save(vaultId, policy, now);
     this.onChange(vaultId);
+    if (policy !== null && isPolicyDocument(policy)) {
+      // The document's hash says exactly what was applied; the ids say what it holds at a glance.
+      await audit(this.auditLog, 'policy.changed', now, OPERATOR, vaultId, vaultId, {
+        policy: 'applied',
+        documentHash: createHash('sha256').update(canonicalJson(policy)).digest('hex'),
+        rules: policy.rules.map((r) => `${r.id}:${describeEffect(r.effect)}`).join(','),
+        limits: policy.limits.map((l) => l.id).join(',') || null,
+        trustRpcUniq: policy.trustRpcUniq ? policy.trustRpcUniq.join(',') : null,
+      });
+      return;
+    }
     const list = (values: readonly string[] | undefined) => (values ? values.join(',') : null);
     await audit(this.auditLog, 'policy.changed', now, OPERATOR, vaultId, vaultId, {
       policy: policy === null ? 'none' : 'set',
@@ -168,5 +236,17 @@ export class ManagePolicies {
       ...(policy?.approvals ? { approvals: policy.approvals.map(describeApprovalRule).join('; ') } : {}),
       ...standardPolicyDetails(policy),
     });
+  }
+}
+
+/**
+ * An integer comparison on a function named by selector alone is refused (issue 34): the selector does not
+ * say the argument's type, and a function with a colliding selector could pass the rule with other types.
+ * Rules stored before this keep deciding as they did; new ones name the function by its signature text.
+ */
+function refuseUntypedIntegers(rules: readonly ArgumentRule[]): void {
+  const untyped = rules.find((r) => r.signature === undefined && ['lte', 'gte', 'lt', 'gt'].includes(r.op));
+  if (untyped !== undefined) {
+    throw invalidArgument(`function: ${untyped.selector} is a selector alone, and an integer rule (${untyped.op}) needs the function's signature text to know the argument's type (a function with a colliding selector could pass it)`);
   }
 }

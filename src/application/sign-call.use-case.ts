@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 import { parseAddress } from '../domain/address.js';
 import { effectiveStatus, type Approval } from '../domain/approval.js';
-import { approvalRuleFor, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalRule } from '../domain/approval-rules.js';
 import type { ParsedFunction } from '../domain/signing/abi-function.js';
 import type { AbiValue } from '../domain/signing/argument-coercion.js';
 import type { Wallet } from '../domain/wallet.js';
 import type { ApprovalStore, NewApproval } from '../ports/approval-store.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { SignatureRecord } from '../ports/signature-log.port.js';
-import { argumentRuleViolation } from '../domain/argument-rules.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { coerceArguments } from '../domain/signing/argument-coercion.js';
 import {
@@ -20,19 +18,21 @@ import {
   type Hex,
   type SignatureStruct,
 } from '../domain/signing/signable-digest.js';
-import { signCountDemands, type SignLimit } from '../domain/sign-limits.js';
-import { pinnedUniqViolation, signPolicyViolation, type SignPolicy, type SignRequestFacts } from '../domain/sign-policy.js';
-import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
+import type { PolicyDocument } from '../domain/policy/policy-document.js';
+import { decidesByWallet, evaluatePolicy, type PolicyDecision } from '../domain/policy/policy-evaluation.js';
+import { NO_FACTS, type ChainDirectory, type SignIntent } from '../domain/policy/sign-intent.js';
+import { pinnedUniqViolation, unpinnedViolation, type SignRequestFacts } from '../domain/sign-policy.js';
+import type { AuditEvent } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { SignCounter } from '../ports/sign-counter.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import { canonicalJson } from './idempotency.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
-import { actorOf, audit } from './audit-actor.js';
+import { actorOf } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
+import type { DenialRecord, SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
 
 /** The chains of the interface; an operator may add more (the composition root passes the full list). */
@@ -53,13 +53,16 @@ export interface ApprovalRequested {
 /** What Sign answers: the signature, or the approval that holds it (`'approval' in outcome`). */
 export type SignOutcome = SignResult | ApprovalRequested;
 
-/** The state of an approval as Sign answers it: pending as the approval, approved as its result, otherwise refused. */
-export function approvalOutcome(approval: Approval, now: Date): SignOutcome {
+/**
+ * The state of an approval as a repeat of its request answers it: pending as the approval, approved as its
+ * result (`T`: Sign's, or a standard request's), otherwise refused.
+ */
+export function approvalOutcome<T = SignResult>(approval: Approval, now: Date): T | ApprovalRequested {
   switch (effectiveStatus(approval, now)) {
     case 'pending':
       return { approval };
     case 'approved':
-      return JSON.parse(approval.result!) as SignResult;
+      return JSON.parse(approval.result!) as T;
     case 'rejected':
       throw new DomainError(ErrorCode.APPROVAL_REJECTED, `approval ${approval.id}: the request was rejected; it is never signed`);
     case 'expired':
@@ -92,8 +95,12 @@ interface Prepared {
   readonly cached: boolean;
   readonly args: readonly AbiValue[];
   readonly message: Hex;
-  readonly policy: SignPolicy | null;
   readonly facts: SignRequestFacts;
+  /** The one policy's decision (allow or hold: a deny was thrown) and the document it was made with. */
+  readonly decision: PolicyDecision;
+  readonly document: PolicyDocument | null;
+  readonly intent: SignIntent;
+  readonly denial: DenialRecord;
   readonly uniq: Hex;
   readonly wallet: Wallet;
   readonly now: Date;
@@ -149,6 +156,19 @@ function required(raw: unknown, field: string): unknown {
   return raw;
 }
 
+/** What SignCall is built with besides its ports. */
+export interface SignCallOptions {
+  /** Chain names a request may give: the interface's and any the operator added. */
+  readonly chains?: readonly string[];
+  /** The chain ids of those names, for policy rules that name a chain by id. */
+  readonly chainIds?: ChainDirectory;
+  readonly abiCacheBytes?: number;
+  /** Holds signs for a quorum; without it, a sign a hold rule matches is refused. */
+  readonly approvals?: ApprovalStore;
+  /** Ids of new approvals. */
+  readonly ids?: IdGenerator;
+}
+
 /**
  * Signs a contract call for a signable contract: the vault wallet named by the contract's signer() signs
  * keccak256(abi.encode(uniq, nonce, sender, abi.encode(selector, ...args))).
@@ -165,22 +185,23 @@ export class SignCall {
     private readonly signatureLog: SignatureLog,
     private readonly clock: Clock,
     private readonly random: (n: number) => Uint8Array,
-    /** The vault's policy (usually a PolicyCache: this is read on every sign). */
-    private readonly policies: { find(vaultId: string): Promise<SignPolicy | null> },
-    private readonly auditLog: AuditLog,
-    /** Chain names a request may give: the interface's and any the operator added. */
-    readonly chains: readonly string[] = CHAINS,
-    abiCacheBytes?: number,
-    /** Counts signs for the policy's limits per window; read only when the policy has limits. */
-    private readonly signCounter?: SignCounter,
-    /** Holds signs for a quorum; without it, a sign an approval rule matches is refused. */
-    private readonly approvals?: ApprovalStore,
-    /** Ids of new approvals. */
-    private readonly ids?: IdGenerator,
+    /** The one policy decision every route's signature passes (and its limits). */
+    private readonly gate: SignPolicyGate,
+    options: SignCallOptions = {},
   ) {
     this.signers = new SignerCache(repository);
-    this.functions = new AbiFunctionCache(abiCacheBytes);
+    this.functions = new AbiFunctionCache(options.abiCacheBytes);
+    this.chains = options.chains ?? CHAINS;
+    this.chainIds = options.chainIds ?? { idOf: () => null, nameOf: () => null };
+    this.approvals = options.approvals;
+    this.ids = options.ids;
   }
+
+  /** Chain names a request may give: the interface's and any the operator added. */
+  readonly chains: readonly string[];
+  private readonly chainIds: ChainDirectory;
+  private readonly approvals: ApprovalStore | undefined;
+  private readonly ids: IdGenerator | undefined;
 
   /**
    * Signs, or holds the sign for a quorum when one of the policy's approval rules matches it (after every
@@ -197,9 +218,7 @@ export class SignCall {
       if (known !== null) return known;
     }
     const p = await this.prepare(command);
-    // One check on the policy already read: a vault without approval rules pays nothing more.
-    const held = p.policy?.approvals === undefined ? null : approvalRuleFor(p.policy.approvals, p);
-    if (held !== null) return this.hold(command, p, held);
+    if (p.decision.decision === 'hold') return this.hold(command, p, p.decision);
     return this.issue(p, command.args, this.recordSigned);
   }
 
@@ -241,7 +260,15 @@ export class SignCall {
   }
 
   /** Every check of a sign, in order, up to the wallet that signs; what issue() and hold() need. */
-  private async prepare(command: SignCallCommand, fresh = false): Promise<Prepared> {
+  /**
+   * What the one policy would decide for this Sign (the dry run): every check and read Sign makes up to
+   * the decision, the uniq pins included; nothing recorded, counted or signed.
+   */
+  async evaluate(command: SignCallCommand): Promise<PolicyDecision> {
+    return (await this.prepare(command, false, true)).decision;
+  }
+
+  private async prepare(command: SignCallCommand, fresh = false, dryRun = false): Promise<Prepared> {
     const { principal } = command;
     const vaultId = principal.vaultId;
     const check = signFieldChecks;
@@ -257,17 +284,48 @@ export class SignCall {
     const args = coerceArguments(command.args, fn.argParams);
     const message = encodeMessage(fn, args);
 
-    // Before any chain read or key store: a request outside the policy costs nothing more. Where the
-    // uniq comes from the request it is checked here; where it is read from the contract, after.
+    // Where the uniq comes from the request, it must be there before anything else is asked.
     const fromRequest = this.uniqFromRequest(chain);
     if (fromRequest !== null && requestedUniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
-    const policy = await this.policies.find(vaultId);
-    const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq: fromRequest === null ? null : requestedUniq! };
-    // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
-    await this.enforce(principal, signPolicyViolation(policy, facts) ?? argumentRuleViolation(policy?.rules, fn, args), facts);
+    const intentFor = (walletAddress: string): SignIntent => ({
+      ...NO_FACTS,
+      kind: 'call',
+      chain,
+      chainId: this.chainIds.idOf(chain),
+      wallet: walletAddress,
+      contract,
+      selector: fn.selector,
+      sender,
+      // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
+      call: { fn, args },
+    });
+    const document = await this.gate.document(vaultId);
+    // The uniq known so far: the request's where it comes from the request, none yet where the contract is read.
+    const knownUniq = fromRequest === null ? null : requestedUniq!;
+    const denialOf = (u: string | null): DenialRecord => ({ subject: null, details: { chain, contract, uniq: u, selector: fn.selector, sender } });
+    /**
+     * The one policy's decision, then the uniq pins: the digest binds the uniq, not the contract, so a
+     * call let through only by rules naming its contract needs the contract's uniq pinned (or, on an RPC
+     * chain, the RPC trusted for it), and a pin always binds. A dry run answers a refusal; otherwise it is
+     * recorded and thrown.
+     */
+    const judge = async (intent: SignIntent, u: string | null): Promise<PolicyDecision> => {
+      const record = denialOf(u);
+      const decision = dryRun ? evaluatePolicy(document, intent) : await this.gate.decideWith(principal, document, intent, record);
+      if (decision.decision === 'deny') return decision;
+      const pins = document ?? {};
+      const violation = (decision.contractBound ? unpinnedViolation(pins, { chain, contract, uniq: knownUniq }) : null) ?? (u === null ? null : pinnedUniqViolation(pins, contract, u));
+      if (violation === null) return decision;
+      if (!dryRun) await this.gate.refuse(principal, violation, record);
+      return { decision: 'deny', rule: null, message: violation, contractBound: false };
+    };
+    // Before any chain read or key store, when the decision cannot depend on which wallet signs: a request
+    // outside the policy costs nothing more (an RPC's answer could not have changed it).
+    const early = decidesByWallet(document) ? null : await judge(intentFor(''), knownUniq);
+    // Reached only by a dry run (otherwise the refusal was thrown), which reads only `decision`.
+    if (early?.decision === 'deny') return { decision: early } as Prepared;
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner, fresh);
-    if (fromRequest === null) await this.enforce(principal, pinnedUniqViolation(policy, contract, uniq), { ...facts, uniq });
     const now = this.clock.now();
     const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
@@ -275,7 +333,17 @@ export class SignCall {
       }
       throw error;
     });
-    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, policy, facts, uniq, wallet, now };
+    const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq };
+    const denial = denialOf(uniq);
+    const intent = intentFor(wallet.address);
+    let decision = early ?? (await judge(intent, uniq));
+    if (early !== null && fromRequest === null && decision.decision !== 'deny') {
+      // The uniq read from the contract, against its pin.
+      const violation = pinnedUniqViolation(document ?? {}, contract, uniq);
+      if (violation !== null && !dryRun) await this.gate.refuse(principal, violation, denial);
+      if (violation !== null) decision = { decision: 'deny', rule: null, message: violation, contractBound: false };
+    }
+    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now };
   }
 
   /** Counts the sign under the policy's limits, signs, and hands the record to `record` before answering. */
@@ -285,10 +353,9 @@ export class SignCall {
     record: (entry: SignatureRecord, issued: AuditEvent, result: SignResult) => Promise<void>,
     approvalId?: string,
   ): Promise<SignResult> {
-    const { principal, vaultId, chain, contract, sender, fn, wallet, uniq, now, policy } = p;
-    // Last of the checks, once the wallet is known and every other rule passed: only a sign that would
-    // otherwise go ahead is counted. A policy without limits costs no round trip here.
-    if (policy?.limits !== undefined) await this.countSign(principal, policy.limits, { ...p.facts, uniq }, wallet.address, now);
+    const { principal, vaultId, chain, contract, sender, fn, wallet, uniq, now } = p;
+    // Last of the checks, once every rule passed: only a sign that would otherwise go ahead is counted.
+    await this.gate.count(principal, p.document, p.intent, p.denial);
 
     const nonce = toHex(this.random(32));
     const digest = signableDigest({ uniq, nonce, sender, message: p.message });
@@ -332,14 +399,15 @@ export class SignCall {
   }
 
   /** Stores the request whole as a pending approval (with approval.requested) and answers it. */
-  private async hold(command: SignCallCommand, p: Prepared, rule: ApprovalRule): Promise<SignOutcome> {
+  private async hold(command: SignCallCommand, p: Prepared, decision: PolicyDecision): Promise<SignOutcome> {
     const approvals = this.approvals;
     if (approvals === undefined || this.ids === undefined) {
       // Nothing to hold it in (a persistence of an earlier release): refusing is the only way to keep the rule.
-      await this.enforce(p.principal, "policy: this vault's approval rules need a persistence that holds approvals, and this one does not", p.facts);
+      await this.gate.refuse(p.principal, "policy: this vault's hold rules need a persistence that holds approvals, and this one does not", p.denial);
     }
+    const rule = { id: decision.rule!, ...decision.hold! };
     const request = canonicalJson(requestFields(command));
-    const expires = new Date(p.now.getTime() + (rule.expiresInMs ?? DEFAULT_APPROVAL_EXPIRY_MS));
+    const expires = new Date(p.now.getTime() + rule.expiresInMs);
     const approval: NewApproval = {
       id: this.ids!.next(),
       vaultId: p.vaultId,
@@ -393,45 +461,6 @@ export class SignCall {
       throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key: already used for another sign request of this vault (approval ${approval.id}); use a new key for a new request`);
     }
     return approvalOutcome(approval, this.clock.now());
-  }
-
-  /**
-   * Counts the sign under each limit that applies to it, or refuses it (429 with Retry-After, audited as
-   * sign.denied) when one is full. Counted before the key store signs: a sign that fails after this
-   * (the key store, the signature log) still counts, as an attempt the limit was there to bound.
-   */
-  private async countSign(principal: Principal, limits: readonly SignLimit[], facts: SignRequestFacts, wallet: string, now: Date): Promise<void> {
-    const demands = signCountDemands(limits, { vaultId: principal.vaultId, wallet, contract: facts.contract, selector: facts.selector });
-    if (demands.length === 0) return;
-    if (this.signCounter === undefined) {
-      // Nothing to count with (a persistence of an earlier release): refusing is the only way to hold the limit.
-      return this.enforce(principal, "policy: this vault's sign limits need a persistence that counts signs, and this one does not", facts);
-    }
-    const decision = await this.signCounter.take(demands, now);
-    if (decision.allowed) return;
-    const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    const label = demands.find((d) => d.key === decision.refusedBy)?.label ?? 'a sign limit of this vault';
-    const message = `limit: ${label} reached; retry after ${retryAfterSeconds} s`;
-    await this.auditDenied(principal, message, facts);
-    throw new DomainError(ErrorCode.SIGN_LIMIT_REACHED, message, { retryAfterSeconds });
-  }
-
-  /** A refused attempt is what an operator most wants on record; it is written before the 403. */
-  private async enforce(principal: Principal, violation: string | null, facts: SignRequestFacts): Promise<void> {
-    if (violation === null) return;
-    await this.auditDenied(principal, violation, facts);
-    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
-  }
-
-  private async auditDenied(principal: Principal, violation: string, facts: SignRequestFacts): Promise<void> {
-    await audit(this.auditLog, 'sign.denied', this.clock.now(), actorOf(principal), principal.vaultId, null, {
-      rule: violation,
-      chain: facts.chain,
-      contract: facts.contract,
-      uniq: facts.uniq,
-      selector: facts.selector,
-      sender: facts.sender,
-    });
   }
 
   /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */

@@ -1,15 +1,23 @@
+import { createHash } from 'node:crypto';
+import type { Approval } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { toHex, type Hex } from '../domain/signing/signable-digest.js';
-import type { SignPolicy } from '../domain/sign-policy.js';
+import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
+import type { ChainDirectory, SignIntent } from '../domain/policy/sign-intent.js';
 import { escapeControlCharacters } from '../domain/unicode.js';
 import type { Wallet } from '../domain/wallet.js';
-import type { AuditAction, AuditDetails, AuditLog } from '../ports/audit-log.port.js';
+import type { ApprovalStore, NewApproval } from '../ports/approval-store.port.js';
+import type { AuditAction, AuditDetails, AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry, RecoverableSignature } from '../ports/key-store.port.js';
+import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { actorOf, audit } from './audit-actor.js';
+import { canonicalJson } from './idempotency.js';
+import { approvalOutcome, type ApprovalRequested } from './sign-call.use-case.js';
 import type { Principal } from './principal.js';
+import type { SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
 
 /** What the three standard-signing use cases are built from. */
@@ -17,11 +25,41 @@ export interface StandardSigningDeps {
   readonly repository: WalletRepository;
   readonly keyStores: KeyStoreRegistry;
   readonly payloads: StandardPayloads;
-  /** The vault's policy (usually the PolicyCache Sign reads too). */
-  readonly policies: { find(vaultId: string): Promise<SignPolicy | null> };
+  /** The one policy decision Sign passes too. */
+  readonly gate: SignPolicyGate;
+  /** Chain names of chain ids, for rules that name a chain by name. */
+  readonly chains: ChainDirectory;
   readonly auditLog: AuditLog;
   readonly clock: Clock;
+  /** Holds the requests a hold rule matches for a quorum (as Sign's); without it, such a request is refused. */
+  readonly approvals?: ApprovalStore;
+  /** Ids of new approvals. */
+  readonly ids?: IdGenerator;
 }
+
+/** What a standard request answers: its result, or the approval that holds it (`'approval' in outcome`), as Sign. */
+export type StandardOutcome<T> = T | ApprovalRequested;
+
+/**
+ * A held standard request: `body` is what the approval stores (canonical JSON of JSON values only:
+ * `{kind, address, message|typedData|transaction}`), the rest fills the approval's columns.
+ */
+export interface HeldRequest {
+  readonly body: Readonly<Record<string, unknown>>;
+  /** The chain's name, else its id; '' when the request names none (a message). */
+  readonly chain: string;
+  /** A transaction's `to`, typed data's `verifyingContract`; '' without one. */
+  readonly contract: string;
+  /** A transaction's selector; '' without one. */
+  readonly selector: string;
+  /** `message`, `typed-data Permit`, `transaction`: what lists show in place of a call's function. */
+  readonly description: string;
+}
+
+/** How authorize() treats a hold: `sign` returns it (the caller holds), `precheck` decides only, `release` counts it as allowed. */
+export type AuthorizeMode = 'sign' | 'precheck' | 'release';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
 export type PayloadKind = 'message' | 'typed-data' | 'transaction';
@@ -48,23 +86,135 @@ export class StandardSigning {
     return this.signers.require(principal.vaultId, address, this.deps.clock.now());
   }
 
-  /** Checks the vault's policy with `violationOf`; a refusal is recorded as `sign.denied`, then thrown as POLICY_DENIED. */
-  async enforce(
-    principal: Principal,
-    wallet: Wallet,
-    payload: PayloadKind,
-    violationOf: (policy: SignPolicy | null) => string | null,
-    facts: AuditDetails,
-  ): Promise<void> {
-    const violation = violationOf(await this.deps.policies.find(principal.vaultId));
-    if (violation === null) return;
-    await audit(this.deps.auditLog, 'sign.denied', this.deps.clock.now(), actorOf(principal), principal.vaultId, wallet.address, {
-      ...facts,
-      payload,
-      rule: violation,
-      wallet: wallet.address,
-    });
-    throw new DomainError(ErrorCode.POLICY_DENIED, violation);
+  get chains(): ChainDirectory {
+    return this.deps.chains;
+  }
+
+  /** The decision alone (the dry run): nothing recorded, nothing counted. */
+  async evaluate(principal: Principal, intent: SignIntent): Promise<PolicyDecision> {
+    return (await this.deps.gate.evaluate(principal.vaultId, intent)).decision;
+  }
+
+  /**
+   * The one policy's decision over `intent`, then its limits: a deny (or a limit reached) is recorded as
+   * `sign.denied` with `facts`, then thrown. A hold is returned uncounted for the caller to hold (`sign`)
+   * or to go on to the fill (`precheck`: decides only, counts nothing); at the release of an approved
+   * request (`release`) a hold counts as allowed, its quorum being what the rule asked, and the limits count it.
+   */
+  async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign'): Promise<PolicyDecision> {
+    const record = this.denial(wallet, payload, facts);
+    const { gate } = this.deps;
+    const { decision, document } = await gate.decide(principal, intent, record);
+    if (decision.decision === 'hold' && mode === 'sign') return decision;
+    if (mode !== 'precheck') await gate.count(principal, document, intent, record);
+    return decision;
+  }
+
+  private denial(wallet: Wallet, payload: PayloadKind, facts: AuditDetails) {
+    return { subject: wallet.address, details: { ...facts, payload, wallet: wallet.address } };
+  }
+
+  /**
+   * A repeat of a held request (same Idempotency-Key, per vault, as Sign's): its approval's state (pending:
+   * the approval; approved: its result; rejected or expired: refused), or null when the key is unknown. The
+   * same key with another request is IDEMPOTENCY_CONFLICT.
+   */
+  async repeated<T>(principal: Principal, key: string | undefined, body: HeldRequest['body']): Promise<StandardOutcome<T> | null> {
+    const approvals = this.deps.approvals;
+    if (key === undefined || approvals === undefined) return null;
+    const approval = await approvals.findByIdempotencyKey(principal.vaultId, key);
+    if (approval === null) return null;
+    if (approval.requestHash !== sha256(canonicalJson(body))) {
+      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key: already used for another request of this vault (approval ${approval.id}); use a new key for a new request`);
+    }
+    return approvalOutcome<T>(approval, this.deps.clock.now());
+  }
+
+  /**
+   * Stores the request whole as a pending approval (with approval.requested) and answers it: nothing is
+   * signed until its quorum approves (VoteOnApproval, then release() of the use case).
+   */
+  async hold<T>(principal: Principal, wallet: Wallet, payload: PayloadKind, decision: PolicyDecision, held: HeldRequest, facts: AuditDetails, key?: string): Promise<StandardOutcome<T>> {
+    const { approvals, ids, clock, gate } = this.deps;
+    if (approvals === undefined || ids === undefined) {
+      // Nothing to hold it in (a persistence of an earlier release): refusing is the only way to keep the rule.
+      return gate.refuse(principal, "policy: this vault's hold rules need a persistence that holds approvals, and this one does not", this.denial(wallet, payload, facts));
+    }
+    const rule = { id: decision.rule!, ...decision.hold! };
+    const request = canonicalJson(held.body);
+    const now = clock.now();
+    const expires = new Date(now.getTime() + rule.expiresInMs);
+    const approval: NewApproval = {
+      id: ids.next(),
+      vaultId: principal.vaultId,
+      ruleId: rule.id,
+      required: rule.required,
+      group: rule.group ?? null,
+      requester: principal.apiKeyId,
+      request,
+      requestHash: sha256(request),
+      idempotencyKey: key ?? null,
+      chain: held.chain,
+      contract: held.contract,
+      sender: wallet.address,
+      selector: held.selector,
+      functionSignature: held.description,
+      created: now,
+      expires,
+    };
+    const requested: AuditEvent = {
+      action: 'approval.requested',
+      at: now,
+      actor: actorOf(principal),
+      vaultId: principal.vaultId,
+      subject: approval.id,
+      details: {
+        approval: approval.id,
+        chain: held.chain,
+        contract: held.contract,
+        expires: expires.toISOString(),
+        function: held.description,
+        group: approval.group,
+        payload,
+        required: rule.required,
+        rule: rule.id,
+        selector: held.selector,
+        wallet: wallet.address,
+      },
+    };
+    const created = await approvals.create(approval, requested);
+    if (created !== null) return { approval: created };
+    // The key was bound by a request that raced this one: answer as a repeat of it.
+    const known = await this.repeated<T>(principal, key, held.body);
+    if (known === null) throw new DomainError(ErrorCode.CONFLICT, 'Idempotency-Key: in use by a request being stored; retry');
+    return known;
+  }
+
+  /** Who signs an approved request: the key that asked, as it asked (its roles were checked then). */
+  releasePrincipal(approval: Approval): Principal {
+    return { apiKeyId: approval.requester, vaultId: approval.vaultId, roles: [] };
+  }
+
+  /**
+   * Writes a released signature's record (`action`, with the approval's id), approval.decided and the
+   * approval's result in one transaction, only while `token` still holds the release: a signature is
+   * never handed out unrecorded, nor recorded twice. CONFLICT (nothing written) when the claim was lost.
+   */
+  async released(approval: Approval, token: string, actor: string, wallet: Wallet, action: AuditAction, details: AuditDetails, result: object): Promise<void> {
+    const approvals = this.deps.approvals;
+    if (approvals === undefined) throw new DomainError(ErrorCode.INTERNAL, 'approvals: this persistence holds none');
+    const now = this.deps.clock.now();
+    const base = { at: now, vaultId: approval.vaultId } as const;
+    const signed: AuditEvent = {
+      ...base,
+      action,
+      actor: actorOf(this.releasePrincipal(approval)),
+      subject: wallet.address,
+      details: { ...details, approval: approval.id, wallet: wallet.address },
+    };
+    const decided: AuditEvent = { ...base, action: 'approval.decided', actor, subject: approval.id, details: { approval: approval.id, status: 'approved' } };
+    const done = await approvals.release(approval.vaultId, approval.id, token, now, null, JSON.stringify(result), [signed, decided]);
+    if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over, it expired, or a key whose vote made the quorum was revoked meanwhile; no signature is handed out`);
   }
 
   /** The wallet's key store signs the 32-byte digest as it is. */
@@ -81,8 +231,33 @@ export class StandardSigning {
   }
 }
 
-/** A command of the standard-signing use cases: who asks, the wallet (its address in any case), and what to sign. */
-export type WalletCommand<T> = { readonly principal: Principal; readonly address: string } & Readonly<T>;
+/**
+ * A command of the standard-signing use cases: who asks, the wallet (its address in any case), and what to
+ * sign; `idempotencyKey` binds a request a hold rule holds to this key (per vault), as Sign's: a repeat
+ * answers the approval's state instead of asking again. A request no rule holds is signed anew each time.
+ */
+export type WalletCommand<T> = { readonly principal: Principal; readonly address: string; readonly idempotencyKey?: string } & Readonly<T>;
+
+/**
+ * A request as an approval stores it: JSON values only (bigints as decimal strings, bytes as 0x hex, as
+ * the payload readers take them; undefined fields left out), so that the stored text reads back the same.
+ */
+export function asJsonValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Uint8Array) return toHex(value);
+  if (Array.isArray(value)) return value.map(asJsonValue);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = asJsonValue(v);
+    return out;
+  }
+  return value;
+}
+
+/** Stored and given must sign the same digest: a request that does not survive JSON as it is is not held. */
+export function sameDigest(stored: Uint8Array, given: Uint8Array, what: string): void {
+  if (toHex(stored) !== toHex(given)) throw new DomainError(ErrorCode.INVALID_ARGUMENT, `${what}: cannot be held for approval as given (its JSON form signs another digest); send it as JSON values`);
+}
 
 /** The base of SignMessage, SignTypedData and SignTransaction: the shared steps over the same dependencies. */
 export abstract class StandardSigningUseCase {

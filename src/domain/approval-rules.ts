@@ -1,6 +1,6 @@
 import { parseAddress } from './address.js';
 import { parseArgumentRules } from './argument-rule-input.js';
-import { argumentRuleViolation, describeArgumentRule, SELECTOR, type ArgumentRule } from './argument-rules.js';
+import { describeArgumentRule, SELECTOR, type ArgumentRule } from './argument-rules.js';
 import { invalidArgument } from './errors.js';
 import { describeWindow, parseWindow } from './sign-limits.js';
 import type { ParsedFunction } from './signing/abi-function.js';
@@ -127,36 +127,6 @@ export function withApprovalRule(rules: readonly ApprovalRule[] | undefined, add
   const all = [...(rules ?? []), added];
   if (all.length > MAX_APPROVAL_RULES) throw invalidArgument(`approvals: a policy holds at most ${MAX_APPROVAL_RULES} approval rules; remove one first`);
   return all;
-}
-
-/** What a sign asks, for matching approval rules (as SignCall parsed it). */
-export interface ApprovalFacts {
-  readonly chain: string;
-  readonly contract: string;
-  readonly fn: ParsedFunction;
-  readonly args: readonly AbiValue[];
-}
-
-/**
- * The rule that holds this sign, or null. Several may match: the one asking the most approvals holds it
- * (the first listed of those), so adding a rule never makes a sign easier to get.
- */
-export function approvalRuleFor(rules: readonly ApprovalRule[], facts: ApprovalFacts): ApprovalRule | null {
-  let held: ApprovalRule | null = null;
-  for (const rule of rules) {
-    if (!matches(rule, facts)) continue;
-    if (held === null || rule.required > held.required) held = rule;
-  }
-  return held;
-}
-
-function matches(rule: ApprovalRule, facts: ApprovalFacts): boolean {
-  if (rule.chains && !rule.chains.includes(facts.chain)) return false;
-  if (rule.contracts && !rule.contracts.includes(facts.contract)) return false;
-  // A colliding selector (same 4 bytes, another signature) matches: held rather than let through.
-  if (rule.selector !== undefined && rule.selector !== facts.fn.selector) return false;
-  if (rule.bound !== undefined && argumentRuleViolation([rule.bound], facts.fn, facts.args) === null) return false;
-  return true;
 }
 
 /** `a1: 2 approvals (group treasury) for chains sepolia; transfer(address,uint256) unless amount lte 10000; expires 24h`. */

@@ -36,7 +36,10 @@ export interface Approval {
   readonly approvals: number;
   /** The requesting API key's id: it can never vote on its own request. */
   readonly requester: string;
-  /** The Sign command's fields (chain, contract, sender, abi, args, uniq?, signer?) as canonical JSON. */
+  /**
+   * The request as canonical JSON: a Sign command's fields (chain, contract, sender, abi, args, uniq?,
+   * signer?), or a standard request `{"kind", "address", "message"|"typedData"|"transaction"}`.
+   */
   readonly request: string;
   /** sha256 of `request`: what an Idempotency-Key repeat is compared with. */
   readonly requestHash: string;
@@ -45,15 +48,33 @@ export interface Approval {
   readonly contract: string;
   readonly sender: string;
   readonly selector: string;
-  /** The canonical signature of the function (`transfer(address,uint256,(bytes32,bytes32,bytes32,uint8))`). */
+  /**
+   * The canonical signature of the function (`transfer(address,uint256,(bytes32,bytes32,bytes32,uint8))`);
+   * for a standard request a description: `message`, `typed-data Permit`, `transaction`.
+   */
   readonly functionSignature: string;
   readonly created: Date;
   readonly expires: Date;
   /** When it was approved, rejected or marked expired. */
   readonly decided: Date | null;
   readonly votes: readonly ApprovalVote[];
-  /** The Sign result once approved: `{"submissionHash", "args"}` as JSON text. */
+  /**
+   * The result once approved, as JSON text: Sign's `{"submissionHash", "args"}`, a message's or typed
+   * data's `{"signature"}`, a transaction's `{"serialized", "hash"}`.
+   */
   readonly result: string | null;
+}
+
+/**
+ * What a held request is: a Sign call, or a message, typed data or a transaction of a wallet. Stored in the
+ * request itself (a standard request's canonical JSON carries `"kind"`; a Sign call's fields have none).
+ */
+export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction';
+
+/** The kind of the request an approval holds (no column of its own: its request says it). */
+export function approvalKind(approval: Pick<Approval, 'request'>): ApprovalKind {
+  const kind = (JSON.parse(approval.request) as { kind?: unknown }).kind;
+  return kind === 'message' || kind === 'typed-data' || kind === 'transaction' ? kind : 'call';
 }
 
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

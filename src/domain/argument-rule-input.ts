@@ -36,6 +36,8 @@ export interface ArgumentRuleInput {
   readonly in?: readonly string[];
   readonly lte?: string;
   readonly gte?: string;
+  readonly lt?: string;
+  readonly gt?: string;
   readonly addressIn?: readonly string[];
   readonly bytesPrefix?: string;
   readonly maxLength?: string;
@@ -46,10 +48,10 @@ export interface ArgumentRuleInput {
  * in it, and its type must fit each operator (when the function is given by selector alone, only its
  * position can be named and types are checked when a request comes). At least one operator is needed.
  */
-export function parseArgumentRules(input: ArgumentRuleInput): ArgumentRule[] {
-  const target = parseRuleTarget(input.function, input.arg);
+export function parseArgumentRules(input: ArgumentRuleInput, options: { signatureRequired?: boolean } = {}): ArgumentRule[] {
+  const target = parseRuleTarget(input.function, input.arg, options);
   const ops = OPS.filter((op) => input[op] !== undefined);
-  if (ops.length === 0) throw invalidArgument('rule: give at least one of eq, in, lte, gte, addressIn, bytesPrefix, maxLength');
+  if (ops.length === 0) throw invalidArgument('rule: give at least one of eq, in, lte, gte, lt, gt, addressIn, bytesPrefix, maxLength');
   return ops.map((op) => {
     if (target.type !== undefined) {
       const unfit = typeMismatch(op, target.type);
@@ -77,6 +79,8 @@ function normaliseValue(op: ArgumentRuleOp, text: string, type: string | undefin
   switch (op) {
     case 'lte':
     case 'gte':
+    case 'lt':
+    case 'gt':
       return integerText(op, text, undefined);
     case 'maxLength':
       if (!/^\d{1,9}$/.test(text)) throw invalidArgument(`maxLength: ${showValue(text)} is not a whole number of at most 9 digits`);
@@ -132,7 +136,7 @@ interface RuleTarget {
 }
 
 /** The function and argument a rule is about, resolved to a selector and a path of positions. */
-export function parseRuleTarget(functionText: string, arg: string): RuleTarget {
+export function parseRuleTarget(functionText: string, arg: string, options: { signatureRequired?: boolean } = {}): RuleTarget {
   const text = functionText.trim();
   const segments = argSegments(arg.trim());
   if (SELECTOR.test(text)) {
@@ -143,7 +147,7 @@ export function parseRuleTarget(functionText: string, arg: string): RuleTarget {
     const path = segments as number[];
     return { selector: text.toLowerCase(), path, label: positional(path) };
   }
-  const fn = parseFunctionText(text);
+  const fn = parseFunctionText(text, options);
   return { selector: fn.selector, signature: fn.signature, ...resolvePath(fn, segments) };
 }
 
@@ -205,7 +209,7 @@ export function withArgumentRules(rules: readonly ArgumentRule[] | undefined, ad
 }
 
 /** Which rules `policies rules remove` takes away: those of a function, or of one of its arguments. */
-export function ruleMatcher(functionText: string, arg: string | undefined): (rule: ArgumentRule) => boolean {
+export function ruleMatcher(functionText: string, arg: string | undefined): (rule: Pick<ArgumentRule, 'selector' | 'path'>) => boolean {
   if (arg === undefined) {
     const text = functionText.trim();
     const selector = SELECTOR.test(text) ? text.toLowerCase() : parseFunctionText(text).selector;

@@ -4,7 +4,7 @@ import type { AbiParam, ParsedFunction } from './signing/abi-function.js';
 import type { AbiValue } from './signing/argument-coercion.js';
 
 /** What a rule asks of an argument; the CLI spells them --eq, --in, --lte, --gte, --address-in, --bytes-prefix, --max-length. */
-export type ArgumentRuleOp = 'eq' | 'in' | 'lte' | 'gte' | 'addressIn' | 'bytesPrefix' | 'maxLength';
+export type ArgumentRuleOp = 'eq' | 'in' | 'lte' | 'gte' | 'lt' | 'gt' | 'addressIn' | 'bytesPrefix' | 'maxLength';
 
 /**
  * A rule on one decoded argument of one function, checked on the values the vault has parsed against
@@ -55,12 +55,14 @@ export const BYTES_TYPE = /^bytes(\d*)$/;
 export const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
 const INTEGER = /^-?(\d+|0x[0-9a-fA-F]+)$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-export const OPS: readonly ArgumentRuleOp[] = ['eq', 'in', 'lte', 'gte', 'addressIn', 'bytesPrefix', 'maxLength'];
+export const OPS: readonly ArgumentRuleOp[] = ['eq', 'in', 'lte', 'gte', 'lt', 'gt', 'addressIn', 'bytesPrefix', 'maxLength'];
 const OP_WORDS: Record<ArgumentRuleOp, string> = {
   eq: 'eq',
   in: 'in',
   lte: 'lte',
   gte: 'gte',
+  lt: 'lt',
+  gt: 'gt',
   addressIn: 'address-in',
   bytesPrefix: 'bytes-prefix',
   maxLength: 'max-length',
@@ -77,21 +79,11 @@ export const baseType = (type: string) => {
 // ---- Checking a sign ---------------------------------------------------------------------------------
 
 /**
- * The first rule the request's arguments break, as the message a client sees, or null. `args` are the
- * values coerceArguments returned for `fn` (tuples as arrays in component order). Only rules of `fn`'s
- * selector are looked at, so a policy without rules, or without rules for this function, costs a loop.
+ * What is wrong with `args` by one rule (the place and the value, `args[1] amount: 5000 > 1000`), or null
+ * when they keep it. The rule is taken as written for `fn`: selectors are the caller's to compare.
  */
-export function argumentRuleViolation(rules: readonly ArgumentRule[] | undefined, fn: ParsedFunction, args: readonly AbiValue[]): string | null {
-  if (rules === undefined) return null;
-  for (const rule of rules) {
-    if (rule.selector !== fn.selector) continue;
-    const problem =
-      rule.signature !== undefined && rule.signature !== fn.signature
-        ? `function ${fn.signature} has the selector of ${rule.signature} but is another function`
-        : checkRule(rule, fn, args);
-    if (problem !== null) return `policy: ${problem} (rule: ${describeArgumentRule(rule)})`;
-  }
-  return null;
+export function checkArgumentRule(rule: ArgumentRule, fn: ParsedFunction, args: readonly AbiValue[]): string | null {
+  return checkRule(rule, fn, args);
 }
 
 function checkRule(rule: ArgumentRule, fn: ParsedFunction, args: readonly AbiValue[]): string | null {
@@ -149,6 +141,10 @@ function judge(rule: ArgumentRule, type: string, value: AbiValue): Problem | nul
       return (value as bigint) > (values.first as bigint) ? problem(`${value} > ${first}`) : null;
     case 'gte':
       return (value as bigint) < (values.first as bigint) ? problem(`${value} < ${first}`) : null;
+    case 'lt':
+      return (value as bigint) >= (values.first as bigint) ? problem(`${value} >= ${first}`) : null;
+    case 'gt':
+      return (value as bigint) <= (values.first as bigint) ? problem(`${value} <= ${first}`) : null;
     case 'eq':
       return values.first === value ? null : problem(`${shown(kind, value)} is not ${first}`);
     case 'in':
@@ -259,6 +255,8 @@ export function typeMismatch(op: ArgumentRuleOp, type: string): string | null {
   switch (op) {
     case 'lte':
     case 'gte':
+    case 'lt':
+    case 'gt':
       return kind === 'int' ? null : 'the rule compares integers';
     case 'addressIn':
       return kind === 'address' ? null : 'the rule lists addresses';

@@ -95,14 +95,6 @@ export function withSignLimit(limits: readonly SignLimit[] | undefined, added: S
 export const sameTarget = (a: Pick<SignLimit, 'scope' | 'target'>, b: Pick<SignLimit, 'scope' | 'target'>): boolean =>
   a.scope === b.scope && a.target === b.target;
 
-/** What one sign is counted as: the wallet that signs, the contract and function it is for. */
-export interface SignCountFacts {
-  readonly vaultId: string;
-  readonly wallet: string;
-  readonly contract: string;
-  readonly selector: string;
-}
-
 /** One count a sign must fit in: at most `max` in the `windowMs` before now, under `key`. */
 export interface SignCountDemand {
   readonly key: string;
@@ -110,24 +102,26 @@ export interface SignCountDemand {
   readonly windowMs: number;
   /** The limit as a refusal names it (not the counter's concern). */
   readonly label: string;
+  /**
+   * A limit in value rather than in signs: this sign moves `amount` (wei, or token units), and the amounts
+   * in the window may come to at most `max`; the count `max` above is then not used.
+   */
+  readonly value?: { readonly amount: bigint; readonly max: bigint };
 }
 
 /**
- * The counts a sign with `facts` must fit in, one per limit that applies to it. The key names the vault,
- * the scope, what is counted and the window: limits of one window on one thing share a count (the
- * strictest binds), and a changed window starts a fresh one.
+ * How long until `amount` fits in a value window that holds `entries` (oldest first, each still in the
+ * window at `now`) under `max`: 0 when it fits now; the whole window when it never could (the amount alone
+ * is over the limit). The counters share it, so every store answers the same Retry-After.
  */
-export function signCountDemands(limits: readonly SignLimit[], facts: SignCountFacts): SignCountDemand[] {
-  const valueOf = { wallet: facts.wallet, contract: facts.contract, function: facts.selector } as const;
-  const byKey = new Map<string, SignCountDemand>();
-  for (const limit of limits) {
-    const value = valueOf[limit.scope];
-    if (limit.target !== undefined && limit.target !== value) continue;
-    const key = `${facts.vaultId}/${limit.scope}/${value}/${limit.windowMs}`;
-    const held = byKey.get(key);
-    if (held !== undefined && held.max <= limit.maxSigns) continue;
-    byKey.set(key, { key, max: limit.maxSigns, windowMs: limit.windowMs, label: describeSignLimit({ ...limit, target: value }) });
+export function valueWaitMs(entries: readonly { readonly at: number; readonly amount: bigint }[], amount: bigint, max: bigint, windowMs: number, now: number): number {
+  if (amount > max) return windowMs;
+  let held = entries.reduce((sum, e) => sum + e.amount, 0n);
+  if (held + amount <= max) return 0;
+  for (const entry of entries) {
+    held -= entry.amount;
+    if (held + amount <= max) return Math.max(1, entry.at + windowMs - now);
   }
-  // In key order: a counter that locks per key always locks in this order, so two signs never deadlock.
-  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return windowMs;
 }
+

@@ -61,38 +61,12 @@ export interface SignRequestFacts {
 }
 
 /**
- * The first rule of `policy` the request breaks, as the message a client sees, or null when it is
- * allowed. Rules are checked in a fixed order (chain, contract, selector, sender), so the same request
- * always names the same rule.
- */
-export function signPolicyViolation(policy: SignPolicy | null, facts: SignRequestFacts): string | null {
-  if (policy === null) return null;
-  if (policy.chains && !policy.chains.includes(facts.chain)) {
-    return `policy: chain ${facts.chain} is not in this vault's allowed chains`;
-  }
-  if (policy.contracts && !policy.contracts.includes(facts.contract)) {
-    return `policy: contract ${facts.contract} is not in this vault's allowed contracts`;
-  }
-  if (policy.contracts) {
-    const violation = unpinnedViolation(policy, facts) ?? (facts.uniq === null ? null : pinnedUniqViolation(policy, facts.contract, facts.uniq));
-    if (violation !== null) return violation;
-  }
-  if (policy.selectors && !policy.selectors.includes(facts.selector)) {
-    return `policy: function selector ${facts.selector} is not in this vault's allowed selectors`;
-  }
-  if (policy.senders && !policy.senders.includes(facts.sender)) {
-    return `policy: sender ${facts.sender} is not in this vault's allowed senders`;
-  }
-  return null;
-}
-
-/**
  * Fail closed on a listed contract without a pin: where uniq comes from the request, the request's own
  * uniq is all there is; where it is read from an RPC, the RPC chooses it, and a false answer makes the
  * vault sign for another contract of the same signer. Only a pin, or (RPC chains) the operator's
  * explicit trust in the RPC for this contract, lets the sign through.
  */
-function unpinnedViolation(policy: SignPolicy, facts: SignRequestFacts): string | null {
+export function unpinnedViolation(policy: Pick<SignPolicy, 'uniqs' | 'trustRpcUniq'>, facts: Pick<SignRequestFacts, 'chain' | 'contract' | 'uniq'>): string | null {
   const { contract, chain } = facts;
   if (policy.uniqs?.[contract] !== undefined) return null;
   const pin = `wallet-vault policies set --contract-uniq ${contract}=<uniq>`;
@@ -107,7 +81,7 @@ function unpinnedViolation(policy: SignPolicy, facts: SignRequestFacts): string 
  * The pinned-uniq rule alone, for a uniq read from the contract after the other rules passed: null when
  * the contract has no pin or `uniq` is the pinned one.
  */
-export function pinnedUniqViolation(policy: SignPolicy | null, contract: string, uniq: string): string | null {
+export function pinnedUniqViolation(policy: Pick<SignPolicy, 'uniqs'> | null, contract: string, uniq: string): string | null {
   const pinned = policy?.uniqs?.[contract];
   if (pinned === undefined || pinned === uniq.toLowerCase()) return null;
   return `policy: uniq ${uniq.toLowerCase()} is not the uniq pinned for contract ${contract}`;

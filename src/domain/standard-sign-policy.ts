@@ -1,5 +1,6 @@
 import { parseAddress } from './address.js';
 import { invalidArgument } from './errors.js';
+import { DEFAULT_MAX_FEE_WEI } from './policy/policy-document.js';
 
 /**
  * Standard signing (EIP-191 messages, EIP-712 typed data, transactions) is denied by default: unlike
@@ -21,13 +22,7 @@ export interface TransactionPolicy {
   readonly maxFee?: string;
 }
 
-/**
- * The fee cap of a policy that names none: 0.01 of the chain's native unit (10^16 wei), room for 333 000
- * gas at 30 gwei. Without a cap the fee is a second value field nothing bounds: a transaction to an
- * allowed recipient with value 0 and gasPrice = balance / 21 000 hands the whole balance to the block
- * builder. An operator who needs more says so (`--tx-max-fee`).
- */
-export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
+export { DEFAULT_MAX_FEE_WEI };
 
 /** An EIP-712 domain a vault signs typed data for: chain id and verifying contract, and the name when pinned. */
 export interface TypedDataDomainRule {
@@ -45,72 +40,6 @@ export interface StandardSignPolicy {
   readonly typedData?: readonly TypedDataDomainRule[];
   /** EIP-191 personal messages are signed only when this is true. */
   readonly messages?: boolean;
-}
-
-/** What a transaction does, as the policy reads it (the StandardPayloads port's facts). */
-export interface TransactionRequestFacts {
-  readonly chainId: bigint;
-  /** EIP-55, or null for a contract creation. */
-  readonly to: string | null;
-  readonly selector: string | null;
-  /** Data that is not empty but shorter than a selector. */
-  readonly shortData: boolean;
-  readonly value: bigint;
-  /** The most the transaction can pay in fees (gas × maxFeePerGas or gasPrice), in wei. */
-  readonly fee: bigint;
-}
-
-/** The domain facts of typed data (the StandardPayloads port's). */
-export interface TypedDataRequestFacts {
-  readonly chainId: bigint | null;
-  readonly verifyingContract: string | null;
-  readonly name: string | null;
-}
-
-export function messageViolation(policy: StandardSignPolicy | null): string | null {
-  return policy?.messages === true ? null : "policy: this vault's policy does not allow personal messages (--messages)";
-}
-
-/** The first rule a transaction breaks, in a fixed order (chain id, creation or recipient, selector, value, fee), or null. */
-export function transactionViolation(policy: StandardSignPolicy | null, facts: TransactionRequestFacts): string | null {
-  const rules = policy?.transactions;
-  if (rules === undefined) return "policy: this vault's policy allows no transactions (--tx-chain-ids)";
-  const chainId = facts.chainId.toString();
-  if (!rules.chainIds.includes(chainId)) return `policy: chain id ${chainId} is not in this vault's allowed transaction chain ids`;
-  if (facts.to === null) {
-    if (rules.contractCreation !== true) return "policy: this vault's policy does not allow contract creation (--tx-contract-creation)";
-  } else {
-    if (!rules.to?.includes(facts.to)) return `policy: recipient ${facts.to} is not in this vault's allowed transaction recipients`;
-    if (facts.shortData) return 'policy: transaction data shorter than a function selector is not allowed';
-    if (facts.selector !== null && !rules.selectors?.includes(facts.selector)) {
-      return `policy: function selector ${facts.selector} is not in this vault's allowed transaction selectors`;
-    }
-  }
-  const cap = BigInt(rules.maxValue ?? '0');
-  if (facts.value > cap) return `policy: value ${facts.value} wei is over this vault's per-transaction cap of ${cap} wei`;
-  const feeCap = rules.maxFee === undefined ? DEFAULT_MAX_FEE_WEI : BigInt(rules.maxFee);
-  if (facts.fee > feeCap) {
-    return `policy: fee ${facts.fee} wei (gas × fee per gas) is over this vault's per-transaction fee cap of ${feeCap} wei${rules.maxFee === undefined ? ' (the default; raise it with --tx-max-fee)' : ''}`;
-  }
-  return null;
-}
-
-/** The first rule typed data breaks (its domain must be an allowed chain id and contract, with the pinned name), or null. */
-export function typedDataViolation(policy: StandardSignPolicy | null, domain: TypedDataRequestFacts): string | null {
-  const rules = policy?.typedData;
-  if (rules === undefined) return "policy: this vault's policy allows no typed data (--typed-data-contracts)";
-  if (domain.chainId === null || domain.verifyingContract === null) {
-    return 'policy: typed data whose domain names no chainId or no verifyingContract is not allowed';
-  }
-  const chainId = domain.chainId.toString();
-  const rule = rules.find((r) => r.chainId === chainId && r.verifyingContract === domain.verifyingContract);
-  if (rule === undefined) {
-    return `policy: typed-data domain ${chainId}:${domain.verifyingContract} is not in this vault's allowed typed-data contracts`;
-  }
-  if (rule.name !== undefined && rule.name !== domain.name) {
-    return `policy: typed-data domain name ${JSON.stringify(domain.name)} is not the name allowed for ${chainId}:${rule.verifyingContract} (${JSON.stringify(rule.name)})`;
-  }
-  return null;
 }
 
 /** The standard-signing options an operator gives (`policies set`), values as typed. */

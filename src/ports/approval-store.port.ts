@@ -47,12 +47,13 @@ export interface ApprovalStore {
   /** Gives a claim back (the release failed): the next approve call retries at once. */
   abandonRelease(vaultId: string, id: string, token: string): Promise<void>;
   /**
-   * Records the released signature (its signature row), the result on the approval (approved) and `events`
-   * (signature.issued, approval.decided) in one transaction, only while `token` still holds the claim, the
+   * Records the released signature (its signature row: a Sign call's; null for a message, typed data or a
+   * transaction, which have no submission), the result on the approval (approved) and `events`
+   * (signature.issued or sign.<kind>, approval.decided) in one transaction, only while `token` still holds the claim, the
    * approval is pending and unexpired at `now` and its quorum still counts (no voter revoked meanwhile);
    * false (nothing written) otherwise.
    */
-  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean>;
+  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean>;
   /**
    * Marks up to `limit` pending approvals past their expiry as expired (none whose release is claimed), each
    * with the audit record `decided(approval)` gives, and returns them.

@@ -10,7 +10,7 @@ export interface SignCountDecision {
 }
 
 /**
- * Counts signs against rolling-window limits in storage every instance shares (signCountDemands gives
+ * Counts signs against rolling-window limits in storage every instance shares (limitDemands of src/domain/policy/policy-limits.ts gives
  * the demands: distinct keys, in key order). `take` is atomic across processes: either every demand has
  * room and one sign is counted under each key, or none is counted and the answer says which demand is
  * full longest, and for how long. A sign counted at `now` leaves the count of a `windowMs` window at `now + windowMs`.

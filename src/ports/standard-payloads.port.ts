@@ -1,3 +1,5 @@
+import type { ParsedFunction } from '../domain/signing/abi-function.js';
+import type { AbiValue } from '../domain/signing/argument-coercion.js';
 import type { RecoverableSignature } from './key-store.port.js';
 
 /** A 0x-prefixed lower-case hex string. */
@@ -40,6 +42,8 @@ export interface TransactionFacts {
    * A wallet's balance is as much at risk from the fee as from the value.
    */
   readonly fee: bigint;
+  /** The calldata, lower-case hex (`0x` when empty). */
+  readonly data: HexString;
   /** The `from` the caller gave (EIP-55), or null; the signing wallet must be it. */
   readonly from: string | null;
 }
@@ -48,7 +52,7 @@ export interface TransactionFacts {
  * What a transaction's sender gave before its nonce, gas and fees are filled (the JSON-RPC endpoint's
  * eth_sendTransaction): what a policy can already read of it, so a refusal costs no call to the chain.
  */
-export type TransactionIntent = Pick<TransactionFacts, 'chainId' | 'to' | 'selector' | 'shortData' | 'value' | 'from'>;
+export type TransactionIntent = Pick<TransactionFacts, 'chainId' | 'to' | 'selector' | 'shortData' | 'value' | 'from' | 'data'>;
 
 /** A transaction parsed and ready to be signed: the digest to sign, and what it does. */
 export interface UnsignedTransaction {
@@ -82,6 +86,13 @@ export interface StandardPayloads {
   unsignedTransaction(tx: unknown): UnsignedTransaction;
   /** chainId (required), from, to, value and data (or input) of a transaction, checked as unsignedTransaction checks them; any other field is ignored. */
   transactionIntent(tx: unknown): TransactionIntent;
+  /**
+   * Calldata decoded as the arguments of `fn` (after its selector; the signature parameter, if `fn` has
+   * one, left out), in the form Sign's arguments take (integers bigint, addresses EIP-55, bytes lower-case
+   * hex, tuples and arrays as arrays); null when it does not decode so. For policy conditions on a
+   * transaction's arguments.
+   */
+  decodeArguments(fn: ParsedFunction, data: HexString): readonly AbiValue[] | null;
   /** `unsigned` (as this port returned it) with the signature over its digest. */
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction;
 }

@@ -95,6 +95,6 @@ describe('a contract policy with a pinned uniq on a chain without an RPC (anvil)
   it('the contract list still applies: C2 is not allowed at all, even with its own uniq', async () => {
     const r = await sign(c2, UNIQ_2, 4);
     expect(r.status).toBe(403);
-    expect(r.body.error).toBe(`policy: contract ${c2.target} is not in this vault's allowed contracts`);
+    expect(r.body.error).toBe(`policy: no rule of this vault's policy allows this call (rule calls: contract ${c2.target} is not in its contracts)`);
   });
 });

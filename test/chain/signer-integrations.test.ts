@@ -11,6 +11,7 @@ import type { Principal } from '../../src/application/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { permit } from '../support/typed-data-fixtures.js';
+import { signedNow } from '../support/signed.js';
 
 /**
  * The vault as the signer of the two Ethereum libraries (wallet-vault/viem, wallet-vault/ethers): each
@@ -24,9 +25,9 @@ const CHAIN_ID = 31337;
 
 /** The in-process API as the client type the integrations take. */
 const inProcessClient = (vault: Vault, principal: Principal): StandardSigningClient => ({
-  signMessage: (address, message) => vault.signMessage.execute({ principal, address, message }),
-  signTypedData: (address, typedData) => vault.signTypedData.execute({ principal, address, typedData }),
-  signTransaction: (address, transaction) => vault.signTransaction.execute({ principal, address, transaction }),
+  signMessage: (address, message) => signedNow(vault.signMessage.execute({ principal, address, message })),
+  signTypedData: (address, typedData) => signedNow(vault.signTypedData.execute({ principal, address, typedData })),
+  signTransaction: (address, transaction) => signedNow(vault.signTransaction.execute({ principal, address, transaction })),
 });
 
 /** What each library's test needs of it: send value, sign a message, sign typed data, call permit. */

@@ -5,12 +5,14 @@ import { Signature, parseEther } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localFileKeyStore } from '../../adapters/keystore/local-file/index.js';
 import { createVault, type Vault } from '../../adapters/main/create-vault.js';
+import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Principal } from '../../src/application/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { signAndSend as sendSigned } from '../support/send-signed.js';
 import { inMemoryPersistence } from '../support/in-memory.persistence.js';
 import { TEST_MASTER_KEY } from '../support/local-key.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
+import { signedNow } from '../support/signed.js';
 
 /**
  * A vault wallet is a full signer on a real EVM: funded on anvil, the transactions it signs through the
@@ -51,7 +53,7 @@ describe('standard signing on anvil', () => {
 
   /** Signs `transaction` with the vault wallet, sends it raw and waits for its receipt. */
   const signAndSend = (transaction: Record<string, unknown>) =>
-    sendSigned(anvil, address, (nonce) => vault.signTransaction.execute({ principal, address, transaction: { chainId: CHAIN_ID, nonce, ...transaction } }));
+    sendSigned(anvil, address, (nonce) => signedNow(vault.signTransaction.execute({ principal, address, transaction: { chainId: CHAIN_ID, nonce, ...transaction } })));
 
   it('sends an eip1559 transfer the vault signed; it is mined', async () => {
     const before = await anvil.provider.getBalance(RECIPIENT);
@@ -100,7 +102,7 @@ describe('standard signing on anvil', () => {
     );
     // Refused until the vault's policy names the token's domain, then signed.
     await expect(vault.signTypedData.execute({ principal, address, typedData: asJson(typedData) })).rejects.toMatchObject({ code: 'POLICY_DENIED' });
-    const policy = await vault.managePolicies.show(principal.vaultId);
+    const policy = (await vault.managePolicies.show(principal.vaultId)) as SignPolicy;
     await vault.managePolicies.set(principal.vaultId, {
       txChainIds: policy!.transactions!.chainIds,
       txTo: policy!.transactions!.to,
@@ -109,7 +111,7 @@ describe('standard signing on anvil', () => {
       typedDataContracts: [`${CHAIN_ID}:${tokenAddress}`],
       typedDataNames: [`${CHAIN_ID}:${tokenAddress}=Vault Permit`],
     });
-    const { signature } = await vault.signTypedData.execute({ principal, address, typedData: asJson(typedData) });
+    const { signature } = await signedNow(vault.signTypedData.execute({ principal, address, typedData: asJson(typedData) }));
     const { v, r, s } = Signature.from(signature);
     // Anyone may submit a permit: the spender sends it, and the token checks the vault wallet signed it.
     const tx = await (token.connect(anvil.account(1)) as typeof token).getFunction('permit')(address, spender, 1234n, 2n ** 64n, v, r, s);
@@ -131,7 +133,7 @@ describe('standard signing on anvil', () => {
     const nonce = await anvil.provider.getTransactionCount(address, 'pending');
     await expect(
       vault.signTransaction.execute({ principal, address, transaction: { type: 'legacy', chainId: CHAIN_ID, nonce, to: RECIPIENT, value: 0, gas: 21000, gasPrice: balance / 21000n } }),
-    ).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringMatching(/fee .* is over this vault's per-transaction fee cap of 10000000000000000 wei \(the default/) });
+    ).rejects.toMatchObject({ code: 'POLICY_DENIED', message: `policy: no rule of this vault's policy allows this transaction (rule transactions: fee ${(balance / 21000n) * 21000n} wei (gas × fee per gas) is over its maxFee 10000000000000000 (the default for a rule without one))` });
     expect(await anvil.provider.getTransactionCount(address, 'pending')).toBe(nonce);
     expect(await anvil.provider.getBalance(address)).toBe(balance);
   });

@@ -228,7 +228,7 @@ describe('a policy set by the CLI on a running server', () => {
       r = await sign();
     }
     expect(r.status).toBe(403);
-    expect(r.body.error).toBe(`policy: sender ${SENDER} is not in this vault's allowed senders`);
+    expect(r.body.error).toBe(`policy: no rule of this vault's policy allows this call (rule calls: sender ${SENDER} is not in its senders)`);
     const actions = (await cliJson<ListedRecord[]>(['audit', 'list', '--vault', vault.id], env)).map((x) => x.action);
     expect(actions).toEqual(expect.arrayContaining(['wallet.created', 'signature.issued', 'policy.changed']));
   });

@@ -51,4 +51,34 @@ describe('the client and approvals', () => {
     expect((await (await clientWith(['approver'])).reject(held.approval.id)).status).toBe('rejected');
     await expect(signer.requestSign(request, { idempotencyKey: 'invoice-10' })).rejects.toMatchObject({ status: 403, code: 'APPROVAL_REJECTED' });
   });
+
+  it('signMessage() and signTransaction() reject a held request with ApprovalPendingError; requestSignMessage() answers the approval, then the signature', async () => {
+    const held = (await s.createVault({ name: 'client standard holds' })).id;
+    const withRoles = async (roles: readonly VaultRole[]) =>
+      new VaultClient({ baseUrl: s.url, vaultId: held, apiKey: (await s.server.vault.manageVaults.createApiKey(held, { roles })).apiKey, retries: 0 });
+    const wallet = (await (await withRoles(['admin'])).createWallet('w')).address;
+    await s.server.vault.managePolicies.apply(held, {
+      version: 2,
+      rules: [
+        { id: 'all', effect: 'allow', kinds: ['message', 'transaction'] },
+        { id: 'four-eyes', effect: { hold: { required: 2 } }, kinds: ['message', 'transaction'] },
+      ],
+      limits: [],
+    });
+    const signer = await withRoles(['signer']);
+    const tx = { type: 'eip1559', chainId: 1, nonce: 0, gas: 21000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, to: wallet, value: 0n } as const;
+    const error = await signer.signTransaction(wallet, tx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApprovalPendingError);
+    expect((error as ApprovalPendingError).message).toMatch(/^signTransaction: held for approval /);
+    expect((error as ApprovalPendingError).approval).toMatchObject({ kind: 'transaction', status: 'pending', request: { wallet, transaction: { gas: '21000', value: '0' } } });
+    await expect(signer.signMessage(wallet, 'hi')).rejects.toBeInstanceOf(ApprovalPendingError);
+
+    const asked = await signer.requestSignMessage(wallet, 'hello', { idempotencyKey: 'login-1' });
+    if (!('approval' in asked)) throw new Error('expected the message to be held');
+    const [a, b] = [await withRoles(['approver']), await withRoles(['approver'])];
+    await a.approve(asked.approval.id);
+    const approved = await b.approve(asked.approval.id);
+    expect(approved).toMatchObject({ kind: 'message', status: 'approved', result: { signature: expect.stringMatching(/^0x[0-9a-f]{130}$/) } });
+    expect(await signer.requestSignMessage(wallet, 'hello', { idempotencyKey: 'login-1' })).toEqual(approved.result);
+  });
 });

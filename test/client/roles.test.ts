@@ -21,7 +21,7 @@ describe("the client's roles", () => {
 
   it("are the server's, and name a role for every public method of VaultClient", () => {
     expect(VAULT_ROLES).toEqual(API_KEY_ROLES);
-    const methods = Object.getOwnPropertyNames(VaultClient.prototype).filter((m) => !['constructor', 'call', 'attempt', 'signWith'].includes(m));
+    const methods = Object.getOwnPropertyNames(VaultClient.prototype).filter((m) => !['constructor', 'call', 'attempt', 'signWith', 'requestWith'].includes(m));
     expect(Object.keys(REQUIRED_ROLE).sort()).toEqual(methods.sort());
   });
 
@@ -42,7 +42,11 @@ describe("the client's roles", () => {
       getWallet: (c) => c.getWallet(address),
       getSubmission: (c) => c.getSubmission(hash),
       status: (c) => c.status(),
+      evaluatePolicy: (c) => c.evaluatePolicy('message', { message: 'hello' }, address),
       requestSign: (c) => c.requestSign(localSignBody(address) as Parameters<VaultClient['sign']>[0]),
+      requestSignMessage: (c) => c.requestSignMessage(address, 'hello'),
+      requestSignTypedData: (c) => c.requestSignTypedData(address, { domain: { name: 'x', chainId: 1 }, types: { M: [{ name: 'a', type: 'uint256' }] }, primaryType: 'M', message: { a: '1' } }),
+      requestSignTransaction: (c) => c.requestSignTransaction(address, { type: 'legacy', chainId: 1, nonce: 0, gas: 21000, gasPrice: 1, to: address }),
       listApprovals: (c) => c.listApprovals(),
       getApproval: (c) => c.getApproval('01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62'),
       approve: (c) => c.approve('01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62'),

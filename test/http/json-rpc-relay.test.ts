@@ -201,10 +201,11 @@ describe('the JSON-RPC relay against a counting stand-in chain RPC', () => {
   });
 
   it('checks the policy before filling: a denied eth_sendTransaction costs no call to the chain, and is recorded as sign.denied', async () => {
+    const noTx = "policy: no rule of this vault's policy allows this transaction";
     const denied = [
-      [{ from: wallet, to: STRANGER, value: '0x1' }, `policy: recipient ${STRANGER} is not in this vault's allowed transaction recipients`],
-      [{ from: wallet, to: RECIPIENT, value: '0x3e9' }, "policy: value 1001 wei is over this vault's per-transaction cap of 1000 wei"],
-      [{ from: wallet, to: RECIPIENT, data: '0xa9059cbb' }, "policy: function selector 0xa9059cbb is not in this vault's allowed transaction selectors"],
+      [{ from: wallet, to: STRANGER, value: '0x1' }, `${noTx} (rule transactions: recipient ${STRANGER} is not in its contracts)`],
+      [{ from: wallet, to: RECIPIENT, value: '0x3e9' }, `${noTx} (rule transactions: value 1001 wei is over its maxValue 1000)`],
+      [{ from: wallet, to: RECIPIENT, data: '0xa9059cbb' }, `${noTx} (rule transactions: selector 0xa9059cbb is not in its selectors)`],
     ] as const;
     for (const [tx, rule] of denied) {
       const answer = await call('eth_sendTransaction', [tx]);

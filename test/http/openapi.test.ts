@@ -54,6 +54,7 @@ describe('the OpenAPI document', () => {
         `POST ${V}/wallets/{address}/sign-typed-data`,
         `POST ${V}/wallets/{address}/sign-transaction`,
         `POST ${V}/rpc`,
+        `POST ${V}/policy/evaluate`,
         `GET ${V}/status`,
         `POST ${V}/submissions`,
         `GET ${V}/submissions/{submissionHash}`,
@@ -71,8 +72,9 @@ describe('the OpenAPI document', () => {
     const sign = operations.find((o) => o.id === 'sign')!;
     // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body.
     expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '502', '503']);
+    // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body.
     for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
-      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '503']);
+      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '503']);
     }
     // A refused call is a JSON-RPC error inside the 200; the endpoint's own statuses are the service's.
     expect(operations.find((o) => o.id === 'jsonRpc')!.statuses).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '502', '503']);
@@ -201,7 +203,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   HEADERS_TOO_LARGE: /^request headers are larger than the limit of \d+ bytes$/,
   REQUEST_TIMEOUT: /^request was not received in time$/,
   RATE_LIMITED: /^rate limit exceeded for this (API key|client address); retry after \d+ s$/,
-  SIGN_LIMIT_REACHED: /^limit: at most \d+ signs? per \d+[smhd] for ((wallet|contract) 0x[0-9a-fA-F]{40}|function 0x[0-9a-f]{8}) reached; retry after \d+ s$/,
+  SIGN_LIMIT_REACHED: /^limit [\w.-]+: at most \d+ signs? per \d+[smhd] (in all|for ((wallet|contract|recipient) 0x[0-9a-fA-F]{40}|function 0x[0-9a-f]{8})) reached; retry after \d+ s$/,
   APPROVAL_NOT_FOUND: /^approval \S+ not found in this vault$/,
   APPROVAL_REJECTED: /^approval \S+: the request was rejected; it is never signed$/,
   APPROVAL_EXPIRED: /^approval \S+: the request expired before its quorum; it is never signed$/,
@@ -313,6 +315,11 @@ describe("the error examples are the server's own words", () => {
     provoked.push(['sign', await client(s.url, reader.apiKey).post(`${base}/sign`, localSignBody(wallet.address))]);
     const elsewhere = await s.server.vault.manageVaults.createApiKey(vaultId, { allowCidrs: parseCidrs('198.51.100.0/24') });
     provoked.push(['status', await client(s.url, elsewhere.apiKey).get(`${base}/status`)]);
+    // The dry run refuses what the route of the kind refuses: a malformed body, an unknown wallet.
+    provoked.push(['evaluatePolicy', await api.post(`${base}/policy/evaluate`, { kind: 'signature', request: {} })]);
+    provoked.push(['evaluatePolicy', await api.raw('POST', `${base}/policy/evaluate`, { raw: '{"kind":' })]);
+    provoked.push(['evaluatePolicy', await api.post(`${base}/policy/evaluate`, { kind: 'message', wallet: 'x'.repeat(1024 * 1024 + 1), request: {} })]);
+    provoked.push(['evaluatePolicy', await api.post(`${base}/policy/evaluate`, { kind: 'message', wallet: missing, request: EXAMPLES.signMessageRequest })]);
 
     for (const [operation, reply] of provoked) expectExample(operation, reply);
     expect(provoked.map(([operation, r]) => `${operation} ${r.body.code}`)).toEqual([
@@ -337,6 +344,10 @@ describe("the error examples are the server's own words", () => {
       'recordSubmission CONFLICT',
       'sign ROLE_REQUIRED',
       'status FORBIDDEN_NETWORK',
+      'evaluatePolicy INVALID_ARGUMENT',
+      'evaluatePolicy MALFORMED_JSON',
+      'evaluatePolicy PAYLOAD_TOO_LARGE',
+      'evaluatePolicy WALLET_NOT_FOUND',
     ]);
   });
 

@@ -40,7 +40,7 @@ describeEachBackend('sign limits per window over HTTP', (backend) => {
     expect(refused.headers.get('retry-after')).toBe('60');
     expect(refused.body).toEqual({
       success: false,
-      error: `limit: at most 3 signs per 1m for wallet ${signer} reached; retry after 60 s`,
+      error: `limit l1: at most 3 signs per 1m for wallet ${signer} reached; retry after 60 s`,
       code: 'SIGN_LIMIT_REACHED',
     });
     const records = await s.vault.listAuditRecords.execute({ limit: 1000 });

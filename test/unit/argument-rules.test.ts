@@ -1,11 +1,12 @@
 import { id, Interface, type JsonFragment } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import { parseArgumentRules, ruleMatcher, withArgumentRules, type ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
-import { ARGUMENT_RULE_LIMITS, argumentRuleViolation, describeArgumentRule, type ArgumentRule } from '../../src/domain/argument-rules.js';
+import { ARGUMENT_RULE_LIMITS, describeArgumentRule, type ArgumentRule } from '../../src/domain/argument-rules.js';
 import { parseAbiFunction, type ParsedFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../src/domain/signing/function-signature.js';
 import { MINT_ABI, SIGNATURE_PARAM } from '../support/sign-request.js';
+import { argumentRuleViolation } from '../support/legacy-decisions.js';
 
 const SIG = SIGNATURE_PARAM;
 const SIG_TEXT = '(bytes32,bytes32,bytes32,uint8)';

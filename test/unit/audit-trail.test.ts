@@ -27,6 +27,7 @@ import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { bearerCredential } from '../../adapters/http/caller.js';
+import { gateOver } from '../support/policy-gate.js';
 
 const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
 
@@ -68,8 +69,7 @@ async function world(chainReader: ChainReader = NO_RPC) {
       new InMemorySignatureLog(auditLog),
       clock,
       (k) => randomBytes(k),
-      policies,
-      auditLog,
+      gateOver(policies, auditLog, clock),
     ),
     list: new ListAuditRecords(auditLog, repo),
     verify: (pageSize?: number) => new VerifyAuditChain(auditLog, pageSize).execute(),
@@ -358,7 +358,7 @@ describe('signing under a policy', () => {
     const other = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
     await expect(w.sign.execute({ principal: w.principal, ...body(other.toLowerCase()) })).rejects.toMatchObject({
       code: 'POLICY_DENIED',
-      message: `policy: contract ${other} is not in this vault's allowed contracts`,
+      message: `policy: no rule of this vault's policy allows this call (rule calls: contract ${other} is not in its contracts)`,
     });
     expect(w.store.failNext).toBe(1);
     expect(w.since(start)).toEqual([
@@ -368,7 +368,7 @@ describe('signing under a policy', () => {
         vaultId: w.vault.id,
         subject: null,
         details: {
-          rule: `policy: contract ${other} is not in this vault's allowed contracts`,
+          rule: `policy: no rule of this vault's policy allows this call (rule calls: contract ${other} is not in its contracts)`,
           chain: 'local',
           contract: other,
           uniq: `0x${'11'.repeat(32)}`,

@@ -8,6 +8,7 @@ import type { SignCounter } from '../../src/ports/sign-counter.port.js';
 import { InMemoryPolicyRepository, InMemorySignatureLog, InMemorySignCounter } from '../support/in-memory.persistence.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { signWorld } from '../support/sign-world.js';
+import { gateOver } from '../support/policy-gate.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 const OTHER_WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -18,7 +19,7 @@ async function world(limits: readonly SignLimitInput[], counter: SignCounter | u
   const policies = new InMemoryPolicyRepository();
   if (limits.length > 0) await policies.save(vault.id, { limits: limits.map(parseSignLimit) }, clock.now());
   const noRpc = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
-  const sign = new SignCall(repo, registry, noRpc, new InMemorySignatureLog(auditLog), clock, (k) => randomBytes(k), policies, auditLog, undefined, undefined, counter);
+  const sign = new SignCall(repo, registry, noRpc, new InMemorySignatureLog(auditLog), clock, (k) => randomBytes(k), gateOver(policies, auditLog, clock, counter));
   const wallet = await new CreateWallet(repo, registry, clock, ids, auditLog).execute({ principal, name: 's' });
   const signOnce = () => sign.execute({ principal, chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer: wallet.address, abi: SIGNER_ABI, args: ['1'] });
   const refusal = () => signOnce().then(() => null, (error: unknown) => error as DomainError);
@@ -55,7 +56,7 @@ describe('Sign under limits per window', () => {
     const w = await world([], new InMemorySignCounter());
     await w.policies.save(w.vault.id, { limits: [parseSignLimit({ wallet: w.wallet.address.toLowerCase(), maxSigns: 1, per: '1d' })] }, w.clock.now());
     await w.signOnce();
-    expect(await w.refusal()).toMatchObject({ code: ErrorCode.SIGN_LIMIT_REACHED, retryAfterSeconds: 86_400, message: `limit: at most 1 sign per 1d for wallet ${w.wallet.address} reached; retry after 86400 s` });
+    expect(await w.refusal()).toMatchObject({ code: ErrorCode.SIGN_LIMIT_REACHED, retryAfterSeconds: 86_400, message: `limit l1: at most 1 sign per 1d for wallet ${w.wallet.address} reached; retry after 86400 s` });
   });
 
   it('asks the counter nothing when the policy has no limits (no round trip on the sign path)', async () => {

@@ -1,17 +1,10 @@
 import { id } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
-import {
-  describeSignLimit,
-  describeWindow,
-  parseSignLimit,
-  parseWindow,
-  signCountDemands,
-  withSignLimit,
-  type SignLimit,
-} from '../../src/domain/sign-limits.js';
+import { describeSignLimit, describeWindow, parseSignLimit, parseWindow, withSignLimit, type SignLimit } from '../../src/domain/sign-limits.js';
 import { InMemorySignCounter } from '../support/in-memory.persistence.js';
 import { MovableClock } from '../support/movable-clock.js';
+import { signCountDemands } from '../support/legacy-decisions.js';
 
 const WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../src/domain/errors.js';
 import { InMemoryPolicyRepository, InMemorySignatureLog } from '../support/in-memory.persistence.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { signWorld } from '../support/sign-world.js';
+import { gateOver } from '../support/policy-gate.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 
@@ -21,8 +22,7 @@ async function world() {
     new InMemorySignatureLog(auditLog),
     clock,
     (k) => randomBytes(k),
-    new InMemoryPolicyRepository(),
-    auditLog,
+    gateOver(new InMemoryPolicyRepository(), auditLog, clock),
   );
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   const signWith = (signer: string) =>

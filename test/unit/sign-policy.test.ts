@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyCache, POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
-import { parseSignPolicy, pinnedUniqViolation, signPolicyViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
+import { parseSignPolicy, pinnedUniqViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
 import { InMemoryPolicyRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
+import { TEST_CHAIN_IDS } from '../support/policy-gate.js';
+import { signPolicyViolation } from '../support/legacy-decisions.js';
 
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const SENDER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -74,7 +76,7 @@ describe('uniq pins: a listed contract binds what is signed', () => {
 
   it('checks a pin that exists against the uniq read from the contract', () => {
     expect(signPolicyViolation(pinned, facts)).toBeNull();
-    expect(pinnedUniqViolation({ contracts: [CONTRACT] }, CONTRACT, UNIQ_2)).toBeNull();
+    expect(pinnedUniqViolation({}, CONTRACT, UNIQ_2)).toBeNull();
     expect(pinnedUniqViolation(pinned, CONTRACT, UNIQ_1)).toBeNull();
     expect(pinnedUniqViolation(pinned, CONTRACT, UNIQ_2)).toBe(`policy: uniq ${UNIQ_2} is not the uniq pinned for contract ${CONTRACT}`);
     expect(pinnedUniqViolation(null, CONTRACT, UNIQ_2)).toBeNull();
@@ -147,14 +149,15 @@ describe('the policy cache on the sign path', () => {
     let reads = 0;
     const counting = { find: (v: string) => (reads++, repo.find(v)), save: repo.save.bind(repo) };
     const clock = new FixedClock(new Date('2026-05-01T00:00:00Z'));
-    const cache = new PolicyCache(counting, clock);
+    const cache = new PolicyCache(counting, clock, TEST_CHAIN_IDS);
     expect(await cache.find('v')).toBeNull();
     await repo.save('v', { chains: ['bsc'] }, clock.now());
     clock.advance(POLICY_CACHE_TTL_MS - 1);
     expect(await cache.find('v')).toBeNull();
     expect(reads).toBe(1);
     clock.advance(1);
-    expect(await cache.find('v')).toEqual({ chains: ['bsc'] });
+    // Stored lists are read as the document they migrate to: one allow rule for calls on those chains.
+    expect(await cache.find('v')).toEqual({ version: 2, rules: [{ id: 'calls', effect: 'allow', kinds: ['call'], chains: ['bsc'] }], limits: [] });
     expect(reads).toBe(2);
     await repo.save('v', null, clock.now());
     cache.invalidate('v');

@@ -18,6 +18,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet } from '../support/wallet-mother.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
+import { gateOver } from '../support/policy-gate.js';
 
 /** A random ABI parameter and a random JSON value for it, in the forms clients send. */
 interface Generated {
@@ -132,8 +133,7 @@ describe('signing scheme properties', () => {
       new InMemorySignatureLog(auditLog),
       new FixedClock(new Date('2026-06-01T00:00:00Z')),
       (n) => randomBytes(n),
-      new InMemoryPolicyRepository(),
-      auditLog,
+      gateOver(new InMemoryPolicyRepository(), auditLog, new FixedClock(new Date('2026-06-01T00:00:00Z'))),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(tree, { maxLength: 3 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.boolean(), async (args, uniqBytes, senderBytes, upperUniq) => {

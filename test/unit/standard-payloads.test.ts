@@ -204,7 +204,8 @@ describe('transactions', () => {
 
   it('returns the facts a policy reads', () => {
     const facts = payloads.unsignedTransaction({ ...EIP1559, to: SPENDER.toLowerCase() }).facts;
-    expect(facts).toEqual({ type: 'eip1559', chainId: 31337n, nonce: 7, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, from: null });
+    // The fee is the most the transaction can pay: gas 21 000 × maxFeePerGas 2 gwei.
+    expect(facts).toEqual({ type: 'eip1559', chainId: 31337n, nonce: 7, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, fee: 21000n * 2000000000n, data: EIP1559.data, from: null });
     expect(payloads.unsignedTransaction(LEGACY).facts).toMatchObject({ type: 'legacy', chainId: 56n, selector: null, shortData: false, value: 5n });
     expect(payloads.unsignedTransaction({ ...LEGACY, data: '0x1234' }).facts).toMatchObject({ selector: null, shortData: true });
     expect(payloads.unsignedTransaction({ ...LEGACY, to: null, from: ADDRESS.toLowerCase() }).facts).toMatchObject({ to: null, from: ADDRESS });
@@ -212,8 +213,8 @@ describe('transactions', () => {
 
   it('reads the same facts of a transaction not yet filled (no nonce, gas or fees), checked the same way', () => {
     const { chainId, to, data, value } = { ...EIP1559, to: SPENDER.toLowerCase() };
-    expect(payloads.transactionIntent({ chainId, to, input: data, value, from: ADDRESS.toLowerCase() })).toEqual({ chainId: 31337n, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, from: ADDRESS });
-    expect(payloads.transactionIntent({ chainId: '0x38', data: '0x12' })).toEqual({ chainId: 56n, to: null, selector: null, shortData: true, value: 0n, from: null });
+    expect(payloads.transactionIntent({ chainId, to, input: data, value, from: ADDRESS.toLowerCase() })).toEqual({ chainId: 31337n, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, data, from: ADDRESS });
+    expect(payloads.transactionIntent({ chainId: '0x38', data: '0x12' })).toEqual({ chainId: 56n, to: null, selector: null, shortData: true, value: 0n, data: '0x12', from: null });
     expect(refusal(() => payloads.transactionIntent({ to: SPENDER })).message).toBe('chainId: is required');
     expect(refusal(() => payloads.transactionIntent({ chainId: 1, to: '0x12' })).message).toMatch(/^to: /);
     expect(refusal(() => payloads.transactionIntent({ chainId: 1, value: -1 })).message).toMatch(/^value: /);

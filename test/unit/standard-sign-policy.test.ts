@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
-import { parseSignPolicy, signPolicyViolation, type SignPolicyInput } from '../../src/domain/sign-policy.js';
+import { parseSignPolicy, type SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
-import { messageViolation, transactionViolation, typedDataViolation, type StandardSignPolicy } from '../../src/domain/standard-sign-policy.js';
+import { type StandardSignPolicy } from '../../src/domain/standard-sign-policy.js';
+import { messageViolation, signPolicyViolation, transactionViolation, typedDataViolation } from '../support/legacy-decisions.js';
 
 /**
  * The standard-signing rules, written as attempts to get past them: each request is what a client

@@ -14,6 +14,7 @@ import { inMemoryPersistence } from '../support/in-memory.persistence.js';
 import { TEST_MASTER_KEY } from '../support/local-key.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
+import { signedNow } from '../support/signed.js';
 
 /**
  * SignMessage, SignTypedData and SignTransaction through the in-process API (vault.signMessage and so
@@ -89,12 +90,12 @@ describe('deny by default', () => {
     const { principal, address } = await aVaultWith();
     await expect(vault.signMessage.execute({ principal, address, message: 'hello' })).rejects.toMatchObject({
       code: 'POLICY_DENIED',
-      message: "policy: this vault's policy does not allow personal messages (--messages)",
+      message: "policy: this vault has no policy document, and without one only Sign calls are signed (wallet-vault policies apply)",
     });
-    expect(lastRecord()).toMatchObject({ action: 'sign.denied', actor: `api-key:${principal.apiKeyId}`, vaultId: principal.vaultId, subject: address, details: { payload: 'message', wallet: address, rule: expect.stringContaining('--messages') } });
-    await expect(vault.signTypedData.execute({ principal, address, typedData: asJson(PERMIT(address)) })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringContaining('--typed-data-contracts') });
+    expect(lastRecord()).toMatchObject({ action: 'sign.denied', actor: `api-key:${principal.apiKeyId}`, vaultId: principal.vaultId, subject: address, details: { payload: 'message', wallet: address, rule: "policy: this vault has no policy document, and without one only Sign calls are signed (wallet-vault policies apply)" } });
+    await expect(vault.signTypedData.execute({ principal, address, typedData: asJson(PERMIT(address)) })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: "policy: this vault has no policy document, and without one only Sign calls are signed (wallet-vault policies apply)" });
     expect(lastRecord()).toMatchObject({ action: 'sign.denied', details: { payload: 'typed-data', chainId: '31337', verifyingContract: TOKEN, name: 'USD Coin', primaryType: 'Permit' } });
-    await expect(vault.signTransaction.execute({ principal, address, transaction: TRANSFER_TX })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: expect.stringContaining('--tx-chain-ids') });
+    await expect(vault.signTransaction.execute({ principal, address, transaction: TRANSFER_TX })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: "policy: this vault has no policy document, and without one only Sign calls are signed (wallet-vault policies apply)" });
     expect(lastRecord()).toMatchObject({ action: 'sign.denied', details: { payload: 'transaction', chainId: '31337', to: TOKEN, selector: '0xa9059cbb', value: '0', nonce: 3, type: 'eip1559' } });
   });
 
@@ -104,14 +105,15 @@ describe('deny by default', () => {
       await expect(vault.signTransaction.execute({ principal, address, transaction })).rejects.toMatchObject({ code: 'POLICY_DENIED', message: rule });
       expect(lastRecord()).toMatchObject({ action: 'sign.denied', details: { payload: 'transaction', rule } });
     };
-    await refused({ ...TRANSFER_TX, to: STRANGER }, `policy: recipient ${STRANGER} is not in this vault's allowed transaction recipients`);
-    await refused({ ...TRANSFER_TX, value: '101' }, "policy: value 101 wei is over this vault's per-transaction cap of 100 wei");
-    await refused({ ...TRANSFER_TX, chainId: 1 }, "policy: chain id 1 is not in this vault's allowed transaction chain ids");
-    await refused({ ...TRANSFER_TX, to: undefined }, "policy: this vault's policy does not allow contract creation (--tx-contract-creation)");
+    const none = "policy: no rule of this vault's policy allows this transaction";
+    await refused({ ...TRANSFER_TX, to: STRANGER }, `${none} (rule transactions: recipient ${STRANGER} is not in its contracts)`);
+    await refused({ ...TRANSFER_TX, value: '101' }, `${none} (rule transactions: value 101 wei is over its maxValue 100)`);
+    await refused({ ...TRANSFER_TX, chainId: 1 }, `${none} (rule transactions: chain ethereum is not in its chains)`);
+    await refused({ ...TRANSFER_TX, to: undefined }, `${none} (rule transactions: the request has no recipient)`);
     const foreign = { ...PERMIT(address), domain: { ...PERMIT(address).domain, verifyingContract: STRANGER } };
     await expect(vault.signTypedData.execute({ principal, address, typedData: asJson(foreign) })).rejects.toMatchObject({
       code: 'POLICY_DENIED',
-      message: `policy: typed-data domain 31337:${STRANGER} is not in this vault's allowed typed-data contracts`,
+      message: `policy: no rule of this vault's policy allows this typed-data (rule typed-data-1: verifying contract ${STRANGER} is not in its contracts)`,
     });
     await expect(vault.signMessage.execute({ principal, address, message: 'hello' })).rejects.toMatchObject({ code: 'POLICY_DENIED' });
   });
@@ -120,24 +122,24 @@ describe('deny by default', () => {
 describe('what a vault allows is signed by its wallet', () => {
   it('signs a personal message (text and raw bytes) that recovers to the wallet, on record', async () => {
     const { principal, address } = await aVaultWith({ messages: true });
-    const { signature } = await vault.signMessage.execute({ principal, address: address.toLowerCase(), message: 'Sign in to example.org' });
+    const { signature } = await signedNow(vault.signMessage.execute({ principal, address: address.toLowerCase(), message: 'Sign in to example.org' }));
     expect(signature).toMatch(/^0x[0-9a-f]{128}1[bc]$/);
     expect(await recoverMessageAddress({ message: 'Sign in to example.org', signature })).toBe(address);
     expect(lastRecord()).toMatchObject({ action: 'sign.message', subject: address, details: { wallet: address, digest: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
-    const raw = await vault.signMessage.execute({ principal, address, message: { raw: '0xdeadbeef' } });
+    const raw = await signedNow(vault.signMessage.execute({ principal, address, message: { raw: '0xdeadbeef' } }));
     expect(await recoverMessageAddress({ message: { raw: '0xdeadbeef' }, signature: raw.signature })).toBe(address);
   });
 
   it('signs an EIP-2612 permit for an allowed domain, recovering to the wallet', async () => {
     const { principal, address } = await aVaultWith({ typedDataContracts: [`31337:${TOKEN.toLowerCase()}`], typedDataNames: [`31337:${TOKEN}=USD Coin`] });
-    const { signature } = await vault.signTypedData.execute({ principal, address, typedData: asJson(PERMIT(address)) });
+    const { signature } = await signedNow(vault.signTypedData.execute({ principal, address, typedData: asJson(PERMIT(address)) }));
     expect(await recoverTypedDataAddress({ ...PERMIT(address), signature })).toBe(address);
     expect(lastRecord()).toMatchObject({ action: 'sign.typed-data', details: { wallet: address, chainId: '31337', verifyingContract: TOKEN, name: 'USD Coin', primaryType: 'Permit' } });
   });
 
   it('signs an allowed transaction, serialised for eth_sendRawTransaction, recovering to the wallet', async () => {
     const { principal, address } = await aVaultWith({ txChainIds: ['31337'], txTo: [TOKEN], txSelectors: ['0xa9059cbb'] });
-    const signed = await vault.signTransaction.execute({ principal, address, transaction: { ...TRANSFER_TX, from: address.toLowerCase() } });
+    const signed = await signedNow(vault.signTransaction.execute({ principal, address, transaction: { ...TRANSFER_TX, from: address.toLowerCase() } }));
     expect(await recoverTransactionAddress({ serializedTransaction: signed.serialized as `0x02${string}` })).toBe(address);
     expect(parseTransaction(signed.serialized)).toMatchObject({ chainId: 31337, nonce: 3, to: TOKEN.toLowerCase(), type: 'eip1559' });
     expect(lastRecord()).toMatchObject({ action: 'sign.transaction', details: { wallet: address, hash: signed.hash, chainId: '31337', to: TOKEN, selector: '0xa9059cbb', value: '0', nonce: 3, type: 'eip1559' } });

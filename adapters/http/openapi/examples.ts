@@ -154,6 +154,7 @@ const STANDARD_EXAMPLES = {
 /** A sign held for a 2-of-3 quorum of the treasury group, after one approval (docs/api.md#approvals). */
 const APPROVAL = {
   id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62',
+  kind: 'call',
   status: 'pending',
   required: 2,
   approvals: 1,
@@ -196,6 +197,42 @@ export const EXAMPLES = {
     votes: [...APPROVAL.votes, { by: 'api-key:c0ffee1234567890', vote: 'approve', at: '2026-06-01T10:02:40.000Z' }],
     result: EXAMPLES_.signResult,
   },
+  /** A message held by a hold rule (sign-message answered 202), before any vote. */
+  messageApprovalRequested: {
+    approval: {
+      ...APPROVAL,
+      id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a64',
+      kind: 'message',
+      approvals: 0,
+      group: null,
+      request: { wallet: STANDARD_EXAMPLES.standardSigner, message: STANDARD_EXAMPLES.signMessageRequest.message },
+      votes: [],
+    },
+  },
+  /** Typed data held by a hold rule (sign-typed-data answered 202), before any vote. */
+  typedDataApprovalRequested: {
+    approval: {
+      ...APPROVAL,
+      id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a65',
+      kind: 'typed-data',
+      approvals: 0,
+      group: null,
+      request: { wallet: STANDARD_EXAMPLES.standardSigner, typedData: STANDARD_EXAMPLES.signTypedDataRequest },
+      votes: [],
+    },
+  },
+  /** A transaction held by a hold rule (sign-transaction answered 202), before any vote. */
+  transactionApprovalRequested: {
+    approval: {
+      ...APPROVAL,
+      id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63',
+      kind: 'transaction',
+      approvals: 0,
+      group: null,
+      request: { wallet: STANDARD_EXAMPLES.standardSigner, transaction: STANDARD_EXAMPLES.signTransactionRequest },
+      votes: [],
+    },
+  },
 };
 
 /**
@@ -207,7 +244,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   INVALID_ARGUMENT: 'name: must be a string',
   MALFORMED_JSON: 'request body is not valid JSON',
   UNAUTHENTICATED: 'invalid API key for this vault',
-  POLICY_DENIED: `policy: sender ${EXAMPLES_.submission.sender} is not in this vault's allowed senders`,
+  POLICY_DENIED: `policy: no rule of this vault's policy allows this call (rule calls: sender ${EXAMPLES_.submission.sender} is not in its senders)`,
   ROLE_REQUIRED: 'this API key lacks the role "signer" needed here (it holds: reader)',
   FORBIDDEN_NETWORK: 'this API key may not be used from 198.51.100.23',
   WALLET_NOT_FOUND: `wallet ${EXAMPLES_.wallet.address} not found in this vault`,
@@ -220,7 +257,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   HEADERS_TOO_LARGE: 'request headers are larger than the limit of 16384 bytes',
   REQUEST_TIMEOUT: 'request was not received in time',
   RATE_LIMITED: 'rate limit exceeded for this API key; retry after 12 s',
-  SIGN_LIMIT_REACHED: `limit: at most 100 signs per 1h for wallet ${EXAMPLES_.wallet.address} reached; retry after 754 s`,
+  SIGN_LIMIT_REACHED: `limit l1: at most 100 signs per 1h for wallet ${EXAMPLES_.wallet.address} reached; retry after 754 s`,
   APPROVAL_NOT_FOUND: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62 not found in this vault',
   APPROVAL_REJECTED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the request was rejected; it is never signed',
   APPROVAL_EXPIRED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the request expired before its quorum; it is never signed',
@@ -241,17 +278,18 @@ export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record
     WALLET_NOT_FOUND: `signer ${EXAMPLES_.wallet.address} is not a wallet of this vault`,
   },
   signMessage: {
-    POLICY_DENIED: "policy: this vault's policy does not allow personal messages (--messages)",
+    POLICY_DENIED: 'policy: this vault has no policy document, and without one only Sign calls are signed (wallet-vault policies apply)',
     INVALID_ARGUMENT: 'message: must be a string or {"raw": "0x…"}',
   },
   signTypedData: {
-    POLICY_DENIED: "policy: typed-data domain 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 is not in this vault's allowed typed-data contracts",
+    POLICY_DENIED: "policy: no rule of this vault's policy allows this typed-data (rule typed-data-1: verifying contract 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 is not in its contracts)",
     INVALID_ARGUMENT: 'primaryType: "Mail" is not a type in types',
   },
   signTransaction: {
-    POLICY_DENIED: "policy: recipient 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not in this vault's allowed transaction recipients",
+    POLICY_DENIED: "policy: no rule of this vault's policy allows this transaction (rule transactions: recipient 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not in its contracts)",
     INVALID_ARGUMENT: 'chainId: is required',
   },
+  evaluatePolicy: { INVALID_ARGUMENT: 'kind: must be one of call, message, typed-data, transaction' },
   recordSubmission: { CONFLICT: 'submissionHash: a different transaction is already recorded for this submission' },
   readyz: { KEYSTORE_UNAVAILABLE: 'key store pkcs11 unavailable' },
   metrics: { UNAUTHENTICATED: 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' },

@@ -33,6 +33,18 @@ import { APPROVAL_READERS } from '../../../src/domain/approval.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-codes.js';
 
+const evaluatePolicyBodySchema = z
+  .object({
+    kind: z.enum(['call', 'message', 'typed-data', 'transaction']).meta({ description: 'The kind of signature asked.' }),
+    wallet: z.string().optional().meta({ description: "The signing wallet's address (every kind but `call`, whose signer is in its request)." }),
+    request: z.unknown().meta({ description: "The body of that kind's route." }),
+  })
+  .strict();
+const policyVerdictSchema = z.object({
+  decision: z.enum(['allow', 'deny', 'hold']),
+  rule: z.string().nullable().meta({ description: 'The deciding rule id; null when none matched (refused) or the vault has no policy document.' }),
+  message: z.string(),
+});
 const jsonRpcCallSchema = z
   .looseObject({ jsonrpc: z.unknown().optional(), id: z.unknown().optional(), method: z.unknown().optional(), params: z.unknown().optional() })
   .meta({ description: 'A JSON-RPC 2.0 call: `jsonrpc: "2.0"`, `id`, `method`, `params` (an array). An object that is not one is answered with error -32600.' });
@@ -154,15 +166,28 @@ const standardSignOp = (
   description: string,
   request: { schema: z.ZodType; example: unknown },
   result: { schema: z.ZodType; description: string; example: unknown },
+  held: unknown,
 ): ZodOpenApiOperationObject => ({
   operationId,
   summary,
-  description: `${description} Refused (403 \`POLICY_DENIED\`, naming the rule, and recorded as \`sign.denied\`) unless the vault's policy allows it; see docs/standard-signing.md. The signature is recorded in the audit trail before it is returned. \`X-Vault-Auth-Signature\` as on Sign.`,
+  description: `${description} Refused (403 \`POLICY_DENIED\`, naming the rule, and recorded as \`sign.denied\`) unless the vault's policy allows it; held (202 with the approval) when a hold rule matches it, and signed when its quorum approves (docs/policy.md). See docs/standard-signing.md. The signature is recorded in the audit trail before it is returned. \`X-Vault-Auth-Signature\` as on Sign.`,
   tags: ['Standard signing'],
   security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
-  requestParams: inVault({ address: standardAddress }),
+  requestParams: {
+    ...withIdempotencyKey(
+      'Binds a request a hold rule holds (202) to this key, per vault, as on Sign: repeating the request with the same key and body answers the approval as it stands (pending: 202; approved: 200 with the result; rejected or expired: 403 `APPROVAL_REJECTED`/`APPROVAL_EXPIRED`); another body is 409 `IDEMPOTENCY_CONFLICT`. A request no rule holds is signed anew each time.',
+    ),
+    path: z.object({ vaultId, address: standardAddress }),
+  },
   requestBody: jsonBody(request.schema, request.example),
-  responses: responses(operationId, ok(result.schema, result.description, result.example)),
+  responses: {
+    ...responses(operationId, ok(result.schema, result.description, result.example)),
+    '202': json(
+      enveloped(approvalRequestedSchema),
+      "Held: a hold rule of the vault's policy matched, so nothing is signed until its quorum of approver keys approves (`POST …/approvals/{approvalId}/approve`); the approve that completes it signs, and `GET …/approvals/{approvalId}` then has the result. The request is stored whole, as given.",
+      { success: true, data: held },
+    ),
+  },
 });
 const standardAddress = z.string().meta({ description: 'The signing wallet, a wallet of this vault (any case).', example: EXAMPLES.standardSigner });
 
@@ -221,6 +246,7 @@ export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole | readonly ApiKey
   signTypedData: 'signer',
   signTransaction: 'signer',
   jsonRpc: 'signer',
+  evaluatePolicy: ['signer', 'reader', 'admin'],
   listWallets: 'reader',
   getWallet: 'reader',
   status: 'reader',
@@ -275,6 +301,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
     tags: [
       { name: 'Sign', description: 'Signatures for signable contracts, and the record of the transactions that carried them.' },
       { name: 'Standard signing', description: 'EIP-191 messages, EIP-712 typed data and transactions signed by a wallet, under the vault policy (deny by default).' },
+      { name: 'Policy', description: "The vault's one policy document: what it would decide for a request (the dry run)." },
       { name: 'Approvals', description: "Signs an approval rule of the vault's policy holds until a quorum of approver keys approves them." },
       { name: 'Wallets' },
       { name: 'Vault' },
@@ -405,6 +432,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           'Signs `keccak256("\\x19Ethereum Signed Message:\\n" ‖ length ‖ bytes)` with the wallet, as viem\'s and ethers\' `signMessage` compute it.',
           { schema: signMessageBodySchema, example: EXAMPLES.signMessageRequest },
           { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signMessageResult },
+          EXAMPLES.messageApprovalRequested,
         ),
       },
       [`${V}/wallets/{address}/sign-typed-data`]: {
@@ -414,6 +442,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           "Signs `{domain, types, primaryType, message}` as viem's `signTypedData` takes them (nested structs, arrays, `bytes`, `string`).",
           { schema: signTypedDataBodySchema, example: EXAMPLES.signTypedDataRequest },
           { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signTypedDataResult },
+          EXAMPLES.typedDataApprovalRequested,
         ),
       },
       [`${V}/wallets/{address}/sign-transaction`]: {
@@ -423,6 +452,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           'Signs a legacy, eip2930 or eip1559 transaction as viem serialises it (`chainId`, `nonce`, `gas` and its fees required); any other field is refused rather than dropped. Answers it signed and serialised, ready for `eth_sendRawTransaction`.',
           { schema: signTransactionBodySchema, example: EXAMPLES.signTransactionRequest },
           { schema: signedTransactionSchema, description: 'The signed transaction and its hash.', example: EXAMPLES.signTransactionResult },
+          EXAMPLES.transactionApprovalRequested,
         ),
       },
       [`${V}/rpc`]: {
@@ -430,7 +460,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'jsonRpc',
           summary: 'Ethereum JSON-RPC',
           description:
-            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends (the policy checked before any filling; a `chainId` that is not the chain's is refused, -32602); only chain reads (`eth_call`, `eth_getBalance`, `eth_getLogs`, receipts, fees, …) and `eth_sendRawTransaction` are passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC), any other method is -32601 `ROUTE_NOT_FOUND`. A relayed answer is at most 1 MiB, a batch's together at most 4 MiB (over: -32000 `RPC_ANSWER_TOO_LARGE`). One call or a batch of up to 10. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
+            "The vault's wallets behind Ethereum JSON-RPC 2.0, as Web3Signer's eth1 mode: `eth_accounts`, `eth_sign`, `personal_sign`, `eth_signTypedData_v4` and `eth_signTransaction` are answered by the vault under its policy; `eth_sendTransaction` fills nonce, gas and fees from the chain's RPC, signs and sends (the policy checked before any filling; a `chainId` that is not the chain's is refused, -32602); only chain reads (`eth_call`, `eth_getBalance`, `eth_getLogs`, receipts, fees, …) and `eth_sendRawTransaction` are passed to the chain's RPC (`?chain=<name>`, default: the only chain with an RPC), any other method is -32601 `ROUTE_NOT_FOUND`. A relayed answer is at most 1 MiB, a batch's together at most 4 MiB (over: -32000 `RPC_ANSWER_TOO_LARGE`). One call or a batch of up to 10. Answers are JSON-RPC objects, not the envelope: a refused call is a JSON-RPC error whose `data.code` is the vault's code. A call a hold rule of the policy holds is a JSON-RPC error -32000 whose `data` is `{code: \"APPROVAL_PENDING\", approval: {id, status, required, approvals, expires, rule}}`: nothing is signed (or sent) until its quorum approves; `GET …/approvals/{approvalId}` then has the result. `X-Vault-Auth-Signature` as on Sign. See docs/standard-signing.md#json-rpc.",
           tags: ['Standard signing'],
           security: [{ apiKey: [], authSignature: [] }, { apiKey: [] }],
           requestParams: { ...inVault(), query: z.object({ chain: z.string().optional().meta({ description: 'The chain whose RPC is used; default: the only chain with an RPC.' }) }) },
@@ -446,6 +476,25 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           tags: ['Vault'],
           requestParams: inVault(),
           responses: responses('status', json(vaultStatusSchema, 'The status object.', EXAMPLES.status)),
+        },
+      },
+      [`${V}/policy/evaluate`]: {
+        post: {
+          operationId: 'evaluatePolicy',
+          summary: "Dry run of the vault's policy",
+          description:
+            "What the vault's one policy would decide for a request of any kind: `request` is the body of that kind's route (Sign for `call`, sign-message, sign-typed-data, sign-transaction), read exactly as that route reads it (a call's `uniq` and `signer` from the chain where it has an RPC); `wallet` is the signing wallet (all kinds but `call`). Answers the decision, the deciding rule and why; signs nothing, records nothing, counts no limit. See docs/policy.md#dry-run.",
+          tags: ['Policy'],
+          requestParams: inVault(),
+          requestBody: jsonBody(evaluatePolicyBodySchema, { kind: 'transaction', wallet: EXAMPLES.standardSigner, request: EXAMPLES.signTransactionRequest }),
+          responses: responses(
+            'evaluatePolicy',
+            ok(policyVerdictSchema, 'The decision and the rule that made it (null when no rule matched).', {
+              decision: 'deny',
+              rule: null,
+              message: "policy: no rule of this vault's policy allows this transaction (rule payouts: value 2000000000000000000 wei is over its maxValue 1000000000000000000)",
+            }),
+          ),
         },
       },
       [`${V}/submissions`]: {

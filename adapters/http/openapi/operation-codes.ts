@@ -20,7 +20,18 @@ const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.FORBIDDEN_NETWORK, C.ROLE
 /** Routes that read a JSON body. */
 const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
 /** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
-const STANDARD_SIGN = [...WITH_BODY, C.POLICY_DENIED, C.WALLET_NOT_FOUND, C.KEYSTORE_UNAVAILABLE] as const;
+// A limit counts every kind; a repeat of a held request (its Idempotency-Key) answers as Sign's does.
+const STANDARD_SIGN = [
+  ...WITH_BODY,
+  C.POLICY_DENIED,
+  C.SIGN_LIMIT_REACHED,
+  C.WALLET_NOT_FOUND,
+  C.KEYSTORE_UNAVAILABLE,
+  C.IDEMPOTENCY_CONFLICT,
+  C.APPROVAL_REJECTED,
+  C.APPROVAL_EXPIRED,
+  C.CONFLICT,
+] as const;
 /** Rename, expire, unexpire: the wallet must exist, and a change that loses its race too often is 409. */
 const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
 
@@ -57,6 +68,8 @@ export const ERROR_CODES_BY_OPERATION = {
   // but RPC_ANSWER_TOO_LARGE, listed here as the one operation whose calls can be refused with it (as data.code of a
   // JSON-RPC error inside the 200, never as an HTTP status: it is one call's refusal, the batch's others answered).
   jsonRpc: [...WITH_BODY, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.RPC_ANSWER_TOO_LARGE],
+  // The dry run reads the request as its route would (a call's uniq and signer from the chain): it refuses what that route refuses, never POLICY_DENIED (a deny is its answer).
+  evaluatePolicy: [...WITH_BODY, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE],
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.

@@ -243,6 +243,15 @@ const MIGRATIONS: readonly string[] = [
      private_key text NOT NULL,
      created timestamptz NOT NULL
    );`,
+  // The one policy document (issue 34). sign_policies.policy may now hold a version-2 document, which a
+  // build before this one would read as allow-lists that allow every call: the version bump makes such a
+  // build refuse the database instead. Limits in value keep what each signature moved beside the counts.
+  `CREATE TABLE IF NOT EXISTS sign_value_counts (
+     key text COLLATE "C" NOT NULL,
+     at timestamptz NOT NULL,
+     amount numeric(78, 0) NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -122,11 +122,11 @@ export class SqlApprovalStore implements ApprovalStore {
     await this.db.run(ABANDON, [vaultId, id, token]);
   }
 
-  release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord, result: string, events: readonly AuditEvent[]): Promise<boolean> {
+  release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean> {
     const prepared = events.map(prepareAuditEvent);
     return this.db.auditedTransaction(async (tx, audit) => {
       if ((await tx.run(APPROVE, [vaultId, id, token, now, result])) === 0) return false;
-      await tx.run(SIGNATURES.insert, signatureValues(s));
+      if (s !== null) await tx.run(SIGNATURES.insert, signatureValues(s));
       prepared.forEach(audit);
       return true;
     });

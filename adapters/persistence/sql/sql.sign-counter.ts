@@ -1,4 +1,4 @@
-import { MAX_WINDOW_MS, type SignCountDemand } from '../../../src/domain/sign-limits.js';
+import { MAX_WINDOW_MS, valueWaitMs, type SignCountDemand } from '../../../src/domain/sign-limits.js';
 import type { SignCountDecision, SignCounter } from '../../../src/ports/sign-counter.port.js';
 import { PeriodicSweep } from './periodic-sweep.js';
 import { rowPlaceholders } from './rows.js';
@@ -10,6 +10,11 @@ const PRUNE = 'DELETE FROM sign_counts WHERE key = $1 AND at <= $2';
 // The max-th newest sign in the window: when there is one, the window is full until it leaves.
 const FULL_UNTIL = 'SELECT at FROM sign_counts WHERE key = $1 ORDER BY at DESC LIMIT 1 OFFSET $2';
 const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlaceholders(n, 2)}`;
+// Limits in value: what each sign moved, in the window, oldest first (a decimal text or numeric).
+const PRUNE_VALUES = 'DELETE FROM sign_value_counts WHERE key = $1 AND at <= $2';
+const VALUES_HELD = 'SELECT at, amount FROM sign_value_counts WHERE key = $1 ORDER BY at';
+const MOVE = (n: number) => `INSERT INTO sign_value_counts (key, at, amount) VALUES ${rowPlaceholders(n, 3)}`;
+const DROP_VALUES = 'DELETE FROM sign_value_counts WHERE key = $1';
 // Keys no take touched for longer than any window (a limit removed, a wallet gone quiet): a take prunes
 // only its own keys' rows, so these would stay. All their counts are as old.
 const STALE_KEYS = 'SELECT key FROM sign_count_keys WHERE touched <= $1 LIMIT 1000';
@@ -41,15 +46,31 @@ export class SqlSignCounter implements SignCounter {
       await tx.run(LOCK_KEYS(demands.length), demands.flatMap((d) => [d.key, now]));
       let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
       for (const d of demands) {
-        await tx.run(PRUNE, [d.key, new Date(now.getTime() - d.windowMs)]);
-        const [full] = await tx.all<{ at: unknown }>(FULL_UNTIL, [d.key, d.max - 1]);
-        const wait = full === undefined ? 0 : this.db.instant(full.at).getTime() + d.windowMs - now.getTime();
+        const wait = d.value === undefined ? await this.countWait(tx, d, now) : await this.valueWait(tx, d, now);
         if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
       }
       if (!refused.allowed) return refused;
-      await tx.run(COUNT(demands.length), demands.flatMap((d) => [d.key, now]));
+      const counted = demands.filter((d) => d.value === undefined);
+      const moved = demands.filter((d) => d.value !== undefined);
+      if (counted.length > 0) await tx.run(COUNT(counted.length), counted.flatMap((d) => [d.key, now]));
+      if (moved.length > 0) await tx.run(MOVE(moved.length), moved.flatMap((d) => [d.key, now, d.value!.amount.toString()]));
       return { allowed: true, retryAfterMs: 0 };
     });
+  }
+
+  /** How long until one more sign fits the count of `d` (0: now), its window pruned first. */
+  private async countWait(tx: Pick<SqlDatabase, 'run' | 'all'>, d: SignCountDemand, now: Date): Promise<number> {
+    await tx.run(PRUNE, [d.key, new Date(now.getTime() - d.windowMs)]);
+    const [full] = await tx.all<{ at: unknown }>(FULL_UNTIL, [d.key, d.max - 1]);
+    return full === undefined ? 0 : this.db.instant(full.at).getTime() + d.windowMs - now.getTime();
+  }
+
+  /** How long until the amount of `d` fits its limit in value (0: now), its window pruned first. */
+  private async valueWait(tx: Pick<SqlDatabase, 'run' | 'all'>, d: SignCountDemand, now: Date): Promise<number> {
+    await tx.run(PRUNE_VALUES, [d.key, new Date(now.getTime() - d.windowMs)]);
+    const rows = await tx.all<{ at: unknown; amount: unknown }>(VALUES_HELD, [d.key]);
+    const entries = rows.map((r) => ({ at: this.db.instant(r.at).getTime(), amount: BigInt(String(r.amount)) }));
+    return valueWaitMs(entries, d.value!.amount, d.value!.max, d.windowMs, now.getTime());
   }
 
   /**
@@ -64,6 +85,7 @@ export class SqlSignCounter implements SignCounter {
       counts += await this.db.transaction(async (tx) => {
         if ((await tx.run(LOCK_STALE_KEY, [key, before])) === 0) return 0;
         const dropped = await tx.run(DROP_COUNTS, [key]);
+        await tx.run(DROP_VALUES, [key]);
         await tx.run(DROP_KEY, [key]);
         return dropped;
       });

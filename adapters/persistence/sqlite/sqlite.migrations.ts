@@ -241,6 +241,16 @@ const MIGRATIONS: readonly string[] = [
      FROM signatures_before_v10 ORDER BY rowid;
    DROP TABLE signatures_before_v10;
    CREATE INDEX signatures_by_hash ON signatures (substr(submission_hash, 3, 8));`,
+  // 11: the one policy document (issue 34). sign_policies.policy may now hold a version-2 document, which
+  // a build before this one would read as allow-lists that allow every call: the version bump makes such
+  // a build refuse the database instead. Limits in value keep what each signature moved (wei or token
+  // units, decimal text) beside the counts of signs.
+  `CREATE TABLE IF NOT EXISTS sign_value_counts (
+     key TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     amount TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
 ];
 
 /**

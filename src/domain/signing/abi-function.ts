@@ -131,8 +131,12 @@ export function signatureType(p: AbiParam): string {
 const isSignatureParam = (p: AbiParam) =>
   p.type === 'tuple' && p.components!.length === 4 && p.components!.every((c, i) => c.type === SIGNATURE_TYPES[i]);
 
-/** Checks one function ABI item (not the whole ABI array) and finds its signature parameter. */
-export function parseAbiFunction(raw: unknown): ParsedFunction {
+/**
+ * Checks one function ABI item (not the whole ABI array) and finds its signature parameter. With
+ * `signatureRequired: false` (a policy naming a function a transaction calls, such as ERC-20's
+ * `approve`), a function without one is read too: its `signatureIndex` is -1 and every input is an argument.
+ */
+export function parseAbiFunction(raw: unknown, { signatureRequired = true }: { signatureRequired?: boolean } = {}): ParsedFunction {
   if (Array.isArray(raw)) {
     throw invalidArgument('abi: must be the single ABI item of the function being signed, not the whole ABI array');
   }
@@ -147,11 +151,11 @@ export function parseAbiFunction(raw: unknown): ParsedFunction {
   const budget: Budget = { params: 0 };
   const inputs = raw.inputs.map((p, i) => parseParam(p, `abi.inputs[${i}]`, 0, budget));
   const signatureIndexes = inputs.flatMap((p, i) => (isSignatureParam(p) ? [i] : []));
-  if (signatureIndexes.length === 0) {
+  if (signatureIndexes.length === 0 && signatureRequired) {
     throw invalidArgument('abi.inputs: no signature parameter (a tuple of bytes32 nonce, bytes32 r, bytes32 s, uint8 v)');
   }
   if (signatureIndexes.length > 1) throw invalidArgument('abi.inputs: more than one signature parameter');
-  const signatureIndex = signatureIndexes[0]!;
+  const signatureIndex = signatureIndexes[0] ?? -1;
   const signature = `${raw.name}(${inputs.map(signatureType).join(',')})`;
   const selector = `0x${Buffer.from(keccak256(new TextEncoder().encode(signature)).subarray(0, 4)).toString('hex')}` as const;
   return Object.freeze({

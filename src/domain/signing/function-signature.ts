@@ -22,7 +22,7 @@ interface RawParam {
  * is accepted too. The result is checked as a sign request's ABI item is (parseAbiFunction), so it has
  * the same canonical signature and selector the vault computes when it signs.
  */
-export function parseFunctionText(text: string): ParsedFunction {
+export function parseFunctionText(text: string, options: { signatureRequired?: boolean } = {}): ParsedFunction {
   const source = text.trim();
   if (source.length > MAX_TEXT) throw invalidArgument(`function: ${source.length} characters is longer than the limit of ${MAX_TEXT}`);
   if (source.startsWith('{')) {
@@ -32,7 +32,7 @@ export function parseFunctionText(text: string): ParsedFunction {
     } catch {
       throw invalidArgument('function: starts with { but is not JSON (give an ABI item or signature text)');
     }
-    return parseAbiFunction(item);
+    return parseAbiFunction(item, options);
   }
   const reader = new Reader(source);
   reader.word('function');
@@ -42,7 +42,7 @@ export function parseFunctionText(text: string): ParsedFunction {
   reader.modifiers();
   reader.end();
   try {
-    return parseAbiFunction({ type: 'function', name, inputs });
+    return parseAbiFunction({ type: 'function', name, inputs }, options);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     if (/no signature parameter/.test(error.message)) {

@@ -1,0 +1,95 @@
+import { DomainError, ErrorCode } from '../domain/errors.js';
+import type { PolicyDocument } from '../domain/policy/policy-document.js';
+import { evaluatePolicy, type PolicyDecision } from '../domain/policy/policy-evaluation.js';
+import { limitDemands } from '../domain/policy/policy-limits.js';
+import type { SignIntent } from '../domain/policy/sign-intent.js';
+import type { AuditDetails, AuditLog } from '../ports/audit-log.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { SignCounter } from '../ports/sign-counter.port.js';
+import { actorOf, audit } from './audit-actor.js';
+import type { Principal } from './principal.js';
+
+export interface SignPolicyGateDeps {
+  /** The vault's document (usually the PolicyCache: this is read on every signature). */
+  readonly policies: { find(vaultId: string): Promise<PolicyDocument | null> };
+  readonly auditLog: AuditLog;
+  readonly clock: Clock;
+  /** Counts signatures for the document's limits; without it, a request a limit applies to is refused. */
+  readonly signCounter?: SignCounter;
+}
+
+/** How a refused request is put on record: the audit subject and the facts beside the rule. */
+export interface DenialRecord {
+  readonly subject: string | null;
+  readonly details: AuditDetails;
+}
+
+/** A decision, and the document it was made with (the limits are counted by the same one). */
+export interface GateDecision {
+  readonly decision: PolicyDecision;
+  readonly document: PolicyDocument | null;
+}
+
+/**
+ * The one place every route's signature asks the vault's policy: Sign, sign-message, sign-typed-data,
+ * sign-transaction, the JSON-RPC endpoint and the in-process API each normalise their request into a
+ * SignIntent and pass here. A refusal is recorded (`sign.denied`) before it is thrown; the limits are
+ * counted last, once nothing else stands in the way.
+ */
+export class SignPolicyGate {
+  constructor(private readonly deps: SignPolicyGateDeps) {}
+
+  /** The decision without any effect: for the dry run (nothing recorded, nothing counted). */
+  async evaluate(vaultId: string, intent: SignIntent): Promise<GateDecision> {
+    const document = await this.deps.policies.find(vaultId);
+    return { decision: evaluatePolicy(document, intent), document };
+  }
+
+  /** The vault's document (cached), for a caller that decides more than once with the same one. */
+  document(vaultId: string): Promise<PolicyDocument | null> {
+    return this.deps.policies.find(vaultId);
+  }
+
+  /** Decides; a deny is recorded as `sign.denied` and thrown as POLICY_DENIED. Allow and hold are the caller's to act on. */
+  async decide(principal: Principal, intent: SignIntent, record: DenialRecord): Promise<GateDecision> {
+    const document = await this.document(principal.vaultId);
+    return { decision: await this.decideWith(principal, document, intent, record), document };
+  }
+
+  /** decide() with a document already read. */
+  async decideWith(principal: Principal, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord): Promise<PolicyDecision> {
+    const decision = evaluatePolicy(document, intent);
+    if (decision.decision === 'deny') await this.refuse(principal, decision.message, record);
+    return decision;
+  }
+
+  /** Records the refusal, then throws it: a refused attempt is what an operator most wants on record. */
+  async refuse(principal: Principal, message: string, record: DenialRecord): Promise<never> {
+    await audit(this.deps.auditLog, 'sign.denied', this.deps.clock.now(), actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
+    throw new DomainError(ErrorCode.POLICY_DENIED, message);
+  }
+
+  /**
+   * Counts the signature under each limit of `document` that applies to it, or refuses it (429 with
+   * Retry-After, recorded as sign.denied) when one is full. Counted before the key store signs: a sign
+   * that fails after this still counts, as an attempt the limit was there to bound. A document without
+   * limits costs nothing here.
+   */
+  async count(principal: Principal, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord): Promise<void> {
+    const demands = limitDemands(document, intent, principal.vaultId);
+    if (demands.length === 0) return;
+    const counter = this.deps.signCounter;
+    if (counter === undefined) {
+      // Nothing to count with (a persistence of an earlier release): refusing is the only way to hold the limit.
+      await this.refuse(principal, "policy: this vault's sign limits need a persistence that counts signs, and this one does not", record);
+    }
+    const now = this.deps.clock.now();
+    const decision = await counter!.take(demands, now);
+    if (decision.allowed) return;
+    const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    const label = demands.find((d) => d.key === decision.refusedBy)?.label ?? 'a sign limit of this vault';
+    const message = `${label} reached; retry after ${retryAfterSeconds} s`;
+    await audit(this.deps.auditLog, 'sign.denied', now, actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
+    throw new DomainError(ErrorCode.SIGN_LIMIT_REACHED, message, { retryAfterSeconds });
+  }
+}

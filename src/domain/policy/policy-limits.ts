@@ -1,0 +1,113 @@
+import { integerOrNull } from '../argument-rules.js';
+import type { SignCountDemand } from '../sign-limits.js';
+import { parseWindow } from '../sign-limits.js';
+import type { ParsedFunction } from '../signing/abi-function.js';
+import { parseFunctionText } from '../signing/function-signature.js';
+import type { PolicyDocument, PolicyLimit } from './policy-document.js';
+import { filtersMatch } from './policy-evaluation.js';
+import type { SignIntent } from './sign-intent.js';
+
+/** More than any token amount: what an amount that cannot be read counts as (it never fits a limit). */
+const UNREADABLE = 1n << 256n;
+
+/** What a request moves of a limit's token, and to whom; null when it moves none of it. */
+interface Moved {
+  readonly amount: bigint;
+  readonly recipient: string | null;
+}
+
+/**
+ * The ERC-20 functions whose calldata moves (or lets another move) a token amount, with where the
+ * recipient and the amount are among their arguments. Parsed on first use (the domain's keccak256 is
+ * installed by the entry points).
+ */
+let erc20: readonly { fn: ParsedFunction; recipient: number; amount: number }[] | undefined;
+const erc20Functions = () =>
+  (erc20 ??= [
+    { fn: parseFunctionText('transfer(address to, uint256 amount)', { signatureRequired: false }), recipient: 0, amount: 1 },
+    { fn: parseFunctionText('transferFrom(address from, address to, uint256 amount)', { signatureRequired: false }), recipient: 1, amount: 2 },
+    { fn: parseFunctionText('approve(address spender, uint256 amount)', { signatureRequired: false }), recipient: 0, amount: 1 },
+  ]);
+
+/** EIP-2612 and EIP-3009 typed data: the field holding the amount and the one naming who gets it. */
+const TOKEN_TYPED_DATA: Readonly<Record<string, { readonly amount: string; readonly recipient: string }>> = {
+  Permit: { amount: 'value', recipient: 'spender' },
+  TransferWithAuthorization: { amount: 'value', recipient: 'to' },
+  ReceiveWithAuthorization: { amount: 'value', recipient: 'to' },
+};
+
+/**
+ * What `intent` moves that a limit in value counts: without `token`, the wei a transaction moves (its
+ * value plus the most its fee can be); with `token`, the ERC-20 amount of that token a transaction's
+ * calldata or typed data moves. Calldata or a field that cannot be read counts as more than any limit
+ * holds: an amount the vault cannot read is never let through a limit on it.
+ */
+function movedBy(limit: PolicyLimit, intent: SignIntent): Moved | null {
+  if (limit.token === undefined) return intent.kind === 'transaction' ? { amount: intent.value + intent.fee, recipient: intent.contract } : null;
+  if (intent.contract !== limit.token) return null;
+  if (intent.kind === 'transaction') {
+    const known = erc20Functions().find((f) => f.fn.selector === intent.selector);
+    if (known === undefined) return null;
+    const args = intent.decodeCalldata?.(known.fn) ?? null;
+    if (args === null) return { amount: UNREADABLE, recipient: null };
+    return { amount: args[known.amount] as bigint, recipient: args[known.recipient] as string };
+  }
+  if (intent.kind === 'typed-data' && intent.typedData !== null) {
+    const fields = TOKEN_TYPED_DATA[intent.typedData.primaryType];
+    if (fields === undefined) return null;
+    const message = intent.typedData.message as Record<string, unknown> | null;
+    const raw = message?.[fields.amount];
+    const amount = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'bigint' ? integerOrNull(String(raw)) : null;
+    const recipient = message?.[fields.recipient];
+    return { amount: amount === null || amount < 0n ? UNREADABLE : amount, recipient: typeof recipient === 'string' ? recipient.toLowerCase() : null };
+  }
+  return null;
+}
+
+/** What a limit counts `each` of, for a request: the wallet, the contract, the function, the recipient. */
+function eachValue(limit: PolicyLimit, intent: SignIntent, moved: Moved | null): string {
+  switch (limit.each!) {
+    case 'wallet':
+      return intent.wallet;
+    case 'contract':
+      return intent.contract ?? '(none)';
+    case 'function':
+      return intent.selector ?? (intent.typedData === null ? `(${intent.kind})` : `typed-data:${intent.typedData.primaryType}`);
+    case 'recipient':
+      // A token's recipient is the one its calldata or typed data names; a transfer's, its `to`.
+      return (moved?.recipient ?? (intent.kind === 'transaction' ? intent.contract : null))?.toLowerCase() ?? '(none)';
+  }
+}
+
+/**
+ * The counts a request must fit in, one per limit of the document whose filters match it: signs under
+ * `maxSigns`, amounts under `maxValue`. A limit with `each` counts signs under
+ * `<vault>/<each>/<value>/<window>`, the key the limits of earlier releases counted under (a count in
+ * flight carries on, and limits of one window on one thing share a count: the strictest binds); one
+ * without counts everything it matches under its own id. Amounts count under keys of their own.
+ */
+export function limitDemands(document: PolicyDocument | null, intent: SignIntent, vaultId: string): SignCountDemand[] {
+  if (document === null || document.limits.length === 0) return [];
+  const byKey = new Map<string, SignCountDemand>();
+  for (const limit of document.limits) {
+    if (!filtersMatch(limit, intent)) continue;
+    const windowMs = parseWindow(limit.per);
+    const moved = limit.maxValue === undefined ? null : movedBy(limit, intent);
+    const value = limit.each === undefined ? null : eachValue(limit, intent, moved);
+    const of = value === null ? 'in all' : `for ${limit.each} ${value}`;
+    if (limit.maxSigns !== undefined) {
+      const key = value === null ? `${vaultId}/limit:${limit.id}/${windowMs}` : `${vaultId}/${limit.each}/${value}/${windowMs}`;
+      const held = byKey.get(key);
+      if (held === undefined || held.max > limit.maxSigns) {
+        byKey.set(key, { key, max: limit.maxSigns, windowMs, label: `limit ${limit.id}: at most ${limit.maxSigns} sign${limit.maxSigns === 1 ? '' : 's'} per ${limit.per} ${of}` });
+      }
+    }
+    if (moved !== null && moved.amount > 0n) {
+      const unit = limit.token === undefined ? 'wei' : `of token ${limit.token}`;
+      const key = `${vaultId}/value:${limit.token ?? 'native'}:${limit.id}/${value ?? 'all'}/${windowMs}`;
+      byKey.set(key, { key, max: 0, windowMs, label: `limit ${limit.id}: at most ${limit.maxValue} ${unit} per ${limit.per} ${of}`, value: { amount: moved.amount, max: BigInt(limit.maxValue!) } });
+    }
+  }
+  // In key order: a counter that locks per key always locks in this order, so two signs never deadlock.
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}

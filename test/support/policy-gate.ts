@@ -1,0 +1,16 @@
+import { CHAIN_IDS } from '../../adapters/chain/chains.js';
+import { documentOf } from '../../src/application/policy-cache.js';
+import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
+import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
+import type { SignCounter } from '../../src/ports/sign-counter.port.js';
+
+/** The interface's chains by name and id, as the composition root gives them. */
+export const TEST_CHAIN_IDS = chainDirectory(Object.fromEntries(Object.entries(CHAIN_IDS).map(([name, id]) => [name, id.toString()])));
+
+/** The one policy gate over a repository read afresh each time (no cache), as the use cases take it. */
+export function gateOver(policies: PolicyRepository, auditLog: AuditLog, clock: Clock, signCounter?: SignCounter): SignPolicyGate {
+  return new SignPolicyGate({ policies: { find: async (vaultId) => documentOf(await policies.find(vaultId), TEST_CHAIN_IDS) }, auditLog, clock, signCounter });
+}
