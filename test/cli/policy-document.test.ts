@@ -43,6 +43,7 @@ describe('wallet-vault policies apply and export', () => {
     const edited = {
       ...exported,
       rules: [...exported.rules, { id: 'payouts', effect: 'allow', kinds: ['transaction'], chains: ['sepolia'], contracts: [ROUTER.toLowerCase()], selectors: ['0x'], maxValue: '1000' }],
+      limits: [{ id: 'daily', kinds: ['transaction'], each: 'wallet', maxSigns: 10, maxValue: '5000', per: '1d' }],
     };
     await writeFile(file('edited.json'), JSON.stringify(edited));
     const applied = await cliJson<{ policy: { rules: { id: string; contracts?: string[] }[] } }>(['policies', 'apply', '--vault', vaultId, '--file', file('edited.json')], env);
@@ -52,6 +53,7 @@ describe('wallet-vault policies apply and export', () => {
     const shown = await runCli(['policies', 'show', '--vault', vaultId], env);
     expect(shown.stdout).toMatch(/^policy document of vault /);
     expect(shown.stdout).toMatch(/allow +payouts +kinds \["transaction"\]; chains \["sepolia"\]/);
+    expect(shown.stdout).toMatch(/limit +daily +at most 10 signs and 5000 wei per 1d for each wallet; kinds \["transaction"\]\n/);
     // The older commands edit an applied document too, in their own ids: a deny rule r1, the rest kept.
     const older = await runCli(['policies', 'rules', 'add', '--vault', vaultId, '--function', 'go(uint256 x, (bytes32,bytes32,bytes32,uint8) sig)', '--arg', 'x', '--lte', '1'], env);
     expect(older.code).toBe(0);
