@@ -12,6 +12,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.VAULT_NOT_FOUND]: 404,
   [ErrorCode.SUBMISSION_NOT_FOUND]: 404,
   [ErrorCode.ROUTE_NOT_FOUND]: 404,
+  [ErrorCode.METHOD_NOT_ALLOWED]: 405,
   [ErrorCode.IDEMPOTENCY_CONFLICT]: 409,
   [ErrorCode.CONFLICT]: 409,
   [ErrorCode.PAYLOAD_TOO_LARGE]: 413,

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import type { Principal } from '../../src/application/principal.js';
 import { bearerCredential, clientAddressOf } from './caller.js';
-import { errorEnvelope, toErrorResponse } from './error-response.js';
+import { errorEnvelope, toErrorResponse, type ErrorResponse } from './error-response.js';
+import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { DEFAULT_ARGS_BOUNDS } from './json-shape.js';
 import { requestContextOf } from './observed-requests.js';
@@ -49,7 +51,13 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
   const signedReading: BodyReading = { limit: deps.bodyLimitBytes, decode: false, consumed: 'error' };
   const jsonReading: BodyReading = { limit: deps.bodyLimitBytes, decode: true, consumed: 'empty' };
 
-  async function vaultRequest(req: IncomingMessage, match: VaultMatch, exchange: Exchange, label: (route: string) => void): Promise<Reply | undefined> {
+  async function vaultRequest(
+    req: IncomingMessage,
+    match: VaultMatch,
+    exchange: Exchange,
+    label: (route: string) => void,
+    refusedToken: () => void,
+  ): Promise<Reply | undefined> {
     const route = match.route;
     // Sign is labelled by its route from the start (its label was always its own); any other request
     // refused at admission by the vault prefix, or as unmatched when its vault id is malformed: never by
@@ -61,7 +69,15 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     // The address is what authentication reports refusals under.
     const source = clientAddressOf(deps, req);
     takeAddressLimit(deps, source);
-    const principal = await deps.authenticate.execute(bearerCredential(req.headers.authorization), vaultId, source);
+    const credential = bearerCredential(req.headers.authorization);
+    let principal: Principal;
+    try {
+      principal = await deps.authenticate.execute(credential, vaultId, source);
+    } catch (error) {
+      // A Bearer token was presented and refused: RFC 6750's invalid_token (no error code for no token).
+      if (typeof credential === 'string') refusedToken();
+      throw error;
+    }
     // Awaited only when the limit is counted in a shared store: the in-process one answers synchronously.
     const limited = takeRateLimit(deps, principal.apiKeyId);
     if (limited) await limited;
@@ -97,12 +113,28 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
       const method = req.method ?? '';
       const match = matchRoute(table, method, exchange.url);
       let reply: Reply | undefined;
-      let challenge: string | undefined;
+      // Every 401 says how to authenticate (RFC 9110 §11.6.1): a vault's API key, the operator token.
+      let challenge = BEARER_CHALLENGE;
       try {
-        if (match.kind === 'vault') reply = await vaultRequest(req, match, exchange, label); else if (match.kind === 'service') {
+        if (match.kind === 'vault') {
+          reply = await vaultRequest(req, match, exchange, label, () => (challenge = INVALID_TOKEN_CHALLENGE));
+        } else if (match.kind === 'service') {
           label(match.route.path);
-          challenge = match.route.challenge;
-          reply = await match.route.answer({ params: decodeParams(match.params), authorization: req.headers.authorization, base: exchange.base, requestId });
+          reply = await match.route.answer({
+            params: decodeParams(match.params),
+            authorization: req.headers.authorization,
+            base: exchange.base,
+            requestId,
+            refusedToken: () => (challenge = INVALID_TOKEN_CHALLENGE),
+          });
+        } else if (match.kind === 'method') {
+          // Whoever asks: no authentication, no body, no database; an embedding app that takes back what
+          // the vault does not serve (notFound: false) gets it too.
+          label(match.inVault ? VAULT_UNMATCHED : 'unmatched');
+          if (exchange.pass) return exchange.pass();
+          const allow = match.allow.join(', ');
+          const code = ErrorCode.METHOD_NOT_ALLOWED;
+          reply = errorReply({ status: STATUS_BY_CODE[code], code, message: `method ${method} is not allowed on ${match.pathname} (Allow: ${allow})`, headers: { Allow: allow } });
         } else label('unmatched');
         if (reply === undefined) {
           if (exchange.pass) return exchange.pass();
@@ -110,8 +142,7 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
         }
       } catch (error) {
         const failure = toErrorResponse(error, requestId, deps.logger);
-        const headers = challenge !== undefined && failure.status === 401 ? { ...failure.headers, 'WWW-Authenticate': challenge } : failure.headers;
-        reply = { status: failure.status, type: JSON_TYPE, ...(headers ? { headers } : {}), body: JSON.stringify(errorEnvelope(failure.code, failure.message)) };
+        reply = errorReply(failure.status === 401 ? { ...failure, headers: { ...failure.headers, 'WWW-Authenticate': challenge } } : failure);
       }
       try {
         write(res, reply);
@@ -124,6 +155,20 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
 }
 
 type VaultMatch = Extract<RouteMatch, { kind: 'vault' }>;
+
+/**
+ * `WWW-Authenticate` of every 401 (RFC 6750 §3): the API key and the operator token are both Bearer
+ * tokens. `error="invalid_token"` when a Bearer token was presented and refused; none when there was none
+ * (or another scheme, or the token passed and X-Vault-Auth-Signature did not), as §3.1 asks.
+ */
+export const BEARER_CHALLENGE = 'Bearer realm="wallet-vault"';
+export const INVALID_TOKEN_CHALLENGE = 'Bearer realm="wallet-vault", error="invalid_token"';
+
+/** The error envelope as an answer. */
+function errorReply(failure: ErrorResponse): Reply {
+  const body = JSON.stringify(errorEnvelope(failure.code, failure.message));
+  return failure.headers === undefined ? { status: failure.status, type: JSON_TYPE, body } : { status: failure.status, type: JSON_TYPE, headers: failure.headers, body };
+}
 
 /**
  * An admitted request to a vault path no route serves: OPTIONS lists the methods the path has (as

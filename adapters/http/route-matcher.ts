@@ -22,7 +22,10 @@ export type RouteMatch =
   | {
       readonly kind: 'vault';
       readonly pathname: string;
-      /** Undefined: the vault has no route for this method and path (still authenticated first). */
+      /**
+       * Undefined: no route of the vault has this path (still authenticated first, then 404), or OPTIONS on
+       * a path Express listed methods for. A known path with another method is `kind: 'method'`.
+       */
       readonly route: VaultRoute | undefined;
       /** The `:vaultId` segment, still percent-encoded. */
       readonly vaultId: string;
@@ -32,6 +35,12 @@ export type RouteMatch =
       readonly allowed: readonly string[];
     }
   | { readonly kind: 'service'; readonly pathname: string; readonly route: ServiceRoute; readonly params: Readonly<Record<string, string>> }
+  /**
+   * A known path (a vault route's or a service route's) asked with a method it does not serve: 405, before
+   * any authentication. `allow`: the methods it serves, sorted, HEAD with GET (the matcher answers HEAD with
+   * the GET route). OPTIONS on a vault path Express listed methods for is not this: it is answered as before.
+   */
+  | { readonly kind: 'method'; readonly pathname: string; readonly inVault: boolean; readonly allow: readonly string[] }
   | { readonly kind: 'none'; readonly pathname: string };
 
 function compile<R extends { readonly path: string }>(route: R): Compiled<R> {
@@ -69,16 +78,34 @@ export function matchRoute(table: RouteTable, method: string, url: string): Rout
       break;
     }
     const allowed = method === 'OPTIONS' ? allowedMethods(table, rest) : NONE;
+    if (found === undefined && (method !== 'OPTIONS' || allowed.length === 0)) {
+      // Only when no route answers: the hot path never gets here.
+      const allow = servedMethods(table, rest);
+      if (allow.length > 0) return { kind: 'method', pathname, inVault: true, allow };
+    }
     return { kind: 'vault', pathname, route: found, vaultId: inVault[1]!, params, query, allowed };
   }
-  if (wanted === 'GET') {
-    for (const compiled of table.service) {
-      const captured = capture(compiled, pathname);
-      if (captured !== undefined) return { kind: 'service', pathname, route: compiled.route, params: captured };
-    }
+  for (const compiled of table.service) {
+    const captured = capture(compiled, pathname);
+    if (captured === undefined) continue;
+    // Every service route is a GET (and so HEAD) route.
+    return wanted === 'GET' ? { kind: 'service', pathname, route: compiled.route, params: captured } : { kind: 'method', pathname, inVault: false, allow: GET_HEAD };
   }
   return { kind: 'none', pathname };
 }
+
+/** The methods the vault routes at this path serve (Sign included), sorted, HEAD with GET: a 405's `Allow`. */
+function servedMethods(table: RouteTable, rest: string): string[] {
+  const methods = new Set<string>();
+  for (const compiled of table.vault) {
+    if (capture(compiled, rest) === undefined) continue;
+    methods.add(compiled.route.method);
+    if (compiled.route.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods].sort();
+}
+
+const GET_HEAD: readonly string[] = Object.freeze(['GET', 'HEAD']);
 
 /** The methods of the vault routes at this path, as Express's automatic OPTIONS answer listed them. */
 function allowedMethods(table: RouteTable, rest: string): string[] {

@@ -397,8 +397,6 @@ function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
 /** A route outside the vaults, at the root of where the app is served; no API key. */
 export interface ServiceRoute {
   readonly path: string;
-  /** Sent with a 401 of this route (`WWW-Authenticate`). */
-  readonly challenge?: string;
   readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
 }
 
@@ -408,6 +406,8 @@ export interface ServiceRequest {
   /** Where the app is mounted ('' at the root), for links. */
   readonly base: string;
   readonly requestId: string;
+  /** Call before refusing a Bearer token that was presented: the 401's challenge then says `invalid_token`. */
+  readonly refusedToken: () => void;
 }
 
 /** Where the public keys of webhook deliveries are served (decisions.md). */
@@ -448,9 +448,9 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
   if (metrics) {
     routes.push({
       path: '/metrics',
-      challenge: 'Bearer',
       answer: async (r) => {
         if (deps.operatorToken !== undefined && !operator(r.authorization)) {
+          if (/^Bearer\s+\S/i.test(r.authorization ?? '')) r.refusedToken();
           throw new DomainError(ErrorCode.UNAUTHENTICATED, 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)');
         }
         const { contentType, text } = await metrics.exposition();

@@ -39,8 +39,9 @@ export interface VaultRouterOptions {
   /** Serve `GET /metrics` from this source (Prometheus text); default: no such route. */
   readonly metrics?: HttpDeps['metrics'];
   /**
-   * Answer any other path under the mount point with the vault's 404 envelope (default true). Set false
-   * when mounting at `/` in front of routes of your own.
+   * Answer any other path under the mount point with the vault's 404 envelope, and a path of the vault's
+   * asked with a method it does not serve with its 405 envelope and `Allow` (default true). Set false when
+   * mounting at `/` in front of routes of your own: both go to your next handler.
    */
   readonly notFound?: boolean;
   /** Where unexpected failures are logged (with the request id); default: silent. */

@@ -99,8 +99,10 @@ describe('VAULT_METRICS_TOKEN', () => {
   it('guards /metrics: 401 without the token or with another, the exposition with it', async () => {
     const none = await client(s.url).get('/metrics');
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe('Bearer');
-    expect((await client(s.url).get('/metrics', { authorization: `Bearer ${token}x` })).status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="wallet-vault"');
+    const wrong = await client(s.url).get('/metrics', { authorization: `Bearer ${token}x` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="wallet-vault", error="invalid_token"');
     expect((await client(s.url).get('/metrics', { authorization: token })).status).toBe(401);
     const ok = await client(s.url).get('/metrics', { authorization: `Bearer ${token}` });
     expect(ok.status).toBe(200);

@@ -120,6 +120,8 @@ describe('decisions.md over HTTP: authentication, routes, bodies, envelope', () 
           const r = await anonymous.raw(method, `/api/v1/${segment}/${vaultId}${sub}`, { body, headers });
           expect(r.status, `${label}: ${method} /${segment}/…${sub}`).toBe(401);
           expectErrorEnvelope(r, 401);
+          // RFC 6750: invalid_token only where a Bearer token was presented and refused.
+          expect(r.headers.get('www-authenticate'), label).toBe(/^Bearer \S/.test(headers.authorization ?? '') ? 'Bearer realm="wallet-vault", error="invalid_token"' : 'Bearer realm="wallet-vault"');
           expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
         }
       }
@@ -151,20 +153,38 @@ describe('decisions.md over HTTP: authentication, routes, bodies, envelope', () 
     expect((await alias.get(`/api/v1/vault/${a.id}/submissions/${sig.submissionHash}`)).body.data.transactionHash).toBe(tx);
   });
 
-  it('answers 404 in the envelope for unknown routes and methods, also inside a vault with a valid key', async () => {
+  it('answers 404 in the envelope for unknown routes, also inside a vault with a valid key', async () => {
     for (const [method, p] of [
       ['GET', '/'],
       ['GET', '/api/v1'],
       ['GET', `/api/v1/vaults/${a.id}`],
       ['GET', `/api/v1/vaults/${a.id}/nothing`],
-      ['PATCH', `/api/v1/vaults/${a.id}/wallets`],
-      ['GET', `/api/v1/vaults/${a.id}/sign`],
-      ['PUT', `/api/v1/vaults/${a.id}/status`],
       ['GET', `/api/v1/vaults/${a.id}/wallets/${wallet.address}/extra`],
-      ['POST', '/healthz'],
+      ['POST', '/nothing'],
     ] as const) {
       const r = await api.raw(method, p);
       expectErrorEnvelope(r, 404, /^no route /);
+      expect(r.body.code).toBe('ROUTE_NOT_FOUND');
+    }
+  });
+
+  it('answers 405 with Allow in the envelope for a known path asked with another method, with a valid key or none', async () => {
+    for (const caller of [api, client(s.url)]) {
+      for (const [method, p, allow] of [
+        ['PATCH', `/api/v1/vaults/${a.id}/wallets`, 'GET, HEAD, POST'],
+        ['GET', `/api/v1/vaults/${a.id}/sign`, 'POST'],
+        ['PUT', `/api/v1/vault/${a.id}/status`, 'GET, HEAD'],
+        ['POST', '/healthz', 'GET, HEAD'],
+        ['POST', '/metrics', 'GET, HEAD'],
+        ['DELETE', '/openapi.json', 'GET, HEAD'],
+        ['POST', '/docs', 'GET, HEAD'],
+        ['PUT', '/.well-known/wallet-vault-webhook-keys', 'GET, HEAD'],
+      ] as const) {
+        const r = await caller.raw(method, p);
+        expectErrorEnvelope(r, 405, new RegExp(`^method ${method} is not allowed on `));
+        expect(r.body.code, `${method} ${p}`).toBe('METHOD_NOT_ALLOWED');
+        expect(r.headers.get('allow'), `${method} ${p}`).toBe(allow);
+      }
     }
   });
 
@@ -404,8 +424,11 @@ describe('decisions.md over HTTP: X-Vault-Auth-Signature is authentication, chec
   ])('without the header, %s is 401, not 400', async (_label, raw, headers) => {
     const r = await api.raw('POST', `${base}/sign`, { raw, headers });
     expectErrorEnvelope(r, 401, /X-Vault-Auth-Signature header is required/);
+    // The API key passed: the challenge names no error of the Bearer token.
+    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="wallet-vault"');
     const forged = await api.raw('POST', `${base}/sign`, { raw, headers: { ...headers, 'x-vault-auth-signature': 'x.y.z' } });
     expectErrorEnvelope(forged, 401, /malformed/);
+    expect(forged.headers.get('www-authenticate')).toBe('Bearer realm="wallet-vault"');
   });
 
   it('with a valid header over malformed JSON, the body is then refused with 400', async () => {

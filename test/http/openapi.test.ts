@@ -71,13 +71,13 @@ describe('the OpenAPI document', () => {
     );
     const sign = operations.find((o) => o.id === 'sign')!;
     // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body.
-    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '502', '503']);
+    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '502', '503']);
     // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body.
     for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
-      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '408', '409', '413', '429', '431', '500', '503']);
+      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '503']);
     }
     // A refused call is a JSON-RPC error inside the 200; the endpoint's own statuses are the service's.
-    expect(operations.find((o) => o.id === 'jsonRpc')!.statuses).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '431', '500', '502', '503']);
+    expect(operations.find((o) => o.id === 'jsonRpc')!.statuses).toEqual(['200', '400', '401', '403', '404', '405', '408', '413', '429', '431', '500', '502', '503']);
     expect(operations.find((o) => o.id === 'createWallet')!.statuses).toContain('409');
     expect(operations.find((o) => o.id === 'recordSubmission')!.statuses).toContain('409');
     expect(document.components!.securitySchemes).toMatchObject({
@@ -175,7 +175,14 @@ describe('error codes in the OpenAPI document', () => {
     for (const operation of ['renameWallet', 'expireWallet', 'unexpireWallet']) expect(codesOf(operation), operation).toContain('CONFLICT');
     expect(codesOf('createWallet')).toContain('IDEMPOTENCY_CONFLICT');
     expect(codesOf('getWallet')).not.toContain('POLICY_DENIED');
-    expect(codesOf('metrics')).toEqual(['UNAUTHENTICATED']);
+    // Every path answers a method it does not serve with the one shared 405.
+    expect(codesOf('metrics')).toEqual(['UNAUTHENTICATED', 'METHOD_NOT_ALLOWED']);
+    for (const item of Object.values(document.paths!)) {
+      for (const op of Object.values(item as Record<string, { operationId: string; responses: Record<string, { $ref?: string }> }>)) {
+        expect(op.responses['405'], op.operationId).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
+      }
+    }
+    expect((document.components!.responses as Record<string, any>).MethodNotAllowed.headers.Allow.required).toBe(true);
     // Every code is answered somewhere.
     expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode)));
   });
@@ -197,6 +204,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   VAULT_NOT_FOUND: /^vault \S+ does not exist$/,
   SUBMISSION_NOT_FOUND: /^submission 0x[0-9a-f]{64} not found in this vault$/,
   ROUTE_NOT_FOUND: /^no route/,
+  METHOD_NOT_ALLOWED: /^method [A-Z]+ is not allowed on \S+ \(Allow: [A-Z, ]+\)$/,
   IDEMPOTENCY_CONFLICT: /^Idempotency-Key: /,
   CONFLICT: /concurrently; retry|already recorded/,
   PAYLOAD_TOO_LARGE: /^request body is larger than the limit of \d+ bytes$/,
@@ -286,6 +294,7 @@ describe("the error examples are the server's own words", () => {
       ['createWallet', await api.post(`${base}/wallets`, { name: 'x'.repeat(1024 * 1024 + 1) })],
       ['listWallets', await client(s.url, `wv_ffffffffffffffff_${'A'.repeat(43)}`).get(`${base}/wallets`)],
       ['listWallets', await api.get(`/api/v1/vaults/%/wallets`)],
+      ['listWallets', await api.raw('PATCH', `${base}/wallets`)],
       ['getWallet', await api.get(`${base}/wallets/${missing}`)],
       ['getSubmission', await api.get(`${base}/submissions/${EXAMPLES.signResult.submissionHash}`)],
       ['sign', await api.post(`${base}/sign`, localSignBody(wallet.address))],
@@ -328,6 +337,7 @@ describe("the error examples are the server's own words", () => {
       'createWallet PAYLOAD_TOO_LARGE',
       'listWallets UNAUTHENTICATED',
       'listWallets ROUTE_NOT_FOUND',
+      'listWallets METHOD_NOT_ALLOWED',
       'getWallet WALLET_NOT_FOUND',
       'getSubmission SUBMISSION_NOT_FOUND',
       'sign UNAUTHENTICATED',

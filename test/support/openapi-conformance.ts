@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../adapters/http/openapi/openapi-document.js';
-import { UNKNOWN_ROUTE_CODE } from '../../adapters/http/openapi/operation-codes.js';
+import { UNKNOWN_ROUTE_CODE, WRONG_METHOD_CODE } from '../../adapters/http/openapi/operation-codes.js';
 
 /*
  * Holds answers to the OpenAPI document: given the request (method, URL, body) and the response, finds
@@ -9,8 +9,9 @@ import { UNKNOWN_ROUTE_CODE } from '../../adapters/http/openapi/operation-codes.
  * type and validates against its schema, and that the documented required headers are there. A request
  * answered 200 must also satisfy the documented request body schema, so the document is never stricter
  * than the server. An error body's `code` must be one the operation lists for that status (the schema's
- * enum, from operation-codes.ts through STATUS_BY_CODE); any other path of the API answers only the
- * unknown-route 404 with ROUTE_NOT_FOUND.
+ * enum, from operation-codes.ts through STATUS_BY_CODE); a documented path asked with a method it has no
+ * operation for answers only the shared 405 (METHOD_NOT_ALLOWED, `Allow`); any other path of the API
+ * answers only the unknown-route 404 with ROUTE_NOT_FOUND.
  */
 
 type Json = Record<string, any>;
@@ -70,13 +71,13 @@ export class OpenApiConformance {
       return [];
     }
     const operation = route.item[method.toLowerCase()] as Json | undefined;
-    if (!operation) return this.checkError(exchange, where); // a wrong method on a known path: 404
+    if (!operation) return this.checkWrongMethod(exchange, where);
     const pointer = ['paths', route.template, method.toLowerCase()];
     const found = this.resolve(operation.responses?.[String(exchange.status)], [...pointer, 'responses', String(exchange.status)]);
     const response = found?.value;
     if (!found || !response) return [`${where}: status ${exchange.status} is not documented for ${operation.operationId} (body ${exchange.body.slice(0, 200)})`];
     const problems = [
-      ...this.checkHeaders(response, exchange, where),
+      ...this.checkHeaders(response, found.pointer, exchange, where),
       ...this.checkContent(response, found.pointer, exchange.headers.get('content-type'), exchange.body, where),
     ];
     if (exchange.status === 200 && operation.requestBody && typeof exchange.requestBody === 'string') {
@@ -115,10 +116,29 @@ export class OpenApiConformance {
     );
   }
 
-  private checkHeaders(response: Json, exchange: Exchange, where: string): string[] {
-    return Object.entries((response.headers ?? {}) as Json)
-      .filter(([name, header]) => header.required && exchange.headers.get(name) === null)
-      .map(([name]) => `${where}: required header ${name} is missing`);
+  /** A known path asked with a method it does not serve: the shared 405 every operation refers to. */
+  private checkWrongMethod(exchange: Exchange, where: string): string[] {
+    if (exchange.status !== 405) return [`${where}: a known path asked with a method it does not serve answered ${exchange.status} instead of 405`];
+    const code = codeOf(exchange.body);
+    if (code !== WRONG_METHOD_CODE) return [`${where}: a wrong method answered code ${String(code)} instead of ${WRONG_METHOD_CODE}`];
+    const pointer = ['components', 'responses', 'MethodNotAllowed'];
+    const response = this.resolve(pointer.reduce<Json | undefined>((node, key) => node?.[key], this.document), pointer);
+    if (!response) return [`${where}: the document has no ${pointer.join('/')}`];
+    return [
+      ...this.checkHeaders(response.value, response.pointer, exchange, where),
+      ...this.checkContent(response.value, response.pointer, exchange.headers.get('content-type'), exchange.body, where),
+    ];
+  }
+
+  /** Required headers are there; every documented header that is there has a value its schema allows. */
+  private checkHeaders(response: Json, pointer: string[], exchange: Exchange, where: string): string[] {
+    return Object.entries((response.headers ?? {}) as Json).flatMap(([name, header]) => {
+      const value = exchange.headers.get(name);
+      if (value === null) return header.required ? [`${where}: required header ${name} is missing`] : [];
+      if (!header.schema) return [];
+      const validate = this.validator([...pointer, 'headers', name, 'schema']);
+      return validate(value) ? [] : [`${where}: header ${name}: ${JSON.stringify(value)} does not match the document: ${this.ajv.errorsText(validate.errors)}`];
+    });
   }
 
   private checkContent(holder: Json, pointer: string[], contentType: string | null, text: string, where: string, direct = false): string[] {

@@ -44,15 +44,36 @@ describe('the OpenAPI conformance check the HTTP tests run on every answer', () 
     expect(refused(404, { success: false, error: 'x', code: 'WALLET_NOT_FOUND', detail: 'y' })[0]).toMatch(/additional properties/);
   });
 
+  it('holds the challenge of a 401 to the document', () => {
+    const refused = { success: false, error: 'missing API key', code: 'UNAUTHENTICATED' };
+    const at = (challenge?: string) => conformance.check({ method: 'GET', url: `${BASE}/status`, ...json(401, refused, challenge === undefined ? {} : { 'www-authenticate': challenge }) });
+    expect(at('Bearer realm="wallet-vault"')).toEqual([]);
+    expect(at('Bearer realm="wallet-vault", error="invalid_token"')).toEqual([]);
+    expect(at()).toEqual([expect.stringMatching(/required header WWW-Authenticate is missing/)]);
+    expect(at('Basic')[0]).toMatch(/header WWW-Authenticate: "Basic" does not match/);
+  });
+
   it('holds the request body of a 200 to the documented request schema (the document is never stricter than the server)', () => {
     const answer = json(200, ok(EXAMPLES.wallet));
     expect(conformance.check({ method: 'POST', url: `${BASE}/wallets`, requestBody: '{"name":"a"}', ...answer })).toEqual([]);
     expect(conformance.check({ method: 'POST', url: `${BASE}/wallets`, requestBody: '{"name":5}', ...answer })[0]).toMatch(/request body/);
   });
 
+  it('expects the shared 405 with Allow for a method a documented path does not serve', () => {
+    const wrong = { success: false, error: 'method PATCH is not allowed', code: 'METHOD_NOT_ALLOWED' };
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(405, wrong, { allow: 'GET, HEAD, POST' }) })).toEqual([]);
+    expect(conformance.check({ method: 'POST', url: 'http://127.0.0.1:1/healthz', ...json(405, wrong, { allow: 'GET, HEAD' }) })).toEqual([]);
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(405, wrong) })).toEqual([expect.stringMatching(/required header Allow is missing/)]);
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(405, wrong, { allow: 'get,post' }) })[0]).toMatch(/header Allow: "get,post" does not match/);
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route', code: 'ROUTE_NOT_FOUND' }) })[0]).toMatch(/instead of 405/);
+    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(405, { ...wrong, code: 'ROUTE_NOT_FOUND' }, { allow: 'GET' }) })[0]).toMatch(
+      /code ROUTE_NOT_FOUND instead of METHOD_NOT_ALLOWED/,
+    );
+  });
+
   it('expects the unknown-route 404 from any other path of the API, and ignores other servers', () => {
-    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route', code: 'ROUTE_NOT_FOUND' }) })).toEqual([]);
-    expect(conformance.check({ method: 'PATCH', url: `${BASE}/wallets`, ...json(404, { success: false, error: 'no route', code: 'WALLET_NOT_FOUND' }) })[0]).toMatch(
+    expect(conformance.check({ method: 'GET', url: `${BASE}/nothing`, ...json(404, { success: false, error: 'no route', code: 'ROUTE_NOT_FOUND' }) })).toEqual([]);
+    expect(conformance.check({ method: 'GET', url: `${BASE}/nothing`, ...json(404, { success: false, error: 'no route', code: 'WALLET_NOT_FOUND' }) })[0]).toMatch(
       /code WALLET_NOT_FOUND instead of ROUTE_NOT_FOUND/,
     );
     expect(conformance.check({ method: 'GET', url: `${BASE}/nothing`, ...json(404, { success: false, error: 'no route' }) })[0]).toMatch(/required property 'code'/);

@@ -14,6 +14,7 @@ function reached(method: string, url: string): string {
   const m = matchRoute(table, method, url);
   if (m.kind === 'none') return 'none';
   if (m.kind === 'service') return `service ${m.route.path} ${JSON.stringify(m.params)}`;
+  if (m.kind === 'method') return `405 ${m.inVault ? 'vault' : 'service'} ${m.allow.join(', ')}`;
   return `vault ${m.vaultId} ${m.route?.label ?? 'no route'} ${JSON.stringify(m.params)}`;
 }
 
@@ -30,8 +31,23 @@ describe('the route matcher finds routes as Express 5 did', () => {
   it('answers HEAD with the GET route, and no other method with it', () => {
     expect(reached('HEAD', `${V}/status`)).toBe('vault v-1 /api/v1/vaults/:vaultId/status {}');
     expect(reached('HEAD', '/healthz')).toBe('service /healthz {}');
-    expect(reached('POST', '/healthz')).toBe('none');
-    expect(reached('PATCH', `${V}/wallets`)).toBe('vault v-1 no route {}');
+    expect(reached('POST', '/healthz')).toBe('405 service GET, HEAD');
+    expect(reached('PATCH', `${V}/wallets`)).toBe('405 vault GET, HEAD, POST');
+  });
+
+  it('finds a known path asked with another method (405), with the methods it serves: sorted, HEAD with GET, Sign too', () => {
+    expect(reached('GET', `${V}/sign`)).toBe('405 vault POST');
+    expect(reached('HEAD', `${V}/sign`)).toBe('405 vault POST');
+    expect(reached('OPTIONS', `${V}/sign`)).toBe('405 vault POST');
+    expect(reached('PATCH', `/API/V1/Vault/v-1/wallets/0xAbC/`)).toBe('405 vault DELETE, GET, HEAD, POST, PUT');
+    expect(reached('PUT', `${V}/status`)).toBe('405 vault GET, HEAD');
+    expect(reached('GET', `${V}/approvals/a-1/approve`)).toBe('405 vault POST');
+    expect(reached('DELETE', '/docs/assets/init.js')).toBe('405 service GET, HEAD');
+    expect(reached('OPTIONS', '/healthz')).toBe('405 service GET, HEAD');
+    // Unknown paths stay unknown, whatever the method.
+    expect(reached('PATCH', `${V}/nothing`)).toBe('vault v-1 no route {}');
+    expect(reached('POST', '/nothing')).toBe('none');
+    expect(reached('POST', '/healthz/x')).toBe('none');
   });
 
   it('puts every path under a vault in the vault (authenticated before any 404), and nothing else', () => {
@@ -41,10 +57,10 @@ describe('the route matcher finds routes as Express 5 did', () => {
     }
   });
 
-  it('lists the methods of a path for OPTIONS, sorted, HEAD with GET, Sign apart', () => {
+  it('lists the methods of a path for OPTIONS, sorted, HEAD with GET, Sign apart (405 there)', () => {
     expect(matchRoute(table, 'OPTIONS', `${V}/wallets/0x1`)).toMatchObject({ route: undefined, allowed: ['DELETE', 'GET', 'HEAD', 'POST', 'PUT'] });
     expect(matchRoute(table, 'OPTIONS', `${V}/wallets`)).toMatchObject({ allowed: ['GET', 'HEAD', 'POST'] });
-    expect(matchRoute(table, 'OPTIONS', `${V}/sign`)).toMatchObject({ allowed: [] });
+    expect(matchRoute(table, 'OPTIONS', `${V}/sign`)).toMatchObject({ kind: 'method', allow: ['POST'] });
     expect(matchRoute(table, 'GET', `${V}/wallets`)).toMatchObject({ allowed: [] });
   });
 

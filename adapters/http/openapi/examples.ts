@@ -251,6 +251,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   VAULT_NOT_FOUND: `vault ${EXAMPLES_.wallet.vault} does not exist`,
   SUBMISSION_NOT_FOUND: `submission ${EXAMPLES_.submission.submissionHash} not found in this vault`,
   ROUTE_NOT_FOUND: 'no route: malformed percent-encoding in path',
+  METHOD_NOT_ALLOWED: `method PATCH is not allowed on /api/v1/vaults/${EXAMPLES_.wallet.vault}/wallets (Allow: GET, HEAD, POST)`,
   IDEMPOTENCY_CONFLICT: 'Idempotency-Key: already used with a different request body in the last 24 hours; use a new key for a new request',
   CONFLICT: 'the wallet is being changed concurrently; retry the request',
   PAYLOAD_TOO_LARGE: 'request body is larger than the limit of 1048576 bytes',

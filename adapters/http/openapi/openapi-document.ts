@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import {
   enveloped,
   errorEnvelopeSchema,
@@ -31,7 +31,7 @@ import type { ErrorCode } from '../../../src/domain/errors.js';
 import { STATUS_BY_CODE } from '../error-status.js';
 import { APPROVAL_READERS } from '../../../src/domain/approval.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
-import { ERROR_CODES_BY_OPERATION, type OperationWithErrors } from './operation-codes.js';
+import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors } from './operation-codes.js';
 
 const evaluatePolicyBodySchema = z
   .object({
@@ -71,6 +71,7 @@ const ERROR_WHEN: Record<number, string> = {
   401: 'API key missing, malformed, unknown, revoked or of another vault; unknown vault. On Sign and the standard signing operations also: `X-Vault-Auth-Signature` missing where required, invalid, stale, replayed, or sent where no secret is configured.',
   403: "The API key lacks the operation's role (`ROLE_REQUIRED`), or is bound to networks the client address is not in (`FORBIDDEN_NETWORK`); on Sign and the standard signing operations also: a request outside the vault's sign policy (for messages, typed data and transactions deny by default), the message naming the rule.",
   404: 'Wallet, signer or submission not in this vault (including after a wallet expired); unknown route.',
+  405: "The path exists but does not serve the request's method (`Allow` lists those it does); answered to anyone, before authentication.",
   408: 'The request head or body did not arrive in time.',
   409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
   413: 'The body is larger than `VAULT_BODY_LIMIT_BYTES` (1 MiB by default).',
@@ -85,6 +86,35 @@ const requestIdHeader = z
   .string()
   .meta({ description: 'The id of this request, on every log line written while serving it: the caller\'s own `X-Request-Id` when it was 8 to 128 characters of `A-Z a-z 0-9 . _ : -`, else a fresh UUID.' });
 const responseHeaders = z.object({ 'X-Request-Id': requestIdHeader });
+/** RFC 6750: the challenge of every 401. */
+const wwwAuthenticate = z
+  .string()
+  .regex(/^Bearer realm="wallet-vault"(, error="invalid_token")?$/)
+  .meta({ description: 'Always `Bearer realm="wallet-vault"`; with `, error="invalid_token"` when a Bearer token was presented and refused (none when no token was, RFC 6750 §3.1).' });
+
+/**
+ * Every path's answer to a method it does not serve, whatever the method and the caller: listed as 405 on
+ * each operation (OpenAPI has no place for the methods a path lacks), one shared response.
+ */
+const methodNotAllowed: ZodOpenApiResponseObject = {
+  id: 'MethodNotAllowed',
+  description: `Not this operation's answer but its path's: any method the path does not serve. ${ERROR_WHEN[405]!} No body is read. Code: \`${WRONG_METHOD_CODE}\`.`,
+  headers: responseHeaders.extend({
+    Allow: z.string().regex(/^[A-Z]+(, [A-Z]+)*$/).meta({ description: 'The methods the path serves, sorted, comma-separated (HEAD wherever GET is).' }),
+  }),
+  content: {
+    'application/json': {
+      schema: errorEnvelopeSchema.extend({ code: z.enum([WRONG_METHOD_CODE]).meta({ description: 'Stable across releases; what a program acts on.' }) }),
+      examples: { [WRONG_METHOD_CODE]: { summary: WRONG_METHOD_CODE, value: { success: false, error: ERROR_EXAMPLES[WRONG_METHOD_CODE], code: WRONG_METHOD_CODE } } },
+    },
+  },
+};
+
+/** Adds the shared 405 to every operation of `paths`. */
+function withMethodNotAllowed(paths: Record<string, Partial<Record<'get' | 'put' | 'post' | 'delete', ZodOpenApiOperationObject>>>): ZodOpenApiPathsObject {
+  for (const item of Object.values(paths)) for (const operation of Object.values(item)) operation.responses = { ...operation.responses, '405': methodNotAllowed };
+  return paths;
+}
 
 /**
  * The error answers of one operation, one per status its codes map to (STATUS_BY_CODE): the body's
@@ -126,7 +156,9 @@ function errorResponse(operation: OperationWithErrors, status: number, codes: re
   return {
     description: `${ERROR_WHEN[status]!} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
     headers:
-      status === 429
+      status === 401
+        ? responseHeaders.extend({ 'WWW-Authenticate': wwwAuthenticate })
+        : status === 429
         ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds until one more request is allowed.' }) })
         : status === 503
           ? responseHeaders.extend({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds to wait before trying again: the dependency is away, or every database connection is busy.' }) })
@@ -294,7 +326,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
         'A self-hostable key vault and signing service for Ethereum wallets.',
         '',
         'Every answer but `/status`, the health checks and `/metrics` is `{"success": true, "data": …}` or `{"success": false, "error": "…", "code": "…"}`. `code` is stable across releases: each error answer of each operation lists the codes it can carry.',
-        'Every path under `/api/v1/vaults/{vaultId}` also answers under `/api/v1/vault/{vaultId}` (singular). A wrong method on a known path is 404, as for any unknown route.',
+        'Every path under `/api/v1/vaults/{vaultId}` also answers under `/api/v1/vault/{vaultId}` (singular). A known path asked with a method it does not serve is 405 `METHOD_NOT_ALLOWED` with `Allow`, to anyone (before authentication); an unknown path is 404 `ROUTE_NOT_FOUND`. Every 401 carries `WWW-Authenticate: Bearer realm=\"wallet-vault\"`.',
         'See docs/api.md for every choice where the interface is silent, and docs/signing.md for the signing scheme and `X-Vault-Auth-Signature`.',
       ].join('\n'),
     },
@@ -332,7 +364,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
       },
       schemas: { SignatureStruct: signatureStructSchema, Error: errorEnvelopeSchema },
     },
-    paths: {
+    paths: withMethodNotAllowed({
       [`${V}/sign`]: {
         post: {
           operationId: 'sign',
@@ -549,7 +581,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
             '401': {
               ...errorResponses('metrics')['401']!,
               description: 'The server has `VAULT_METRICS_TOKEN` and the request did not bring it. Code: `UNAUTHENTICATED`.',
-              headers: responseHeaders.extend({ 'WWW-Authenticate': z.literal('Bearer') }),
+              headers: responseHeaders.extend({ 'WWW-Authenticate': wwwAuthenticate }),
             },
           },
         },
@@ -592,7 +624,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           responses: { '200': { description: 'OpenAPI 3.1.', headers: responseHeaders, content: { 'application/json': { schema: z.looseObject({ openapi: z.string() }) } } } },
         },
       },
-    },
+    }),
   });
 }
 

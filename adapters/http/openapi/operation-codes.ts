@@ -83,5 +83,12 @@ export const ERROR_CODES_BY_OPERATION = {
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;
 
-/** An unknown route, or a known path with a method it does not serve: always this code. */
+/** An unknown route: always this code. */
 export const UNKNOWN_ROUTE_CODE = C.ROUTE_NOT_FOUND;
+
+/**
+ * A known path asked with a method it does not serve (405 with `Allow`): always this code, on every path,
+ * before any authentication. Not an operation's own refusal, so not in the table above: the document
+ * lists it once, as the shared response `MethodNotAllowed` every operation refers to for its path.
+ */
+export const WRONG_METHOD_CODE = C.METHOD_NOT_ALLOWED;
