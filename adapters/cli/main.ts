@@ -50,7 +50,12 @@ const program = new Command()
   .showHelpAfterError();
 registerGlobalOptions(program);
 
-program.command('serve').description('run the HTTP server (what `npm start` runs)').action(serve);
+program.command('serve').description('run the HTTP server (what `npm start` runs); applies the migrations the database lacks').action(serve);
+program
+  .command('migrate')
+  .description('create or bring up to date the tables of the configured database (the only command but serve that does); a no-op when up to date')
+  .option('--json', 'print JSON')
+  .action(async (o: { json?: boolean }) => (await import('./migrate.command.js')).migrateCommand(o));
 
 const vaults = program.command('vaults').description('manage vaults');
 vaults

@@ -9,7 +9,12 @@ import { vaultFromConfig, type FromConfigOptions } from '../main/vault-from-conf
 import { CliRefusal, note } from './output.js';
 import { plainTextLog } from './plain-log.js';
 
-/** Only `vaults create` may start a new store; every other command needs one that exists. */
+/**
+ * Only `serve` and `migrate` are meant to create or change tables (docs/decisions: `wallet-vault migrate`);
+ * every operator command opens the database without migrating and refuses one that is missing, empty
+ * or at another schema version. `create` is the one exception kept for now: `vaults create` still
+ * creates and migrates the store it starts, as it did before `migrate` existed.
+ */
 export interface StoreUse {
   readonly create?: boolean;
 }
@@ -40,18 +45,23 @@ export async function withKeyStores<T>(action: (container: Container) => Promise
 
 /**
  * Opens the configured vault and says on stderr which database it opened, so a command run from the
- * wrong directory cannot quietly act on a store no server reads. SQLite that is not there yet is
- * refused rather than created, except where the command is meant to start a store.
+ * wrong directory, or without the servers' VAULT_DATABASE_SCHEMA, cannot quietly act on a store no
+ * server reads. A database that is not there yet, or not at this build's schema version, is refused
+ * (naming `wallet-vault migrate` and where it looked) rather than created or migrated, except where the
+ * command is meant to start a store.
  */
 async function withVault<T>(config: AppConfig, use: StoreUse, options: FromConfigOptions, action: (container: Container) => Promise<T>): Promise<T> {
   if (!config.database && !use.create) {
     const file = path.join(config.dataDir, 'vault.db');
     if (!existsSync(file)) {
       const where = existsSync(config.dataDir) ? `data directory ${config.dataDir} holds no vault.db` : `data directory ${config.dataDir} does not exist`;
-      throw new CliRefusal(`${where}; pass --data-dir (or set VAULT_DATA_DIR) to the server's data directory`, 'STORE_NOT_FOUND');
+      throw new CliRefusal(
+        `${where}; pass --data-dir (or set VAULT_DATA_DIR) to the server's data directory, or create the database there with \`wallet-vault migrate\``,
+        'STORE_NOT_FOUND',
+      );
     }
   }
-  const vault: Vault = await vaultFromConfig(config, options);
+  const vault: Vault = await vaultFromConfig(config, { ...options, migrate: use.create === true });
   try {
     note(`using ${vault.database}`);
     return await action(vault.container);

@@ -25,6 +25,12 @@ export interface FromConfigOptions {
   /** Told of each refused authentication besides the audit summary (the server's metrics). */
   readonly authRefused?: VaultOptions['authRefused'];
   readonly webhookMetrics?: VaultOptions['webhookMetrics'];
+  /**
+   * Apply the migrations the database lacks, creating it when missing (default true: the server). False:
+   * the CLI's operator commands, which only check and refuse a database that is not at this build's
+   * schema version, naming `wallet-vault migrate` (only `serve` and `migrate` create or change tables).
+   */
+  readonly migrate?: boolean;
 }
 
 /**
@@ -35,7 +41,7 @@ export interface FromConfigOptions {
 export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = {}): Promise<Vault> {
   // Read before anything is opened: a bad file stops the start with nothing to close.
   const webhookKey = o.keyStores === false ? undefined : readWebhookKey(config);
-  const persistence = await openPersistence(config, o.logger);
+  const persistence = await openPersistence(config, o.logger, o.migrate !== false);
   let keyStores: KeyStore[] = [];
   try {
     if (o.keyStores !== false) keyStores = await openKeyStores(config, o.logger);
@@ -92,10 +98,11 @@ function ensureDataDir(config: AppConfig): void {
 }
 
 /**
- * PostgreSQL when VAULT_DATABASE_URL is set (migrated before this resolves; an unreachable database
- * rejects with DATABASE_UNAVAILABLE naming it), else SQLite in the data directory.
+ * PostgreSQL when VAULT_DATABASE_URL is set (migrated, or with `migrate` false checked, before this
+ * resolves; an unreachable database rejects with DATABASE_UNAVAILABLE naming it), else SQLite in the
+ * data directory (neither it nor the file is created when only checking).
  */
-async function openPersistence(config: AppConfig, logger?: Logger): Promise<Persistence> {
+async function openPersistence(config: AppConfig, logger: Logger | undefined, migrate: boolean): Promise<Persistence> {
   if (config.database) {
     const { postgresPersistence } = await import('../persistence/postgres/index.js');
     let label = 'the database';
@@ -106,20 +113,68 @@ async function openPersistence(config: AppConfig, logger?: Logger): Promise<Pers
       maxWaiting: config.database.maxWaiting,
       queryTimeoutMs: config.database.queryTimeoutMs,
       schema: config.database.schema,
+      migrate,
       onIdleError: (error) => logger?.warn({ err: error.message, database: label }, 'an idle database connection failed; it will be replaced'),
     });
     label = persistence.description;
     return persistence;
   }
-  ensureDataDir(config);
-  // Loaded here, as pg is above: a PostgreSQL-only installation has no better-sqlite3. Without it the
-  // start stops with a configuration error naming the package, the command that installs it, and why
-  // SQLite was chosen.
-  const { sqlitePersistence } = await import('../persistence/sqlite/index.js').catch((error: unknown) => {
+  if (migrate) ensureDataDir(config);
+  const { sqlitePersistence } = await loadSqlite();
+  // Nonces in the file whatever VAULT_WORKERS is: a replay is refused after a restart and by any process.
+  return sqlitePersistence({ path: sqliteFile(config), sharedNonces: true, migrate });
+}
+
+/**
+ * Loaded when used, as pg is: a PostgreSQL-only installation has no better-sqlite3. Without it the
+ * start stops with a configuration error naming the package, the command that installs it, and why
+ * SQLite was chosen.
+ */
+async function loadSqlite(): Promise<typeof import('../persistence/sqlite/index.js')> {
+  return import('../persistence/sqlite/index.js').catch((error: unknown) => {
     throw error instanceof MissingDriverError ? new ConfigError(`${error.message} (VAULT_DATABASE_URL is not set, so the vault uses SQLite)`) : error;
   });
-  // Nonces in the file whatever VAULT_WORKERS is: a replay is refused after a restart and by any process.
-  return sqlitePersistence({ path: path.join(config.dataDir, 'vault.db'), sharedNonces: true });
+}
+
+/** The embedded database: `vault.db` in the data directory. */
+export function sqliteFile(config: AppConfig): string {
+  return path.join(config.dataDir, 'vault.db');
+}
+
+/** What `wallet-vault migrate` did: the database (the SQLite file, or the PostgreSQL database), its schema, the versions before and after. */
+export interface StoreMigration {
+  readonly database: string;
+  /** PostgreSQL only: the schema the tables are in (VAULT_DATABASE_SCHEMA, else the connection's current one). */
+  readonly schema?: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Applies the migrations the configured database lacks (creating the SQLite file, or the PostgreSQL
+ * schema, when missing) and closes it: what `serve` does at start, as a step of its own. A database a
+ * newer build migrated is refused, as at start.
+ */
+export async function migrateStore(config: AppConfig): Promise<StoreMigration> {
+  if (config.database) {
+    await import('../persistence/postgres/index.js'); // names pg when it is not installed
+    const { describeDatabase, openPostgresDatabase } = await import('../persistence/postgres/postgres.database.js');
+    const { url, connectTimeoutMs, queryTimeoutMs, schema } = config.database;
+    let done: StoreMigration | undefined;
+    const db = await openPostgresDatabase(
+      { url, poolSize: 1, connectTimeoutMs, queryTimeoutMs, schema },
+      { onSchema: (v) => (done = { database: describeDatabase(url), schema: v.schema, from: v.from, to: v.to }) },
+    );
+    await db.close();
+    return done!;
+  }
+  ensureDataDir(config);
+  await loadSqlite();
+  const { openSqliteDatabase } = await import('../persistence/sqlite/sqlite.database.js');
+  const file = sqliteFile(config);
+  let done: StoreMigration | undefined;
+  openSqliteDatabase({ path: file, onSchema: (v) => (done = { database: file, ...v }) }).close();
+  return done!;
 }
 
 /**

@@ -29,6 +29,14 @@ export async function cliJson<T>(args: string[], env: Record<string, string>): P
   return JSON.parse(r.stdout) as T;
 }
 
+/**
+ * `wallet-vault migrate` on the store `env` names: what an operator runs once before the other commands
+ * on a new database (only `serve` and `migrate` create tables). Resolves the schema versions it reports.
+ */
+export function migrateStore(env: Record<string, string>): Promise<{ database: string; schema?: string; from: number; to: number }> {
+  return cliJson(['migrate'], env);
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();

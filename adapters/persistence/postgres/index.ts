@@ -22,6 +22,13 @@ interface Bounds {
   readonly onIdleError?: (error: Error) => void;
   /** Requests that may wait for a connection while all are in use; past it DATABASE_UNAVAILABLE at once (default 4 × the pool's size). */
   readonly maxWaiting?: number;
+  /**
+   * True (default): create the schema when missing and apply the migrations it lacks, as a server does
+   * at start (one instance at a time, under an advisory lock). False: check only, for tools that must not
+   * create or change tables: a missing schema, one without the vault's tables or at another version is
+   * refused with DATABASE_UNAVAILABLE naming `wallet-vault migrate`, the database and the schema.
+   */
+  readonly migrate?: boolean;
 }
 
 /** Options of the shared PostgreSQL database: a connection string, or a pool you already have. */
@@ -53,6 +60,7 @@ const bounds = {
   queryTimeoutMs: z.int().min(100).max(600_000).optional(),
   maxWaiting: z.int().min(0).max(1_000_000).optional(),
   onIdleError: z.custom<(error: Error) => void>((f) => typeof f === 'function', 'must be a function').optional(),
+  migrate: z.boolean().optional(),
 };
 const optionsSchema = z.union([
   z.strictObject({
@@ -71,7 +79,7 @@ const optionsSchema = z.union([
 ]);
 
 /**
- * Opens the PostgreSQL database and brings its schema up to date (`wallet-vault/persistence/postgres`;
+ * Opens the PostgreSQL database and brings its schema up to date unless `migrate: false` (`wallet-vault/persistence/postgres`;
  * needs the optional package pg). Several instances may share it: nonces and background jobs are
  * coordinated through it. Rejects with DATABASE_UNAVAILABLE naming the database when it cannot be reached.
  */
@@ -86,7 +94,7 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     queryTimeoutMs: o.queryTimeoutMs ?? 10_000,
     onIdleError: o.onIdleError,
     schema: 'connectionString' in o ? o.schema : undefined,
-  });
+  }, { migrate: o.migrate });
   const apiKeys = new PostgresApiKeyCache(db);
   return sqlPersistence(postgresSql(db), {
     description: db.label,

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import { migrate } from './postgres.migrations.js';
+import type { SchemaMigration } from '../sql/schema-version.js';
+import { checkSchema, migrate } from './postgres.migrations.js';
 import { DEFAULT_WAITING_PER_CONNECTION } from './postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
@@ -158,15 +159,30 @@ export class PostgresDatabase {
   }
 }
 
+/** How openPostgresDatabase treats the schema. */
+export interface PostgresOpenOptions {
+  /**
+   * True (default): create the configured schema when missing and apply the migrations it lacks. False:
+   * check only: a missing schema, one without the vault's migrations table, or an older or newer version
+   * is refused (DATABASE_UNAVAILABLE naming `wallet-vault migrate`, the database and the schema), and
+   * nothing is created.
+   */
+  readonly migrate?: boolean;
+  /** Told the schema the tables are in and its versions before and after (equal when nothing was applied). */
+  readonly onSchema?: (versions: SchemaMigration & { readonly schema: string }) => void;
+}
+
 /**
- * Opens the pool and brings the schema up to date before anything else runs. Refuses, with a message
- * naming the database, when it cannot be reached within the connect timeout.
+ * Opens the pool and brings the schema up to date (or, with `migrate: false`, checks it) before anything
+ * else runs. Refuses, with a message naming the database, when it cannot be reached within the connect
+ * timeout.
  */
-export async function openPostgresDatabase(config: PostgresConfig): Promise<PostgresDatabase> {
+export async function openPostgresDatabase(config: PostgresConfig, options: PostgresOpenOptions = {}): Promise<PostgresDatabase> {
   const db = new PostgresDatabase(config);
   try {
     // Bounded apart from statements: it includes waiting for another instance that migrates.
-    await migrate(db, Math.max(60_000, config.queryTimeoutMs));
+    const versions = options.migrate === false ? await checkSchema(db) : await migrate(db, Math.max(60_000, config.queryTimeoutMs));
+    options.onSchema?.(versions);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw db.toError(error);
@@ -221,7 +237,7 @@ function describePool(pool: pg.Pool): string {
 }
 
 /** `database "vault" on db.internal:5432`, from a URL whose password must not be repeated. */
-function describeDatabase(url: string): string {
+export function describeDatabase(url: string): string {
   try {
     const u = new URL(url);
     const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || 'postgres';

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import { newerThanBuild, notMigrated, type SchemaMigration } from '../sql/schema-version.js';
 
 /**
  * What migrating needs of the database (postgres.database.ts's PostgresDatabase is one): declared here, so
@@ -281,7 +282,7 @@ const MIGRATION_LOCK_KEY = 0x77616c6c6574n; // "wallet"
  * Refuses a database migrated by a newer build than this one, and a schema where names the vault
  * would create are already taken by something it did not make (it never writes to what is not its own).
  */
-export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<void> {
+export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<SchemaMigration & { readonly schema: string }> {
   const client = new pg.Client({
     // The pool's settings (an application's pool, or ours with the schema's search_path): the same
     // server, credentials and schema, on a connection of its own.
@@ -300,22 +301,49 @@ export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<v
     await inTransaction(client, () => adoptSchema(client, db, schema, table));
     const { rows } = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`);
     const current = rows[0]?.v ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new DomainError(
-        ErrorCode.DATABASE_UNAVAILABLE,
-        `${db.label} has schema version ${current}, newer than this build knows (${MIGRATIONS.length}); run the newer wallet-vault`,
-      );
-    }
+    if (current > MIGRATIONS.length) throw newerThanBuild(db.label, current, MIGRATIONS.length);
     for (let v = current; v < MIGRATIONS.length; v++) {
       await inTransaction(client, async () => {
         await client.query(MIGRATIONS[v]!);
         await client.query(`INSERT INTO ${table} (version) VALUES ($1)`, [v + 1]);
       });
     }
+    return { from: current, to: MIGRATIONS.length, schema };
   } finally {
     // Ending the session releases the advisory lock even if unlocking was never reached.
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Checks, creating and changing nothing (no schema, no table, no lock), that the schema the connection
+ * resolves to holds this build's tables: a missing schema, one without the migrations table (new, or
+ * left by a release that recorded versions elsewhere) or an older version is refused naming
+ * `wallet-vault migrate` and where it looked; a newer one as migrate refuses it.
+ */
+export async function checkSchema(
+  db: MigrationTarget & { query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> },
+): Promise<SchemaMigration & { readonly schema: string }> {
+  const wanted = db.config.schema;
+  const { rows } = await db.query<{ schema: string | null; found: string | null }>(
+    'SELECT current_schema() AS schema, to_regclass(quote_ident(current_schema()) || $1) AS found',
+    [`.${MIGRATIONS_TABLE}`],
+  );
+  const schema = rows[0]?.schema ?? null;
+  // The label names the schema when one was configured; else the one the search_path chose is added.
+  const where = (name: string) =>
+    wanted === undefined ? `${db.label}, schema "${name}" (the search_path's: choose the vault's with the schema option or VAULT_DATABASE_SCHEMA)` : db.label;
+  if (schema === null || (wanted !== undefined && schema !== wanted)) {
+    throw notMigrated(wanted === undefined ? `${db.label}: the search_path's schema` : db.label.replace(/, schema "/, ': schema "'), 'missing', MIGRATIONS.length);
+  }
+  let current = 0;
+  if (rows[0]?.found !== null && rows[0]?.found !== undefined) {
+    const versions = await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${pg.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`);
+    current = versions.rows[0]?.v ?? 0;
+  }
+  if (current > MIGRATIONS.length) throw newerThanBuild(db.label, current, MIGRATIONS.length);
+  if (current < MIGRATIONS.length) throw notMigrated(where(schema), current, MIGRATIONS.length);
+  return { from: current, to: current, schema };
 }
 
 async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {

@@ -24,17 +24,24 @@ export interface SqlitePersistenceOptions {
    * them in this process's memory: a restart forgets them.
    */
   readonly sharedNonces?: boolean;
+  /**
+   * True (default): create the file when missing and apply the migrations its schema lacks, as a server
+   * does at start. False: check only, for tools that must not create or change tables: a missing file
+   * (not created) or a schema that is not this build's is refused with DATABASE_UNAVAILABLE naming
+   * `wallet-vault migrate` and the file.
+   */
+  readonly migrate?: boolean;
 }
 
-const schema = z.strictObject({ path: z.string().min(1), sharedNonces: z.boolean().optional() });
+const schema = z.strictObject({ path: z.string().min(1), sharedNonces: z.boolean().optional(), migrate: z.boolean().optional() });
 
 /**
- * Opens (and migrates) the SQLite database (`wallet-vault/persistence/sqlite`; needs the optional
- * package better-sqlite3).
+ * Opens (and, unless `migrate: false`, creates and migrates) the SQLite database
+ * (`wallet-vault/persistence/sqlite`; needs the optional package better-sqlite3).
  */
 export async function sqlitePersistence(options: SqlitePersistenceOptions): Promise<Persistence> {
   const o = parseFactoryOptions('sqlitePersistence', schema, options);
-  const db = openSqliteDatabase({ path: o.path });
+  const db = openSqliteDatabase({ path: o.path, migrate: o.migrate });
   return sqlPersistence(sqliteSql(db), {
     description: `SQLite ${o.path}`,
     sharedNonces: o.sharedNonces !== false,

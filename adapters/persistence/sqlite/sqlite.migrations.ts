@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import { newerThanBuild, notMigrated, type SchemaMigration } from '../sql/schema-version.js';
 
 /**
  * Versioned schema changes, applied in order and tracked with PRAGMA user_version. Never edit a
@@ -257,20 +257,24 @@ const MIGRATIONS: readonly string[] = [
  * Brings the schema up to date in one IMMEDIATE transaction. Refuses a database a newer build has migrated
  * rather than write to a schema it does not know (builds before schema 10 did not check).
  */
-export function migrate(db: Database.Database): void {
-  db.transaction(() => {
+export function migrate(db: Database.Database): SchemaMigration {
+  return db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > MIGRATIONS.length) {
-      throw new DomainError(
-        ErrorCode.DATABASE_UNAVAILABLE,
-        `${db.name} has schema version ${current}, newer than this build knows (${MIGRATIONS.length}); run the newer wallet-vault`,
-      );
-    }
+    if (current > MIGRATIONS.length) throw newerThanBuild(db.name, current, MIGRATIONS.length);
     for (let v = current; v < MIGRATIONS.length; v++) {
       db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
     }
+    return { from: current, to: MIGRATIONS.length };
   }).immediate();
+}
+
+/** Checks, changing nothing, that the schema is exactly this build's (openSqliteDatabase's `migrate: false`). */
+export function checkSchema(db: Database.Database): SchemaMigration {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) throw newerThanBuild(db.name, current, MIGRATIONS.length);
+  if (current < MIGRATIONS.length) throw notMigrated(`SQLite ${db.name}`, current, MIGRATIONS.length);
+  return { from: current, to: current };
 }
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
