@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { GuardedLogDestination } from './log-destination.js';
 
 export type { Logger };
 
@@ -9,7 +10,8 @@ export type { Logger };
  * logs headers or bodies, but should one ever do, credentials are blanked before they reach the sink.
  */
 export function createLogger(level: string, destination: 1 | 2 | DestinationStream = 1): Logger {
-  return pino(
+  const guarded = typeof destination === 'number' ? guardedStdio(destination) : undefined;
+  const logger = pino(
     {
     level,
     base: { service: 'wallet-vault' },
@@ -33,6 +35,35 @@ export function createLogger(level: string, destination: 1 | 2 | DestinationStre
       censor: '[redacted]',
     },
     },
-    typeof destination === 'number' ? pino.destination(destination) : destination,
+    guarded ?? (destination as DestinationStream),
   );
+  if (guarded) guarded.onCaughtUp = (dropped) => logger.warn({ dropped }, 'log lines dropped: stdout was not read (its reader was slow or stalled)');
+  return logger;
+}
+
+/**
+ * stdout (1) or stderr (2) behind the guard of log-destination.ts, one guard for each in the process (every
+ * logger on stdout shares its queue, its bound and its count). Neither stream may ever throw at the
+ * process: an error on either (EPIPE once the reader is gone) is the guard's to count, or ignored.
+ */
+const guards = new Map<1 | 2, GuardedLogDestination>();
+function guardedStdio(fd: 1 | 2): GuardedLogDestination {
+  if (guards.size === 0) process.stderr.on('error', () => {});
+  let guard = guards.get(fd);
+  if (!guard) guards.set(fd, (guard = new GuardedLogDestination(fd === 1 ? process.stdout : process.stderr)));
+  return guard;
+}
+
+/** The guarded destination of a logger createLogger made for stdout or stderr (its children share it). */
+export function logDestinationOf(logger: Logger): GuardedLogDestination | undefined {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  return stream instanceof GuardedLogDestination ? stream : undefined;
+}
+
+/**
+ * Waits for the log lines still queued for a slow reader, at most `withinMs`: exit never waits longer on
+ * stdout, whatever its reader does.
+ */
+export async function settleLog(logger: Logger, withinMs: number): Promise<void> {
+  await logDestinationOf(logger)?.settle(withinMs);
 }

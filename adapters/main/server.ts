@@ -13,7 +13,7 @@ import { MissingDriverError } from '../optional-driver.js';
 import { clusterMetricsExposition } from './cluster.js';
 import { ConfigError, type AppConfig } from './config.js';
 import type { Vault } from './create-vault.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, logDestinationOf, type Logger } from './logger.js';
 import { vaultFromConfig } from './vault-from-config.js';
 import { detectVersion } from './version.js';
 
@@ -56,6 +56,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const logger = options.worker ? baseLogger.child({ worker: options.worker.slot }) : baseLogger;
   const version = config.version ?? detectVersion();
   const metrics = new PrometheusMetrics({ version });
+  const logDestination = logDestinationOf(baseLogger);
+  if (logDestination) metrics.countDroppedLogLines(() => logDestination.dropped);
   const vault = await vaultFromConfig(config, {
     logger,
     clock: options.clock,

@@ -34,6 +34,10 @@ export class PrometheusMetrics {
   private readonly webhookDeliveries: Counter<'outcome'>;
   private readonly webhookFailing: Gauge;
   private readonly webhookOldestFailure: Gauge;
+  private readonly logLinesDropped: Counter;
+  /** How many log lines the log destination has dropped so far (read at each scrape). */
+  private logLinesDroppedSource: () => number = () => 0;
+  private logLinesDroppedSeen = 0;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
@@ -124,6 +128,22 @@ export class PrometheusMetrics {
       registers,
       aggregator: 'max',
     });
+    this.logLinesDropped = new Counter({
+      name: 'wallet_vault_log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was not read: its reader was gone (EPIPE) or more than the 1 MiB buffer was waiting for it.',
+      registers,
+      collect: () => {
+        const dropped = this.logLinesDroppedSource();
+        if (dropped > this.logLinesDroppedSeen) this.logLinesDropped.inc(dropped - this.logLinesDroppedSeen);
+        this.logLinesDroppedSeen = dropped;
+      },
+    });
+  }
+
+  /** Counts the log lines `dropped()` reports (a running total) in wallet_vault_log_lines_dropped_total. */
+  countDroppedLogLines(dropped: () => number): void {
+    this.logLinesDroppedSource = dropped;
+    this.logLinesDroppedSeen = 0;
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
