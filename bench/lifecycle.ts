@@ -6,7 +6,7 @@ import { installKeccak256 } from '../adapters/system/keccak.js';
 import { UuidV7IdGenerator } from '../adapters/system/uuid-v7.id-generator.js';
 import { openSqliteDatabase } from '../adapters/persistence/sqlite/sqlite.database.js';
 import { toChecksumAddress } from '../src/domain/address.js';
-import { cliJson, spawnServer } from '../test/support/cli.js';
+import { cliJson, migrateStore, spawnServer } from '../test/support/cli.js';
 import { measureLatency, printLatencyTable, type LatencyResult } from './support/latency.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
 import { SqlWalletRepository } from '../adapters/persistence/sql/sql.wallet-repository.js';
@@ -62,6 +62,7 @@ const latencies: LatencyResult[] = [];
 try {
   const vaults = await Promise.all(
     ['create', 'small', 'large'].map(async (name) => {
+      await migrateStore({ VAULT_DATA_DIR: dataDir });
       const v = await cliJson<{ id: string; account: string }>(['vaults', 'create', '--name', name], { VAULT_DATA_DIR: dataDir });
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', v.id], { VAULT_DATA_DIR: dataDir });
       return { ...v, apiKey };

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cliJson, spawnServer, type ChildServer } from '../test/support/cli.js';
+import { cliJson, migrateStore, spawnServer, type ChildServer } from '../test/support/cli.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../test/support/postgres.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
 import { observePostgres, type PostgresObservation } from './support/postgres-observer.js';
@@ -80,6 +80,7 @@ async function loadAcross(servers: ChildServer[], label: string, connections: nu
 }
 
 async function measure(setup: Setup): Promise<LoadResult[]> {
+  await migrateStore(setup.env);
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], setup.env);
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], setup.env);
   const servers: ChildServer[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { cliJson, spawnServer, type ChildServer } from '../test/support/cli.js';
+import { cliJson, migrateStore, spawnServer, type ChildServer } from '../test/support/cli.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../test/support/postgres.js';
 import { PRIVATE_POSTGRES_AVAILABLE, startPrivatePostgres } from '../test/support/private-postgres.js';
 import { cgroupKind, createCpuSlice, type CpuSlice } from './support/cpu-cgroup.js';
@@ -64,6 +64,7 @@ async function backendPids(admin: pg.Client, database: string): Promise<number[]
 }
 
 async function setupVault(env: Record<string, string>, server: ChildServer) {
+  await migrateStore(env);
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], env);
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

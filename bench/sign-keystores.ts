@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cliJson, spawnServer } from '../test/support/cli.js';
+import { cliJson, migrateStore, spawnServer } from '../test/support/cli.js';
 import { startFakeKms } from '../test/support/fake-kms.server.js';
 import { startFakeVault } from '../test/support/fake-vault.server.js';
 import { createSoftHsmToken } from '../test/support/softhsm.js';
@@ -39,6 +39,7 @@ try {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
     const env = { VAULT_DATA_DIR: dataDir, ...storeEnv };
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       const server = await spawnServer(env);

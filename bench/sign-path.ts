@@ -133,6 +133,8 @@ async function measure(checkout: Checkout): Promise<SignPath> {
   const coverageDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-sign-path-coverage-'));
   const env = { VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: randomBytes(32).toString('hex'), VAULT_SIGNING_THREAD: 'true' };
   try {
+    // A build with `migrate` needs it before any other command; one before it created the store on `vaults create`.
+    await cli(checkout, ['migrate'], env).catch(() => undefined);
     const vault = await cli<{ id: string }>(checkout, ['vaults', 'create', '--name', 'sign-path'], env);
     const { apiKey } = await cli<{ apiKey: string }>(checkout, ['api-keys', 'create', '--vault', vault.id], env);
     const server = await spawnServer(

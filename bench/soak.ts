@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cliJson, spawnServer } from '../test/support/cli.js';
+import { cliJson, migrateStore, spawnServer } from '../test/support/cli.js';
 import { SIGN_ABI, SIGN_ARGS, SIGN_CONTRACT, SIGN_SENDER, SIGN_UNIQ } from './support/sign-request.js';
 
 /**
@@ -33,6 +33,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-soak-'));
 try {
   const env = { VAULT_DATA_DIR: dataDir };
+  await migrateStore(env);
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'soak'], env);
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
   const server = await spawnServer(env);

@@ -20,8 +20,8 @@ installKeccak256();
 // The service's modules (express, ethers, viem, the SDKs) load only for the command that needs them,
 // so `--help` and the operator commands answer without paying for the server.
 const serve = async () => (await import('./serve.command.js')).serve();
-const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action, use) =>
-  (await import('./operator-context.js')).withManageVaults(action, use);
+const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action) =>
+  (await import('./operator-context.js')).withManageVaults(action);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /** An option's parser whose refusal (a DomainError naming the value) is commander's usage error. */
@@ -66,7 +66,7 @@ vaults
   .option('--json', 'print JSON')
   .action(async (o: { name: string; account: string; json?: boolean }) => {
     // The one command that may start a store (any other refuses a data directory that is not there).
-    const vault = await withManageVaults((m) => m.create({ name: o.name, account: o.account }), { create: true });
+    const vault = await withManageVaults((m) => m.create({ name: o.name, account: o.account }));
     print(!!o.json, { id: vault.id, account: vault.accountId, name: vault.name }, () =>
       `vault created\n  id:      ${vault.id}\n  account: ${vault.accountId}\n  name:    ${vault.name}`,
     );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../../adapters/main/node-flags.js';
-import { cliJson, spawnServer } from '../../test/support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../../test/support/cli.js';
 import type { LoadOptions } from './load.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './sign-request.js';
 
@@ -98,6 +98,7 @@ export async function startService(
   setup?: (dataDir: string, vaultId: string) => Promise<void>,
 ): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
+  await migrateStore({ VAULT_DATA_DIR: dataDir });
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
   // Only this build's service: a baseline build may not know the command.

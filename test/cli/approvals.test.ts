@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
-import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { localSignBody } from '../support/sign-request.js';
 import { until } from '../support/webhook-receiver.js';
 
@@ -21,6 +21,7 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-approvals-cli-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'four eyes'], env)).id;
     server = await spawnServer(env);
   });

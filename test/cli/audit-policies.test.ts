@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
 import { client } from '../support/http-client.js';
-import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const SENDER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -31,6 +31,7 @@ describe('wallet-vault audit and policies', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-audit-cli-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'audited'], env)).id;
     keyId = (await cliJson<{ id: string }>(['api-keys', 'create', '--vault', vaultId], env)).id;
   });
@@ -39,6 +40,7 @@ describe('wallet-vault audit and policies', () => {
   });
 
   it('lists the trail in order, by vault, after a seq and limited', async () => {
+    await migrateStore(env);
     const other = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'other'], env)).id;
     const all = await cliJson<ListedRecord[]>(['audit', 'list'], env);
     expect(all.map((r) => [r.seq, r.action, r.actor, r.vault, r.subject])).toEqual([
@@ -205,6 +207,7 @@ describe('a policy set by the CLI on a running server', () => {
 
   it(`takes effect within ${POLICY_CACHE_TTL_MS / 1000} seconds`, async () => {
     const env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'live'], env);
     const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
     const api = client(server.url, apiKey);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
-import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { createSoftHsmToken } from '../support/softhsm.js';
 
 describe('the wallet-vault command', () => {
@@ -23,6 +23,7 @@ describe('the wallet-vault command', () => {
   });
 
   it('creates vaults and API keys that a running server on the same directory accepts at once', async () => {
+    await migrateStore(env);
     const vault = await cliJson<{ id: string; account: string; name: string }>(['vaults', 'create', '--name', 'ops', '--account', 'acme'], env);
     expect(Object.keys(vault).sort()).toEqual(['account', 'id', 'name']);
     expect(vault).toMatchObject({ account: 'acme', name: 'ops' });
@@ -34,6 +35,7 @@ describe('the wallet-vault command', () => {
   });
 
   it('lists keys by id and hash, never the key, and revocation takes effect on the running server', async () => {
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'rev'], env);
     expect(vault).toMatchObject({ account: 'default' });
     const key = await cliJson<{ apiKey: string; id: string }>(['api-keys', 'create', '--vault', vault.id], env);
@@ -61,6 +63,7 @@ describe('the wallet-vault command', () => {
   });
 
   it('creates a key with roles and networks, lists them, and the running server holds the key to both', async () => {
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'scoped'], env);
     const key = await cliJson<{ apiKey: string; id: string; roles: string[]; allowCidrs: string[] | null }>(
       ['api-keys', 'create', '--vault', vault.id, '--roles', 'reader,signer', '--allow-cidrs', '127.0.0.0/8,2001:DB8::/32'],
@@ -83,6 +86,7 @@ describe('the wallet-vault command', () => {
   });
 
   it('refuses an unknown role or a range that is not one, naming it, and creates no key', async () => {
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'typos'], env);
     const role = await runCli(['api-keys', 'create', '--vault', vault.id, '--roles', 'signer,root'], env);
     expect(role.code).toBe(2);
@@ -94,6 +98,7 @@ describe('the wallet-vault command', () => {
   });
 
   it('refuses approver with signer or admin on one key unless --allow-signer-approver, exit 2 naming the flag; approver alone is fine', async () => {
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'separation'], env);
     for (const roles of ['signer,approver', 'admin,approver', 'admin,signer,reader,approver']) {
       const refused = await runCli(['api-keys', 'create', '--vault', vault.id, '--roles', roles], env);
@@ -108,6 +113,7 @@ describe('the wallet-vault command', () => {
   });
 
   it('lists the vaults it created', async () => {
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'listed', '--account', 'zeta'], env);
     const all = await cliJson<{ id: string; account: string; name: string; created: string }[]>(['vaults', 'list'], env);
     expect(all).toContainEqual({ id: vault.id, account: 'zeta', name: 'listed', created: expect.stringMatching(/Z$/) });
@@ -159,6 +165,7 @@ describe('the wallet-vault command', () => {
     const hsmEnv = { VAULT_DATA_DIR: hsmDir, VAULT_KEYSTORE: 'pkcs11', VAULT_PKCS11_MODULE: token.modulePath, VAULT_PKCS11_TOKEN: token.tokenLabel, VAULT_PKCS11_PIN: token.pin };
     const hsm = await spawnServer(hsmEnv);
     try {
+      await migrateStore(hsmEnv);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'hsm'], hsmEnv);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], hsmEnv);
       const api = client(hsm.url, apiKey);

@@ -35,7 +35,7 @@ describe('wallet-vault migrate, and the commands that do not migrate', { timeout
     const dataDir = path.join(root, 'sqlite');
     await mkdir(dataDir);
     const env = { ...NO_STORE, VAULT_DATA_DIR: dataDir };
-    for (const args of [['vaults', 'list'], ['api-keys', 'list', '--vault', 'v'], ['audit', 'verify'], ['webhooks', 'list', '--vault', 'v']]) {
+    for (const args of [['vaults', 'list'], ['vaults', 'create', '--name', 'early'], ['api-keys', 'list', '--vault', 'v'], ['audit', 'verify'], ['webhooks', 'list', '--vault', 'v']]) {
       const r = await runCli([...args, '--json'], env);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
       expect(jsonError(r).error).toContain(dataDir);

@@ -31,6 +31,7 @@ describe('wallet-vault serve on a pure-JavaScript secp256k1 or keccak', () => {
 
   it('runs the operator commands that open no key store, and refuses those that do as a configuration error', async () => {
     const env = { VAULT_DATA_DIR: path.join(dir, 'operator'), NODE_OPTIONS: `--require ${broken.secp256k1}` };
+    expect((await runCli(['migrate'], env)).code).toBe(0);
     const created = await runCli(['vaults', 'create', '--name', 'on-a-fallback', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const rewrap = await runCli(['keys', 'rewrap', '--store', 'local'], env);

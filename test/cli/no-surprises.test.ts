@@ -19,6 +19,7 @@ describe('the wallet-vault command cannot surprise an operator', { timeout: 120_
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'wallet-vault-cli-surprise-'));
     dataDir = path.join(root, 'served');
+    await cliJson(['migrate', '--data-dir', dataDir], NO_STORE);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'ops', '--data-dir', dataDir], NO_STORE)).id;
   });
   afterAll(async () => {
@@ -60,6 +61,7 @@ describe('the wallet-vault command cannot surprise an operator', { timeout: 120_
     let db: TestDatabase | undefined;
     try {
       db = await createTestDatabase();
+      expect((await runCli(['migrate', '--database-url', db.url], NO_STORE, { cwd: root })).code).toBe(0);
       const created = await runCli(['vaults', 'create', '--name', 'pg', '--database-url', db.url, '--json'], NO_STORE, { cwd: root });
       expect(created.code, created.stderr).toBe(0);
       expect(created.stderr).toMatch(new RegExp(`^wallet-vault: using PostgreSQL database "${db.name}" on 127\\.0\\.0\\.1:5432\\n$`));

@@ -53,6 +53,7 @@ describe('wallet-vault without a database driver', () => {
 
     it('needs no better-sqlite3: an operator command opens the database and answers', async () => {
       const env = { VAULT_DATA_DIR: path.join(dir, 'pg-only'), VAULT_DATABASE_URL: db.url, NODE_OPTIONS: noSqlite.nodeOptions };
+      expect((await runCli(['migrate'], env)).stderr).not.toMatch(/better-sqlite3|error/i);
       const created = await runCli(['vaults', 'create', '--name', 'postgres-only', '--json'], env);
       expect(created.stderr).not.toMatch(/better-sqlite3|error/i);
       expect(created.code).toBe(0);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, runCli, spawnServer } from '../support/cli.js';
+import { cliJson, runCli, spawnServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
@@ -22,6 +22,7 @@ describe('wallet-vault policies apply and export', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-policy-document-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'documented'], env)).id;
   });
   afterAll(async () => {

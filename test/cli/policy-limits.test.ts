@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { id } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, runCli } from '../support/cli.js';
+import { cliJson, runCli, migrateStore } from '../support/cli.js';
 
 const MINT = 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))';
 // Computed by ethers, independently of the code under test.
@@ -30,6 +30,7 @@ describe('wallet-vault policies limits', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-limits-cli-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'limited'], env)).id;
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { id } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, runCli } from '../support/cli.js';
+import { cliJson, runCli, migrateStore } from '../support/cli.js';
 
 const SIG_TEXT = '(bytes32,bytes32,bytes32,uint8)';
 const MINT = `mint(address,uint256,${SIG_TEXT})`;
@@ -34,6 +34,7 @@ describe('wallet-vault policies rules', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-rules-cli-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'ruled'], env)).id;
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, runCli } from '../support/cli.js';
+import { cliJson, runCli, migrateStore } from '../support/cli.js';
 
 const TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const ROUTER = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
@@ -16,6 +16,7 @@ describe('wallet-vault policies set: standard signing', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-standard-cli-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'standard'], env)).id;
   });
   afterAll(async () => {

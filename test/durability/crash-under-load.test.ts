@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliJson, spawnServer } from '../support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
 import { startTestServer } from '../support/test-server.js';
@@ -15,6 +15,7 @@ describe('SIGKILL under mixed load (creates and signs at high concurrency)', () 
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-crash-load-'));
     const env = { VAULT_DATA_DIR: dataDir };
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'crash-load'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       const base = `/api/v1/vaults/${vault.id}`;

@@ -6,7 +6,7 @@ import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file
 import { resolveMasterKey } from '../../adapters/keystore/local-file/master-key.js';
 import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
 import { client } from '../support/http-client.js';
-import { cliJson, spawnServer } from '../support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../support/cli.js';
 import { startTestServer } from '../support/test-server.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
 
@@ -15,6 +15,7 @@ describe('SIGKILL during concurrent creates', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-crash-'));
     const env = { VAULT_DATA_DIR: dataDir };
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'crash'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       const server = await spawnServer(env);

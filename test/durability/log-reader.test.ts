@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 
 /*
@@ -28,6 +28,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-log-reader-'));
   // debug: each refused request writes two lines, a cheap way to produce many.
   env = { VAULT_DATA_DIR: dataDir, LOG_LEVEL: 'debug' };
+  await migrateStore(env);
   vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'logs'], env)).id;
   apiKey = (await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vaultId], env)).apiKey;
 });

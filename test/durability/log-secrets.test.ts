@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
-import { cliJson, spawnServer } from '../support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { readLocalPrivateKey, TEST_MASTER_KEY } from '../support/local-key.js';
 import { startSilentServer } from '../support/silent-server.js';
@@ -24,6 +24,7 @@ describe('logs at LOG_LEVEL=trace', () => {
       LOG_LEVEL: 'trace',
     };
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'logs'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       const server = await spawnServer(env);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { PRIVATE_POSTGRES_AVAILABLE, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { localSignBody } from '../support/sign-request.js';
 
@@ -59,6 +59,7 @@ describe.skipIf(!PRIVATE_POSTGRES_AVAILABLE)('PostgreSQL restart and failover un
       VAULT_DATABASE_QUERY_TIMEOUT_MS: '3000',
       LOG_LEVEL: 'error',
     };
+    await migrateStore(env);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'restart'], env);
     const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
     servers.push(await spawnServer(env), await spawnServer(env));

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliJson, spawnServer } from '../support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 
 /** A request whose body is sent in two parts: it is in flight from the first part until the answer. */
@@ -44,6 +44,7 @@ describe('SIGTERM', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-sigterm-'));
     const env = { VAULT_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'drain'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       const server = await spawnServer(env);

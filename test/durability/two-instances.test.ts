@@ -5,7 +5,7 @@ import type { Contract } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
-import { cliJson, runCli, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
@@ -65,6 +65,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two instances on one PostgreSQL database',
   it('create on A, sign on B (accepted on anvil), expire on A seen on B, purge once across both, SIGKILL A and B serves on', async () => {
     const cliEnv = await instanceEnv();
     // The operator commands work on the database, while no server runs and while servers run.
+    await migrateStore(cliEnv);
     const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'shared'], cliEnv);
     const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], cliEnv);
     const a = await spawnServer(await instanceEnv());

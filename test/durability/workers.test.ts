@@ -6,7 +6,7 @@ import path from 'node:path';
 import { AbiCoder, keccak256, recoverAddress } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
-import { cliJson, spawnServer, type ChildServer } from '../support/cli.js';
+import { cliJson, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { LOCAL_SENDER, LOCAL_UNIQ, MINT_TO, localSignBody } from '../support/sign-request.js';
 
 const SECRET = 'workers-test-secret-of-at-least-32-characters';
@@ -43,6 +43,7 @@ describe('VAULT_WORKERS=2: one server, two worker processes', () => {
     // No VAULT_MASTER_KEY: the primary creates the key file once, before the workers start, so a wallet
     // created by one worker can be signed for by the other.
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-workers-'));
+    await migrateStore({ VAULT_DATA_DIR: dataDir });
     vault = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'workers'], { VAULT_DATA_DIR: dataDir })).id;
     const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault], { VAULT_DATA_DIR: dataDir });
     headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

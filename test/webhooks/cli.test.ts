@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliJson, runCli } from '../support/cli.js';
+import { cliJson, runCli, migrateStore } from '../support/cli.js';
 
 describe('wallet-vault webhooks', () => {
   let dataDir: string;
@@ -11,6 +11,7 @@ describe('wallet-vault webhooks', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-webhooks-cli-'));
     env = { VAULT_DATA_DIR: dataDir };
+    await migrateStore(env);
     vaultId = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'hooks'], env)).id;
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));

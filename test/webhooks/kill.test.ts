@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliJson, spawnServer } from '../support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { localSignBody } from '../support/sign-request.js';
 import { documentedVerifier, startReceiver, until } from '../support/webhook-receiver.js';
@@ -17,6 +17,7 @@ describe('webhooks across a SIGKILL', () => {
     const receiver = await startReceiver((_, i) => (i === 2 ? held : 200));
     const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'kill'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       const endpoint = await cliJson<{ id: string; events: string[] }>(['webhooks', 'add', '--vault', vault.id, '--url', receiver.url, '--events', 'signature.issued'], env);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliJson, spawnServer } from '../support/cli.js';
+import { cliJson, spawnServer, migrateStore } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { localSignBody } from '../support/sign-request.js';
 import { documentedVerifier, startReceiver, until } from '../support/webhook-receiver.js';
@@ -14,6 +14,7 @@ describe('webhooks with VAULT_WORKERS=2', () => {
     const receiver = await startReceiver();
     let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
     try {
+      await migrateStore(env);
       const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'workers'], env);
       const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], env);
       await cliJson(['webhooks', 'add', '--vault', vault.id, '--url', receiver.url, '--events', 'signature.issued'], env);
