@@ -237,4 +237,23 @@ describe('the JSON-RPC relay against a counting stand-in chain RPC', () => {
     expect(answer.error).toEqual({ code: -32601, message: 'no' });
     expect(upstream.asked.filter((m) => m !== 'eth_chainId')[0]).toBe('eth_getTransactionCount');
   });
+
+  it('counts its signatures under the vault\'s limits as every route does: the one past the limit is refused, recorded, and sent nowhere', async () => {
+    await s.server.vault.managePolicies.addLimit(vaultId, { each: 'wallet', maxSigns: 1, per: '1h' });
+    try {
+      const tx = { from: wallet, to: RECIPIENT, value: '0x1', nonce: '0x5', gas: '0x5208', maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x1' };
+      expect((await call('eth_signTransaction', [tx])).result).toMatch(/^0x02/);
+      const refused = await call('eth_signTransaction', [{ ...tx, nonce: '0x6' }]);
+      expect(refused.error).toEqual({
+        code: -32000,
+        message: expect.stringMatching(new RegExp(`^limit l1: at most 1 sign per 1h for wallet ${wallet} reached; retry after \\d+ s$`)),
+        data: { code: 'SIGN_LIMIT_REACHED' },
+      });
+      expect(upstream.asked).toEqual([]);
+      const [last] = (await s.server.vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === 'sign.denied').slice(-1);
+      expect(last!.details).toMatchObject({ payload: 'transaction', rule: refused.error!.message });
+    } finally {
+      await s.server.vault.managePolicies.removeLimits(vaultId, null);
+    }
+  });
 });
