@@ -1,4 +1,4 @@
-import { getBytes, hashMessage } from 'ethers';
+import { getBytes, hashMessage, recoverAddress, Signature } from 'ethers';
 import type { ParsedFunction } from '../../src/domain/signing/abi-function.js';
 import type { AbiValue } from '../../src/domain/signing/argument-coercion.js';
 import { invalidArgument } from '../../src/domain/errors.js';
@@ -11,6 +11,10 @@ import { serializeSigned, transactionIntent, unsignedTransaction } from './trans
 import { typedDataDigest } from './typed-data.js';
 import { hexBytes, isObject } from './values.js';
 
+/** r ‖ s ‖ v, 65 bytes: what ethers, viem and hardware wallets give for signTypedData. */
+const SIGNATURE_65 = /^0x[0-9a-fA-F]{130}$/;
+/** secp256k1's n / 2: an s above it is the malleable twin of a valid signature (EIP-2). */
+const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 const MESSAGE_SHAPE = 'message: must be a string or {"raw": "0x…"}';
 
 /** The standard payloads, encoded by ethers (the design's Ethereum library). */
@@ -33,6 +37,18 @@ export class EthersStandardPayloads implements StandardPayloads {
 
   transactionIntent(tx: unknown): TransactionIntent {
     return transactionIntent(tx);
+  }
+
+  recoverTypedDataSigner(input: unknown, signature: string): string | null {
+    if (typeof signature !== 'string' || !SIGNATURE_65.test(signature)) return null;
+    const { digest } = typedDataDigest(input);
+    try {
+      const parsed = Signature.from(signature);
+      if (BigInt(parsed.s) > HALF_ORDER) return null;
+      return recoverAddress(digest, parsed);
+    } catch {
+      return null;
+    }
   }
 
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {

@@ -93,6 +93,12 @@ export interface StandardPayloads {
    * transaction's arguments.
    */
   decodeArguments(fn: ParsedFunction, data: HexString): readonly AbiValue[] | null;
+  /**
+   * The EIP-55 address whose key made `signature` (65 bytes, 0x hex; `v` 27/28 or 0/1) over the EIP-712
+   * typed data `input` (as typedDataDigest takes it), or null when the signature is malformed or recovers
+   * no address. Non-canonical high-S signatures are refused (null): a signature has exactly one form.
+   */
+  recoverTypedDataSigner(input: unknown, signature: string): string | null;
   /** `unsigned` (as this port returned it) with the signature over its digest. */
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction;
 }
