@@ -155,7 +155,15 @@ describe('the npm package', () => {
 
       await copyFile(path.join(probeDir, 'probe.mjs'), path.join(project, 'probe.mjs'));
       const probe = await run(process.execPath, ['probe.mjs'], { cwd: project, timeout: 120_000 });
-      const { imported, sign, clientError, contract } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
+      const { imported, sign, clientError, docs, contract } = JSON.parse(probe.stdout.trim().split('\n').at(-1)!);
+
+      // No install-time telemetry in the run-time tree: the reference page's files ship in the package.
+      expect(existsSync(path.join(project, 'node_modules/@scarf'))).toBe(false);
+      expect(existsSync(path.join(project, 'node_modules/swagger-ui-dist'))).toBe(false);
+      const ls = await npm(['ls', '--all', '--parseable'], project, 120_000).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+      expect(ls.stdout).not.toMatch(/@scarf|swagger-ui-dist/);
+      expect(docs.status).toBe(200);
+      expect(docs.bytes).toBeGreaterThan(100_000);
 
       expect(imported['wallet-vault'].exports).toEqual(expect.arrayContaining(['createVault', 'DomainError', 'ErrorCode', 'VaultOptionsError']));
       expect(imported['wallet-vault/express'].exports).toContain('vaultRouter');

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { IRouter, Request, Response } from 'express';
 import { buildOpenApiDocument } from './openapi-document.js';
 
@@ -59,6 +60,24 @@ const page = (base: string) => `<!DOCTYPE html>
 </html>
 `;
 
+/**
+ * Where the Swagger UI files are: `dist/api-docs/` of the package, copied there by the build
+ * (scripts/copy-api-docs-assets.mjs), so an installed package needs no swagger-ui-dist and none of its
+ * install-time telemetry. A source checkout that has not been built reads the development dependency.
+ */
+export function apiDocsAssetsDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(path.join(dir, 'package.json'))) {
+      const packaged = path.join(dir, 'dist', 'api-docs');
+      if (existsSync(path.join(packaged, 'swagger-ui-bundle.js'))) return packaged;
+      break;
+    }
+    dir = path.dirname(dir);
+  }
+  return path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+}
+
 /** A document the API docs serve: its content type, extra headers and bytes. */
 export interface DocsFile {
   readonly type: string;
@@ -74,11 +93,11 @@ export interface DocsFile {
 export function apiDocs(options: ApiDocsOptions) {
   let documentText: string | undefined;
   const files = new Map<string, Buffer>();
+  let assetsDir: string | undefined;
   const asset = (name: string) => {
     let file = files.get(name);
     if (!file) {
-      const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-      file = name === 'init.js' ? Buffer.from(INIT_JS) : readFileSync(path.join(dist, name));
+      file = name === 'init.js' ? Buffer.from(INIT_JS) : readFileSync(path.join((assetsDir ??= apiDocsAssetsDir()), name));
       files.set(name, file);
     }
     return file;

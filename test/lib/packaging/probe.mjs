@@ -32,7 +32,7 @@ for (const entry of entries) {
 }
 
 const { createVault } = await import('wallet-vault');
-const { vaultRouter } = await import('wallet-vault/express');
+const { vaultRouter, registerApiDocs } = await import('wallet-vault/express');
 const { localFileKeyStore } = await import('wallet-vault/keystores/local-file');
 const { sqlitePersistence } = await import('wallet-vault/persistence/sqlite');
 
@@ -44,10 +44,12 @@ const vault = await createVault({
 });
 const app = express();
 app.use('/vault', vaultRouter(vault));
+registerApiDocs(app, { ui: true });
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 let sign;
 let clientError;
+let docs;
 try {
   const created = await vault.manageVaults.create({ name: 'probe' });
   const { apiKey } = await vault.manageVaults.createApiKey(created.id);
@@ -78,6 +80,9 @@ try {
   const sender = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
   const signed = await post('/sign', { chain: 'local', contract, sender, uniq, signer, abi, args: [sender, '1000'] });
   sign = { walletStatus: wallet.status, signer, uniq, contract, sender, status: signed.status, body: signed.body };
+  // The API reference page's bundle comes from the package itself (no swagger-ui-dist installed).
+  const bundle = await fetch(`http://127.0.0.1:${server.address().port}/docs/assets/swagger-ui-bundle.js`);
+  docs = { status: bundle.status, bytes: (await bundle.arrayBuffer()).byteLength };
   // The typed client from the tarball: a refusal is a VaultError whose code a program branches on.
   const { VaultClient, VaultError } = await import('wallet-vault/client');
   const stranger = new VaultClient({ baseUrl: `http://127.0.0.1:${server.address().port}/vault`, vaultId: created.id, apiKey: `wv_${'0'.repeat(16)}_${'A'.repeat(43)}`, retries: 0 });
@@ -95,4 +100,4 @@ try {
 const { SignableMint } = await import('wallet-vault/contracts');
 const { createRequire } = await import('node:module');
 const signableSource = createRequire(import.meta.url).resolve('wallet-vault/contracts/Signable.sol');
-console.log(JSON.stringify({ imported, sign, clientError, contract: { ...SignableMint, signableSource } }));
+console.log(JSON.stringify({ imported, sign, clientError, docs, contract: { ...SignableMint, signableSource } }));

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// `npm run build`: compiles everything the package ships into a fresh folder beside dist/ and then swaps
+// it in, so a CLI or server running from this checkout meanwhile never finds dist/ missing or half
+// written (issue 39, item 8): the old build stays whole until the rename, which takes microseconds.
+// Building from empty also means a module renamed or removed in the source cannot linger in dist/ and be
+// packed with the next release. dist/contracts is carried over: compile-contracts.mjs --if-changed
+// recompiles it only when the Solidity changed (solc-js takes seconds).
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+// One folder per build: two builds at once (a test run and `npm start`) never write into each other's.
+const next = path.join(root, `dist.next-${process.pid}`);
+const old = path.join(root, `dist.old-${process.pid}`);
+const node = (...args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+rmSync(next, { recursive: true, force: true });
+try {
+  if (existsSync(path.join(dist, 'contracts'))) cpSync(path.join(dist, 'contracts'), path.join(next, 'contracts'), { recursive: true, preserveTimestamps: true });
+  node(tsc, '-p', 'tsconfig.build.json', '--outDir', next);
+  node(tsc, '-p', 'tsconfig.client.json', '--outDir', next);
+  node(path.join(root, 'scripts', 'copy-api-docs-assets.mjs'), path.join(next, 'api-docs'));
+  node(path.join(next, 'adapters', 'http', 'openapi', 'write-openapi-file.js'), path.join(root, 'openapi.json'));
+  node(path.join(root, 'scripts', 'compile-contracts.mjs'), '--if-changed', path.join(next, 'contracts'));
+} catch (error) {
+  rmSync(next, { recursive: true, force: true });
+  throw error;
+}
+if (existsSync(dist)) renameSync(dist, old);
+renameSync(next, dist);
+rmSync(old, { recursive: true, force: true });
