@@ -1,6 +1,6 @@
 import { parseAddress } from './address.js';
 import { parseArgumentRules } from './argument-rule-input.js';
-import { describeArgumentRule, SELECTOR, type ArgumentRule } from './argument-rules.js';
+import { describeArgumentRule, positional, SELECTOR, type ArgumentRule } from './argument-rules.js';
 import { invalidArgument } from './errors.js';
 import { describeWindow, parseWindow } from './sign-limits.js';
 import type { ParsedFunction } from './signing/abi-function.js';
@@ -129,14 +129,24 @@ export function withApprovalRule(rules: readonly ApprovalRule[] | undefined, add
   return all;
 }
 
-/** `a1: 2 approvals (group treasury) for chains sepolia; transfer(address,uint256) unless amount lte 10000; expires 24h`. */
+/**
+ * The bound as the operator gave it (`--arg amount --gt 10000` is shown `when amount gt 10000`), not as the
+ * rule a held sign breaks (`amount lte 10000`), which read as the opposite of what was asked.
+ */
+function describeHeldWhen(bound: ArgumentRule): string {
+  const name = bound.name ?? positional(bound.path);
+  const value = bound.values[0]!;
+  return bound.op === 'lte' ? `when ${name} gt ${value}` : bound.op === 'gte' ? `when ${name} lt ${value}` : `when not ${describeArgumentRule(bound)}`;
+}
+
+/** `a1: 2 approvals of group treasury, for chains sepolia; function transfer(…); when amount gt 10000, expires after 1d`. */
 export function describeApprovalRule(rule: ApprovalRule): string {
   const parts = [`${rule.id}: ${rule.required} approval${rule.required === 1 ? '' : 's'}${rule.group ? ` of group ${rule.group}` : ''}`];
   const filters = [
     rule.chains && `chains ${rule.chains.join(',')}`,
     rule.contracts && `contracts ${rule.contracts.join(',')}`,
     (rule.signature ?? rule.selector) && `function ${rule.signature ?? rule.selector}`,
-    rule.bound && `arguments outside ${describeArgumentRule(rule.bound)}`,
+    rule.bound && describeHeldWhen(rule.bound),
   ].filter(Boolean);
   parts.push(filters.length === 0 ? 'for every sign' : `for ${filters.join('; ')}`);
   parts.push(`expires after ${describeWindow(rule.expiresInMs ?? DEFAULT_APPROVAL_EXPIRY_MS)}`);

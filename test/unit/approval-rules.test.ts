@@ -35,8 +35,10 @@ describe('approval rules', () => {
     expect([held('lt', '10000'), held('lt', '9999')]).toEqual([false, true]);
     expect([held('lte', '10001'), held('lte', '10000')]).toEqual([false, true]);
     expect(describeApprovalRule(rule({ required: 2, function: TRANSFER, arg: 'amount', gt: '10000' }))).toBe(
-      'a1: 2 approvals, for function transfer(address,uint256,(bytes32,bytes32,bytes32,uint8)); arguments outside transfer(address,uint256,(bytes32,bytes32,bytes32,uint8)) amount lte 10000, expires after 1d',
+      'a1: 2 approvals, for function transfer(address,uint256,(bytes32,bytes32,bytes32,uint8)); when amount gt 10000, expires after 1d',
     );
+    // Shown as the operator asked it (`--lt 5` reads "when amount lt 5", never as the rule a held sign breaks).
+    expect(describeApprovalRule(rule({ required: 1, function: TRANSFER, arg: 'amount', lt: '5' }))).toContain('; when amount lt 5,');
   });
 
   it('of several matching rules the one asking the most approvals holds the sign', () => {
