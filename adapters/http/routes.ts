@@ -363,6 +363,8 @@ function messageOf(body: Record<string, unknown>): unknown {
  * Built once per list of chains.
  */
 type SignFields = Omit<SignCallCommand, 'principal'>;
+/** Sign's fields: any other is refused, as on every route (a client must never believe an ignored field binds it). */
+const SIGN_FIELDS: ReadonlySet<string> = new Set(['chain', 'contract', 'sender', 'uniq', 'signer', 'abi', 'args']);
 const signSchemas = new WeakMap<readonly string[], z.ZodType<SignFields>>();
 function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
   let schema = signSchemas.get(chains);
@@ -374,6 +376,12 @@ function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
         return z.NEVER;
       }
       const b = body as Record<string, unknown>;
+      for (const key in b) {
+        if (!SIGN_FIELDS.has(key)) {
+          ctx.addIssue({ code: 'custom', message: `${key}: is not a field of Sign (${[...SIGN_FIELDS].join(', ')}); nothing in it would bind the signature` });
+          return z.NEVER;
+        }
+      }
       try {
         const chain = c.chain(b.chain, chains);
         const contract = c.contract(b.contract);

@@ -50,26 +50,43 @@ export const approvalListSchema = z.object({
     .meta({ description: 'Only approvals of this status (as of the read: a pending approval past `expires` is expired).' }),
 });
 
+/**
+ * A body's own error: a field the request does not have is named (a client that believes a field binds
+ * the request must hear that it does not), anything that is no object is said to be none.
+ */
+export const bodyError =
+  (fields: readonly string[]) =>
+  (issue: { code?: string; keys?: readonly string[] }): string =>
+    issue.code === 'unrecognized_keys' && issue.keys
+      ? `${issue.keys.join(', ')}: ${issue.keys.length === 1 ? 'is not a field' : 'are not fields'} of this request (${fields.join(', ')})`
+      : 'body: must be a JSON object';
+
+/** "is required" for a field left out, `otherwise` for one of the wrong type. */
+const requiredOr =
+  (otherwise: string) =>
+  (issue: { input?: unknown }): string =>
+    issue.input === undefined ? 'is required' : otherwise;
+
 /** Bodies of create and rename. Trimming, length in code points and lone surrogates are the domain's. */
-export const nameBodySchema = z.object(
+export const nameBodySchema = z.strictObject(
   {
-    name: z.string({ error: 'must be a string' }).meta({
+    name: z.string({ error: requiredOr('must be a string') }).meta({
       description: `1 to ${WALLET_NAME_MAX} characters after trimming, counted as Unicode code points; no lone surrogates and no control characters.`,
       example: 'treasury',
     }),
   },
-  { error: 'body: must be a JSON object' },
+  { error: bodyError(['name']) },
 );
 
 const hash32 = (description: string) =>
-  z.string({ error: 'must be 0x-prefixed 32-byte hex' }).regex(HEX32, 'must be 0x-prefixed 32-byte hex').meta({ description });
+  z.string({ error: requiredOr('must be 0x-prefixed 32-byte hex') }).regex(HEX32, 'must be 0x-prefixed 32-byte hex').meta({ description });
 
-export const submissionBodySchema = z.object(
+export const submissionBodySchema = z.strictObject(
   {
     submissionHash: hash32('The `submissionHash` Sign returned.'),
     transactionHash: hash32('The hash of the transaction that carried the signed call.'),
   },
-  { error: 'body: must be a JSON object' },
+  { error: bodyError(['submissionHash', 'transactionHash']) },
 );
 
 /*
@@ -106,7 +123,7 @@ const abiParameterSchema: z.ZodType<AbiParameter> = z
   .meta({ id: 'AbiParameter' });
 
 export const signBodySchema = z
-  .looseObject({
+  .strictObject({
     chain: chainName(),
     contract: address('The signable contract (any case; a mixed-case address must be valid EIP-55).'),
     sender: address('The account that will send the transaction (`msg.sender` the contract sees).'),

@@ -140,6 +140,7 @@ export interface SignCallCommand {
  */
 export const signFieldChecks = {
   chain(raw: unknown, chains: readonly string[]): string {
+    if (raw === undefined) throw invalidArgument(`chain: is required (one of ${chains.join(', ')})`);
     if (typeof raw !== 'string' || !chains.includes(raw)) throw invalidArgument(`chain: must be one of ${chains.join(', ')}`);
     return raw;
   },
