@@ -4,7 +4,8 @@
  * Nothing this module loads needs an optional driver (better-sqlite3, pg, the AWS SDK, node-vault, pkcs11js).
  */
 import { installKeccak256 } from '../adapters/system/keccak.js';
-export { createVault, type Vault } from '../adapters/main/create-vault.js';
+export { type Vault } from '../adapters/main/create-vault.js';
+export { createVault, type ConfiguredVaultOptions } from '../adapters/main/create-vault-entry.js';
 export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';
 export { NativeBindingError } from '../adapters/native-bindings.js';
 export type { AddedChain } from '../adapters/chain/chains.js';

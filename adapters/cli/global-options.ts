@@ -6,10 +6,11 @@ import { type Command, Option } from 'commander';
 export interface GlobalOptions {
   readonly dataDir?: string;
   readonly databaseUrl?: string;
+  readonly config?: string;
 }
 
 /**
- * `--data-dir` and `--database-url` override VAULT_DATA_DIR and VAULT_DATABASE_URL. They are turned into
+ * `--data-dir`, `--database-url` and `--config` override VAULT_DATA_DIR, VAULT_DATABASE_URL and VAULT_CONFIG_FILE. They are turned into
  * those variables before anything loads the configuration, so the one validation of config.ts applies
  * to them too and `serve` honours them as every operator command does.
  */
@@ -17,6 +18,7 @@ export function registerGlobalOptions(program: Command): void {
   program
     .addOption(new Option('--data-dir <dir>', 'data directory (SQLite database, key files); default: VAULT_DATA_DIR, else ./data'))
     .addOption(new Option('--database-url <url>', 'PostgreSQL database instead of SQLite; default: VAULT_DATABASE_URL'))
+    .addOption(new Option('--config <file>', 'configuration file: a JSON object of the environment variables (the environment wins over it); default: VAULT_CONFIG_FILE'))
     .option('-V, --version', 'print the version and exit')
     .on('option:version', () => {
       process.stdout.write(`wallet-vault ${packageVersion()}\n`);
@@ -28,6 +30,7 @@ export function registerGlobalOptions(program: Command): void {
 export function applyGlobalOptions(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): void {
   if (options.dataDir !== undefined) env.VAULT_DATA_DIR = path.resolve(options.dataDir);
   if (options.databaseUrl !== undefined) env.VAULT_DATABASE_URL = options.databaseUrl;
+  if (options.config !== undefined) env.VAULT_CONFIG_FILE = path.resolve(options.config);
 }
 
 /** Help lists a required option as `(required)`: commander itself only says so after a failed run. */

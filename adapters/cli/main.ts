@@ -173,6 +173,15 @@ registerWebhookCommands(program);
 
 markRequiredOptions(program);
 
+/**
+ * A chain the server adds with VAULT_CHAINS is a chain for a command only when the command's
+ * configuration adds it too: the refusal says where to add it, not only which chains there are.
+ */
+function withChainHint(message: string): string {
+  if (!/^chains: ".*" is not one of /.test(message)) return message;
+  return `${message}; a chain added with VAULT_CHAINS (name:chainId) must be in this command's configuration too: the same VAULT_CHAINS, or the server's configuration file with --config`;
+}
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {
     // --help ends here too, with exit code 0. Commander has already written the usage error (and the
@@ -189,6 +198,6 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   // the package and the command that installs it.
   if (error instanceof MissingDriverError) fail(error.message, EXIT.USAGE, 'CONFIG');
   if (error instanceof CliRefusal) fail(error.message, EXIT.REFUSED, error.code);
-  if (isDomainError(error)) fail(error.message, EXIT.REFUSED, error.code);
+  if (isDomainError(error)) fail(withChainHint(error.message), EXIT.REFUSED, error.code);
   fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, EXIT.REFUSED, 'INTERNAL');
 });

@@ -6,6 +6,7 @@ import { parseTrustedProxies } from '../http/caller.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-shape.js';
 import { DEFAULT_WAITING_PER_CONNECTION } from '../persistence/postgres/postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from '../persistence/postgres/postgres.schema-name.js';
+import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
 export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
@@ -156,6 +157,7 @@ const schema = z.object({
   PORT: integer(0, 65535).default(8080),
   VAULT_DATA_DIR: z.string().min(1).default('./data'),
   VAULT_CHAINS: z.string().optional(),
+  VAULT_CONFIG_FILE: z.string().optional(),
   VAULT_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
@@ -218,8 +220,28 @@ const schema = z.object({
   AWS_SESSION_TOKEN: z.string().optional(),
 });
 
-/** Parses the environment; a bad value throws ConfigError naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
+/**
+ * Parses the environment, over the configuration file when one is named (`configFile`, else
+ * VAULT_CONFIG_FILE; the environment wins over the file); a bad value throws ConfigError naming the
+ * variable and, when a file is in play, where the value came from.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), options: { readonly configFile?: string } = {}): AppConfig {
+  let source: ConfigEnvironment;
+  try {
+    source = withConfigFile(env, cwd, (name) => name in schema.shape, options.configFile);
+  } catch (error) {
+    if (error instanceof ConfigFileProblem) throw new ConfigError(`configuration file ${error.message}`);
+    throw error;
+  }
+  try {
+    return parseConfig(source.env, cwd);
+  } catch (error) {
+    if (error instanceof ConfigError && source.file !== undefined) throw new ConfigError(withSources(error.message, source.sourceOf));
+    throw error;
+  }
+}
+
+function parseConfig(env: Record<string, string | undefined>, cwd: string): AppConfig {
   // An empty variable means "unset": `VAULT_AUTH_SECRET_KEY= npm start` must not configure an empty secret.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(present);
@@ -375,9 +397,12 @@ function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly Adde
     const chain = byVariable.get(variable);
     if (chain === undefined) {
       const suggested = variable.slice('VAULT_RPC_URL_'.length).toLowerCase().replace(/_/g, '-');
-      throw new ConfigError(
-        `${variable}: names no chain with an RPC (chains: ${names.join(', ')}); to add an EVM chain, set VAULT_CHAINS=${suggested}:<chain id>`,
-      );
+      // `local` is a chain already, one that never has an RPC: adding it again with VAULT_CHAINS is refused.
+      const hint =
+        suggested === 'local'
+          ? 'the chain local never has an RPC (its uniq and signer come from the request); to sign for a local node with an RPC, add it under another name, e.g. VAULT_CHAINS=anvil:31337 and VAULT_RPC_URL_ANVIL'
+          : `to add an EVM chain, set VAULT_CHAINS=${suggested}:<chain id>`;
+      throw new ConfigError(`${variable}: names no chain with an RPC (chains: ${names.join(', ')}); ${hint}`);
     }
     const urls = splitRpcUrls(value);
     const problem = rpcUrlsProblem(urls, allowHttp);

@@ -31,6 +31,11 @@ export interface FromConfigOptions {
    * schema version, naming `wallet-vault migrate` (only `serve` and `migrate` create or change tables).
    */
   readonly migrate?: boolean;
+  /**
+   * Options given in code (`createVault({ configFile, … })`): each replaces what the configuration says.
+   * With `persistence` or `keyStores` given, the configured database or key stores are not opened.
+   */
+  readonly overrides?: Partial<VaultOptions>;
 }
 
 /**
@@ -41,18 +46,18 @@ export interface FromConfigOptions {
 export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = {}): Promise<Vault> {
   // Read before anything is opened: a bad file stops the start with nothing to close.
   const webhookKey = o.keyStores === false ? undefined : readWebhookKey(config);
-  const persistence = await openPersistence(config, o.logger, o.migrate !== false);
+  const overrides = o.overrides ?? {};
+  const persistence = overrides.persistence ?? (await openPersistence(config, o.logger, o.migrate !== false));
   let keyStores: KeyStore[] = [];
   try {
-    if (o.keyStores !== false) keyStores = await openKeyStores(config, o.logger);
+    if (overrides.keyStores !== undefined) keyStores = [...overrides.keyStores];
+    else if (o.keyStores !== false) keyStores = await openKeyStores(config, o.logger);
   } catch (error) {
     await persistence.close();
     throw error;
   }
   return createVault({
-    persistence,
-    keyStores: o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores,
-    defaultKeyStore: keyStores.length > 0 ? config.keyStore : undefined,
+    defaultKeyStore: overrides.keyStores !== undefined ? overrides.defaultKeyStore : keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
     rpcUrls: config.rpcUrls,
     rpcAllowHttp: config.rpcAllowHttp,
@@ -71,6 +76,9 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     // The operator commands on vaults, policies and audit open no key store and never sign or hash a
     // digest: they run where the bindings fell back. Everything that opens key stores is refused there.
     allowJavaScriptFallback: o.keyStores === false,
+    ...overrides,
+    persistence,
+    keyStores: o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores,
   });
 }
 

@@ -25,7 +25,8 @@ describe('chains beyond the interface (VAULT_CHAINS)', () => {
 
   it.each([
     [{ VAULT_RPC_URL_MAINNET: 'http://x.example' }, /^VAULT_RPC_URL_MAINNET: names no chain with an RPC \(chains: ethereum, .*fuji\); to add an EVM chain, set VAULT_CHAINS=mainnet:<chain id>$/],
-    [{ VAULT_RPC_URL_LOCAL: 'http://x.example' }, /^VAULT_RPC_URL_LOCAL: names no chain/],
+    // local is a chain that never has an RPC: the hint is not to add it again (VAULT_CHAINS refuses that).
+    [{ VAULT_RPC_URL_LOCAL: 'http://x.example' }, /^VAULT_RPC_URL_LOCAL: names no chain .*; the chain local never has an RPC .*add it under another name, e\.g\. VAULT_CHAINS=anvil:31337 and VAULT_RPC_URL_ANVIL$/],
     [{ VAULT_RPC_URL_BASE: 'http://x.example' }, /^VAULT_RPC_URL_BASE: names no chain .*VAULT_CHAINS=base:<chain id>/],
     [{ VAULT_CHAINS: 'base:8453', VAULT_RPC_URL_BASE: 'not a url' }, /VAULT_RPC_URL_BASE: must be an http\(s\) URL/],
     [{ VAULT_CHAINS: 'arbitrum' }, /^VAULT_CHAINS: "arbitrum" must be name:chainId/],
