@@ -54,6 +54,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     keyStores: o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores,
     defaultKeyStore: keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
+    governancePins: config.governancePins,
     rpcUrls: config.rpcUrls,
     rpcAllowHttp: config.rpcAllowHttp,
     chains: config.addedChains,
