@@ -7,6 +7,7 @@ import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
+import { registerGovernanceCommands } from './governance.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
@@ -170,6 +171,7 @@ registerAuditCommands(program);
 registerPolicyCommands(program);
 registerApprovalCommands(program);
 registerWebhookCommands(program);
+registerGovernanceCommands(program);
 
 markRequiredOptions(program);
 

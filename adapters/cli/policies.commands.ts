@@ -1,3 +1,4 @@
+import type { Proposed } from '../../src/application/manage-policies.use-case.js';
 import type { Command } from 'commander';
 import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
 import { describeApprovalRule, type ApprovalRuleInput } from '../../src/domain/approval-rules.js';
@@ -71,6 +72,16 @@ function describeDocument(document: PolicyDocument): string {
 const printRemoved = (o: { vault: string; json?: boolean }, removed: number, policy: StoredPolicy | null, what = 'rule') =>
   print(!!o.json, { vault: o.vault, policy, removed }, () => `${removed} ${what}${removed === 1 ? '' : 's'} removed\n${describePolicy(o.vault, policy)}`);
 
+/** A governed vault's edit made a proposal instead (docs/governance.md): printed as `{"proposal": {"id", "documentHash"}}`. */
+function printedProposal<T>(json: boolean, vault: string, result: T | Proposed): result is Proposed {
+  if (typeof result !== 'object' || result === null || !('proposal' in result)) return false;
+  const { proposal } = result as Proposed;
+  print(json, { proposal }, () =>
+    `vault ${vault} is governed: the change is proposal ${proposal.id} (document ${proposal.documentHash}); it takes effect once the approvers sign it (wallet-vault governance proposals show --vault ${vault} --id ${proposal.id})`,
+  );
+  return true;
+}
+
 const repeatable = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `wallet-vault policies show|set|clear`: a vault's allow-lists for Sign. */
@@ -106,7 +117,9 @@ export function registerPolicyCommands(program: Command): void {
     .action(async (o: { vault: string; file: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
       const raw = await readDocument(o.file);
-      const document = await withPersistence((c) => c.get(ManagePolicies).apply(o.vault, raw));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).apply(o.vault, raw));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const document = edited;
       print(!!o.json, { vault: o.vault, policy: document }, () => `policy document of vault ${o.vault} applied:\n${describeDocument(document)}`);
     });
   const set = policies
@@ -140,7 +153,9 @@ export function registerPolicyCommands(program: Command): void {
         trustRpcUniq: o.trustRpcUniq,
         ...standardSigningInput(o),
       };
-      const policy = await withPersistence((c) => c.get(ManagePolicies).set(o.vault, input));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).set(o.vault, input));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const policy = edited;
       print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
     });
   policies
@@ -150,7 +165,9 @@ export function registerPolicyCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { cleared } = await withPersistence((c) => c.get(ManagePolicies).clear(o.vault));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).clear(o.vault));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { cleared } = edited;
       print(!!o.json, { vault: o.vault, policy: null, cleared }, () =>
         cleared ? `sign policy of vault ${o.vault} removed` : `vault ${o.vault} had no sign policy`,
       );
@@ -199,7 +216,9 @@ function registerApprovalRuleCommands(policies: Command): void {
     .action(async (o: ApprovalRuleInput & { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
       const { vault, json, ...input } = o;
-      const { rule, policy } = await withPersistence((c) => c.get(ManagePolicies).addApprovalRule(vault, input));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).addApprovalRule(vault, input));
+      if (printedProposal(!!json, vault, edited)) return;
+      const { rule, policy } = edited;
       print(!!json, { vault, rule, policy }, () => `approval rule ${rule.id} added\n${describePolicy(vault, policy)}`);
     });
   approvals
@@ -210,7 +229,9 @@ function registerApprovalRuleCommands(policies: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; id: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeApprovalRules(o.vault, o.id));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).removeApprovalRules(o.vault, o.id));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { removed, policy } = edited;
       printRemoved(o, removed, policy, 'approval rule');
     });
   approvals
@@ -220,7 +241,9 @@ function registerApprovalRuleCommands(policies: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeApprovalRules(o.vault, null));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).removeApprovalRules(o.vault, null));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { removed, policy } = edited;
       printRemoved(o, removed, policy, 'approval rule');
     });
 }
@@ -254,7 +277,9 @@ function registerLimitCommands(policies: Command): void {
     .action(async (o: LimitTargetOptions & { vault: string; maxSigns: string; per: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
       const input: SignLimitInput = { ...limitTarget(o), maxSigns: o.maxSigns, per: o.per };
-      const policy = await withPersistence((c) => c.get(ManagePolicies).addLimit(o.vault, input));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).addLimit(o.vault, input));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const policy = edited;
       print(!!o.json, { vault: o.vault, policy }, () => describePolicy(o.vault, policy));
     });
   withLimitTarget(
@@ -266,7 +291,9 @@ function registerLimitCommands(policies: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: LimitTargetOptions & { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeLimits(o.vault, limitTarget(o)));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).removeLimits(o.vault, limitTarget(o)));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { removed, policy } = edited;
       printRemoved(o, removed, policy, 'limit');
     });
   limits
@@ -276,7 +303,9 @@ function registerLimitCommands(policies: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeLimits(o.vault, null));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).removeLimits(o.vault, null));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { removed, policy } = edited;
       printRemoved(o, removed, policy, 'limit');
     });
 }
@@ -306,7 +335,9 @@ function registerRuleCommands(policies: Command): void {
     .action(async (o: ArgumentRuleInput & { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
       const { vault, json, ...input } = o;
-      const policy = await withPersistence((c) => c.get(ManagePolicies).addRules(vault, input));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).addRules(vault, input));
+      if (printedProposal(!!json, vault, edited)) return;
+      const policy = edited;
       print(!!json, { vault, policy }, () => describePolicy(vault, policy));
     });
   rules
@@ -318,7 +349,9 @@ function registerRuleCommands(policies: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; function: string; arg?: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeRules(o.vault, { function: o.function, arg: o.arg }));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).removeRules(o.vault, { function: o.function, arg: o.arg }));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { removed, policy } = edited;
       printRemoved(o, removed, policy);
     });
   rules
@@ -328,7 +361,9 @@ function registerRuleCommands(policies: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; json?: boolean }) => {
       const ManagePolicies = await managePolicies();
-      const { removed, policy } = await withPersistence((c) => c.get(ManagePolicies).removeRules(o.vault, {}));
+      const edited = await withPersistence((c) => c.get(ManagePolicies).removeRules(o.vault, {}));
+      if (printedProposal(!!o.json, o.vault, edited)) return;
+      const { removed, policy } = edited;
       printRemoved(o, removed, policy);
     });
 }

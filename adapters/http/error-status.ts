@@ -33,4 +33,10 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.KEYSTORE_UNAVAILABLE]: 503,
   [ErrorCode.DATABASE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL]: 500,
+  [ErrorCode.APPROVAL_SIGNATURE_INVALID]: 403,
+  // The vault's own state is what cannot be trusted, not the request: an operator must act (docs/governance.md).
+  [ErrorCode.GOVERNANCE_UNVERIFIED]: 503,
+  [ErrorCode.VAULT_FROZEN]: 403,
+  [ErrorCode.PROPOSAL_NOT_FOUND]: 404,
+  [ErrorCode.PROPOSAL_CLOSED]: 409,
 };

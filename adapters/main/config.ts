@@ -81,6 +81,8 @@ export interface AppConfig {
   readonly rpcAllowHttp: boolean;
   /** Chains beyond the interface's (VAULT_CHAINS); sign requests and policies accept their names. */
   readonly addedChains: readonly AddedChain[];
+  /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash (docs/governance.md), the root of trust outside the database. */
+  readonly governancePins: ReadonlyMap<string, string>;
   /** The key store new wallets go to. */
   readonly keyStore: (typeof KEYSTORES)[number];
   /**
@@ -158,6 +160,7 @@ const schema = z.object({
   VAULT_DATA_DIR: z.string().min(1).default('./data'),
   VAULT_CHAINS: z.string().optional(),
   VAULT_CONFIG_FILE: z.string().optional(),
+  VAULT_GOVERNANCE_PINS: z.string().optional(),
   VAULT_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
@@ -323,6 +326,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     rpcUrls,
     rpcAllowHttp: e.VAULT_RPC_ALLOW_HTTP === 'true',
     addedChains,
+    governancePins: parseGovernancePins(e.VAULT_GOVERNANCE_PINS),
     keyStore: e.VAULT_KEYSTORE,
     awsKms,
     vaultTransit,
@@ -365,6 +369,22 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     webhookPollMs: e.VAULT_WEBHOOK_POLL_MS,
     version: e.VAULT_VERSION,
   };
+}
+
+/** `treasury:0x<64 hex>,ops:0x<64 hex>`: the genesis hash `wallet-vault governance set` printed for each vault. */
+export function parseGovernancePins(value: string | undefined): ReadonlyMap<string, string> {
+  const pins = new Map<string, string>();
+  for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const at = entry.lastIndexOf(':');
+    const vault = entry.slice(0, at);
+    const hash = entry.slice(at + 1).toLowerCase();
+    if (at <= 0 || !/^0x[0-9a-f]{64}$/.test(hash)) {
+      throw new ConfigError(`VAULT_GOVERNANCE_PINS: "${entry.slice(0, 100)}" must be vault-id:0x<64 hex>, as \`wallet-vault governance set\` printed it`);
+    }
+    if (pins.has(vault)) throw new ConfigError(`VAULT_GOVERNANCE_PINS: vault ${vault} is pinned twice`);
+    pins.set(vault, hash);
+  }
+  return pins;
 }
 
 /** `arbitrum:42161,base:8453`: names new to the service, ids no other chain has. */

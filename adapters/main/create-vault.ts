@@ -114,6 +114,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
       chains: [...CHAINS, ...(options.chains ?? []).map((c) => c.name)],
       chainIds: Object.fromEntries([...Object.entries(CHAIN_IDS), ...(options.chains ?? []).map((c) => [c.name, c.chainId] as const)].map(([name, id]) => [name, id.toString()])),
       authSecret: options.authSecret,
+      governancePins: new Map([...(options.governancePins ?? new Map<string, string>())].map(([vault, hash]) => [vault, hash.toLowerCase()])),
       authRefused: options.authRefused,
       version,
     }),

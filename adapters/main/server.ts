@@ -9,6 +9,7 @@ import { createHttpPipeline } from '../http/pipeline.js';
 import { httpDepsOf } from './vault-router.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
+import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { clusterMetricsExposition } from './cluster.js';
 import { ConfigError, type AppConfig } from './config.js';
@@ -70,6 +71,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     authRefused: metrics,
     webhookMetrics: metrics,
   });
+  await warnOfGovernance(vault, logger);
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;
   let deps: ReturnType<typeof httpDepsOf>;
   try {
@@ -153,4 +155,20 @@ async function openRateLimitRedis(config: AppConfig, logger: Logger) {
   return openRedis(config.redisUrl!, config.outboundTimeoutMs, logger).catch((error: unknown) => {
     throw error instanceof MissingDriverError ? new ConfigError(`${error.message} (VAULT_RATE_LIMIT_STORE is redis)`) : error;
   });
+}
+
+/**
+ * Verifies every governed and pinned vault once at start: a governed vault the configuration does not pin
+ * is a warning (a database writer could remove its governance: docs/governance.md says to pin it), one
+ * that does not verify an error (it signs nothing until repaired). Never stops the server: the other
+ * vaults go on.
+ */
+async function warnOfGovernance(vault: Awaited<ReturnType<typeof vaultFromConfig>>, logger: { warn(o: object, m?: string): void; error(o: object, m?: string): void }): Promise<void> {
+  try {
+    const health = await vault.container.get(GovernanceVerifier).checkAll();
+    for (const v of health.unpinned) logger.warn({ vault: v }, `vault ${v} is governed but VAULT_GOVERNANCE_PINS does not pin it: a database writer could remove its governance (wallet-vault governance show --vault ${v} prints the pin)`);
+    for (const u of health.unverified) logger.error({ vault: u.vault, problem: u.problem }, `vault ${u.vault}'s governance does not verify; it signs nothing: ${u.problem}`);
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'governance could not be checked at start');
+  }
 }

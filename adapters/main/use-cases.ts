@@ -9,6 +9,9 @@ import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import { Governance } from '../../src/application/governance.use-case.js';
+import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
+import type { GovernanceStore } from '../../src/ports/governance-store.port.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
@@ -63,6 +66,8 @@ export interface UseCaseSettings {
   readonly authRefused?: RefusedAuthObserver;
   /** What `GET …/status` reports. */
   readonly version: string;
+  /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash, from outside the database (docs/governance.md). */
+  readonly governancePins?: ReadonlyMap<string, string>;
 }
 
 /** The ports, each resolved from the container when a use case first reads it. */
@@ -80,6 +85,9 @@ interface Ports {
   readonly signCounter: SignCounter | undefined;
   readonly approvals: ApprovalStore | undefined;
   readonly webhooks: WebhookOutbox | undefined;
+  readonly governance: GovernanceStore | undefined;
+  /** Proves governed vaults' states (and applies what their quorum made effective). */
+  readonly verifier: GovernanceVerifier;
   readonly deploymentId: string | null;
   readonly policyCache: PolicyCache;
   /** The one policy decision (and limits) every signature passes. */
@@ -209,7 +217,14 @@ export const USE_CASES = {
   /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */
   managePolicies: entry(
     ManagePolicies,
-    (p, s) => new ManagePolicies(p.repo, p.policies, p.clock, p.audit, (vaultId) => p.policyCache.invalidate(vaultId), s.chains, chainDirectory(s.chainIds)),
+    (p, s) =>
+      new ManagePolicies(p.repo, p.policies, p.clock, p.audit, (vaultId) => p.policyCache.invalidate(vaultId), s.chains, chainDirectory(s.chainIds), p.resolve(Governance)),
+  ),
+  /** Governance of a vault's changes (docs/governance.md): genesis, proposals and their signed votes, freezes. */
+  governance: entry(
+    Governance,
+    (p, s) =>
+      new Governance({ vaults: p.repo, store: p.governance, verifier: p.verifier, cache: p.policyCache, clock: p.clock, ids: p.ids, auditLog: p.audit, pins: s.governancePins ?? new Map() }),
   ),
   /** The audit trail, filtered and paged. */
   listAuditRecords: entry(ListAuditRecords, (p) => new ListAuditRecords(p.audit, p.repo)),
@@ -278,6 +293,12 @@ function portsOf(ctx: Resolver): Ports {
     get webhooks() {
       return port<WebhookOutbox | undefined>(PORT_TOKENS.WEBHOOK_OUTBOX);
     },
+    get governance() {
+      return port<GovernanceStore | undefined>(PORT_TOKENS.GOVERNANCE_STORE);
+    },
+    get verifier() {
+      return ctx.get(GovernanceVerifier);
+    },
     get deploymentId() {
       return port<string | null>(PORT_TOKENS.DEPLOYMENT_ID);
     },
@@ -308,7 +329,22 @@ function portsOf(ctx: Resolver): Ports {
  */
 export function useCasesModule(settings: UseCaseSettings): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(PolicyCache).toDynamicValue((ctx) => new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), chainDirectory(settings.chainIds)));
+    bind(GovernanceVerifier).toDynamicValue(
+      (ctx) =>
+        new GovernanceVerifier({
+          store: ctx.get(PORT_TOKENS.GOVERNANCE_STORE),
+          policies: ctx.get(PORT_TOKENS.POLICY_REPOSITORY),
+          payloads: ctx.get(PORT_TOKENS.STANDARD_PAYLOADS),
+          clock: ctx.get(PORT_TOKENS.CLOCK),
+          auditLog: ctx.get(PORT_TOKENS.AUDIT_LOG),
+          pins: settings.governancePins ?? new Map(),
+          chains: chainDirectory(settings.chainIds),
+        }),
+    );
+    bind(PolicyCache).toDynamicValue((ctx) => {
+      const store = ctx.get<GovernanceStore | undefined>(PORT_TOKENS.GOVERNANCE_STORE);
+      return new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), chainDirectory(settings.chainIds), undefined, ctx.get(GovernanceVerifier), store);
+    });
     bind(SignPolicyGate).toDynamicValue((ctx) => {
       const ports = portsOf(ctx as Resolver);
       return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter });

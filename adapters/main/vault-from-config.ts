@@ -59,6 +59,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
   return createVault({
     defaultKeyStore: overrides.keyStores !== undefined ? overrides.defaultKeyStore : keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
+    governancePins: config.governancePins,
     rpcUrls: config.rpcUrls,
     rpcAllowHttp: config.rpcAllowHttp,
     chains: config.addedChains,

@@ -31,6 +31,11 @@ export interface VaultOptions {
   /** Shared secret for `X-Vault-Auth-Signature` (at least 32 characters); absent: the header is refused. */
   readonly authSecret?: string;
   /**
+   * Each governed vault's genesis hash (VAULT_GOVERNANCE_PINS, docs/governance.md): a pinned vault whose
+   * genesis in the database differs, or is missing, signs nothing (GOVERNANCE_UNVERIFIED).
+   */
+  readonly governancePins?: ReadonlyMap<string, string>;
+  /**
    * JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of
    * `chains`), or several per chain (an array): each is asked, and they must agree on uniq and signer.
    * Plain http is refused off loopback unless `rpcAllowHttp`.
@@ -150,6 +155,7 @@ const schema = z
     keyStores: z.array(keyStoreSchema).optional(),
     defaultKeyStore: z.string().min(1).optional(),
     authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+    governancePins: z.map(z.string().min(1), z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex digits')).optional(),
     rpcUrls: z.record(z.string(), z.union([z.string(), z.array(z.string())], { error: 'must be a URL or an array of URLs' })).optional(),
     rpcAllowHttp: z.boolean().optional(),
     chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),

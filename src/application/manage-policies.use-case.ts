@@ -38,7 +38,22 @@ export class ManagePolicies {
     private readonly chains: readonly string[] = CHAINS,
     /** Their chain ids, for reading stored lists as a document. */
     private readonly chainIds: ChainDirectory = { idOf: () => null, nameOf: () => null },
+    /** A governed vault's change becomes a proposal (governance.use-case.ts); absent: every vault is edited directly. */
+    private readonly governance?: PolicyProposer,
   ) {}
+
+  /**
+   * Runs an edit: on a governed vault `save` does not write the policy, it stores a proposal of the
+   * edited state and ends the edit there, which then answers `{ proposal }` instead of the policy.
+   */
+  private async edit<T>(work: () => Promise<T>): Promise<T | Proposed> {
+    try {
+      return await work();
+    } catch (signal) {
+      if (signal instanceof ProposalMade) return { proposal: signal.proposal };
+      throw signal;
+    }
+  }
 
   /** The policy as stored: a document, or the lists of an earlier release (`policies show` prints either). */
   async show(vaultId: string): Promise<StoredPolicy | null> {
@@ -55,11 +70,13 @@ export class ManagePolicies {
    * Replaces the vault's policy with a whole document (`policies apply`), validated first: a bad
    * document changes nothing and is refused naming its first wrong field.
    */
-  async apply(vaultId: string, raw: unknown): Promise<PolicyDocument> {
-    const document = parsePolicyDocument(raw, { chains: this.chains });
-    await requireVault(this.repository, vaultId);
-    await this.save(vaultId, document);
-    return document;
+  async apply(vaultId: string, raw: unknown): Promise<PolicyDocument | Proposed> {
+    return this.edit(async () => {
+      const document = parsePolicyDocument(raw, { chains: this.chains });
+      await requireVault(this.repository, vaultId);
+      await this.save(vaultId, document);
+      return document;
+    });
   }
 
   /**
@@ -79,18 +96,20 @@ export class ManagePolicies {
     return document;
   }
 
-  async set(vaultId: string, input: SignPolicyInput): Promise<StoredPolicy> {
-    const lists = parseSignPolicy(input, this.chains);
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withLists(current, lists, this.chainIds));
-    const policy: SignPolicy = {
-      ...lists,
-      ...(current?.rules && { rules: current.rules }),
-      ...(current?.limits && { limits: current.limits }),
-      ...(current?.approvals && { approvals: current.approvals }),
-    };
-    await this.save(vaultId, policy);
-    return policy;
+  async set(vaultId: string, input: SignPolicyInput): Promise<StoredPolicy | Proposed> {
+    return this.edit(async () => {
+      const lists = parseSignPolicy(input, this.chains);
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withLists(current, lists, this.chainIds));
+      const policy: SignPolicy = {
+        ...lists,
+        ...(current?.rules && { rules: current.rules }),
+        ...(current?.limits && { limits: current.limits }),
+        ...(current?.approvals && { approvals: current.approvals }),
+      };
+      await this.save(vaultId, policy);
+      return policy;
+    });
   }
 
   /**
@@ -98,76 +117,86 @@ export class ManagePolicies {
    * Read, then written: two operators adding rules to one vault at the same instant can lose one change
    * (each is in the audit trail, and `policies show` says what holds).
    */
-  async addRules(vaultId: string, input: ArgumentRuleInput): Promise<StoredPolicy> {
-    const added = parseArgumentRules(input);
-    refuseUntypedIntegers(added);
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withArgumentDenies(current, added));
-    const policy: SignPolicy = { ...current, rules: withArgumentRules(current?.rules, added) };
-    await this.save(vaultId, policy);
-    return policy;
+  async addRules(vaultId: string, input: ArgumentRuleInput): Promise<StoredPolicy | Proposed> {
+    return this.edit(async () => {
+      const added = parseArgumentRules(input);
+      refuseUntypedIntegers(added);
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withArgumentDenies(current, added));
+      const policy: SignPolicy = { ...current, rules: withArgumentRules(current?.rules, added) };
+      await this.save(vaultId, policy);
+      return policy;
+    });
   }
 
   /**
    * Removes the rules of a function (named by selector or text, whichever way the rules were added), or
    * of one of its arguments; all rules without a function. Removing nothing changes and records nothing.
    */
-  async removeRules(vaultId: string, target: { function?: string; arg?: string }): Promise<{ removed: number; policy: StoredPolicy | null }> {
-    if (target.function === undefined && target.arg !== undefined) throw invalidArgument('arg: name the function too');
-    const matches = target.function === undefined ? null : ruleMatcher(target.function, target.arg);
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutArgumentDenies(current, matches));
-    const kept = (current?.rules ?? []).filter((rule) => matches !== null && !matches(rule));
-    const removed = (current?.rules?.length ?? 0) - kept.length;
-    if (removed === 0) return { removed, policy: current };
-    const { rules: _dropped, ...rest } = current!;
-    return { removed, policy: await this.saveWith(vaultId, rest, 'rules', kept) };
+  async removeRules(vaultId: string, target: { function?: string; arg?: string }): Promise<{ removed: number; policy: StoredPolicy | null } | Proposed> {
+    return this.edit(async () => {
+      if (target.function === undefined && target.arg !== undefined) throw invalidArgument('arg: name the function too');
+      const matches = target.function === undefined ? null : ruleMatcher(target.function, target.arg);
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutArgumentDenies(current, matches));
+      const kept = (current?.rules ?? []).filter((rule) => matches !== null && !matches(rule));
+      const removed = (current?.rules?.length ?? 0) - kept.length;
+      if (removed === 0) return { removed, policy: current };
+      const { rules: _dropped, ...rest } = current!;
+      return { removed, policy: await this.saveWith(vaultId, rest, 'rules', kept) };
+    });
   }
 
   /**
    * Adds a limit per window; one of the same scope, target and window is replaced (its count goes on).
    * Read, then written, as addRules.
    */
-  async addLimit(vaultId: string, input: SignLimitInput): Promise<StoredPolicy> {
-    const limit = parseSignLimit(input);
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withLegacyLimit(current, limit));
-    const policy: SignPolicy = { ...current, limits: withSignLimit(current?.limits, limit) };
-    await this.save(vaultId, policy);
-    return policy;
+  async addLimit(vaultId: string, input: SignLimitInput): Promise<StoredPolicy | Proposed> {
+    return this.edit(async () => {
+      const limit = parseSignLimit(input);
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) return this.saveDocument(vaultId, withLegacyLimit(current, limit));
+      const policy: SignPolicy = { ...current, limits: withSignLimit(current?.limits, limit) };
+      await this.save(vaultId, policy);
+      return policy;
+    });
   }
 
   /**
    * Removes the limits of one scope and target (`{ each: 'wallet' }`, `{ wallet: '0x…' }`, …), every
    * window; all limits when `target` is null. Removing nothing changes and records nothing.
    */
-  async removeLimits(vaultId: string, target: Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'> | null): Promise<{ removed: number; policy: StoredPolicy | null }> {
-    const named = target === null ? null : parseLimitTarget(target);
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutLegacyLimits(current, named));
-    const kept = (current?.limits ?? []).filter((limit) => named !== null && !sameTarget(limit, named));
-    const removed = (current?.limits?.length ?? 0) - kept.length;
-    if (removed === 0) return { removed, policy: current };
-    const { limits: _dropped, ...rest } = current!;
-    return { removed, policy: await this.saveWith(vaultId, rest, 'limits', kept) };
+  async removeLimits(vaultId: string, target: Pick<SignLimitInput, 'each' | 'wallet' | 'contract' | 'function'> | null): Promise<{ removed: number; policy: StoredPolicy | null } | Proposed> {
+    return this.edit(async () => {
+      const named = target === null ? null : parseLimitTarget(target);
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutLegacyLimits(current, named));
+      const kept = (current?.limits ?? []).filter((limit) => named !== null && !sameTarget(limit, named));
+      const removed = (current?.limits?.length ?? 0) - kept.length;
+      if (removed === 0) return { removed, policy: current };
+      const { limits: _dropped, ...rest } = current!;
+      return { removed, policy: await this.saveWith(vaultId, rest, 'limits', kept) };
+    });
   }
 
   /**
    * Adds an approval rule (approval-rules.ts): signs it matches are held until its quorum approves them.
    * On a document, it holds within each allow rule (legacy-edits.ts). Read, then written, as addRules.
    */
-  async addApprovalRule(vaultId: string, input: ApprovalRuleInput): Promise<{ rule: ApprovalRule; policy: StoredPolicy }> {
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) {
-      const rule: ApprovalRule = { ...parseApprovalRule(input, this.chains), id: nextApprovalId(current) };
+  async addApprovalRule(vaultId: string, input: ApprovalRuleInput): Promise<{ rule: ApprovalRule; policy: StoredPolicy } | Proposed> {
+    return this.edit(async () => {
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) {
+        const rule: ApprovalRule = { ...parseApprovalRule(input, this.chains), id: nextApprovalId(current) };
+        if (rule.bound !== undefined) refuseUntypedIntegers([rule.bound]);
+        return { rule, policy: await this.saveDocument(vaultId, withApprovalHolds(current, rule, this.chainIds)) };
+      }
+      const rule = parseApprovalRule(input, this.chains, current?.approvals);
       if (rule.bound !== undefined) refuseUntypedIntegers([rule.bound]);
-      return { rule, policy: await this.saveDocument(vaultId, withApprovalHolds(current, rule, this.chainIds)) };
-    }
-    const rule = parseApprovalRule(input, this.chains, current?.approvals);
-    if (rule.bound !== undefined) refuseUntypedIntegers([rule.bound]);
-    const policy: SignPolicy = { ...current, approvals: withApprovalRule(current?.approvals, rule) };
-    await this.save(vaultId, policy);
-    return { rule, policy };
+      const policy: SignPolicy = { ...current, approvals: withApprovalRule(current?.approvals, rule) };
+      await this.save(vaultId, policy);
+      return { rule, policy };
+    });
   }
 
   /**
@@ -175,14 +204,16 @@ export class ManagePolicies {
    * when `id` is null. Signs already held stay held by the rule they matched (an approval keeps its own
    * quorum). Removing nothing records nothing.
    */
-  async removeApprovalRules(vaultId: string, id: string | null): Promise<{ removed: number; policy: StoredPolicy | null }> {
-    const current = await this.stored(vaultId);
-    if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutApprovalHolds(current, id === null ? null : id.trim()));
-    const kept = (current?.approvals ?? []).filter((rule) => id !== null && rule.id !== id.trim());
-    const removed = (current?.approvals?.length ?? 0) - kept.length;
-    if (removed === 0) return { removed, policy: current };
-    const { approvals: _dropped, ...rest } = current!;
-    return { removed, policy: await this.saveWith(vaultId, rest, 'approvals', kept) };
+  async removeApprovalRules(vaultId: string, id: string | null): Promise<{ removed: number; policy: StoredPolicy | null } | Proposed> {
+    return this.edit(async () => {
+      const current = await this.stored(vaultId);
+      if (current !== null && isPolicyDocument(current)) return this.saveEdit(vaultId, current, withoutApprovalHolds(current, id === null ? null : id.trim()));
+      const kept = (current?.approvals ?? []).filter((rule) => id !== null && rule.id !== id.trim());
+      const removed = (current?.approvals?.length ?? 0) - kept.length;
+      if (removed === 0) return { removed, policy: current };
+      const { approvals: _dropped, ...rest } = current!;
+      return { removed, policy: await this.saveWith(vaultId, rest, 'approvals', kept) };
+    });
   }
 
   /** A removal from a document: saved when it removed something (the document stays, even with no rule left). */
@@ -199,14 +230,18 @@ export class ManagePolicies {
   }
 
   /** Removing a policy that does not exist changes nothing and records nothing. */
-  async clear(vaultId: string): Promise<{ cleared: boolean }> {
-    await requireVault(this.repository, vaultId);
-    if ((await this.policies.find(vaultId)) === null) return { cleared: false };
-    await this.save(vaultId, null);
-    return { cleared: true };
+  async clear(vaultId: string): Promise<{ cleared: boolean } | Proposed> {
+    return this.edit(async () => {
+      await requireVault(this.repository, vaultId);
+      if ((await this.policies.find(vaultId)) === null) return { cleared: false };
+      await this.save(vaultId, null);
+      return { cleared: true };
+    });
   }
 
   private async save(vaultId: string, policy: StoredPolicy | null): Promise<void> {
+    const proposal = await this.governance?.proposePolicy(vaultId, documentOf(policy, this.chainIds), OPERATOR);
+    if (proposal) throw new ProposalMade(proposal);
     const now = this.clock.now();
     await this.policies.save(vaultId, policy, now);
     this.onChange(vaultId);
@@ -237,6 +272,23 @@ export class ManagePolicies {
       ...standardPolicyDetails(policy),
     });
   }
+}
+
+/** What an edit of a governed vault answers: the proposal it made (`governance proposals approve` puts it in force). */
+export interface Proposed {
+  readonly proposal: { readonly id: string; readonly documentHash: string };
+}
+
+export const isProposed = (result: unknown): result is Proposed => typeof result === 'object' && result !== null && 'proposal' in result;
+
+/** Makes a proposal of a governed vault's new policy; null when the vault is not governed (the edit is then written). */
+export interface PolicyProposer {
+  proposePolicy(vaultId: string, policy: PolicyDocument | null, actor: string): Promise<Proposed['proposal'] | null>;
+}
+
+/** Ends an edit of a governed vault at its proposal (caught by ManagePolicies.edit, never seen outside it). */
+class ProposalMade {
+  constructor(readonly proposal: Proposed['proposal']) {}
 }
 
 /**

@@ -1,44 +1,65 @@
-import { documentFromLegacy } from '../domain/policy/legacy-policy.js';
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import type { ChainDirectory } from '../domain/policy/sign-intent.js';
+import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.port.js';
-import { isPolicyDocument, type PolicyRepository, type StoredPolicy } from '../ports/policy-repository.port.js';
+import type { FreezeCount } from '../ports/governance-store.port.js';
+import type { PolicyRepository } from '../ports/policy-repository.port.js';
+import { documentOf, governanceUnverified, type GovernanceVerifier, type VaultPolicyState } from './governance-verifier.js';
 import { TtlCache } from './ttl-cache.js';
+
+export { documentOf };
 
 /** How long a policy read is reused: a change made elsewhere (the CLI, another instance) applies within this. */
 export const POLICY_CACHE_TTL_MS = 5_000;
 const MAX_VAULTS = 10_000;
 
-/** The document a stored policy decides as: itself, or the one an earlier release's allow-lists migrate to. */
-export function documentOf(stored: StoredPolicy | null, chains: ChainDirectory): PolicyDocument | null {
-  if (stored === null) return null;
-  return isPolicyDocument(stored) ? stored : documentFromLegacy(stored, chains);
+/** The freeze rows of a vault, read on every signature (never cached: a freeze holds on every instance at once). */
+export interface FreezeReader {
+  freezes(vaultId: string): Promise<FreezeCount>;
 }
 
 /**
  * Every signature reads its vault's policy document; this keeps each read (including "no policy") for a
  * few seconds, bounded in size, as the same object (the evaluator compiles a document once per object).
- * Changes made through this process invalidate their vault at once.
+ * Changes made through this process invalidate their vault at once. With a verifier, a governed vault's
+ * read is its verified state (governance-verifier.ts): one that does not verify refuses every signature
+ * (GOVERNANCE_UNVERIFIED). With a freeze reader, every `find` also counts the vault's freezes, uncached.
  */
 export class PolicyCache {
-  private readonly entries: TtlCache<string, PolicyDocument | null>;
+  private readonly entries: TtlCache<string, VaultPolicyState>;
 
   constructor(
     private readonly repository: PolicyRepository,
     private readonly clock: Clock,
     private readonly chains: ChainDirectory,
     ttlMs = POLICY_CACHE_TTL_MS,
+    private readonly verifier?: GovernanceVerifier,
+    private readonly freezes?: FreezeReader,
   ) {
     this.entries = new TtlCache(ttlMs, MAX_VAULTS);
   }
 
+  /** The document every signature of the vault is decided with: verified, and the vault not frozen (else thrown). */
   async find(vaultId: string): Promise<PolicyDocument | null> {
+    const state = await this.state(vaultId);
+    if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
+    if (this.freezes !== undefined) {
+      const count = await this.freezes.freezes(vaultId);
+      // A governed vault lifts a freeze only by a signed state; an ungoverned one by `unfreeze` (rows marked lifted).
+      const lifted = state.governed === null ? count.lifted : state.governed.head.liftedFreezes;
+      if (count.frozen > lifted) throw new DomainError(ErrorCode.VAULT_FROZEN, `vault ${vaultId} is frozen: it signs nothing until the freeze is lifted (docs/governance.md)`);
+    }
+    return state.document;
+  }
+
+  /** The vault's state as read (cached), verified when governed. */
+  async state(vaultId: string): Promise<VaultPolicyState> {
     const now = this.clock.now().getTime();
     const hit = this.entries.get(vaultId, now);
     if (hit) return hit.value;
-    const document = documentOf(await this.repository.find(vaultId), this.chains);
-    this.entries.set(vaultId, document, now);
-    return document;
+    const state = this.verifier ? await this.verifier.load(vaultId) : { document: documentOf(await this.repository.find(vaultId), this.chains), governed: null, problem: null };
+    this.entries.set(vaultId, state, now);
+    return state;
   }
 
   invalidate(vaultId: string): void {

@@ -46,6 +46,16 @@ export const ErrorCode = {
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
+  // Signed decisions (issue 35, docs/governance.md).
+  /** A vote's signature is missing, malformed, or not of an approver the vote needs. */
+  APPROVAL_SIGNATURE_INVALID: 'APPROVAL_SIGNATURE_INVALID',
+  /** A governed vault whose state in force does not verify (pin, chain of signed changes, policy row): it signs nothing. */
+  GOVERNANCE_UNVERIFIED: 'GOVERNANCE_UNVERIFIED',
+  /** The vault is frozen (`wallet-vault freeze`): it signs nothing until the freeze is lifted. */
+  VAULT_FROZEN: 'VAULT_FROZEN',
+  PROPOSAL_NOT_FOUND: 'PROPOSAL_NOT_FOUND',
+  /** The proposal is applied, rejected or superseded: it takes no more votes. */
+  PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -25,6 +25,15 @@ export const AUDIT_ACTIONS = [
   'approval.requested',
   'approval.voted',
   'approval.decided',
+  // Governance (issue 35, docs/governance.md): a vault made governed, proposals, their signed votes, what
+  // was applied, a state that did not verify; freezes and their lifting.
+  'governance.set',
+  'governance.proposed',
+  'governance.voted',
+  'governance.applied',
+  'governance.unverified',
+  'vault.frozen',
+  'vault.unfrozen',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,5 +1,6 @@
 import type { ApprovalStore } from './approval-store.port.js';
 import type { AuditAction, AuditLog } from './audit-log.port.js';
+import type { GovernanceStore } from './governance-store.port.js';
 import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
 import type { PolicyRepository } from './policy-repository.port.js';
@@ -46,6 +47,11 @@ export interface Persistence {
    * persistence written for an earlier release): no endpoint can be added and nothing is delivered.
    */
   readonly webhooks?: WebhookOutbox;
+  /**
+   * Governed vaults, their proposals and freezes (docs/governance.md). Absent (a persistence written for
+   * an earlier release): no vault can be governed or frozen, and every vault is read as ungoverned.
+   */
+  readonly governance?: GovernanceStore;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

@@ -29,4 +29,5 @@ export const PORT_TOKENS = {
   DEPLOYMENT_ID: Symbol.for('wallet-vault.DeploymentId'),
   /** The persistence's WebhookOutbox, or undefined when it has none. */
   WEBHOOK_OUTBOX: Symbol.for('wallet-vault.WebhookOutbox'),
+  GOVERNANCE_STORE: Symbol.for('wallet-vault.GovernanceStore'),
 } as const;

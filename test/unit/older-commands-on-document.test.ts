@@ -108,7 +108,7 @@ describe('policies approvals on a document', () => {
       ...DOCUMENT,
       rules: [...DOCUMENT.rules.filter((r) => r.id !== 'calls'), { id: 'go-small', effect: 'allow', kinds: ['call'], contracts: [CONTRACT], function: GO, where: [{ arg: 'amount', lte: '1000000' }] }],
     });
-    const { rule } = await world.vault.managePolicies.addApprovalRule(v.vaultId, { required: '2', function: 'go(uint256 x, (bytes32,bytes32,bytes32,uint8) sig)', arg: 'x', gt: '100' });
+    const { rule } = (await world.vault.managePolicies.addApprovalRule(v.vaultId, { required: '2', function: 'go(uint256 x, (bytes32,bytes32,bytes32,uint8) sig)', arg: 'x', gt: '100' })) as { rule: { id: string } };
     expect(rule.id).toBe('a1');
     expect(await v.dry('call', v.call('101'))).toBe('hold a1.go-small');
     expect(await v.dry('call', v.call('100'))).toBe('allow go-small');

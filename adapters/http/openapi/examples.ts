@@ -271,6 +271,11 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   KEYSTORE_UNAVAILABLE: 'key store local unavailable',
   DATABASE_UNAVAILABLE: 'database unavailable',
   INTERNAL: 'internal error (request id 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a61)',
+  APPROVAL_SIGNATURE_INVALID: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63: the signature is not a PolicyChange signature of an approver of vault treasury',
+  GOVERNANCE_UNVERIFIED: "vault treasury's governance does not verify, so it signs nothing: the policy row is not the policy of the state in force",
+  VAULT_FROZEN: 'vault treasury is frozen: it signs nothing until the freeze is lifted (docs/governance.md)',
+  PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',
+  PROPOSAL_CLOSED: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 is applied: it takes no more votes',
 };
 
 export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {

@@ -19,10 +19,16 @@ const ANY_REQUEST = [C.INVALID_ARGUMENT, C.REQUEST_TIMEOUT, C.HEADERS_TOO_LARGE,
 const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.FORBIDDEN_NETWORK, C.ROLE_REQUIRED, C.RATE_LIMITED, C.ROUTE_NOT_FOUND, C.DATABASE_UNAVAILABLE] as const;
 /** Routes that read a JSON body. */
 const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
+/**
+ * A vault whose signed governance does not verify (docs/governance.md) or that is frozen refuses every
+ * sign, wherever it is asked: the routes, a release, the dry run.
+ */
+const GOVERNED = [C.GOVERNANCE_UNVERIFIED, C.VAULT_FROZEN] as const;
 /** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
 // A limit counts every kind; a repeat of a held request (its Idempotency-Key) answers as Sign's does.
 const STANDARD_SIGN = [
   ...WITH_BODY,
+  ...GOVERNED,
   C.POLICY_DENIED,
   C.SIGN_LIMIT_REACHED,
   C.WALLET_NOT_FOUND,
@@ -42,6 +48,7 @@ export const ERROR_CODES_BY_OPERATION = {
   // A repeat of a held sign (its Idempotency-Key) answers the approval's end: rejected or expired.
   sign: [
     ...WITH_BODY,
+    ...GOVERNED,
     C.POLICY_DENIED,
     C.SIGN_LIMIT_REACHED,
     C.WALLET_NOT_FOUND,
@@ -67,13 +74,13 @@ export const ERROR_CODES_BY_OPERATION = {
   // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's,
   // but RPC_ANSWER_TOO_LARGE, listed here as the one operation whose calls can be refused with it (as data.code of a
   // JSON-RPC error inside the 200, never as an HTTP status: it is one call's refusal, the batch's others answered).
-  jsonRpc: [...WITH_BODY, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.RPC_ANSWER_TOO_LARGE],
+  jsonRpc: [...WITH_BODY, ...GOVERNED, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.RPC_ANSWER_TOO_LARGE],
   // The dry run reads the request as its route would (a call's uniq and signer from the chain): it refuses what that route refuses, never POLICY_DENIED (a deny is its answer).
-  evaluatePolicy: [...WITH_BODY, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE],
+  evaluatePolicy: [...WITH_BODY, ...GOVERNED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE],
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
-  approveApproval: [...IN_VAULT, ...VOTE, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
+  approveApproval: [...IN_VAULT, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
   rejectApproval: [...IN_VAULT, ...VOTE],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],

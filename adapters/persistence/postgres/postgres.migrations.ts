@@ -252,7 +252,45 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL,
      amount numeric(78, 0) NOT NULL
    );
-   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
+  // states with their signed votes, and freezes. One self-contained entry.
+  `CREATE TABLE vault_governance (
+     vault_id text COLLATE "C" PRIMARY KEY,
+     genesis_state text NOT NULL,
+     genesis_hash text NOT NULL,
+     head_hash text NOT NULL,
+     created timestamptz NOT NULL
+   );
+   CREATE TABLE governance_proposals (
+     id text COLLATE "C" PRIMARY KEY,
+     vault_id text COLLATE "C" NOT NULL,
+     state text NOT NULL,
+     document_hash text NOT NULL,
+     previous_hash text NOT NULL,
+     creator text NOT NULL,
+     created timestamptz NOT NULL,
+     status text NOT NULL,
+     decided timestamptz,
+     applied_seq integer
+   );
+   CREATE INDEX governance_proposals_by_vault ON governance_proposals (vault_id, created);
+   CREATE TABLE governance_votes (
+     proposal_id text COLLATE "C" NOT NULL,
+     address text NOT NULL,
+     decision text NOT NULL,
+     signature text NOT NULL,
+     created timestamptz NOT NULL,
+     PRIMARY KEY (proposal_id, address)
+   );
+   CREATE TABLE vault_freezes (
+     id text COLLATE "C" PRIMARY KEY,
+     vault_id text COLLATE "C" NOT NULL,
+     reason text,
+     actor text NOT NULL,
+     created timestamptz NOT NULL,
+     lifted timestamptz
+   );
+   CREATE INDEX vault_freezes_by_vault ON vault_freezes (vault_id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -358,13 +396,13 @@ async function inTransaction(client: pg.Client, work: () => Promise<void>): Prom
 }
 
 /**
- * Creates the configured schema if it is missing (asking first: CREATE SCHEMA IF NOT EXISTS needs the
+ * Creates the configured schema if it is missing (asking first: CREATE SCHEMA needs the
  * right to create schemas even when it exists) and answers the schema this session creates in.
  */
 async function enterSchema(client: pg.Client, db: MigrationTarget): Promise<string> {
   const wanted = db.config.schema;
   if (wanted !== undefined && !(await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [wanted])).rowCount) {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(wanted)}`);
+    await client.query(`CREATE SCHEMA ${client.escapeIdentifier(wanted)}`);
   }
   const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
   const schema = rows[0]?.schema;

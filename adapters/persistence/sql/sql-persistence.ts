@@ -4,6 +4,7 @@ import type { RequestRateStore } from '../../../src/ports/request-rate-store.por
 import { auditWatched } from './audit-watch.js';
 import { SqlApprovalStore } from './sql.approval-store.js';
 import { SqlAuditLog } from './sql.audit-log.js';
+import { SqlGovernanceStore } from './sql.governance-store.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
 import { SqlPolicyRepository } from './sql.policy-repository.js';
 import { SqlReplayGuard } from './sql.replay-guard.js';
@@ -38,6 +39,7 @@ export function sqlPersistence(database: SqlDatabase, parts: DialectParts): Pers
     signCounter: new SqlSignCounter(db),
     approvals: new SqlApprovalStore(db),
     webhooks: new SqlWebhookOutbox(db),
+    governance: new SqlGovernanceStore(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     watchAudit: watch,

@@ -250,7 +250,45 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL,
      amount TEXT NOT NULL
    );
-   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
+  // states with their signed votes, and freezes. One self-contained entry.
+  `CREATE TABLE IF NOT EXISTS vault_governance (
+     vault_id TEXT PRIMARY KEY,
+     genesis_state TEXT NOT NULL,
+     genesis_hash TEXT NOT NULL,
+     head_hash TEXT NOT NULL,
+     created INTEGER NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS governance_proposals (
+     id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL,
+     state TEXT NOT NULL,
+     document_hash TEXT NOT NULL,
+     previous_hash TEXT NOT NULL,
+     creator TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     decided INTEGER,
+     applied_seq INTEGER
+   );
+   CREATE INDEX IF NOT EXISTS governance_proposals_by_vault ON governance_proposals (vault_id, created);
+   CREATE TABLE IF NOT EXISTS governance_votes (
+     proposal_id TEXT NOT NULL,
+     address TEXT NOT NULL,
+     decision TEXT NOT NULL,
+     signature TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     PRIMARY KEY (proposal_id, address)
+   );
+   CREATE TABLE IF NOT EXISTS vault_freezes (
+     id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL,
+     reason TEXT,
+     actor TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     lifted INTEGER
+   );
+   CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
 ];
 
 /**

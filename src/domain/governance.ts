@@ -1,0 +1,126 @@
+import { parseAddress } from './address.js';
+import { invalidArgument } from './errors.js';
+import { keccak256 } from './keccak.js';
+import type { PolicyDocument } from './policy/policy-document.js';
+import { describeWindow } from './sign-limits.js';
+
+/**
+ * A governed vault's state (docs/governance.md): everything a quorum of approvers decides, as one
+ * canonical JSON document whose keccak256 is what they sign (`PolicyChange.document`). Each state names
+ * the hash of the one it replaces (`previous`), so the states in force form a chain from the genesis,
+ * whose hash the configuration pins outside the database. Fields are only ever added (webhooks and API
+ * key roles will join): a field absent from a state is "not governed yet", never "empty".
+ */
+export interface GovernedState {
+  readonly version: 1;
+  readonly vault: string;
+  /** The hash of the state this one replaces; null for the genesis. */
+  readonly previous: string | null;
+  /** The vault's policy document; null: no policy. */
+  readonly policy: PolicyDocument | null;
+  readonly governance: GovernanceSettings;
+  /** Freezes lifted so far: the vault is frozen while it has more freeze rows than this. */
+  readonly liftedFreezes: number;
+}
+
+export interface GovernanceSettings {
+  /** Signatures a change needs (M). */
+  readonly required: number;
+  /** The approvers' addresses, EIP-55, sorted: the only keys whose PolicyChange signatures count. */
+  readonly approvers: readonly string[];
+  /** How long a change waits after its M-th signature (`0s`, `1h`, at most `31d`). */
+  readonly delay: string;
+}
+
+export const GOVERNED_STATE_VERSION = 1;
+const MAX_APPROVERS = 20;
+const DELAY = /^(0|[1-9][0-9]{0,8})(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MAX_DELAY_MS = 31 * UNIT_MS.d;
+
+/** `0s`, `90s`, `1h`, `2d` in milliseconds (0 allowed: a change then applies at its M-th signature). */
+export function delayMs(text: string): number {
+  const match = DELAY.exec(text.trim());
+  if (match === null) throw invalidArgument(`delay: ${JSON.stringify(text)} is not a whole number and a unit (s, m, h, d), such as 1h or 0s`);
+  const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+  if (ms > MAX_DELAY_MS) throw invalidArgument(`delay: ${text} is longer than 31d`);
+  return ms;
+}
+
+/** The settings as given (`--required 2 --approvers 0xA,0xB,0xC --delay 1h`), checked: M within 1..approvers, addresses distinct. */
+export function parseGovernanceSettings(input: { required: unknown; approvers: unknown; delay?: unknown }): GovernanceSettings {
+  const { required, approvers, delay = '0s' } = input;
+  if (!Array.isArray(approvers) || approvers.length === 0) throw invalidArgument('approvers: at least one address');
+  if (approvers.length > MAX_APPROVERS) throw invalidArgument(`approvers: at most ${MAX_APPROVERS}`);
+  const addresses = approvers.map((a, i) => parseAddress(typeof a === 'string' ? a.trim() : a, `approvers[${i}]`));
+  const sorted = [...new Set(addresses)].sort();
+  if (sorted.length !== addresses.length) throw invalidArgument('approvers: an address is given twice');
+  if (typeof required !== 'number' || !Number.isInteger(required) || required < 1) throw invalidArgument('required: a whole number of at least 1');
+  if (required > sorted.length) throw invalidArgument(`required: ${required} is more than the ${sorted.length} approver(s) given`);
+  if (typeof delay !== 'string') throw invalidArgument('delay: a duration such as 1h');
+  const ms = delayMs(delay);
+  return { required, approvers: sorted, delay: ms === 0 ? '0s' : describeWindow(ms) };
+}
+
+/** Sorted keys, no whitespace, no undefined: one text per value, so one hash. */
+export function canonicalStateJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalStateJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalStateJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The state's hash: keccak256 of its canonical JSON (UTF-8), 0x-prefixed lower-case hex. */
+export function stateHash(state: GovernedState | string): string {
+  const text = typeof state === 'string' ? state : canonicalStateJson(state);
+  return `0x${keccak256(Buffer.from(text, 'utf8')).toString('hex')}`;
+}
+
+/** A stored state's text read back; anything but a state of this vault is refused (the chain check names it). */
+export function readState(text: string, vaultId: string): GovernedState {
+  const state = JSON.parse(text) as GovernedState;
+  if (state === null || typeof state !== 'object' || state.version !== GOVERNED_STATE_VERSION) throw new Error('not a governed state of version 1');
+  if (state.vault !== vaultId) throw new Error(`a state of vault ${JSON.stringify(state.vault)}`);
+  const g = state.governance;
+  if (!g || !Array.isArray(g.approvers) || !Number.isInteger(g.required) || g.required < 1 || g.required > g.approvers.length) throw new Error('governance settings out of range');
+  if (!Number.isInteger(state.liftedFreezes) || state.liftedFreezes < 0) throw new Error('liftedFreezes is not a whole number');
+  return state;
+}
+
+/** What a change does, readable: rules and limits added, removed or changed (by id), approver set and quorum. */
+export interface StateDiff {
+  readonly policy: { readonly added: string[]; readonly removed: string[]; readonly changed: string[]; readonly replaced?: 'set' | 'removed' };
+  readonly governance: { readonly approversAdded: string[]; readonly approversRemoved: string[]; readonly required?: { from: number; to: number }; readonly delay?: { from: string; to: string } };
+  readonly liftedFreezes?: { from: number; to: number };
+}
+
+export function diffStates(before: GovernedState, after: GovernedState): StateDiff {
+  const entries = (p: PolicyDocument | null) =>
+    new Map<string, string>([...(p?.rules ?? []).map((r) => [`rule ${r.id}`, canonicalStateJson(r)] as const), ...(p?.limits ?? []).map((l) => [`limit ${l.id}`, canonicalStateJson(l)] as const)]);
+  const was = entries(before.policy);
+  const now = entries(after.policy);
+  const added = [...now.keys()].filter((k) => !was.has(k));
+  const removed = [...was.keys()].filter((k) => !now.has(k));
+  const changed = [...now.keys()].filter((k) => was.has(k) && was.get(k) !== now.get(k));
+  const replaced = before.policy === null && after.policy !== null ? 'set' : before.policy !== null && after.policy === null ? 'removed' : undefined;
+  // Anything else of the document (uniqs, trustRpcUniq, ...) that differs: named as a change of the document.
+  const rest = (p: PolicyDocument | null) => (p === null ? 'null' : canonicalStateJson({ ...p, rules: [], limits: [] }));
+  if (replaced === undefined && rest(before.policy) !== rest(after.policy)) changed.push('document settings');
+  const b = before.governance;
+  const a = after.governance;
+  return {
+    policy: { added, removed, changed, ...(replaced ? { replaced } : {}) },
+    governance: {
+      approversAdded: a.approvers.filter((x) => !b.approvers.includes(x)),
+      approversRemoved: b.approvers.filter((x) => !a.approvers.includes(x)),
+      ...(a.required !== b.required ? { required: { from: b.required, to: a.required } } : {}),
+      ...(a.delay !== b.delay ? { delay: { from: b.delay, to: a.delay } } : {}),
+    },
+    ...(after.liftedFreezes !== before.liftedFreezes ? { liftedFreezes: { from: before.liftedFreezes, to: after.liftedFreezes } } : {}),
+  };
+}

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Vault } from '../../lib/index.js';
+import { PolicyCache } from '../../src/application/policy-cache.js';
+import { POSTGRES_AVAILABLE } from '../support/postgres.js';
+import { MovableClock } from '../support/movable-clock.js';
+import { DOCUMENT, ethersApprover, openStore, viemApprover, WIDER, type Approver, type Dialect, type Store } from './support.js';
+
+const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/*
+ * Governance (docs/governance.md) on each database: a governed vault's change is a proposal that takes
+ * effect only with M signatures of its approvers and its delay; what is in force is verified at load, and
+ * each attack by raw SQL either counts for nothing or stops the vault's signing with GOVERNANCE_UNVERIFIED.
+ */
+describe.each(DIALECTS)('governance on %s', (dialect) => {
+  let store: Store;
+  let vault: Vault;
+  const clock = new MovableClock();
+  clock.freeze();
+  const approvers: Approver[] = [ethersApprover(), viemApprover(), ethersApprover()];
+  const outsider = ethersApprover();
+
+  beforeAll(async () => {
+    store = await openStore(dialect);
+    vault = await store.open({ clock });
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  const cache = () => vault.container.get(PolicyCache);
+  /** What the sign path is given (or the refusal it throws), after this process's cached copy is dropped. */
+  const inForce = async (vaultId: string) => {
+    cache().invalidate(vaultId);
+    return cache().find(vaultId);
+  };
+  const refusal = (vaultId: string) => inForce(vaultId).then(() => null, (e: { code: string; message: string }) => e);
+  const trail = async (vaultId: string, action: string) => (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === action);
+
+  /** A vault governed 2-of-3 (delay as given), its policy DOCUMENT. */
+  const governed = async (name: string, delay = '0s') => {
+    const { id: vaultId } = await vault.manageVaults.create({ name });
+    await vault.managePolicies.apply(vaultId, DOCUMENT);
+    const set = await vault.governance.set(vaultId, { required: 2, approvers: approvers.map((a) => a.address), delay }, 'operator');
+    if (!('genesis' in set)) throw new Error('expected a genesis');
+    return { vaultId, genesis: set.genesis.hash, pin: set.genesis.pin };
+  };
+  const approve = async (vaultId: string, id: string, who: Approver) => {
+    const view = await vault.governance.get(vaultId, id);
+    return vault.governance.vote(vaultId, id, 'approve', await who.sign(view.typedData), 'operator');
+  };
+
+  it('genesis: the state in force is the policy and the approvers; the pin line names its hash; --required above the approvers is refused', async () => {
+    const { vaultId, genesis, pin } = await governed('genesis');
+    expect(pin).toBe(`VAULT_GOVERNANCE_PINS=${vaultId}:${genesis}`);
+    expect(genesis).toMatch(/^0x[0-9a-f]{64}$/);
+    const shown = await vault.governance.show(vaultId);
+    expect(shown).toMatchObject({ governed: true, hash: genesis, pinned: false, problem: null });
+    expect(shown.state!.governance.approvers).toEqual(approvers.map((a) => a.address).sort());
+    expect(await inForce(vaultId)).toMatchObject({ rules: [{ id: 'messages' }] });
+    expect(await trail(vaultId, 'governance.set')).toHaveLength(1);
+    const { id: other } = await vault.manageVaults.create({ name: 'too-many' });
+    await expect(vault.governance.set(other, { required: 4, approvers: approvers.map((a) => a.address) }, 'operator')).rejects.toThrow(/required: 4 is more than the 3/);
+  });
+
+  it('a policy edit is a proposal: in force with 2 signatures (ethers and viem) and its delay, moved by the clock; 1 is not enough', async () => {
+    const { vaultId, genesis } = await governed('proposal', '1h');
+    const made = await vault.managePolicies.apply(vaultId, WIDER);
+    expect(made).toEqual({ proposal: { id: expect.any(String), documentHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
+    const { id } = (made as { proposal: { id: string } }).proposal;
+    const view = await vault.governance.get(vaultId, id);
+    expect(view.diff.policy.added).toEqual(['rule typed']);
+    expect(view.typedData.message).toEqual({ vault: vaultId, proposal: id, document: view.documentHash });
+    expect(await inForce(vaultId)).toMatchObject({ rules: [{ id: 'messages' }] });
+
+    await approve(vaultId, id, approvers[0]!);
+    clock.advance(2 * 3_600_000);
+    expect((await inForce(vaultId))!.rules).toHaveLength(1);
+    // A signature of someone else, and a second one by the same approver, count for nothing.
+    await expect(approve(vaultId, id, outsider)).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID' });
+    await expect(approve(vaultId, id, approvers[0]!)).rejects.toMatchObject({ code: 'APPROVAL_ALREADY_VOTED' });
+    await expect(vault.governance.vote(vaultId, id, 'approve', '0x1234', 'operator')).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID' });
+
+    const second = await approve(vaultId, id, approvers[1]!); // viem
+    expect(second.approvals).toHaveLength(2);
+    expect(second.status).toBe('pending');
+    clock.advance(3_600_000 - 1);
+    expect((await inForce(vaultId))!.rules).toHaveLength(1);
+    clock.advance(1);
+    expect((await inForce(vaultId))!.rules.map((r) => r.id)).toEqual(['messages', 'typed']);
+    expect((await vault.governance.get(vaultId, id)).status).toBe('applied');
+    expect((await vault.governance.show(vaultId)).hash).toBe(view.documentHash);
+    expect(await trail(vaultId, 'governance.applied')).toHaveLength(1);
+    expect(view.previous).toBe(genesis);
+  });
+
+  it('one signed reject closes a proposal; a proposal built on a replaced state is superseded', async () => {
+    const { vaultId } = await governed('reject');
+    const a = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    const b = ((await vault.managePolicies.clear(vaultId)) as { proposal: { id: string } }).proposal.id;
+    const view = await vault.governance.get(vaultId, a);
+    await vault.governance.vote(vaultId, a, 'reject', await approvers[2]!.sign(view.typedData), 'operator');
+    expect((await vault.governance.get(vaultId, a)).status).toBe('rejected');
+    await expect(approve(vaultId, a, approvers[0]!)).rejects.toMatchObject({ code: 'PROPOSAL_CLOSED' });
+    const c = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    await approve(vaultId, c, approvers[0]!);
+    await approve(vaultId, c, approvers[1]!);
+    expect((await vault.governance.get(vaultId, b)).status).toBe('superseded');
+    expect((await inForce(vaultId))!.rules).toHaveLength(2);
+  });
+
+  it('attack: the policy row edited by SQL refuses every sign (GOVERNANCE_UNVERIFIED), recorded once', async () => {
+    const { vaultId } = await governed('edited-row');
+    const wide = JSON.stringify({ version: 2, rules: [{ id: 'all', effect: 'allow' }], limits: [] });
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [wide, vaultId]);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/policy row/) });
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED' });
+    expect(await trail(vaultId, 'governance.unverified')).toHaveLength(1);
+    expect(vault.container.get(PolicyCache) && (await vault.governance.show(vaultId)).problem).toMatch(/policy row/);
+  });
+
+  it('attack: an approver added to a stored state by SQL breaks the chain', async () => {
+    const { vaultId } = await governed('added-approver');
+    const [row] = (await store.sql('SELECT genesis_state FROM vault_governance WHERE vault_id = $1', [vaultId])) as { genesis_state: string }[];
+    const state = JSON.parse(row!.genesis_state);
+    state.governance.approvers.push(outsider.address);
+    await store.sql('UPDATE vault_governance SET genesis_state = $1 WHERE vault_id = $2', [JSON.stringify(state), vaultId]);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/genesis/) });
+  });
+
+  it('attack: a governance row replaced whole (its own hash beside it) does not match the pin; a pinned vault without governance signs nothing', async () => {
+    const { vaultId, genesis } = await governed('replaced');
+    const pinned = await store.open({ clock, pins: new Map([[vaultId, genesis]]) });
+    const verifiedFind = async () => {
+      const c = pinned.container.get(PolicyCache);
+      c.invalidate(vaultId);
+      return c.find(vaultId).then(() => null, (e: { code: string; message: string }) => e);
+    };
+    expect(await verifiedFind()).toBeNull();
+    // The attacker's own state: themselves the only approver, the widest policy; hashed right, stored as genesis.
+    const { stateHash, canonicalStateJson } = await import('../../src/domain/governance.js');
+    const forged = { version: 1, vault: vaultId, previous: null, policy: null, governance: { required: 1, approvers: [outsider.address], delay: '0s' }, liftedFreezes: 0 };
+    const text = canonicalStateJson(forged);
+    await store.sql('UPDATE vault_governance SET genesis_state = $1, genesis_hash = $2, head_hash = $2 WHERE vault_id = $3', [text, stateHash(text), vaultId]);
+    await store.sql('DELETE FROM sign_policies WHERE vault_id = $1', [vaultId]);
+    expect(await verifiedFind()).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/pinned/) });
+    await store.sql('DELETE FROM vault_governance WHERE vault_id = $1', [vaultId]);
+    expect(await verifiedFind()).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/holds no governance/) });
+    expect(pinned.container.get((await import('../../src/application/governance-verifier.js')).GovernanceVerifier).health().unverified.map((u) => u.vault)).toContain(vaultId);
+  });
+
+  it('attack: signature rows inserted by SQL (garbage, copied from another proposal) count for nothing; marking it applied by SQL breaks the chain', async () => {
+    const { vaultId } = await governed('inserted-votes');
+    const id = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    const other = ((await vault.managePolicies.clear(vaultId)) as { proposal: { id: string } }).proposal.id;
+    const otherView = await vault.governance.get(vaultId, other);
+    const copied = await approvers[1]!.sign(otherView.typedData);
+    const at = dialect === 'postgres' ? new Date() : Date.now();
+    await store.sql('INSERT INTO governance_votes (proposal_id, address, decision, signature, created) VALUES ($1, $2, $3, $4, $5)', [id, approvers[1]!.address, 'approve', copied, at]);
+    await store.sql('INSERT INTO governance_votes (proposal_id, address, decision, signature, created) VALUES ($1, $2, $3, $4, $5)', [id, approvers[2]!.address, 'approve', `0x${'11'.repeat(65)}`, at]);
+    await approve(vaultId, id, approvers[0]!);
+    expect((await vault.governance.get(vaultId, id)).approvals).toEqual([approvers[0]!.address]);
+    expect((await inForce(vaultId))!.rules).toHaveLength(1);
+    // Force it: status, head and policy row all as an apply would leave them.
+    const view = await vault.governance.get(vaultId, id);
+    await store.sql(`UPDATE governance_proposals SET status = 'applied', applied_seq = 1 WHERE id = $1`, [id]);
+    await store.sql('UPDATE vault_governance SET head_hash = $1 WHERE vault_id = $2', [view.documentHash, vaultId]);
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [JSON.stringify(WIDER), vaultId]);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/1 valid PolicyChange signature/) });
+  });
+
+  it('changing the approvers needs the current quorum; the new set then decides', async () => {
+    const { vaultId } = await governed('rotate');
+    const next = [approvers[0]!.address, outsider.address];
+    const set = await vault.governance.set(vaultId, { required: 2, approvers: next }, 'operator');
+    if (!('proposal' in set)) throw new Error('expected a proposal');
+    await expect(approve(vaultId, set.proposal.id, outsider)).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID' });
+    await approve(vaultId, set.proposal.id, approvers[0]!);
+    await approve(vaultId, set.proposal.id, approvers[2]!);
+    expect((await vault.governance.show(vaultId)).state!.governance.approvers).toEqual([...next].sort());
+    const id = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    await expect(approve(vaultId, id, approvers[1]!)).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID' });
+    await approve(vaultId, id, outsider);
+    await approve(vaultId, id, approvers[0]!);
+    expect((await inForce(vaultId))!.rules).toHaveLength(2);
+  });
+});
