@@ -10,6 +10,7 @@ import { SCHEMA_VERSION as SQLITE_VERSION } from '../../adapters/persistence/sql
 import { checkpointKeyFrom } from '../../src/domain/audit-checkpoint.js';
 import { cliJson, migrateStore, runCli, type CliResult } from '../support/cli.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
+import { startTestServer } from '../support/test-server.js';
 
 interface Listed {
   seq: number;
@@ -61,6 +62,21 @@ const postgres: Backend = {
   },
 };
 
+/**
+ * One schema version back, as an older build left it: a migration applies the last one again. Resolves
+ * the current version.
+ */
+async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql(statement: string, values?: unknown[]): Promise<void> }): Promise<number> {
+  if (backend === sqlite) {
+    const db = new Database(path.join(dataDir, 'vault.db'));
+    db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
+    db.close();
+    return SQLITE_VERSION;
+  }
+  await store.sql('DELETE FROM wallet_vault_migrations WHERE version = $1', [POSTGRES_VERSION]);
+  return POSTGRES_VERSION;
+}
+
 const jsonError = (r: CliResult) => JSON.parse(r.stderr.trim().split('\n').at(-1)!) as { error: string; code: string };
 
 // Issue 35: `audit checkpoint` signs the head with a key derived from the master key; `audit verify
@@ -84,15 +100,7 @@ describe.each([sqlite, ...(POSTGRES_AVAILABLE ? [postgres] : [])])('signed audit
   });
 
   it('a migration of an existing database and a master-key rotation are recorded, as the operator', async () => {
-    // One version back, as an older build left it: migrate applies the last migration again and records it.
-    if (backend === sqlite) {
-      const db = new Database(path.join(dataDir, 'vault.db'));
-      db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
-      db.close();
-    } else {
-      await store.sql('DELETE FROM wallet_vault_migrations WHERE version = $1', [POSTGRES_VERSION]);
-    }
-    const to = backend === sqlite ? SQLITE_VERSION : POSTGRES_VERSION;
+    const to = await setBackOneVersion(backend, dataDir, store);
     expect(await migrateStore(env)).toMatchObject({ from: to - 1, to });
     expect(await migrateStore(env)).toMatchObject({ from: to, to });
 
@@ -184,6 +192,17 @@ describe.each([sqlite, ...(POSTGRES_AVAILABLE ? [postgres] : [])])('signed audit
     const human = await cli('audit', 'verify', '--checkpoint', file);
     expect(human.code).toBe(1);
     expect(human.stderr).toMatch(/audit chain broken at seq 4/);
+  });
+
+  it('serve records the migration it applied at start, as the system', async () => {
+    const to = await setBackOneVersion(backend, dataDir, store);
+    const server = await startTestServer({ dataDir, env });
+    try {
+      const [last] = (await server.server.vault.listAuditRecords.execute({ afterSeq: 0, limit: 1000 })).slice(-1);
+      expect(last).toMatchObject({ action: 'schema.migrated', actor: 'system', vaultId: null, details: { from: to - 1, to } });
+    } finally {
+      await server.stop({ keepData: true });
+    }
   });
 
   it('refuses a checkpoint file that is not one, and --public-key without --checkpoint, before opening the store', async () => {
