@@ -5,7 +5,7 @@ import { print } from './output.js';
  * `wallet-vault keys rotate-master`: re-wraps every local key file under a new master key. Offline:
  * servers on this key directory are stopped first (they refuse to start while a rotation is unfinished
  * and report not ready when the key changes under them). Only the adapters are loaded here, not the
- * service.
+ * service. It needs the database too: the rotation is recorded in the audit trail (`master-key.rotated`).
  */
 export function registerMasterKeyCommands(keys: Command): void {
   keys
@@ -19,8 +19,21 @@ export function registerMasterKeyCommands(keys: Command): void {
     )
     .option('--json', 'print JSON')
     .action(async (o: { newKeyFile: string; json?: boolean }) => {
-      const { rotateMaster } = await import('./rotate-master.js');
-      const outcome = await rotateMaster(o.newKeyFile);
+      const [{ rotateMaster }, { withPersistence }, { recordMaintenance }, { OPERATOR }] = await Promise.all([
+        import('./rotate-master.js'),
+        import('./operator-context.js'),
+        import('../main/maintenance-audit.js'),
+        import('../../src/application/audit-actor.js'),
+      ]);
+      // The trail is opened first: a rotation is not started where it could not be recorded.
+      const outcome = await withPersistence(async (c) => {
+        const done = await rotateMaster(o.newKeyFile);
+        if (!done.alreadyDone) {
+          const { files, rewrapped, newKeyGoesTo, checkpointKey, previousCheckpointKey } = done;
+          await recordMaintenance(c, 'master-key.rotated', OPERATOR, { files, rewrapped, newKeyGoesTo, checkpointKey, previousCheckpointKey });
+        }
+        return done;
+      });
       print(!!o.json, outcome, () => outcome.summary);
     });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
+import { checkpointKeyFrom } from '../../src/domain/audit-checkpoint.js';
 import { publishFileOnce, writeFileDurably } from '../keystore/local-file/durable-file.js';
 import { rotateMasterKey } from '../keystore/local-file/master-key-rotation.js';
 import { MASTER_KEY_FILE, MasterKeyError, readMasterKeyFile } from '../keystore/local-file/master-key.js';
@@ -13,6 +14,14 @@ export interface RotateMasterOutcome {
   readonly rewrapped: number;
   /** `master.key` when the command replaced it; `VAULT_MASTER_KEY` when the operator must update it. */
   readonly newKeyGoesTo: 'master.key' | 'VAULT_MASTER_KEY';
+  /** True when the key files were already under the new key: this run changed nothing. */
+  readonly alreadyDone: boolean;
+  /**
+   * The audit checkpoint public keys (base64url) derived from the new and the previous master key: a
+   * checkpoint signed before the rotation verifies with `--public-key <previousCheckpointKey>`.
+   */
+  readonly checkpointKey: string;
+  readonly previousCheckpointKey: string;
   readonly summary: string;
 }
 
@@ -62,7 +71,16 @@ export async function rotateMaster(newKeyFileArg: string): Promise<RotateMasterO
     const summary = result.alreadyDone
       ? `the key files in ${keysDir} are already under this key; nothing to do`
       : `${result.files} key files in ${keysDir} are under the new master key (${result.rewrapped} re-wrapped by this run). Next: ${next}`;
-    return { keysDir, files: result.files, rewrapped: result.rewrapped, newKeyGoesTo: fromEnv ? 'VAULT_MASTER_KEY' : 'master.key', summary };
+    return {
+      keysDir,
+      files: result.files,
+      rewrapped: result.rewrapped,
+      newKeyGoesTo: fromEnv ? 'VAULT_MASTER_KEY' : 'master.key',
+      alreadyDone: result.alreadyDone,
+      checkpointKey: checkpointKeyFrom(newKey).publicKey,
+      previousCheckpointKey: checkpointKeyFrom(currentKey).publicKey,
+      summary,
+    };
   } catch (error) {
     throw error instanceof MasterKeyError ? new ConfigError(error.message) : error;
   }

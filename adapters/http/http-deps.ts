@@ -55,6 +55,8 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
   /** The JWKS of the key webhook deliveries are signed with (`GET /.well-known/wallet-vault-webhook-keys`). */
   webhookKeys?: () => Promise<unknown>;
+  /** The JWKS of the audit checkpoint key (`GET /.well-known/wallet-vault-audit-checkpoint-keys`); null: no checkpoints. */
+  auditCheckpointKeys?: () => unknown;
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;
   logger: {

@@ -420,6 +420,8 @@ export interface ServiceRequest {
 
 /** Where the public keys of webhook deliveries are served (decisions.md). */
 export const WEBHOOK_KEYS_PATH = '/.well-known/wallet-vault-webhook-keys';
+/** Where the public key of the signed audit checkpoints is served (docs/security.md). */
+export const AUDIT_CHECKPOINT_KEYS_PATH = '/.well-known/wallet-vault-audit-checkpoint-keys';
 
 /** What the app serves besides the vault routes. */
 export interface ServiceOptions {
@@ -452,6 +454,10 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
     // Public and the same for every caller: cacheable, so receivers can keep it for a while.
     routes.push({ path: WEBHOOK_KEYS_PATH, answer: async () => jsonReply(200, await webhookKeys(), { 'cache-control': 'public, max-age=300' }) });
   }
+  const checkpointKeys = deps.auditCheckpointKeys?.();
+  // A key of its own, at a path of its own: a webhook signature and a checkpoint signature are never
+  // checked against each other's key. Absent where the vault writes no checkpoints.
+  if (checkpointKeys) routes.push({ path: AUDIT_CHECKPOINT_KEYS_PATH, answer: async () => jsonReply(200, checkpointKeys, { 'cache-control': 'public, max-age=300' }) });
   const metrics = deps.metrics;
   if (metrics) {
     routes.push({

@@ -137,6 +137,8 @@ export interface AppConfig {
   readonly webhookSigningKeyFile: string | undefined;
   /** VAULT_WEBHOOK_POLL_MS: how often the webhook outbox is read. */
   readonly webhookPollMs: number;
+  /** VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: how often the signed audit checkpoint is written; 0: never (by the server). */
+  readonly auditCheckpointIntervalMs: number;
   /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
   readonly version: string | undefined;
 }
@@ -189,6 +191,7 @@ const schema = z.object({
   VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_TRUSTED_PROXIES: z.string().optional(),
   VAULT_AUTH_REFUSED_SUMMARY_SECONDS: integer(1, 86_400).default(60),
+  VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(0, 31 * 86_400).refine((n) => n === 0 || n >= 60, 'must be 0 (off) or at least 60').default(3600),
   VAULT_MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
   VAULT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
@@ -367,6 +370,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     purgeIntervalMs: e.VAULT_PURGE_INTERVAL_SECONDS * 1000,
     webhookSigningKeyFile: e.VAULT_WEBHOOK_SIGNING_KEY === undefined ? undefined : path.resolve(cwd, e.VAULT_WEBHOOK_SIGNING_KEY),
     webhookPollMs: e.VAULT_WEBHOOK_POLL_MS,
+    auditCheckpointIntervalMs: e.VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
     version: e.VAULT_VERSION,
   };
 }

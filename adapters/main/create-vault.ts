@@ -6,7 +6,11 @@ import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets
 import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import { AuditCheckpoints, ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
+import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { checkpointJwk, checkpointKeyFrom } from '../../src/domain/audit-checkpoint.js';
 import { ErrorCode } from '../../src/domain/errors.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { KeyStore, KeyStoreRegistry } from '../../src/ports/key-store.port.js';
@@ -59,8 +63,21 @@ export interface Vault extends UseCases {
   runJobsOnce(): Promise<void>;
   /** The public key(s) webhook deliveries are signed with, as `GET /.well-known/wallet-vault-webhook-keys` answers. */
   webhookKeys(): Promise<WebhookKeySet>;
+  /**
+   * The public key audit checkpoints are signed with, as `GET /.well-known/wallet-vault-audit-checkpoint-keys`
+   * answers; null without `auditCheckpoints`.
+   */
+  auditCheckpointKeys(): CheckpointKeySet | null;
   /** Stops the background jobs, then closes the key stores and the persistence. Idempotent. */
   close(): Promise<void>;
+}
+
+/** How often the scheduled audit checkpoint is written by default (ms): hourly. */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 3_600_000;
+
+/** A JWKS of the audit checkpoint key (RFC 7517, the key as an RFC 8037 OKP). */
+export interface CheckpointKeySet {
+  readonly keys: readonly ReturnType<typeof checkpointJwk>[];
 }
 
 const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
@@ -124,6 +141,19 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   options.configure?.(container);
 
   const logger = options.logger ?? SILENT;
+  const outbox = container.get<WebhookOutbox | undefined>(TOKENS.WEBHOOK_OUTBOX);
+  const clock = container.get<Clock>(TOKENS.CLOCK);
+  const checkpointOptions = options.auditCheckpoints === false ? undefined : options.auditCheckpoints;
+  const checkpointKey = checkpointOptions ? checkpointKeyFrom(checkpointOptions.key) : undefined;
+  const checkpoints = checkpointKey
+    ? new ScheduledCheckpoints(
+        new AuditCheckpoints(container.get<AuditLog>(TOKENS.AUDIT_LOG), clock, outbox),
+        new VerifyAuditChain(container.get<AuditLog>(TOKENS.AUDIT_LOG)),
+        clock,
+        checkpointKey,
+        checkpointOptions?.intervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
+      )
+    : undefined;
   const scheduler = new PurgeScheduler(
     {
       get purge() {
@@ -138,6 +168,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
       get expireApprovals() {
         return container.get(ExpireApprovals);
       },
+      checkpoints,
     },
     container.get<JobLock>(TOKENS.JOB_LOCK),
     options.jobs === false ? 0 : (options.jobs?.intervalMs ?? 60_000),
@@ -155,8 +186,6 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     ],
     Math.min(options.outboundTimeoutMs ?? 5000, 2000),
   );
-  const outbox = container.get<WebhookOutbox | undefined>(TOKENS.WEBHOOK_OUTBOX);
-  const clock = container.get<Clock>(TOKENS.CLOCK);
   const webhookKeys = new WebhookKeys(webhookOptions?.signingKey, outbox, () => clock.now());
   const dispatcher =
     delivers && outbox
@@ -183,6 +212,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
     readiness,
     runJobsOnce: () => scheduler.runAfterNow(),
     webhookKeys: () => webhookKeys.keySet(),
+    auditCheckpointKeys: () => (checkpointKey ? { keys: [checkpointJwk(checkpointKey.publicKey)] } : null),
     close: () =>
       (closing ??= (async () => {
         await dispatcher?.stop();

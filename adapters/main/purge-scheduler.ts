@@ -1,4 +1,5 @@
 import type { ExpireApprovals } from '../../src/application/approvals.use-case.js';
+import type { ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
 import type { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
@@ -13,6 +14,8 @@ export interface PurgeJobs {
   readonly sweep: SweepOrphanKeys;
   /** Marks approvals past their expiry as expired, with approval.decided (absent: not run). */
   readonly expireApprovals?: ExpireApprovals;
+  /** The signed audit checkpoint, when one is due (absent: none is written). */
+  readonly checkpoints?: ScheduledCheckpoints;
 }
 
 /** The lock name the purge, the idempotency clean-up and the sweep run under together. */
@@ -96,6 +99,17 @@ export class PurgeScheduler {
       this.logger.warn({ quarantined: sweep.quarantined, held: sweep.held }, 'keys no wallet names were quarantined (kept, not signing): see `wallet-vault keys quarantine list`');
     }
     this.metrics?.observePurge({ ...report, ...sweep, swept: 0 });
+    await this.checkpoint();
+  }
+
+  /** Last, and on its own: a broken chain (never signed) or a failed write does not fail the purge's run. */
+  private async checkpoint(): Promise<void> {
+    try {
+      const written = await this.jobs.checkpoints?.runOnce();
+      if (written) this.logger.info({ seq: written.seq, hash: written.hash }, 'audit checkpoint signed and recorded');
+    } catch (error) {
+      this.logger.error({ err: describe(error) }, 'audit checkpoint not written; will retry');
+    }
   }
 }
 

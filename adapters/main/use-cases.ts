@@ -232,7 +232,7 @@ export const USE_CASES = {
   verifyAuditChain: entry(VerifyAuditChain, (p) => new VerifyAuditChain(p.audit)),
   // Key maintenance
   /** Re-wraps every local key under the current master key. */
-  rewrapKeys: entry(RewrapKeys, (p) => new RewrapKeys(p.repo, p.keys), KEYS),
+  rewrapKeys: entry(RewrapKeys, (p) => new RewrapKeys(p.repo, p.keys, p.audit, p.clock), KEYS),
   /** Removes wallets whose expiry passed, and destroys their keys. */
   purgeExpiredWallets: entry(PurgeExpiredWallets, (p) => new PurgeExpiredWallets(p.repo, p.keys, p.clock), KEYS),
   /** Removes idempotency records older than their 24 hours. */

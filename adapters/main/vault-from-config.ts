@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
+import { SYSTEM } from '../../src/application/audit-actor.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
 import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
@@ -9,6 +10,7 @@ import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
 import { ConfigError, type AppConfig } from './config.js';
 import { createVault, type Vault } from './create-vault.js';
 import type { Logger } from './logger.js';
+import { recordSchemaMigration } from './maintenance-audit.js';
 import type { VaultOptions } from './vault-options.js';
 import { detectVersion } from './version.js';
 
@@ -47,16 +49,21 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
   // Read before anything is opened: a bad file stops the start with nothing to close.
   const webhookKey = o.keyStores === false ? undefined : readWebhookKey(config);
   const overrides = o.overrides ?? {};
+  // Migrated as a step of its own, as `wallet-vault migrate` does, so that what it applied is known and
+  // recorded below (the persistence then finds its schema up to date). A persistence given in code is the
+  // application's to migrate.
+  const migration = o.migrate === false || overrides.persistence !== undefined ? undefined : await migrateStore(config);
   const persistence = overrides.persistence ?? (await openPersistence(config, o.logger, o.migrate !== false));
   let keyStores: KeyStore[] = [];
+  let masterKey: Buffer | undefined;
   try {
     if (overrides.keyStores !== undefined) keyStores = [...overrides.keyStores];
-    else if (o.keyStores !== false) keyStores = await openKeyStores(config, o.logger);
+    else if (o.keyStores !== false) ({ stores: keyStores, masterKey } = await openKeyStores(config, o.logger));
   } catch (error) {
     await persistence.close();
     throw error;
   }
-  return createVault({
+  const vault = await createVault({
     defaultKeyStore: overrides.keyStores !== undefined ? overrides.defaultKeyStore : keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
     governancePins: config.governancePins,
@@ -73,6 +80,8 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     // Delivered where the jobs run; the operator commands (no key stores) neither deliver nor read the key.
     webhooks: o.keyStores === false ? false : { signingKey: webhookKey, pollIntervalMs: config.webhookPollMs },
     webhookMetrics: o.webhookMetrics,
+    // Signed with a key derived from the master key, which never enters the database (docs/security.md).
+    auditCheckpoints: masterKey && config.auditCheckpointIntervalMs > 0 ? { key: masterKey, intervalMs: config.auditCheckpointIntervalMs } : false,
     authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
     // The operator commands on vaults, policies and audit open no key store and never sign or hash a
     // digest: they run where the bindings fell back. Everything that opens key stores is refused there.
@@ -81,6 +90,15 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     persistence,
     keyStores: o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores,
   });
+  if (migration) {
+    try {
+      await recordSchemaMigration(vault.container, SYSTEM, migration);
+    } catch (error) {
+      await vault.close();
+      throw error;
+    }
+  }
+  return vault;
 }
 
 /** The PEM text of VAULT_WEBHOOK_SIGNING_KEY's file, checked to be an Ed25519 private key; undefined when unset. */
@@ -191,8 +209,9 @@ export async function migrateStore(config: AppConfig): Promise<StoreMigration> {
  * elsewhere), plus each store whose settings are present. createVault pings each, so bad credentials
  * stop the start with the store's own message.
  */
-async function openKeyStores(config: AppConfig, logger?: Logger): Promise<KeyStore[]> {
-  const stores = [await openLocalKeyStore(config, logger)];
+async function openKeyStores(config: AppConfig, logger?: Logger): Promise<{ stores: KeyStore[]; masterKey: Buffer }> {
+  const local = await openLocalKeyStore(config, logger);
+  const stores = [local.store];
   const requestTimeoutMs = config.outboundTimeoutMs;
   if (config.pkcs11) stores.push((await import('../keystore/pkcs11/index.js')).pkcs11KeyStore(config.pkcs11));
   if (config.awsKms) {
@@ -205,10 +224,10 @@ async function openKeyStores(config: AppConfig, logger?: Logger): Promise<KeySto
     // config.ts refused an http:// VAULT_ADDR unless VAULT_TRANSIT_ALLOW_HTTP=true, naming the variable.
     stores.push(vaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs, signingThread: config.signingThread }));
   }
-  return stores;
+  return { stores, masterKey: local.masterKey };
 }
 
-async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<KeyStore> {
+async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<{ store: KeyStore; masterKey: Buffer }> {
   ensureDataDir(config);
   if (config.database && config.keyStore === 'local') {
     logger?.warn(
@@ -238,5 +257,5 @@ async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<Ke
   // every sign for the wallets it did not wrap.
   const problem = await store.checkMasterKey();
   if (problem) throw new ConfigError(problem);
-  return store;
+  return { store, masterKey: master.key };
 }

@@ -79,6 +79,14 @@ export interface VaultOptions {
   /** Told of each webhook delivery attempt and of the backlog (Prometheus in the standalone server). */
   readonly webhookMetrics?: WebhookMetrics;
   /**
+   * Signed audit checkpoints (docs/security.md, "Audit checkpoints"): `key` is a secret of at least 32
+   * bytes kept outside the database (the standalone server passes its master key), from which the
+   * Ed25519 checkpoint key is derived (HKDF-SHA256, info `wallet-vault/audit-checkpoint/v1`). With the
+   * background jobs, the chain's head is signed and recorded (`audit.checkpoint`) every `intervalMs`
+   * (default 3 600 000); the public key is served at `GET /.well-known/wallet-vault-audit-checkpoint-keys`.
+   */
+  readonly auditCheckpoints?: false | { readonly key: Uint8Array; readonly intervalMs?: number };
+  /**
    * Called with the inversify container after every module is loaded and before any use case is
    * built: rebind a port here (`c.rebind(TOKENS.CLOCK).toConstantValue(myClock)`).
    */
@@ -176,6 +184,15 @@ const schema = z
       ])
       .optional(),
     webhookMetrics: port(['observeWebhookDelivery', 'observeWebhookBacklog']).optional(),
+    auditCheckpoints: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          key: z.instanceof(Uint8Array, { error: 'must be a Uint8Array (a Buffer)' }).refine((k) => k.length >= 32, 'must be at least 32 bytes of secret'),
+          intervalMs: z.int().min(1000).max(31 * 86_400_000).optional(),
+        }),
+      ])
+      .optional(),
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),

@@ -140,6 +140,7 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
   return Object.assign(useCases as HttpDeps, {
     readiness: () => vault.readiness(),
     webhookKeys: () => vault.webhookKeys(),
+    auditCheckpointKeys: () => vault.auditCheckpointKeys(),
     logger: options.logger ?? SILENT,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     metrics: options.metrics,

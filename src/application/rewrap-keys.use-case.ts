@@ -1,6 +1,9 @@
 import { DomainError, ErrorCode } from '../domain/errors.js';
+import type { AuditLog } from '../ports/audit-log.port.js';
+import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
+import { audit, OPERATOR } from './audit-actor.js';
 
 export interface RewrapProgress {
   readonly done: number;
@@ -12,12 +15,15 @@ const BATCH = 200;
 /**
  * After the wrapping key of a store is rotated, re-wraps every wallet key of that store under the latest
  * version, so older versions can be retired. Resumable: running it again re-wraps what is left (and
- * harmlessly re-wraps what is done).
+ * harmlessly re-wraps what is done). A run that re-wrapped any key is recorded (`keys.rewrapped`) once it
+ * is done; one that failed half-way is recorded by the rerun that finishes it.
  */
 export class RewrapKeys {
   constructor(
     private readonly repository: WalletStore,
     private readonly keyStores: KeyStoreRegistry,
+    private readonly auditLog: AuditLog,
+    private readonly clock: Clock,
   ) {}
 
   async execute(storeName: string, onProgress: (p: RewrapProgress) => void = () => undefined): Promise<RewrapProgress> {
@@ -44,6 +50,7 @@ export class RewrapKeys {
       }
       onProgress({ done: ++done, total: wallets.length });
     }
+    if (done > 0) await audit(this.auditLog, 'keys.rewrapped', this.clock.now(), OPERATOR, null, null, { keyStore: storeName, rewrapped: done });
     return { done, total: wallets.length };
   }
 }

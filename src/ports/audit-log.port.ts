@@ -34,6 +34,12 @@ export const AUDIT_ACTIONS = [
   'governance.unverified',
   'vault.frozen',
   'vault.unfrozen',
+  // Operator actions outside the vaults' data (issue 35): the local master key rotated, a store's keys
+  // re-wrapped, the database's schema migrated; and the signed checkpoints of the chain's head.
+  'master-key.rotated',
+  'keys.rewrapped',
+  'schema.migrated',
+  'audit.checkpoint',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -8,6 +8,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'wallet.expired',
   'wallet.deleted',
   'key.quarantined',
+  // The signed checkpoint of the audit chain's head (docs/security.md): kept by receivers outside the database.
+  'audit.checkpoint',
 ] as const satisfies readonly AuditAction[];
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -29,6 +29,9 @@ describe('wallet-vault keys rewrap', () => {
     const cliEnv = { ...env, VAULT_DATA_DIR: first.dataDir };
     const result = await cliJson<{ store: string; rewrapped: number }>(['keys', 'rewrap'], cliEnv);
     expect(result).toEqual({ store: 'vault-transit', rewrapped: 5 });
+    // An operator action: recorded once it is done (issue 35).
+    const trail = await cliJson<{ action: string; actor: string; details: object }[]>(['audit', 'list', '--limit', '1000'], cliEnv);
+    expect(trail.at(-1)).toMatchObject({ action: 'keys.rewrapped', actor: 'operator', details: { keyStore: 'vault-transit', rewrapped: 5 } });
 
     const second = await startTestServer({ dataDir: first.dataDir, env });
     try {

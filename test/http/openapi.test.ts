@@ -67,6 +67,7 @@ describe('the OpenAPI document', () => {
         'GET /metrics',
         'GET /openapi.json',
         'GET /.well-known/wallet-vault-webhook-keys',
+        'GET /.well-known/wallet-vault-audit-checkpoint-keys',
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;

@@ -63,7 +63,8 @@ export interface ChildServer {
 export async function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = [], bin = BIN): Promise<ChildServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    // No scheduled audit checkpoint unless asked for (see test-server.ts).
+    env: { ...process.env, LOG_LEVEL: 'warn', VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '0', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -51,6 +51,9 @@ export async function startTestServer(options: { env?: Record<string, string>; d
     VAULT_DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     VAULT_VERSION: 'test',
+    // No scheduled audit checkpoint unless a test asks for one: a clock moved by hours would otherwise add
+    // `audit.checkpoint` records to trails other tests compare record by record.
+    VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '0',
     ...options.env,
   });
   const clock = options.clock ?? new MovableClock();

@@ -26,7 +26,7 @@ describe('wallet-vault webhooks', () => {
     const head = (await cliJson<{ seq: number }[]>(['audit', 'list', '--json'], env)).at(-1)!.seq;
     expect(added.deliveredSeq).toBe(head - 1); // the record of this very addition follows it
     const all = await cliJson<{ id: string; events: string[] }>(['webhooks', 'add', '--vault', vaultId, '--url', 'http://127.0.0.1:9/hook'], env);
-    expect(all.events).toEqual(['approval.requested', 'approval.decided', 'signature.issued', 'wallet.expired', 'wallet.deleted', 'key.quarantined']);
+    expect(all.events).toEqual(['approval.requested', 'approval.decided', 'signature.issued', 'wallet.expired', 'wallet.deleted', 'key.quarantined', 'audit.checkpoint']);
 
     const listed = await cliJson<{ id: string; url: string }[]>(['webhooks', 'list', '--vault', vaultId], env);
     expect(listed.map((e) => e.id)).toEqual([added.id, all.id]);

@@ -311,6 +311,20 @@ function withRoles(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/** A JWKS of Ed25519 keys (RFC 7517, keys as RFC 8037 OKP): the webhook and the audit checkpoint keys. */
+const ED25519_KEY_SET = z.object({
+  keys: z.array(
+    z.object({
+      kty: z.literal('OKP'),
+      crv: z.literal('Ed25519'),
+      x: z.string().meta({ description: 'The public key, base64url.' }),
+      kid: z.string().meta({ description: 'The RFC 7638 thumbprint of the key (base64url of SHA-256).' }),
+      use: z.literal('sig'),
+      alg: z.literal('EdDSA'),
+    }),
+  ),
+});
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   return withRoles(documentWithoutRoles(options));
 }
@@ -597,22 +611,22 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           responses: responses(
             'webhookKeys',
             json(
-              z.object({
-                keys: z.array(
-                  z.object({
-                    kty: z.literal('OKP'),
-                    crv: z.literal('Ed25519'),
-                    x: z.string().meta({ description: 'The public key, base64url.' }),
-                    kid: z.string().meta({ description: 'The RFC 7638 thumbprint of the key (base64url of SHA-256).' }),
-                    use: z.literal('sig'),
-                    alg: z.literal('EdDSA'),
-                  }),
-                ),
-              }),
+              ED25519_KEY_SET,
               'The key set.',
               { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', use: 'sig', alg: 'EdDSA' }] },
             ),
           ),
+        },
+      },
+      '/.well-known/wallet-vault-audit-checkpoint-keys': {
+        get: {
+          operationId: 'auditCheckpointKeys',
+          summary: 'Public key of the signed audit checkpoints',
+          description:
+            'A JWKS of the Ed25519 key that signs audit checkpoints (`audit.checkpoint` webhooks, `wallet-vault audit checkpoint`); derived from the master key, so no database writer can sign one. Served where the vault writes checkpoints. No authentication; cacheable for 5 minutes. See docs/security.md, "Audit checkpoints".',
+          tags: ['Webhooks'],
+          security: [],
+          responses: responses('auditCheckpointKeys', json(ED25519_KEY_SET, 'The key set.', { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', use: 'sig', alg: 'EdDSA' }] })),
         },
       },
       '/openapi.json': {

@@ -86,6 +86,7 @@ export const ERROR_CODES_BY_OPERATION = {
   metrics: [C.UNAUTHENTICATED],
   // The key kept in the database is read on first use (none configured).
   webhookKeys: [C.DATABASE_UNAVAILABLE, C.INTERNAL],
+  auditCheckpointKeys: [C.INTERNAL],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;

@@ -252,16 +252,17 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL,
      amount numeric(78, 0) NOT NULL
    );
-   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
+   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
-  `CREATE TABLE vault_governance (
+  `CREATE TABLE IF NOT EXISTS vault_governance (
      vault_id text COLLATE "C" PRIMARY KEY,
      genesis_state text NOT NULL,
      genesis_hash text NOT NULL,
      head_hash text NOT NULL,
      created timestamptz NOT NULL
    );
-   CREATE TABLE governance_proposals (
+   CREATE TABLE IF NOT EXISTS governance_proposals (
      id text COLLATE "C" PRIMARY KEY,
      vault_id text COLLATE "C" NOT NULL,
      state text NOT NULL,
@@ -273,8 +274,8 @@ const MIGRATIONS: readonly string[] = [
      decided timestamptz,
      applied_seq integer
    );
-   CREATE INDEX governance_proposals_by_vault ON governance_proposals (vault_id, created);
-   CREATE TABLE governance_votes (
+   CREATE INDEX IF NOT EXISTS governance_proposals_by_vault ON governance_proposals (vault_id, created);
+   CREATE TABLE IF NOT EXISTS governance_votes (
      proposal_id text COLLATE "C" NOT NULL,
      address text NOT NULL,
      decision text NOT NULL,
@@ -282,7 +283,7 @@ const MIGRATIONS: readonly string[] = [
      created timestamptz NOT NULL,
      PRIMARY KEY (proposal_id, address)
    );
-   CREATE TABLE vault_freezes (
+   CREATE TABLE IF NOT EXISTS vault_freezes (
      id text COLLATE "C" PRIMARY KEY,
      vault_id text COLLATE "C" NOT NULL,
      reason text,
@@ -290,7 +291,7 @@ const MIGRATIONS: readonly string[] = [
      created timestamptz NOT NULL,
      lifted timestamptz
    );
-   CREATE INDEX vault_freezes_by_vault ON vault_freezes (vault_id);`,
+   CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -250,7 +250,8 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL,
      amount TEXT NOT NULL
    );
-   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
+   CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
   `CREATE TABLE IF NOT EXISTS vault_governance (
      vault_id TEXT PRIMARY KEY,
