@@ -27,6 +27,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.APPROVER_NOT_IN_GROUP]: 403,
   [ErrorCode.APPROVAL_ALREADY_VOTED]: 409,
   [ErrorCode.APPROVAL_CLOSED]: 409,
+  [ErrorCode.APPROVAL_SIGNATURE_INVALID]: 403,
   [ErrorCode.CHAIN_UNAVAILABLE]: 502,
   // The upstream's answer is what cannot be passed on (the JSON-RPC endpoint answers it inside its 200).
   [ErrorCode.RPC_ANSWER_TOO_LARGE]: 502,

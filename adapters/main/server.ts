@@ -69,6 +69,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // Refused authentications by reason, besides the audit summary.
     authRefused: metrics,
     webhookMetrics: metrics,
+    // Votes a release found without a valid signature: wallet_vault_approval_votes_invalid_total.
+    invalidVotes: metrics,
   });
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;
   let deps: ReturnType<typeof httpDepsOf>;

@@ -40,6 +40,8 @@ export const ErrorCode = {
   APPROVAL_ALREADY_VOTED: 'APPROVAL_ALREADY_VOTED',
   /** The approval is decided (approved or rejected): it takes no more votes. */
   APPROVAL_CLOSED: 'APPROVAL_CLOSED',
+  /** A vote of an approver key with a credential whose signature is missing, malformed or not its EIP-712 Decision (issue 35). */
+  APPROVAL_SIGNATURE_INVALID: 'APPROVAL_SIGNATURE_INVALID',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   /** A chain RPC's answer the JSON-RPC endpoint relays is over its byte cap (per call, or per batch). */
   RPC_ANSWER_TOO_LARGE: 'RPC_ANSWER_TOO_LARGE',
