@@ -121,7 +121,13 @@ export interface Approval {
   readonly requester: string;
   /** What is asked: a call's (`kind` call), or a message's, typed data's or a transaction's. */
   readonly request: ApprovalCallRequest | ApprovalStandardRequest;
-  readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string }[];
+  /**
+   * sha256 of the held request, `0x` + 64 hex digits: the `request` of the EIP-712 `Decision` an approver
+   * signs (decisionTypedData(vaultId, id, requestHash, 'approve' | 'reject')).
+   */
+  readonly requestHash: string;
+  /** `signature`: the vote's EIP-712 Decision signature; null for a key without credential. */
+  readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string; readonly signature: string | null }[];
   /** The result once approved, as the request's method answers it (Sign's; a signature; a signed transaction); null before. */
   readonly result: SignResult | SignatureResult | SignedTransaction | null;
 }

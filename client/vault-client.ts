@@ -20,6 +20,7 @@ import type {
   WalletPage,
 } from './types.js';
 import { isVaultErrorCode } from './error-codes.js';
+import { signDecision, type DecisionSigner } from './signed-votes.js';
 import { ApprovalPendingError, VaultError } from './vault-error.js';
 
 /*
@@ -61,11 +62,17 @@ interface Call {
   readonly accepted?: (data: { approval: Approval }, requestId: string) => unknown;
 }
 
+/** How a vote is cast: signed by the key's approver address, or unsigned (a key without one). */
+export interface VoteOptions {
+  readonly signer?: DecisionSigner;
+}
+
 const AUTH_SECRET_MIN = 32;
 const WALLET_PAGE_MAX = 1000;
 
 export class VaultClient {
   private readonly base: string;
+  private readonly vaultId: string;
   private readonly apiKey: string;
   private readonly authSecret: string | undefined;
   private readonly timeoutMs: number;
@@ -102,6 +109,7 @@ export class VaultClient {
     this.fetch = fetchImpl;
     this.base = `${baseUrl.replace(/\/+$/, '')}/api/v1/vaults/${encodeURIComponent(vaultId)}`;
     this.apiKey = apiKey;
+    this.vaultId = vaultId;
     this.authSecret = authSecret;
   }
 
@@ -234,14 +242,25 @@ export class VaultClient {
   /**
    * Approves a held sign with this client's approver key. The approve that completes the quorum makes the
    * signature: the answer is then `approved` with its `result`. Never retried: a vote counts once.
+   * `signer`: the key's approver address (an ethers Signer, a viem account or wallet client) signs the
+   * EIP-712 Decision, built here from the approval's requestHash (read first); required of a key with an
+   * approver address (else 403 APPROVAL_SIGNATURE_INVALID), left out for a key without one.
    */
-  approve(id: string): Promise<Approval> {
-    return this.call<Approval>({ method: 'POST', path: `/approvals/${pathId(id)}/approve` });
+  approve(id: string, options: VoteOptions = {}): Promise<Approval> {
+    return this.vote(id, 'approve', options);
   }
 
-  /** Rejects a held sign: it is never signed. */
-  reject(id: string): Promise<Approval> {
-    return this.call<Approval>({ method: 'POST', path: `/approvals/${pathId(id)}/reject` });
+  /** Rejects a held sign: it is never signed. `signer` as for `approve` (it signs the Decision `reject`). */
+  reject(id: string, options: VoteOptions = {}): Promise<Approval> {
+    return this.vote(id, 'reject', options);
+  }
+
+  private async vote(id: string, decision: 'approve' | 'reject', options: VoteOptions): Promise<Approval> {
+    const path = `/approvals/${pathId(id)}/${decision}`;
+    if (options.signer === undefined) return this.call<Approval>({ method: 'POST', path });
+    const { requestHash } = await this.getApproval(id);
+    const signature = await signDecision(options.signer, this.vaultId, id, requestHash, decision);
+    return this.call<Approval>({ method: 'POST', path, body: { signature } });
   }
 
   /**

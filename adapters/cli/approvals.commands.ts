@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
+import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { CliRefusal, print } from './output.js';
 
 const operatorContext = async () => import('./operator-context.js');
@@ -89,19 +90,74 @@ export function registerApprovalCommands(program: Command): void {
       approvals
         .command(vote)
         .description(
-          vote === 'approve'
+          (vote === 'approve'
             ? 'approve a held sign with an approver key (never the requesting key); the approval completing the quorum makes the signature'
-            : 'reject a held sign with an approver key: it is never signed',
+            : 'reject a held sign with an approver key: it is never signed') +
+            ". A key with an approver address votes signed: --key-file, or --print-typed-data for an external wallet then --signature",
         )
         .argument('<id>', 'the approval'),
-    ).action(async (id: string, o: KeyOptions) => {
-      const { VoteOnApproval } = await approvalsUseCases();
-      // Approving may release the signature, so the vote is built with the sign path and its key stores:
-      // a reject as well (the container without key stores cannot make a VoteOnApproval).
-      const approval = await (await operatorContext()).withKeyStores((c) => asApiKey(c, o, 'approver', vote, (principal) => c.get(VoteOnApproval).execute({ principal, id, vote })));
-      await printApproval(approval, !!o.json);
-    });
+    )
+      .option('--key-file <path>', "a file (0600) holding the approver address's private key as 64 hex digits: signs the vote's EIP-712 Decision")
+      .option('--print-typed-data', 'print the EIP-712 typed data of this vote (eth_signTypedData_v4) for an external wallet to sign; votes nothing')
+      .option('--signature <0x…>', 'the EIP-712 Decision signature an external wallet made (see --print-typed-data)')
+      .action(async (id: string, o: VoteOptions) => {
+        const ways = [o.keyFile !== undefined, o.printTypedData === true, o.signature !== undefined].filter(Boolean).length;
+        if (ways > 1) throw new CliRefusal('--key-file, --print-typed-data and --signature: give one at most', 'INVALID_ARGUMENT');
+        const { GetApproval, VoteOnApproval } = await approvalsUseCases();
+        if (o.printTypedData) {
+          const typed = await (await operatorContext()).withPersistence((c) =>
+            asApiKey(c, o, 'approver', vote, async (p) => decisionOf(await c.get(GetApproval).execute(p.vaultId, id), vote)),
+          );
+          // JSON whatever --json says: what a wallet takes (the `types` without EIP712Domain, as ethers and viem take them).
+          process.stdout.write(`${JSON.stringify(typed, null, 2)}\n`);
+          return;
+        }
+        const privateKey = o.keyFile === undefined ? undefined : readPrivateKeyFile(o.keyFile);
+        // Approving may release the signature, so the vote is built with the sign path and its key stores:
+        // a reject as well (the container without key stores cannot make a VoteOnApproval).
+        const approval = await (await operatorContext()).withKeyStores((c) =>
+          asApiKey(c, o, 'approver', vote, async (principal) => {
+            let signature = o.signature;
+            if (privateKey !== undefined) {
+              const typed = decisionOf(await c.get(GetApproval).execute(principal.vaultId, id), vote);
+              const { Wallet } = await import('ethers');
+              signature = await new Wallet(privateKey).signTypedData(typed.domain, typed.types as never, typed.message);
+            }
+            return c.get(VoteOnApproval).execute({ principal, id, vote, ...(signature === undefined ? {} : { signature }) });
+          }),
+        );
+        await printApproval(approval, !!o.json);
+      });
   }
+}
+
+interface VoteOptions extends KeyOptions {
+  readonly keyFile?: string;
+  readonly printTypedData?: boolean;
+  readonly signature?: string;
+}
+
+/** The typed data a vote signs: the approval's Decision (decisions.md "Signed decisions"). */
+const decisionOf = (approval: Approval, vote: DecisionKind) => decisionTypedData(approval.vaultId, approval.id, approval.requestHash, vote);
+
+/**
+ * The private key of `--key-file`: its first line, 64 hex digits (0x optional). Refused when others than
+ * its owner may read the file (as ssh refuses such a key), never echoed in a message.
+ */
+function readPrivateKeyFile(file: string): string {
+  let text: string;
+  try {
+    if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
+      throw new CliRefusal(`--key-file: ${file} may be read by others than its owner; chmod 600 ${file}`, 'KEY_FILE');
+    }
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof CliRefusal) throw error;
+    throw new CliRefusal(`--key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'KEY_FILE');
+  }
+  const hex = text.split(/\r?\n/, 1)[0]!.trim().replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new CliRefusal(`--key-file: ${file} does not hold a private key (64 hex digits on its first line)`, 'KEY_FILE');
+  return `0x${hex}`;
 }
 
 const resultLine = (r: object): string =>
@@ -117,7 +173,8 @@ async function printApproval(approval: Approval, json: boolean): Promise<void> {
       ...('arguments' in view.request
         ? [`  sender ${view.request.sender}`, ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`)]
         : [`  ${view.kind} of wallet ${view.request.wallet}`, `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`]),
-      ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}`),
+      `  requestHash ${view.requestHash}`,
+      ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}${v.signature === null ? ' (unsigned)' : ' (signed)'}`),
       ...(view.result === null ? [] : [`  signed: ${resultLine(view.result)}`]),
     ].join('\n'),
   );

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { API_KEY_ROLES, checkApproverSeparation, DEFAULT_ROLES, parseCidrs, parseRoles, type ApiKeyRole, type Cidr } from '../../src/domain/api-key-access.js';
 import { isDomainError } from '../../src/domain/errors.js';
 import type { ApiKeyRecord } from '../../src/domain/vault.js';
+import { parseAddress } from '../../src/domain/address.js';
 import { ConfigError, KEYSTORES } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
@@ -36,7 +37,12 @@ const usageOf =
     }
   };
 /** A key's roles and networks as printed (`allowCidrs` null: from anywhere). */
-const accessOf = (k: ApiKeyRecord) => ({ roles: [...k.roles], allowCidrs: k.allowCidrs === null ? null : k.allowCidrs.map((c) => c.text), group: k.group ?? null });
+const accessOf = (k: ApiKeyRecord) => ({
+  roles: [...k.roles],
+  allowCidrs: k.allowCidrs === null ? null : k.allowCidrs.map((c) => c.text),
+  group: k.group ?? null,
+  approverAddress: k.approverAddress ?? null,
+});
 
 const program = new Command()
   .name('wallet-vault')
@@ -92,8 +98,9 @@ apiKeys
   .option('--allow-signer-approver', 'let one key hold approver with signer or admin (refused otherwise: approvers get keys of their own)')
   .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)', usageOf(parseCidrs))
   .option('--group <group>', 'the approver group of an approver key: approval rules naming it count only its keys\' votes')
+  .option('--approver-address <0x…>', "an approver key's credential: its votes count only signed (EIP-712 Decision) by this Ethereum address", usageOf((text) => parseAddress(text, 'approver-address')))
   .option('--json', 'print JSON')
-  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; allowSignerApprover?: boolean; json?: boolean }) => {
+  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; approverAddress?: string; allowSignerApprover?: boolean; json?: boolean }) => {
     // A usage error (exit 2), as a bad --roles is, before the store is opened.
     try {
       checkApproverSeparation(o.roles ?? [], o.allowSignerApprover === true);
@@ -106,11 +113,13 @@ apiKeys
       ...(o.allowSignerApprover === true ? { allowSignerApprover: true } : {}),
       ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }),
       ...(o.group === undefined ? {} : { group: o.group }),
+      ...(o.approverAddress === undefined ? {} : { approverAddress: o.approverAddress }),
     };
     const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault, access));
-    const { roles, allowCidrs, group } = accessOf(record);
-    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group }, () =>
-      `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
+    const { roles, allowCidrs, group, approverAddress } = accessOf(record);
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group, approverAddress }, () =>
+      `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}` +
+        `${approverAddress === null ? '' : `; votes signed by ${approverAddress}`}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
         `It is shown only now; store it safely:\n${apiKey}`,
     );
   });
@@ -126,7 +135,8 @@ apiKeys
       rows
         .map(
           (r) =>
-            `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}  roles ${r.roles.join(',')}  from ${r.allowCidrs?.join(',') ?? 'anywhere'}`,
+            `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}  roles ${r.roles.join(',')}  from ${r.allowCidrs?.join(',') ?? 'anywhere'}` +
+            (r.approverAddress === null ? '' : `  votes signed by ${r.approverAddress}`),
         )
         .join('\n') || '(no API keys)',
     );
@@ -139,6 +149,19 @@ apiKeys
   .action(async (o: { id: string; json?: boolean }) => {
     await withManageVaults((m) => m.revokeApiKey(o.id));
     print(!!o.json, { id: o.id, revoked: true }, () => `API key ${o.id} revoked`);
+  });
+
+const credential = apiKeys.command('credential').description("an approver key's credential: the address its votes are signed with");
+credential
+  .command('set')
+  .description("attach a credential to an approver key (or replace it): from then on its votes, also those already cast, count only signed by this address")
+  .requiredOption('--vault <vaultId>', 'vault the key belongs to')
+  .addOption(new Option('--key <keyId>', 'id of the approver key (see api-keys list)').makeOptionMandatory())
+  .requiredOption('--approver-address <0x…>', 'the Ethereum address that signs its votes (EIP-712 Decision)', usageOf((text) => parseAddress(text, 'approver-address')))
+  .option('--json', 'print JSON')
+  .action(async (o: { vault: string; key: string; approverAddress: string; json?: boolean }) => {
+    const record = await withManageVaults((m) => m.setApproverAddress(o.vault, o.key, o.approverAddress));
+    print(!!o.json, { id: record.id, vault: record.vaultId, approverAddress: record.approverAddress }, () => `API key ${record.id}: its votes count only signed by ${record.approverAddress}`);
   });
 
 const keys = program.command('keys').description('operate on wallet keys');

@@ -27,13 +27,13 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.APPROVER_NOT_IN_GROUP]: 403,
   [ErrorCode.APPROVAL_ALREADY_VOTED]: 409,
   [ErrorCode.APPROVAL_CLOSED]: 409,
+  [ErrorCode.APPROVAL_SIGNATURE_INVALID]: 403,
   [ErrorCode.CHAIN_UNAVAILABLE]: 502,
   // The upstream's answer is what cannot be passed on (the JSON-RPC endpoint answers it inside its 200).
   [ErrorCode.RPC_ANSWER_TOO_LARGE]: 502,
   [ErrorCode.KEYSTORE_UNAVAILABLE]: 503,
   [ErrorCode.DATABASE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL]: 500,
-  [ErrorCode.APPROVAL_SIGNATURE_INVALID]: 403,
   // The vault's own state is what cannot be trusted, not the request: an operator must act (docs/governance.md).
   [ErrorCode.GOVERNANCE_UNVERIFIED]: 503,
   [ErrorCode.VAULT_FROZEN]: 403,

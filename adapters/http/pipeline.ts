@@ -97,6 +97,10 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
       body = route.body === 'signed' ? parseSignBody(raw, req.headers['content-type'], bounds) : parseJsonBody(raw, req.headers['content-type'], signedJsonLimits);
     } else if (route.body === 'json') {
       body = parseJsonBody(await readRequestBody(req, exchange.body, jsonReading), req.headers['content-type'], jsonLimits);
+    } else if (route.body === 'optional-json') {
+      // No body at all is a call without one (a vote of a key without credential); anything sent is JSON.
+      const raw = await readRequestBody(req, exchange.body, jsonReading);
+      body = raw.length === 0 ? undefined : parseJsonBody(raw, req.headers['content-type'], jsonLimits);
     }
     const command = route.command({ principal, vaultId, params, query: match.query, headers: req.headers, body }, deps);
     return route.answer(deps, command);

@@ -117,8 +117,22 @@ export const approvalSchema = z
           .meta({ id: 'ApprovalStandardRequest', description: 'A held message, typed data or transaction: the wallet and the request exactly as given (what is approved is what is signed).' }),
       ])
       .meta({ description: 'What is asked: a Sign call (`kind` call), or the body of sign-message, sign-typed-data or sign-transaction.' }),
+    requestHash: z
+      .string()
+      .regex(/^0x[0-9a-f]{64}$/)
+      .meta({
+        description:
+          'sha256 of the request as stored (`0x` + 64 lower-case hex digits): the `request` of the EIP-712 `Decision` an approver signs, `Decision(string vault,string approval,bytes32 request,string decision)` in the domain `{"name": "wallet-vault", "version": "1"}` (docs/api.md#signed-votes).',
+      }),
     votes: z
-      .array(z.object({ by: z.string().meta({ description: '`api-key:<id>`' }), vote: z.enum(['approve', 'reject']), at: instant('When the vote was counted.') }))
+      .array(
+        z.object({
+          by: z.string().meta({ description: '`api-key:<id>`' }),
+          vote: z.enum(['approve', 'reject']),
+          at: instant('When the vote was counted.'),
+          signature: z.string().nullable().meta({ description: "The vote's EIP-712 `Decision` signature by its key's approver address; null: a key without credential." }),
+        }),
+      )
       .meta({ description: 'Every vote, oldest first.' }),
     result: z
       .union([signResultSchema, signatureResultSchema, signedTransactionSchema])

@@ -42,9 +42,10 @@ const ok = (data: unknown) => jsonReply(200, { success: true, data });
 /**
  * How a route takes its body: none, JSON, Sign's JSON whose raw bytes X-Vault-Auth-Signature signs
  * (`signed`, its `args` and `abi` bounded), or any other signing request's JSON under the same header
- * (`signed-json`: a message, typed data or a transaction, within Sign's text limits).
+ * (`signed-json`: a message, typed data or a transaction, within Sign's text limits), or JSON that may be
+ * left out (`optional-json`: a vote, unsigned for a key without credential; the body is then undefined).
  */
-export type BodyKind = 'none' | 'json' | 'signed' | 'signed-json';
+export type BodyKind = 'none' | 'json' | 'signed' | 'signed-json' | 'optional-json';
 
 /** A request to a vault route once admitted: the caller, its path parameters (decoded), its body (parsed). */
 export interface RouteRequest {
@@ -121,17 +122,17 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/approvals/:approvalId/approve',
-    body: 'none',
+    body: 'optional-json',
     role: 'approver',
-    command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve' }),
+    command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve', ...voteOf(r.body) }),
     answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
   }),
   route({
     method: 'POST',
     path: '/approvals/:approvalId/reject',
-    body: 'none',
+    body: 'optional-json',
     role: 'approver',
-    command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject' }),
+    command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
     answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
   }),
   route({
@@ -348,6 +349,16 @@ function rpcCalls(body: unknown): RpcBatch['calls'] & { single?: boolean } {
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body: must be a JSON object');
   return body as Record<string, unknown>;
+}
+
+/** A vote's body (optional): `{"signature": "0x…"}`; the use case checks the signature itself. */
+function voteOf(body: unknown): { signature?: string } {
+  if (body === undefined) return {};
+  const fields = bodyObject(body);
+  for (const key in fields) if (key !== 'signature') throw invalidArgument(`${key}: is not a field of a vote (signature)`);
+  if (fields.signature === undefined) return {};
+  if (typeof fields.signature !== 'string') throw invalidArgument('signature: must be a string (0x, 65 bytes: the EIP-712 Decision signature)');
+  return { signature: fields.signature };
 }
 
 function messageOf(body: Record<string, unknown>): unknown {

@@ -78,6 +78,23 @@ export const nameBodySchema = z.strictObject(
   { error: bodyError(['name']) },
 );
 
+/**
+ * A vote's body, for the OpenAPI document (the route checks it field by field, naming the field). Left
+ * out entirely by a key without credential.
+ */
+export const voteBodySchema = z
+  .strictObject({
+    signature: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{130}$/)
+      .meta({
+        description:
+          "The EIP-712 signature (65 bytes) of the key's approver address over `Decision(string vault,string approval,bytes32 request,string decision)`, domain `{\"name\": \"wallet-vault\", \"version\": \"1\"}`, with `request` the approval's `requestHash` and `decision` `approve` or `reject`. Required of a key with a credential (else 403 `APPROVAL_SIGNATURE_INVALID`); a key without one may leave the body out.",
+      })
+      .optional(),
+  })
+  .meta({ id: 'VoteRequest' });
+
 const hash32 = (description: string) =>
   z.string({ error: requiredOr('must be 0x-prefixed 32-byte hex') }).regex(HEX32, 'must be 0x-prefixed 32-byte hex').meta({ description });
 

@@ -133,6 +133,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
       authSecret: options.authSecret,
       governancePins: new Map([...(options.governancePins ?? new Map<string, string>())].map(([vault, hash]) => [vault, hash.toLowerCase()])),
       authRefused: options.authRefused,
+      invalidVotes: options.invalidVotes,
       version,
     }),
   );

@@ -70,6 +70,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // Refused authentications by reason, besides the audit summary.
     authRefused: metrics,
     webhookMetrics: metrics,
+    // Votes a release found without a valid signature: wallet_vault_approval_votes_invalid_total.
+    invalidVotes: metrics,
   });
   await warnOfGovernance(vault, logger);
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval } from '../../src/application/approvals.use-case.js';
+import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals.use-case.js';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { Authorize } from '../../src/application/authorize.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
@@ -64,6 +64,8 @@ export interface UseCaseSettings {
   readonly authSecret?: string;
   /** Told of each refused authentication besides the audit summary. */
   readonly authRefused?: RefusedAuthObserver;
+  /** Told of votes a release found without a valid signature (issue 35), besides the audit record. */
+  readonly invalidVotes?: InvalidVoteObserver;
   /** What `GET …/status` reports. */
   readonly version: string;
   /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash, from outside the database (docs/governance.md). */
@@ -162,13 +164,15 @@ export const USE_CASES = {
   /** An approver key's vote; the approve that completes the quorum releases the signature (once), by the request's kind. */
   voteOnApproval: entry(
     VoteOnApproval,
-    (p) =>
+    (p, s) =>
       new VoteOnApproval(
         p.approvals,
         new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction) }),
         p.clock,
         p.audit,
         p.repo,
+        p.payloads,
+        s.invalidVotes,
       ),
     KEYS,
   ),

@@ -27,6 +27,8 @@ export interface FromConfigOptions {
   /** Told of each refused authentication besides the audit summary (the server's metrics). */
   readonly authRefused?: VaultOptions['authRefused'];
   readonly webhookMetrics?: VaultOptions['webhookMetrics'];
+  /** Told of votes a release found without a valid signature (the server's metrics). */
+  readonly invalidVotes?: VaultOptions['invalidVotes'];
   /**
    * Apply the migrations the database lacks, creating it when missing (default true: the server). False:
    * the CLI's operator commands, which only check and refuse a database that is not at this build's
@@ -77,6 +79,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     logger: o.logger,
     jobMetrics: o.jobMetrics,
     authRefused: o.authRefused,
+    invalidVotes: o.invalidVotes,
     // Delivered where the jobs run; the operator commands (no key stores) neither deliver nor read the key.
     webhooks: o.keyStores === false ? false : { signingKey: webhookKey, pollIntervalMs: config.webhookPollMs },
     webhookMetrics: o.webhookMetrics,

@@ -2,6 +2,7 @@ import type { Container } from 'inversify';
 import { z } from 'zod';
 import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
 import type { RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
+import type { InvalidVoteObserver } from '../../src/application/approvals.use-case.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
@@ -93,6 +94,8 @@ export interface VaultOptions {
   readonly configure?: (container: Container) => void;
   /** Told of each refused authentication (reason, client address), besides the audit summary. */
   readonly authRefused?: RefusedAuthObserver;
+  /** Told of votes a release found without a valid signature (issue 35), besides `approval.vote-invalid`. */
+  readonly invalidVotes?: InvalidVoteObserver;
   /**
    * How often refused authentications are written to the audit trail, one `auth.refused` record per
    * client address with a count (ms, default 60 000); `close()` writes the last interval's.
@@ -195,6 +198,7 @@ const schema = z
       .optional(),
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
+    invalidVotes: port(['observeInvalidVotes']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
     allowJavaScriptFallback: z.boolean().optional(),
   })

@@ -35,6 +35,7 @@ export class PrometheusMetrics {
   private readonly webhookFailing: Gauge;
   private readonly webhookOldestFailure: Gauge;
   private readonly logLinesDropped: Counter;
+  private readonly invalidVotes: Counter;
   /** How many log lines the log destination has dropped so far (read at each scrape). */
   private logLinesDroppedSource: () => number = () => 0;
   private logLinesDroppedSeen = 0;
@@ -128,6 +129,11 @@ export class PrometheusMetrics {
       registers,
       aggregator: 'max',
     });
+    this.invalidVotes = new Counter({
+      name: 'wallet_vault_approval_votes_invalid_total',
+      help: "Counted approval votes a release found without a valid signature of their key's approver address (or over a stored request that no longer hashes to its requestHash); they count for nothing.",
+      registers,
+    });
     this.logLinesDropped = new Counter({
       name: 'wallet_vault_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read: its reader was gone (EPIPE) or more than the 1 MiB buffer was waiting for it.',
@@ -175,6 +181,11 @@ export class PrometheusMetrics {
   observeWebhookBacklog(endpoints: number, oldestSeconds: number): void {
     this.webhookFailing.set(endpoints);
     this.webhookOldestFailure.set(oldestSeconds);
+  }
+
+  /** Votes a release found without a valid signature of their key's credential (issue 35): an alert fires on any. */
+  observeInvalidVotes(count: number): void {
+    this.invalidVotes.inc(count);
   }
 
   observeRateLimited(): void {

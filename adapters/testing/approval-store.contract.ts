@@ -64,10 +64,14 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
       await f?.cleanup();
     });
     /** A stored key of the vault (an approver key unless `roles` says otherwise), its id. */
-    const approver = async (vaultId: string, o: { roles?: readonly ApiKeyRole[]; group?: string } = {}) => {
+    const approver = async (vaultId: string, o: { roles?: readonly ApiKeyRole[]; group?: string; approverAddress?: string } = {}) => {
       const id = randomBytes(8).toString('hex');
       const roles = o.roles ?? ['approver'];
-      await f.apiKeys.insertApiKey({ id, vaultId, secretHash: randomBytes(32).toString('hex'), created: at(0), revoked: null, roles, allowCidrs: null, ...(o.group ? { group: o.group } : {}) });
+      await f.apiKeys.insertApiKey({
+        id, vaultId, secretHash: randomBytes(32).toString('hex'), created: at(0), revoked: null, roles, allowCidrs: null,
+        ...(o.group ? { group: o.group } : {}),
+        ...(o.approverAddress ? { approverAddress: o.approverAddress } : {}),
+      });
       return id;
     };
     const actions = async (vaultId: string) => (await f.auditLog.list({ afterSeq: 0, limit: 1000, vaultId })).map((r) => [r.action, r.subject]);
@@ -149,6 +153,37 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
       expect(await vote(k3, 4000)).toMatchObject({ approval: { approvals: 2 } });
       expect((await store.list(vaultId, { now: at(4000), offset: 0, count: 10 })).page.map((x) => x.approvals)).toEqual([2]);
       expect(await store.claimRelease(vaultId, a.id, 't2', at(4500), at(4500 + HOUR))).toBe(true);
+    });
+
+    it('keeps each vote\'s signature; countedVotes answers the votes the quorum counts, each with its signature and its key\'s approver address now (issue 35)', async () => {
+      const [store, other] = f.stores;
+      const vaultId = await f.newVault();
+      const address = randomAddress();
+      const [signed, legacy, revoked] = [await approver(vaultId, { approverAddress: address }), await approver(vaultId), await approver(vaultId, { approverAddress: randomAddress() })];
+      const rejecter = await approver(vaultId);
+      const a = anApproval(vaultId, { required: 3 });
+      await store.create(a, event('approval.requested', a));
+      const signature = `0x${'1b'.repeat(65)}`;
+      const vote = (apiKeyId: string, ms: number, sig?: string) =>
+        store.vote(vaultId, a.id, { apiKeyId, vote: 'approve', at: at(ms), ...(sig ? { signature: sig } : {}) }, (x) => [event('approval.voted', x)]);
+      await vote(signed, 1000, signature);
+      await vote(legacy, 2000);
+      await vote(revoked, 3000, signature);
+      expect(await f.apiKeys.revokeApiKey(revoked, at(3500))).toBe(true);
+      const read = (await other.find(vaultId, a.id))!;
+      expect(read.votes).toEqual([
+        { apiKeyId: signed, vote: 'approve', at: at(1000), signature },
+        { apiKeyId: legacy, vote: 'approve', at: at(2000) },
+        { apiKeyId: revoked, vote: 'approve', at: at(3000), signature },
+      ]);
+      expect(await other.countedVotes(vaultId, a.id)).toEqual([
+        { apiKeyId: signed, signature, approverAddress: address },
+        { apiKeyId: legacy, signature: null, approverAddress: null },
+      ]);
+      // Another vault's id answers nothing; a reject is not counted.
+      expect(await other.countedVotes(await f.newVault(), a.id)).toEqual([]);
+      await store.vote(vaultId, a.id, { apiKeyId: rejecter, vote: 'reject', at: at(4000) }, (x) => [event('approval.voted', x)]);
+      expect((await other.countedVotes(vaultId, a.id)).map((v) => v.apiKeyId)).toEqual([signed, legacy]);
     });
 
     it('a key revoked between the claim and the release takes the quorum with it: the release writes nothing', async () => {

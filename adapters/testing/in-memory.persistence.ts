@@ -4,7 +4,7 @@ import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { auditRecordOf, chainedAfter, prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import { effectiveStatus, type Approval, type ApprovalStatus, type ApprovalVote } from '../../src/domain/approval.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../../src/ports/approval-store.port.js';
+import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome } from '../../src/ports/approval-store.port.js';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
@@ -78,6 +78,14 @@ export class InMemoryWalletRepository implements WalletRepository {
     if (!key) return false;
     if (key.revoked === null) this.apiKeys.set(id, { ...key, revoked: now });
     return true;
+  }
+  setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean> {
+    return changeAudited(this.audit, recorded, () => {
+      const key = this.apiKeys.get(id);
+      if (!key) return null;
+      this.apiKeys.set(id, { ...key, approverAddress: address });
+      return () => this.apiKeys.set(id, key);
+    });
   }
   async countActiveApiKeys(vaultId: string): Promise<number> {
     return [...this.apiKeys.values()].filter((k) => k.vaultId === vaultId && k.revoked === null).length;
@@ -332,10 +340,14 @@ export class InMemoryApprovalStore implements ApprovalStore {
 
   /** The approve votes that count now, as the SQL store's COUNTED: unrevoked keys of the vault, approvers, of the group. */
   private counted(a: Approval): number {
+    return this.countedOf(a).length;
+  }
+
+  private countedOf(a: Approval): ApprovalVote[] {
     return a.votes.filter((v) => {
       const key = this.keys.apiKeys.get(v.apiKeyId);
       return v.vote === 'approve' && key !== undefined && key.vaultId === a.vaultId && key.revoked === null && key.roles.includes('approver') && (a.group === null || key.group === a.group);
-    }).length;
+    });
   }
   /** An approval as reads answer it: a copy, its count over the keys as they are now. */
   private shown(a: Approval): Approval {
@@ -369,9 +381,11 @@ export class InMemoryApprovalStore implements ApprovalStore {
     if (a === undefined || a.vaultId !== vaultId) return { kind: 'closed' };
     if (a.votes.some((v) => v.apiKeyId === vote.apiKeyId)) return { kind: 'already-voted' };
     if (a.status !== 'pending' || a.expires.getTime() <= vote.at.getTime()) return { kind: 'closed' };
+    // As the SQL store reads it back: `signature` only when there is one.
+    const { signature, ...unsigned } = vote;
     const cast: Approval = {
       ...a,
-      votes: [...a.votes, vote],
+      votes: [...a.votes, signature ? { ...unsigned, signature } : unsigned],
       approvals: a.approvals + (vote.vote === 'approve' ? 1 : 0),
       ...(vote.vote === 'reject' ? { status: 'rejected' as const, decided: vote.at } : {}),
     };
@@ -381,6 +395,11 @@ export class InMemoryApprovalStore implements ApprovalStore {
     this.approvals.set(id, cast);
     for (const e of records) await this.audit.append(e);
     return { kind: 'recorded', approval: counted };
+  }
+  async countedVotes(vaultId: string, id: string): Promise<CountedVote[]> {
+    const a = this.approvals.get(id);
+    if (a === undefined || a.vaultId !== vaultId) return [];
+    return this.countedOf(a).map((v) => ({ apiKeyId: v.apiKeyId, signature: v.signature ?? null, approverAddress: this.keys.apiKeys.get(v.apiKeyId)?.approverAddress ?? null }));
   }
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
     const a = this.approvals.get(id);

@@ -62,6 +62,24 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect((await f.repo.listApiKeys(vault.id)).map((k) => k.id)).toEqual([k1.id, k2.id]);
     });
 
+    it("keeps an approver key's address; setApproverAddress changes it with its audit record, and reports a missing key (issue 35)", async () => {
+      const vault = await newVault();
+      const address = randomAddress();
+      const signed = anApiKey(vault, { roles: ['approver'], approverAddress: address });
+      const legacy = anApiKey(vault, { roles: ['approver'], created: ms(1) });
+      await f.repo.insertApiKey(signed);
+      await f.repo.insertApiKey(legacy);
+      expect(await f.repo.findApiKey(signed.id)).toEqual(signed);
+      expect(await f.repo.findApiKey(legacy.id)).toEqual(legacy);
+      const next = randomAddress();
+      const recorded = { action: 'api-key.credential-set', at: ms(2), actor: 'operator', vaultId: vault.id, subject: legacy.id, details: { approverAddress: next } } as const;
+      expect(await f.repo.setApproverAddress(legacy.id, next, recorded)).toBe(true);
+      expect(await f.repo.findApiKey(legacy.id)).toEqual({ ...legacy, approverAddress: next });
+      expect(await f.repo.setApproverAddress('0000000000000000', next, { ...recorded, subject: '0000000000000000' })).toBe(false);
+      const trail = await f.auditLog.list({ afterSeq: 0, limit: 1000, vaultId: vault.id });
+      expect(trail.filter((r) => r.action === 'api-key.credential-set').map((r) => r.subject)).toEqual([legacy.id]);
+    });
+
     it("keeps an API key's roles and networks (IPv4 and IPv6 ranges) as given; none bound means null", async () => {
       const vault = await newVault();
       const bound = anApiKey(vault, { roles: ['signer', 'reader'], allowCidrs: parseCidrs('10.0.0.0/8,192.0.2.7/32,2001:db8::/32') });

@@ -11,6 +11,8 @@ import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
+import { checkQuorum, isSignedDecision, type DecisionSigners } from './signed-votes.js';
+import { asBytes32 } from '../domain/signed-decisions.js';
 
 /**
  * What signs an approved request (its quorum reached, the release claimed with `token`): SignCall for a
@@ -89,6 +91,17 @@ export interface VoteCommand {
   readonly principal: Principal;
   readonly id: string;
   readonly vote: ApprovalVoteKind;
+  /**
+   * The voter's EIP-712 `Decision` signature (0x, 65 bytes): required of a key with a credential
+   * (decisions.md "Signed decisions") and stored with its vote. A key without one votes unsigned: what
+   * it sends is neither checked nor stored.
+   */
+  readonly signature?: string;
+}
+
+/** Told of votes the release found without a valid signature (Prometheus: wallet_vault_approval_votes_invalid_total). */
+export interface InvalidVoteObserver {
+  observeInvalidVotes(count: number): void;
 }
 
 /**
@@ -110,7 +123,10 @@ export class VoteOnApproval {
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,
     /** The requester's key is read again before a release: a key revoked while its request waited gets nothing. */
-    private readonly apiKeys?: Pick<ApiKeyStore, 'findApiKey'>,
+    private readonly apiKeys: Pick<ApiKeyStore, 'findApiKey'> | undefined,
+    /** Recovers the signer of a vote's `Decision`. */
+    private readonly signers: DecisionSigners,
+    private readonly observer?: InvalidVoteObserver,
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -129,13 +145,26 @@ export class VoteOnApproval {
       throw new DomainError(ErrorCode.APPROVER_NOT_IN_GROUP, `approval ${id}: only approver keys of group ${approval.group} vote on it (this key is ${own})`);
     }
     refuseClosed(approval, now);
+    // Before anything is written: a key with a credential votes only with its signature of this Decision.
+    const address = principal.approverAddress ?? null;
+    if (address !== null && !isSignedDecision(this.signers, approval, vote, command.signature, address)) {
+      const why = command.signature === undefined ? 'no signature' : 'signature not of the key\'s approver address over this decision';
+      await this.refused(principal, approval, `vote ${why}`);
+      throw new DomainError(
+        ErrorCode.APPROVAL_SIGNATURE_INVALID,
+        command.signature === undefined
+          ? `approval ${id}: this key votes with a signature ({"signature": "0x…"}: its approver address's EIP-712 Decision, decisions.md)`
+          : `approval ${id}: the signature is not this key's approver address's EIP-712 Decision to ${vote} this approval`,
+      );
+    }
     const earlier = approval.votes.find((v) => v.apiKeyId === principal.apiKeyId);
     if (earlier !== undefined) {
       // The quorum is there but the signature is not (its release failed): an approver's call retries it.
       if (earlier.vote === 'approve' && vote === 'approve' && approval.approvals >= approval.required) return this.release(store, approval, principal);
       throw alreadyVoted(id, earlier.vote);
     }
-    const outcome = await store.vote(vaultId, id, { apiKeyId: principal.apiKeyId, vote, at: now }, (counted) => this.events(principal, counted, vote, now));
+    const cast = { apiKeyId: principal.apiKeyId, vote, at: now, ...(address === null ? {} : { signature: command.signature! }) };
+    const outcome = await store.vote(vaultId, id, cast, (counted) => this.events(principal, counted, vote, now));
     if (outcome.kind === 'already-voted') throw alreadyVoted(id, vote);
     if (outcome.kind === 'closed') {
       // Decided or expired between the read and the vote: say which, as of now.
@@ -161,7 +190,13 @@ export class VoteOnApproval {
     }
     if (await store.claimRelease(approval.vaultId, approval.id, token, now, new Date(now.getTime() + RELEASE_LEASE_MS))) {
       try {
-        await this.releaser.release(approval, token, actorOf(principal));
+        // Verified again from the stored rows, by the claimer alone: what is signed is the request read here.
+        const held = await this.verifiedQuorum(store, approval, principal);
+        if (held === null) {
+          await store.abandonRelease(approval.vaultId, approval.id, token);
+          return asOf((await store.find(approval.vaultId, approval.id)) ?? approval, this.clock.now());
+        }
+        await this.releaser.release(held, token, actorOf(principal));
       } catch (error) {
         // Given back at once: the next approve call retries (the lease would hold it otherwise).
         await store.abandonRelease(approval.vaultId, approval.id, token).catch(() => undefined);
@@ -170,6 +205,30 @@ export class VoteOnApproval {
     }
     const current = await store.find(approval.vaultId, approval.id);
     return asOf(current ?? approval, this.clock.now());
+  }
+
+  /**
+   * The approval as stored, when its stored request still hashes to its requestHash and its counted votes
+   * that verify (signed by their key's current credential, or of a key without one) still make the quorum;
+   * else null, with `approval.vote-invalid` on record naming the votes that count for nothing. A quorum
+   * that holds despite such votes is released, and those votes are on record all the same.
+   */
+  private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<Approval | null> {
+    const approval = (await store.find(read.vaultId, read.id)) ?? read;
+    const check = checkQuorum(this.signers, approval, await store.countedVotes(approval.vaultId, approval.id));
+    const held = check.intact && check.valid >= approval.required;
+    if (check.invalid.length > 0 || !check.intact) {
+      this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));
+      await audit(this.auditLog, 'approval.vote-invalid', this.clock.now(), actorOf(principal), approval.vaultId, approval.id, {
+        approval: approval.id,
+        reason: check.intact ? 'vote without a valid signature of its key\'s approver address' : 'stored request does not hash to its requestHash',
+        votes: check.invalid.map((v) => apiKeyActor(v.apiKeyId)).join(','),
+        valid: check.valid,
+        required: approval.required,
+        released: held,
+      });
+    }
+    return held ? approval : null;
   }
 
   private events(principal: Principal, approval: Approval, vote: ApprovalVoteKind, at: Date): AuditEvent[] {
@@ -309,7 +368,13 @@ export interface ApprovalPresentation {
   group: string | null;
   requester: string;
   request: (Omit<ApprovalRequestView, 'arguments'> & { arguments: DecodedArgument[] }) | StandardRequestView;
-  votes: { by: string; vote: ApprovalVoteKind; at: string }[];
+  /**
+   * sha256 of the stored request as `0x` + 64 lower-case hex digits: the EIP-712 `Decision`'s `request`,
+   * as an approver signs it (decisionTypedData(vault, id, requestHash, vote)).
+   */
+  requestHash: string;
+  /** `signature`: the vote's EIP-712 Decision signature; null for a vote of a key without credential. */
+  votes: { by: string; vote: ApprovalVoteKind; at: string; signature: string | null }[];
   result: ApprovalResultView | null;
 }
 
@@ -335,7 +400,8 @@ export function presentApprovalOf(a: Approval): ApprovalPresentation {
     group: a.group,
     requester: apiKeyActor(a.requester),
     request,
-    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString() })),
+    requestHash: asBytes32(a.requestHash),
+    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
     result: approvalResult(a),
   };
 }

@@ -62,7 +62,13 @@ export class Authenticate {
       this.refusals.refused({ source, reason: 'foreign_network', vaultId, apiKeyId: parsed.id });
       throw new DomainError(ErrorCode.FORBIDDEN_NETWORK, `this API key may not be used from ${escapeControlCharacters(source)}`);
     }
-    return { apiKeyId: record.id, vaultId, roles: record.roles, ...(record.group ? { group: record.group } : {}) };
+    return {
+      apiKeyId: record.id,
+      vaultId,
+      roles: record.roles,
+      ...(record.group ? { group: record.group } : {}),
+      ...(record.approverAddress ? { approverAddress: record.approverAddress } : {}),
+    };
   }
 }
 

@@ -1,7 +1,9 @@
+import { parseAddress } from '../domain/address.js';
 import { parseApproverGroup } from '../domain/approval-rules.js';
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
 import { checkApproverSeparation, DEFAULT_ROLES, parseRoles, type ApiKeyRole, type Cidr } from '../domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
+import { showValue } from '../domain/show-value.js';
 import { normalizeWalletName } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
@@ -9,12 +11,14 @@ import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import { generateApiKey } from './api-key-format.js';
-import { audit, OPERATOR } from './audit-actor.js';
+import { audit, auditEvent, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
 
 /** The account vaults go to when none is named: a self-hosted deployment usually has just one. */
 export const DEFAULT_ACCOUNT = 'default';
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** An approver's credential as stored: EIP-55 (a mixed-case address with a bad checksum is a typo, refused). */
+const approverAddressOf = (text: string): string => parseAddress(text, 'approver-address');
 
 /** Operator actions from the CLI: vaults and their API keys, each recorded in the audit trail (actor `operator`). */
 export class ManageVaults {
@@ -51,7 +55,7 @@ export class ManageVaults {
    */
   async createApiKey(
     vaultId: string,
-    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean } = {},
+    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean; approverAddress?: string } = {},
   ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     const roles = access.roles === undefined ? DEFAULT_ROLES : parseRoles(access.roles.join(','));
     checkApproverSeparation(roles, access.allowSignerApprover === true);
@@ -61,15 +65,40 @@ export class ManageVaults {
     // A group says whose votes an approval rule counts: meaningless for a key that cannot vote.
     const group = access.group === undefined ? null : parseApproverGroup(access.group);
     if (group !== null && !roles.includes('approver')) throw invalidArgument('group: only a key with the approver role votes; add approver to --roles');
+    const approverAddress = access.approverAddress === undefined ? null : approverAddressOf(access.approverAddress);
+    if (approverAddress !== null && !roles.includes('approver')) throw invalidArgument('approver-address: only a key with the approver role votes; add approver to --roles');
     const { id, apiKey, secretHash } = generateApiKey();
-    const record: ApiKeyRecord = { id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs, ...(group === null ? {} : { group }) };
+    const record: ApiKeyRecord = {
+      id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs,
+      ...(group === null ? {} : { group }),
+      ...(approverAddress === null ? {} : { approverAddress }),
+    };
     await this.repository.insertApiKey(record);
     await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id, {
       roles: roles.join(','),
       allowCidrs: allowCidrs === null ? null : allowCidrs.map((c) => c.text).join(','),
       ...(group === null ? {} : { group }),
+      ...(approverAddress === null ? {} : { approverAddress }),
     });
     return { apiKey, record };
+  }
+
+  /**
+   * Attaches a credential to an approver key of the vault (or replaces it): from then on its votes count
+   * only signed by `address` (issue 35), also the votes it cast before, which the release verifies again.
+   * Audited (`api-key.credential-set`) in the same transaction.
+   */
+  async setApproverAddress(vaultId: string, keyId: string, address: string): Promise<ApiKeyRecord> {
+    const approverAddress = approverAddressOf(address);
+    await requireVault(this.repository, vaultId);
+    const key = await this.repository.findApiKey(keyId);
+    if (key === null || key.vaultId !== vaultId) throw invalidArgument(`key: api key ${showValue(keyId)} is not a key of vault ${vaultId}`);
+    if (key.revoked !== null) throw invalidArgument(`key: api key ${keyId} is revoked`);
+    if (!key.roles.includes('approver')) throw invalidArgument(`key: api key ${keyId} does not hold the approver role (roles ${key.roles.join(',')}); only approver keys vote`);
+    const now = this.clock.now();
+    const recorded = auditEvent('api-key.credential-set', now, OPERATOR, vaultId, keyId, { approverAddress, previous: key.approverAddress ?? null });
+    if (!(await this.repository.setApproverAddress(keyId, approverAddress, recorded))) throw invalidArgument(`key: api key ${keyId} does not exist`);
+    return { ...key, approverAddress };
   }
 
   async listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {

@@ -13,6 +13,11 @@ export interface ApprovalVote {
   readonly apiKeyId: string;
   readonly vote: ApprovalVoteKind;
   readonly at: Date;
+  /**
+   * The EIP-712 `Decision` signature the vote came with (0x, 65 bytes); null or absent: a vote of a key
+   * without credential. Kept so that the release, and anyone reading the approval, can verify it again.
+   */
+  readonly signature?: string | null;
 }
 
 /**

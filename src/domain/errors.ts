@@ -40,6 +40,8 @@ export const ErrorCode = {
   APPROVAL_ALREADY_VOTED: 'APPROVAL_ALREADY_VOTED',
   /** The approval is decided (approved or rejected): it takes no more votes. */
   APPROVAL_CLOSED: 'APPROVAL_CLOSED',
+  /** A vote of an approver key with a credential whose signature is missing, malformed or not its EIP-712 Decision (issue 35). */
+  APPROVAL_SIGNATURE_INVALID: 'APPROVAL_SIGNATURE_INVALID',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   /** A chain RPC's answer the JSON-RPC endpoint relays is over its byte cap (per call, or per batch). */
   RPC_ANSWER_TOO_LARGE: 'RPC_ANSWER_TOO_LARGE',
@@ -47,8 +49,6 @@ export const ErrorCode = {
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
   // Signed decisions (issue 35, docs/governance.md).
-  /** A vote's signature is missing, malformed, or not of an approver the vote needs. */
-  APPROVAL_SIGNATURE_INVALID: 'APPROVAL_SIGNATURE_INVALID',
   /** A governed vault whose state in force does not verify (pin, chain of signed changes, policy row): it signs nothing. */
   GOVERNANCE_UNVERIFIED: 'GOVERNANCE_UNVERIFIED',
   /** The vault is frozen (`wallet-vault freeze`): it signs nothing until the freeze is lifted. */

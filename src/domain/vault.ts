@@ -26,6 +26,12 @@ export interface ApiKeyRecord {
   readonly allowCidrs: readonly Cidr[] | null;
   /** The approver group whose approval rules its votes count for (issue 25); null or absent: none. */
   readonly group?: string | null;
+  /**
+   * The credential an approver key's votes are signed with (issue 35): an EIP-55 Ethereum address. Its
+   * votes count only with an EIP-712 `Decision` signature of that address; null or absent: a key from
+   * before credentials, whose votes count unsigned until the operator attaches one.
+   */
+  readonly approverAddress?: string | null;
 }
 
 /** A vault id as this service makes them: a UUID (v7 from UuidV7IdGenerator), 36 characters. */

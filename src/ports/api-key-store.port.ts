@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../domain/vault.js';
+import type { AuditEvent } from './audit-log.port.js';
 
 /** The hashes of a vault's API keys. Every method that writes is durable when it resolves. */
 export interface ApiKeyStore {
@@ -10,6 +11,11 @@ export interface ApiKeyStore {
   listApiKeys(vaultId: string): Promise<ApiKeyRecord[]>;
   /** Marks a key revoked at `now`; returns false when there is no such key. Revoking twice keeps the first time. */
   revokeApiKey(id: string, now: Date): Promise<boolean>;
+  /**
+   * Sets the approver address (the credential its votes are signed with) of key `id`, with `recorded` in
+   * the same transaction; false (nothing written) when there is no such key.
+   */
+  setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean>;
   /** Number of keys of the vault that are not revoked. */
   countActiveApiKeys(vaultId: string): Promise<number>;
 }

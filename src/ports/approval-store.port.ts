@@ -8,6 +8,18 @@ export type NewApproval = Omit<Approval, 'status' | 'approvals' | 'decided' | 'v
 /** What a vote did: counted (the approval as it now stands), refused as a second vote of the key, or too late. */
 export type VoteOutcome = { readonly kind: 'recorded'; readonly approval: Approval } | { readonly kind: 'already-voted' } | { readonly kind: 'closed' };
 
+/**
+ * An approve vote the quorum counts (of a key still unrevoked, still holding approver, of the approval's
+ * group), as the release verifies it: its stored signature and its key's approver address as they are now.
+ */
+export interface CountedVote {
+  readonly apiKeyId: string;
+  /** As stored with the vote; null: none. */
+  readonly signature: string | null;
+  /** The voting key's credential now; null: a key without one (its vote counts unsigned). */
+  readonly approverAddress: string | null;
+}
+
 export interface ApprovalPage {
   /** All approvals of the vault with the status asked, not only this page. */
   readonly count: number;
@@ -33,11 +45,13 @@ export interface ApprovalStore {
   /** Oldest first (created, id); `status` as effectiveStatus reports it at `now`. */
   list(vaultId: string, query: { readonly status?: ApprovalStatus; readonly now: Date; readonly offset: number; readonly count: number }): Promise<ApprovalPage>;
   /**
-   * One vote per key (a unique constraint, not a read first): counted only while the approval is pending and
+   * One vote per key (a unique constraint, not a read first), stored with its signature when it has one: counted only while the approval is pending and
    * `now` is before its expiry. A reject ends it (rejected, with `decided` appended). `events(approval)`
    * gives the audit records to write with the vote, from the approval as the vote left it.
    */
   vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome>;
+  /** The approve votes `approvals` counts now, oldest first, each with its signature and its key's credential (CountedVote). */
+  countedVotes(vaultId: string, id: string): Promise<CountedVote[]>;
   /**
    * Claims the release of a pending approval with its quorum, counted in the claim itself over the keys as
    * they are: true for exactly one caller until `leaseUntil` passes or the claim is given back. `token`

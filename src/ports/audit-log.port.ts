@@ -40,6 +40,10 @@ export const AUDIT_ACTIONS = [
   'keys.rewrapped',
   'schema.migrated',
   'audit.checkpoint',
+  // Signed decisions (issue 35): a credential attached to an approver key, and votes the release found
+  // without a valid signature of their key's credential (counted for nothing, the approval left pending).
+  'api-key.credential-set',
+  'approval.vote-invalid',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

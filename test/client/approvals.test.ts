@@ -1,5 +1,9 @@
+import { Wallet } from 'ethers';
+import { createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalPendingError, VaultClient, VaultError, type SignRequest, type VaultRole } from '../../client/index.js';
+import { ApprovalPendingError, decisionTypedData, VaultClient, VaultError, type SignRequest, type VaultRole } from '../../client/index.js';
+import { decisionTypedData as domainDecision } from '../../src/domain/signed-decisions.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -42,6 +46,39 @@ describe('the client and approvals', () => {
     expect(again).toEqual(approved.result);
     expect((await a.listApprovals({ status: 'approved' })).page.map((x) => x.id)).toContain(held.approval.id);
     await expect(signer.approve(held.approval.id)).rejects.toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
+  });
+
+  /** An approver key with `wallet`'s address as its credential, and its client. */
+  const approverWith = async (wallet: { address: string }) =>
+    new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], approverAddress: wallet.address })).apiKey, retries: 0 });
+
+  it('approve(id, { signer }) signs the Decision with an ethers Signer, a viem account or a viem wallet client; without a signer such a key is refused', async () => {
+    const signer = await clientWith(['signer']);
+    const held = await signer.requestSign(request, { idempotencyKey: 'invoice-signed' });
+    if (!('approval' in held)) throw new Error('expected the sign to be held');
+    const id = held.approval.id;
+    const ethersWallet = Wallet.createRandom();
+    const viemAccount = privateKeyToAccount(Wallet.createRandom().privateKey as `0x${string}`);
+    const [a, b] = [await approverWith(ethersWallet), await approverWith(viemAccount)];
+    await expect(a.approve(id)).rejects.toMatchObject({ status: 403, code: 'APPROVAL_SIGNATURE_INVALID' });
+    // Another address's signature: refused the same way.
+    await expect(a.approve(id, { signer: viemAccount })).rejects.toMatchObject({ status: 403, code: 'APPROVAL_SIGNATURE_INVALID' });
+    expect((await a.approve(id, { signer: ethersWallet })).approvals).toBe(1);
+    const approved = await b.approve(id, { signer: viemAccount });
+    expect(approved.status).toBe('approved');
+    expect(approved.votes.map((v) => v.signature)).toEqual([expect.stringMatching(/^0x[0-9a-f]{130}$/), expect.stringMatching(/^0x[0-9a-f]{130}$/)]);
+
+    // A viem wallet client (its account hoisted) signs a reject; the transport is never asked.
+    const other = await signer.requestSign(request, { idempotencyKey: 'invoice-signed-2' });
+    if (!('approval' in other)) throw new Error('expected the sign to be held');
+    const walletClient = createWalletClient({ account: viemAccount, transport: http('http://127.0.0.1:9') });
+    expect((await b.reject(other.approval.id, { signer: walletClient })).status).toBe('rejected');
+  });
+
+  it('decisionTypedData is the vault\'s own definition, for external wallets (eth_signTypedData_v4)', () => {
+    const typed = decisionTypedData(vaultId, '0190a3b0-0000-7000-8000-0000000000aa', 'ab'.repeat(32), 'reject');
+    expect(typed).toEqual(domainDecision(vaultId, '0190a3b0-0000-7000-8000-0000000000aa', `0x${'ab'.repeat(32)}`, 'reject'));
+    expect(typed.message.request).toBe(`0x${'ab'.repeat(32)}`);
   });
 
   it('reject() ends a request; asking again with its key is a VaultError APPROVAL_REJECTED', async () => {

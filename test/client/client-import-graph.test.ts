@@ -9,6 +9,12 @@ import { importsOf } from '../support/import-graph.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const clientDir = path.join(root, 'client');
+/**
+ * The one module of the vault the client shares: the EIP-712 messages approvers sign (decisions.md),
+ * one definition for the vault that verifies and the client that signs. It must stay pure: no import.
+ */
+const SHARED = path.join(root, 'src/domain/signed-decisions.ts');
+const SHARED_SPECIFIER = '../src/domain/signed-decisions.js';
 
 /** Every module reachable from client/index.ts, with the specifiers each imports. */
 function importGraph(entry: string): Map<string, string[]> {
@@ -27,11 +33,16 @@ function importGraph(entry: string): Map<string, string[]> {
 describe('wallet-vault/client loads in a browser bundle or a worker', () => {
   const graph = importGraph(path.join(clientDir, 'index.ts'));
 
-  it('imports only its own files: no server code, no package, no Node built-in', () => {
+  it('imports only its own files and the shared signed-decisions module (which imports nothing): no other server code, no package, no Node built-in', () => {
     expect(graph.size).toBeGreaterThanOrEqual(4);
+    expect(graph.has(SHARED)).toBe(true);
     for (const [file, specifiers] of graph) {
+      if (file === SHARED) {
+        expect(specifiers, file).toEqual([]);
+        continue;
+      }
       expect(path.relative(clientDir, file).startsWith('..'), file).toBe(false);
-      for (const s of specifiers) expect(s, `${path.relative(root, file)} imports ${s}`).toMatch(/^\.\/[a-z-]+\.js$/);
+      for (const s of specifiers) if (s !== SHARED_SPECIFIER) expect(s, `${path.relative(root, file)} imports ${s}`).toMatch(/^\.\/[a-z-]+\.js$/);
     }
   });
 
@@ -50,7 +61,7 @@ describe('wallet-vault/client loads in a browser bundle or a worker', () => {
       const built = (file: string) => path.join(out, path.relative('dist', file));
       expect(existsSync(built(entry.types)), entry.types).toBe(true);
       const loaded = (await import(pathToFileURL(built(entry.default)).href)) as Record<string, unknown>;
-      expect(Object.keys(loaded).sort()).toEqual(['ApprovalPendingError', 'REQUIRED_ROLE', 'VAULT_ERROR_CODES', 'VAULT_ROLES', 'VaultClient', 'VaultError', 'createAuthSignature', 'isVaultErrorCode']);
+      expect(Object.keys(loaded).sort()).toEqual(['ApprovalPendingError', 'REQUIRED_ROLE', 'VAULT_ERROR_CODES', 'VAULT_ROLES', 'VaultClient', 'VaultError', 'createAuthSignature', 'decisionTypedData', 'isVaultErrorCode', 'signDecision']);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

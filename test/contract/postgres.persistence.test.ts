@@ -231,7 +231,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await old.query('DROP TABLE deployment; DROP TABLE quarantined_keys'); // and migration 5's tables
       await old.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs'); // and migration 6's columns
       await old.query('DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates'); // and the sign counts' (7), the request rates' (8)
-      await old.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group;'); // and the approvals' (9)
+      await old.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group, DROP COLUMN approver_address;'); // and the approvals' (9)
       await old.query('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key'); // and the webhooks' (10)
       await old.query('DELETE FROM wallet_vault_migrations WHERE version > 3');
       await old.close();
@@ -267,7 +267,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await repo.ensureAccount(vault.accountId, new Date());
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
-      await db.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
+      await db.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group, DROP COLUMN approver_address; ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
       await db.query('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version > 5');
       const key = anApiKey(vault);
@@ -290,7 +290,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       await new SqlWalletRepository(postgresSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(postgresSql(db)).insertVault(vault);
       // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
-      await db.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
+      await db.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group, DROP COLUMN approver_address; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
       await db.query('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key');
       await db.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
       await db.query('DELETE FROM wallet_vault_migrations WHERE version > 4');

@@ -139,7 +139,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       const { vault, key } = await aVaultWithKey(before);
       await before.close();
       // As the release that recorded its versions in schema_migrations left it: schema 4, no migration 5, 6, 7, 8 or 9.
-      await sql.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
+      await sql.query('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group, DROP COLUMN approver_address; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; DROP TABLE request_rates');
       await sql.query('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key');
       await sql.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
       await sql.query('DELETE FROM wallet_vault_migrations WHERE version > 4');

@@ -80,7 +80,7 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     const first = await v.approvers[0]!.api.post(`${v.base}/approvals/${approval.id}/approve`);
     expect(first.status).toBe(200);
     expect(first.body.data).toMatchObject({ status: 'pending', approvals: 1, result: null });
-    expect(first.body.data.votes).toEqual([{ by: `api-key:${v.approvers[0]!.id}`, vote: 'approve', at: expect.any(String) }]);
+    expect(first.body.data.votes).toEqual([{ by: `api-key:${v.approvers[0]!.id}`, vote: 'approve', at: expect.any(String), signature: null }]);
     // The same key again: one vote per key.
     const again = await v.approvers[0]!.api.post(`${v.base}/approvals/${approval.id}/approve`);
     expect(again.status).toBe(409);

@@ -1,11 +1,9 @@
 import http from 'node:http';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cliJson } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
+import { sqlSessionOn } from '../support/sql-session.js';
 
 /** One request over a connection from `localAddress` (any 127.x address is this host on Linux). */
 function requestFrom(localAddress: string, url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
@@ -18,18 +16,6 @@ function requestFrom(localAddress: string, url: string, headers: Record<string, 
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Plain SQL on the server's database from a connection of its own, as an operator or a restore. */
-async function sqlSessionOn(dataDir: string, url: string | undefined) {
-  if (!url) {
-    const file = new Database(path.join(dataDir, 'vault.db'));
-    return { run: async (text: string, values: unknown[]) => file.prepare(text).run(...values).changes, close: async () => void file.close() };
-  }
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  const numbered = (text: string) => text.replace(/\?/g, ((n) => () => `$${++n}`)(0));
-  return { run: async (text: string, values: unknown[]) => (await c.query(numbered(text), values)).rowCount ?? 0, close: () => c.end() };
 }
 
 interface ListedRecord {

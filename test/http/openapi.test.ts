@@ -218,6 +218,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   APPROVAL_EXPIRED: /^approval \S+: the request expired before its quorum; it is never signed$/,
   APPROVAL_SELF_VOTE: /^approval \S+: the requesting key can never vote on its own request$/,
   APPROVER_NOT_IN_GROUP: /^approval \S+: only approver keys of group \S+ vote on it \(this key is (of group \S+|of no group)\)$/,
+  APPROVAL_SIGNATURE_INVALID: /^approval \S+: (this key votes with a signature \(\{"signature": "0x…"\}: its approver address's EIP-712 Decision, decisions\.md\)|the signature is not this key's approver address's EIP-712 Decision to (approve|reject) this approval)$/,
   APPROVAL_ALREADY_VOTED: /^approval \S+: this key has already voted \((approve|reject)\)$/,
   APPROVAL_CLOSED: /^approval \S+: (already (approved|rejected); it takes no more votes|it takes no more votes)$/,
   CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,

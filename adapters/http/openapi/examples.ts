@@ -177,7 +177,16 @@ const APPROVAL = {
       { name: 'args[1]', type: 'uint256', value: '1000' },
     ],
   },
-  votes: [{ by: 'api-key:8a7b6c5d4e3f2a10', vote: 'approve', at: '2026-06-01T09:41:12.000Z' }],
+  // The vote below is a real signature: account 0x70997970C51812dc3A010C7d01b50e0d17dc79C8's Decision to approve this approval.
+  requestHash: '0x6c1f7d9a0e2b4c3d5f6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f7a8b9c0',
+  votes: [
+    {
+      by: 'api-key:8a7b6c5d4e3f2a10',
+      vote: 'approve',
+      at: '2026-06-01T09:41:12.000Z',
+      signature: '0x238d02151471b45b5291e81d5243f8837c1a35e0fcd8db6ab45da4ef6a69fccb705e26879be410d7720fdd59df2fddee6f516293bd2e7f04855b5b0a57dea4461b',
+    },
+  ],
   result: null,
 } as const;
 
@@ -194,7 +203,7 @@ export const EXAMPLES = {
     status: 'approved',
     approvals: 2,
     decided: '2026-06-01T10:02:40.000Z',
-    votes: [...APPROVAL.votes, { by: 'api-key:c0ffee1234567890', vote: 'approve', at: '2026-06-01T10:02:40.000Z' }],
+    votes: [...APPROVAL.votes, { by: 'api-key:c0ffee1234567890', vote: 'approve', at: '2026-06-01T10:02:40.000Z', signature: null }],
     result: EXAMPLES_.signResult,
   },
   /** A message held by a hold rule (sign-message answered 202), before any vote. */
@@ -263,6 +272,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   APPROVAL_REJECTED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the request was rejected; it is never signed',
   APPROVAL_EXPIRED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the request expired before its quorum; it is never signed',
   APPROVAL_SELF_VOTE: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the requesting key can never vote on its own request',
+  APPROVAL_SIGNATURE_INVALID: "approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: the signature is not this key's approver address's EIP-712 Decision to approve this approval",
   APPROVER_NOT_IN_GROUP: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: only approver keys of group treasury vote on it (this key is of no group)',
   APPROVAL_ALREADY_VOTED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: this key has already voted (approve)',
   APPROVAL_CLOSED: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: already approved; it takes no more votes',
@@ -271,7 +281,6 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   KEYSTORE_UNAVAILABLE: 'key store local unavailable',
   DATABASE_UNAVAILABLE: 'database unavailable',
   INTERNAL: 'internal error (request id 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a61)',
-  APPROVAL_SIGNATURE_INVALID: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63: the signature is not a PolicyChange signature of an approver of vault treasury',
   GOVERNANCE_UNVERIFIED: "vault treasury's governance does not verify, so it signs nothing: the policy row is not the policy of the state in force",
   VAULT_FROZEN: 'vault treasury is frozen: it signs nothing until the freeze is lifted (docs/governance.md)',
   PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',

@@ -25,6 +25,7 @@ import {
   signTransactionBodySchema,
   signTypedDataBodySchema,
   submissionBodySchema,
+  voteBodySchema,
 } from '../schemas.js';
 import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
@@ -183,6 +184,12 @@ const jsonBody = (schema: z.ZodType, example: unknown) => ({
   required: true,
   content: { 'application/json': { schema, example } },
 });
+
+/** A vote's optional body: a key without credential sends none. */
+const voteBody = {
+  required: false,
+  content: { 'application/json': { schema: voteBodySchema, example: { signature: EXAMPLES.approval.votes[0].signature } } },
+};
 
 const vaultId = z.string().meta({ description: 'The vault (a UUID; other text names no vault: 401 as an unknown vault). `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
 const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
@@ -426,9 +433,10 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'approveApproval',
           summary: 'Approve a held sign',
           description:
-            "One vote per key; the requester's own key can never vote (403 `APPROVAL_SELF_VOTE`), a key outside the rule's group neither (403 `APPROVER_NOT_IN_GROUP`). The approve that completes the quorum makes the signature (a fresh nonce; uniq and signer read now; the policy and sign limits checked now) and answers the approval with its `result`. Should that fail (a chain RPC, the key store, a limit), the approval stays pending with its votes and another approve call, also by a key that already voted, retries it.",
+            "One vote per key; the requester's own key can never vote (403 `APPROVAL_SELF_VOTE`), a key outside the rule's group neither (403 `APPROVER_NOT_IN_GROUP`). A key with an approver address votes with `{\"signature\"}`, its EIP-712 `Decision` (403 `APPROVAL_SIGNATURE_INVALID` when missing or wrong); a key without one may send no body. The approve that completes the quorum makes the signature (a fresh nonce; uniq and signer read now; the policy and sign limits checked now), after verifying every counted vote's signature again against the stored request, and answers the approval with its `result`. Should that fail (a chain RPC, the key store, a limit), the approval stays pending with its votes and another approve call, also by a key that already voted, retries it; votes whose signature no longer verifies count for nothing (the approval stays pending, `approval.vote-invalid` on record).",
           tags: ['Approvals'],
           requestParams: inVault({ approvalId }),
+          requestBody: voteBody,
           responses: responses('approveApproval', ok(approvalSchema, 'The approval after the vote (approved, with `result`, when this vote completed the quorum).', EXAMPLES.approvedApproval)),
         },
       },
@@ -436,9 +444,10 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
         post: {
           operationId: 'rejectApproval',
           summary: 'Reject a held sign',
-          description: 'One reject ends the request: it is never signed. The same refusals as approve.',
+          description: 'One reject ends the request: it is never signed. The same refusals as approve; the signature is the `Decision` with `decision` `reject`.',
           tags: ['Approvals'],
           requestParams: inVault({ approvalId }),
+          requestBody: voteBody,
           responses: responses('rejectApproval', ok(approvalSchema, 'The approval, rejected.', { ...EXAMPLES.approval, status: 'rejected', decided: EXAMPLES.approval.votes[0].at, votes: [{ ...EXAMPLES.approval.votes[0], vote: 'reject' }] })),
         },
       },

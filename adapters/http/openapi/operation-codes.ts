@@ -42,7 +42,7 @@ const STANDARD_SIGN = [
 const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
 
 /** A vote: the approval must exist, be open, and the key be neither its requester nor outside its group, nor have voted. */
-const VOTE = [C.APPROVAL_NOT_FOUND, C.APPROVAL_SELF_VOTE, C.APPROVER_NOT_IN_GROUP, C.APPROVAL_ALREADY_VOTED, C.APPROVAL_CLOSED, C.APPROVAL_EXPIRED] as const;
+const VOTE = [C.APPROVAL_NOT_FOUND, C.APPROVAL_SELF_VOTE, C.APPROVER_NOT_IN_GROUP, C.APPROVAL_ALREADY_VOTED, C.APPROVAL_CLOSED, C.APPROVAL_EXPIRED, C.APPROVAL_SIGNATURE_INVALID] as const;
 
 export const ERROR_CODES_BY_OPERATION = {
   // A repeat of a held sign (its Idempotency-Key) answers the approval's end: rejected or expired.
@@ -80,8 +80,8 @@ export const ERROR_CODES_BY_OPERATION = {
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
-  approveApproval: [...IN_VAULT, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
-  rejectApproval: [...IN_VAULT, ...VOTE],
+  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
+  rejectApproval: [...WITH_BODY, ...VOTE],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
   // The key kept in the database is read on first use (none configured).

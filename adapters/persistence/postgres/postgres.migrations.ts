@@ -253,6 +253,12 @@ const MIGRATIONS: readonly string[] = [
      amount numeric(78, 0) NOT NULL
    );
    CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+  // Votes are signatures (issue 35): an approver key's credential (the Ethereum address its votes are
+  // signed with; null: a key from before, whose votes count unsigned) and each vote's EIP-712 signature,
+  // which the vault verifies again at release against the stored request. The api_keys trigger announces
+  // a credential set or changed to every instance's cache, as any other change of the row.
+  `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS approver_address text;
+   ALTER TABLE approval_votes ADD COLUMN IF NOT EXISTS signature text;`,
   // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
   `CREATE TABLE IF NOT EXISTS vault_governance (

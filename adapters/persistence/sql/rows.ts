@@ -99,21 +99,24 @@ export const AUDIT = new Table<AuditRecord>('audit_log', {
   prevHash: AS_IS, hash: AS_IS,
 });
 
-const API_KEYS = new Table<Omit<ApiKeyRecord, 'group'> & { group: string | null }>('api_keys', {
+const API_KEYS = new Table<Omit<ApiKeyRecord, 'group' | 'approverAddress'> & { group: string | null; approverAddress: string | null }>('api_keys', {
   id: AS_IS, vaultId: AS_IS, secretHash: AS_IS, created: INSTANT, revoked: INSTANT,
   // Comma-separated roles (API_KEY_ROLES) and CIDR ranges (null: from anywhere).
   roles: parseRoles, allowCidrs: parseCidrs,
   // The approver group (issue 25); null: none, and the record has no `group`.
   group: ['approver_group', AS_IS],
+  // The approver's credential (issue 35); null: none, and the record has no `approverAddress`.
+  approverAddress: AS_IS,
 });
 export const { select: SELECT_API_KEY, insert: INSERT_API_KEY } = API_KEYS;
 export const toApiKey = (row: object, at: InstantDecoder<unknown>): ApiKeyRecord => {
-  const { group, ...key } = API_KEYS.read(row, at);
-  return group ? { ...key, group } : key;
+  const { group, approverAddress, ...key } = API_KEYS.read(row, at);
+  return { ...key, ...(group ? { group } : {}), ...(approverAddress ? { approverAddress } : {}) };
 };
-/** The columns `roles`, `allow_cidrs` and `approver_group` of a record, as toApiKey reads them. */
-export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null, string | null] => [
+/** The columns `roles`, `allow_cidrs`, `approver_group` and `approver_address` of a record, as toApiKey reads them. */
+export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null, string | null, string | null] => [
   key.roles.join(','),
   key.allowCidrs === null ? null : key.allowCidrs.map((c) => c.text).join(','),
   key.group ?? null,
+  key.approverAddress ?? null,
 ];

@@ -1,6 +1,6 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { Approval, ApprovalStatus, ApprovalVote } from '../../../src/domain/approval.js';
-import type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../../../src/ports/approval-store.port.js';
+import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome } from '../../../src/ports/approval-store.port.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { AS_IS, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
@@ -11,7 +11,7 @@ const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals'>>('approvals', 
   requester: AS_IS, request: AS_IS, requestHash: AS_IS, idempotencyKey: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
   functionSignature: AS_IS, created: INSTANT, expires: INSTANT, decided: INSTANT, result: AS_IS,
 });
-const VOTES = new Table<ApprovalVote>('approval_votes', { apiKeyId: AS_IS, vote: AS_IS, at: INSTANT });
+const VOTES = new Table<ApprovalVote>('approval_votes', { apiKeyId: AS_IS, vote: AS_IS, at: INSTANT, signature: AS_IS });
 
 const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key,
   chain, contract, sender, selector, function_signature, created, expires)
@@ -23,9 +23,13 @@ const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, 
  * after voting counts for nothing. Any revocation time counts (not only a past one): one instance's clock
  * ahead of another's must not keep a revoked key's vote. The `approvals` column (votes as cast) is not read.
  */
-const COUNTED = `(SELECT count(*) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id
-  WHERE v.approval_id = approvals.id AND v.vote = 'approve' AND k.vault_id = approvals.vault_id AND k.revoked IS NULL
-  AND ',' || k.roles || ',' LIKE '%,approver,%' AND (approvals.approver_group IS NULL OR k.approver_group = approvals.approver_group))`;
+const COUNTS = `v.approval_id = approvals.id AND v.vote = 'approve' AND k.vault_id = approvals.vault_id AND k.revoked IS NULL
+  AND ',' || k.roles || ',' LIKE '%,approver,%' AND (approvals.approver_group IS NULL OR k.approver_group = approvals.approver_group)`;
+const COUNTED = `(SELECT count(*) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id WHERE ${COUNTS})`;
+/** The votes COUNTED counts, each with its signature and its key's credential as they are now: what the release verifies. */
+const COUNTED_VOTES = `SELECT v.api_key_id, v.signature, k.approver_address FROM approval_votes v
+  JOIN api_keys k ON k.id = v.api_key_id JOIN approvals ON approvals.id = v.approval_id
+  WHERE approvals.vault_id = $1 AND approvals.id = $2 AND ${COUNTS} ORDER BY v.at, v.api_key_id`;
 const SELECT = `SELECT ${APPROVALS.columns}, ${COUNTED} AS counted FROM approvals`;
 const BY_ID = `${SELECT} WHERE vault_id = $1 AND id = $2`;
 const BY_KEY = `${SELECT} WHERE vault_id = $1 AND idempotency_key = $2`;
@@ -39,7 +43,7 @@ const FILTERS: Record<ApprovalStatus | 'any', { readonly sql: string; readonly a
   approved: { sql: "status = 'approved'", atNow: false },
   rejected: { sql: "status = 'rejected'", atNow: false },
 };
-const VOTE = 'INSERT INTO approval_votes (approval_id, api_key_id, vote, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING';
+const VOTE = 'INSERT INTO approval_votes (approval_id, api_key_id, vote, at, signature) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING';
 // Counted only while pending and unexpired: re-checked here, under the row's lock, whatever was read before.
 const COUNT_VOTE = `UPDATE approvals SET approvals = approvals + $3,
   status = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN 'rejected' ELSE status END,
@@ -100,7 +104,7 @@ export class SqlApprovalStore implements ApprovalStore {
   async vote(vaultId: string, id: string, vote: ApprovalVote, events: (approval: Approval) => AuditEvent[]): Promise<VoteOutcome> {
     try {
       return await this.db.auditedTransaction(async (tx, audit) => {
-        if ((await tx.run(VOTE, [id, vote.apiKeyId, vote.vote, vote.at])) === 0) throw new Refused({ kind: 'already-voted' });
+        if ((await tx.run(VOTE, [id, vote.apiKeyId, vote.vote, vote.at, vote.signature ?? null])) === 0) throw new Refused({ kind: 'already-voted' });
         const counted = await tx.run(COUNT_VOTE, [vaultId, id, vote.vote === 'approve' ? 1 : 0, vote.vote, vote.at]);
         if (counted === 0) throw new Refused({ kind: 'closed' });
         const approval = (await this.one(tx, BY_ID, [vaultId, id]))!;
@@ -112,6 +116,11 @@ export class SqlApprovalStore implements ApprovalStore {
       if (error instanceof Refused) return error.outcome;
       throw error;
     }
+  }
+
+  async countedVotes(vaultId: string, id: string): Promise<CountedVote[]> {
+    const rows = await this.db.all<{ api_key_id: string; signature: string | null; approver_address: string | null }>(COUNTED_VOTES, [vaultId, id]);
+    return rows.map((r) => ({ apiKeyId: r.api_key_id, signature: r.signature, approverAddress: r.approver_address }));
   }
 
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
@@ -157,7 +166,13 @@ export class SqlApprovalStore implements ApprovalStore {
     if (rows.length === 0) return [];
     const approvals = rows.map((r) => ({ ...APPROVALS.read(r, this.db.instant), approvals: Number((r as { counted: number | string }).counted) }));
     const votes = await session.all<{ approval_id: string }>(VOTES_OF(rows.length), approvals.map((a) => a.id));
-    return approvals.map((a) => ({ ...a, votes: votes.filter((v) => v.approval_id === a.id).map((v) => VOTES.read(v, this.db.instant)) }));
+    return approvals.map((a) => ({ ...a, votes: votes.filter((v) => v.approval_id === a.id).map(this.readVote) }));
+  }
+
+  /** A vote as stored; `signature` only when it has one (a vote of a key without credential has none). */
+  private readonly readVote = (row: object): ApprovalVote => {
+    const { signature, ...vote } = VOTES.read(row, this.db.instant);
+    return signature ? { ...vote, signature } : vote;
   }
 }
 

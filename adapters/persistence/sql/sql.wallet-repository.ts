@@ -90,6 +90,13 @@ export class SqlWalletRepository implements WalletRepository {
     return changed > 0;
   }
 
+  async setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean> {
+    // PostgreSQL's trigger announces the update to every instance's cache, as a revocation.
+    const changed = await runAudited(this.db, 'UPDATE api_keys SET approver_address = $1 WHERE id = $2', [address, id], recorded);
+    this.apiKeys?.forget?.();
+    return changed;
+  }
+
   async countActiveApiKeys(vaultId: string): Promise<number> {
     const [row] = await this.db.all<{ n: number | string }>('SELECT count(*) AS n FROM api_keys WHERE vault_id = $1 AND revoked IS NULL', [vaultId]);
     return Number(row!.n);

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { Approval } from '../domain/approval.js';
+import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
+import type { CountedVote } from '../ports/approval-store.port.js';
+import type { StandardPayloads } from '../ports/standard-payloads.port.js';
+
+/*
+ * Votes are signatures (issue 35, decisions.md "Signed decisions"): a vote of an approver key with a
+ * credential counts only with that address's EIP-712 `Decision` over the approval's requestHash. Checked
+ * when the vote is cast (a refusal the voter sees) and again at release, from the stored rows, so a vote
+ * row a database writer inserted, copied from another approval or left behind by a changed credential
+ * counts for nothing.
+ */
+
+/** What recovers a signer: the payloads port (ethers in the Ethereum adapter). */
+export type DecisionSigners = Pick<StandardPayloads, 'recoverTypedDataSigner'>;
+
+/**
+ * Whether `signature` is `address`'s `Decision` (`decision`) on `approval`. False for anything else:
+ * no signature, a malformed one, another signer, another approval, request or decision, a stored
+ * requestHash that is no 32-byte hash. Addresses are public: compared as they are, case aside.
+ */
+export function isSignedDecision(
+  signers: DecisionSigners,
+  approval: Pick<Approval, 'vaultId' | 'id' | 'requestHash'>,
+  decision: DecisionKind,
+  signature: string | null | undefined,
+  address: string,
+): boolean {
+  if (typeof signature !== 'string') return false;
+  let typedData;
+  try {
+    typedData = decisionTypedData(approval.vaultId, approval.id, approval.requestHash, decision);
+  } catch {
+    return false;
+  }
+  const signer = signers.recoverTypedDataSigner(typedData, signature);
+  return signer !== null && signer.toLowerCase() === address.toLowerCase();
+}
+
+/** The stored request still hashes to the requestHash the votes signed (sha256, hex, with or without 0x). */
+export function requestIntact(approval: Pick<Approval, 'request' | 'requestHash'>): boolean {
+  const stored = approval.requestHash.toLowerCase().replace(/^0x/, '');
+  return createHash('sha256').update(approval.request).digest('hex') === stored;
+}
+
+/** What the release finds, verifying the counted votes again from the stored rows. */
+export interface QuorumCheck {
+  /** Counted votes whose key has a credential and whose signature does not verify (all of them when the request changed). */
+  readonly invalid: readonly CountedVote[];
+  /** Votes that count: signed by their key's current credential, or of a key without one. */
+  readonly valid: number;
+  /** False when the stored request no longer hashes to its requestHash: no vote counts then. */
+  readonly intact: boolean;
+}
+
+export function checkQuorum(signers: DecisionSigners, approval: Approval, votes: readonly CountedVote[]): QuorumCheck {
+  if (!requestIntact(approval)) return { invalid: votes, valid: 0, intact: false };
+  const invalid = votes.filter((v) => v.approverAddress !== null && !isSignedDecision(signers, approval, 'approve', v.signature, v.approverAddress));
+  return { invalid, valid: votes.length - invalid.length, intact: true };
+}
