@@ -10,7 +10,7 @@ import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { Governance } from '../../src/application/governance.use-case.js';
-import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
+import { GovernanceVerifier, governanceUnverified } from '../../src/application/governance-verifier.js';
 import type { GovernanceStore } from '../../src/ports/governance-store.port.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
@@ -173,6 +173,14 @@ export const USE_CASES = {
         p.repo,
         p.payloads,
         s.invalidVotes,
+        // A governed vault's votes count only from the approvers its verified state names.
+        {
+          approversOf: async (vaultId: string) => {
+            const state = await p.policyCache.state(vaultId);
+            if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
+            return state.governed?.head.governance.approvers ?? null;
+          },
+        },
       ),
     KEYS,
   ),

@@ -11,7 +11,7 @@ import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
-import { checkQuorum, isSignedDecision, type DecisionSigners } from './signed-votes.js';
+import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, type GovernedVoters } from './signed-votes.js';
 import { asBytes32 } from '../domain/signed-decisions.js';
 
 /**
@@ -127,6 +127,8 @@ export class VoteOnApproval {
     /** Recovers the signer of a vote's `Decision`. */
     private readonly signers: DecisionSigners,
     private readonly observer?: InvalidVoteObserver,
+    /** A governed vault's signed approvers (GovernedVoters); absent: no vault is governed. */
+    private readonly governance?: { approversOf(vaultId: string): Promise<GovernedVoters> },
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -147,6 +149,14 @@ export class VoteOnApproval {
     refuseClosed(approval, now);
     // Before anything is written: a key with a credential votes only with its signature of this Decision.
     const address = principal.approverAddress ?? null;
+    const governed = (await this.governance?.approversOf(vaultId)) ?? null;
+    if (governed !== null && (address === null || !isGovernedVoter(governed, address))) {
+      await this.refused(principal, approval, address === null ? 'governed vault: key without a credential' : `governed vault: ${address} is not one of its approvers`);
+      throw new DomainError(
+        ErrorCode.APPROVAL_SIGNATURE_INVALID,
+        `approval ${id}: vault ${vaultId} is governed, so only the approvers its signed governance names vote (docs/governance.md); this key's credential ${address ?? '(none)'} is not one of them`,
+      );
+    }
     if (address !== null && !isSignedDecision(this.signers, approval, vote, command.signature, address)) {
       const why = command.signature === undefined ? 'no signature' : 'signature not of the key\'s approver address over this decision';
       await this.refused(principal, approval, `vote ${why}`);
@@ -215,7 +225,8 @@ export class VoteOnApproval {
    */
   private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<Approval | null> {
     const approval = (await store.find(read.vaultId, read.id)) ?? read;
-    const check = checkQuorum(this.signers, approval, await store.countedVotes(approval.vaultId, approval.id));
+    const governed = (await this.governance?.approversOf(approval.vaultId)) ?? null;
+    const check = checkQuorum(this.signers, approval, await store.countedVotes(approval.vaultId, approval.id), governed);
     const held = check.intact && check.valid >= approval.required;
     if (check.invalid.length > 0 || !check.intact) {
       this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));

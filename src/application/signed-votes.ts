@@ -44,6 +44,19 @@ export function requestIntact(approval: Pick<Approval, 'request' | 'requestHash'
   return createHash('sha256').update(approval.request).digest('hex') === stored;
 }
 
+/**
+ * On a governed vault, the addresses its signed state names as approvers (docs/governance.md): the only
+ * credentials whose votes count there, so an approver key a database writer adds, or a credential it
+ * changes, counts for nothing; a key without a credential votes for nothing there either. Null: the vault
+ * is not governed, and a key's credential (or none) is as the database says.
+ */
+export type GovernedVoters = readonly string[] | null;
+
+/** Whether `address` may vote under `governed` (any address on a vault that is not governed). */
+export function isGovernedVoter(governed: GovernedVoters, address: string): boolean {
+  return governed === null || governed.some((a) => a.toLowerCase() === address.toLowerCase());
+}
+
 /** What the release finds, verifying the counted votes again from the stored rows. */
 export interface QuorumCheck {
   /** Counted votes whose key has a credential and whose signature does not verify (all of them when the request changed). */
@@ -54,8 +67,12 @@ export interface QuorumCheck {
   readonly intact: boolean;
 }
 
-export function checkQuorum(signers: DecisionSigners, approval: Approval, votes: readonly CountedVote[]): QuorumCheck {
+export function checkQuorum(signers: DecisionSigners, approval: Approval, votes: readonly CountedVote[], governed: GovernedVoters = null): QuorumCheck {
   if (!requestIntact(approval)) return { invalid: votes, valid: 0, intact: false };
-  const invalid = votes.filter((v) => v.approverAddress !== null && !isSignedDecision(signers, approval, 'approve', v.signature, v.approverAddress));
+  const invalid = votes.filter((v) =>
+    v.approverAddress === null
+      ? governed !== null
+      : !isGovernedVoter(governed, v.approverAddress) || !isSignedDecision(signers, approval, 'approve', v.signature, v.approverAddress),
+  );
   return { invalid, valid: votes.length - invalid.length, intact: true };
 }

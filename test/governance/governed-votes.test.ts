@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Wallet } from 'ethers';
+import type { Vault } from '../../lib/index.js';
+import type { Approval } from '../../src/domain/approval.js';
+import { decisionTypedData } from '../../src/domain/signed-decisions.js';
+import type { Principal } from '../../src/application/principal.js';
+import { POSTGRES_AVAILABLE } from '../support/postgres.js';
+import { openStore, type Dialect, type Store } from './support.js';
+
+const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/*
+ * On a governed vault the approver set is the signed one (docs/governance.md): a held sign's vote counts
+ * only from a credential its governance names. An approver key the database writer adds, a credential it
+ * changes, or a key without one counts for nothing, at the vote and again at the release.
+ */
+describe.each(DIALECTS)('approval votes on a governed vault on %s', (dialect) => {
+  let store: Store;
+  let vault: Vault;
+  const approvers = [Wallet.createRandom(), Wallet.createRandom()];
+  const outsider = Wallet.createRandom();
+  let vaultId: string;
+  let wallet: string;
+  let signer: Principal;
+
+  const HOLD = { version: 2, rules: [{ id: 'two-eyes', effect: { hold: { required: 1 } }, kinds: ['message'] }], limits: [] };
+  const keyOf = async (address: string | null): Promise<Principal> => {
+    const { record } = await vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], ...(address === null ? {} : { approverAddress: address }) });
+    return { apiKeyId: record.id, vaultId, roles: record.roles, approverAddress: record.approverAddress ?? null };
+  };
+  const held = async (message: string): Promise<Approval> => {
+    const outcome = await vault.signMessage.execute({ principal: signer, address: wallet, message });
+    if (!('approval' in outcome)) throw new Error('expected the message to be held');
+    return outcome.approval as Approval;
+  };
+  const sign = (who: Pick<Wallet, 'signTypedData'>, approval: Approval) => {
+    const t = decisionTypedData(vaultId, approval.id, approval.requestHash, 'approve');
+    return who.signTypedData(t.domain, { ...t.types } as never, t.message);
+  };
+
+  beforeAll(async () => {
+    store = await openStore(dialect);
+    vault = await store.open();
+    ({ id: vaultId } = await vault.manageVaults.create({ name: 'governed votes' }));
+    await vault.managePolicies.apply(vaultId, HOLD);
+    const set = await vault.governance.set(vaultId, { required: 1, approvers: approvers.map((a) => a.address) }, 'operator');
+    expect('genesis' in set).toBe(true);
+    const { record } = await vault.manageVaults.createApiKey(vaultId, { roles: ['signer', 'admin'] });
+    signer = { apiKeyId: record.id, vaultId, roles: record.roles };
+    wallet = (await vault.createWallet.execute({ principal: signer, name: 'w' })).address;
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it("a governance approver's signed vote releases the held message", async () => {
+    const approval = await held('pay 1');
+    const voter = await keyOf(approvers[0]!.address);
+    const after = await vault.voteOnApproval.execute({ principal: voter, id: approval.id, vote: 'approve', signature: await sign(approvers[0]!, approval) });
+    expect(after.status).toBe('approved');
+  });
+
+  it('a key whose credential the governance does not name, or without one, is refused and writes nothing', async () => {
+    const approval = await held('pay 2');
+    const stranger = await keyOf(outsider.address);
+    await expect(vault.voteOnApproval.execute({ principal: stranger, id: approval.id, vote: 'approve', signature: await sign(outsider, approval) })).rejects.toMatchObject({
+      code: 'APPROVAL_SIGNATURE_INVALID',
+      message: expect.stringContaining('is governed, so only the approvers its signed governance names vote'),
+    });
+    const legacy = await keyOf(null);
+    await expect(vault.voteOnApproval.execute({ principal: legacy, id: approval.id, vote: 'approve' })).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID' });
+    const now = await vault.getApproval.execute(vaultId, approval.id);
+    expect([now.status, now.votes]).toEqual(['pending', []]);
+  });
+
+  it("an approver key the database writer adds, with its own validly signed vote, counts for nothing at release", async () => {
+    const approval = await held('pay 3');
+    // The writer's key row and vote row, signed by the writer's own address: a valid Decision of a key that exists.
+    const forged = await keyOf(outsider.address);
+    await store.sql('INSERT INTO approval_votes (approval_id, api_key_id, vote, at, signature) VALUES ($1, $2, $3, $4, $5)', [
+      approval.id,
+      forged.apiKeyId,
+      'approve',
+      dialect === 'postgres' ? new Date() : Date.now(),
+      await sign(outsider, approval),
+    ]);
+    // Any approver's call now runs the release: the forged vote must not make the quorum.
+    const honest = await keyOf(approvers[1]!.address);
+    const rejected = await vault.voteOnApproval.execute({ principal: honest, id: approval.id, vote: 'approve', signature: await sign(approvers[1]!, approval) });
+    expect(rejected.status).toBe('approved');
+    const trail = await vault.listAuditRecords.execute({ vaultId, limit: 1000 });
+    const invalid = trail.filter((r) => r.action === 'approval.vote-invalid' && r.subject === approval.id);
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]!.details).toMatchObject({ votes: `api-key:${forged.apiKeyId}`, valid: 1, released: true });
+  });
+});
