@@ -6,6 +6,7 @@
 import { installKeccak256 } from '../adapters/system/keccak.js';
 export { type Vault } from '../adapters/main/create-vault.js';
 export { createVault, type ConfiguredVaultOptions } from '../adapters/main/create-vault-entry.js';
+export { prometheusMetrics, type VaultMetrics } from '../adapters/main/vault-metrics.js';
 export { VaultOptionsError, type VaultLogger, type VaultOptions } from '../adapters/main/vault-options.js';
 export { NativeBindingError } from '../adapters/native-bindings.js';
 export type { AddedChain } from '../adapters/chain/chains.js';

@@ -12,6 +12,8 @@ export interface RequestContext {
   readonly requestId: string;
   /** The route pattern that served the request (`/api/v1/vaults/:vaultId/wallets/:address`), for metrics. */
   route?: string;
+  /** Set when the request went back to the embedding app: neither counted nor logged as the vault's. */
+  untracked?: boolean;
 }
 
 /*
@@ -65,18 +67,34 @@ export function observeRequests(
   deps: { logger: { info(o: object, m?: string): void }; metrics?: RequestObserver },
 ): RequestListener {
   return (req, res) => {
-    const context: RequestContext = { requestId: requestIdOf(req) };
-    // performance.now() and `on` (a response finishes once): no BigInt pair and no once-wrapper per request.
-    const started = performance.now();
-    res.setHeader('X-Request-Id', context.requestId);
-    res.on('finish', () => {
-      const seconds = (performance.now() - started) / 1000;
-      const route = context.route ?? 'unmatched';
-      const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
-      deps.metrics?.observeRequest(method, route, res.statusCode, seconds);
-      deps.logger.info({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 }, 'request');
-    });
-    attachRequestContext(req, context);
+    trackRequest(req, res, deps.metrics, (line) => deps.logger.info(line, 'request'));
     void pipeline.handle(req, res, { url: req.url ?? '/', base: '' });
   };
+}
+
+/**
+ * Gives a request its id (echoed in `X-Request-Id`) and context, and once answered counts it into
+ * `metrics` by route pattern and hands `log` its line: the standalone server's listener and the Express
+ * router (`metrics`) both observe requests through this.
+ */
+export function trackRequest(req: IncomingMessage, res: ServerResponse, metrics: RequestObserver | undefined, log?: (line: object) => void): void {
+  const context: RequestContext = { requestId: requestIdOf(req) };
+  // performance.now() and `on` (a response finishes once): no BigInt pair and no once-wrapper per request.
+  const started = performance.now();
+  res.setHeader('X-Request-Id', context.requestId);
+  res.on('finish', () => {
+    if (context.untracked) return;
+    const seconds = (performance.now() - started) / 1000;
+    const route = context.route ?? 'unmatched';
+    const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
+    metrics?.observeRequest(method, route, res.statusCode, seconds);
+    log?.({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 });
+  });
+  attachRequestContext(req, context);
+}
+
+/** A request the embedding app serves after all (the router's `notFound: false`): not the vault's to count. */
+export function untrackRequest(req: IncomingMessage): void {
+  const context = requestContextOf(req);
+  if (context) context.untracked = true;
 }

@@ -33,6 +33,7 @@ import { readinessOf } from './readiness.js';
 import { startRefusedAuthFlush } from './refused-auth-flush.js';
 import { TOKENS } from './tokens.js';
 import { useCasesFrom, useCasesModule, type UseCases } from './use-cases.js';
+import { withVaultMetrics, type VaultMetrics } from './vault-metrics.js';
 import { validateVaultOptions, type VaultLogger, type VaultOptions } from './vault-options.js';
 
 /**
@@ -68,6 +69,8 @@ export interface Vault extends UseCases {
    * answers; null without `auditCheckpoints`.
    */
   auditCheckpointKeys(): CheckpointKeySet | null;
+  /** The Prometheus series of `createVault({ metrics })`; absent without that option. */
+  readonly metrics?: VaultMetrics;
   /** Stops the background jobs, then closes the key stores and the persistence. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,7 +95,7 @@ const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
  */
 export async function createVault(input: VaultOptions): Promise<Vault> {
   installKeccak256();
-  const options = validateVaultOptions(input);
+  const options = withVaultMetrics(validateVaultOptions(input));
   requireNativeBindingsFor('createVault', options.allowJavaScriptFallback);
   const { persistence } = options;
   const keyStores = options.keyStores ?? [];
@@ -112,7 +115,7 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
 }
 
 /** The container, the use cases and the jobs over stores that answered. */
-function build(options: VaultOptions, keyStores: readonly KeyStore[], deploymentId: string | null, closeAll: () => Promise<void>): Vault {
+function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyStores: readonly KeyStore[], deploymentId: string | null, closeAll: () => Promise<void>): Vault {
   const { persistence } = options;
   const version = options.version ?? 'unknown';
   const container = new Container({ defaultScope: 'Singleton' });
@@ -206,6 +209,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
   let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const built: Vault = Object.assign(useCasesFrom(container), {
     container,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     version,
     deploymentId,
     database: persistence.description,

@@ -11,6 +11,7 @@ import { addedChainProblem, type AddedChain } from '../chain/chains.js';
 import { rpcUrlList, rpcUrlsProblem, type RpcUrls } from '../chain/rpc-urls.js';
 import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
 import { RPC_CHAINS } from './config.js';
+import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
 import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.js';
 import type { VaultLogger } from './vault-logger.js';
 
@@ -96,6 +97,13 @@ export interface VaultOptions {
   readonly authRefused?: RefusedAuthObserver;
   /** Told of votes a release found without a valid signature (issue 35), besides `approval.vote-invalid`. */
   readonly invalidVotes?: InvalidVoteObserver;
+  /**
+   * The standalone server's Prometheus series for this vault (docs/library.md, "Metrics"): `true` makes a
+   * registry (`vault.metrics`), or pass one `prometheusMetrics()` made. The key stores are timed and the
+   * jobs, refused authentications, webhook deliveries and invalid votes counted into it (an observer
+   * given above is kept instead); `vaultRouter(vault, { metrics: true })` serves it with the requests'.
+   */
+  readonly metrics?: boolean | PrometheusMetrics;
   /**
    * How often refused authentications are written to the audit trail, one `auth.refused` record per
    * client address with a count (ms, default 60 000); `close()` writes the last interval's.
@@ -199,6 +207,7 @@ const schema = z
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
     invalidVotes: port(['observeInvalidVotes']).optional(),
+    metrics: z.union([z.boolean(), z.instanceof(PrometheusMetrics, { error: 'must be true, false or the object prometheusMetrics() returns' })]).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
     allowJavaScriptFallback: z.boolean().optional(),
   })

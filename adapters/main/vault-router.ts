@@ -1,6 +1,7 @@
 import express from 'express';
 import { z } from 'zod';
-import { createHttpPipeline } from '../http/pipeline.js';
+import { createHttpPipeline, ownRequestId } from '../http/pipeline.js';
+import { trackRequest, untrackRequest, type RequestObserver } from '../http/observed-requests.js';
 import type { HttpDeps } from '../http/http-deps.js';
 import type { JsonBounds } from '../http/json-shape.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/caller.js';
@@ -36,8 +37,12 @@ export interface VaultRouterOptions {
   readonly argsBounds?: JsonBounds;
   /** Serve `GET /healthz` and `GET /readyz` under the mount point (default false). */
   readonly health?: boolean;
-  /** Serve `GET /metrics` from this source (Prometheus text); default: no such route. */
-  readonly metrics?: HttpDeps['metrics'];
+  /**
+   * Serve `GET /metrics` from this source (Prometheus text) and count each request into it when it can
+   * (`observeRequest`: the object `prometheusMetrics()` returns); `true`: the vault's own series
+   * (`createVault({ metrics: true })`), with the requests'. Default: no such route.
+   */
+  readonly metrics?: HttpDeps['metrics'] | true;
   /**
    * Answer any other path under the mount point with the vault's 404 envelope, and a path of the vault's
    * asked with a method it does not serve with its 405 envelope and `Allow` (default true). Set false when
@@ -81,7 +86,7 @@ const optionsSchema = z.strictObject({
     .optional(),
   argsBounds: argsBoundsSchema.optional(),
   health: z.boolean().optional(),
-  metrics: port(['exposition', 'observeRateLimited']).optional(),
+  metrics: z.union([z.literal(true), port(['exposition', 'observeRateLimited'])]).optional(),
   notFound: z.boolean().optional(),
   logger: port(['info', 'warn', 'error']).optional(),
   addressRateLimitPerMinute: count.optional(),
@@ -100,22 +105,33 @@ void everyOptionChecked;
  * standalone server. Authentication is the vault's API keys; TLS and any auth of your own go in front.
  * A bad option throws VaultOptionsError naming it, here rather than at the first request.
  */
-export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): express.Router {
-  checkOptions('vaultRouter', optionsSchema, options);
+export function vaultRouter(vault: Vault, given: VaultRouterOptions = {}): express.Router {
+  checkOptions('vaultRouter', optionsSchema, given);
+  const options = { ...given, metrics: routerMetrics(vault, given.metrics) };
   const pipeline = createHttpPipeline(httpDepsOf(vault, options), { health: options.health ?? false });
   const notFound = options.notFound ?? true;
+  const requests = options.metrics !== undefined && 'observeRequest' in options.metrics ? (options.metrics as RequestObserver) : undefined;
   const router = express.Router();
   // A shell: the request, its path below the mount and any body an earlier express.raw() read go to
   // the pipeline; a path it has no route for goes back to the embedding app when notFound is false.
   router.use((req, res, next) => {
+    // Counted as the standalone server counts it (by route pattern); a request handed back to the app is the app's.
+    if (requests) trackRequest(req, res, requests);
     void pipeline.handle(req, res, {
       url: req.url,
       base: req.baseUrl,
       ...(Buffer.isBuffer(req.body) ? { body: req.body } : {}),
-      ...(notFound ? {} : { pass: () => next() }),
+      ...(notFound ? {} : { pass: () => (untrackRequest(req), next()) }),
     });
   });
   return router;
+}
+
+/** The router's metrics: `true` is the vault's own (createVault's `metrics`), refused when it has none. */
+function routerMetrics(vault: Vault, metrics: VaultRouterOptions['metrics']): HttpDeps['metrics'] {
+  if (metrics !== true) return metrics;
+  if (vault.metrics === undefined) throw new VaultOptionsError('vaultRouter: metrics: true needs a vault made with createVault({ metrics: true }) (or pass prometheusMetrics() to both)');
+  return vault.metrics;
 }
 
 /**
@@ -125,7 +141,7 @@ export function vaultRouter(vault: Vault, options: VaultRouterOptions = {}): exp
  * one the vault cannot build (a use case on keys, in a vault without key stores) is read again when a
  * route needs it, failing there as before, while the other routes serve.
  */
-export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps {
+export function httpDepsOf(vault: Vault, options: Omit<VaultRouterOptions, 'metrics'> & { readonly metrics?: HttpDeps['metrics'] }): HttpDeps {
   const useCases = {};
   for (const name of Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]) {
     let useCase: unknown;
@@ -160,7 +176,7 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
  * The per-API-key limiter `rateLimitStore` names: by default shared through the vault's database when it
  * is PostgreSQL, in process with SQLite (whose processes share one host; see docs/configuration.md).
  */
-function apiKeyRateLimiter(vault: Vault, options: VaultRouterOptions, perMinute: number): HttpDeps['rateLimiter'] {
+function apiKeyRateLimiter(vault: Vault, options: Omit<VaultRouterOptions, 'metrics'> & { readonly metrics?: HttpDeps['metrics'] }, perMinute: number): HttpDeps['rateLimiter'] {
   const choice = options.rateLimitStore ?? (vault.requestRates ? 'database' : 'process');
   if (choice === 'process') return new RateLimiter(perMinute);
   const logger = options.logger ?? SILENT;
@@ -185,4 +201,27 @@ function apiKeyRateLimiter(vault: Vault, options: VaultRouterOptions, perMinute:
     return shared(vault.requestRates.counter(limit), 'database');
   }
   return shared(redisRequestRates(choice.redis, choice.keyPrefix).counter(limit), 'redis');
+}
+
+/**
+ * The vault's public keys where receivers and auditors fetch them, outside the router's mount (which an
+ * app often puts behind its own authentication): `app.get(WEBHOOK_KEYS_PATH, webhookKeysHandler(vault))`
+ * before the app's auth middleware, as the standalone server serves them at its root. Public and the
+ * same for every caller, so cacheable for five minutes.
+ */
+export function webhookKeysHandler(vault: Vault): express.RequestHandler {
+  return (_req, res, next) => {
+    ownRequestId(res);
+    vault.webhookKeys().then((keys) => void res.set('Cache-Control', 'public, max-age=300').json(keys), next);
+  };
+}
+
+/** `GET /.well-known/wallet-vault-audit-checkpoint-keys` for the app's root: 404 when the vault signs no checkpoints. */
+export function auditCheckpointKeysHandler(vault: Vault): express.RequestHandler {
+  return (_req, res, next) => {
+    const keys = vault.auditCheckpointKeys();
+    if (keys === null) return next();
+    ownRequestId(res);
+    res.set('Cache-Control', 'public, max-age=300').json(keys);
+  };
 }
