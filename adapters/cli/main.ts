@@ -136,7 +136,8 @@ apiKeys
         .map(
           (r) =>
             `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}  roles ${r.roles.join(',')}  from ${r.allowCidrs?.join(',') ?? 'anywhere'}` +
-            (r.approverAddress === null ? '' : `  votes signed by ${r.approverAddress}`),
+            (r.group === null ? '' : `  group ${r.group}`) +
+            (r.approverAddress === null ? (r.roles.includes('approver') ? '  votes unsigned (no credential)' : '') : `  votes signed by ${r.approverAddress}`),
         )
         .join('\n') || '(no API keys)',
     );

@@ -78,6 +78,9 @@ describe('the wallet-vault command', () => {
     const plain = await runCli(['api-keys', 'list', '--vault', vault.id], env);
     expect(plain.stdout).toContain(`${key.id}  sha256`);
     expect(plain.stdout).toMatch(/roles signer,reader {2}from 127\.0\.0\.0\/8,2001:db8::\/32/);
+    // An approver key's group and whether its votes are signed are in the plain listing too.
+    const approver = await cliJson<{ id: string }>(['api-keys', 'create', '--vault', vault.id, '--roles', 'approver', '--group', 'treasury'], env);
+    expect((await runCli(['api-keys', 'list', '--vault', vault.id], env)).stdout).toMatch(new RegExp(`${approver.id} .*roles approver {2}from anywhere {2}group treasury {2}votes unsigned \\(no credential\\)`));
 
     const api = client(server.url, key.apiKey);
     expect((await api.get(`/api/v1/vaults/${vault.id}/wallets`)).status).toBe(200);
