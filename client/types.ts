@@ -1,3 +1,4 @@
+import type { AbiParameter as AbitypeParameter, AbiParametersToPrimitiveTypes } from 'abitype';
 /** The answers of the API, with the interface's field names. Instants are ISO 8601 strings (UTC). */
 
 export type Hex = `0x${string}`;
@@ -47,11 +48,12 @@ export interface AbiFunction {
   readonly [extra: string]: unknown;
 }
 
-export interface SignRequest {
+export interface SignRequest<F extends AbiFunction = AbiFunction> {
   readonly chain: Chain;
   readonly contract: string;
   readonly sender: string;
-  readonly abi: AbiFunction;
+  /** With the item written `as const`, the answer's `args` are typed as the function's inputs (SignedArgs). */
+  readonly abi: F;
   /** The function's arguments without the signature parameter, in order (see docs/api.md for their JSON). */
   readonly args: readonly unknown[];
   /** Required for `local` and for chains without an RPC configured on the server. */
@@ -66,11 +68,25 @@ export interface SignatureStruct {
   readonly v: 27 | 28;
 }
 
-export interface SignResult {
+/**
+ * The on-chain call's arguments of function `F`, typed as abitype (and so viem's `writeContract`) types
+ * them when the ABI item is a literal (`as const`): integers of up to 48 bits as `number`, wider ones as
+ * `bigint`, addresses and bytes as `0x` strings, tuples and arrays as theirs. Otherwise `unknown[]`.
+ */
+export type SignedArgs<F extends AbiFunction> = F['inputs'] extends readonly AbitypeParameter[]
+  ? number extends F['inputs']['length']
+    ? unknown[]
+    : AbiParametersToPrimitiveTypes<F['inputs'], 'inputs'>
+  : unknown[];
+
+export interface SignResult<F extends AbiFunction = AbiFunction> {
   /** keccak256(abi.encode(nonce, r, s, v)): what the contract records, and the key of `submit`. */
   readonly submissionHash: Hex;
-  /** The arguments as sent with the SignatureStruct at the signature parameter's position: the on-chain call's arguments. */
-  readonly args: unknown[];
+  /**
+   * The arguments as sent with the SignatureStruct at the signature parameter's position: the on-chain
+   * call's arguments, integers as `number` (up to 48 bits) or `bigint`, as viem and ethers take them.
+   */
+  readonly args: SignedArgs<F>;
 }
 
 /** Where a held sign stands; only `approved` was ever signed. */
@@ -139,7 +155,7 @@ export interface ApprovalPage {
 }
 
 /** What a Sign answers: the signature (200), or the approval that holds it (202). */
-export type SignOutcome = SignResult | { readonly approval: Approval };
+export type SignOutcome<F extends AbiFunction = AbiFunction> = SignResult<F> | { readonly approval: Approval };
 
 /** What sign-message, sign-typed-data or sign-transaction answers: the result (200), or the approval that holds it (202). */
 export type StandardOutcome<T extends SignatureResult | SignedTransaction> = T | { readonly approval: Approval };

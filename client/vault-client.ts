@@ -1,5 +1,6 @@
 import { createAuthSignature } from './auth-signature.js';
 import type {
+  AbiFunction,
   Approval,
   ApprovalPage,
   ApprovalStatus,
@@ -11,6 +12,8 @@ import type {
   SignRequest,
   SignOutcome,
   SignResult,
+  SignedArgs,
+  Hex,
   StandardOutcome,
   Submission,
   TransactionToSign,
@@ -21,6 +24,7 @@ import type {
 } from './types.js';
 import { isVaultErrorCode } from './error-codes.js';
 import { signDecision, type DecisionSigner } from './signed-votes.js';
+import { typedArgs } from './signed-args.js';
 import { ApprovalPendingError, VaultError } from './vault-error.js';
 
 /*
@@ -181,9 +185,9 @@ export class VaultClient {
    * (nothing was signed), each attempt with a fresh X-Vault-Auth-Signature; never after a lost answer,
    * which may have carried a valid signature.
    */
-  sign(request: SignRequest): Promise<SignResult> {
+  async sign<const F extends AbiFunction>(request: SignRequest<F>): Promise<SignResult<F>> {
     requireSignRequest('sign', request);
-    return this.call<SignResult>({
+    const result = await this.call<{ submissionHash: Hex; args: unknown[] }>({
       method: 'POST',
       path: '/sign',
       body: request,
@@ -194,6 +198,8 @@ export class VaultClient {
         throw new ApprovalPendingError(data.approval, requestId);
       },
     });
+    // Integers in the types the ABI item gives them (SignedArgs), as viem's writeContract takes them.
+    return { submissionHash: result.submissionHash, args: typedArgs(request.abi, result.args) as SignedArgs<F> };
   }
 
   /**
@@ -203,13 +209,13 @@ export class VaultClient {
    * `APPROVAL_EXPIRED` after its end. Retried as `sign` is (502/503 only): a sign no rule holds is
    * signed anew each time, so a lost answer is never retried (it may have carried a valid signature).
    */
-  requestSign(request: SignRequest, options: { idempotencyKey?: string } = {}): Promise<SignOutcome> {
+  async requestSign<const F extends AbiFunction>(request: SignRequest<F>, options: { idempotencyKey?: string } = {}): Promise<SignOutcome<F>> {
     requireSignRequest('requestSign', request);
     const key = options.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255)) {
       throw new TypeError('requestSign: idempotencyKey must be a string of 1 to 255 characters');
     }
-    return this.call<SignOutcome>({
+    const outcome = await this.call<{ submissionHash: Hex; args: unknown[] } | { approval: Approval }>({
       method: 'POST',
       path: '/sign',
       body: request,
@@ -218,6 +224,8 @@ export class VaultClient {
       accepted: (data) => data,
       ...(key === undefined ? {} : { headers: { 'Idempotency-Key': key } }),
     });
+    if ('approval' in outcome) return outcome;
+    return { submissionHash: outcome.submissionHash, args: typedArgs(request.abi, outcome.args) as SignedArgs<F> };
   }
 
   /** The vault's approvals, oldest first; `status: 'pending'` for those awaiting votes. */

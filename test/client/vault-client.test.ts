@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { VaultClient, VaultError, type VaultErrorCode } from '../../client/index.js';
+import { VaultClient, VaultError, type ClientErrorCode, type VaultErrorCode } from '../../client/index.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -50,7 +50,8 @@ for (const secured of [false, true]) {
 
       const signed = await vault.sign(localSignBody(created.address) as Parameters<VaultClient['sign']>[0]);
       expect(signed.submissionHash).toMatch(/^0x[0-9a-f]{64}$/);
-      expect(signed.args).toEqual(['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '1000', { nonce: expect.any(String), r: expect.any(String), s: expect.any(String), v: expect.any(Number) }]);
+      // Integers as the ABI types them (uint256: bigint), as viem's writeContract takes them; the rest as sent.
+      expect(signed.args).toEqual(['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', 1000n, { nonce: expect.any(String), r: expect.any(String), s: expect.any(String), v: expect.any(Number) }]);
       const transactionHash = `0x${'ab'.repeat(32)}`;
       expect(await vault.submit(signed.submissionHash, transactionHash)).toMatchObject({ submissionHash: signed.submissionHash, wallet: created.address, transactionHash });
       expect((await vault.getSubmission(signed.submissionHash)).transactionHash).toBe(transactionHash);
@@ -86,7 +87,7 @@ for (const secured of [false, true]) {
       expect(bad).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT', message: 'submissionHash: must be 0x-prefixed 32-byte hex' });
       const missing = await vault.getSubmission(`0x${'34'.repeat(32)}`).catch((e: unknown) => e);
       // Typed: a program branches on the code, and the compiler knows every value it can take.
-      const code: VaultErrorCode | undefined = (missing as VaultError).code;
+      const code: VaultErrorCode | ClientErrorCode | undefined = (missing as VaultError).code;
       expect(code).toBe('SUBMISSION_NOT_FOUND');
     });
 
