@@ -2,7 +2,7 @@ import { DomainError, ErrorCode } from '../domain/errors.js';
 import { canonicalStateJson, delayMs, readState, stateHash, type GovernedState } from '../domain/governance.js';
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import type { ChainDirectory } from '../domain/policy/sign-intent.js';
-import { policyChangeTypedData } from '../domain/signed-decisions.js';
+import { decisionTypedData, policyChangeTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { GovernanceRecord, GovernanceStore, StoredProposal } from '../ports/governance-store.port.js';
@@ -84,13 +84,18 @@ export class GovernanceVerifier {
     return this.health();
   }
 
-  /** The address that signed PolicyChange(vault, proposal, documentHash), or null (cached: recovery is the costly part). */
-  signerOf(vaultId: string, proposalId: string, documentHash: string, signature: string): string | null {
-    const key = `${vaultId}\n${proposalId}\n${documentHash}\n${signature}`;
+  /**
+   * The address that signed this proposal's `decision` (cached: recovery is the costly part). An approve
+   * is the PolicyChange(vault, proposal, documentHash); a reject is the Decision(vault, approval =
+   * proposal, request = documentHash, "reject"), another message, so an approve signature (visible in the
+   * votes, or intercepted) can never be replayed as a reject.
+   */
+  signerOf(vaultId: string, proposalId: string, documentHash: string, signature: string, decision: DecisionKind = 'approve'): string | null {
+    const key = `${decision}\n${vaultId}\n${proposalId}\n${documentHash}\n${signature}`;
     if (this.recovered.has(key)) return this.recovered.get(key)!;
     let signer: string | null;
     try {
-      signer = this.deps.payloads.recoverTypedDataSigner(policyChangeTypedData(vaultId, proposalId, documentHash), signature);
+      signer = this.deps.payloads.recoverTypedDataSigner(proposalTypedData(vaultId, proposalId, documentHash, decision), signature);
     } catch {
       signer = null;
     }
@@ -110,7 +115,7 @@ export class GovernanceVerifier {
     let rejectedBy: string | null = null;
     const hash = stateHash(proposal.state);
     for (const vote of [...proposal.votes].sort((a, b) => a.at.getTime() - b.at.getTime())) {
-      const signer = this.signerOf(proposal.vaultId, proposal.id, hash, vote.signature);
+      const signer = this.signerOf(proposal.vaultId, proposal.id, hash, vote.signature, vote.decision);
       // A vote counts only for the address its signature recovers to, and only when that is a current approver.
       if (signer === null || signer !== vote.address || !before.governance.approvers.includes(signer)) continue;
       if (vote.decision === 'reject') {
@@ -223,6 +228,11 @@ function canonicalPolicy(policy: PolicyDocument | null): string {
   if (policy === null) return 'null';
   const { uniqs, ...rest } = policy;
   return canonicalStateJson(uniqs !== undefined && Object.keys(uniqs).length > 0 ? { ...rest, uniqs } : rest);
+}
+
+/** What an approver signs to approve (PolicyChange) or reject (Decision, `reject`) a proposal (docs/governance.md). */
+export function proposalTypedData(vaultId: string, proposalId: string, documentHash: string, decision: DecisionKind) {
+  return decision === 'approve' ? policyChangeTypedData(vaultId, proposalId, documentHash) : decisionTypedData(vaultId, proposalId, documentHash, 'reject');
 }
 
 /** The refusal of every sign of a vault whose governance did not verify. */
