@@ -1,4 +1,4 @@
-export { VaultClient, type VaultClientOptions } from './vault-client.js';
+export { VaultClient, type VaultClientOptions, type VaultProposals, type ProposalVoteOptions } from './vault-client.js';
 export { ApprovalPendingError, VaultError } from './vault-error.js';
 export { VAULT_ERROR_CODES, isVaultErrorCode, type VaultErrorCode } from './error-codes.js';
 export { createAuthSignature } from './auth-signature.js';
