@@ -66,6 +66,8 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   webhookKeys?: () => Promise<unknown>;
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;
+  /** Governed vaults whose state does not verify (each signs nothing), for `/readyz`'s body; absent: not reported. */
+  governanceHealth?: () => Promise<{ readonly unverified: ReadonlyArray<{ readonly vault: string; readonly problem: string }> }>;
   logger: {
     debug?(o: object, m?: string): void;
     info(o: object, m?: string): void;

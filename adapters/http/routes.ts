@@ -493,7 +493,7 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
         } catch (error) {
           throw notReady(error, deps, operator(r.authorization));
         }
-        return jsonReply(200, { status: 'ready' });
+        return jsonReply(200, { status: 'ready', ...(await governanceOfReadiness(deps, operator(r.authorization))) });
       },
     });
   }
@@ -527,6 +527,17 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
     }
   }
   return routes;
+}
+
+/**
+ * `/readyz`'s word on governance: ready stays ready (one vault whose state does not verify refuses its own
+ * signatures, not the others'), and the body names each governed vault that does not verify; why, only to
+ * the operator (as for a dependency down). Nothing when every one verifies.
+ */
+async function governanceOfReadiness(deps: HttpDeps, operator: boolean): Promise<{ governance?: { unverified: { vault: string; problem?: string }[] } }> {
+  const health = await deps.governanceHealth?.().catch(() => undefined);
+  if (health === undefined || health.unverified.length === 0) return {};
+  return { governance: { unverified: health.unverified.map((u) => (operator ? { vault: u.vault, problem: u.problem } : { vault: u.vault })) } };
 }
 
 /**

@@ -9,6 +9,7 @@ import { redisRequestRates, type RedisClientLike } from '../rate-limit/redis.req
 import { skipFailingStore } from '../rate-limit/store-breaker.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { RequestRateCounter } from '../../src/ports/request-rate-store.port.js';
+import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
 import type { Vault } from './create-vault.js';
 import { TOKENS } from './tokens.js';
 import { USE_CASES } from './use-cases.js';
@@ -139,6 +140,7 @@ export function httpDepsOf(vault: Vault, options: VaultRouterOptions): HttpDeps 
   }
   return Object.assign(useCases as HttpDeps, {
     readiness: () => vault.readiness(),
+    governanceHealth: () => vault.container.get(GovernanceVerifier).recentHealth(),
     webhookKeys: () => vault.webhookKeys(),
     logger: options.logger ?? SILENT,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

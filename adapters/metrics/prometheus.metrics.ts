@@ -35,6 +35,9 @@ export class PrometheusMetrics {
   private readonly webhookFailing: Gauge;
   private readonly webhookOldestFailure: Gauge;
   private readonly logLinesDropped: Counter;
+  private readonly governanceUnverified: Gauge;
+  /** How many governed vaults do not verify (read at each scrape). */
+  private governanceUnverifiedSource: () => Promise<number> = async () => 0;
   /** How many log lines the log destination has dropped so far (read at each scrape). */
   private logLinesDroppedSource: () => number = () => 0;
   private logLinesDroppedSeen = 0;
@@ -128,6 +131,15 @@ export class PrometheusMetrics {
       registers,
       aggregator: 'max',
     });
+    this.governanceUnverified = new Gauge({
+      name: 'wallet_vault_governance_unverified_vaults',
+      help: 'Governed (or pinned) vaults whose state in force does not verify against its signed chain (docs/governance.md): each signs nothing (GOVERNANCE_UNVERIFIED) until repaired.',
+      registers,
+      aggregator: 'max',
+      collect: async () => {
+        this.governanceUnverified.set(await this.governanceUnverifiedSource().catch(() => 0));
+      },
+    });
     this.logLinesDropped = new Counter({
       name: 'wallet_vault_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read: its reader was gone (EPIPE) or more than the 1 MiB buffer was waiting for it.',
@@ -138,6 +150,11 @@ export class PrometheusMetrics {
         this.logLinesDroppedSeen = dropped;
       },
     });
+  }
+
+  /** Reads wallet_vault_governance_unverified_vaults from `unverified()` at each scrape. */
+  countUnverifiedGovernance(unverified: () => Promise<number>): void {
+    this.governanceUnverifiedSource = unverified;
   }
 
   /** Counts the log lines `dropped()` reports (a running total) in wallet_vault_log_lines_dropped_total. */

@@ -46,6 +46,8 @@ export interface GovernanceVerifierDeps {
 }
 
 const MAX_RECOVERED = 10_000;
+/** How old the check behind recentHealth() may be: the policy cache's time (POLICY_CACHE_TTL_MS). */
+const RECENT_HEALTH_MS = 5_000;
 
 /**
  * Reads a vault's policy and, when it is governed, proves it (docs/governance.md "What is in force is
@@ -61,6 +63,7 @@ export class GovernanceVerifier {
   private readonly recovered = new Map<string, string | null>();
   private readonly problems = new Map<string, string>();
   private readonly governed = new Set<string>();
+  private lastCheck: { readonly at: number; readonly run: Promise<void> } | undefined;
 
   constructor(private readonly deps: GovernanceVerifierDeps) {}
 
@@ -82,6 +85,20 @@ export class GovernanceVerifier {
     const vaults = new Set([...(this.deps.store ? await this.deps.store.governedVaults() : []), ...this.deps.pins.keys()]);
     for (const vault of vaults) await this.load(vault);
     return this.health();
+  }
+
+  /**
+   * health() after a checkAll() at most `maxAgeMs` old (default 5 s, the policy cache's time): what
+   * `/readyz` and the metric report. A vault edited in the database is seen within that time even when
+   * nothing signs with it; callers meanwhile share one run, so frequent probes cost one check per period.
+   * A check that fails (the database away: readiness says so) reports what is known.
+   */
+  recentHealth(maxAgeMs = RECENT_HEALTH_MS): Promise<GovernanceHealth> {
+    const now = this.deps.clock.now().getTime();
+    if (this.lastCheck === undefined || now - this.lastCheck.at >= maxAgeMs || now < this.lastCheck.at) {
+      this.lastCheck = { at: now, run: this.checkAll().then(() => undefined, () => undefined) };
+    }
+    return this.lastCheck.run.then(() => this.health());
   }
 
   /**

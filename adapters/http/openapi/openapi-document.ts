@@ -645,10 +645,29 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'readyz',
           summary: 'Readiness',
           description:
-            'Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`.',
+            "Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`. A governed vault whose state does not verify (it signs nothing, `GOVERNANCE_UNVERIFIED`) does not make the instance unready (the other vaults sign): the 200's `governance.unverified` names it, checked at most 5 s before; why (`problem`) only for a request with `VAULT_METRICS_TOKEN`.",
           tags: ['Operations'],
           security: [{}, { operatorToken: [] }],
-          responses: responses('readyz', json(z.object({ status: z.literal('ready') }), 'The database and key stores answer.')),
+          responses: responses(
+            'readyz',
+            json(
+              z.object({
+                status: z.literal('ready'),
+                governance: z
+                  .object({
+                    unverified: z.array(
+                      z.object({
+                        vault: z.string(),
+                        problem: z.string().optional().meta({ description: 'Why it does not verify; only with `VAULT_METRICS_TOKEN`.' }),
+                      }),
+                    ),
+                  })
+                  .optional()
+                  .meta({ description: 'Present only when a governed vault does not verify.' }),
+              }),
+              'The database and key stores answer.',
+            ),
+          ),
         },
       },
       '/metrics': {
