@@ -38,6 +38,13 @@ export const REQUIRED_ROLE = {
   getApproval: ['signer', 'reader', 'approver'],
   approve: 'approver',
   reject: 'approver',
+  // Governance (docs/governance.md): read by keys that read, vote or administer; proposals read as approvals; voted by approver keys; frozen by an admin key.
+  governance: ['reader', 'approver', 'admin'],
+  'proposals.list': ['signer', 'reader', 'approver'],
+  'proposals.get': ['signer', 'reader', 'approver'],
+  'proposals.approve': 'approver',
+  'proposals.reject': 'approver',
+  freeze: 'admin',
 } as const satisfies Record<string, VaultRole | readonly VaultRole[]>;
 
 export type VaultClientMethod = keyof typeof REQUIRED_ROLE;

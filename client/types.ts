@@ -1,6 +1,8 @@
 import type { AbiParameter as AbitypeParameter, AbiParametersToPrimitiveTypes } from 'abitype';
 /** The answers of the API, with the interface's field names. Instants are ISO 8601 strings (UTC). */
 
+import type { DecisionTypedData } from './typed-data-signer.js';
+
 export type Hex = `0x${string}`;
 
 export interface Wallet {
@@ -232,3 +234,79 @@ export interface PolicyVerdict {
   readonly rule: string | null;
   readonly message: string;
 }
+
+/** A governed vault's state (docs/governance.md): its keccak256 over canonical JSON is the document hash approvers sign. */
+export interface GovernedState {
+  readonly version: 1;
+  readonly vault: string;
+  readonly previous: string | null;
+  /** The policy document (docs/policy.md); null: no policy. */
+  readonly policy: Readonly<Record<string, unknown>> | null;
+  readonly governance: { readonly required: number; readonly approvers: readonly string[]; readonly delay: string };
+  readonly liftedFreezes: number;
+}
+
+/** `vault.governance()`: the state in force, its hash and pin, frozen or not, and why it does not verify. */
+export interface Governance {
+  readonly vault: string;
+  readonly governed: boolean;
+  readonly state: GovernedState | null;
+  readonly hash: string | null;
+  readonly genesisHash: string | null;
+  /** `VAULT_GOVERNANCE_PINS=<vault>:<genesis hash>`. */
+  readonly pin: string | null;
+  readonly pinned: boolean;
+  readonly frozen: boolean;
+  readonly freezes: number;
+  readonly liftedFreezes: number;
+  /** Non-null: the vault's governance does not verify and it signs nothing (GOVERNANCE_UNVERIFIED). */
+  readonly problem: string | null;
+}
+
+export type ProposalStatus = 'pending' | 'applied' | 'rejected' | 'superseded';
+
+/** A proposed change of a governed vault: what it changes, who signed it, what to sign. */
+export interface Proposal {
+  readonly id: string;
+  readonly vault: string;
+  readonly documentHash: string;
+  readonly previous: string;
+  readonly status: ProposalStatus;
+  readonly creator: string;
+  readonly created: string;
+  readonly decided: string | null;
+  /** The approvers whose valid PolicyChange signatures it carries. */
+  readonly approvals: readonly string[];
+  readonly required: number;
+  readonly effectiveAt: string | null;
+  readonly rejectedBy: string | null;
+  readonly diff: {
+    readonly policy: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[]; readonly replaced?: 'set' | 'removed' };
+    readonly governance: {
+      readonly approversAdded: readonly string[];
+      readonly approversRemoved: readonly string[];
+      readonly required?: { readonly from: number; readonly to: number };
+      readonly delay?: { readonly from: string; readonly to: string };
+    };
+    readonly liftedFreezes?: { readonly from: number; readonly to: number };
+  };
+  readonly state: GovernedState;
+  /** The PolicyChange to sign to approve it. */
+  readonly typedData: DecisionTypedData;
+  /** The Decision `reject` to sign to reject it. */
+  readonly rejectTypedData: DecisionTypedData;
+}
+
+export interface ProposalPage {
+  readonly count: number;
+  readonly page: Proposal[];
+}
+
+export interface FreezeResult {
+  readonly vault: string;
+  readonly frozen: true;
+  /** Freezes so far, this one included. */
+  readonly freezes: number;
+}
+
+export type { DecisionTypedData, TypedDataSigner, EthersTypedDataSigner, ViemTypedDataSigner } from './typed-data-signer.js';

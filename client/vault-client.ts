@@ -4,9 +4,13 @@ import type {
   Approval,
   ApprovalPage,
   ApprovalStatus,
+  FreezeResult,
+  Governance,
   MessageToSign,
   PolicyKind,
   PolicyVerdict,
+  Proposal,
+  ProposalPage,
   SignatureResult,
   SignedTransaction,
   SignRequest,
@@ -25,6 +29,8 @@ import type {
 import { isVaultErrorCode } from './error-codes.js';
 import { signDecision, type DecisionSigner } from './signed-votes.js';
 import { typedArgs } from './signed-args.js';
+import { policyChangeTypedData, rejectDecisionTypedData } from './governance-decisions.js';
+import { signDecisionTypedData, type TypedDataSigner } from './typed-data-signer.js';
 import { ApprovalPendingError, VaultError } from './vault-error.js';
 
 /*
@@ -71,6 +77,24 @@ export interface VoteOptions {
   readonly signer?: DecisionSigner;
 }
 
+/** How an approver votes on a proposal: with the key that signs its decisions; optionally bound to the document hash they reviewed. */
+export interface ProposalVoteOptions {
+  /** An ethers Signer, a viem account or a viem wallet client: the approver's own key (never the API key). */
+  readonly signer: TypedDataSigner;
+  /** The `documentHash` you reviewed: the vote is refused here, unsent, when the proposal is another document. */
+  readonly documentHash?: string;
+}
+
+/** A governed vault's proposals (docs/governance.md): read with any reading key, voted with an approver key and its signer. */
+export interface VaultProposals {
+  list(): Promise<ProposalPage>;
+  get(id: string): Promise<Proposal>;
+  /** Signs the proposal's PolicyChange with `signer` and sends it; `applied` when it completed the quorum with no delay. */
+  approve(id: string, options: ProposalVoteOptions): Promise<Proposal>;
+  /** Signs the proposal's Decision `reject` with `signer` and sends it: one reject closes it. */
+  reject(id: string, options: ProposalVoteOptions): Promise<Proposal>;
+}
+
 const AUTH_SECRET_MIN = 32;
 const WALLET_PAGE_MAX = 1000;
 
@@ -83,6 +107,8 @@ export class VaultClient {
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly fetch: typeof globalThis.fetch;
+  /** A governed vault's proposals: `list()`, `get(id)`, `approve(id, { signer })`, `reject(id, { signer })`. */
+  readonly proposals: VaultProposals;
 
   constructor(options: VaultClientOptions) {
     if (typeof options !== 'object' || options === null) throw new TypeError('VaultClient: options { baseUrl, vaultId, apiKey } are required');
@@ -115,6 +141,26 @@ export class VaultClient {
     this.apiKey = apiKey;
     this.vaultId = vaultId;
     this.authSecret = authSecret;
+    this.proposals = Object.freeze({
+      list: () => this.call<ProposalPage>({ method: 'GET', path: '/proposals' }),
+      get: (id: string) => this.call<Proposal>({ method: 'GET', path: `/proposals/${pathId(id, 'proposal')}` }),
+      approve: (id: string, o: ProposalVoteOptions) => this.voteOnProposal(id, 'approve', o),
+      reject: (id: string, o: ProposalVoteOptions) => this.voteOnProposal(id, 'reject', o),
+    });
+  }
+
+  /** The vault's governance: the state in force, its hash and pin, whether it is frozen, and why it does not verify when it does not. */
+  governance(): Promise<Governance> {
+    return this.call<Governance>({ method: 'GET', path: '/governance' });
+  }
+
+  /**
+   * Freezes the vault (admin key, no quorum): every signature refused (`VAULT_FROZEN`) on every instance
+   * from the next one on. Retried on no answer and on 503, as freezing twice is as frozen as once.
+   */
+  freeze(reason?: string): Promise<FreezeResult> {
+    if (reason !== undefined && typeof reason !== 'string') throw new TypeError('freeze: reason must be a string');
+    return this.call<FreezeResult>({ method: 'POST', path: '/freeze', body: reason === undefined ? {} : { reason }, retryOn: (s) => s === 0 || s === 503 });
   }
 
   /**
@@ -378,6 +424,23 @@ export class VaultClient {
     return this.call<VaultStatus>({ method: 'GET', path: '/status', bare: true });
   }
 
+  /**
+   * A vote on a proposal: the typed data is built here from the proposal's id and document hash (not
+   * taken from the answer), signed by the approver's signer, and sent once (never retried: a vote counts
+   * once, and a second is 409).
+   */
+  private async voteOnProposal(id: string, decision: 'approve' | 'reject', options: ProposalVoteOptions): Promise<Proposal> {
+    if (typeof options !== 'object' || options === null || options.signer === undefined) throw new TypeError(`proposals.${decision}: options { signer } are required`);
+    const proposal = await this.proposals.get(id);
+    const expected = options.documentHash;
+    if (expected !== undefined && (typeof expected !== 'string' || expected.toLowerCase() !== proposal.documentHash.toLowerCase())) {
+      throw new Error(`proposals.${decision}: proposal ${id} is document ${proposal.documentHash}, not the ${String(expected)} you reviewed; nothing was signed`);
+    }
+    const build = decision === 'approve' ? policyChangeTypedData : rejectDecisionTypedData;
+    const signature = await signDecisionTypedData(options.signer, build(this.vaultId, proposal.id, proposal.documentHash));
+    return this.call<Proposal>({ method: 'POST', path: `/proposals/${pathId(id, 'proposal')}/${decision}`, body: { signature } });
+  }
+
   private async call<T>(call: Call): Promise<T> {
     // The exact bytes sent are the bytes X-Vault-Auth-Signature covers.
     const body = call.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(call.body, bigintAsDecimal));
@@ -467,8 +530,8 @@ function requireSignRequest(method: string, request: unknown): void {
   if (!Array.isArray((request as { args?: unknown }).args)) throw new TypeError(`${method}: request.args must be an array`);
 }
 
-function pathId(id: unknown): string {
-  if (typeof id !== 'string' || id === '') throw new TypeError('approval id must be a non-empty string');
+function pathId(id: unknown, what = 'approval'): string {
+  if (typeof id !== 'string' || id === '') throw new TypeError(`${what} id must be a non-empty string`);
   return encodeURIComponent(id);
 }
 

@@ -33,7 +33,7 @@ function describeProposal(p: ProposalView): string {
 }
 
 /** The typed data signed with a private key file (0x + 64 hex, one line): the approver's own key, never the vault's. */
-async function signWithKeyFile(file: string, typedData: ProposalView['typedData']): Promise<string> {
+async function signWithKeyFile(file: string, typedData: ProposalView['typedData'] | ProposalView['rejectTypedData']): Promise<string> {
   const text = (await readFile(file, 'utf8')).trim();
   if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new CliRefusal(`--key-file ${file}: not a private key (0x and 64 hex digits)`, 'INVALID_ARGUMENT');
   const { Wallet } = await import('ethers');
@@ -49,11 +49,13 @@ async function vote(o: VoteOptions, decision: 'approve' | 'reject'): Promise<voi
   await withPersistence(async (c) => {
     const governance = await governanceOf(c);
     const proposal = await governance.get(o.vault, o.id);
+    // An approve signs the PolicyChange, a reject the Decision "reject": an approve signature is no reject.
+    const typedData = decision === 'approve' ? proposal.typedData : proposal.rejectTypedData;
     if (o.printTypedData) {
-      process.stdout.write(`${JSON.stringify(proposal.typedData, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(typedData, null, 2)}\n`);
       return;
     }
-    const signature = o.signature ?? (await signWithKeyFile(o.keyFile!, proposal.typedData));
+    const signature = o.signature ?? (await signWithKeyFile(o.keyFile!, typedData));
     const after = await governance.vote(o.vault, o.id, decision, signature, OPERATOR);
     print(!!o.json, { proposal: after }, () => describeProposal(after));
   });
@@ -123,12 +125,14 @@ export function registerGovernanceCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; id: string; json?: boolean }) => {
       const p = await withPersistence(async (c) => (await governanceOf(c)).get(o.vault, o.id));
-      print(!!o.json, { proposal: p }, () => `${describeProposal(p)}\n  typed data to sign (--print-typed-data prints it alone):\n${JSON.stringify(p.typedData)}`);
+      print(!!o.json, { proposal: p }, () =>
+        [describeProposal(p), '  typed data to sign to approve (approve --print-typed-data prints it alone):', JSON.stringify(p.typedData), '  to reject (reject --print-typed-data):', JSON.stringify(p.rejectTypedData)].join('\n'),
+      );
     });
   for (const decision of ['approve', 'reject'] as const) {
     proposals
       .command(decision)
-      .description(`${decision} a proposal with a PolicyChange signature of an approver`)
+      .description(`${decision} a proposal with an approver's EIP-712 signature (${decision === 'approve' ? 'its PolicyChange' : 'its Decision "reject"'})`)
       .requiredOption('--vault <vaultId>', 'the vault')
       .requiredOption('--id <id>', 'the proposal')
       .option('--key-file <file>', "sign with the approver's private key in this file (0x + 64 hex)")

@@ -4,6 +4,7 @@ import type { CreateWalletCommand } from '../../src/application/create-wallet.us
 import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
 import type { ApprovalRequested, SignCallCommand, SignOutcome } from '../../src/application/sign-call.use-case.js';
 import type { VoteCommand } from '../../src/application/approvals.use-case.js';
+import type { GovernanceView, ProposalView } from '../../src/application/governance.use-case.js';
 import type { Approval, ApprovalStatus } from '../../src/domain/approval.js';
 import type { ApprovalPage } from '../../src/ports/approval-store.port.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
@@ -42,6 +43,14 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   listApprovals: { execute(vaultId: string, query: { status?: ApprovalStatus; offset?: number; count?: number }): Promise<ApprovalPage> };
   getApproval: { execute(vaultId: string, id: string): Promise<Approval> };
   voteOnApproval: { execute(command: VoteCommand): Promise<Approval> };
+  /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
+  governance: {
+    show(vaultId: string): Promise<GovernanceView>;
+    list(vaultId: string): Promise<ProposalView[]>;
+    get(vaultId: string, id: string): Promise<ProposalView>;
+    vote(vaultId: string, id: string, decision: 'approve' | 'reject', signature: unknown, actor: string): Promise<ProposalView>;
+    freeze(vaultId: string, reason: string | null, actor: string): Promise<{ freezes: number }>;
+  };
   /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
   // Each answers its result or, held by a hold rule, `{ approval }` (202).
   signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string } | ApprovalRequested> };
@@ -59,6 +68,8 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   auditCheckpointKeys?: () => unknown;
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;
+  /** Governed vaults whose state does not verify (each signs nothing), for `/readyz`'s body; absent: not reported. */
+  governanceHealth?: () => Promise<{ readonly unverified: ReadonlyArray<{ readonly vault: string; readonly problem: string }> }>;
   logger: {
     debug?(o: object, m?: string): void;
     info(o: object, m?: string): void;

@@ -183,3 +183,105 @@ export const errorEnvelopeSchema = z
 export const enveloped = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 
 
+
+/*
+ * Governance (docs/governance.md): the state in force, proposals with their diff and the typed data an
+ * approver signs, a freeze.
+ */
+const typedField = z.object({ name: z.string(), type: z.string() });
+const decisionDomain = z.object({ name: z.literal('wallet-vault'), version: z.literal('1') }).meta({ description: 'No chain and no contract: a decision is about this vault.' });
+const hash32OrNull = (description: string) => z.string().regex(HEX32).nullable().meta({ description });
+
+export const governedStateSchema = z
+  .object({
+    version: z.literal(1),
+    vault: z.string(),
+    previous: hash32OrNull('The hash of the state this one replaces; null for the genesis.'),
+    policy: z.looseObject({}).nullable().meta({ description: 'The policy document (docs/policy.md); null: no policy.' }),
+    governance: z.object({
+      required: z.int().min(1).meta({ description: 'Signatures a change needs (M).' }),
+      approvers: z.array(checksummed('EIP-55.')).meta({ description: 'The addresses whose signatures count, sorted.' }),
+      delay: z.string().meta({ description: 'How long a change waits after its M-th signature (`0s`, `1h`, …).' }),
+    }),
+    liftedFreezes: z.int().min(0).meta({ description: 'Freezes lifted so far: the vault is frozen while it has more freezes than this.' }),
+  })
+  .meta({ id: 'GovernedState', description: "Everything a quorum decides; its keccak256 over canonical JSON (keys sorted, no whitespace) is the document hash approvers sign." });
+
+export const proposalSchema = z
+  .object({
+    id: z.uuid(),
+    vault: z.string(),
+    documentHash: z.string().regex(HEX32).meta({ description: 'keccak256 of the canonical JSON of `state`: the `document` of the PolicyChange and the `request` of the reject Decision.' }),
+    previous: z.string().regex(HEX32).meta({ description: 'The hash of the state it replaces: it can apply only while that state is in force.' }),
+    status: z.enum(['pending', 'applied', 'rejected', 'superseded']).meta({
+      description: '`pending` until in force (`applied`) or vetoed by one signed reject (`rejected`); a pending proposal built on a state no longer in force is `superseded` and never applies.',
+    }),
+    creator: z.string().meta({ description: '`operator` (the CLI) or `api-key:<id>`.' }),
+    created: instant('When it was proposed.'),
+    decided: instant('When it was applied or rejected.').nullable(),
+    approvals: z.array(checksummed('EIP-55.')).meta({ description: 'The current approvers whose valid PolicyChange signatures it carries.' }),
+    required: z.int().min(1).meta({ description: 'Signatures needed (M of the state in force).' }),
+    effectiveAt: instant('When its quorum was complete plus the delay: from then on it is in force on every instance within the policy cache time (5 s).').nullable(),
+    rejectedBy: checksummed('The approver whose signed reject closed it.').nullable(),
+    diff: z
+      .object({
+        policy: z.object({
+          added: z.array(z.string()),
+          removed: z.array(z.string()),
+          changed: z.array(z.string()),
+          replaced: z.enum(['set', 'removed']).optional(),
+        }),
+        governance: z.object({
+          approversAdded: z.array(z.string()),
+          approversRemoved: z.array(z.string()),
+          required: z.object({ from: z.int(), to: z.int() }).optional(),
+          delay: z.object({ from: z.string(), to: z.string() }).optional(),
+        }),
+        liftedFreezes: z.object({ from: z.int(), to: z.int() }).optional(),
+      })
+      .meta({ description: 'What it changes against the state in force: rules and limits by id (`rule payouts`, `limit l1`), approvers, M, delay, freezes lifted.' }),
+    state: governedStateSchema,
+    typedData: z
+      .object({
+        domain: decisionDomain,
+        types: z.object({ PolicyChange: z.array(typedField) }),
+        primaryType: z.literal('PolicyChange'),
+        message: z.object({ vault: z.string(), proposal: z.string(), document: z.string().regex(HEX32) }),
+      })
+      .meta({ description: "What an approver signs to approve it (ethers' and viem's `signTypedData`, `eth_signTypedData_v4`)." }),
+    rejectTypedData: z
+      .object({
+        domain: decisionDomain,
+        types: z.object({ Decision: z.array(typedField) }),
+        primaryType: z.literal('Decision'),
+        message: z.object({ vault: z.string(), approval: z.string(), request: z.string().regex(HEX32), decision: z.literal('reject') }),
+      })
+      .meta({ description: 'What an approver signs to reject it: another message than the approve, so an approve signature is never a reject.' }),
+  })
+  .meta({ id: 'Proposal' });
+export type ProposalJson = z.infer<typeof proposalSchema>;
+
+export const proposalPageSchema = z
+  .object({ count: z.int().min(0), page: z.array(proposalSchema).meta({ description: 'Every proposal of the vault, oldest first.' }) })
+  .meta({ id: 'ProposalPage' });
+
+export const governanceSchema = z
+  .object({
+    vault: z.string(),
+    governed: z.boolean(),
+    state: governedStateSchema.nullable().meta({ description: 'The state in force; null when not governed or when it does not verify.' }),
+    hash: hash32OrNull('Its hash.'),
+    genesisHash: hash32OrNull('The hash of the first state: what `VAULT_GOVERNANCE_PINS` pins.'),
+    pin: z.string().nullable().meta({ description: 'The configuration line that pins it (`VAULT_GOVERNANCE_PINS=<vault>:<genesis hash>`).' }),
+    pinned: z.boolean().meta({ description: "Whether this instance's configuration pins the vault." }),
+    frozen: z.boolean().meta({ description: 'Every signature refused (`VAULT_FROZEN`) while true.' }),
+    freezes: z.int().min(0).meta({ description: 'Freezes so far.' }),
+    liftedFreezes: z.int().min(0).meta({ description: 'Freezes lifted (by the state in force for a governed vault).' }),
+    problem: z.string().nullable().meta({ description: 'Why the vault does not verify (it then signs nothing: `GOVERNANCE_UNVERIFIED`); null when it does.' }),
+  })
+  .meta({ id: 'Governance' });
+export type GovernanceJson = z.infer<typeof governanceSchema>;
+
+export const freezeResultSchema = z
+  .object({ vault: z.string(), frozen: z.literal(true), freezes: z.int().min(1).meta({ description: 'Freezes so far, this one included.' }) })
+  .meta({ id: 'Freeze' });

@@ -15,9 +15,11 @@ import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
 import { operatorTokenMatches } from './operator-token.js';
-import { presentApproval, presentSubmission, presentWallet } from './presenters.js';
+import { presentApproval, presentGovernance, presentProposal, presentSubmission, presentWallet } from './presenters.js';
 import { queryParameters } from './query-string.js';
-import { approvalListSchema, listQuerySchema, nameBodySchema, parseOrThrow, submissionBodySchema } from './schemas.js';
+import { approvalListSchema, freezeBodySchema, listQuerySchema, nameBodySchema, parseOrThrow, proposalVoteBodySchema, submissionBodySchema } from './schemas.js';
+import { actorOf } from '../../src/application/audit-actor.js';
+import { GOVERNANCE_READERS } from '../../src/domain/governance.js';
 
 /*
  * Every route of docs/api.md, declared once: method, path, whether and how it takes a body, the zod
@@ -134,6 +136,54 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
     answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
+  }),
+  // Governance (issue 35, docs/governance.md): the state in force, proposals voted with approvers' EIP-712 signatures, the freeze.
+  route({
+    method: 'GET',
+    path: '/governance',
+    body: 'none',
+    role: GOVERNANCE_READERS,
+    command: (r) => r.vaultId,
+    answer: async (deps, vaultId) => ok(presentGovernance(await deps.governance.show(vaultId))),
+  }),
+  route({
+    method: 'GET',
+    path: '/proposals',
+    body: 'none',
+    role: APPROVAL_READERS,
+    command: (r) => r.vaultId,
+    answer: async (deps, vaultId) => {
+      const list = await deps.governance.list(vaultId);
+      return ok({ count: list.length, page: list.map(presentProposal) });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/proposals/:proposalId',
+    body: 'none',
+    role: APPROVAL_READERS,
+    command: (r) => ({ vaultId: r.vaultId, id: r.params.proposalId! }),
+    answer: async (deps, c) => ok(presentProposal(await deps.governance.get(c.vaultId, c.id))),
+  }),
+  ...(['approve', 'reject'] as const).map((decision) =>
+    route({
+      method: 'POST',
+      path: `/proposals/:proposalId/${decision}`,
+      body: 'json',
+      role: 'approver',
+      // The API key authenticates the call; the vote counts only with the signature of an approver of the state in force.
+      command: (r) => ({ vaultId: r.vaultId, id: r.params.proposalId!, signature: parseOrThrow(proposalVoteBodySchema, r.body).signature, actor: actorOf(r.principal) }),
+      answer: async (deps, c) => ok(presentProposal(await deps.governance.vote(c.vaultId, c.id, decision, c.signature, c.actor))),
+    }),
+  ),
+  route({
+    method: 'POST',
+    path: '/freeze',
+    body: 'json',
+    role: 'admin',
+    // No quorum: one admin key stops every signature of the vault, on every instance, from the next one on.
+    command: (r) => ({ vaultId: r.vaultId, reason: parseOrThrow(freezeBodySchema, r.body).reason ?? null, actor: actorOf(r.principal) }),
+    answer: async (deps, c) => ok({ vault: c.vaultId, frozen: true, ...(await deps.governance.freeze(c.vaultId, c.reason, c.actor)) }),
   }),
   route({
     method: 'GET',
@@ -456,7 +506,7 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
         } catch (error) {
           throw notReady(error, deps, operator(r.authorization));
         }
-        return jsonReply(200, { status: 'ready' });
+        return jsonReply(200, { status: 'ready', ...(await governanceOfReadiness(deps, operator(r.authorization))) });
       },
     });
   }
@@ -494,6 +544,17 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
     }
   }
   return routes;
+}
+
+/**
+ * `/readyz`'s word on governance: ready stays ready (one vault whose state does not verify refuses its own
+ * signatures, not the others'), and the body names each governed vault that does not verify; why, only to
+ * the operator (as for a dependency down). Nothing when every one verifies.
+ */
+async function governanceOfReadiness(deps: HttpDeps, operator: boolean): Promise<{ governance?: { unverified: { vault: string; problem?: string }[] } }> {
+  const health = await deps.governanceHealth?.().catch(() => undefined);
+  if (health === undefined || health.unverified.length === 0) return {};
+  return { governance: { unverified: health.unverified.map((u) => (operator ? { vault: u.vault, problem: u.problem } : { vault: u.vault })) } };
 }
 
 /**

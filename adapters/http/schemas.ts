@@ -237,3 +237,34 @@ export const signTransactionBodySchema = z
       .meta({ description: 'eip2930 and eip1559 (a legacy transaction only an empty one).' }),
   })
   .meta({ id: 'SignTransactionRequest' });
+
+/*
+ * Governance (docs/governance.md): a vote on a proposal carries the approver's EIP-712 signature; a
+ * freeze an optional reason. A missing or malformed signature is the use case's refusal (403
+ * APPROVAL_SIGNATURE_INVALID, decisions.md: "a missing or wrong signature"), not the schema's 400, so
+ * the field is read as anything here and documented as what it must be.
+ */
+export const proposalVoteBodySchema = z.strictObject(
+  {
+    signature: z
+      .unknown()
+      .optional()
+      .meta({
+        description:
+          "The approver's EIP-712 signature, 65 bytes as `0x` hex: of the proposal's `typedData` (PolicyChange) to approve, of its `rejectTypedData` (Decision `reject`) to reject. Missing, malformed, or not of an approver of the state in force: 403 `APPROVAL_SIGNATURE_INVALID`.",
+        override: { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$' },
+      }),
+  },
+  { error: bodyError(['signature']) },
+);
+
+export const freezeBodySchema = z.strictObject(
+  {
+    reason: z
+      .string({ error: 'must be a string' })
+      .max(500, 'at most 500 characters')
+      .optional()
+      .meta({ description: 'Why, for the audit trail (`vault.frozen`); at most 500 characters.', example: 'approver key may be stolen' }),
+  },
+  { error: bodyError(['reason']) },
+);

@@ -105,6 +105,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     throw error;
   }
 
+  // A vault edited in the database is counted within the check's 5 s, whether or not anything signs with it.
+  metrics.countUnverifiedGovernance(async () => (await vault.container.get(GovernanceVerifier).recentHealth()).unverified.length);
   // Every request goes through the one pipeline, with node:http alone (no framework on this path).
   const pipeline = createHttpPipeline(deps, { health: true, apiDocs: { ui: config.apiDocs } });
   const server = http.createServer(

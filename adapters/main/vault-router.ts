@@ -10,6 +10,7 @@ import { redisRequestRates, type RedisClientLike } from '../rate-limit/redis.req
 import { skipFailingStore } from '../rate-limit/store-breaker.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { RequestRateCounter } from '../../src/ports/request-rate-store.port.js';
+import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
 import type { Vault } from './create-vault.js';
 import { TOKENS } from './tokens.js';
 import { USE_CASES } from './use-cases.js';
@@ -155,6 +156,7 @@ export function httpDepsOf(vault: Vault, options: Omit<VaultRouterOptions, 'metr
   }
   return Object.assign(useCases as HttpDeps, {
     readiness: () => vault.readiness(),
+    governanceHealth: () => vault.container.get(GovernanceVerifier).recentHealth(),
     webhookKeys: () => vault.webhookKeys(),
     auditCheckpointKeys: () => vault.auditCheckpointKeys(),
     logger: options.logger ?? SILENT,

@@ -36,6 +36,9 @@ export class PrometheusMetrics {
   private readonly webhookOldestFailure: Gauge;
   private readonly logLinesDropped: Counter;
   private readonly invalidVotes: Counter;
+  private readonly governanceUnverified: Gauge;
+  /** How many governed vaults do not verify (read at each scrape). */
+  private governanceUnverifiedSource: () => Promise<number> = async () => 0;
   /** How many log lines the log destination has dropped so far (read at each scrape). */
   private logLinesDroppedSource: () => number = () => 0;
   private logLinesDroppedSeen = 0;
@@ -134,6 +137,15 @@ export class PrometheusMetrics {
       help: "Counted approval votes a release found without a valid signature of their key's approver address (or over a stored request that no longer hashes to its requestHash); they count for nothing.",
       registers,
     });
+    this.governanceUnverified = new Gauge({
+      name: 'wallet_vault_governance_unverified_vaults',
+      help: 'Governed (or pinned) vaults whose state in force does not verify against its signed chain (docs/governance.md): each signs nothing (GOVERNANCE_UNVERIFIED) until repaired.',
+      registers,
+      aggregator: 'max',
+      collect: async () => {
+        this.governanceUnverified.set(await this.governanceUnverifiedSource().catch(() => 0));
+      },
+    });
     this.logLinesDropped = new Counter({
       name: 'wallet_vault_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read: its reader was gone (EPIPE) or more than the 1 MiB buffer was waiting for it.',
@@ -144,6 +156,11 @@ export class PrometheusMetrics {
         this.logLinesDroppedSeen = dropped;
       },
     });
+  }
+
+  /** Reads wallet_vault_governance_unverified_vaults from `unverified()` at each scrape. */
+  countUnverifiedGovernance(unverified: () => Promise<number>): void {
+    this.governanceUnverifiedSource = unverified;
   }
 
   /** Counts the log lines `dropped()` reports (a running total) in wallet_vault_log_lines_dropped_total. */

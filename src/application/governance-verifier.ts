@@ -2,7 +2,7 @@ import { DomainError, ErrorCode } from '../domain/errors.js';
 import { canonicalStateJson, delayMs, readState, stateHash, type GovernedState } from '../domain/governance.js';
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import type { ChainDirectory } from '../domain/policy/sign-intent.js';
-import { policyChangeTypedData } from '../domain/signed-decisions.js';
+import { decisionTypedData, policyChangeTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { GovernanceRecord, GovernanceStore, StoredProposal } from '../ports/governance-store.port.js';
@@ -46,6 +46,8 @@ export interface GovernanceVerifierDeps {
 }
 
 const MAX_RECOVERED = 10_000;
+/** How old the check behind recentHealth() may be: the policy cache's time (POLICY_CACHE_TTL_MS). */
+const RECENT_HEALTH_MS = 5_000;
 
 /**
  * Reads a vault's policy and, when it is governed, proves it (docs/governance.md "What is in force is
@@ -61,6 +63,7 @@ export class GovernanceVerifier {
   private readonly recovered = new Map<string, string | null>();
   private readonly problems = new Map<string, string>();
   private readonly governed = new Set<string>();
+  private lastCheck: { readonly at: number; readonly run: Promise<void> } | undefined;
 
   constructor(private readonly deps: GovernanceVerifierDeps) {}
 
@@ -84,13 +87,32 @@ export class GovernanceVerifier {
     return this.health();
   }
 
-  /** The address that signed PolicyChange(vault, proposal, documentHash), or null (cached: recovery is the costly part). */
-  signerOf(vaultId: string, proposalId: string, documentHash: string, signature: string): string | null {
-    const key = `${vaultId}\n${proposalId}\n${documentHash}\n${signature}`;
+  /**
+   * health() after a checkAll() at most `maxAgeMs` old (default 5 s, the policy cache's time): what
+   * `/readyz` and the metric report. A vault edited in the database is seen within that time even when
+   * nothing signs with it; callers meanwhile share one run, so frequent probes cost one check per period.
+   * A check that fails (the database away: readiness says so) reports what is known.
+   */
+  recentHealth(maxAgeMs = RECENT_HEALTH_MS): Promise<GovernanceHealth> {
+    const now = this.deps.clock.now().getTime();
+    if (this.lastCheck === undefined || now - this.lastCheck.at >= maxAgeMs || now < this.lastCheck.at) {
+      this.lastCheck = { at: now, run: this.checkAll().then(() => undefined, () => undefined) };
+    }
+    return this.lastCheck.run.then(() => this.health());
+  }
+
+  /**
+   * The address that signed this proposal's `decision` (cached: recovery is the costly part). An approve
+   * is the PolicyChange(vault, proposal, documentHash); a reject is the Decision(vault, approval =
+   * proposal, request = documentHash, "reject"), another message, so an approve signature (visible in the
+   * votes, or intercepted) can never be replayed as a reject.
+   */
+  signerOf(vaultId: string, proposalId: string, documentHash: string, signature: string, decision: DecisionKind = 'approve'): string | null {
+    const key = `${decision}\n${vaultId}\n${proposalId}\n${documentHash}\n${signature}`;
     if (this.recovered.has(key)) return this.recovered.get(key)!;
     let signer: string | null;
     try {
-      signer = this.deps.payloads.recoverTypedDataSigner(policyChangeTypedData(vaultId, proposalId, documentHash), signature);
+      signer = this.deps.payloads.recoverTypedDataSigner(proposalTypedData(vaultId, proposalId, documentHash, decision), signature);
     } catch {
       signer = null;
     }
@@ -110,7 +132,7 @@ export class GovernanceVerifier {
     let rejectedBy: string | null = null;
     const hash = stateHash(proposal.state);
     for (const vote of [...proposal.votes].sort((a, b) => a.at.getTime() - b.at.getTime())) {
-      const signer = this.signerOf(proposal.vaultId, proposal.id, hash, vote.signature);
+      const signer = this.signerOf(proposal.vaultId, proposal.id, hash, vote.signature, vote.decision);
       // A vote counts only for the address its signature recovers to, and only when that is a current approver.
       if (signer === null || signer !== vote.address || !before.governance.approvers.includes(signer)) continue;
       if (vote.decision === 'reject') {
@@ -223,6 +245,11 @@ function canonicalPolicy(policy: PolicyDocument | null): string {
   if (policy === null) return 'null';
   const { uniqs, ...rest } = policy;
   return canonicalStateJson(uniqs !== undefined && Object.keys(uniqs).length > 0 ? { ...rest, uniqs } : rest);
+}
+
+/** What an approver signs to approve (PolicyChange) or reject (Decision, `reject`) a proposal (docs/governance.md). */
+export function proposalTypedData(vaultId: string, proposalId: string, documentHash: string, decision: DecisionKind) {
+  return decision === 'approve' ? policyChangeTypedData(vaultId, proposalId, documentHash) : decisionTypedData(vaultId, proposalId, documentHash, 'reject');
 }
 
 /** The refusal of every sign of a vault whose governance did not verify. */

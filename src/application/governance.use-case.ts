@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { canonicalStateJson, delayMs, diffStates, GOVERNED_STATE_VERSION, parseGovernanceSettings, readState, stateHash, type GovernanceSettings, type GovernedState, type StateDiff } from '../domain/governance.js';
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
-import { policyChangeTypedData } from '../domain/signed-decisions.js';
+import { decisionTypedData, policyChangeTypedData } from '../domain/signed-decisions.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { GovernanceStore, ProposalStatus, StoredProposal } from '../ports/governance-store.port.js';
@@ -31,8 +31,10 @@ export interface ProposalView {
   readonly rejectedBy: string | null;
   readonly diff: StateDiff;
   readonly state: GovernedState;
-  /** The EIP-712 PolicyChange an approver signs (ethers' and viem's signTypedData, eth_signTypedData_v4). */
+  /** The EIP-712 PolicyChange an approver signs to approve it (ethers' and viem's signTypedData, eth_signTypedData_v4). */
   readonly typedData: ReturnType<typeof policyChangeTypedData>;
+  /** The EIP-712 Decision (`approval` the proposal id, `request` its documentHash, `decision` reject) an approver signs to reject it. */
+  readonly rejectTypedData: ReturnType<typeof decisionTypedData>;
 }
 
 /** `governance show`: the state in force, its hash, and the pin the configuration should hold. */
@@ -161,8 +163,9 @@ export class Governance {
   }
 
   /**
-   * A signed vote: the signature must recover, over this proposal's PolicyChange, to an approver of the
-   * state in force (else APPROVAL_SIGNATURE_INVALID), once per address. One signed reject closes the
+   * A signed vote: the signature must recover, over this proposal's PolicyChange (approve) or its
+   * Decision `reject` (reject: another message, so an approve signature is no reject), to an approver of
+   * the state in force (else APPROVAL_SIGNATURE_INVALID), once per address. One signed reject closes the
    * proposal. An approve that completes the quorum applies it at once when there is no delay.
    */
   async vote(vaultId: string, id: string, decision: 'approve' | 'reject', signature: unknown, actor: string): Promise<ProposalView> {
@@ -172,12 +175,12 @@ export class Governance {
     const status = statusOf(proposal, current.governed.headHash);
     if (status !== 'pending') throw new DomainError(ErrorCode.PROPOSAL_CLOSED, `proposal ${id} is ${status}: it takes no more votes`);
     if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) {
-      throw new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, `proposal ${id}: signature is required, a 65-byte 0x-hex EIP-712 signature of its PolicyChange`);
+      throw new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, `proposal ${id}: signature is required, a 65-byte 0x-hex EIP-712 signature of its ${SIGNED[decision]}`);
     }
     // Signed over the document hash recomputed from the stored state, not the column beside it.
-    const signer = this.deps.verifier.signerOf(vaultId, id, stateHash(proposal.state), signature);
+    const signer = this.deps.verifier.signerOf(vaultId, id, stateHash(proposal.state), signature, decision);
     if (signer === null || !current.governed.head.governance.approvers.includes(signer)) {
-      throw new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, `proposal ${id}: the signature is not a PolicyChange signature of an approver of vault ${vaultId}`);
+      throw new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, `proposal ${id}: the signature is not a ${SIGNED[decision]} signature of an approver of vault ${vaultId}`);
     }
     const now = this.deps.clock.now();
     const event = auditEvent('governance.voted', now, actor, vaultId, id, { approver: signer, decision, documentHash: proposal.documentHash });
@@ -234,9 +237,13 @@ export class Governance {
       diff: diffStates(before, state),
       state,
       typedData: policyChangeTypedData(p.vaultId, p.id, p.documentHash),
+      rejectTypedData: decisionTypedData(p.vaultId, p.id, p.documentHash, 'reject'),
     };
   }
 }
+
+/** What each decision is signed over, as the refusals name it. */
+const SIGNED = { approve: 'PolicyChange', reject: 'Decision (reject)' } as const;
 
 /** A pending proposal built on a state no longer in force can never apply: it reads superseded. */
 function statusOf(p: StoredProposal, headHash: string): ProposalStatus {

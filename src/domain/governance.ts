@@ -1,4 +1,5 @@
 import { parseAddress } from './address.js';
+import type { ApiKeyRole } from './api-key-access.js';
 import { invalidArgument } from './errors.js';
 import { keccak256 } from './keccak.js';
 import type { PolicyDocument } from './policy/policy-document.js';
@@ -31,6 +32,9 @@ export interface GovernanceSettings {
   /** How long a change waits after its M-th signature (`0s`, `1h`, at most `31d`). */
   readonly delay: string;
 }
+
+/** Who may read a vault's governance (its state in force, pin, freezes): keys that read, vote or administer it. */
+export const GOVERNANCE_READERS: readonly ApiKeyRole[] = ['reader', 'approver', 'admin'];
 
 export const GOVERNED_STATE_VERSION = 1;
 const MAX_APPROVERS = 20;

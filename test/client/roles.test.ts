@@ -1,3 +1,4 @@
+import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUIRED_ROLE, VAULT_ROLES, VaultClient, type VaultRole } from '../../client/index.js';
 import { API_KEY_ROLES } from '../../src/domain/api-key-access.js';
@@ -8,6 +9,7 @@ describe("the client's roles", () => {
   let s: TestServer;
   let vaultId: string;
   let address: string;
+  let proposalId: string;
   // allowSignerApprover: the keys below hold every role but one, approver with signer or admin on purpose.
   const clientWith = async (roles: readonly VaultRole[]) =>
     new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles, allowSignerApprover: true })).apiKey, retries: 0 });
@@ -16,13 +18,19 @@ describe("the client's roles", () => {
     s = await startTestServer();
     vaultId = (await s.createVault({ name: 'client roles' })).id;
     address = (await (await clientWith(['admin'])).createWallet('w')).address;
+    // Governed, with a proposal to vote on (docs/governance.md).
+    const vault = s.server.vault;
+    await vault.governance.set(vaultId, { required: 1, approvers: [Wallet.createRandom().address] }, 'operator');
+    proposalId = ((await vault.managePolicies.apply(vaultId, { version: 2, rules: [], limits: [] } as never)) as { proposal: { id: string } }).proposal.id;
   });
   afterAll(() => s?.stop());
 
   it("are the server's, and name a role for every public method of VaultClient", () => {
     expect(VAULT_ROLES).toEqual(API_KEY_ROLES);
-    const methods = Object.getOwnPropertyNames(VaultClient.prototype).filter((m) => !['constructor', 'call', 'attempt', 'signWith', 'requestWith', 'vote'].includes(m));
-    expect(Object.keys(REQUIRED_ROLE).sort()).toEqual(methods.sort());
+    const methods = Object.getOwnPropertyNames(VaultClient.prototype).filter((m) => !['constructor', 'call', 'attempt', 'signWith', 'requestWith', 'vote', 'voteOnProposal'].includes(m));
+    // The proposals' methods live on `client.proposals`: named `proposals.<method>`.
+    const proposals = Object.keys(new VaultClient({ baseUrl: s.url, vaultId, apiKey: 'k' }).proposals).map((m) => `proposals.${m}`);
+    expect(Object.keys(REQUIRED_ROLE).sort()).toEqual([...methods, ...proposals].sort());
   });
 
   it('each method is refused (403 ROLE_REQUIRED) with a key holding every role but the one it names', async () => {
@@ -51,6 +59,13 @@ describe("the client's roles", () => {
       getApproval: (c) => c.getApproval('01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62'),
       approve: (c) => c.approve('01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62'),
       reject: (c) => c.reject('01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62'),
+      governance: (c) => c.governance(),
+      'proposals.list': (c) => c.proposals.list(),
+      'proposals.get': (c) => c.proposals.get('01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63'),
+      // The vote reads the proposal first (a reading key may), signs, and is refused when it posts the vote.
+      'proposals.approve': (c) => c.proposals.approve(proposalId, { signer: Wallet.createRandom() }),
+      'proposals.reject': (c) => c.proposals.reject(proposalId, { signer: Wallet.createRandom() }),
+      freeze: (c) => c.freeze(),
     };
     for (const [method, role] of Object.entries(REQUIRED_ROLE)) {
       // A list of roles: any one of them will do, so the key holds none of them.

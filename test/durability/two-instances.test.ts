@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Contract } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.j
 import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { client } from '../support/http-client.js';
+import { sharedInstanceEnv } from '../support/shared-instances.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
 
 const UNIQ = `0x${'5e'.repeat(32)}`;
@@ -40,21 +39,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two instances on one PostgreSQL database',
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  const instanceEnv = async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-pg-instance-'));
-    dirs.push(dir);
-    return {
-      VAULT_DATA_DIR: dir,
-      VAULT_DATABASE_URL: db.url,
-      VAULT_DATABASE_POOL_SIZE: '4',
-      VAULT_KEYSTORE: 'aws-kms',
-      VAULT_KMS_ENDPOINT: kms.url,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: kms.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: kms.secretAccessKey,
-      VAULT_PURGE_INTERVAL_SECONDS: '1',
-    };
-  };
+  const instanceEnv = async () => ({ ...(await sharedInstanceEnv(db.url, kms, dirs)), VAULT_PURGE_INTERVAL_SECONDS: '1' });
   const count = (operation: string) => kms.calls.filter((c) => c === operation).length;
   /** Moves the expiry of the vault's expiring wallets into the past, as 30 days passing would. */
   const let30DaysPass = (vaultId: string) =>

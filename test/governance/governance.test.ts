@@ -99,7 +99,8 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     const a = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
     const b = ((await vault.managePolicies.clear(vaultId)) as { proposal: { id: string } }).proposal.id;
     const view = await vault.governance.get(vaultId, a);
-    await vault.governance.vote(vaultId, a, 'reject', await approvers[2]!.sign(view.typedData), 'operator');
+    expect(view.rejectTypedData).toMatchObject({ primaryType: 'Decision', message: { vault: vaultId, approval: a, request: view.documentHash, decision: 'reject' } });
+    await vault.governance.vote(vaultId, a, 'reject', await approvers[2]!.sign(view.rejectTypedData), 'operator');
     expect((await vault.governance.get(vaultId, a)).status).toBe('rejected');
     await expect(approve(vaultId, a, approvers[0]!)).rejects.toMatchObject({ code: 'PROPOSAL_CLOSED' });
     const c = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
@@ -107,6 +108,22 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     await approve(vaultId, c, approvers[1]!);
     expect((await vault.governance.get(vaultId, b)).status).toBe('superseded');
     expect((await inForce(vaultId))!.rules).toHaveLength(2);
+  });
+
+  it("attack: an approve signature replayed as a reject is refused, and a reject row carrying one counts for nothing", async () => {
+    const { vaultId } = await governed('replayed-reject');
+    const id = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    const view = await vault.governance.get(vaultId, id);
+    const approval = await approvers[0]!.sign(view.typedData);
+    await vault.governance.vote(vaultId, id, 'approve', approval, 'operator');
+    // The approve signature is in the votes table for anyone who reads it: as a reject it is no signature.
+    await expect(vault.governance.vote(vaultId, id, 'reject', approval, 'operator')).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID', message: expect.stringContaining('Decision (reject)') });
+    const second = await approvers[1]!.sign(view.typedData);
+    await expect(vault.governance.vote(vaultId, id, 'reject', second, 'operator')).rejects.toMatchObject({ code: 'APPROVAL_SIGNATURE_INVALID' });
+    // Written by SQL as a reject of the approver who signed the approve: the proposal is still pending, not vetoed.
+    await store.sql('UPDATE governance_votes SET decision = $1 WHERE proposal_id = $2', ['reject', id]);
+    const after = await vault.governance.get(vaultId, id);
+    expect(after).toMatchObject({ status: 'pending', rejectedBy: null, approvals: [] });
   });
 
   it('attack: the policy row edited by SQL refuses every sign (GOVERNANCE_UNVERIFIED), recorded once', async () => {

@@ -74,7 +74,7 @@ export async function openStore(dialect: Dialect): Promise<Store> {
 /** An approver's key: ethers or viem, as the issue asks both to be accepted. */
 export interface Approver {
   readonly address: string;
-  sign(typedData: ProposalView['typedData']): Promise<string>;
+  sign(typedData: ProposalView['typedData'] | ProposalView['rejectTypedData']): Promise<string>;
 }
 
 export function ethersApprover(): Approver {

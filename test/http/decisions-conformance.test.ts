@@ -363,6 +363,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       listApprovals: { execute: boom },
       getApproval: { execute: boom },
       voteOnApproval: { execute: boom },
+      governance: { show: boom, list: boom, get: boom, vote: boom, freeze: boom },
       // Readiness failing otherwise than by a dependency down (a ReadinessFailure, 503) is just as unexpected.
       readiness: boom,
       logger: {

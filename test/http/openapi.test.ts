@@ -14,6 +14,8 @@ import { EXAMPLES } from '../../adapters/http/openapi/examples.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import { ErrorCode } from '../../src/domain/errors.js';
+import { stateHash } from '../../src/domain/governance.js';
+import { decisionTypedData, policyChangeTypedData } from '../../src/domain/signed-decisions.js';
 import { parseCidrs } from '../../src/domain/api-key-access.js';
 import { VAULT_ROUTE_PREFIX, VAULT_ROUTES } from '../../adapters/http/routes.js';
 
@@ -62,6 +64,12 @@ describe('the OpenAPI document', () => {
         `GET ${V}/approvals/{approvalId}`,
         `POST ${V}/approvals/{approvalId}/approve`,
         `POST ${V}/approvals/{approvalId}/reject`,
+        `GET ${V}/governance`,
+        `GET ${V}/proposals`,
+        `GET ${V}/proposals/{proposalId}`,
+        `POST ${V}/proposals/{proposalId}/approve`,
+        `POST ${V}/proposals/{proposalId}/reject`,
+        `POST ${V}/freeze`,
         'GET /healthz',
         'GET /readyz',
         'GET /metrics',
@@ -106,6 +114,18 @@ describe('the OpenAPI document', () => {
       BigInt(request.maxFeePerGas),
       BigInt(request.maxPriorityFeePerGas),
     ]);
+  });
+
+  it('has governance examples whose hashes and signatures are real: the state hashes to its documentHash, each signer recovers', async () => {
+    const p = EXAMPLES.proposal;
+    expect(stateHash(p.state as never)).toBe(p.documentHash);
+    expect(stateHash(EXAMPLES.governance.state as never)).toBe(EXAMPLES.governance.hash);
+    expect(p.state.previous).toBe(EXAMPLES.governance.hash);
+    expect(await recoverTypedDataAddress({ ...(p.typedData as unknown as TypedDataDefinition), signature: EXAMPLES.proposalSignature as Hex })).toBe(p.approvals[0]);
+    expect(await recoverTypedDataAddress({ ...(p.rejectTypedData as unknown as TypedDataDefinition), signature: EXAMPLES.proposalRejectSignature as Hex })).toBe(EXAMPLES.proposalRejecter);
+    // Each is the use case's own typed data for this proposal.
+    expect(p.typedData).toEqual(policyChangeTypedData(p.vault, p.id, p.documentHash));
+    expect(p.rejectTypedData).toEqual(decisionTypedData(p.vault, p.id, p.documentHash, 'reject'));
   });
 
   it('has examples that match their own schemas', () => {
@@ -218,14 +238,18 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   APPROVAL_EXPIRED: /^approval \S+: the request expired before its quorum; it is never signed$/,
   APPROVAL_SELF_VOTE: /^approval \S+: the requesting key can never vote on its own request$/,
   APPROVER_NOT_IN_GROUP: /^approval \S+: only approver keys of group \S+ vote on it \(this key is (of group \S+|of no group)\)$/,
-  APPROVAL_SIGNATURE_INVALID: /^approval \S+: (this key votes with a signature \(\{"signature": "0x…"\}: its approver address's EIP-712 Decision, decisions\.md\)|the signature is not this key's approver address's EIP-712 Decision to (approve|reject) this approval)$/,
-  APPROVAL_ALREADY_VOTED: /^approval \S+: this key has already voted \((approve|reject)\)$/,
+  APPROVAL_SIGNATURE_INVALID: /^(approval|proposal) \S+: (this key votes with a signature|(the )?signature |vault \S+ is governed, so only the approvers)/,
+  APPROVAL_ALREADY_VOTED: /^(approval \S+: this key has already voted \((approve|reject)\)|proposal \S+: 0x[0-9a-fA-F]{40} has already signed it, or it closed meanwhile)$/,
   APPROVAL_CLOSED: /^approval \S+: (already (approved|rejected); it takes no more votes|it takes no more votes)$/,
   CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,
   RPC_ANSWER_TOO_LARGE: /^\w+: the chain RPC's answers? (is|to this batch are) over the relay's cap of \d+ bytes per (call|batch)/,
   KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
   DATABASE_UNAVAILABLE: /^database/,
   INTERNAL: /^internal error \(request id [\w.:-]+\)$/,
+  GOVERNANCE_UNVERIFIED: /^vault \S+'s governance does not verify, so it signs nothing: /,
+  VAULT_FROZEN: /^vault \S+ is frozen: it signs nothing until the freeze is lifted/,
+  PROPOSAL_NOT_FOUND: /^proposal \S+ not found in this vault$/,
+  PROPOSAL_CLOSED: /^proposal \S+ is (applied|rejected|superseded): it takes no more votes$/,
 };
 
 describe('the API key role of each operation', () => {

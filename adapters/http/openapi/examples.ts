@@ -190,12 +190,72 @@ const APPROVAL = {
   result: null,
 } as const;
 
+/*
+ * Governance (docs/governance.md): a 2-of-3 governed vault (delay 1h) whose proposal adds a rule, signed
+ * by one approver so far. Hashes and signatures are real: the approvers' keys are 0x11…11, 0x22…22 and
+ * 0x33…33 (test keys), and test/http/openapi.test.ts recovers each signer.
+ */
+const GOVERNANCE_APPROVERS = ["0x1563915e194D8CfBA1943570603F7606A3115508", "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A", "0x5CbDd86a2FA8Dc4bDdd8a8f69dBa48572EeC07FB"];
+const GENESIS_HASH = '0xbc956787018f1450f80c158c02cf30f08a0799a76a656793fb98a5fcd413122a';
+const PROPOSAL_DOCUMENT_HASH = '0xfa7895d4164654919da771eea2e4c1c620ed417cb9961ba2333b2d0db5aca5ee';
+/** The PolicyChange of the proposal, signed by 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A. */
+const PROPOSAL_SIGNATURE = '0xe79098fe37ee99d4c3fcd2194c73feca63fe21ae0da4a678bb9cdd21017476c051724a7739e6bdf3b4357c815acbd90758433da707b0fed1ff35a8fa392ca87a1b';
+/** The Decision "reject" of the proposal, signed by 0x5CbDd86a2FA8Dc4bDdd8a8f69dBa48572EeC07FB. */
+const PROPOSAL_REJECT_SIGNATURE = '0x8904508d6f49fd1682538b664455e6a359907e496ac823c0ac94f4557942a2b86186920038fe112236acc8f666a56c8d41ff8f3ad98718668272ba759588d5af1b';
+const GOVERNED_STATE = { version: 1, vault: '01a20a06-2a5c-723c-9c70-0b4b1886637b', previous: GENESIS_HASH as string | null, policy: {"version": 2, "rules": [{"id": "messages", "effect": "allow", "kinds": ["message"]}], "limits": []}, governance: { required: 2, approvers: GOVERNANCE_APPROVERS, delay: '1h' }, liftedFreezes: 0 };
+const PROPOSAL = {
+  id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63',
+  vault: '01a20a06-2a5c-723c-9c70-0b4b1886637b',
+  documentHash: PROPOSAL_DOCUMENT_HASH,
+  previous: GENESIS_HASH,
+  status: 'pending',
+  creator: 'api-key:3f1c9a2b7d4e5f60',
+  created: '2026-06-01T09:30:00.000Z',
+  decided: null as string | null,
+  approvals: ['0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A'],
+  required: 2,
+  effectiveAt: null,
+  rejectedBy: null as string | null,
+  diff: { policy: { added: ['rule payouts'], removed: [], changed: [] }, governance: { approversAdded: [], approversRemoved: [] } },
+  state: { ...GOVERNED_STATE, previous: GENESIS_HASH, policy: {"version": 2, "rules": [{"id": "messages", "effect": "allow", "kinds": ["message"]}, {"id": "payouts", "effect": "allow", "kinds": ["transaction"], "contracts": ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"]}], "limits": []} },
+  typedData: {
+    domain: { name: 'wallet-vault', version: '1' },
+    types: { PolicyChange: [{ name: 'vault', type: 'string' }, { name: 'proposal', type: 'string' }, { name: 'document', type: 'bytes32' }] },
+    primaryType: 'PolicyChange',
+    message: { vault: '01a20a06-2a5c-723c-9c70-0b4b1886637b', proposal: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63', document: PROPOSAL_DOCUMENT_HASH },
+  },
+  rejectTypedData: {
+    domain: { name: 'wallet-vault', version: '1' },
+    types: { Decision: [{ name: 'vault', type: 'string' }, { name: 'approval', type: 'string' }, { name: 'request', type: 'bytes32' }, { name: 'decision', type: 'string' }] },
+    primaryType: 'Decision',
+    message: { vault: '01a20a06-2a5c-723c-9c70-0b4b1886637b', approval: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63', request: PROPOSAL_DOCUMENT_HASH, decision: 'reject' },
+  },
+};
+const GOVERNANCE = {
+  vault: '01a20a06-2a5c-723c-9c70-0b4b1886637b',
+  governed: true,
+  state: { ...GOVERNED_STATE, previous: null },
+  hash: GENESIS_HASH,
+  genesisHash: GENESIS_HASH,
+  pin: `VAULT_GOVERNANCE_PINS=01a20a06-2a5c-723c-9c70-0b4b1886637b:${GENESIS_HASH}`,
+  pinned: true,
+  frozen: false,
+  freezes: 0,
+  liftedFreezes: 0,
+  problem: null,
+};
+
 /** The list page of that first wallet, as the server answered it. */
 export const EXAMPLES = {
   ...EXAMPLES_,
   walletPage: { count: 1, page: [EXAMPLES_.wallet] },
   ...STANDARD_EXAMPLES,
   approval: APPROVAL,
+  proposal: PROPOSAL,
+  proposalSignature: PROPOSAL_SIGNATURE,
+  proposalRejectSignature: PROPOSAL_REJECT_SIGNATURE,
+  proposalRejecter: '0x5CbDd86a2FA8Dc4bDdd8a8f69dBa48572EeC07FB',
+  governance: GOVERNANCE,
   approvalRequested: { approval: { ...APPROVAL, approvals: 0, votes: [] } },
   approvalPage: { count: 1, page: [APPROVAL] },
   approvedApproval: {
@@ -307,5 +367,15 @@ export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record
   evaluatePolicy: { INVALID_ARGUMENT: 'kind: must be one of call, message, typed-data, transaction' },
   recordSubmission: { CONFLICT: 'submissionHash: a different transaction is already recorded for this submission' },
   readyz: { KEYSTORE_UNAVAILABLE: 'key store pkcs11 unavailable' },
+  approveProposal: {
+    INVALID_ARGUMENT: 'signatures: is not a field of this request (signature)',
+    APPROVAL_ALREADY_VOTED: `proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63: ${GOVERNANCE_APPROVERS[1]} has already signed it, or it closed meanwhile`,
+  },
+  rejectProposal: {
+    INVALID_ARGUMENT: 'signatures: is not a field of this request (signature)',
+    APPROVAL_ALREADY_VOTED: `proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63: ${GOVERNANCE_APPROVERS[2]} has already signed it, or it closed meanwhile`,
+    APPROVAL_SIGNATURE_INVALID: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63: the signature is not a Decision (reject) signature of an approver of vault treasury',
+  },
+  freezeVault: { INVALID_ARGUMENT: 'reason: must be a string' },
   metrics: { UNAUTHENTICATED: 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' },
 };

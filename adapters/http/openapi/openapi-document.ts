@@ -8,6 +8,10 @@ import {
   approvalPageSchema,
   approvalRequestedSchema,
   approvalSchema,
+  freezeResultSchema,
+  governanceSchema,
+  proposalPageSchema,
+  proposalSchema,
   signatureResultSchema,
   signatureStructSchema,
   signedTransactionSchema,
@@ -18,7 +22,9 @@ import {
 } from '../response-schemas.js';
 import {
   approvalListSchema,
+  freezeBodySchema,
   listQuerySchema,
+  proposalVoteBodySchema,
   nameBodySchema,
   signBodySchema,
   signMessageBodySchema,
@@ -31,6 +37,7 @@ import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
 import { STATUS_BY_CODE } from '../error-status.js';
 import { APPROVAL_READERS } from '../../../src/domain/approval.js';
+import { GOVERNANCE_READERS } from '../../../src/domain/governance.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors } from './operation-codes.js';
 
@@ -194,6 +201,7 @@ const voteBody = {
 const vaultId = z.string().meta({ description: 'The vault (a UUID; other text names no vault: 401 as an unknown vault). `/api/v1/vault/{vaultId}/…` (singular) is an alias of every path below.' });
 const address = z.string().meta({ description: 'The wallet address, any case.', example: EXAMPLES.wallet.address });
 const approvalId = z.string().meta({ description: 'The `id` of an approval (Sign answered it with 202).', example: EXAMPLES.approval.id });
+const proposalId = z.string().meta({ description: 'The `id` of a proposal (a policy edit of a governed vault answered it).', example: EXAMPLES.proposal.id });
 const submissionHash = z.string().meta({ description: 'A `submissionHash` returned by Sign.', example: EXAMPLES.signResult.submissionHash });
 /**
  * Sign-message, sign-typed-data and sign-transaction: a wallet of the vault signs a standard payload
@@ -279,6 +287,12 @@ export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole | readonly ApiKey
   getApproval: APPROVAL_READERS,
   approveApproval: 'approver',
   rejectApproval: 'approver',
+  getGovernance: GOVERNANCE_READERS,
+  listProposals: APPROVAL_READERS,
+  getProposal: APPROVAL_READERS,
+  approveProposal: 'approver',
+  rejectProposal: 'approver',
+  freezeVault: 'admin',
   sign: 'signer',
   recordSubmission: 'signer',
   signMessage: 'signer',
@@ -356,6 +370,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
       { name: 'Standard signing', description: 'EIP-191 messages, EIP-712 typed data and transactions signed by a wallet, under the vault policy (deny by default).' },
       { name: 'Policy', description: "The vault's one policy document: what it would decide for a request (the dry run)." },
       { name: 'Approvals', description: "Signs an approval rule of the vault's policy holds until a quorum of approver keys approves them." },
+      { name: 'Governance', description: "A governed vault's changes take effect only when M approvers have signed them (EIP-712); a freeze stops every signature at once (docs/governance.md)." },
       { name: 'Wallets' },
       { name: 'Vault' },
       { name: 'Operations', description: 'Unauthenticated: health, readiness, metrics, this document.' },
@@ -449,6 +464,73 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: inVault({ approvalId }),
           requestBody: voteBody,
           responses: responses('rejectApproval', ok(approvalSchema, 'The approval, rejected.', { ...EXAMPLES.approval, status: 'rejected', decided: EXAMPLES.approval.votes[0].at, votes: [{ ...EXAMPLES.approval.votes[0], vote: 'reject' }] })),
+        },
+      },
+      [`${V}/governance`]: {
+        get: {
+          operationId: 'getGovernance',
+          summary: "The vault's governance",
+          description:
+            'The state in force (policy, approvers, M, delay, freezes lifted), its hash, the genesis hash and the pin line for `VAULT_GOVERNANCE_PINS`, whether this instance pins it, whether the vault is frozen, and why its governance does not verify when it does not (it then signs nothing). A vault that is not governed answers `governed: false`.',
+          tags: ['Governance'],
+          requestParams: inVault(),
+          responses: responses('getGovernance', ok(governanceSchema, 'The governance of the vault.', EXAMPLES.governance)),
+        },
+      },
+      [`${V}/proposals`]: {
+        get: {
+          operationId: 'listProposals',
+          summary: 'List proposals',
+          description: 'Every proposed change of a governed vault, oldest first, each with its diff and what to sign; none for a vault that is not governed.',
+          tags: ['Governance'],
+          requestParams: inVault(),
+          responses: responses('listProposals', ok(proposalPageSchema, 'Every proposal, and how many.', { count: 1, page: [EXAMPLES.proposal] })),
+        },
+      },
+      [`${V}/proposals/{proposalId}`]: {
+        get: {
+          operationId: 'getProposal',
+          summary: 'Get a proposal',
+          description: 'What it changes (`diff`, the whole new `state`), who signed it, when it takes effect, and the typed data to sign to approve (`typedData`) or reject (`rejectTypedData`) it.',
+          tags: ['Governance'],
+          requestParams: inVault({ proposalId }),
+          responses: responses('getProposal', ok(proposalSchema, 'The proposal.', EXAMPLES.proposal)),
+        },
+      },
+      [`${V}/proposals/{proposalId}/approve`]: {
+        post: {
+          operationId: 'approveProposal',
+          summary: 'Approve a proposal (signed)',
+          description:
+            "`signature` is the approver's EIP-712 signature of the proposal's `typedData`: `PolicyChange(string vault,string proposal,bytes32 document)`, domain `{name: \"wallet-vault\", version: \"1\"}` (decisions.md). It counts once per address, only when it recovers to an approver of the state in force; missing or wrong: 403 `APPROVAL_SIGNATURE_INVALID`. The proposal is in force once M approvers signed and the delay passed since the M-th signature: at once when this signature completes the quorum with no delay, else on any instance's next load (within 5 s). The API key only authenticates the call.",
+          tags: ['Governance'],
+          requestParams: inVault({ proposalId }),
+          requestBody: jsonBody(proposalVoteBodySchema, { signature: EXAMPLES.proposalSignature }),
+          responses: responses('approveProposal', ok(proposalSchema, 'The proposal after the signature (`applied` when it completed the quorum with no delay).', EXAMPLES.proposal)),
+        },
+      },
+      [`${V}/proposals/{proposalId}/reject`]: {
+        post: {
+          operationId: 'rejectProposal',
+          summary: 'Reject a proposal (signed)',
+          description:
+            "`signature` is the approver's EIP-712 signature of the proposal's `rejectTypedData`: `Decision(string vault,string approval,bytes32 request,string decision)` with `approval` the proposal id, `request` its `documentHash` and `decision` `reject`: another message than the approve, so an approve signature is never a reject. One signed reject of an approver of the state in force closes the proposal (`rejected`). The same refusals as approve.",
+          tags: ['Governance'],
+          requestParams: inVault({ proposalId }),
+          requestBody: jsonBody(proposalVoteBodySchema, { signature: EXAMPLES.proposalRejectSignature }),
+          responses: responses('rejectProposal', ok(proposalSchema, 'The proposal, rejected.', { ...EXAMPLES.proposal, status: 'rejected', decided: EXAMPLES.proposal.created, rejectedBy: EXAMPLES.proposalRejecter })),
+        },
+      },
+      [`${V}/freeze`]: {
+        post: {
+          operationId: 'freezeVault',
+          summary: 'Freeze the vault',
+          description:
+            'Needs no quorum: from the next request on, on every instance, every signature of the vault is refused (403 `VAULT_FROZEN`): the signing routes, the JSON-RPC signing methods, the release of held approvals, the dry run. Audited `vault.frozen`. The body is a JSON object, `{}` or with a `reason`. Lifting it is `wallet-vault governance unfreeze`: on a governed vault a proposal its quorum signs.',
+          tags: ['Governance'],
+          requestParams: inVault(),
+          requestBody: jsonBody(freezeBodySchema, { reason: 'approver key may be stolen' }),
+          responses: responses('freezeVault', ok(freezeResultSchema, 'Frozen.', { vault: EXAMPLES.governance.vault, frozen: true, freezes: 1 })),
         },
       },
       [`${V}/wallets`]: {
@@ -586,10 +668,29 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'readyz',
           summary: 'Readiness',
           description:
-            'Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`.',
+            "Each dependency (database, key stores) must answer within 2 s. A 503 names the dependency; why it failed only for a request with `VAULT_METRICS_TOKEN`. A governed vault whose state does not verify (it signs nothing, `GOVERNANCE_UNVERIFIED`) does not make the instance unready (the other vaults sign): the 200's `governance.unverified` names it, checked at most 5 s before; why (`problem`) only for a request with `VAULT_METRICS_TOKEN`.",
           tags: ['Operations'],
           security: [{}, { operatorToken: [] }],
-          responses: responses('readyz', json(z.object({ status: z.literal('ready') }), 'The database and key stores answer.')),
+          responses: responses(
+            'readyz',
+            json(
+              z.object({
+                status: z.literal('ready'),
+                governance: z
+                  .object({
+                    unverified: z.array(
+                      z.object({
+                        vault: z.string(),
+                        problem: z.string().optional().meta({ description: 'Why it does not verify; only with `VAULT_METRICS_TOKEN`.' }),
+                      }),
+                    ),
+                  })
+                  .optional()
+                  .meta({ description: 'Present only when a governed vault does not verify.' }),
+              }),
+              'The database and key stores answer.',
+            ),
+          ),
         },
       },
       '/metrics': {

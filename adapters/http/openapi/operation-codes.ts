@@ -44,6 +44,22 @@ const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
 /** A vote: the approval must exist, be open, and the key be neither its requester nor outside its group, nor have voted. */
 const VOTE = [C.APPROVAL_NOT_FOUND, C.APPROVAL_SELF_VOTE, C.APPROVER_NOT_IN_GROUP, C.APPROVAL_ALREADY_VOTED, C.APPROVAL_CLOSED, C.APPROVAL_EXPIRED, C.APPROVAL_SIGNATURE_INVALID] as const;
 
+/**
+ * A signed vote on a governance proposal (docs/governance.md): the proposal must exist and be pending, the
+ * signature recover to an approver of the state in force (missing or wrong: APPROVAL_SIGNATURE_INVALID),
+ * once per address; a vault whose governance does not verify takes no vote; a persistence of an earlier
+ * release keeps no governance (CONFLICT).
+ */
+const PROPOSAL_VOTE = [
+  ...WITH_BODY,
+  C.PROPOSAL_NOT_FOUND,
+  C.PROPOSAL_CLOSED,
+  C.APPROVAL_SIGNATURE_INVALID,
+  C.APPROVAL_ALREADY_VOTED,
+  C.GOVERNANCE_UNVERIFIED,
+  C.CONFLICT,
+] as const;
+
 export const ERROR_CODES_BY_OPERATION = {
   // A repeat of a held sign (its Idempotency-Key) answers the approval's end: rejected or expired.
   sign: [
@@ -82,6 +98,14 @@ export const ERROR_CODES_BY_OPERATION = {
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
   approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
   rejectApproval: [...WITH_BODY, ...VOTE],
+  getGovernance: [...IN_VAULT, C.CONFLICT],
+  // A vault whose governance does not verify shows no proposal: what they would change is measured against a state that cannot be trusted.
+  listProposals: [...IN_VAULT, C.GOVERNANCE_UNVERIFIED],
+  getProposal: [...IN_VAULT, C.PROPOSAL_NOT_FOUND, C.GOVERNANCE_UNVERIFIED],
+  approveProposal: [...PROPOSAL_VOTE],
+  rejectProposal: [...PROPOSAL_VOTE],
+  // No quorum, and a vault frozen already takes another freeze.
+  freezeVault: [...WITH_BODY, C.CONFLICT],
   readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
   // The key kept in the database is read on first use (none configured).
