@@ -6,11 +6,12 @@
  */
 
 /** EIP-712 typed data as the vault gives it to sign: `types` without `EIP712Domain`. */
-export interface DecisionTypedData {
+export interface TypedDataToSignWith {
   readonly domain: { readonly name: string; readonly version: string };
   readonly types: Readonly<Record<string, readonly { readonly name: string; readonly type: string }[]>>;
   readonly primaryType: string;
-  readonly message: Readonly<Record<string, string>>;
+  // An interface's fields, not an index signature: the domain's DecisionMessage and PolicyChangeMessage fit.
+  readonly message: object;
 }
 
 /** An ethers v6 Signer (Wallet, JsonRpcSigner, a hardware wallet's signer): it has getAddress. */
@@ -32,14 +33,14 @@ export type TypedDataSigner = EthersTypedDataSigner | ViemTypedDataSigner;
  * the domain, the types and the value apart; viem's takes one object with the primary type. A viem wallet
  * client is given its own `account` (a client made without one needs it per call).
  */
-export async function signDecisionTypedData(signer: TypedDataSigner, typedData: DecisionTypedData): Promise<string> {
+export async function signDecisionTypedData(signer: TypedDataSigner, typedData: TypedDataToSignWith): Promise<string> {
   if (typeof signer !== 'object' || signer === null || typeof (signer as { signTypedData?: unknown }).signTypedData !== 'function') {
     throw new TypeError('signer must be an ethers Signer, a viem account or a viem wallet client (something with signTypedData)');
   }
   // Copies: ethers and viem may annotate what they are given, and the typed data is the caller's.
   const types = Object.fromEntries(Object.entries(typedData.types).map(([name, fields]) => [name, fields.map((f) => ({ name: f.name, type: f.type }))]));
   const domain = { ...typedData.domain };
-  const message = { ...typedData.message };
+  const message = { ...typedData.message } as Record<string, unknown>;
   let signature: unknown;
   if (typeof (signer as { getAddress?: unknown }).getAddress === 'function') {
     signature = await (signer as EthersTypedDataSigner).signTypedData(domain, types, message);

@@ -1,7 +1,7 @@
 import type { AbiParameter as AbitypeParameter, AbiParametersToPrimitiveTypes } from 'abitype';
 /** The answers of the API, with the interface's field names. Instants are ISO 8601 strings (UTC). */
 
-import type { DecisionTypedData } from './typed-data-signer.js';
+import type { TypedDataToSignWith } from './typed-data-signer.js';
 
 export type Hex = `0x${string}`;
 
@@ -292,9 +292,9 @@ export interface Proposal {
   };
   readonly state: GovernedState;
   /** The PolicyChange to sign to approve it. */
-  readonly typedData: DecisionTypedData;
+  readonly typedData: TypedDataToSignWith;
   /** The Decision `reject` to sign to reject it. */
-  readonly rejectTypedData: DecisionTypedData;
+  readonly rejectTypedData: TypedDataToSignWith;
 }
 
 export interface ProposalPage {
@@ -309,4 +309,4 @@ export interface FreezeResult {
   readonly freezes: number;
 }
 
-export type { DecisionTypedData, TypedDataSigner, EthersTypedDataSigner, ViemTypedDataSigner } from './typed-data-signer.js';
+export type { TypedDataToSignWith, TypedDataSigner, EthersTypedDataSigner, ViemTypedDataSigner } from './typed-data-signer.js';

@@ -29,7 +29,7 @@ import type {
 import { isVaultErrorCode } from './error-codes.js';
 import { signDecision, type DecisionSigner } from './signed-votes.js';
 import { typedArgs } from './signed-args.js';
-import { policyChangeTypedData, rejectDecisionTypedData } from './governance-decisions.js';
+import { decisionTypedData, policyChangeTypedData } from '../src/domain/signed-decisions.js';
 import { signDecisionTypedData, type TypedDataSigner } from './typed-data-signer.js';
 import { ApprovalPendingError, VaultError } from './vault-error.js';
 
@@ -436,8 +436,9 @@ export class VaultClient {
     if (expected !== undefined && (typeof expected !== 'string' || expected.toLowerCase() !== proposal.documentHash.toLowerCase())) {
       throw new Error(`proposals.${decision}: proposal ${id} is document ${proposal.documentHash}, not the ${String(expected)} you reviewed; nothing was signed`);
     }
-    const build = decision === 'approve' ? policyChangeTypedData : rejectDecisionTypedData;
-    const signature = await signDecisionTypedData(options.signer, build(this.vaultId, proposal.id, proposal.documentHash));
+    // Approve signs the PolicyChange; reject a Decision `reject` over the document: another message, never the approve's twin.
+    const typed = decision === 'approve' ? policyChangeTypedData(this.vaultId, proposal.id, proposal.documentHash) : decisionTypedData(this.vaultId, proposal.id, proposal.documentHash, 'reject');
+    const signature = await signDecisionTypedData(options.signer, typed);
     return this.call<Proposal>({ method: 'POST', path: `/proposals/${pathId(id, 'proposal')}/${decision}`, body: { signature } });
   }
 

@@ -3,8 +3,6 @@ import { createWalletClient, custom } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VaultClient, type VaultRole } from '../../client/index.js';
-import { policyChangeTypedData as clientPolicyChange, rejectDecisionTypedData } from '../../client/governance-decisions.js';
-import { decisionTypedData, policyChangeTypedData } from '../../src/domain/signed-decisions.js';
 import { DOCUMENT, WIDER } from '../governance/support.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -29,12 +27,6 @@ describe('VaultClient governance', () => {
     await s.server.vault.governance.set(vaultId, { required: 2, approvers: [ethersKey.address, viemAccount.address, walletClient.account.address] }, 'operator');
   });
   afterAll(() => s?.stop());
-
-  it("builds the server's own typed data", () => {
-    const hash = `0x${'ab'.repeat(32)}`;
-    expect(clientPolicyChange('v', 'p', hash)).toEqual(policyChangeTypedData('v', 'p', hash));
-    expect(rejectDecisionTypedData('v', 'p', hash)).toEqual(decisionTypedData('v', 'p', hash, 'reject'));
-  });
 
   it('approve with an ethers Signer and a viem account puts a proposal in force; governance() shows it', async () => {
     const approver = await clientWith(['approver']);
