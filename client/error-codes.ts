@@ -35,6 +35,7 @@ export const VAULT_ERROR_CODES = [
   'KEYSTORE_UNAVAILABLE',
   'DATABASE_UNAVAILABLE',
   'INTERNAL',
+  'SIMULATION_REVERTED',
 ] as const;
 
 export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];

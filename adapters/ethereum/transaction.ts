@@ -77,7 +77,7 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   // The domain's keccak256 (native) rather than ethers' unsignedHash (JavaScript): tens of µs a sign.
   const digest = keccak256(unsignedSerialized);
   const fee = gasLimit * BigInt(like.maxFeePerGas ?? like.gasPrice!);
-  const facts: TransactionFacts = { ...intent, type, nonce, fee };
+  const facts: TransactionFacts = { ...intent, type, nonce, fee, gas: gasLimit };
   return new ParsedTransaction(digest, facts, unsignedSerialized);
 }
 

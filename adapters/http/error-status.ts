@@ -33,4 +33,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.KEYSTORE_UNAVAILABLE]: 503,
   [ErrorCode.DATABASE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL]: 500,
+  // Well formed and allowed, but it would fail on chain: the request, not the service, is what to change.
+  [ErrorCode.SIMULATION_REVERTED]: 422,
 };

@@ -115,6 +115,7 @@ function build(options: VaultOptions, keyStores: readonly KeyStore[], deployment
       chainIds: Object.fromEntries([...Object.entries(CHAIN_IDS), ...(options.chains ?? []).map((c) => [c.name, c.chainId] as const)].map(([name, id]) => [name, id.toString()])),
       authSecret: options.authSecret,
       authRefused: options.authRefused,
+      simulations: options.simulationMetrics,
       version,
     }),
   );

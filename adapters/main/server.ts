@@ -69,6 +69,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // Refused authentications by reason, besides the audit summary.
     authRefused: metrics,
     webhookMetrics: metrics,
+    simulationMetrics: metrics,
   });
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;
   let deps: ReturnType<typeof httpDepsOf>;

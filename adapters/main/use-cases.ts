@@ -29,6 +29,7 @@ import { SignTransaction } from '../../src/application/sign-transaction.use-case
 import { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
 import type { StandardSigningDeps } from '../../src/application/standard-signing.js';
 import { JsonRpcSigner } from '../../src/application/json-rpc.use-case.js';
+import { TransactionSimulator, type SimulationObserver } from '../../src/application/transaction-simulation.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -63,6 +64,8 @@ export interface UseCaseSettings {
   readonly authRefused?: RefusedAuthObserver;
   /** What `GET …/status` reports. */
   readonly version: string;
+  /** Told the outcome of each simulation before a signature (ok, reverted, failed). */
+  readonly simulations?: SimulationObserver;
 }
 
 /** The ports, each resolved from the container when a use case first reads it. */
@@ -171,7 +174,7 @@ export const USE_CASES = {
   /** Signs EIP-712 typed data with a wallet, when the vault's policy allows its domain (deny by default). */
   signTypedData: entry(SignTypedData, (p, s) => new SignTypedData(standardSigning(p, s)), KEYS),
   /** Signs a legacy, eip2930 or eip1559 transaction with a wallet under the vault's transaction policy (deny by default). */
-  signTransaction: entry(SignTransaction, (p, s) => new SignTransaction(standardSigning(p, s)), KEYS),
+  signTransaction: entry(SignTransaction, (p, s) => new SignTransaction({ ...standardSigning(p, s), simulator: new TransactionSimulator(p.chainRpc, s.simulations) }), KEYS),
   /** The dry run: what the one policy would decide for a request of any kind; nothing signed, recorded or counted. */
   evaluatePolicy: entry(
     EvaluatePolicy,

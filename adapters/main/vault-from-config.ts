@@ -25,6 +25,7 @@ export interface FromConfigOptions {
   /** Told of each refused authentication besides the audit summary (the server's metrics). */
   readonly authRefused?: VaultOptions['authRefused'];
   readonly webhookMetrics?: VaultOptions['webhookMetrics'];
+  readonly simulationMetrics?: VaultOptions['simulationMetrics'];
   /**
    * Apply the migrations the database lacks, creating it when missing (default true: the server). False:
    * the CLI's operator commands, which only check and refuse a database that is not at this build's
@@ -67,6 +68,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     // Delivered where the jobs run; the operator commands (no key stores) neither deliver nor read the key.
     webhooks: o.keyStores === false ? false : { signingKey: webhookKey, pollIntervalMs: config.webhookPollMs },
     webhookMetrics: o.webhookMetrics,
+    simulationMetrics: o.simulationMetrics,
     authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
     // The operator commands on vaults, policies and audit open no key store and never sign or hash a
     // digest: they run where the bindings fell back. Everything that opens key stores is refused there.

@@ -1,3 +1,4 @@
+import type { SimulationObserver } from '../../src/application/transaction-simulation.js';
 import type { Container } from 'inversify';
 import { z } from 'zod';
 import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
@@ -80,6 +81,8 @@ export interface VaultOptions {
   readonly configure?: (container: Container) => void;
   /** Told of each refused authentication (reason, client address), besides the audit summary. */
   readonly authRefused?: RefusedAuthObserver;
+  /** Told the outcome of each simulation before a signature (Prometheus in the standalone server). */
+  readonly simulationMetrics?: SimulationObserver;
   /**
    * How often refused authentications are written to the audit trail, one `auth.refused` record per
    * client address with a count (ms, default 60 000); `close()` writes the last interval's.
@@ -172,6 +175,7 @@ const schema = z
     webhookMetrics: port(['observeWebhookDelivery', 'observeWebhookBacklog']).optional(),
     configure: fn('(container) => void').optional(),
     authRefused: port(['refused']).optional(),
+    simulationMetrics: port(['observeSimulation']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
     allowJavaScriptFallback: z.boolean().optional(),
   })

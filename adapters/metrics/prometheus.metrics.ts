@@ -35,6 +35,7 @@ export class PrometheusMetrics {
   private readonly webhookFailing: Gauge;
   private readonly webhookOldestFailure: Gauge;
   private readonly logLinesDropped: Counter;
+  private readonly simulations: Counter<'outcome'>;
   /** How many log lines the log destination has dropped so far (read at each scrape). */
   private logLinesDroppedSource: () => number = () => 0;
   private logLinesDroppedSeen = 0;
@@ -128,6 +129,12 @@ export class PrometheusMetrics {
       registers,
       aggregator: 'max',
     });
+    this.simulations = new Counter({
+      name: 'wallet_vault_simulations_total',
+      help: 'Transactions simulated on their chain before signing, by outcome: ok, reverted (refused, 422), failed (the RPC could not answer; refused, 502).',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.logLinesDropped = new Counter({
       name: 'wallet_vault_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read: its reader was gone (EPIPE) or more than the 1 MiB buffer was waiting for it.',
@@ -175,6 +182,10 @@ export class PrometheusMetrics {
   observeWebhookBacklog(endpoints: number, oldestSeconds: number): void {
     this.webhookFailing.set(endpoints);
     this.webhookOldestFailure.set(oldestSeconds);
+  }
+
+  observeSimulation(outcome: 'ok' | 'reverted' | 'failed'): void {
+    this.simulations.inc({ outcome });
   }
 
   observeRateLimited(): void {

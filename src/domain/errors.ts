@@ -46,6 +46,8 @@ export const ErrorCode = {
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
+  /** The transaction (or Sign call) was simulated on its chain before signing and reverts: nothing signed. */
+  SIMULATION_REVERTED: 'SIMULATION_REVERTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -46,6 +46,8 @@ export interface TransactionFacts {
   readonly data: HexString;
   /** The `from` the caller gave (EIP-55), or null; the signing wallet must be it. */
   readonly from: string | null;
+  /** The gas limit (the simulation runs the call with it). */
+  readonly gas: bigint;
 }
 
 /**

@@ -73,9 +73,11 @@ describe('the OpenAPI document', () => {
     // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body.
     expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '502', '503']);
     // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body.
-    for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
+    for (const id of ['signMessage', 'signTypedData']) {
       expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '503']);
     }
+    // A transaction is simulated before signing (decisions.md, "Knowing what is signed"): a revert is 422, an RPC that cannot answer 502.
+    expect(operations.find((o) => o.id === 'signTransaction')!.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '422', '429', '431', '500', '502', '503']);
     // A refused call is a JSON-RPC error inside the 200; the endpoint's own statuses are the service's.
     expect(operations.find((o) => o.id === 'jsonRpc')!.statuses).toEqual(['200', '400', '401', '403', '404', '405', '408', '413', '429', '431', '500', '502', '503']);
     expect(operations.find((o) => o.id === 'createWallet')!.statuses).toContain('409');
@@ -224,6 +226,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
   DATABASE_UNAVAILABLE: /^database/,
   INTERNAL: /^internal error \(request id [\w.:-]+\)$/,
+  SIMULATION_REVERTED: /^simulation: the (transaction|call) reverts on \S+ \((eth_call|eth_simulateV1) from 0x[0-9a-fA-F]{40} at the pending block\): .+; nothing was signed$/,
 };
 
 describe('the API key role of each operation', () => {

@@ -205,7 +205,7 @@ describe('transactions', () => {
   it('returns the facts a policy reads', () => {
     const facts = payloads.unsignedTransaction({ ...EIP1559, to: SPENDER.toLowerCase() }).facts;
     // The fee is the most the transaction can pay: gas 21 000 × maxFeePerGas 2 gwei.
-    expect(facts).toEqual({ type: 'eip1559', chainId: 31337n, nonce: 7, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, fee: 21000n * 2000000000n, data: EIP1559.data, from: null });
+    expect(facts).toEqual({ type: 'eip1559', chainId: 31337n, nonce: 7, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, fee: 21000n * 2000000000n, data: EIP1559.data, from: null, gas: 21000n });
     expect(payloads.unsignedTransaction(LEGACY).facts).toMatchObject({ type: 'legacy', chainId: 56n, selector: null, shortData: false, value: 5n });
     expect(payloads.unsignedTransaction({ ...LEGACY, data: '0x1234' }).facts).toMatchObject({ selector: null, shortData: true });
     expect(payloads.unsignedTransaction({ ...LEGACY, to: null, from: ADDRESS.toLowerCase() }).facts).toMatchObject({ to: null, from: ADDRESS });

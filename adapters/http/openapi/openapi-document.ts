@@ -76,6 +76,7 @@ const ERROR_WHEN: Record<number, string> = {
   409: 'Conflict: an `Idempotency-Key` reused with another body, a different transaction already recorded, or a concurrent change that exhausted its retries.',
   413: 'The body is larger than `VAULT_BODY_LIMIT_BYTES` (1 MiB by default).',
   429: "The API key used up its `VAULT_RATE_LIMIT_PER_MINUTE`, or the client address its `VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE` (`RATE_LIMITED`); or a sign would go over one of the vault's sign limits per window, counted across all instances (`SIGN_LIMIT_REACHED`); `Retry-After` says when to try again.",
+  422: 'The transaction was simulated on its chain before signing (`eth_call` from the wallet at the pending block) and reverts (`SIMULATION_REVERTED`): the message has the decoded revert reason; nothing was signed.',
   431: 'Request line and headers larger than `VAULT_MAX_HEADER_BYTES`; the connection is closed.',
   500: 'Unexpected; the message is only `internal error (request id …)`.',
   502: "A chain RPC failed, timed out or reports another chain id, or a chain's several RPCs disagree on `uniq()`/`signer()`; the message names the chain, and the RPC at fault or what each answered. On the JSON-RPC endpoint, a chain RPC's answer over the relay's byte cap (`RPC_ANSWER_TOO_LARGE`) is the `data.code` of that call's JSON-RPC error inside the 200, not this status.",

@@ -5,7 +5,7 @@ import { DEFAULT_APPROVAL_EXPIRY_MS } from '../approval-rules.js';
 import { parseWindow } from '../sign-limits.js';
 import type { ParsedFunction } from '../signing/abi-function.js';
 import { parseFunctionText } from '../signing/function-signature.js';
-import { DEFAULT_MAX_FEE_WEI, isHold, type PolicyCondition, type PolicyDocument, type PolicyRule } from './policy-document.js';
+import { DEFAULT_MAX_FEE_WEI, isHold, type PolicyCondition, type PolicyDocument, type PolicyRule, type SimulationDemand } from './policy-document.js';
 import type { SignIntent } from './sign-intent.js';
 
 /** What the one policy decides for a request, and the rule that decided it. */
@@ -22,6 +22,8 @@ export interface PolicyDecision {
    * be pinned, since the signature binds the uniq, not the address (see PolicyDocument.uniqs).
    */
   readonly contractBound: boolean;
+  /** An allow or hold whose rule says `simulate`, `maxOutflow` or `maxTokenOutflow`: those, for the simulation after the decision. */
+  readonly simulation?: SimulationDemand;
 }
 
 type Verdict = 'holds' | 'fails' | 'unknown';
@@ -97,10 +99,18 @@ export function evaluatePolicy(document: PolicyDocument | null, intent: SignInte
       message: `policy: held by rule ${hold.rule.id} for ${required} approval${required === 1 ? '' : 's'}${group === undefined ? '' : ` of group ${group}`}`,
       hold: group === undefined ? { required, expiresInMs } : { required, group, expiresInMs },
       contractBound,
+      ...simulationOf(hold.rule),
     };
   }
-  if (allowed !== null) return { decision: 'allow', rule: allowed.rule.id, message: `policy: allowed by rule ${allowed.rule.id}`, contractBound };
+  if (allowed !== null) return { decision: 'allow', rule: allowed.rule.id, message: `policy: allowed by rule ${allowed.rule.id}`, contractBound, ...simulationOf(allowed.rule) };
   return deny(null, `policy: no rule of this vault's policy allows this ${intent.kind}${nearestMiss(document, intent)}`);
+}
+
+/** The deciding rule's simulation fields, when it has any (most rules have none: the decision then carries none). */
+function simulationOf(rule: PolicyRule): { simulation?: SimulationDemand } {
+  const { simulate, maxOutflow, maxTokenOutflow } = rule;
+  if (simulate === undefined && maxOutflow === undefined && maxTokenOutflow === undefined) return {};
+  return { simulation: { simulate, maxOutflow, maxTokenOutflow } };
 }
 
 const deny = (rule: string | null, message: string): PolicyDecision => ({ decision: 'deny', rule, message, contractBound: false });
