@@ -6,6 +6,7 @@ import type { Principal } from '../../src/application/principal.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
 import type { EvaluatePolicyCommand } from '../../src/application/evaluate-policy.use-case.js';
 import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
+import type { SignAuthorizationCommand } from '../../src/application/sign-authorization.use-case.js';
 import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
@@ -241,6 +242,15 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     role: 'signer',
     command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body), ...keyOf(r) }),
     answer: async (deps, command) => outcomeReply(await deps.signTransaction.execute(command)),
+  }),
+  // EIP-7702 (docs/standard-signing.md#eip-7702-authorizations): a delegation of the wallet's account.
+  route({
+    method: 'POST',
+    path: '/wallets/:address/sign-authorization',
+    body: 'signed-json',
+    role: 'signer',
+    command: (r): SignAuthorizationCommand => ({ principal: r.principal, address: address(r), authorization: bodyObject(r.body), ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps.signAuthorization.execute(command)),
   }),
   // The policy's dry run (docs/policy.md#dry-run): what would be decided, nothing signed, recorded or counted.
   route({

@@ -26,6 +26,7 @@ import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SignMessage } from '../../src/application/sign-message.use-case.js';
 import { SignTransaction } from '../../src/application/sign-transaction.use-case.js';
+import { SignAuthorization } from '../../src/application/sign-authorization.use-case.js';
 import { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
 import type { StandardSigningDeps } from '../../src/application/standard-signing.js';
 import { JsonRpcSigner } from '../../src/application/json-rpc.use-case.js';
@@ -160,7 +161,7 @@ export const USE_CASES = {
     (p) =>
       new VoteOnApproval(
         p.approvals,
-        new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction) }),
+        new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
         p.clock,
         p.audit,
         p.repo,
@@ -175,10 +176,12 @@ export const USE_CASES = {
   signTypedData: entry(SignTypedData, (p, s) => new SignTypedData(standardSigning(p, s)), KEYS),
   /** Signs a legacy, eip2930 or eip1559 transaction with a wallet under the vault's transaction policy (deny by default). */
   signTransaction: entry(SignTransaction, (p, s) => new SignTransaction({ ...standardSigning(p, s), simulator: new TransactionSimulator(p.chainRpc, s.simulations) }), KEYS),
+  /** Signs an EIP-7702 authorization (a delegation of the wallet's account to a contract) under the policy's `authorization` rules (deny by default). */
+  signAuthorization: entry(SignAuthorization, (p, s) => new SignAuthorization(standardSigning(p, s)), KEYS),
   /** The dry run: what the one policy would decide for a request of any kind; nothing signed, recorded or counted. */
   evaluatePolicy: entry(
     EvaluatePolicy,
-    (p) => new EvaluatePolicy({ signCall: p.resolve(SignCall), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction) }),
+    (p) => new EvaluatePolicy({ signCall: p.resolve(SignCall), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction), signAuthorization: p.resolve(SignAuthorization) }),
     KEYS,
   ),
   /** The vault's wallets behind Ethereum JSON-RPC: the signing methods answered, eth_sendTransaction filled and sent, the rest relayed. */

@@ -135,7 +135,18 @@ const simulatedCall = (wallet: Wallet, facts: TransactionFacts): SimulatedCall =
   data: facts.data,
   value: facts.value,
   gas: facts.gas,
+  // A type-4 transaction runs with its delegations in place, as it would on chain.
+  authorizationList: facts.authorizationList.map((a) => ({
+    chainId: quantityHex(a.chainId),
+    address: a.address,
+    nonce: quantityHex(a.nonce),
+    yParity: quantityHex(BigInt(a.yParity)),
+    r: a.r,
+    s: a.s,
+  })),
 });
+
+const quantityHex = (n: bigint) => `0x${n.toString(16)}`;
 
 /** Sorted keys: the canonical JSON the audit chain hashes is then the object as it is. */
 const detailsOf = (facts: TransactionFacts) => ({

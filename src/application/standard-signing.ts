@@ -65,7 +65,7 @@ export type AuthorizeMode = 'sign' | 'precheck' | 'release';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
-export type PayloadKind = 'message' | 'typed-data' | 'transaction';
+export type PayloadKind = 'message' | 'typed-data' | 'transaction' | 'authorization';
 
 /**
  * The steps SignMessage, SignTypedData and SignTransaction share: the wallet of the principal's vault,

@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'approval.requested',
   'approval.voted',
   'approval.decided',
+  // EIP-7702 (issue 40): an authorization delegating a wallet's account to a contract's code.
+  'sign.authorization',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -11,6 +11,7 @@ import {
   signatureResultSchema,
   signatureStructSchema,
   signedTransactionSchema,
+  signedAuthorizationSchema,
   submissionSchema,
   vaultStatusSchema,
   walletPageSchema,
@@ -23,6 +24,7 @@ import {
   signBodySchema,
   signMessageBodySchema,
   signTransactionBodySchema,
+  signAuthorizationBodySchema,
   signTypedDataBodySchema,
   submissionBodySchema,
 } from '../schemas.js';
@@ -278,6 +280,7 @@ export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole | readonly ApiKey
   signMessage: 'signer',
   signTypedData: 'signer',
   signTransaction: 'signer',
+  signAuthorization: 'signer',
   jsonRpc: 'signer',
   evaluatePolicy: ['signer', 'reader', 'admin'],
   listWallets: 'reader',
@@ -486,6 +489,16 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { schema: signTransactionBodySchema, example: EXAMPLES.signTransactionRequest },
           { schema: signedTransactionSchema, description: 'The signed transaction and its hash.', example: EXAMPLES.signTransactionResult },
           EXAMPLES.transactionApprovalRequested,
+        ),
+      },
+      [`${V}/wallets/{address}/sign-authorization`]: {
+        post: standardSignOp(
+          'signAuthorization',
+          'Sign an EIP-7702 authorization',
+          "Signs `keccak256(0x05 ‖ rlp([chainId, address, nonce]))` with the wallet, as viem's `signAuthorization` and ethers' `authorize` compute it: the wallet's account then runs the delegate's code. Policy kind `authorization`, deny by default (a rule must name the kind; its `contracts` are the delegates; `chainId` 0, every chain, only under a rule with `anyChain: true`). `nonce` is the wallet's account nonce when the authorization is applied: its current nonce + 1 when the wallet sends the type-4 transaction itself. Answers the signature and its `yParity`, `r`, `s` for a type-4 transaction's `authorizationList`.",
+          { schema: signAuthorizationBodySchema, example: EXAMPLES.signAuthorizationRequest },
+          { schema: signedAuthorizationSchema, description: 'The signed authorization.', example: EXAMPLES.signAuthorizationResult },
+          EXAMPLES.authorizationApprovalRequested,
         ),
       },
       [`${V}/rpc`]: {

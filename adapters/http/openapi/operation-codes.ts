@@ -65,6 +65,8 @@ export const ERROR_CODES_BY_OPERATION = {
   signTypedData: [...STANDARD_SIGN],
   // Simulated before signing on a chain with an RPC: a revert is 422, an RPC that cannot answer 502.
   signTransaction: [...STANDARD_SIGN, C.CHAIN_UNAVAILABLE, C.SIMULATION_REVERTED],
+  // EIP-7702: decided and signed as a message is (nothing asked of the chain).
+  signAuthorization: [...STANDARD_SIGN],
   // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's,
   // but RPC_ANSWER_TOO_LARGE, listed here as the one operation whose calls can be refused with it (as data.code of a
   // JSON-RPC error inside the 200, never as an HTTP status: it is one call's refusal, the batch's others answered).

@@ -343,6 +343,11 @@ function parseSimulationFilters(raw: Record<string, unknown>, at: string): Recor
     for (const [token, amount] of Object.entries(given)) tokens[parseAddress(token, `${at}.maxTokenOutflow`)] = wei(amount, `${at}.maxTokenOutflow.${token}`);
     out.maxTokenOutflow = tokens;
   }
+  if (out.anyChain === true) {
+    const kinds = raw.kinds;
+    if (!Array.isArray(kinds) || kinds.length !== 1 || kinds[0] !== 'authorization') throw invalidArgument(`${at}.anyChain: is for rules of "kinds": ["authorization"] only`);
+    if (raw.chains !== undefined) throw invalidArgument(`${at}.anyChain: a rule for every chain names no chains (leave chains out)`);
+  }
   if ((out.maxOutflow !== undefined || out.maxTokenOutflow !== undefined) && out.simulate === false) {
     throw invalidArgument(`${at}.simulate: false leaves nothing to read maxOutflow and maxTokenOutflow from`);
   }

@@ -9,7 +9,7 @@ import type { ArgumentRuleInput } from '../argument-rule-input.js';
 
 export const POLICY_DOCUMENT_VERSION = 2;
 
-export const POLICY_KINDS = ['call', 'message', 'typed-data', 'transaction'] as const;
+export const POLICY_KINDS = ['call', 'message', 'typed-data', 'transaction', 'authorization'] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];
 
 /** What a limit counts for each one of: the signing wallet, the contract, the function, the recipient. */

@@ -141,7 +141,14 @@ const MISS = 'no match';
 /** Null when every filter of `rule` matches the request; otherwise the first that does not, in words. */
 function missOf(rule: CompiledRule, intent: SignIntent, explain = false): string | null {
   if (rule.kinds !== null && !rule.kinds.has(intent.kind)) return explain ? `it is for ${[...rule.kinds].join(', ')}` : MISS;
-  if (rule.chains !== null && !((intent.chain !== null && rule.chains.has(intent.chain)) || (intent.chainId !== null && rule.chains.has(intent.chainId)))) {
+  const everyChain = intent.kind === 'authorization' && intent.chainId === '0';
+  if (intent.kind === 'authorization' && rule.rule.effect !== 'deny') {
+    // EIP-7702 delegates the wallet's account: only a rule naming the kind allows it, and chain id 0 (every chain) only with anyChain.
+    if (rule.kinds === null) return explain ? 'it does not name the kind authorization (an authorization is allowed only by a rule that does)' : MISS;
+    if (everyChain && rule.rule.anyChain !== true) return explain ? 'chain id 0 (every chain) needs a rule with anyChain: true' : MISS;
+  }
+  // A deny naming chains holds an authorization valid on every chain too: it is valid on those.
+  if (rule.chains !== null && !(everyChain && rule.rule.effect === 'deny') && !((intent.chain !== null && rule.chains.has(intent.chain)) || (intent.chainId !== null && rule.chains.has(intent.chainId)))) {
     return explain ? `chain ${shown(intent)} is not in its chains` : MISS;
   }
   if (rule.wallets !== null && !rule.wallets.has(intent.wallet)) return explain ? `wallet ${intent.wallet} is not in its wallets` : MISS;
