@@ -108,10 +108,15 @@ export class StandardSigning {
     const record = this.denial(wallet, payload, facts);
     const { gate } = this.deps;
     const { decision, document } = await gate.decide(principal, intent, record);
-    // Decided first (a refusal costs no call to the chain), simulated before anything is held or counted.
-    if (simulated !== undefined && mode !== 'precheck') await this.simulate(principal, wallet, payload, simulated, decision, facts);
-    if (decision.decision === 'hold' && mode === 'sign') return decision;
-    if (mode !== 'precheck') await gate.count(principal, document, intent, record);
+    // Decided and counted first (a refusal costs no call to the chain), then simulated: before the key
+    // store signs, and before a held request is stored (nobody is asked to approve what would revert).
+    if (decision.decision === 'hold' && mode === 'sign') {
+      if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
+      return decision;
+    }
+    if (mode === 'precheck') return decision;
+    await gate.count(principal, document, intent, record);
+    if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
     return decision;
   }
 

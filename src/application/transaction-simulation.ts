@@ -93,7 +93,10 @@ export class TransactionSimulator {
 
   private async ethCall(chain: string, call: SimulatedCall, what: string, knownErrors: readonly string[]): Promise<SimulationReport> {
     const answer = await this.ask(chain, 'eth_call', [callObject(call), 'pending']);
-    if ('error' in answer) throw reverted(chain, call, what, 'eth_call', revertOf(answer.error, knownErrors));
+    if ('error' in answer) {
+      if (cannotRun(answer.error)) throw new DomainError(ErrorCode.CHAIN_UNAVAILABLE, `chain ${chain}: RPC could not run the simulation (eth_call: ${escapeControlCharacters(answer.error.message).slice(0, 200)}); nothing was signed`);
+      throw reverted(chain, call, what, 'eth_call', revertOf(answer.error, knownErrors));
+    }
     return { chain, method: 'eth_call' };
   }
 
@@ -154,6 +157,15 @@ function callObject(call: SimulatedCall): Record<string, unknown> {
   if (call.gas !== undefined) out.gas = `0x${call.gas.toString(16)}`;
   if (call.authorizationList !== undefined && call.authorizationList.length > 0) out.authorizationList = call.authorizationList;
   return out;
+}
+
+/**
+ * A node's error that says it could not run the call at all (no such method, bad params, a rate limit,
+ * its own failure), as opposed to the call failing when run (a revert, insufficient funds): the first is
+ * the RPC failing to answer (502), the second the transaction's own refusal (422).
+ */
+function cannotRun(error: { code: number }): boolean {
+  return error.code === -32601 || error.code === -32602 || error.code === -32603 || error.code === -32005 || error.code === 429;
 }
 
 /** The revert in a node's error answer: its data (a string, or nested as some nodes give it), else the node's message. */

@@ -107,7 +107,10 @@ describe('TransactionSimulator over a scripted RPC', () => {
     await expect(big.simulator.simulate(call, undefined, 'transaction')).rejects.toMatchObject({ code: ErrorCode.CHAIN_UNAVAILABLE, message: expect.stringContaining('over 524288 bytes') });
     const down = rpcAnswering(() => new DomainError(ErrorCode.CHAIN_UNAVAILABLE, 'chain devnet: RPC did not answer eth_call'));
     await expect(down.simulator.simulate(call, undefined, 'transaction')).rejects.toMatchObject({ code: ErrorCode.CHAIN_UNAVAILABLE });
-    expect([outcomes, big.outcomes, down.outcomes]).toEqual([['failed'], ['failed'], ['failed']]);
+    // A node that cannot run eth_call at all (no such method, a rate limit) did not answer: 502, not a revert.
+    const unable = rpcAnswering(() => ({ error: { code: -32601, message: 'the method eth_call does not exist' }, bytes: 60 }));
+    await expect(unable.simulator.simulate(call, undefined, 'transaction')).rejects.toMatchObject({ code: ErrorCode.CHAIN_UNAVAILABLE, message: expect.stringContaining('RPC could not run the simulation') });
+    expect([outcomes, big.outcomes, down.outcomes, unable.outcomes]).toEqual([['failed'], ['failed'], ['failed'], ['failed']]);
   });
 
   it('a node refusing the call without revert data (insufficient funds) is a revert with its message; counted reverted', async () => {
