@@ -57,6 +57,8 @@ export interface SignRequest {
   /** Required for `local` and for chains without an RPC configured on the server. */
   readonly uniq?: string;
   readonly signer?: string;
+  /** true: the call is run on its chain with the signature in place before it is answered (a revert: 422 SIMULATION_REVERTED). */
+  readonly simulate?: boolean;
 }
 
 export interface SignatureStruct {

@@ -392,7 +392,9 @@ function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
         const args = c.args(b.args);
         const uniq = c.uniq(b.uniq);
         const signer = c.signer(b.signer);
-        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }) };
+        if (b.simulate !== undefined && typeof b.simulate !== 'boolean') throw invalidArgument('simulate: must be true or false');
+        const simulate = b.simulate === true ? { simulate: true } : {};
+        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }), ...simulate };
       } catch (error) {
         if (!isDomainError(error)) throw error;
         ctx.addIssue({ code: 'custom', message: error.message });

@@ -123,6 +123,10 @@ export const signBodySchema = z
         description:
           'The single ABI item of the function being signed (not the whole ABI). Exactly one input is the signature parameter, a tuple `(bytes32 nonce, bytes32 r, bytes32 s, uint8 v)`.',
       }),
+    simulate: z.boolean().optional().meta({
+      description:
+        'true: the call is run on its chain (`eth_call` from `sender` at the pending block) with the signature in place before it is answered; a revert is 422 `SIMULATION_REVERTED` and the signature is never handed out. The chain must have an RPC.',
+    }),
     args: z.array(z.unknown()).meta({
       description:
         "The function's arguments without the signature parameter, in order. Integers as JSON numbers (safe integers) or decimal or `0x` strings; `bytes`/`bytesN` and addresses as `0x` hex; tuples as objects by component name or as arrays; arrays as arrays.",

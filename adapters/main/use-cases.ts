@@ -147,6 +147,7 @@ export const USE_CASES = {
         chainIds: chainDirectory(s.chainIds),
         approvals: p.approvals,
         ids: p.ids,
+        simulator: new TransactionSimulator(p.chainRpc, s.simulations),
       }),
     KEYS,
   ),

@@ -14,7 +14,9 @@ export interface SimulationObserver {
 
 /** The call a transaction makes, as the simulation runs it from the wallet. */
 export interface SimulatedCall {
-  readonly chainId: bigint;
+  /** The chain by its id (a transaction's), or by name (`chain`: a Sign call's). */
+  readonly chainId: bigint | null;
+  readonly chain?: string;
   /** The signing wallet (EIP-55). */
   readonly from: string;
   /** null: a contract creation. */
@@ -63,9 +65,11 @@ export class TransactionSimulator {
     private readonly observer?: SimulationObserver,
   ) {}
 
-  /** The name of the chain with an RPC whose id is `chainId`, or null when none has one. */
-  chainOf(chainId: bigint): string | null {
-    return this.rpc.chainsWithRpc().find((chain) => this.rpc.chainIdOf(chain) === chainId) ?? null;
+  /** The name of the chain with an RPC the call names (by name, else by id), or null when it has none. */
+  chainOf(call: Pick<SimulatedCall, 'chain' | 'chainId'>): string | null {
+    const chains = this.rpc.chainsWithRpc();
+    if (call.chain !== undefined) return chains.includes(call.chain) ? call.chain : null;
+    return chains.find((chain) => this.rpc.chainIdOf(chain) === call.chainId) ?? null;
   }
 
   /**
@@ -76,9 +80,9 @@ export class TransactionSimulator {
   async simulate(call: SimulatedCall, demand: SimulationDemand | undefined, what: string, knownErrors: readonly string[] = []): Promise<SimulationReport | null> {
     if (demand?.simulate === false) return null;
     const bounds = demand?.maxOutflow !== undefined || demand?.maxTokenOutflow !== undefined;
-    const chain = this.chainOf(call.chainId);
+    const chain = this.chainOf(call);
     if (chain === null) {
-      if (bounds) throw new DomainError(ErrorCode.CHAIN_UNAVAILABLE, `chain ${call.chainId}: no RPC configured, and the rule's maxOutflow or maxTokenOutflow needs one to simulate the ${what}`);
+      if (bounds) throw new DomainError(ErrorCode.CHAIN_UNAVAILABLE, `chain ${call.chain ?? call.chainId}: no RPC configured, and the rule's maxOutflow or maxTokenOutflow needs one to simulate the ${what}`);
       return null;
     }
     try {

@@ -4,6 +4,7 @@ import type { Vault } from '../../adapters/main/create-vault.js';
 import type { Principal } from '../../src/application/principal.js';
 import { freePort } from '../support/cli.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
+import { signableAbiItem } from '../support/signable-chain.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -15,6 +16,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  */
 const CHAIN_ID = 31337;
 const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const UNIQ = `0x${'5e'.repeat(32)}`;
 
 describe('simulation before signing, on anvil', () => {
   let anvil: Anvil;
@@ -26,6 +28,7 @@ describe('simulation before signing, on anvil', () => {
   let wallet: string;
   let target: string;
   let unsimulated: string;
+  let signable: string;
   const abi = new Interface(loadArtifact('SimulationTarget').abi);
 
   const post = async (body: unknown) => {
@@ -67,6 +70,7 @@ describe('simulation before signing, on anvil', () => {
     principal = await vault.authenticate.execute(apiKey, vaultId);
     wallet = (await vault.createWallet.execute({ principal, name: 'simulated' })).address;
     target = await (await deploy(anvil, 'SimulationTarget', [])).getAddress();
+    signable = await (await deploy(anvil, 'SignableTarget', [wallet, UNIQ])).getAddress();
     unsimulated = await (await deploy(anvil, 'SimulationTarget', [])).getAddress();
     await vault.managePolicies.apply(vaultId, {
       version: 2,
@@ -75,7 +79,9 @@ describe('simulation before signing, on anvil', () => {
         { id: 'unsimulated', effect: 'allow', kinds: ['transaction'], contracts: [unsimulated], simulate: false },
         { id: 'bounded', effect: 'allow', kinds: ['transaction'], contracts: [RECIPIENT], maxOutflow: parseEther('1').toString() },
         { id: 'held', effect: { hold: { required: 1 } }, kinds: ['transaction'], contracts: [target], function: 'guarded()' },
+        { id: 'calls', effect: 'allow', kinds: ['call'], contracts: [signable] },
       ],
+      uniqs: { [signable]: UNIQ },
     });
     await (await anvil.account(0).sendTransaction({ to: wallet, value: parseEther('10') })).wait();
   });
@@ -161,6 +167,31 @@ describe('simulation before signing, on anvil', () => {
     const released = await approve(id);
     expect(released.status).toBe(200);
     expect(released.body.data?.status).toBe('approved');
+  });
+
+  it('runs a Sign call asking simulate: true with its signature in place: one that reverts is 422 and no signature is issued; one that does not is answered and mined', async () => {
+    const sender = await anvil.account(1).getAddress();
+    const sign = async (amount: number, chain = 'devnet') => {
+      const res = await fetch(`${s.url}/api/v1/vaults/${vaultId}/sign`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ chain, contract: signable, sender, abi: signableAbiItem('bounded'), args: [amount], simulate: true, ...(chain === 'local' ? { uniq: UNIQ, signer: wallet } : {}) }),
+      });
+      return { status: res.status, body: (await res.json()) as { data?: { args: unknown[] }; code?: string; error?: string } };
+    };
+    const issued = async () => (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === 'signature.issued').length;
+    const before = await issued();
+    const refused = await sign(50);
+    expect([refused.status, refused.body.code]).toEqual([422, 'SIMULATION_REVERTED']);
+    expect(refused.body.error).toContain(`simulation: the call reverts on devnet (eth_call from ${sender} at the pending block): Error("too much")`);
+    expect(await issued()).toBe(before);
+    const ok = await sign(5);
+    expect(ok.status).toBe(200);
+    const contract = new Contract(signable, loadArtifact('SignableTarget').abi, anvil.account(1));
+    expect((await (await contract.getFunction('bounded')(...ok.body.data!.args)).wait())?.status).toBe(1);
+    expect(await issued()).toBe(before + 1);
+    const local = await sign(5, 'local');
+    expect([local.status, local.body.error]).toEqual([400, 'simulate: chain local has no RPC configured to run the call on']);
   });
 
   it('fails closed when the chain RPC cannot answer: 502 naming the RPC, nothing signed; /metrics counts each outcome', async () => {

@@ -72,8 +72,8 @@ describe('the OpenAPI document', () => {
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;
-    // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body.
-    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '502', '503']);
+    // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body; 422: `simulate: true` and it reverts.
+    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '422', '429', '431', '500', '502', '503']);
     // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body.
     for (const id of ['signMessage', 'signTypedData', 'signAuthorization']) {
       expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '503']);

@@ -51,6 +51,8 @@ export const ERROR_CODES_BY_OPERATION = {
     C.APPROVAL_REJECTED,
     C.APPROVAL_EXPIRED,
     C.CONFLICT,
+    // `simulate: true`: the call run with its signature in place reverts.
+    C.SIMULATION_REVERTED,
   ],
   listWallets: [...IN_VAULT],
   createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE],
