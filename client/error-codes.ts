@@ -40,6 +40,7 @@ export const VAULT_ERROR_CODES = [
   'VAULT_FROZEN',
   'PROPOSAL_NOT_FOUND',
   'PROPOSAL_CLOSED',
+  'SIMULATION_REVERTED',
 ] as const;
 
 export type VaultErrorCode = (typeof VAULT_ERROR_CODES)[number];

@@ -1,5 +1,9 @@
 import {
   AbstractSigner,
+  authorizationify,
+  Signature,
+  type Authorization,
+  type AuthorizationRequest,
   accessListify,
   getBigInt,
   TypedDataEncoder,
@@ -12,7 +16,7 @@ import {
   type TypedDataDomain,
   type TypedDataField,
 } from 'ethers';
-import { toJsonValue, transactionBody, type HexString, type StandardSigningClient, type TypedDataRequest } from './standard-signing.js';
+import { authorizationSigner, toJsonValue, transactionBody, type HexString, type StandardSigningClient, type TypedDataRequest } from './standard-signing.js';
 
 export type { StandardSigningClient } from './standard-signing.js';
 
@@ -71,9 +75,9 @@ export class VaultSigner extends AbstractSigner {
       tx.from == null ? null : resolveAddress(tx.from, this.provider),
     ]);
     if (from !== null && getAddress(from) !== this.address) throw new Error(`transaction from ${from} is not this signer's address ${this.address}`);
-    const typeNames = ['legacy', 'eip2930', 'eip1559'] as const;
+    const typeNames = ['legacy', 'eip2930', 'eip1559', undefined, 'eip7702'] as const;
     const type = tx.type == null ? undefined : typeNames[tx.type];
-    if (tx.type != null && type === undefined) throw new Error(`transaction type ${tx.type}: the vault signs legacy (0), eip2930 (1) and eip1559 (2) transactions`);
+    if (tx.type != null && type === undefined) throw new Error(`transaction type ${tx.type}: the vault signs legacy (0), eip2930 (1), eip1559 (2) and eip7702 (4) transactions`);
     // BigNumberish in any of its forms (a number, decimal or hex text, a bigint) becomes one bigint.
     const quantity = (value: BigNumberish | null | undefined) => (value == null ? undefined : getBigInt(value));
     const body = transactionBody({
@@ -89,7 +93,28 @@ export class VaultSigner extends AbstractSigner {
       maxFeePerGas: quantity(tx.maxFeePerGas),
       maxPriorityFeePerGas: quantity(tx.maxPriorityFeePerGas),
       accessList: tx.accessList == null ? undefined : accessListify(tx.accessList),
+      authorizationList:
+        tx.authorizationList == null
+          ? undefined
+          : tx.authorizationList.map((a) => {
+              const { chainId, address, nonce, signature } = authorizationify(a);
+              return { chainId, address, nonce, yParity: signature.yParity, r: signature.r, s: signature.s };
+            }),
     });
     return (await this.client.signTransaction(this.address, body)).serialized;
+  }
+
+  /**
+   * EIP-7702: the vault signs `{ chainId, address, nonce }` (AbstractSigner.populateAuthorization fills
+   * chainId and nonce from the provider when left out: the pending nonce, which is the right one when
+   * another account sends the type-4 transaction; when this signer sends it, give nonce + 1).
+   */
+  override async authorize(request: AuthorizationRequest): Promise<Authorization> {
+    const filled = await this.populateAuthorization(request);
+    const address = await resolveAddress(filled.address, this.provider);
+    const chainId = getBigInt(filled.chainId ?? 0);
+    const nonce = getBigInt(filled.nonce ?? 0);
+    const signed = await authorizationSigner(this.client)(this.address, { chainId: chainId.toString(), address, nonce: nonce.toString() });
+    return { address: getAddress(address), chainId, nonce, signature: Signature.from(signed.signature) };
   }
 }

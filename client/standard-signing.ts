@@ -4,7 +4,7 @@
  * of one's own (instrumented, or the in-process API behind a small adapter).
  */
 
-import type { MessageToSign, SignatureResult, SignedTransaction, TransactionToSign, TypedDataToSign } from './types.js';
+import type { AuthorizationToSign, MessageToSign, SignatureResult, SignedAuthorization, SignedTransaction, TransactionToSign, TypedDataToSign } from './types.js';
 
 export type HexString = `0x${string}`;
 export type TypedDataRequest = TypedDataToSign;
@@ -14,6 +14,14 @@ export interface StandardSigningClient {
   signMessage(address: string, message: MessageToSign): Promise<SignatureResult>;
   signTypedData(address: string, typedData: TypedDataToSign): Promise<SignatureResult>;
   signTransaction(address: string, transaction: TransactionToSign): Promise<SignedTransaction>;
+  /** EIP-7702 (VaultClient has it; a client of one's own without it signs no authorization). */
+  signAuthorization?(address: string, authorization: AuthorizationToSign): Promise<SignedAuthorization>;
+}
+
+/** The client's signAuthorization, or an error saying the client given has none. */
+export function authorizationSigner(client: StandardSigningClient): NonNullable<StandardSigningClient['signAuthorization']> {
+  if (client.signAuthorization === undefined) throw new Error('this client has no signAuthorization (VaultClient has it): EIP-7702 authorizations cannot be signed through it');
+  return client.signAuthorization.bind(client);
 }
 
 /**
@@ -38,8 +46,10 @@ export function bytesToHex(bytes: Uint8Array): HexString {
   return hex as HexString;
 }
 
-/** The fields of a legacy, eip2930 or eip1559 transaction the vault signs; anything else is left out. */
-const TRANSACTION_FIELDS = ['type', 'chainId', 'nonce', 'to', 'from', 'value', 'data', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'accessList'] as const;
+/** The fields of a legacy, eip2930, eip1559 or eip7702 transaction the vault signs; anything else is left out. */
+const TRANSACTION_FIELDS = ['type', 'chainId', 'nonce', 'to', 'from', 'value', 'data', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'accessList', 'authorizationList'] as const;
+/** The fields of a signed authorization in a type-4 transaction (viem's `contractAddress` read as `address`). */
+const AUTHORIZATION_FIELDS = ['chainId', 'address', 'nonce', 'yParity', 'r', 's'] as const;
 
 /**
  * A transaction as the vault takes it: the fields it knows, quantities as decimal strings, `type` named
@@ -51,6 +61,15 @@ export function transactionBody(tx: Readonly<Record<string, unknown>>): Transact
     const value = tx[field];
     if (value !== undefined && value !== null) body[field] = toJsonValue(value);
   }
+  if (Array.isArray(tx.authorizationList)) {
+    body.authorizationList = tx.authorizationList.map((entry: Record<string, unknown>) => {
+      const a: Record<string, unknown> = { ...entry, address: entry.address ?? entry.contractAddress };
+      // viem may carry v beside yParity; the vault reads yParity.
+      if (a.yParity === undefined && (a.v === 27n || a.v === 28n || a.v === 27 || a.v === 28)) a.yParity = Number(a.v) - 27;
+      return Object.fromEntries(AUTHORIZATION_FIELDS.filter((f) => a[f] !== undefined).map((f) => [f, toJsonValue(a[f])]));
+    });
+  }
+  if (body.type === undefined && body.authorizationList !== undefined) body.type = 'eip7702';
   if (body.type === undefined) {
     body.type = body.maxFeePerGas !== undefined || body.maxPriorityFeePerGas !== undefined ? 'eip1559' : body.accessList !== undefined ? 'eip2930' : 'legacy';
   }

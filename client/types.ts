@@ -61,6 +61,8 @@ export interface SignRequest<F extends AbiFunction = AbiFunction> {
   /** Required for `local` and for chains without an RPC configured on the server. */
   readonly uniq?: string;
   readonly signer?: string;
+  /** true: the call is run on its chain with the signature in place before it is answered (a revert: 422 SIMULATION_REVERTED). */
+  readonly simulate?: boolean;
 }
 
 export interface SignatureStruct {
@@ -113,10 +115,11 @@ export interface ApprovalStandardRequest {
   readonly message?: MessageToSign;
   readonly typedData?: TypedDataToSign;
   readonly transaction?: TransactionToSign;
+  readonly authorization?: AuthorizationToSign;
 }
 
 /** What a request a hold rule holds is: a Sign call, or a wallet's message, typed data or transaction. */
-export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction';
+export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction' | 'authorization';
 
 /** A request a hold rule of the vault's policy holds until a quorum of approver keys approves it. */
 export interface Approval {
@@ -147,7 +150,7 @@ export interface Approval {
   /** `signature`: the vote's EIP-712 Decision signature; null for a key without credential. */
   readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string; readonly signature: string | null }[];
   /** The result once approved, as the request's method answers it (Sign's; a signature; a signed transaction); null before. */
-  readonly result: SignResult | SignatureResult | SignedTransaction | null;
+  readonly result: SignResult | SignatureResult | SignedTransaction | SignedAuthorization | null;
 }
 
 export interface ApprovalPage {
@@ -160,7 +163,7 @@ export interface ApprovalPage {
 export type SignOutcome<F extends AbiFunction = AbiFunction> = SignResult<F> | { readonly approval: Approval };
 
 /** What sign-message, sign-typed-data or sign-transaction answers: the result (200), or the approval that holds it (202). */
-export type StandardOutcome<T extends SignatureResult | SignedTransaction> = T | { readonly approval: Approval };
+export type StandardOutcome<T extends SignatureResult | SignedTransaction | SignedAuthorization> = T | { readonly approval: Approval };
 
 export interface Submission {
   readonly submissionHash: Hex;
@@ -197,7 +200,7 @@ export interface TypedDataToSign {
 
 /** A transaction as viem serialises it; `chainId`, `nonce`, `gas` and the fees of its type are required. */
 export interface TransactionToSign {
-  readonly type?: 'legacy' | 'eip2930' | 'eip1559';
+  readonly type?: 'legacy' | 'eip2930' | 'eip1559' | 'eip7702';
   readonly chainId: Quantity;
   readonly nonce: Quantity;
   /** Absent or null: a contract creation. */
@@ -212,6 +215,27 @@ export interface TransactionToSign {
   readonly maxFeePerGas?: Quantity;
   readonly maxPriorityFeePerGas?: Quantity;
   readonly accessList?: readonly { readonly address: string; readonly storageKeys: readonly Hex[] }[];
+  /** eip7702 (type 4): the signed authorizations it carries (signAuthorization answers one). */
+  readonly authorizationList?: readonly (AuthorizationToSign & { readonly yParity: Quantity; readonly r: Hex; readonly s: Hex })[];
+}
+
+/**
+ * An EIP-7702 authorization: the wallet's account delegated to the contract `address` on `chainId` (0:
+ * every chain, allowed only by a rule with `anyChain`), at the account nonce `nonce` it will have when the
+ * authorization is applied (its current nonce + 1 when the wallet sends the type-4 transaction itself).
+ */
+export interface AuthorizationToSign {
+  readonly chainId: Quantity;
+  readonly address: string;
+  readonly nonce: Quantity;
+}
+
+/** A signed authorization: 65 bytes `r ‖ s ‖ v` (`v` 27 or 28), and its parts as a type-4 transaction carries them. */
+export interface SignedAuthorization {
+  readonly signature: Hex;
+  readonly yParity: 0 | 1;
+  readonly r: Hex;
+  readonly s: Hex;
 }
 
 /** 65 bytes `r ‖ s ‖ v` (`v` 27 or 28, `s` low). */
@@ -226,7 +250,7 @@ export interface SignedTransaction {
 }
 
 /** The kinds of signature the vault's one policy decides. */
-export type PolicyKind = 'call' | 'message' | 'typed-data' | 'transaction';
+export type PolicyKind = 'call' | 'message' | 'typed-data' | 'transaction' | 'authorization';
 
 /** What the policy's dry run answers: the decision, the deciding rule (null when none matched) and why. */
 export interface PolicyVerdict {

@@ -1,6 +1,8 @@
 import { createAuthSignature } from './auth-signature.js';
 import type {
   AbiFunction,
+  AuthorizationToSign,
+  SignedAuthorization,
   Approval,
   ApprovalPage,
   ApprovalStatus,
@@ -342,6 +344,21 @@ export class VaultClient {
    */
   signTransaction(address: string, transaction: TransactionToSign): Promise<SignedTransaction> {
     return this.signWith<SignedTransaction>('signTransaction', address, 'sign-transaction', objectBody(transaction, 'signTransaction', 'transaction'));
+  }
+
+  /**
+   * Signs an EIP-7702 authorization `{ chainId, address, nonce }`: the wallet's account delegated to the
+   * contract `address` (docs/standard-signing.md#eip-7702-authorizations). The vault's policy must allow
+   * it with a rule of kind `authorization` naming the delegate. Answers the signature and its `yParity`,
+   * `r`, `s` for a type-4 transaction's `authorizationList`. Held (202): ApprovalPendingError, as `sign`.
+   */
+  signAuthorization(address: string, authorization: AuthorizationToSign): Promise<SignedAuthorization> {
+    return this.signWith<SignedAuthorization>('signAuthorization', address, 'sign-authorization', objectBody(authorization, 'signAuthorization', 'authorization'));
+  }
+
+  /** `signAuthorization`, answering the signed authorization or the approval that holds it; `idempotencyKey` as `requestSignMessage`. */
+  requestSignAuthorization(address: string, authorization: AuthorizationToSign, options: { idempotencyKey?: string } = {}): Promise<StandardOutcome<SignedAuthorization>> {
+    return this.requestWith('requestSignAuthorization', address, 'sign-authorization', objectBody(authorization, 'requestSignAuthorization', 'authorization'), options);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { LocalAccount, SerializeTransactionFn, TransactionSerializable } from 'viem';
 import { toAccount } from 'viem/accounts';
-import { bytesToHex, toJsonValue, transactionBody, type HexString, type StandardSigningClient, type TypedDataRequest } from './standard-signing.js';
+import { authorizationSigner, bytesToHex, toJsonValue, transactionBody, type HexString, type StandardSigningClient, type TypedDataRequest } from './standard-signing.js';
 
 export type { StandardSigningClient } from './standard-signing.js';
 
@@ -24,9 +24,15 @@ export function vaultAccount({ client, address }: { client: StandardSigningClien
       // A chain's own serializer (OP stack deposits, Celo fee currencies) writes fields the vault does not
       // sign: refused rather than signed as a plain Ethereum transaction.
       if (options?.serializer !== undefined) {
-        throw new Error("wallet-vault's viem account signs legacy, eip2930 and eip1559 transactions only, not a chain's own serialisation");
+        throw new Error("wallet-vault's viem account signs legacy, eip2930, eip1559 and eip7702 transactions only, not a chain's own serialisation");
       }
       return (await client.signTransaction(address, transactionBody(transaction as Readonly<Record<string, unknown>>))).serialized;
+    },
+    // EIP-7702: `walletClient.signAuthorization` (viem fills chainId and nonce first) signs through the vault.
+    async signAuthorization(request) {
+      const delegate = (request.address ?? request.contractAddress)!;
+      const signed = await authorizationSigner(client)(address, { chainId: request.chainId, address: delegate, nonce: request.nonce });
+      return { address: delegate, chainId: request.chainId, nonce: request.nonce, r: signed.r, s: signed.s, yParity: signed.yParity, v: BigInt(signed.yParity + 27) };
     },
   });
 }

@@ -3,7 +3,7 @@ import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
 import type { ChainRpc, RelayedAnswer } from '../../src/ports/chain-rpc.port.js';
-import { readAtMost } from './capped-body.js';
+import { postJson, PostTimeout } from './json-post.js';
 import { CHAIN_IDS } from './chains.js';
 import { rpcHostOf, rpcUrlList, type RpcUrls } from './rpc-urls.js';
 
@@ -95,9 +95,9 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
   }
 
   /**
-   * Passes one call on to the chain's first RPC as it is, over plain fetch (not ethers' provider, which
+   * Passes one call on to the chain's first RPC as it is, over node:http (not ethers' provider, which
    * would reshape the node's error): the vault's JSON-RPC endpoint answers with what the node said. The
-   * body is read at most to `maxBytes` (readAtMost), never buffered whole first.
+   * body is read at most to `maxBytes` (postJson), never buffered whole first.
    */
   async relay(chain: string, method: string, params: readonly unknown[], maxBytes: number): Promise<RelayedAnswer> {
     if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
@@ -106,20 +106,10 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
     const tooLarge = () => new DomainError(ErrorCode.RPC_ANSWER_TOO_LARGE, `chain ${chain}: ${e.label}'s answer to ${method} is over ${maxBytes} bytes`);
     let body: Uint8Array | null;
     try {
-      const response = await fetch(e.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      // A declared length over the cap is refused unread.
-      if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
-        await response.body?.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      body = await readAtMost(response.body, maxBytes);
+      // Read at most maxBytes (a declared length over the cap refused unread), within the timeout.
+      body = await postJson(e.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), this.timeoutMs, maxBytes);
     } catch (error) {
-      if (error instanceof DomainError) throw error;
+      if (error instanceof PostTimeout) throw unavailable(chain, `${e.label} did not answer ${method} within ${this.timeoutMs} ms`, error);
       throw unavailable(chain, `${e.label} did not answer ${method} (${shortReason(error)})`, error);
     }
     if (body === null) throw tooLarge();

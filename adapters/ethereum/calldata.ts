@@ -1,18 +1,9 @@
 import { AbiCoder, getAddress, Result } from 'ethers';
 import { signatureType, type AbiParam, type ParsedFunction } from '../../src/domain/signing/abi-function.js';
 import type { AbiValue } from '../../src/domain/signing/argument-coercion.js';
+import { SIGNATURE_PARAM } from '../../src/domain/signing/signable-digest.js';
 import type { HexString } from '../../src/ports/standard-payloads.port.js';
 
-const SIGNATURE_PARAM: AbiParam = {
-  name: 'sig',
-  type: 'tuple',
-  components: [
-    { name: 'nonce', type: 'bytes32' },
-    { name: 'r', type: 'bytes32' },
-    { name: 's', type: 'bytes32' },
-    { name: 'v', type: 'uint8' },
-  ],
-};
 
 /**
  * A transaction's calldata as `fn`'s arguments, for policy conditions: strictly decoded (ethers refuses

@@ -4,7 +4,8 @@ import type { AbiValue } from '../../src/domain/signing/argument-coercion.js';
 import { invalidArgument } from '../../src/domain/errors.js';
 import { hasLoneSurrogate } from '../../src/domain/unicode.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
-import type { HexString, SignedTransaction, StandardPayloads, TransactionIntent, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import type { AuthorizationDigest, HexString, SignedTransaction, StandardPayloads, TransactionIntent, TypedDataDigest, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import { authorizationDigest } from './authorization.js';
 import { hashEthersWithDomainKeccak } from './ethers-keccak.js';
 import { decodeArguments } from './calldata.js';
 import { serializeSigned, transactionIntent, unsignedTransaction } from './transaction.js';
@@ -37,6 +38,10 @@ export class EthersStandardPayloads implements StandardPayloads {
 
   transactionIntent(tx: unknown): TransactionIntent {
     return transactionIntent(tx);
+  }
+
+  authorizationDigest(input: unknown): AuthorizationDigest {
+    return authorizationDigest(input);
   }
 
   recoverTypedDataSigner(input: unknown, signature: string): string | null {

@@ -1,10 +1,11 @@
-import { Transaction, getBytes, type TransactionLike } from 'ethers';
+import { Signature, Transaction, getBytes, type TransactionLike } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { invalidArgument } from '../../src/domain/errors.js';
 import { keccak256 } from '../../src/domain/keccak.js';
 import { toHex } from '../../src/domain/signing/signable-digest.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
 import type { HexString, SignedTransaction, TransactionFacts, TransactionIntent, TransactionType, UnsignedTransaction } from '../../src/ports/standard-payloads.port.js';
+import { signedAuthorizations } from './authorization.js';
 import { signedSerialization } from './signed-serialization.js';
 import { hexBytes, isObject, quantity, refusedBy, unknownKeys, UINT64_MAX } from './values.js';
 
@@ -23,12 +24,13 @@ const FIELDS = new Set([
   'maxFeePerGas',
   'maxPriorityFeePerGas',
   'accessList',
+  'authorizationList',
 ]);
-const TYPES: Readonly<Record<string, TransactionType>> = { legacy: 'legacy', eip2930: 'eip2930', eip1559: 'eip1559' };
+const TYPES: Readonly<Record<string, TransactionType>> = { legacy: 'legacy', eip2930: 'eip2930', eip1559: 'eip1559', eip7702: 'eip7702' };
 /** EIP-2718 type numbers, as JSON-RPC writes them (`0x2`, `0x02`) or as numbers. */
-const TYPE_OF_NUMBER: readonly TransactionType[] = ['legacy', 'eip2930', 'eip1559'];
+const TYPE_OF_NUMBER: readonly (TransactionType | undefined)[] = ['legacy', 'eip2930', 'eip1559', undefined, 'eip7702'];
 const HEX_TYPE = /^0x[0-9a-fA-F]{1,2}$/;
-const TYPE_NUMBER: Readonly<Record<TransactionType, number>> = { legacy: 0, eip2930: 1, eip1559: 2 };
+const TYPE_NUMBER: Readonly<Record<TransactionType, number>> = { legacy: 0, eip2930: 1, eip1559: 2, eip7702: 4 };
 const STORAGE_KEY = /^0x[0-9a-fA-F]{64}$/;
 
 /** A transaction parsed by this adapter: its unsigned serialisation is kept for serializeSigned. */
@@ -44,7 +46,7 @@ class ParsedTransaction implements UnsignedTransaction {
 export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   if (!isObject(raw)) throw invalidArgument('transaction: must be an object (type, chainId, nonce, to, value, data, gas and fees)');
   const extra = unknownKeys(raw, FIELDS);
-  if (extra.length > 0) throw invalidArgument(`${extra[0]}: is not a field of a legacy, eip2930 or eip1559 transaction`);
+  if (extra.length > 0) throw invalidArgument(`${extra[0]}: is not a field of a legacy, eip2930, eip1559 or eip7702 transaction`);
   const type = transactionType(raw);
   const intent = transactionIntent(raw);
   const { chainId, to, value } = intent;
@@ -54,8 +56,8 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   if (gasLimit === undefined) throw invalidArgument('gas: is required');
 
   const like: TransactionLike = { type: TYPE_NUMBER[type], chainId, nonce, to, value, data, gasLimit };
-  if (type === 'eip1559') {
-    refuseField(raw, 'gasPrice', 'an eip1559 transaction pays maxFeePerGas and maxPriorityFeePerGas, not gasPrice');
+  if (type === 'eip1559' || type === 'eip7702') {
+    refuseField(raw, 'gasPrice', `an ${type} transaction pays maxFeePerGas and maxPriorityFeePerGas, not gasPrice`);
     like.maxFeePerGas = required(raw, 'maxFeePerGas');
     like.maxPriorityFeePerGas = required(raw, 'maxPriorityFeePerGas');
   } else {
@@ -66,6 +68,18 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   // An empty list says nothing: a legacy transaction may carry one (some clients always send it).
   if (type === 'legacy' && list.length > 0) throw invalidArgument('accessList: a legacy transaction has no access list (use eip2930 or eip1559)');
   if (type !== 'legacy') like.accessList = list;
+  // EIP-7702: a set-code transaction carries signed authorizations and always has a recipient.
+  const authorizationList = type === 'eip7702' ? signedAuthorizations(raw.authorizationList) : [];
+  if (type === 'eip7702') {
+    if (to === null) throw invalidArgument('to: an eip7702 transaction cannot create a contract (give its recipient)');
+    try {
+      like.authorizationList = authorizationList.map((a) => ({ chainId: a.chainId, address: a.address, nonce: a.nonce, signature: Signature.from({ r: a.r, s: a.s, yParity: a.yParity }) }));
+    } catch (error) {
+      throw refusedBy('authorizationList', error);
+    }
+  } else if (raw.authorizationList !== undefined && raw.authorizationList !== null) {
+    throw invalidArgument(`authorizationList: only an eip7702 transaction carries one (this one is ${type})`);
+  }
 
   let unsignedSerialized: Uint8Array;
   try {
@@ -77,7 +91,7 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   // The domain's keccak256 (native) rather than ethers' unsignedHash (JavaScript): tens of µs a sign.
   const digest = keccak256(unsignedSerialized);
   const fee = gasLimit * BigInt(like.maxFeePerGas ?? like.gasPrice!);
-  const facts: TransactionFacts = { ...intent, type, nonce, fee };
+  const facts: TransactionFacts = { ...intent, type, nonce, fee, gas: gasLimit, authorizationList };
   return new ParsedTransaction(digest, facts, unsignedSerialized);
 }
 
@@ -109,9 +123,10 @@ function transactionType(raw: Record<string, unknown>): TransactionType {
   if (given !== undefined && given !== null) {
     const number = typeof given === 'number' ? given : typeof given === 'string' && HEX_TYPE.test(given) ? Number(given) : undefined;
     const type = number !== undefined ? TYPE_OF_NUMBER[number] : typeof given === 'string' && Object.hasOwn(TYPES, given) ? TYPES[given] : undefined;
-    if (type === undefined) throw invalidArgument('type: must be legacy, eip2930 or eip1559 (blob and authorization-list transactions are not signed here)');
+    if (type === undefined) throw invalidArgument('type: must be legacy, eip2930, eip1559 or eip7702 (blob transactions are not signed here)');
     return type;
   }
+  if (raw.authorizationList !== undefined && raw.authorizationList !== null) return 'eip7702';
   if (raw.maxFeePerGas !== undefined || raw.maxPriorityFeePerGas !== undefined) return 'eip1559';
   if (raw.gasPrice !== undefined) return raw.accessList !== undefined ? 'eip2930' : 'legacy';
   return 'eip1559';

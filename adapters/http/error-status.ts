@@ -39,4 +39,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.VAULT_FROZEN]: 403,
   [ErrorCode.PROPOSAL_NOT_FOUND]: 404,
   [ErrorCode.PROPOSAL_CLOSED]: 409,
+  // Well formed and allowed, but it would fail on chain: the request, not the service, is what to change.
+  [ErrorCode.SIMULATION_REVERTED]: 422,
 };

@@ -1,3 +1,4 @@
+import type { SignAuthorizationCommand, SignedAuthorizationResult } from '../../src/application/sign-authorization.use-case.js';
 import type { EvaluatePolicyCommand, PolicyVerdict } from '../../src/application/evaluate-policy.use-case.js';
 import type { Principal, UnreadableCredential } from '../../src/application/authenticate.use-case.js';
 import type { CreateWalletCommand } from '../../src/application/create-wallet.use-case.js';
@@ -56,6 +57,7 @@ export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
   signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string } | ApprovalRequested> };
   signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string } | ApprovalRequested> };
   signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string } | ApprovalRequested> };
+  signAuthorization: { execute(command: SignAuthorizationCommand): Promise<SignedAuthorizationResult | ApprovalRequested> };
   evaluatePolicy: { execute(command: EvaluatePolicyCommand): Promise<PolicyVerdict> };
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
   jsonRpc: { defaultChain(): string | undefined; answerBudget(): AnswerBudget; execute(command: JsonRpcCommand): Promise<RpcAnswer> };

@@ -76,10 +76,19 @@ export const signedTransactionSchema = z
   })
   .meta({ id: 'SignedTransaction' });
 
+export const signedAuthorizationSchema = z
+  .object({
+    signature: z.string().regex(HEX(65)).meta({ description: '65 bytes `r ‖ s ‖ v`, `v` 27 or 28.' }),
+    yParity: z.union([z.literal(0), z.literal(1)]).meta({ description: 'As a type-4 transaction carries it (`v` − 27).' }),
+    r: z.string().regex(HEX32),
+    s: z.string().regex(HEX32).meta({ description: 'In the lower half of the curve order.' }),
+  })
+  .meta({ id: 'SignedAuthorization' });
+
 export const approvalSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUIDv7 (time-ordered).' }),
-    kind: z.enum(['call', 'message', 'typed-data', 'transaction']).meta({ description: 'What is held: a Sign call, or a message, typed data or a transaction of a wallet.' }),
+    kind: z.enum(['call', 'message', 'typed-data', 'transaction', 'authorization']).meta({ description: 'What is held: a Sign call, or a message, typed data, a transaction or an EIP-7702 authorization of a wallet.' }),
     status: z.enum(['pending', 'approved', 'rejected', 'expired']).meta({
       description: 'As of this answer: `pending` until the quorum approves (`approved`), one approver rejects (`rejected`) or `expires` passes (`expired`). Only `approved` was ever signed.',
     }),
@@ -113,6 +122,7 @@ export const approvalSchema = z
             message: z.unknown().optional().meta({ description: 'A held message, as given: text, or `{"raw": "0x…"}`.' }),
             typedData: z.unknown().optional().meta({ description: 'Held typed data, as given (`{domain, types, primaryType, message}`).' }),
             transaction: z.unknown().optional().meta({ description: 'A held transaction, as given (quantities as given; decimal strings where they were bigints).' }),
+            authorization: z.unknown().optional().meta({ description: 'A held EIP-7702 authorization, as given (`{chainId, address, nonce}`).' }),
           })
           .meta({ id: 'ApprovalStandardRequest', description: 'A held message, typed data or transaction: the wallet and the request exactly as given (what is approved is what is signed).' }),
       ])
@@ -135,7 +145,7 @@ export const approvalSchema = z
       )
       .meta({ description: 'Every vote, oldest first.' }),
     result: z
-      .union([signResultSchema, signatureResultSchema, signedTransactionSchema])
+      .union([signResultSchema, signatureResultSchema, signedTransactionSchema, signedAuthorizationSchema])
       .nullable()
       .meta({ description: "The result once approved, as the request's route answers it (Sign's; `{signature}` for a message or typed data; `{serialized, hash}` for a transaction); null before." }),
   })

@@ -6,6 +6,7 @@ import type { Principal } from '../../src/application/principal.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
 import type { EvaluatePolicyCommand } from '../../src/application/evaluate-policy.use-case.js';
 import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
+import type { SignAuthorizationCommand } from '../../src/application/sign-authorization.use-case.js';
 import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
@@ -293,6 +294,15 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body), ...keyOf(r) }),
     answer: async (deps, command) => outcomeReply(await deps.signTransaction.execute(command)),
   }),
+  // EIP-7702 (docs/standard-signing.md#eip-7702-authorizations): a delegation of the wallet's account.
+  route({
+    method: 'POST',
+    path: '/wallets/:address/sign-authorization',
+    body: 'signed-json',
+    role: 'signer',
+    command: (r): SignAuthorizationCommand => ({ principal: r.principal, address: address(r), authorization: bodyObject(r.body), ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps.signAuthorization.execute(command)),
+  }),
   // The policy's dry run (docs/policy.md#dry-run): what would be decided, nothing signed, recorded or counted.
   route({
     method: 'POST',
@@ -425,7 +435,7 @@ function messageOf(body: Record<string, unknown>): unknown {
  */
 type SignFields = Omit<SignCallCommand, 'principal'>;
 /** Sign's fields: any other is refused, as on every route (a client must never believe an ignored field binds it). */
-const SIGN_FIELDS: ReadonlySet<string> = new Set(['chain', 'contract', 'sender', 'uniq', 'signer', 'abi', 'args']);
+const SIGN_FIELDS: ReadonlySet<string> = new Set(['chain', 'contract', 'sender', 'uniq', 'signer', 'abi', 'args', 'simulate']);
 const signSchemas = new WeakMap<readonly string[], z.ZodType<SignFields>>();
 function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
   let schema = signSchemas.get(chains);
@@ -451,7 +461,9 @@ function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
         const args = c.args(b.args);
         const uniq = c.uniq(b.uniq);
         const signer = c.signer(b.signer);
-        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }) };
+        if (b.simulate !== undefined && typeof b.simulate !== 'boolean') throw invalidArgument('simulate: must be true or false');
+        const simulate = b.simulate === true ? { simulate: true } : {};
+        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }), ...simulate };
       } catch (error) {
         if (!isDomainError(error)) throw error;
         ctx.addIssue({ code: 'custom', message: error.message });

@@ -157,6 +157,10 @@ export const signBodySchema = z
         description:
           'The single ABI item of the function being signed (not the whole ABI). Exactly one input is the signature parameter, a tuple `(bytes32 nonce, bytes32 r, bytes32 s, uint8 v)`.',
       }),
+    simulate: z.boolean().optional().meta({
+      description:
+        'true: the call is run on its chain (`eth_call` from `sender` at the pending block) with the signature in place before it is answered; a revert is 422 `SIMULATION_REVERTED` and the signature is never handed out. The chain must have an RPC.',
+    }),
     args: z.array(z.unknown()).meta({
       description:
         "The function's arguments without the signature parameter, in order. Integers as JSON numbers (safe integers) or decimal or `0x` strings; `bytes`/`bytesN` and addresses as `0x` hex; tuples as objects by component name or as arrays; arrays as arrays.",
@@ -214,10 +218,10 @@ const gasQuantity = (description: string) => quantity(description).nullable().op
 export const signTransactionBodySchema = z
   .strictObject({
     type: z
-      .union([z.enum(['legacy', 'eip2930', 'eip1559']), z.string().regex(/^0x0?[0-2]$/), z.int().min(0).max(2)])
+      .union([z.enum(['legacy', 'eip2930', 'eip1559', 'eip7702']), z.string().regex(/^0x0?[0-24]$/), z.int().min(0).max(4)])
       .nullable()
       .optional()
-      .meta({ description: 'Absent: inferred from the fee fields, as viem does. Blob and authorization-list transactions are refused.' }),
+      .meta({ description: 'Absent: inferred from the fee fields and `authorizationList`, as viem does. Blob transactions are refused.' }),
     chainId: quantity('Required, at least 1.'),
     nonce: quantity('Required.'),
     to: address('The recipient; absent or null: a contract creation.').nullable().optional(),
@@ -235,6 +239,24 @@ export const signTransactionBodySchema = z
       .nullable()
       .optional()
       .meta({ description: 'eip2930 and eip1559 (a legacy transaction only an empty one).' }),
+    authorizationList: z
+      .array(
+        z.object({
+          chainId: quantity('0: every chain.'),
+          address: address('The delegate.').optional(),
+          contractAddress: address("viem's name for `address`.").optional(),
+          nonce: quantity("The authority's account nonce when it is applied."),
+          yParity: quantity('0 or 1 (or `v` 27 or 28).').optional(),
+          v: quantity('27 or 28, in place of yParity.').optional(),
+          r: z.string().regex(/^0x[0-9a-fA-F]{1,64}$/),
+          s: z.string().regex(/^0x[0-9a-fA-F]{1,64}$/),
+        }),
+      )
+      .min(1)
+      .max(256)
+      .nullable()
+      .optional()
+      .meta({ description: 'eip7702 (type 4): the signed EIP-7702 authorizations it carries (`sign-authorization` answers one).' }),
   })
   .meta({ id: 'SignTransactionRequest' });
 
@@ -268,3 +290,10 @@ export const freezeBodySchema = z.strictObject(
   },
   { error: bodyError(['reason']) },
 );
+export const signAuthorizationBodySchema = z
+  .strictObject({
+    chainId: quantity('The chain the delegation is valid on; 0: every chain (only under a rule with `anyChain: true`).'),
+    address: address('The delegate contract: the wallet runs its code.'),
+    nonce: quantity("The wallet's account nonce when the authorization is applied: the current nonce + 1 when the wallet sends the type-4 transaction itself."),
+  })
+  .meta({ id: 'SignAuthorizationRequest' });

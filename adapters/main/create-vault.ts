@@ -137,6 +137,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
       governancePins: new Map([...(options.governancePins ?? new Map<string, string>())].map(([vault, hash]) => [vault, hash.toLowerCase()])),
       authRefused: options.authRefused,
       invalidVotes: options.invalidVotes,
+      simulations: options.simulationMetrics,
       version,
     }),
   );

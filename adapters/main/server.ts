@@ -72,6 +72,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     webhookMetrics: metrics,
     // Votes a release found without a valid signature: wallet_vault_approval_votes_invalid_total.
     invalidVotes: metrics,
+    simulationMetrics: metrics,
   });
   await warnOfGovernance(vault, logger);
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;

@@ -29,9 +29,11 @@ import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SignMessage } from '../../src/application/sign-message.use-case.js';
 import { SignTransaction } from '../../src/application/sign-transaction.use-case.js';
+import { SignAuthorization } from '../../src/application/sign-authorization.use-case.js';
 import { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
 import type { StandardSigningDeps } from '../../src/application/standard-signing.js';
 import { JsonRpcSigner } from '../../src/application/json-rpc.use-case.js';
+import { TransactionSimulator, type SimulationObserver } from '../../src/application/transaction-simulation.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -70,6 +72,8 @@ export interface UseCaseSettings {
   readonly version: string;
   /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash, from outside the database (docs/governance.md). */
   readonly governancePins?: ReadonlyMap<string, string>;
+  /** Told the outcome of each simulation before a signature (ok, reverted, failed). */
+  readonly simulations?: SimulationObserver;
 }
 
 /** The ports, each resolved from the container when a use case first reads it. */
@@ -153,6 +157,7 @@ export const USE_CASES = {
         chainIds: chainDirectory(s.chainIds),
         approvals: p.approvals,
         ids: p.ids,
+        simulator: new TransactionSimulator(p.chainRpc, s.simulations),
       }),
     KEYS,
   ),
@@ -167,7 +172,7 @@ export const USE_CASES = {
     (p, s) =>
       new VoteOnApproval(
         p.approvals,
-        new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction) }),
+        new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
         p.clock,
         p.audit,
         p.repo,
@@ -191,11 +196,13 @@ export const USE_CASES = {
   /** Signs EIP-712 typed data with a wallet, when the vault's policy allows its domain (deny by default). */
   signTypedData: entry(SignTypedData, (p, s) => new SignTypedData(standardSigning(p, s)), KEYS),
   /** Signs a legacy, eip2930 or eip1559 transaction with a wallet under the vault's transaction policy (deny by default). */
-  signTransaction: entry(SignTransaction, (p, s) => new SignTransaction(standardSigning(p, s)), KEYS),
+  signTransaction: entry(SignTransaction, (p, s) => new SignTransaction({ ...standardSigning(p, s), simulator: new TransactionSimulator(p.chainRpc, s.simulations) }), KEYS),
+  /** Signs an EIP-7702 authorization (a delegation of the wallet's account to a contract) under the policy's `authorization` rules (deny by default). */
+  signAuthorization: entry(SignAuthorization, (p, s) => new SignAuthorization(standardSigning(p, s)), KEYS),
   /** The dry run: what the one policy would decide for a request of any kind; nothing signed, recorded or counted. */
   evaluatePolicy: entry(
     EvaluatePolicy,
-    (p) => new EvaluatePolicy({ signCall: p.resolve(SignCall), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction) }),
+    (p) => new EvaluatePolicy({ signCall: p.resolve(SignCall), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction), signAuthorization: p.resolve(SignAuthorization) }),
     KEYS,
   ),
   /** The vault's wallets behind Ethereum JSON-RPC: the signing methods answered, eth_sendTransaction filled and sent, the rest relayed. */

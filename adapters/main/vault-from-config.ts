@@ -29,6 +29,7 @@ export interface FromConfigOptions {
   readonly webhookMetrics?: VaultOptions['webhookMetrics'];
   /** Told of votes a release found without a valid signature (the server's metrics). */
   readonly invalidVotes?: VaultOptions['invalidVotes'];
+  readonly simulationMetrics?: VaultOptions['simulationMetrics'];
   /**
    * Apply the migrations the database lacks, creating it when missing (default true: the server). False:
    * the CLI's operator commands, which only check and refuse a database that is not at this build's
@@ -85,6 +86,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     webhookMetrics: o.webhookMetrics,
     // Signed with a key derived from the master key, which never enters the database (docs/security.md).
     auditCheckpoints: masterKey && config.auditCheckpointIntervalMs > 0 ? { key: masterKey, intervalMs: config.auditCheckpointIntervalMs } : false,
+    simulationMetrics: o.simulationMetrics,
     authRefusedSummaryIntervalMs: config.authRefusedSummaryMs,
     // The operator commands on vaults, policies and audit open no key store and never sign or hash a
     // digest: they run where the bindings fell back. Everything that opens key stores is refused there.

@@ -1,3 +1,4 @@
+import type { SimulationObserver } from '../../src/application/transaction-simulation.js';
 import type { Container } from 'inversify';
 import { z } from 'zod';
 import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
@@ -104,6 +105,8 @@ export interface VaultOptions {
    * given above is kept instead); `vaultRouter(vault, { metrics: true })` serves it with the requests'.
    */
   readonly metrics?: boolean | PrometheusMetrics;
+  /** Told the outcome of each simulation before a signature (Prometheus in the standalone server). */
+  readonly simulationMetrics?: SimulationObserver;
   /**
    * How often refused authentications are written to the audit trail, one `auth.refused` record per
    * client address with a count (ms, default 60 000); `close()` writes the last interval's.
@@ -208,6 +211,7 @@ const schema = z
     authRefused: port(['refused']).optional(),
     invalidVotes: port(['observeInvalidVotes']).optional(),
     metrics: z.union([z.boolean(), z.instanceof(PrometheusMetrics, { error: 'must be true, false or the object prometheusMetrics() returns' })]).optional(),
+    simulationMetrics: port(['observeSimulation']).optional(),
     authRefusedSummaryIntervalMs: z.int().min(1000).max(86_400_000).optional(),
     allowJavaScriptFallback: z.boolean().optional(),
   })

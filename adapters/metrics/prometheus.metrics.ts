@@ -39,6 +39,7 @@ export class PrometheusMetrics {
   private readonly governanceUnverified: Gauge;
   /** How many governed vaults do not verify (read at each scrape). */
   private governanceUnverifiedSource: () => Promise<number> = async () => 0;
+  private readonly simulations: Counter<'outcome'>;
   /** How many log lines the log destination has dropped so far (read at each scrape). */
   private logLinesDroppedSource: () => number = () => 0;
   private logLinesDroppedSeen = 0;
@@ -146,6 +147,12 @@ export class PrometheusMetrics {
         this.governanceUnverified.set(await this.governanceUnverifiedSource().catch(() => 0));
       },
     });
+    this.simulations = new Counter({
+      name: 'wallet_vault_simulations_total',
+      help: 'Transactions simulated on their chain before signing, by outcome: ok, reverted (refused, 422), failed (the RPC could not answer; refused, 502).',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.logLinesDropped = new Counter({
       name: 'wallet_vault_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read: its reader was gone (EPIPE) or more than the 1 MiB buffer was waiting for it.',
@@ -203,6 +210,10 @@ export class PrometheusMetrics {
   /** Votes a release found without a valid signature of their key's credential (issue 35): an alert fires on any. */
   observeInvalidVotes(count: number): void {
     this.invalidVotes.inc(count);
+  }
+
+  observeSimulation(outcome: 'ok' | 'reverted' | 'failed'): void {
+    this.simulations.inc({ outcome });
   }
 
   observeRateLimited(): void {

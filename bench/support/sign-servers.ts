@@ -96,6 +96,8 @@ export async function startService(
   bin?: string,
   /** Run on the data directory before the server starts (a CLI command's effect is then certain to be seen). */
   setup?: (dataDir: string, vaultId: string) => Promise<void>,
+  /** More of the server's environment (bench:standard-sign: a chain whose RPC is a local anvil). */
+  env: Readonly<Record<string, string>> = {},
 ): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   await migrateStore({ VAULT_DATA_DIR: dataDir });
@@ -105,7 +107,7 @@ export async function startService(
   if (bin === undefined) await addPassingRules(dataDir, vault.id);
   await setup?.(dataDir, vault.id);
   // Started as `npm start` starts it: with the server's node flags (adapters/main/node-flags.ts).
-  const server = await spawnServer({ VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, [...SERVER_NODE_FLAGS, ...nodeArgs], bin);
+  const server = await spawnServer({ ...env, VAULT_DATA_DIR: dataDir, VAULT_WORKERS: String(workers) }, [...SERVER_NODE_FLAGS, ...nodeArgs], bin);
   const stop = async () => {
     await server.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });

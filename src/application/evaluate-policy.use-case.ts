@@ -5,6 +5,7 @@ import type { Principal } from './principal.js';
 import type { SignCall, SignCallCommand } from './sign-call.use-case.js';
 import type { SignMessage } from './sign-message.use-case.js';
 import type { SignTransaction } from './sign-transaction.use-case.js';
+import type { SignAuthorization } from './sign-authorization.use-case.js';
 import type { SignTypedData } from './sign-typed-data.use-case.js';
 
 /** A dry run: the kind, the signing wallet (all but `call`, whose signer is in its request), and the body of that kind's route. */
@@ -27,6 +28,7 @@ type Evaluators = {
   readonly signMessage: Pick<SignMessage, 'evaluate'>;
   readonly signTypedData: Pick<SignTypedData, 'evaluate'>;
   readonly signTransaction: Pick<SignTransaction, 'evaluate'>;
+  readonly signAuthorization: Pick<SignAuthorization, 'evaluate'>;
 };
 
 /**
@@ -67,6 +69,8 @@ export class EvaluatePolicy {
         return e.signTypedData.evaluate({ principal, address: address(), typedData: request });
       case 'transaction':
         return e.signTransaction.evaluate({ principal, address: address(), transaction: request });
+      case 'authorization':
+        return e.signAuthorization.evaluate({ principal, address: address(), authorization: request });
     }
   }
 }

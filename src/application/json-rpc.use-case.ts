@@ -215,7 +215,9 @@ export class JsonRpcSigner {
     filled.nonce ??= await rpc('eth_getTransactionCount', [from, 'pending']);
     const legacy = given.type === 'legacy' || given.type === '0x0' || LEGACY_FIELDS.some((f) => given[f] !== undefined);
     if (given.gas === undefined && given.gasLimit === undefined) {
-      filled.gas = await rpc('eth_estimateGas', [{ from, to, value, data: intent.data }]);
+      // A type-4 transaction is estimated with its delegations in place (the node runs the delegate's code).
+      const authorizations = given.authorizationList === undefined || given.authorizationList === null ? {} : { authorizationList: given.authorizationList };
+      filled.gas = await rpc('eth_estimateGas', [{ from, to, value, data: intent.data, ...authorizations }]);
     }
     if (legacy) {
       filled.type ??= 'legacy';
@@ -228,7 +230,7 @@ export class JsonRpcSigner {
         filled.gasPrice = await rpc('eth_gasPrice', []);
       } else {
         const priority = BigInt((given.maxPriorityFeePerGas as string | undefined) ?? ((await rpc('eth_maxPriorityFeePerGas', []).catch(() => '0x3b9aca00')) as string));
-        filled.type ??= 'eip1559';
+        filled.type ??= given.authorizationList === undefined || given.authorizationList === null ? 'eip1559' : 'eip7702';
         filled.maxPriorityFeePerGas ??= `0x${priority.toString(16)}`;
         // Twice the base fee and the tip: room for six full blocks of base-fee rises, as ethers and viem leave.
         filled.maxFeePerGas ??= `0x${(BigInt(block.baseFeePerGas) * 2n + priority).toString(16)}`;

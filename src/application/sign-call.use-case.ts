@@ -12,6 +12,7 @@ import { coerceArguments } from '../domain/signing/argument-coercion.js';
 import {
   argsWithSignature,
   encodeMessage,
+  encodeSignedCall,
   signableDigest,
   submissionHash,
   toHex,
@@ -31,6 +32,7 @@ import { canonicalJson } from './idempotency.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
 import { actorOf } from './audit-actor.js';
+import type { TransactionSimulator } from './transaction-simulation.js';
 import type { Principal } from './authenticate.use-case.js';
 import type { DenialRecord, SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
@@ -79,6 +81,7 @@ const requestFields = (c: SignCallCommand): Omit<SignCallCommand, 'principal' | 
   ...(c.signer === undefined ? {} : { signer: c.signer }),
   abi: c.abi,
   args: c.args,
+  ...(c.simulate === true ? { simulate: true } : {}),
 });
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -104,6 +107,8 @@ interface Prepared {
   readonly uniq: Hex;
   readonly wallet: Wallet;
   readonly now: Date;
+  /** The request asked `simulate: true`: run with its signature before the signature is answered. */
+  readonly simulate: boolean;
 }
 
 /** The single ABI item of the function being signed; its shape is checked by the ABI parse (abi-function.ts). */
@@ -127,6 +132,12 @@ export interface SignCallCommand {
   readonly abi: SignAbiItem;
   /** The function's arguments without the signature parameter (a non-array is refused once the ABI is read). */
   readonly args: readonly unknown[];
+  /**
+   * true: the call is run on its chain (eth_call from `sender` at the pending block) with the signature in
+   * place before the signature is answered; a revert is SIMULATION_REVERTED and the signature is never
+   * handed out. The chain must have an RPC.
+   */
+  readonly simulate?: boolean;
   /**
    * Binds a sign an approval rule holds to this key (per vault): a repeat with the same key and fields
    * answers the approval's state instead of asking again (see execute). 1 to 255 characters.
@@ -164,6 +175,8 @@ export interface SignCallOptions {
   /** The chain ids of those names, for policy rules that name a chain by id. */
   readonly chainIds?: ChainDirectory;
   readonly abiCacheBytes?: number;
+  /** Runs a call asking `simulate: true` on its chain before the signature is answered. */
+  readonly simulator?: TransactionSimulator;
   /** Holds signs for a quorum; without it, a sign a hold rule matches is refused. */
   readonly approvals?: ApprovalStore;
   /** Ids of new approvals. */
@@ -196,7 +209,10 @@ export class SignCall {
     this.chainIds = options.chainIds ?? { idOf: () => null, nameOf: () => null };
     this.approvals = options.approvals;
     this.ids = options.ids;
+    this.simulator = options.simulator;
   }
+
+  private readonly simulator: TransactionSimulator | undefined;
 
   /** Chain names a request may give: the interface's and any the operator added. */
   readonly chains: readonly string[];
@@ -278,6 +294,9 @@ export class SignCall {
     const sender = check.sender(command.sender) as Hex;
     check.abi(command.abi);
     check.args(command.args);
+    if (command.simulate === true && this.simulator?.chainOf({ chain, chainId: null }) == null) {
+      throw invalidArgument(`simulate: chain ${chain} has no RPC configured to run the call on`);
+    }
     const requestedUniq = check.uniq(command.uniq);
     const requestedSigner = check.signer(command.signer);
 
@@ -344,7 +363,7 @@ export class SignCall {
       if (violation !== null && !dryRun) await this.gate.refuse(principal, violation, denial);
       if (violation !== null) decision = { decision: 'deny', rule: null, message: violation, contractBound: false };
     }
-    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now };
+    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now, simulate: command.simulate === true };
   }
 
   /** Counts the sign under the policy's limits, signs, and hands the record to `record` before answering. */
@@ -362,6 +381,12 @@ export class SignCall {
     const digest = signableDigest({ uniq, nonce, sender, message: p.message });
     const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
+    if (p.simulate) {
+      // With its signature in place, from its sender: what the contract will do with it. A revert answers
+      // 422 and this signature is never handed out nor recorded (its nonce is fresh, so it is never made again).
+      const data = encodeSignedCall(fn, p.args, signature);
+      await this.simulator!.simulate({ chain, chainId: null, from: sender, to: contract, data, value: 0n }, undefined, 'call');
+    }
     const hash = submissionHash(signature);
     // The signature record and its signature.issued audit record in one write (see SignatureLog.record).
     const issued: AuditEvent = {

@@ -5,6 +5,7 @@ import { NO_FACTS, type SignIntent } from '../domain/policy/sign-intent.js';
 import type { Wallet } from '../domain/wallet.js';
 import type { SignedTransaction, TransactionFacts, TransactionIntent, UnsignedTransaction } from '../ports/standard-payloads.port.js';
 import type { Principal } from './principal.js';
+import type { SimulatedCall } from './transaction-simulation.js';
 import { asJsonValue, sameDigest, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
 
 /** `transaction`: legacy, eip2930 or eip1559 as viem serialises it; `chainId`, `nonce`, `gas` and its fees required. */
@@ -25,7 +26,7 @@ export class SignTransaction extends StandardSigningUseCase {
     const known = held === null ? null : await this.signing.repeated<SignedTransaction>(principal, key, held.body);
     if (known !== null) return known;
     const details = detailsOf(unsigned.facts);
-    const decision = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), details);
+    const decision = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), details, 'sign', simulatedCall(wallet, unsigned.facts));
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.transaction, unsigned.facts);
       sameDigest(this.signing.payloads.unsignedTransaction(request.body.transaction).digest, unsigned.digest, 'transaction');
@@ -47,7 +48,8 @@ export class SignTransaction extends StandardSigningUseCase {
     const principal = this.signing.releasePrincipal(approval);
     const unsigned = this.signing.payloads.unsignedTransaction(stored.transaction);
     const wallet = await this.walletOf(principal, stored.address, unsigned.facts);
-    await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), 'release');
+    // Simulated again: the chain may have changed while the request waited for its quorum.
+    await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), 'release', simulatedCall(wallet, unsigned.facts));
     const signed = await this.signAndRecord(principal, wallet, unsigned);
     await this.signing.released(approval, token, actor, wallet, 'sign.transaction', signed.record, signed.result);
     return signed.result;
@@ -124,6 +126,27 @@ export class SignTransaction extends StandardSigningUseCase {
     };
   }
 }
+
+/** The transaction as the simulation runs it: from the wallet, with its gas limit. */
+const simulatedCall = (wallet: Wallet, facts: TransactionFacts): SimulatedCall => ({
+  chainId: facts.chainId,
+  from: wallet.address,
+  to: facts.to,
+  data: facts.data,
+  value: facts.value,
+  gas: facts.gas,
+  // A type-4 transaction runs with its delegations in place, as it would on chain.
+  authorizationList: facts.authorizationList.map((a) => ({
+    chainId: quantityHex(a.chainId),
+    address: a.address,
+    nonce: quantityHex(a.nonce),
+    yParity: quantityHex(BigInt(a.yParity)),
+    r: a.r,
+    s: a.s,
+  })),
+});
+
+const quantityHex = (n: bigint) => `0x${n.toString(16)}`;
 
 /** Sorted keys: the canonical JSON the audit chain hashes is then the object as it is. */
 const detailsOf = (facts: TransactionFacts) => ({

@@ -19,6 +19,7 @@ import { approvalOutcome, type ApprovalRequested } from './sign-call.use-case.js
 import type { Principal } from './principal.js';
 import type { SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
+import { outflowOverBound, type SimulatedCall, type SimulationReport, type TransactionSimulator } from './transaction-simulation.js';
 
 /** What the three standard-signing use cases are built from. */
 export interface StandardSigningDeps {
@@ -35,6 +36,8 @@ export interface StandardSigningDeps {
   readonly approvals?: ApprovalStore;
   /** Ids of new approvals. */
   readonly ids?: IdGenerator;
+  /** Runs transactions on their chain before they are signed (chains with an RPC); without it, nothing is simulated. */
+  readonly simulator?: TransactionSimulator;
 }
 
 /** What a standard request answers: its result, or the approval that holds it (`'approval' in outcome`), as Sign. */
@@ -62,7 +65,7 @@ export type AuthorizeMode = 'sign' | 'precheck' | 'release';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
-export type PayloadKind = 'message' | 'typed-data' | 'transaction';
+export type PayloadKind = 'message' | 'typed-data' | 'transaction' | 'authorization';
 
 /**
  * The steps SignMessage, SignTypedData and SignTransaction share: the wallet of the principal's vault,
@@ -101,13 +104,34 @@ export class StandardSigning {
    * or to go on to the fill (`precheck`: decides only, counts nothing); at the release of an approved
    * request (`release`) a hold counts as allowed, its quorum being what the rule asked, and the limits count it.
    */
-  async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign'): Promise<PolicyDecision> {
+  async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign', simulated?: SimulatedCall): Promise<PolicyDecision> {
     const record = this.denial(wallet, payload, facts);
     const { gate } = this.deps;
     const { decision, document } = await gate.decide(principal, intent, record);
-    if (decision.decision === 'hold' && mode === 'sign') return decision;
-    if (mode !== 'precheck') await gate.count(principal, document, intent, record);
+    // Decided and counted first (a refusal costs no call to the chain), then simulated: before the key
+    // store signs, and before a held request is stored (nobody is asked to approve what would revert).
+    if (decision.decision === 'hold' && mode === 'sign') {
+      if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
+      return decision;
+    }
+    if (mode === 'precheck') return decision;
+    await gate.count(principal, document, intent, record);
+    if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
     return decision;
+  }
+
+  /**
+   * Runs `call` on its chain (TransactionSimulator: one RPC round trip) as the deciding rule asks: a revert
+   * is SIMULATION_REVERTED, an RPC that cannot answer CHAIN_UNAVAILABLE; an outflow over the rule's
+   * maxOutflow or maxTokenOutflow is refused as the policy refuses (recorded, POLICY_DENIED).
+   */
+  async simulate(principal: Principal, wallet: Wallet, payload: PayloadKind, call: SimulatedCall, decision: PolicyDecision, facts: AuditDetails, knownErrors?: readonly string[]): Promise<SimulationReport | null> {
+    const simulator = this.deps.simulator;
+    if (simulator === undefined) return null;
+    const report = await simulator.simulate(call, decision.simulation, payload === 'transaction' ? 'transaction' : 'call', knownErrors);
+    const over = report === null ? null : outflowOverBound(report, decision.simulation);
+    if (over !== null) await this.deps.gate.refuse(principal, `policy: rule ${decision.rule}: ${over}`, this.denial(wallet, payload, facts));
+    return report;
   }
 
   private denial(wallet: Wallet, payload: PayloadKind, facts: AuditDetails) {

@@ -74,12 +74,12 @@ export interface Approval {
  * What a held request is: a Sign call, or a message, typed data or a transaction of a wallet. Stored in the
  * request itself (a standard request's canonical JSON carries `"kind"`; a Sign call's fields have none).
  */
-export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction';
+export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction' | 'authorization';
 
 /** The kind of the request an approval holds (no column of its own: its request says it). */
 export function approvalKind(approval: Pick<Approval, 'request'>): ApprovalKind {
   const kind = (JSON.parse(approval.request) as { kind?: unknown }).kind;
-  return kind === 'message' || kind === 'typed-data' || kind === 'transaction' ? kind : 'call';
+  return kind === 'message' || kind === 'typed-data' || kind === 'transaction' || kind === 'authorization' ? kind : 'call';
 }
 
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

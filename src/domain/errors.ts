@@ -56,6 +56,8 @@ export const ErrorCode = {
   PROPOSAL_NOT_FOUND: 'PROPOSAL_NOT_FOUND',
   /** The proposal is applied, rejected or superseded: it takes no more votes. */
   PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',
+  /** The transaction (or Sign call) was simulated on its chain before signing and reverts: nothing signed. */
+  SIMULATION_REVERTED: 'SIMULATION_REVERTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

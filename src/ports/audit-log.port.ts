@@ -44,6 +44,8 @@ export const AUDIT_ACTIONS = [
   // without a valid signature of their key's credential (counted for nothing, the approval left pending).
   'api-key.credential-set',
   'approval.vote-invalid',
+  // EIP-7702 (issue 40): an authorization delegating a wallet's account to a contract's code.
+  'sign.authorization',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

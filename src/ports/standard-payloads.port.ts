@@ -22,7 +22,7 @@ export interface TypedDataDigest {
   readonly primaryType: string;
 }
 
-export type TransactionType = 'legacy' | 'eip2930' | 'eip1559';
+export type TransactionType = 'legacy' | 'eip2930' | 'eip1559' | 'eip7702';
 
 /** What a transaction does, as a policy reads it. */
 export interface TransactionFacts {
@@ -46,6 +46,32 @@ export interface TransactionFacts {
   readonly data: HexString;
   /** The `from` the caller gave (EIP-55), or null; the signing wallet must be it. */
   readonly from: string | null;
+  /** The gas limit (the simulation runs the call with it). */
+  readonly gas: bigint;
+  /** An eip7702 (type-4) transaction's signed authorizations; empty for the other types. */
+  readonly authorizationList: readonly SignedAuthorization[];
+}
+
+/** What an EIP-7702 authorization says: the delegate (`address`) on `chainId` (0: every chain) at the authority's account nonce `nonce`. */
+export interface AuthorizationFacts {
+  readonly chainId: bigint;
+  /** The delegate contract (EIP-55). */
+  readonly address: string;
+  readonly nonce: bigint;
+}
+
+/** An authorization with its signature, as a type-4 transaction carries it. */
+export interface SignedAuthorization extends AuthorizationFacts {
+  readonly yParity: 0 | 1;
+  /** 32 bytes, 0x hex. */
+  readonly r: HexString;
+  readonly s: HexString;
+}
+
+/** An authorization ready to be signed: keccak256(0x05 ‖ rlp([chainId, address, nonce])), and what it says. */
+export interface AuthorizationDigest {
+  readonly digest: Uint8Array;
+  readonly facts: AuthorizationFacts;
 }
 
 /**
@@ -99,6 +125,8 @@ export interface StandardPayloads {
    * no address. Non-canonical high-S signatures are refused (null): a signature has exactly one form.
    */
   recoverTypedDataSigner(input: unknown, signature: string): string | null;
+  /** The EIP-7702 authorization digest of `{ chainId, address, nonce }` (chainId 0: every chain). */
+  authorizationDigest(input: unknown): AuthorizationDigest;
   /** `unsigned` (as this port returned it) with the signature over its digest. */
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction;
 }

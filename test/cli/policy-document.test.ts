@@ -102,7 +102,7 @@ describe('wallet-vault policies apply and export', () => {
       expect(refused.body).toMatchObject({ code: 'POLICY_DENIED', error: over.body.data.message });
       const bad = await http.post('/policy/evaluate', { kind: 'transfer', request: {} });
       expect(bad.status).toBe(400);
-      expect(bad.body).toMatchObject({ code: 'INVALID_ARGUMENT', error: 'kind: must be one of call, message, typed-data, transaction' });
+      expect(bad.body).toMatchObject({ code: 'INVALID_ARGUMENT', error: 'kind: must be one of call, message, typed-data, transaction, authorization' });
     } finally {
       await server.kill('SIGTERM');
     }

@@ -44,7 +44,7 @@ describe('what the viem account and the ethers signer send the vault', () => {
     await signer.signTransaction({ type: 0, chainId: '0x1', nonce: 7, to: ADDRESS, value: '1000', gasLimit: 21000n, gasPrice: 3, from: ADDRESS });
     expect(sent[0]!.payload).toEqual({ type: 'legacy', chainId: '1', nonce: '7', to: ADDRESS, from: ADDRESS, value: '1000', gas: '21000', gasPrice: '3' });
     await expect(signer.signTransaction({ chainId: 1, from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' })).rejects.toThrow(/is not this signer's address/);
-    await expect(signer.signTransaction({ chainId: 1, type: 3 })).rejects.toThrow(/legacy \(0\), eip2930 \(1\) and eip1559 \(2\)/);
+    await expect(signer.signTransaction({ chainId: 1, type: 3 })).rejects.toThrow(/legacy \(0\), eip2930 \(1\), eip1559 \(2\) and eip7702 \(4\)/);
     expect(sent).toHaveLength(1);
   });
 

@@ -355,6 +355,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       signMessage: { execute: boom },
       signTypedData: { execute: boom },
       signTransaction: { execute: boom },
+      signAuthorization: { execute: boom },
       evaluatePolicy: { execute: boom },
       jsonRpc: { defaultChain: () => undefined, answerBudget: () => ({ remaining: 0 }), execute: boom },
       verifyAuthSignature: { execute: async () => undefined },

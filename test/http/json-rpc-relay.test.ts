@@ -41,7 +41,8 @@ class StandInRpc {
     const { id, method } = JSON.parse(text) as { id: number; method: string };
     this.asked.push(method);
     if (method === 'eth_getLogs') return this.logs(id, res);
-    const results: Record<string, unknown> = { eth_chainId: `0x${CHAIN_ID.toString(16)}`, eth_blockNumber: '0x10' };
+    // eth_call: the simulation before each signed transaction (a plain transfer returns nothing).
+    const results: Record<string, unknown> = { eth_chainId: `0x${CHAIN_ID.toString(16)}`, eth_blockNumber: '0x10', eth_call: '0x' };
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(method in results ? { jsonrpc: '2.0', id, result: results[method] } : { jsonrpc: '2.0', id, error: { code: -32601, message: 'no' } }));
   }
@@ -191,13 +192,13 @@ describe('the JSON-RPC relay against a counting stand-in chain RPC', () => {
     expect(upstream.asked).toEqual([]);
   });
 
-  it('takes the chain id from the configuration: a transaction given all else is signed with no call to the chain', async () => {
+  it('takes the chain id from the configuration: a transaction given all else is signed with one call to the chain, its simulation', async () => {
     const tx = { from: wallet, to: RECIPIENT, value: '0x1', nonce: '0x0', gas: '0x5208', maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x1' };
     const bare = await call('eth_signTransaction', [tx]);
     const named = await call('eth_signTransaction', [{ ...tx, chainId: `0x${CHAIN_ID.toString(16)}` }]);
     expect(bare.result).toMatch(/^0x02/);
     expect(named.result).toBe(bare.result);
-    expect(upstream.asked).toEqual([]);
+    expect(upstream.asked.filter((m) => m !== 'eth_chainId')).toEqual(['eth_call', 'eth_call']);
   });
 
   it('checks the policy before filling: a denied eth_sendTransaction costs no call to the chain, and is recorded as sign.denied', async () => {
@@ -249,7 +250,8 @@ describe('the JSON-RPC relay against a counting stand-in chain RPC', () => {
         message: expect.stringMatching(new RegExp(`^limit l1: at most 1 sign per 1h for wallet ${wallet} reached; retry after \\d+ s$`)),
         data: { code: 'SIGN_LIMIT_REACHED' },
       });
-      expect(upstream.asked).toEqual([]);
+      // The first one's simulation only: the one past the limit is refused before it is simulated.
+      expect(upstream.asked.filter((m) => m !== 'eth_chainId')).toEqual(['eth_call']);
       const [last] = (await s.server.vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === 'sign.denied').slice(-1);
       expect(last!.details).toMatchObject({ payload: 'transaction', rule: refused.error!.message });
     } finally {

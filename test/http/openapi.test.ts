@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { keccak256, parseTransaction, recoverMessageAddress, recoverTransactionAddress, recoverTypedDataAddress, type Hex, type TypedDataDefinition } from 'viem';
+import { recoverAuthorizationAddress } from 'viem/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../adapters/http/openapi/openapi-document.js';
 import { openApiFileText } from '../../adapters/http/openapi/write-openapi-file.js';
@@ -55,6 +56,7 @@ describe('the OpenAPI document', () => {
         `POST ${V}/wallets/{address}/sign-message`,
         `POST ${V}/wallets/{address}/sign-typed-data`,
         `POST ${V}/wallets/{address}/sign-transaction`,
+        `POST ${V}/wallets/{address}/sign-authorization`,
         `POST ${V}/rpc`,
         `POST ${V}/policy/evaluate`,
         `GET ${V}/status`,
@@ -79,12 +81,14 @@ describe('the OpenAPI document', () => {
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;
-    // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body.
-    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '502', '503']);
+    // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body; 422: `simulate: true` and it reverts.
+    expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '422', '429', '431', '500', '502', '503']);
     // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body.
-    for (const id of ['signMessage', 'signTypedData', 'signTransaction']) {
+    for (const id of ['signMessage', 'signTypedData', 'signAuthorization']) {
       expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '503']);
     }
+    // A transaction is simulated before signing (decisions.md, "Knowing what is signed"): a revert is 422, an RPC that cannot answer 502.
+    expect(operations.find((o) => o.id === 'signTransaction')!.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '422', '429', '431', '500', '502', '503']);
     // A refused call is a JSON-RPC error inside the 200; the endpoint's own statuses are the service's.
     expect(operations.find((o) => o.id === 'jsonRpc')!.statuses).toEqual(['200', '400', '401', '403', '404', '405', '408', '413', '429', '431', '500', '502', '503']);
     expect(operations.find((o) => o.id === 'createWallet')!.statuses).toContain('409');
@@ -99,6 +103,8 @@ describe('the OpenAPI document', () => {
     const signer = EXAMPLES.standardSigner;
     expect(await recoverMessageAddress({ message: EXAMPLES.signMessageRequest.message, signature: EXAMPLES.signMessageResult.signature as Hex })).toBe(signer);
     expect(await recoverTypedDataAddress({ ...(EXAMPLES.signTypedDataRequest as unknown as TypedDataDefinition), signature: EXAMPLES.signTypedDataResult.signature as Hex })).toBe(signer);
+    const auth = EXAMPLES.signAuthorizationRequest;
+    expect(await recoverAuthorizationAddress({ authorization: { ...auth, address: auth.address as Hex }, signature: EXAMPLES.signAuthorizationResult.signature as Hex })).toBe(EXAMPLES.authorizationSigner);
     const serialized = EXAMPLES.signTransactionResult.serialized as Hex;
     expect(keccak256(serialized)).toBe(EXAMPLES.signTransactionResult.hash);
     expect(await recoverTransactionAddress({ serializedTransaction: serialized as never })).toBe(signer);
@@ -250,6 +256,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   VAULT_FROZEN: /^vault \S+ is frozen: it signs nothing until the freeze is lifted/,
   PROPOSAL_NOT_FOUND: /^proposal \S+ not found in this vault$/,
   PROPOSAL_CLOSED: /^proposal \S+ is (applied|rejected|superseded): it takes no more votes$/,
+  SIMULATION_REVERTED: /^simulation: the (transaction|call) reverts on \S+ \((eth_call|eth_simulateV1) from 0x[0-9a-fA-F]{40} at the pending block\): .+; nothing was signed$/,
 };
 
 describe('the API key role of each operation', () => {

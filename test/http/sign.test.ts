@@ -38,7 +38,7 @@ describeEachBackend('Sign over HTTP', (backend) => {
     it.each([
       ['no chain', { chain: undefined }, /^chain: is required \(one of /],
       // A field Sign does not have would bind nothing: a client that believes it does must hear so.
-      ['an unknown field', { chainId: 5 }, /^chainId: is not a field of Sign \(chain, contract, sender, uniq, signer, abi, args\)/],
+      ['an unknown field', { chainId: 5 }, /^chainId: is not a field of Sign \(chain, contract, sender, uniq, signer, abi, args, simulate\)/],
       ['an unknown chain', { chain: 'solana' }, /^chain: must be one of/],
       ['a bad contract', { contract: '0x12' }, /^contract: "0x12" is not a 0x-prefixed 20-byte hex address/],
       ['no contract', { contract: undefined }, /^contract: is required$/],

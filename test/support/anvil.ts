@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { ContractFactory, HDNodeWallet, JsonRpcProvider, NonceManager, type Contract, type InterfaceAbi } from 'ethers';
 import { freePort } from './cli.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// From dist-bench/test/support too (bench:standard-sign starts one): the checkout's root either way.
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..').replace(/\/dist-bench$/, '');
 const MNEMONIC = 'test test test test test test test test test test test junk';
 
 export interface Anvil {

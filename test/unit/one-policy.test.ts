@@ -221,7 +221,7 @@ describe('the dry run', () => {
     await expect(dry('call', { chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer: v.address, abi: SIGNER_ABI, args: ['1'] })).resolves.toMatchObject({ decision: 'allow', rule: 'calls' });
     // Read as the route reads it: a malformed request is the route's refusal, naming the field.
     await expect(dry('transaction', { chainId: 1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(dry('sign', {})).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'kind: must be one of call, message, typed-data, transaction' });
+    await expect(dry('sign', {})).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'kind: must be one of call, message, typed-data, transaction, authorization' });
     // Nothing on record, nothing counted: the one sign the limit allows is still there.
     expect((await world.vault.listAuditRecords.execute({ vaultId: v.vaultId, limit: 1000 })).length).toBe(before);
     await expect(world.vault.signTransaction.execute({ principal: v.principal, address: v.address, transaction: tx({ to: ROUTER, value: '1' }) })).resolves.toBeDefined();

@@ -205,7 +205,7 @@ describe('transactions', () => {
   it('returns the facts a policy reads', () => {
     const facts = payloads.unsignedTransaction({ ...EIP1559, to: SPENDER.toLowerCase() }).facts;
     // The fee is the most the transaction can pay: gas 21 000 × maxFeePerGas 2 gwei.
-    expect(facts).toEqual({ type: 'eip1559', chainId: 31337n, nonce: 7, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, fee: 21000n * 2000000000n, data: EIP1559.data, from: null });
+    expect(facts).toEqual({ type: 'eip1559', chainId: 31337n, nonce: 7, to: SPENDER, selector: '0xa9059cbb', shortData: false, value: 10n ** 18n, fee: 21000n * 2000000000n, data: EIP1559.data, from: null, gas: 21000n, authorizationList: [] });
     expect(payloads.unsignedTransaction(LEGACY).facts).toMatchObject({ type: 'legacy', chainId: 56n, selector: null, shortData: false, value: 5n });
     expect(payloads.unsignedTransaction({ ...LEGACY, data: '0x1234' }).facts).toMatchObject({ selector: null, shortData: true });
     expect(payloads.unsignedTransaction({ ...LEGACY, to: null, from: ADDRESS.toLowerCase() }).facts).toMatchObject({ to: null, from: ADDRESS });
@@ -228,9 +228,9 @@ describe('transactions', () => {
     ['no nonce', { ...EIP1559, nonce: undefined }, /^nonce: is required$/],
     ['no gas', { ...EIP1559, gas: undefined }, /^gas: is required$/],
     ['gas and gasLimit that differ', { ...EIP1559, gasLimit: 1 }, /^gasLimit: differs from gas/],
-    ['a blob transaction', { ...EIP1559, type: 'eip4844' }, /^type: must be legacy, eip2930 or eip1559/],
-    ['an authorization list', { ...EIP1559, type: 'eip7702', authorizationList: [] }, /^authorizationList: is not a field/],
-    ['an unknown field', { ...EIP1559, maxFeePerBlobGas: 1 }, /^maxFeePerBlobGas: is not a field of a legacy, eip2930 or eip1559 transaction$/],
+    ['a blob transaction', { ...EIP1559, type: 'eip4844' }, /^type: must be legacy, eip2930, eip1559 or eip7702/],
+    ['an empty authorization list', { ...EIP1559, type: 'eip7702', authorizationList: [] }, /^authorizationList: must be a non-empty list/],
+    ['an unknown field', { ...EIP1559, maxFeePerBlobGas: 1 }, /^maxFeePerBlobGas: is not a field of a legacy, eip2930, eip1559 or eip7702 transaction$/],
     ['a negative value', { ...EIP1559, value: -1 }, /^value: -1 is not a non-negative integer/],
     ['a fractional value', { ...EIP1559, value: 1.5 }, /^value: 1.5 is not a non-negative integer/],
     ['a value beyond 256 bits', { ...EIP1559, value: `0x1${'0'.repeat(64)}` }, /^value: .* is not a non-negative integer/],
@@ -243,8 +243,8 @@ describe('transactions', () => {
     ['maxFeePerGas on a legacy transaction', { ...LEGACY, maxFeePerGas: 1 }, /^maxFeePerGas: a legacy transaction pays gasPrice/],
     ['no gasPrice on legacy', { ...LEGACY, gasPrice: undefined }, /^gasPrice: is required$/],
     ['an access list on a legacy transaction', { ...LEGACY, accessList: [{ address: TOKEN, storageKeys: [] }] }, /^accessList: a legacy transaction has no access list/],
-    ['a type number that is not signed here', { ...EIP1559, type: '0x04' }, /^type: must be legacy, eip2930 or eip1559/],
-    ['a type that is an inherited property name', { ...EIP1559, type: 'constructor' }, /^type: must be legacy, eip2930 or eip1559/],
+    ['a type number that is not signed here', { ...EIP1559, type: '0x03' }, /^type: must be legacy, eip2930, eip1559 or eip7702/],
+    ['a type that is an inherited property name', { ...EIP1559, type: 'constructor' }, /^type: must be legacy, eip2930, eip1559 or eip7702/],
     ['a malformed storage key', { ...EIP1559, accessList: [{ address: TOKEN, storageKeys: ['0x01'] }] }, /^accessList\[0\]\.storageKeys\[0\]: must be 32-byte hex/],
     ['priority fee over max fee', { ...EIP1559, maxPriorityFeePerGas: '3000000000' }, /^transaction: /],
   ])('refuses %s, naming the field (never an ethers error)', (_what, tx, error) => {

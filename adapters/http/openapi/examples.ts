@@ -144,6 +144,15 @@ const STANDARD_EXAMPLES = {
     maxFeePerGas: '30000000000',
     maxPriorityFeePerGas: '1000000000',
   },
+  /** EIP-7702, signed by anvil's first account (0xf39F…2266; test/http/openapi.test.ts recovers it): the delegate is Ithaca's Porto account. */
+  authorizationSigner: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  signAuthorizationRequest: { chainId: 1, address: '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B', nonce: 12 },
+  signAuthorizationResult: {
+    signature: '0x2fc3a82d2ee7fde053247d240369bd1fef44b751ad5be897eccde60d891434f04409b7c5c779e6bf256dce1a8029777ee448f03091a8bd038f9323c4d03148111b',
+    yParity: 0,
+    r: '0x2fc3a82d2ee7fde053247d240369bd1fef44b751ad5be897eccde60d891434f0',
+    s: '0x4409b7c5c779e6bf256dce1a8029777ee448f03091a8bd038f9323c4d0314811',
+  },
   signTransactionResult: {
     serialized:
       '0x02f8720107843b9aca008506fc23ac00825208943c44cdddb6a900fa2b585dd299e03d12fa4293bc872386f26fc1000080c080a031b07bc6b5a59858b8c634c15c71d708cbfb37c2f834a31cd9d12eec6ed8c66ea04af46828d56f5b977d40274eff40a572ff254513db4b2418e106d6f883e6d2ef',
@@ -302,6 +311,18 @@ export const EXAMPLES = {
       votes: [],
     },
   },
+  /** An EIP-7702 authorization held by a hold rule (sign-authorization answered 202), before any vote. */
+  authorizationApprovalRequested: {
+    approval: {
+      ...APPROVAL,
+      id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a66',
+      kind: 'authorization',
+      approvals: 0,
+      group: null,
+      request: { wallet: STANDARD_EXAMPLES.authorizationSigner, authorization: STANDARD_EXAMPLES.signAuthorizationRequest },
+      votes: [],
+    },
+  },
 };
 
 /**
@@ -345,6 +366,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   VAULT_FROZEN: 'vault treasury is frozen: it signs nothing until the freeze is lifted (docs/governance.md)',
   PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',
   PROPOSAL_CLOSED: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 is applied: it takes no more votes',
+  SIMULATION_REVERTED: `simulation: the transaction reverts on sepolia (eth_call from ${EXAMPLES_.wallet.address} at the pending block): Error("insufficient balance"); nothing was signed`,
 };
 
 export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {
@@ -364,7 +386,11 @@ export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record
     POLICY_DENIED: "policy: no rule of this vault's policy allows this transaction (rule transactions: recipient 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is not in its contracts)",
     INVALID_ARGUMENT: 'chainId: is required',
   },
-  evaluatePolicy: { INVALID_ARGUMENT: 'kind: must be one of call, message, typed-data, transaction' },
+  signAuthorization: {
+    POLICY_DENIED: "policy: no rule of this vault's policy allows this authorization (rule delegates: contract 0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B is not in its contracts)",
+    INVALID_ARGUMENT: 'chainId: is required (0: every chain)',
+  },
+  evaluatePolicy: { INVALID_ARGUMENT: 'kind: must be one of call, message, typed-data, transaction, authorization' },
   recordSubmission: { CONFLICT: 'submissionHash: a different transaction is already recorded for this submission' },
   readyz: { KEYSTORE_UNAVAILABLE: 'key store pkcs11 unavailable' },
   approveProposal: {

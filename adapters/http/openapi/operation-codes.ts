@@ -74,6 +74,8 @@ export const ERROR_CODES_BY_OPERATION = {
     C.APPROVAL_REJECTED,
     C.APPROVAL_EXPIRED,
     C.CONFLICT,
+    // `simulate: true`: the call run with its signature in place reverts.
+    C.SIMULATION_REVERTED,
   ],
   listWallets: [...IN_VAULT],
   createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE],
@@ -86,7 +88,10 @@ export const ERROR_CODES_BY_OPERATION = {
   getSubmission: [...IN_VAULT, C.SUBMISSION_NOT_FOUND],
   signMessage: [...STANDARD_SIGN],
   signTypedData: [...STANDARD_SIGN],
-  signTransaction: [...STANDARD_SIGN],
+  // Simulated before signing on a chain with an RPC: a revert is 422, an RPC that cannot answer 502.
+  signTransaction: [...STANDARD_SIGN, C.CHAIN_UNAVAILABLE, C.SIMULATION_REVERTED],
+  // EIP-7702: decided and signed as a message is (nothing asked of the chain).
+  signAuthorization: [...STANDARD_SIGN],
   // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's,
   // but RPC_ANSWER_TOO_LARGE, listed here as the one operation whose calls can be refused with it (as data.code of a
   // JSON-RPC error inside the 200, never as an HTTP status: it is one call's refusal, the batch's others answered).
@@ -96,7 +101,7 @@ export const ERROR_CODES_BY_OPERATION = {
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
-  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT],
+  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT, C.SIMULATION_REVERTED],
   rejectApproval: [...WITH_BODY, ...VOTE],
   getGovernance: [...IN_VAULT, C.CONFLICT],
   // A vault whose governance does not verify shows no proposal: what they would change is measured against a state that cannot be trusted.

@@ -31,6 +31,7 @@ export interface PolicyParseContext {
 const RULE_FIELDS = new Set([
   'id', 'effect', 'description', 'kinds', 'chains', 'wallets', 'contracts', 'function', 'selectors', 'senders',
   'primaryTypes', 'domainNames', 'create', 'where', 'unless', 'maxValue', 'minValue', 'maxFee',
+  'simulate', 'maxOutflow', 'maxTokenOutflow', 'anyChain',
 ]);
 const LIMIT_FIELDS = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'per']);
 const DOCUMENT_FIELDS = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules']);
@@ -95,6 +96,7 @@ function parseRule(raw: unknown, at: string, context: PolicyParseContext, budget
     rule.create = true;
   }
   for (const field of ['maxValue', 'minValue', 'maxFee'] as const) if (raw[field] !== undefined) rule[field] = wei(raw[field], `${at}.${field}`);
+  Object.assign(rule, parseSimulationFilters(raw, at));
   for (const field of ['where', 'unless'] as const) {
     if (raw[field] === undefined) continue;
     const conditions = list(raw[field], `${at}.${field}`, LIMITS.maxConditions, false);
@@ -318,4 +320,36 @@ function within<T>(read: () => T, at: string): T {
     if (error instanceof DomainError && error.code === 'INVALID_ARGUMENT') throw invalidArgument(`${at}: ${error.message}`);
     throw error;
   }
+}
+
+/** `simulate: false`, `maxOutflow` and `maxTokenOutflow` (docs/policy.md, "Simulation"); `anyChain` of an authorization rule. */
+function parseSimulationFilters(raw: Record<string, unknown>, at: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (raw.simulate !== undefined) {
+    if (raw.simulate !== false) throw invalidArgument(`${at}.simulate: must be false (leave it out to simulate)`);
+    out.simulate = false;
+  }
+  if (raw.anyChain !== undefined) {
+    if (raw.anyChain !== true) throw invalidArgument(`${at}.anyChain: must be true (leave it out to refuse chain id 0 authorizations)`);
+    out.anyChain = true;
+  }
+  if (raw.maxOutflow !== undefined) out.maxOutflow = wei(raw.maxOutflow, `${at}.maxOutflow`);
+  if (raw.maxTokenOutflow !== undefined) {
+    const given = raw.maxTokenOutflow;
+    if (!isObject(given) || Object.keys(given).length === 0 || Object.keys(given).length > LIMITS.maxValues) {
+      throw invalidArgument(`${at}.maxTokenOutflow: must be an object {"<token contract>": "<most units out>"} with 1 to ${LIMITS.maxValues} tokens`);
+    }
+    const tokens: Record<string, string> = {};
+    for (const [token, amount] of Object.entries(given)) tokens[parseAddress(token, `${at}.maxTokenOutflow`)] = wei(amount, `${at}.maxTokenOutflow.${token}`);
+    out.maxTokenOutflow = tokens;
+  }
+  if (out.anyChain === true) {
+    const kinds = raw.kinds;
+    if (!Array.isArray(kinds) || kinds.length !== 1 || kinds[0] !== 'authorization') throw invalidArgument(`${at}.anyChain: is for rules of "kinds": ["authorization"] only`);
+    if (raw.chains !== undefined) throw invalidArgument(`${at}.anyChain: a rule for every chain names no chains (leave chains out)`);
+  }
+  if ((out.maxOutflow !== undefined || out.maxTokenOutflow !== undefined) && out.simulate === false) {
+    throw invalidArgument(`${at}.simulate: false leaves nothing to read maxOutflow and maxTokenOutflow from`);
+  }
+  return out;
 }

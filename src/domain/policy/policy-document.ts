@@ -9,7 +9,7 @@ import type { ArgumentRuleInput } from '../argument-rule-input.js';
 
 export const POLICY_DOCUMENT_VERSION = 2;
 
-export const POLICY_KINDS = ['call', 'message', 'typed-data', 'transaction'] as const;
+export const POLICY_KINDS = ['call', 'message', 'typed-data', 'transaction', 'authorization'] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];
 
 /** What a limit counts for each one of: the signing wallet, the contract, the function, the recipient. */
@@ -89,7 +89,25 @@ export interface PolicyRule extends RuleFilters {
   readonly effect: RuleEffect;
   /** Free text for people (shown by `policies export` and the console). */
   readonly description?: string;
+  /**
+   * false: a transaction this rule allows or holds is signed without being simulated first (a chain
+   * whose RPC cannot run it, a call meant to revert). Absent: simulated wherever the chain has an RPC.
+   */
+  readonly simulate?: false;
+  /**
+   * Wei; the most the wallet's native balance may fall by in the simulation (eth_simulateV1 with
+   * traceTransfers), the fee aside (maxFee bounds it). Checked on the rule that decides, after the
+   * decision: over it is a refusal; a node that cannot report balance changes fails closed (502).
+   */
+  readonly maxOutflow?: string;
+  /** ERC-20 contract (EIP-55) → the most of that token the wallet's balance may fall by in the simulation, as maxOutflow. */
+  readonly maxTokenOutflow?: Readonly<Record<string, string>>;
+  /** An `authorization` rule only: also EIP-7702 authorizations of chain id 0, valid on every chain. */
+  readonly anyChain?: true;
 }
+
+/** What the deciding rule says of the simulation (docs/policy.md, "Simulation"). */
+export type SimulationDemand = Pick<PolicyRule, 'simulate' | 'maxOutflow' | 'maxTokenOutflow'>;
 
 /** At most `maxSigns` signatures in any rolling window `per`, counted apart for each `each`. */
 export interface PolicyLimit {

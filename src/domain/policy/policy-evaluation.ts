@@ -5,7 +5,7 @@ import { DEFAULT_APPROVAL_EXPIRY_MS } from '../approval-rules.js';
 import { parseWindow } from '../sign-limits.js';
 import type { ParsedFunction } from '../signing/abi-function.js';
 import { parseFunctionText } from '../signing/function-signature.js';
-import { DEFAULT_MAX_FEE_WEI, isHold, type PolicyCondition, type PolicyDocument, type PolicyRule } from './policy-document.js';
+import { DEFAULT_MAX_FEE_WEI, isHold, type PolicyCondition, type PolicyDocument, type PolicyRule, type SimulationDemand } from './policy-document.js';
 import type { SignIntent } from './sign-intent.js';
 
 /** What the one policy decides for a request, and the rule that decided it. */
@@ -22,6 +22,8 @@ export interface PolicyDecision {
    * be pinned, since the signature binds the uniq, not the address (see PolicyDocument.uniqs).
    */
   readonly contractBound: boolean;
+  /** An allow or hold whose rule says `simulate`, `maxOutflow` or `maxTokenOutflow`: those, for the simulation after the decision. */
+  readonly simulation?: SimulationDemand;
 }
 
 type Verdict = 'holds' | 'fails' | 'unknown';
@@ -97,10 +99,18 @@ export function evaluatePolicy(document: PolicyDocument | null, intent: SignInte
       message: `policy: held by rule ${hold.rule.id} for ${required} approval${required === 1 ? '' : 's'}${group === undefined ? '' : ` of group ${group}`}`,
       hold: group === undefined ? { required, expiresInMs } : { required, group, expiresInMs },
       contractBound,
+      ...simulationOf(hold.rule),
     };
   }
-  if (allowed !== null) return { decision: 'allow', rule: allowed.rule.id, message: `policy: allowed by rule ${allowed.rule.id}`, contractBound };
+  if (allowed !== null) return { decision: 'allow', rule: allowed.rule.id, message: `policy: allowed by rule ${allowed.rule.id}`, contractBound, ...simulationOf(allowed.rule) };
   return deny(null, `policy: no rule of this vault's policy allows this ${intent.kind}${nearestMiss(document, intent)}`);
+}
+
+/** The deciding rule's simulation fields, when it has any (most rules have none: the decision then carries none). */
+function simulationOf(rule: PolicyRule): { simulation?: SimulationDemand } {
+  const { simulate, maxOutflow, maxTokenOutflow } = rule;
+  if (simulate === undefined && maxOutflow === undefined && maxTokenOutflow === undefined) return {};
+  return { simulation: { simulate, maxOutflow, maxTokenOutflow } };
 }
 
 const deny = (rule: string | null, message: string): PolicyDecision => ({ decision: 'deny', rule, message, contractBound: false });
@@ -131,7 +141,14 @@ const MISS = 'no match';
 /** Null when every filter of `rule` matches the request; otherwise the first that does not, in words. */
 function missOf(rule: CompiledRule, intent: SignIntent, explain = false): string | null {
   if (rule.kinds !== null && !rule.kinds.has(intent.kind)) return explain ? `it is for ${[...rule.kinds].join(', ')}` : MISS;
-  if (rule.chains !== null && !((intent.chain !== null && rule.chains.has(intent.chain)) || (intent.chainId !== null && rule.chains.has(intent.chainId)))) {
+  const everyChain = intent.kind === 'authorization' && intent.chainId === '0';
+  if (intent.kind === 'authorization' && rule.rule.effect !== 'deny') {
+    // EIP-7702 delegates the wallet's account: only a rule naming the kind allows it, and chain id 0 (every chain) only with anyChain.
+    if (rule.kinds === null) return explain ? 'it does not name the kind authorization (an authorization is allowed only by a rule that does)' : MISS;
+    if (everyChain && rule.rule.anyChain !== true) return explain ? 'chain id 0 (every chain) needs a rule with anyChain: true' : MISS;
+  }
+  // A deny naming chains holds an authorization valid on every chain too: it is valid on those.
+  if (rule.chains !== null && !(everyChain && rule.rule.effect === 'deny') && !((intent.chain !== null && rule.chains.has(intent.chain)) || (intent.chainId !== null && rule.chains.has(intent.chainId)))) {
     return explain ? `chain ${shown(intent)} is not in its chains` : MISS;
   }
   if (rule.wallets !== null && !rule.wallets.has(intent.wallet)) return explain ? `wallet ${intent.wallet} is not in its wallets` : MISS;

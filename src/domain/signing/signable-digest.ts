@@ -1,6 +1,6 @@
 import { keccak256 } from '../keccak.js';
 import { abiEncoder } from './abi-encoder.js';
-import type { ParsedFunction } from './abi-function.js';
+import type { AbiParam, ParsedFunction } from './abi-function.js';
 import type { AbiValue } from './argument-coercion.js';
 
 /** A 0x-prefixed hex string, as the ABI and the interface write bytes. */
@@ -65,6 +65,33 @@ function writeBytes32(buf: Buffer, hex: Hex, offset: number, name: string): void
   if (hex.length !== 66 || !hex.startsWith('0x') || buf.write(hex.slice(2), offset, 32, 'hex') !== 32) {
     throw new Error(`signature ${name} must be 0x-prefixed 32-byte hex, got ${JSON.stringify(hex)}`);
   }
+}
+
+/** The signature parameter as the ABI encodes it: the tuple `(bytes32 nonce, bytes32 r, bytes32 s, uint8 v)`. */
+export const SIGNATURE_PARAM: AbiParam = {
+  name: 'sig',
+  type: 'tuple',
+  components: [
+    { name: 'nonce', type: 'bytes32' },
+    { name: 'r', type: 'bytes32' },
+    { name: 's', type: 'bytes32' },
+    { name: 'v', type: 'uint8' },
+  ],
+};
+const callEncoders = new WeakMap<ParsedFunction, (values: readonly AbiValue[]) => Buffer>();
+
+/** The calldata of the signed call: selector ‖ abi.encode(args with the signature struct in place), what the sender sends. */
+export function encodeSignedCall(fn: ParsedFunction, args: readonly AbiValue[], sig: SignatureStruct): Hex {
+  let encode = callEncoders.get(fn);
+  if (!encode) {
+    const params = [...fn.argParams];
+    params.splice(fn.signatureIndex, 0, SIGNATURE_PARAM);
+    encode = abiEncoder(params);
+    callEncoders.set(fn, encode);
+  }
+  const values = [...args];
+  values.splice(fn.signatureIndex, 0, [sig.nonce, sig.r, sig.s, BigInt(sig.v)]);
+  return `${fn.selector}${encode(values).toString('hex')}` as Hex;
 }
 
 /** The supplied arguments, untouched, with the signature at the signature parameter's position. */

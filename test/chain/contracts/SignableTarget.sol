@@ -35,6 +35,13 @@ contract SignableTarget is Signable {
         _setSigner(signer_);
     }
 
+    /// Verifies, then reverts past a bound: what Sign's `simulate: true` catches (test/chain/simulation.test.ts).
+    function bounded(uint256 amount, Signature calldata sig) external {
+        _counted(abi.encode(msg.sig, amount), sig);
+        require(amount <= 10, "too much");
+        lastAmount = amount;
+    }
+
     function mint(address to, uint256 amount, Signature calldata sig) external {
         _counted(abi.encode(msg.sig, to, amount), sig);
         lastAmount = amount;
