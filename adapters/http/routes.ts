@@ -383,6 +383,9 @@ function rpcChain(r: RouteRequest, deps: HttpDeps): string {
   return chain;
 }
 
+/** The members of a JSON-RPC 2.0 request object. */
+const RPC_MEMBERS: ReadonlySet<string> = new Set(['jsonrpc', 'method', 'params', 'id']);
+
 function rpcCalls(body: unknown): RpcBatch['calls'] & { single?: boolean } {
   const single = !Array.isArray(body);
   if (single && (typeof body !== 'object' || body === null)) throw invalidArgument('body: must be a JSON-RPC call (an object) or a batch of them (an array)');
@@ -394,6 +397,9 @@ function rpcCalls(body: unknown): RpcBatch['calls'] & { single?: boolean } {
     const e = entry as Record<string, unknown>;
     const id = typeof e.id === 'string' || typeof e.id === 'number' ? e.id : null;
     if (e.jsonrpc !== '2.0') return { id, invalid: 'jsonrpc: must be "2.0"' };
+    // Strict as every body is: a member JSON-RPC 2.0 does not define binds nothing, so it is named.
+    const extra = Object.keys(e).find((k) => !RPC_MEMBERS.has(k));
+    if (extra !== undefined) return { id, invalid: `${extra.slice(0, 64)}: is not a member of a JSON-RPC call (jsonrpc, method, params, id)` };
     if (typeof e.method !== 'string' || e.method === '') return { id, invalid: 'method: must be a string' };
     if (e.params !== undefined && !Array.isArray(e.params)) return { id, invalid: 'params: must be an array' };
     return { id, method: e.method, params: (e.params as unknown[] | undefined) ?? [] };

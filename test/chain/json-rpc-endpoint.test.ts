@@ -156,13 +156,20 @@ describe('the JSON-RPC endpoint on anvil', () => {
     const res = await fetch(endpoint, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_accounts' }, { id: 2, method: 'eth_accounts' }, { jsonrpc: '2.0', id: 'x', method: 'eth_chainId' }]),
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_accounts' },
+        { id: 2, method: 'eth_accounts' },
+        { jsonrpc: '2.0', id: 'x', method: 'eth_chainId' },
+        // A member JSON-RPC does not define binds nothing: named, as every body's unknown field is.
+        { jsonrpc: '2.0', id: 3, method: 'eth_accounts', chainId: 5 },
+      ]),
     });
-    const answers = (await res.json()) as { id: unknown; result?: unknown; error?: { code: number } }[];
-    expect(answers.map((a) => a.id)).toEqual([1, 2, 'x']);
+    const answers = (await res.json()) as { id: unknown; result?: unknown; error?: { code: number; message: string } }[];
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 'x', 3]);
     expect(answers[0]!.result).toEqual([address]);
     expect(answers[1]!.error?.code).toBe(-32600);
     expect(BigInt(answers[2]!.result as string)).toBe(BigInt(CHAIN_ID));
+    expect(answers[3]!.error).toMatchObject({ code: -32600, message: 'chainId: is not a member of a JSON-RPC call (jsonrpc, method, params, id)' });
     // Each call may wait on the chain's RPC and a batch counts once against the rate limit: ten at most.
     const eleven = Array.from({ length: 11 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' }));
     const tooMany = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(eleven) });
