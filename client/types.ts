@@ -151,6 +151,16 @@ export interface Approval {
   readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string; readonly signature: string | null }[];
   /** The result once approved, as the request's method answers it (Sign's; a signature; a signed transaction); null before. */
   readonly result: SignResult | SignatureResult | SignedTransaction | SignedAuthorization | null;
+  /**
+   * What the simulation of a held transaction found when it was held: the chain, `eth_call` or
+   * `eth_simulateV1`, and the wallet's outflows (decimal) when a rule bounds them; null when it was not simulated.
+   */
+  readonly simulation: {
+    readonly chain: string;
+    readonly method: 'eth_call' | 'eth_simulateV1';
+    readonly nativeOutflow?: string;
+    readonly tokenOutflow?: Readonly<Record<string, string>>;
+  } | null;
 }
 
 export interface ApprovalPage {

@@ -148,6 +148,18 @@ export const approvalSchema = z
       .union([signResultSchema, signatureResultSchema, signedTransactionSchema, signedAuthorizationSchema])
       .nullable()
       .meta({ description: "The result once approved, as the request's route answers it (Sign's; `{signature}` for a message or typed data; `{serialized, hash}` for a transaction); null before." }),
+    simulation: z
+      .strictObject({
+        chain: z.string(),
+        method: z.enum(['eth_call', 'eth_simulateV1']),
+        nativeOutflow: z.string().regex(/^-?[0-9]+$/).optional().meta({ description: "Wei the wallet's balance falls by (negative: rises), the fee aside; only when a rule bounds it." }),
+        tokenOutflow: z.record(z.string(), z.string().regex(/^-?[0-9]+$/)).optional().meta({ description: 'ERC-20 contract to the units the wallet falls by; only when a rule bounds it.' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "What the simulation of a held transaction found when it was held (it did not revert, or it would not be held), for its approvers: the chain, the method, and the wallet's outflows when a rule bounds them. null: not simulated (not a transaction, no RPC for its chain, or a rule's `simulate: false`). It runs again at the release.",
+      }),
   })
   .meta({ id: 'Approval' });
 export type ApprovalView = z.infer<typeof approvalSchema>;

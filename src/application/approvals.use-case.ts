@@ -387,6 +387,15 @@ export interface ApprovalPresentation {
   /** `signature`: the vote's EIP-712 Decision signature; null for a vote of a key without credential. */
   votes: { by: string; vote: ApprovalVoteKind; at: string; signature: string | null }[];
   result: ApprovalResultView | null;
+  simulation: SimulationView | null;
+}
+
+/** What a held transaction's simulation found (outflows in wei or token units, decimal; absent: not asked of the node). */
+export interface SimulationView {
+  chain: string;
+  method: 'eth_call' | 'eth_simulateV1';
+  nativeOutflow?: string;
+  tokenOutflow?: Record<string, string>;
 }
 
 export function presentApprovalOf(a: Approval): ApprovalPresentation {
@@ -414,6 +423,7 @@ export function presentApprovalOf(a: Approval): ApprovalPresentation {
     requestHash: asBytes32(a.requestHash),
     votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
     result: approvalResult(a),
+    simulation: a.simulation ? (JSON.parse(a.simulation) as SimulationView) : null,
   };
 }
 

@@ -22,6 +22,20 @@ import { SignerCache } from './wallet-lookup.js';
 import { outflowOverBound, type SimulatedCall, type SimulationReport, type TransactionSimulator } from './transaction-simulation.js';
 
 /** What the three standard-signing use cases are built from. */
+/** A decision and, for a held transaction, what its simulation found (stored with the approval for its approvers). */
+export type HeldDecision = PolicyDecision & { readonly simulated?: SimulationReport };
+
+/** A simulation report as the approval keeps it: JSON, outflows as decimal strings. */
+function simulationJson(report: SimulationReport): string {
+  const decimal = (v: bigint) => v.toString();
+  return JSON.stringify({
+    chain: report.chain,
+    method: report.method,
+    ...(report.nativeOutflow === undefined ? {} : { nativeOutflow: decimal(report.nativeOutflow) }),
+    ...(report.tokenOutflow === undefined ? {} : { tokenOutflow: Object.fromEntries(Object.entries(report.tokenOutflow).map(([t, v]) => [t, decimal(v)])) }),
+  });
+}
+
 export interface StandardSigningDeps {
   readonly repository: WalletRepository;
   readonly keyStores: KeyStoreRegistry;
@@ -104,15 +118,17 @@ export class StandardSigning {
    * or to go on to the fill (`precheck`: decides only, counts nothing); at the release of an approved
    * request (`release`) a hold counts as allowed, its quorum being what the rule asked, and the limits count it.
    */
-  async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign', simulated?: SimulatedCall): Promise<PolicyDecision> {
+  async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign', simulated?: SimulatedCall): Promise<HeldDecision> {
     const record = this.denial(wallet, payload, facts);
     const { gate } = this.deps;
     const { decision, document } = await gate.decide(principal, intent, record);
     // Decided and counted first (a refusal costs no call to the chain), then simulated: before the key
     // store signs, and before a held request is stored (nobody is asked to approve what would revert).
     if (decision.decision === 'hold' && mode === 'sign') {
-      if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
-      return decision;
+      if (simulated === undefined) return decision;
+      // What it found is shown to the approvers with the approval (hold()).
+      const report = await this.simulate(principal, wallet, payload, simulated, decision, facts);
+      return report === null ? decision : { ...decision, simulated: report };
     }
     if (mode === 'precheck') return decision;
     await gate.count(principal, document, intent, record);
@@ -158,7 +174,7 @@ export class StandardSigning {
    * Stores the request whole as a pending approval (with approval.requested) and answers it: nothing is
    * signed until its quorum approves (VoteOnApproval, then release() of the use case).
    */
-  async hold<T>(principal: Principal, wallet: Wallet, payload: PayloadKind, decision: PolicyDecision, held: HeldRequest, facts: AuditDetails, key?: string): Promise<StandardOutcome<T>> {
+  async hold<T>(principal: Principal, wallet: Wallet, payload: PayloadKind, decision: HeldDecision, held: HeldRequest, facts: AuditDetails, key?: string): Promise<StandardOutcome<T>> {
     const { approvals, ids, clock, gate } = this.deps;
     if (approvals === undefined || ids === undefined) {
       // Nothing to hold it in (a persistence of an earlier release): refusing is the only way to keep the rule.
@@ -185,6 +201,7 @@ export class StandardSigning {
       functionSignature: held.description,
       created: now,
       expires,
+      simulation: decision.simulated ? simulationJson(decision.simulated) : null,
     };
     const requested: AuditEvent = {
       action: 'approval.requested',

@@ -153,7 +153,10 @@ describe('simulation before signing, on anvil', () => {
     };
     const held = await post(await tx(target, abi.encodeFunctionData('guarded')));
     expect(held.status).toBe(202);
-    const id = (held.body as unknown as { data: { approval: { id: string } } }).data.approval.id;
+    const { id, simulation } = (held.body as unknown as { data: { approval: { id: string; simulation: unknown } } }).data.approval;
+    // Its approvers see what the simulation found when it was held (it did not revert, or it would not be held).
+    expect(simulation).toEqual({ chain: 'devnet', method: 'eth_call' });
+    expect((await vault.getApproval.execute(vaultId, id)).simulation).toBe('{"chain":"devnet","method":"eth_call"}');
     const setClosed = async (closed: boolean) => {
       const contract = new Contract(target, loadArtifact('SimulationTarget').abi, anvil.account(1));
       await (await contract.getFunction('setClosed')(closed)).wait();

@@ -197,6 +197,7 @@ const APPROVAL = {
     },
   ],
   result: null,
+  simulation: null,
 } as const;
 
 /*
@@ -309,6 +310,8 @@ export const EXAMPLES = {
       group: null,
       request: { wallet: STANDARD_EXAMPLES.standardSigner, transaction: STANDARD_EXAMPLES.signTransactionRequest },
       votes: [],
+      // Simulated before it was held (it does not revert), on the chain of its chain id.
+      simulation: { chain: 'sepolia', method: 'eth_call' },
     },
   },
   /** An EIP-7702 authorization held by a hold rule (sign-authorization answered 202), before any vote. */

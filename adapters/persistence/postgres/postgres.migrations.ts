@@ -258,7 +258,8 @@ const MIGRATIONS: readonly string[] = [
   // which the vault verifies again at release against the stored request. The api_keys trigger announces
   // a credential set or changed to every instance's cache, as any other change of the row.
   `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS approver_address text;
-   ALTER TABLE approval_votes ADD COLUMN IF NOT EXISTS signature text;`,
+   ALTER TABLE approval_votes ADD COLUMN IF NOT EXISTS signature text;
+   ALTER TABLE approvals ADD COLUMN IF NOT EXISTS simulation text;`,
   // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
   `CREATE TABLE IF NOT EXISTS vault_governance (

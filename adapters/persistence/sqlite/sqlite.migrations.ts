@@ -253,9 +253,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
   // Votes are signatures (issue 35): an approver key's credential (the Ethereum address its votes are
   // signed with; null: a key from before, whose votes count unsigned) and each vote's EIP-712 signature,
-  // which the vault verifies again at release against the stored request.
+  // which the vault verifies again at release against the stored request. And (issue 40) what the
+  // simulation of a held transaction found, shown with the approval.
   `ALTER TABLE api_keys ADD COLUMN approver_address TEXT;
-   ALTER TABLE approval_votes ADD COLUMN signature TEXT;`,
+   ALTER TABLE approval_votes ADD COLUMN signature TEXT;
+   ALTER TABLE approvals ADD COLUMN simulation TEXT;`,
   // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
   `CREATE TABLE IF NOT EXISTS vault_governance (
