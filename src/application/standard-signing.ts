@@ -127,7 +127,7 @@ export class StandardSigning {
     if (decision.decision === 'hold' && mode === 'sign') {
       if (simulated === undefined) return decision;
       // What it found is shown to the approvers with the approval (hold()).
-      const report = await this.simulate(principal, wallet, payload, simulated, decision, facts);
+      const report = await this.simulate(principal, wallet, payload, simulated, decision, facts, undefined, { reportOutflows: true });
       return report === null ? decision : { ...decision, simulated: report };
     }
     if (mode === 'precheck') return decision;
@@ -141,10 +141,19 @@ export class StandardSigning {
    * is SIMULATION_REVERTED, an RPC that cannot answer CHAIN_UNAVAILABLE; an outflow over the rule's
    * maxOutflow or maxTokenOutflow is refused as the policy refuses (recorded, POLICY_DENIED).
    */
-  async simulate(principal: Principal, wallet: Wallet, payload: PayloadKind, call: SimulatedCall, decision: PolicyDecision, facts: AuditDetails, knownErrors?: readonly string[]): Promise<SimulationReport | null> {
+  async simulate(
+    principal: Principal,
+    wallet: Wallet,
+    payload: PayloadKind,
+    call: SimulatedCall,
+    decision: PolicyDecision,
+    facts: AuditDetails,
+    knownErrors?: readonly string[],
+    options: { readonly reportOutflows?: boolean } = {},
+  ): Promise<SimulationReport | null> {
     const simulator = this.deps.simulator;
     if (simulator === undefined) return null;
-    const report = await simulator.simulate(call, decision.simulation, payload === 'transaction' ? 'transaction' : 'call', knownErrors);
+    const report = await simulator.simulate(call, decision.simulation, payload === 'transaction' ? 'transaction' : 'call', knownErrors, options);
     const over = report === null ? null : outflowOverBound(report, decision.simulation);
     if (over !== null) await this.deps.gate.refuse(principal, `policy: rule ${decision.rule}: ${over}`, this.denial(wallet, payload, facts));
     return report;

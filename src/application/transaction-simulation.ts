@@ -60,6 +60,9 @@ const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a
  * unless the simulation ran. A chain without an RPC is not simulated (null).
  */
 export class TransactionSimulator {
+  /** Chains whose RPC said it has no eth_simulateV1 (asked once, for a held transaction's outflows). */
+  private readonly withoutSimulateV1 = new Set<string>();
+
   constructor(
     private readonly rpc: ChainRpc,
     private readonly observer?: SimulationObserver,
@@ -77,7 +80,13 @@ export class TransactionSimulator {
    * RPC (null then; a rule bounding the outflow on a chain without one is refused, as it cannot be
    * checked). `what` names it in messages (`transaction`, `call`); `knownErrors` name custom errors.
    */
-  async simulate(call: SimulatedCall, demand: SimulationDemand | undefined, what: string, knownErrors: readonly string[] = []): Promise<SimulationReport | null> {
+  async simulate(
+    call: SimulatedCall,
+    demand: SimulationDemand | undefined,
+    what: string,
+    knownErrors: readonly string[] = [],
+    options: { readonly reportOutflows?: boolean } = {},
+  ): Promise<SimulationReport | null> {
     if (demand?.simulate === false) return null;
     const bounds = demand?.maxOutflow !== undefined || demand?.maxTokenOutflow !== undefined;
     const chain = this.chainOf(call);
@@ -86,11 +95,36 @@ export class TransactionSimulator {
       return null;
     }
     try {
-      const report = bounds ? await this.simulateV1(chain, call, what, knownErrors) : await this.ethCall(chain, call, what, knownErrors);
+      const report = bounds
+        ? await this.simulateV1(chain, call, what, knownErrors)
+        : options.reportOutflows && !this.withoutSimulateV1.has(chain)
+          ? await this.reported(chain, call, what, knownErrors)
+          : await this.ethCall(chain, call, what, knownErrors);
       this.observer?.observeSimulation('ok');
       return report;
     } catch (error) {
       this.observer?.observeSimulation(isDomainError(error) && error.code === ErrorCode.SIMULATION_REVERTED ? 'reverted' : 'failed');
+      throw error;
+    }
+  }
+
+  /**
+   * The outflows for the approvers of a held transaction, where the node can say them: eth_simulateV1
+   * (still one round trip); a node without it is asked eth_call instead, now and from then on (remembered
+   * per chain), as nothing bounds the outflow here.
+   */
+  private async reported(chain: string, call: SimulatedCall, what: string, knownErrors: readonly string[]): Promise<SimulationReport> {
+    try {
+      return await this.simulateV1(chain, call, what, knownErrors);
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      if (error.code === ErrorCode.CHAIN_UNAVAILABLE && error.message.includes('does not offer eth_simulateV1')) {
+        this.withoutSimulateV1.add(chain);
+        return this.ethCall(chain, call, what, knownErrors);
+      }
+      // A revert is confirmed by eth_call, the simulation every node has: a node whose eth_simulateV1
+      // refuses something of its own never makes a transaction that runs look like one that reverts.
+      if (error.code === ErrorCode.SIMULATION_REVERTED) return this.ethCall(chain, call, what, knownErrors);
       throw error;
     }
   }

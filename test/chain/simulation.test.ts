@@ -155,8 +155,9 @@ describe('simulation before signing, on anvil', () => {
     expect(held.status).toBe(202);
     const { id, simulation } = (held.body as unknown as { data: { approval: { id: string; simulation: unknown } } }).data.approval;
     // Its approvers see what the simulation found when it was held (it did not revert, or it would not be held).
-    expect(simulation).toEqual({ chain: 'devnet', method: 'eth_call' });
-    expect((await vault.getApproval.execute(vaultId, id)).simulation).toBe('{"chain":"devnet","method":"eth_call"}');
+    // anvil offers eth_simulateV1: the wallet's balance changes are read in the same one round trip.
+    expect(simulation).toEqual({ chain: 'devnet', method: 'eth_simulateV1', nativeOutflow: '0', tokenOutflow: {} });
+    expect(JSON.parse((await vault.getApproval.execute(vaultId, id)).simulation!)).toEqual(simulation);
     const setClosed = async (closed: boolean) => {
       const contract = new Contract(target, loadArtifact('SimulationTarget').abi, anvil.account(1));
       await (await contract.getFunction('setClosed')(closed)).wait();

@@ -113,6 +113,19 @@ describe('TransactionSimulator over a scripted RPC', () => {
     expect([outcomes, big.outcomes, down.outcomes, unable.outcomes]).toEqual([['failed'], ['failed'], ['failed'], ['failed']]);
   });
 
+  it("for a held transaction's approvers, asks eth_simulateV1 for the outflows where the node has it, else eth_call (remembered per chain); a revert is confirmed by eth_call", async () => {
+    const without = rpcAnswering((method) => (method === 'eth_simulateV1' ? { error: { code: -32601, message: 'Method not found' }, bytes: 50 } : { result: '0x', bytes: 10 }));
+    expect(await without.simulator.simulate(call, undefined, 'transaction', [], { reportOutflows: true })).toEqual({ chain: 'devnet', method: 'eth_call' });
+    expect(await without.simulator.simulate(call, undefined, 'transaction', [], { reportOutflows: true })).toEqual({ chain: 'devnet', method: 'eth_call' });
+    expect(without.asked).toEqual(['eth_simulateV1', 'eth_call', 'eth_call']);
+    // A node whose eth_simulateV1 refuses something of its own: eth_call, which runs it, decides.
+    const quirky = rpcAnswering((method) => (method === 'eth_simulateV1' ? { error: { code: 3, message: 'execution reverted', data: '0x' }, bytes: 50 } : { result: '0x', bytes: 10 }));
+    expect(await quirky.simulator.simulate(call, undefined, 'transaction', [], { reportOutflows: true })).toEqual({ chain: 'devnet', method: 'eth_call' });
+    const reverting = rpcAnswering(() => ({ error: { code: 3, message: 'execution reverted', data: abi.encodeErrorResult('Error', ['no']) }, bytes: 80 }));
+    await expect(reverting.simulator.simulate(call, undefined, 'transaction', [], { reportOutflows: true })).rejects.toMatchObject({ code: ErrorCode.SIMULATION_REVERTED });
+    expect(reverting.asked).toEqual(['eth_simulateV1', 'eth_call']);
+  });
+
   it('a node refusing the call without revert data (insufficient funds) is a revert with its message; counted reverted', async () => {
     const { outcomes, simulator } = rpcAnswering(() => ({ error: { code: -32003, message: 'insufficient funds for transfer' }, bytes: 80 }));
     await expect(simulator.simulate(call, undefined, 'transaction')).rejects.toMatchObject({
