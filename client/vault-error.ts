@@ -14,13 +14,13 @@ export class VaultError extends Error {
    * Undefined without an answer, or when the answer carries no code this client knows (not the vault's
    * envelope, e.g. a proxy's error page, or a code of a newer server): then `status` is what there is.
    */
-  readonly code: VaultErrorCode | ClientErrorCode | undefined;
+  readonly code: VaultErrorCode | undefined;
   readonly requestId: string | undefined;
   readonly reason: 'http' | 'timeout' | 'network';
 
   constructor(
     message: string,
-    init: { status: number; code?: VaultErrorCode | ClientErrorCode | undefined; requestId?: string | undefined; reason: VaultError['reason']; cause?: unknown },
+    init: { status: number; code?: VaultErrorCode | undefined; requestId?: string | undefined; reason: VaultError['reason']; cause?: unknown },
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
@@ -38,9 +38,6 @@ export class VaultError extends Error {
     return `${this.code ?? (this.status === 0 ? this.reason : `HTTP ${this.status}`)}${this.status > 0 && this.code ? ` (${this.status})` : ''}: ${this.message}`;
   }
 }
-
-/** Codes of the client's own errors, beside the server's (VaultErrorCode). */
-export type ClientErrorCode = 'APPROVAL_PENDING';
 
 /**
  * The VaultError behind `error`, however deep a library wrapped it: viem wraps a vault account's refusal

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { VAULT_ERROR_CODES, VaultClient, VaultError, isVaultErrorCode, type VaultErrorCode } from '../../client/index.js';
+import { APPROVAL_PENDING } from '../../src/application/json-rpc.use-case.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 
 /** True only when A and B are the same type (neither wider nor narrower). */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 describe("the client's error codes", () => {
-  it("are the server's ErrorCode values, no more and no fewer (a code the server gains fails here until client/error-codes.ts lists it)", () => {
-    expect([...VAULT_ERROR_CODES].sort()).toEqual(Object.values(ErrorCode).sort());
+  it("are the server's ErrorCode values and the JSON-RPC endpoint's APPROVAL_PENDING, no more and no fewer (a code the server gains fails here until client/error-codes.ts lists it)", () => {
+    expect([...VAULT_ERROR_CODES].sort()).toEqual([...Object.values(ErrorCode), APPROVAL_PENDING].sort());
     expect(new Set(VAULT_ERROR_CODES).size).toBe(VAULT_ERROR_CODES.length);
     // The same check for the compiler (npx tsc): the union is exactly the server's.
-    const same: Same<VaultErrorCode, ErrorCode> = true;
+    const same: Same<VaultErrorCode, ErrorCode | typeof APPROVAL_PENDING> = true;
     expect(same).toBe(true);
   });
 

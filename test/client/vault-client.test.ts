@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { VaultClient, VaultError, type ClientErrorCode, type VaultErrorCode } from '../../client/index.js';
+import { VaultClient, VaultError, type VaultErrorCode } from '../../client/index.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -87,7 +87,7 @@ for (const secured of [false, true]) {
       expect(bad).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT', message: 'submissionHash: must be 0x-prefixed 32-byte hex' });
       const missing = await vault.getSubmission(`0x${'34'.repeat(32)}`).catch((e: unknown) => e);
       // Typed: a program branches on the code, and the compiler knows every value it can take.
-      const code: VaultErrorCode | ClientErrorCode | undefined = (missing as VaultError).code;
+      const code: VaultErrorCode | undefined = (missing as VaultError).code;
       expect(code).toBe('SUBMISSION_NOT_FOUND');
     });
 
