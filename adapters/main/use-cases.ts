@@ -279,7 +279,7 @@ export const USE_CASES = {
   manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids), KEYS),
   // Webhooks
   /** `wallet-vault webhooks`: a vault's endpoints (add, list, remove) and the events given up on. */
-  manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem)),
+  manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem, p.resolve(Governance))),
 } as const;
 
 /** The in-process API: one property per use case of USE_CASES, the instance the container built. */

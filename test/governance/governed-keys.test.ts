@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
+import { startReceiver, until, type Receiver } from '../support/webhook-receiver.js';
 import { DOCUMENT, ethersApprover, openStore, viemApprover, type Approver, type Dialect, type Store } from './support.js';
 
 const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -131,5 +132,80 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     await writeKeys('UPDATE api_keys SET roles = $1 WHERE id = $2', ['signer,reader', reader.record.id]);
     expect((await authenticate(reader.apiKey, vaultId)).roles).toEqual(['signer', 'reader']);
     expect(await vault.manageVaults.revokeApiKey(reader.record.id)).toEqual({});
+  });
+});
+
+/*
+ * Webhook endpoints under governance: events go only to the endpoints the signed state lists. A row a
+ * database writer adds (its URL would receive the audit trail) gets nothing; an endpoint added after the
+ * genesis is delivered to once its proposal is in force; one whose removal is in force gets nothing more.
+ */
+describe.each(DIALECTS)('governed webhook endpoints on %s', (dialect) => {
+  let store: Store;
+  let vault: Vault;
+  const approvers: Approver[] = [ethersApprover(), viemApprover()];
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    store = await openStore(dialect);
+    vault = await store.open({ webhooks: true });
+  });
+  afterAll(async () => {
+    for (const r of receivers) await r.close();
+    await store?.close();
+  });
+
+  const receiver = async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    return r;
+  };
+  const inForce = async (vaultId: string, id: string) => {
+    for (const who of approvers) {
+      const view = await vault.governance.get(vaultId, id);
+      await vault.governance.vote(vaultId, id, 'approve', await who.sign(view.typedData), 'operator');
+    }
+    expect((await vault.governance.get(vaultId, id)).status).toBe('applied');
+  };
+  const events = (r: Receiver) => r.deliveries.filter((d) => d.body.includes('"type":"wallet.expired"')).length;
+
+  it("a row the database writer adds gets nothing; an endpoint added by an approved proposal does; a removal in force stops one", async () => {
+    const { id: vaultId } = await vault.manageVaults.create({ name: 'hooks' });
+    await vault.managePolicies.apply(vaultId, DOCUMENT);
+    const { apiKey } = await vault.manageVaults.createApiKey(vaultId, { roles: ['signer', 'admin'] });
+    const [genesisHook, planted, added] = [await receiver(), await receiver(), await receiver()];
+    const first = await vault.manageWebhooks.add({ vaultId, url: genesisHook.url, events: ['wallet.expired'] });
+    const set = await vault.governance.set(vaultId, { required: 2, approvers: approvers.map((a) => a.address) }, 'operator');
+    expect('genesis' in set && set.genesis.state.webhooks).toEqual([{ id: first.id, url: first.url, events: ['wallet.expired'] }]);
+    const principal = await vault.authenticate.execute(apiKey, vaultId);
+    // Each event: a wallet made and expired (`wallet.expired`, delivered to the endpoints of its types).
+    const emit = async (name: string) => vault.expireWallet.execute(principal, (await vault.createWallet.execute({ principal, name })).address);
+
+    // The writer's endpoint: made on another vault, moved to this one by SQL.
+    const { id: elsewhere } = await vault.manageVaults.create({ name: 'elsewhere' });
+    const writers = await vault.manageWebhooks.add({ vaultId: elsewhere, url: planted.url, events: ['wallet.expired'] });
+    await store.sql('UPDATE webhook_endpoints SET vault_id = $1 WHERE id = $2', [vaultId, writers.id]);
+    // Added after the genesis: a proposal, its row delivered nothing until the proposal is in force.
+    const second = await vault.manageWebhooks.add({ vaultId, url: added.url, events: ['wallet.expired'] });
+    expect((await vault.governance.get(vaultId, second.proposal!.id)).diff.webhooks).toEqual({ added: [second.id], removed: [], changed: [] });
+
+    await emit('one');
+    await until(() => events(genesisHook) >= 1, 'the governed endpoint gets the first event');
+    await inForce(vaultId, second.proposal!.id);
+    await emit('two');
+    // The endpoint in force since the genesis gets both; the one just approved gets what happened since its row was made.
+    await until(() => events(genesisHook) >= 2 && events(added) >= 2, 'both governed endpoints get both events');
+    expect(events(planted)).toBe(0);
+    // Its cursor never moved: the dispatcher skipped it, it did not merely find nothing.
+    const [row] = (await store.sql('SELECT delivered_seq FROM webhook_endpoints WHERE id = $1', [writers.id])) as { delivered_seq: number | string }[];
+    expect(Number(row!.delivered_seq)).toBe(writers.deliveredSeq);
+
+    // Removing the genesis endpoint is a proposal: it still gets events until the removal is in force.
+    const removal = await vault.manageWebhooks.remove(vaultId, first.id);
+    expect((await vault.governance.get(vaultId, removal.proposal!.id)).diff.webhooks).toEqual({ added: [], removed: [first.id], changed: [] });
+    await inForce(vaultId, removal.proposal!.id);
+    await emit('three');
+    await until(() => events(added) >= 3, 'the remaining endpoint gets the third event');
+    expect([events(genesisHook), events(planted)]).toEqual([2, 0]);
   });
 });
