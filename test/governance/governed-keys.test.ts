@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
+import { canonicalStateJson, stateHash } from '../../src/domain/governance.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { startReceiver, until, type Receiver } from '../support/webhook-receiver.js';
 import { DOCUMENT, ethersApprover, openStore, viemApprover, type Approver, type Dialect, type Store } from './support.js';
@@ -123,6 +124,30 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     expect((await authenticate(voter.apiKey, vaultId)).approverAddress).toBe(approvers[1]!.address);
     // The row is left as it was: the state's credential is the one that counts.
     expect((await vault.manageVaults.listApiKeys(vaultId)).find((k) => k.id === voter.record.id)!.approverAddress).toBe(approvers[0]!.address);
+  });
+
+  it('a vault governed before keys were (its state has no apiKeys) takes its rows as they are; governance set proposes them', async () => {
+    const { vaultId, reader, genesis } = await governed('earlier release');
+    // The genesis as an earlier release wrote it: no apiKeys, no webhooks (the database of an upgraded vault).
+    const { apiKeys: _keys, webhooks: _hooks, ...earlier } = genesis.state;
+    const text = canonicalStateJson(earlier);
+    await store.sql('UPDATE vault_governance SET genesis_state = $1, genesis_hash = $2, head_hash = $2 WHERE vault_id = $3', [text, stateHash(text), vaultId]);
+    await writeKeys('UPDATE api_keys SET roles = $1 WHERE id = $2', ['signer,reader', reader.record.id]);
+    expect((await vault.governance.show(vaultId)).problem).toBeNull();
+    expect((await authenticate(reader.apiKey, vaultId)).roles).toEqual(['signer', 'reader']);
+    const made = await vault.manageVaults.createApiKey(vaultId, { roles: ['reader'] });
+    expect(made.proposal).toBeUndefined();
+
+    const set = await vault.governance.set(vaultId, { required: 2, approvers: approvers.map((a) => a.address) }, 'operator');
+    if (!('proposal' in set)) throw new Error('expected a proposal');
+    const view = await vault.governance.get(vaultId, set.proposal.id);
+    expect(view.diff.apiKeys).toMatchObject({ nowGoverned: true, removed: [] });
+    expect(view.diff.apiKeys!.added).toContain(made.record.id);
+    await inForce(vaultId, set.proposal.id);
+    // From then on the roles the state captured; the row widened after that gets nothing.
+    expect((await authenticate(made.apiKey, vaultId)).roles).toEqual(['reader']);
+    await writeKeys('UPDATE api_keys SET roles = $1 WHERE id = $2', ['admin,signer,reader', made.record.id]);
+    expect((await authenticate(made.apiKey, vaultId)).roles).toEqual(['reader']);
   });
 
   it('an ungoverned vault takes its key rows as they are', async () => {
