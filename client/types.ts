@@ -278,6 +278,19 @@ export interface GovernedState {
   readonly policy: Readonly<Record<string, unknown>> | null;
   readonly governance: { readonly required: number; readonly approvers: readonly string[]; readonly delay: string };
   readonly liftedFreezes: number;
+  /** The API keys that authenticate and their powers, by id (absent: keys not governed by the state). */
+  readonly apiKeys?: readonly { readonly id: string; readonly roles: readonly string[]; readonly group: string | null; readonly approverAddress: string | null }[];
+  /** The webhook endpoints events go to, by id (absent: not governed by the state). */
+  readonly webhooks?: readonly { readonly id: string; readonly url: string; readonly events: readonly string[] }[];
+}
+
+/** Entries (API keys, webhook endpoints) a proposal adds, removes or changes, by id. */
+export interface EntriesDiff {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+  /** The state before did not govern these; this change starts to. */
+  readonly nowGoverned?: true;
 }
 
 /** `vault.governance()`: the state in force, its hash and pin, frozen or not, and why it does not verify. */
@@ -323,6 +336,8 @@ export interface Proposal {
       readonly delay?: { readonly from: string; readonly to: string };
     };
     readonly liftedFreezes?: { readonly from: number; readonly to: number };
+    readonly apiKeys?: EntriesDiff;
+    readonly webhooks?: EntriesDiff;
   };
   readonly state: GovernedState;
   /** The PolicyChange to sign to approve it. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import type { Governance, ProposalView } from '../../src/application/governance.use-case.js';
+import type { EntriesDiff } from '../../src/domain/governance.js';
 import { OPERATOR } from '../../src/application/audit-actor.js';
 import { CliRefusal, note, print } from './output.js';
 
@@ -28,8 +29,21 @@ function describeProposal(p: ProposalView): string {
     ...(d.governance.required ? [`  ~ required ${d.governance.required.from} -> ${d.governance.required.to}`] : []),
     ...(d.governance.delay ? [`  ~ delay ${d.governance.delay.from} -> ${d.governance.delay.to}`] : []),
     ...(d.liftedFreezes ? [`  ~ freezes lifted ${d.liftedFreezes.from} -> ${d.liftedFreezes.to}`] : []),
+    ...entryLines('api key', d.apiKeys),
+    ...entryLines('webhook', d.webhooks),
   ];
   return lines.join('\n');
+}
+
+/** Keys or webhook endpoints added, removed or changed by id; a state that starts governing them says so. */
+function entryLines(name: string, d: EntriesDiff | undefined): string[] {
+  if (d === undefined) return [];
+  return [
+    ...(d.nowGoverned ? [`  ${name}s now governed by the state`] : []),
+    ...d.added.map((x) => `  + ${name} ${x}`),
+    ...d.removed.map((x) => `  - ${name} ${x}`),
+    ...d.changed.map((x) => `  ~ ${name} ${x}`),
+  ];
 }
 
 /** The typed data signed with a private key file (0x + 64 hex, one line): the approver's own key, never the vault's. */

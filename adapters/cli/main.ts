@@ -14,7 +14,7 @@ import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
 import { registerWebhookCommands } from './webhooks.commands.js';
-import { CliRefusal, EXIT, fail, jsonRequested, print } from './output.js';
+import { CliRefusal, EXIT, fail, jsonRequested, print, proposed } from './output.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): the command line gives it first.
 installKeccak256();
@@ -115,12 +115,13 @@ apiKeys
       ...(o.group === undefined ? {} : { group: o.group }),
       ...(o.approverAddress === undefined ? {} : { approverAddress: o.approverAddress }),
     };
-    const { apiKey, record } = await withManageVaults((m) => m.createApiKey(o.vault, access));
+    const { apiKey, record, proposal } = await withManageVaults((m) => m.createApiKey(o.vault, access));
     const { roles, allowCidrs, group, approverAddress } = accessOf(record);
-    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group, approverAddress }, () =>
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group, approverAddress, ...(proposal ? { proposal } : {}) }, () =>
       `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}` +
         `${approverAddress === null ? '' : `; votes signed by ${approverAddress}`}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
-        `It is shown only now; store it safely:\n${apiKey}`,
+        `It is shown only now; store it safely:\n${apiKey}` +
+        proposed(record.vaultId, proposal, 'the key authenticates once the approvers sign it'),
     );
   });
 apiKeys
@@ -148,8 +149,8 @@ apiKeys
   .addOption(new Option('--id <keyId>', 'id of the key (see api-keys list)').makeOptionMandatory())
   .option('--json', 'print JSON')
   .action(async (o: { id: string; json?: boolean }) => {
-    await withManageVaults((m) => m.revokeApiKey(o.id));
-    print(!!o.json, { id: o.id, revoked: true }, () => `API key ${o.id} revoked`);
+    const { proposal } = await withManageVaults((m) => m.revokeApiKey(o.id));
+    print(!!o.json, { id: o.id, revoked: true, ...(proposal ? { proposal } : {}) }, () => `API key ${o.id} revoked` + proposed(null, proposal, 'its removal from the signed state takes effect once the approvers sign it; the key is refused from now on'));
   });
 
 const credential = apiKeys.command('credential').description("an approver key's credential: the address its votes are signed with");
@@ -162,7 +163,12 @@ credential
   .option('--json', 'print JSON')
   .action(async (o: { vault: string; key: string; approverAddress: string; json?: boolean }) => {
     const record = await withManageVaults((m) => m.setApproverAddress(o.vault, o.key, o.approverAddress));
-    print(!!o.json, { id: record.id, vault: record.vaultId, approverAddress: record.approverAddress }, () => `API key ${record.id}: its votes count only signed by ${record.approverAddress}`);
+    const { proposal } = record;
+    print(!!o.json, { id: record.id, vault: record.vaultId, approverAddress: record.approverAddress, ...(proposal ? { proposal } : {}) }, () =>
+      proposal
+        ? `API key ${record.id}: its new credential ${record.approverAddress}` + proposed(record.vaultId, proposal, 'it counts once the approvers sign it')
+        : `API key ${record.id}: its votes count only signed by ${record.approverAddress}`,
+    );
   });
 
 const keys = program.command('keys').description('operate on wallet keys');

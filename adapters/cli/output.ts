@@ -37,3 +37,10 @@ export class CliRefusal extends Error {
     super(message);
   }
 }
+
+/** A governed vault's key or webhook change is a proposal too (docs/governance.md): named after what was done. */
+export const proposed = (vault: string | null, proposal: { id: string; documentHash: string } | undefined, effect: string): string =>
+  proposal === undefined
+    ? ''
+    : `\nthe vault is governed: proposal ${proposal.id} (document ${proposal.documentHash}); ${effect}` +
+      (vault === null ? '' : ` (wallet-vault governance proposals show --vault ${vault} --id ${proposal.id})`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { UndeliverableWebhook, WebhookEndpoint } from '../../src/ports/webhook-outbox.port.js';
-import { print } from './output.js';
+import { print, proposed } from './output.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
@@ -55,7 +55,10 @@ export function registerWebhookCommands(program: Command): void {
       const events = o.events?.split(',').map((v) => v.trim()).filter((v) => v !== '');
       const endpoint = await withPersistence((c) => c.get(ManageWebhooks).add({ vaultId: o.vault, url: o.url, events }));
       const shown = present(endpoint);
-      print(!!o.json, shown, () => `webhook endpoint added to vault ${o.vault}:\n${describe(shown)}`);
+      const { proposal } = endpoint;
+      print(!!o.json, { ...shown, ...(proposal ? { proposal } : {}) }, () =>
+        `webhook endpoint added to vault ${o.vault}:\n${describe(shown)}` + proposed(o.vault, proposal, 'it is delivered to once the approvers sign it'),
+      );
     });
   webhooks
     .command('list')
@@ -75,8 +78,12 @@ export function registerWebhookCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (id: string, o: { vault: string; json?: boolean }) => {
       const ManageWebhooks = await manageWebhooks();
-      await withPersistence((c) => c.get(ManageWebhooks).remove(o.vault, id));
-      print(!!o.json, { vault: o.vault, id, removed: true }, () => `webhook endpoint ${id} removed from vault ${o.vault}`);
+      const { proposal } = await withPersistence((c) => c.get(ManageWebhooks).remove(o.vault, id));
+      print(!!o.json, proposal ? { vault: o.vault, id, removed: false, proposal } : { vault: o.vault, id, removed: true }, () =>
+        proposal
+          ? `webhook endpoint ${id} of vault ${o.vault}: its removal` + proposed(o.vault, proposal, 'it gets nothing more once the approvers sign it')
+          : `webhook endpoint ${id} removed from vault ${o.vault}`,
+      );
     });
   webhooks
     .command('replay')

@@ -214,6 +214,14 @@ const typedField = z.object({ name: z.string(), type: z.string() });
 const decisionDomain = z.object({ name: z.literal('wallet-vault'), version: z.literal('1') }).meta({ description: 'No chain and no contract: a decision is about this vault.' });
 const hash32OrNull = (description: string) => z.string().regex(HEX32).nullable().meta({ description });
 
+/** API keys or webhook endpoints a proposal adds, removes or changes, by id. */
+const entriesDiff = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+  nowGoverned: z.literal(true).optional().meta({ description: 'The state before did not govern these; this change starts to.' }),
+});
+
 export const governedStateSchema = z
   .object({
     version: z.literal(1),
@@ -226,6 +234,14 @@ export const governedStateSchema = z
       delay: z.string().meta({ description: 'How long a change waits after its M-th signature (`0s`, `1h`, …).' }),
     }),
     liftedFreezes: z.int().min(0).meta({ description: 'Freezes lifted so far: the vault is frozen while it has more freezes than this.' }),
+    apiKeys: z
+      .array(z.object({ id: z.string(), roles: z.array(z.string()), group: z.string().nullable(), approverAddress: checksummed('EIP-55.').nullable() }))
+      .optional()
+      .meta({ description: "The API keys that authenticate, by id, with the roles, group and credential they act with (whatever their rows say); absent: the vault's keys are not governed by its state." }),
+    webhooks: z
+      .array(z.object({ id: z.string(), url: z.string(), events: z.array(z.string()) }))
+      .optional()
+      .meta({ description: 'The webhook endpoints events are delivered to, by id; absent: not governed by the state.' }),
   })
   .meta({ id: 'GovernedState', description: "Everything a quorum decides; its keccak256 over canonical JSON (keys sorted, no whitespace) is the document hash approvers sign." });
 
@@ -260,8 +276,10 @@ export const proposalSchema = z
           delay: z.object({ from: z.string(), to: z.string() }).optional(),
         }),
         liftedFreezes: z.object({ from: z.int(), to: z.int() }).optional(),
+        apiKeys: entriesDiff.optional(),
+        webhooks: entriesDiff.optional(),
       })
-      .meta({ description: 'What it changes against the state in force: rules and limits by id (`rule payouts`, `limit l1`), approvers, M, delay, freezes lifted.' }),
+      .meta({ description: 'What it changes against the state in force: rules and limits by id (`rule payouts`, `limit l1`), approvers, M, delay, freezes lifted, API keys and webhook endpoints by id.' }),
     state: governedStateSchema,
     typedData: z
       .object({

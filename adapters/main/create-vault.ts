@@ -8,6 +8,8 @@ import { CHAINS } from '../../src/application/sign-call.use-case.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { AuditCheckpoints, ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { PolicyCache } from '../../src/application/policy-cache.js';
+import { isServedEndpoint } from '../../src/application/governed-entries.js';
 import { checkpointJwk, checkpointKeyFrom } from '../../src/domain/audit-checkpoint.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
@@ -204,6 +206,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
           options.webhookMetrics,
           persistence.watchAudit?.bind(persistence),
           { ...DEFAULT_DISPATCHER_SETTINGS, pollIntervalMs: webhookOptions?.pollIntervalMs ?? DEFAULT_DISPATCHER_SETTINGS.pollIntervalMs },
+          (endpoint) => isServedEndpoint(container.get(PolicyCache), endpoint),
         )
       : undefined;
   let closing: Promise<void> | undefined;

@@ -17,6 +17,7 @@ import { ManageQuarantine } from '../../src/application/manage-quarantine.use-ca
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { ManageWebhooks } from '../../src/application/manage-webhooks.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
+import { governedKeysOf } from '../../src/application/governed-entries.js';
 import { EvaluatePolicy } from '../../src/application/evaluate-policy.use-case.js';
 import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
@@ -185,6 +186,11 @@ export const USE_CASES = {
             if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
             return state.governed?.head.governance.approvers ?? null;
           },
+          // The release counts a key's vote under the credential the signed state gives it, not its row's.
+          credentialsOf: async (vaultId: string) => {
+            const keys = await governedKeysOf(p.policyCache, vaultId);
+            return keys === null ? null : new Map(keys.map((k) => [k.id, k.approverAddress]));
+          },
         },
       ),
     KEYS,
@@ -227,12 +233,12 @@ export const USE_CASES = {
   /** An API key of a vault to the principal it stands for; refusals are summarised per client address. */
   authenticate: entry(Authenticate, (p, s) => {
     const also = s.authRefused;
-    return new Authenticate(p.repo, p.clock, also ? { refused: (e) => (p.refusedAuth.refused(e), also.refused(e)) } : p.refusedAuth);
+    return new Authenticate(p.repo, p.clock, also ? { refused: (e) => (p.refusedAuth.refused(e), also.refused(e)) } : p.refusedAuth, (vaultId) => governedKeysOf(p.policyCache, vaultId));
   }),
   /** Whether a principal's key holds the role an operation needs; a refusal is audited (ROLE_REQUIRED). */
   authorize: entry(Authorize, (p) => new Authorize(p.clock, p.audit)),
   /** Vaults and their API keys (create, list, revoke). */
-  manageVaults: entry(ManageVaults, (p) => new ManageVaults(p.repo, p.clock, p.ids, p.audit)),
+  manageVaults: entry(ManageVaults, (p) => new ManageVaults(p.repo, p.clock, p.ids, p.audit, p.resolve(Governance))),
   /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */
   managePolicies: entry(
     ManagePolicies,
@@ -243,7 +249,18 @@ export const USE_CASES = {
   governance: entry(
     Governance,
     (p, s) =>
-      new Governance({ vaults: p.repo, store: p.governance, verifier: p.verifier, cache: p.policyCache, clock: p.clock, ids: p.ids, auditLog: p.audit, pins: s.governancePins ?? new Map() }),
+      new Governance({
+        vaults: p.repo,
+        store: p.governance,
+        verifier: p.verifier,
+        cache: p.policyCache,
+        clock: p.clock,
+        ids: p.ids,
+        auditLog: p.audit,
+        pins: s.governancePins ?? new Map(),
+        apiKeys: p.repo,
+        ...(p.webhooks ? { webhooks: p.webhooks } : {}),
+      }),
   ),
   /** The audit trail, filtered and paged. */
   listAuditRecords: entry(ListAuditRecords, (p) => new ListAuditRecords(p.audit, p.repo)),
@@ -262,7 +279,7 @@ export const USE_CASES = {
   manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids), KEYS),
   // Webhooks
   /** `wallet-vault webhooks`: a vault's endpoints (add, list, remove) and the events given up on. */
-  manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem)),
+  manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem, p.resolve(Governance))),
 } as const;
 
 /** The in-process API: one property per use case of USE_CASES, the instance the container built. */

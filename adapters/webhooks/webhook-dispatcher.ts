@@ -129,6 +129,12 @@ export class WebhookDispatcher {
     /** Persistence.watchAudit: the records this process commits prompt a pass at once (absent: the polls only). */
     private readonly watchAudit: AuditWatch | undefined,
     private readonly settings: DispatcherSettings = DEFAULT_DISPATCHER_SETTINGS,
+    /**
+     * Whether an endpoint row is served: on a governed vault only the endpoints its signed state lists
+     * (docs/governance.md); absent: every row. One that is not keeps its cursor, so it gets what it missed
+     * once the state lists it.
+     */
+    private readonly served?: (endpoint: WebhookEndpoint) => Promise<boolean>,
   ) {}
 
   start(): void {
@@ -260,6 +266,7 @@ export class WebhookDispatcher {
     let waiting = 0;
     let oldest = 0;
     for (const endpoint of endpoints) {
+      if (this.served !== undefined && !(await this.served(endpoint))) continue;
       if (endpoint.firstFailure !== null) {
         waiting++;
         oldest = Math.max(oldest, (now - endpoint.firstFailure.getTime()) / 1000);
@@ -299,6 +306,8 @@ export class WebhookDispatcher {
         endpoint = { ...endpoint, deliveredSeq: upTo };
         continue;
       }
+      // Asked again before each send: a removal in force stops a drain under way (a cached read, no query).
+      if (this.served !== undefined && !(await this.served(endpoint))) return;
       const failure = await this.send(endpoint, event);
       if (failure === 'aborted') return;
       if (failure === null) {

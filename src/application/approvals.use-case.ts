@@ -128,7 +128,11 @@ export class VoteOnApproval {
     private readonly signers: DecisionSigners,
     private readonly observer?: InvalidVoteObserver,
     /** A governed vault's signed approvers (GovernedVoters); absent: no vault is governed. */
-    private readonly governance?: { approversOf(vaultId: string): Promise<GovernedVoters> },
+    private readonly governance?: {
+      approversOf(vaultId: string): Promise<GovernedVoters>;
+      /** Each key's credential as the vault's signed state lists it (absent from the map: none); null when keys are not governed. */
+      credentialsOf?(vaultId: string): Promise<ReadonlyMap<string, string | null> | null>;
+    },
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -226,7 +230,10 @@ export class VoteOnApproval {
   private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<Approval | null> {
     const approval = (await store.find(read.vaultId, read.id)) ?? read;
     const governed = (await this.governance?.approversOf(approval.vaultId)) ?? null;
-    const check = checkQuorum(this.signers, approval, await store.countedVotes(approval.vaultId, approval.id), governed);
+    const credentials = (await this.governance?.credentialsOf?.(approval.vaultId)) ?? null;
+    const stored = await store.countedVotes(approval.vaultId, approval.id);
+    const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: credentials.get(v.apiKeyId) ?? null }));
+    const check = checkQuorum(this.signers, approval, votes, governed);
     const held = check.intact && check.valid >= approval.required;
     if (check.invalid.length > 0 || !check.intact) {
       this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));

@@ -4,11 +4,19 @@ import { escapeControlCharacters } from '../domain/unicode.js';
 import { isWellFormedVaultId } from '../domain/vault.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
+import type { GovernedApiKey } from '../domain/governance.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
 import type { Principal } from './principal.js';
 import type { RefusalReason, RefusedAuthObserver } from './refused-auth-summary.js';
 
 export type { Principal };
+
+/**
+ * The API keys a governed vault's verified state in force lists (docs/governance.md, "API keys"), or null
+ * when its keys are not governed (the vault is not governed, or its state predates governed keys). Read
+ * from the policy cache: a map lookup per request, a load at most every few seconds per vault.
+ */
+export type GovernedKeys = (vaultId: string) => Promise<readonly GovernedApiKey[] | null>;
 
 /**
  * Why the caller's transport carried no API key it could read (the HTTP adapter's `Authorization`
@@ -29,6 +37,8 @@ export class Authenticate {
     private readonly repository: ApiKeyStore,
     private readonly clock: Clock,
     private readonly refusals: RefusedAuthObserver,
+    /** Absent: no vault's keys are governed (every key row is taken as it is). */
+    private readonly governedKeys?: GovernedKeys,
   ) {}
 
   /**
@@ -57,6 +67,11 @@ export class Authenticate {
       return refuse('revoked_key', refused, parsed.id);
     }
     if (record.vaultId !== vaultId) return refuse('other_vault', refused, parsed.id);
+    // On a vault whose signed state governs its keys, the row only proves the secret and its revocation:
+    // a key the state does not list is unknown, and a listed key's powers are the state's, not the row's.
+    const governed = this.governedKeys ? await this.governedKeys(vaultId) : null;
+    const powers = governed === null ? record : governed.find((k) => k.id === record.id);
+    if (powers === undefined) return refuse('ungoverned_key', refused, parsed.id);
     // Checked last, so only the key's holder learns of its networks; summarised with the other refusals.
     if (record.allowCidrs !== null && !addressInCidrs(source, record.allowCidrs)) {
       this.refusals.refused({ source, reason: 'foreign_network', vaultId, apiKeyId: parsed.id });
@@ -65,9 +80,9 @@ export class Authenticate {
     return {
       apiKeyId: record.id,
       vaultId,
-      roles: record.roles,
-      ...(record.group ? { group: record.group } : {}),
-      ...(record.approverAddress ? { approverAddress: record.approverAddress } : {}),
+      roles: powers.roles,
+      ...(powers.group ? { group: powers.group } : {}),
+      ...(powers.approverAddress ? { approverAddress: powers.approverAddress } : {}),
     };
   }
 }

@@ -1,12 +1,28 @@
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
-import { canonicalStateJson, delayMs, diffStates, GOVERNED_STATE_VERSION, parseGovernanceSettings, readState, stateHash, type GovernanceSettings, type GovernedState, type StateDiff } from '../domain/governance.js';
+import {
+  byId,
+  canonicalStateJson,
+  delayMs,
+  diffStates,
+  governedApiKey,
+  governedWebhook,
+  GOVERNED_STATE_VERSION,
+  parseGovernanceSettings,
+  readState,
+  stateHash,
+  type GovernanceSettings,
+  type GovernedState,
+  type StateDiff,
+} from '../domain/governance.js';
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import { decisionTypedData, policyChangeTypedData } from '../domain/signed-decisions.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { GovernanceStore, ProposalStatus, StoredProposal } from '../ports/governance-store.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
+import type { WebhookOutbox } from '../ports/webhook-outbox.port.js';
 import { auditEvent } from './audit-actor.js';
 import { governanceUnverified, type GovernanceVerifier } from './governance-verifier.js';
 import type { PolicyCache } from './policy-cache.js';
@@ -64,6 +80,29 @@ export interface GovernanceDeps {
   readonly ids: IdGenerator;
   readonly auditLog: AuditLog;
   readonly pins: ReadonlyMap<string, string>;
+  /** Where the genesis reads the vault's API keys and webhook endpoints (absent: the state governs neither). */
+  readonly apiKeys?: ApiKeyStore;
+  readonly webhooks?: WebhookOutbox;
+}
+
+/** What a change of a governed vault's keys or webhooks answers besides its result: the proposal it made, if any. */
+export interface MadeProposal {
+  readonly proposal?: { readonly id: string; readonly documentHash: string };
+}
+
+/** The parts of a state held as lists of entries by id: API keys and webhook endpoints. */
+export type GovernedEntries = 'apiKeys' | 'webhooks';
+type EntriesOf<K extends GovernedEntries> = NonNullable<GovernedState[K]>;
+
+/**
+ * What ManageVaults and ManageWebhooks ask of governance: whether the vault's state in force governs
+ * their part, and a change of it as a proposal.
+ */
+export interface EntriesProposer {
+  /** The entries of the verified state in force, or null: the vault is not governed, or its state does not govern them. */
+  governedEntries<K extends GovernedEntries>(vaultId: string, part: K): Promise<EntriesOf<K> | null>;
+  /** A proposal of the state in force with `part` edited; null when the state does not govern it. */
+  proposeEntries<K extends GovernedEntries>(vaultId: string, part: K, edit: (entries: EntriesOf<K>) => EntriesOf<K>, actor: string): Promise<{ id: string; documentHash: string } | null>;
 }
 
 export const pinLine = (vaultId: string, hash: string) => `VAULT_GOVERNANCE_PINS=${vaultId}:${hash}`;
@@ -73,7 +112,7 @@ export const pinLine = (vaultId: string, hash: string) => `VAULT_GOVERNANCE_PINS
  * proposes new governance settings; every policy edit of a governed vault is a proposal; approvers sign
  * PolicyChange to approve or reject; freeze needs no quorum, unfreezing a governed vault does.
  */
-export class Governance {
+export class Governance implements EntriesProposer {
   constructor(private readonly deps: GovernanceDeps) {}
 
   private get store(): GovernanceStore {
@@ -86,9 +125,23 @@ export class Governance {
     const warnings = governance.required === 1 ? ['--required 1: one approver alone can change this vault; two or more hold against one stolen key'] : [];
     await requireVault(this.deps.vaults, vaultId);
     const current = await this.verified(vaultId);
-    if (current.governed !== null) return { proposal: await this.propose(vaultId, { ...current.governed.head, governance }, actor), warnings };
+    if (current.governed !== null) {
+      // A state made before keys and webhooks were governed starts governing them with this change.
+      const head = current.governed.head;
+      const next = { ...head, governance, apiKeys: head.apiKeys ?? (await this.currentApiKeys(vaultId)), webhooks: head.webhooks ?? (await this.currentWebhooks(vaultId)) };
+      return { proposal: await this.propose(vaultId, next, actor), warnings };
+    }
     const freezes = await this.store.freezes(vaultId);
-    const state: GovernedState = roundTrip({ version: GOVERNED_STATE_VERSION, vault: vaultId, previous: null, policy: current.document, governance, liftedFreezes: freezes.lifted });
+    const state: GovernedState = roundTrip({
+      version: GOVERNED_STATE_VERSION,
+      vault: vaultId,
+      previous: null,
+      policy: current.document,
+      governance,
+      liftedFreezes: freezes.lifted,
+      apiKeys: await this.currentApiKeys(vaultId),
+      webhooks: await this.currentWebhooks(vaultId),
+    });
     const text = canonicalStateJson(state);
     const hash = stateHash(text);
     const now = this.deps.clock.now();
@@ -97,6 +150,32 @@ export class Governance {
     this.deps.cache.invalidate(vaultId);
     if (!this.deps.pins.has(vaultId)) warnings.push(`add ${pinLine(vaultId, hash)} to the configuration: until then a database writer could remove this vault's governance`);
     return { genesis: { hash, pin: pinLine(vaultId, hash), state }, warnings };
+  }
+
+  async governedEntries<K extends GovernedEntries>(vaultId: string, part: K): Promise<EntriesOf<K> | null> {
+    if (this.deps.store === undefined) return null;
+    const current = await this.verified(vaultId);
+    return (current.governed?.head[part] as EntriesOf<K> | undefined) ?? null;
+  }
+
+  async proposeEntries<K extends GovernedEntries>(vaultId: string, part: K, edit: (entries: EntriesOf<K>) => EntriesOf<K>, actor: string): Promise<{ id: string; documentHash: string } | null> {
+    if (this.deps.store === undefined) return null;
+    const current = await this.verified(vaultId);
+    const entries = current.governed?.head[part] as EntriesOf<K> | undefined;
+    if (current.governed === null || entries === undefined) return null;
+    return this.propose(vaultId, { ...current.governed.head, [part]: edit(entries) }, actor);
+  }
+
+  /** The vault's keys that are not revoked, as the genesis captures them (undefined: no key store to read). */
+  private async currentApiKeys(vaultId: string): Promise<GovernedState['apiKeys']> {
+    if (this.deps.apiKeys === undefined) return undefined;
+    const keys = await this.deps.apiKeys.listApiKeys(vaultId);
+    return keys.filter((k) => k.revoked === null).map(governedApiKey).sort(byId);
+  }
+
+  private async currentWebhooks(vaultId: string): Promise<GovernedState['webhooks']> {
+    if (this.deps.webhooks === undefined) return undefined;
+    return (await this.deps.webhooks.listEndpoints(vaultId)).map(governedWebhook).sort(byId);
   }
 
   async show(vaultId: string): Promise<GovernanceView> {

@@ -13,6 +13,8 @@ import type { VaultStore } from '../ports/vault-store.port.js';
 import { generateApiKey } from './api-key-format.js';
 import { audit, auditEvent, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
+import { governedApiKey, withEntry, withoutEntry, type GovernedApiKey } from '../domain/governance.js';
+import type { EntriesProposer, MadeProposal } from './governance.use-case.js';
 
 /** The account vaults go to when none is named: a self-hosted deployment usually has just one. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -27,6 +29,8 @@ export class ManageVaults {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly auditLog: AuditLog,
+    /** A governed vault's key changes become proposals; absent: keys are only rows. */
+    private readonly governance?: EntriesProposer,
   ) {}
 
   /** A new vault (a tenant: its wallets, API keys and policy) under `account` (default: `default`). */
@@ -51,12 +55,13 @@ export class ManageVaults {
   /**
    * Returns the key itself exactly once; only its hash is stored. Without `roles` the key holds every
    * role but approver (DEFAULT_ROLES); approver with signer or admin needs `allowSignerApprover`;
-   * without `allowCidrs` it may call from anywhere.
+   * without `allowCidrs` it may call from anywhere. On a vault whose signed state governs its keys the row
+   * is written and a proposal adding the key made: the key authenticates once that proposal is in force.
    */
   async createApiKey(
     vaultId: string,
     access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean; approverAddress?: string } = {},
-  ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+  ): Promise<{ apiKey: string; record: ApiKeyRecord } & MadeProposal> {
     const roles = access.roles === undefined ? DEFAULT_ROLES : parseRoles(access.roles.join(','));
     checkApproverSeparation(roles, access.allowSignerApprover === true);
     await requireVault(this.repository, vaultId);
@@ -67,6 +72,8 @@ export class ManageVaults {
     if (group !== null && !roles.includes('approver')) throw invalidArgument('group: only a key with the approver role votes; add approver to --roles');
     const approverAddress = access.approverAddress === undefined ? null : approverAddressOf(access.approverAddress);
     if (approverAddress !== null && !roles.includes('approver')) throw invalidArgument('approver-address: only a key with the approver role votes; add approver to --roles');
+    // Asked before the row is written, so a vault whose governance does not verify gets no row either.
+    const governed = await this.governedKeys(vaultId);
     const { id, apiKey, secretHash } = generateApiKey();
     const record: ApiKeyRecord = {
       id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs,
@@ -80,21 +87,30 @@ export class ManageVaults {
       ...(group === null ? {} : { group }),
       ...(approverAddress === null ? {} : { approverAddress }),
     });
-    return { apiKey, record };
+    if (governed === null) return { apiKey, record };
+    return { apiKey, record, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey(record)))) };
   }
 
   /**
    * Attaches a credential to an approver key of the vault (or replaces it): from then on its votes count
    * only signed by `address` (issue 35), also the votes it cast before, which the release verifies again.
-   * Audited (`api-key.credential-set`) in the same transaction.
+   * Audited (`api-key.credential-set`) in the same transaction. On a vault whose signed state governs its
+   * keys the row is left as it is and a proposal changing the state's credential of the key is made: the
+   * state's is the one its votes are checked with.
    */
-  async setApproverAddress(vaultId: string, keyId: string, address: string): Promise<ApiKeyRecord> {
+  async setApproverAddress(vaultId: string, keyId: string, address: string): Promise<ApiKeyRecord & MadeProposal> {
     const approverAddress = approverAddressOf(address);
     await requireVault(this.repository, vaultId);
-    const key = await this.repository.findApiKey(keyId);
-    if (key === null || key.vaultId !== vaultId) throw invalidArgument(`key: api key ${showValue(keyId)} is not a key of vault ${vaultId}`);
-    if (key.revoked !== null) throw invalidArgument(`key: api key ${keyId} is revoked`);
+    const row = await this.repository.findApiKey(keyId);
+    if (row === null || row.vaultId !== vaultId) throw invalidArgument(`key: api key ${showValue(keyId)} is not a key of vault ${vaultId}`);
+    if (row.revoked !== null) throw invalidArgument(`key: api key ${keyId} is revoked`);
+    const governed = await this.governedKeys(vaultId);
+    const listed = governed?.find((k) => k.id === keyId);
+    if (governed !== null && listed === undefined) throw invalidArgument(`key: api key ${keyId} is not in vault ${vaultId}'s signed state (docs/governance.md)`);
+    // What the key may do: the signed state's, when it governs the keys.
+    const key = listed === undefined ? row : { ...row, roles: listed.roles, group: listed.group, approverAddress: listed.approverAddress };
     if (!key.roles.includes('approver')) throw invalidArgument(`key: api key ${keyId} does not hold the approver role (roles ${key.roles.join(',')}); only approver keys vote`);
+    if (governed !== null) return { ...key, approverAddress, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey({ ...key, approverAddress })))) };
     const now = this.clock.now();
     const recorded = auditEvent('api-key.credential-set', now, OPERATOR, vaultId, keyId, { approverAddress, previous: key.approverAddress ?? null });
     if (!(await this.repository.setApproverAddress(keyId, approverAddress, recorded))) throw invalidArgument(`key: api key ${keyId} does not exist`);
@@ -106,13 +122,29 @@ export class ManageVaults {
     return this.repository.listApiKeys(vaultId);
   }
 
-  /** Revoking a revoked key keeps its first revocation time and records nothing new. */
-  async revokeApiKey(id: string): Promise<void> {
+  /**
+   * Revoking a revoked key keeps its first revocation time and records nothing new. Taking power away
+   * needs no quorum: the row is revoked at once (and refused from then on, whatever the state lists); on
+   * a vault whose signed state lists the key, a proposal removing it from the state is made as well.
+   */
+  async revokeApiKey(id: string): Promise<MadeProposal> {
     const before = await this.repository.findApiKey(id);
     const now = this.clock.now();
     if (!before || !(await this.repository.revokeApiKey(id, now))) {
       throw new DomainError(ErrorCode.INVALID_ARGUMENT, `api key ${id} does not exist`);
     }
     if (before.revoked === null) await audit(this.auditLog, 'api-key.revoked', now, OPERATOR, before.vaultId, id);
+    const governed = await this.governedKeys(before.vaultId);
+    if (governed === null || !governed.some((k) => k.id === id)) return {};
+    return this.propose(before.vaultId, (keys) => withoutEntry(keys, id));
+  }
+
+  private async governedKeys(vaultId: string) {
+    return this.governance === undefined ? null : this.governance.governedEntries(vaultId, 'apiKeys');
+  }
+
+  private async propose(vaultId: string, edit: (keys: readonly GovernedApiKey[]) => GovernedApiKey[]): Promise<MadeProposal> {
+    const proposal = await this.governance!.proposeEntries(vaultId, 'apiKeys', edit, OPERATOR);
+    return proposal === null ? {} : { proposal };
   }
 }

@@ -12,6 +12,8 @@ import {
 } from '../ports/webhook-outbox.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
+import { governedWebhook, withEntry, withoutEntry, type GovernedWebhook } from '../domain/governance.js';
+import type { EntriesProposer, MadeProposal } from './governance.use-case.js';
 
 /** Longest endpoint URL accepted. */
 const MAX_URL_LENGTH = 2048;
@@ -30,14 +32,22 @@ export class ManageWebhooks {
     private readonly auditLog: AuditLog,
     /** Why a URL cannot receive webhooks (not https, nor http to a loopback host), or null. */
     private readonly urlProblem: (url: URL) => string | null,
+    /** A governed vault's endpoint changes become proposals; absent: endpoints are only rows. */
+    private readonly governance?: EntriesProposer,
   ) {}
 
-  /** A new endpoint of the vault: it receives the events appended from now on (no history). */
-  async add(input: { vaultId: string; url: string; events?: readonly string[] }): Promise<WebhookEndpoint> {
+  /**
+   * A new endpoint of the vault: it receives the events appended from now on (no history). On a vault
+   * whose signed state governs its webhooks the row is written at once, served nothing until a proposal
+   * adding it (made here) is in force; it then gets the events since it was added.
+   */
+  async add(input: { vaultId: string; url: string; events?: readonly string[] }): Promise<WebhookEndpoint & MadeProposal> {
     const outbox = this.required();
     await requireVault(this.repository, input.vaultId);
     const url = parseUrl(input.url, this.urlProblem);
     const events = eventTypes(input.events);
+    // Asked before the row is written, so a vault whose governance does not verify gets no row either.
+    const governed = await this.governedWebhooks(input.vaultId);
     const now = this.clock.now();
     const endpoint = await outbox.addEndpoint({ id: this.ids.next(), vaultId: input.vaultId, url: url.href, events, created: now });
     await audit(this.auditLog, 'webhook.changed', now, OPERATOR, input.vaultId, endpoint.id, {
@@ -45,7 +55,8 @@ export class ManageWebhooks {
       url: shown(url),
       events: events.join(','),
     });
-    return endpoint;
+    if (governed === null) return endpoint;
+    return { ...endpoint, ...(await this.propose(input.vaultId, (hooks) => withEntry(hooks, governedWebhook(endpoint)))) };
   }
 
   async list(vaultId: string): Promise<WebhookEndpoint[]> {
@@ -53,12 +64,24 @@ export class ManageWebhooks {
     return this.outbox ? this.outbox.listEndpoints(vaultId) : [];
   }
 
-  async remove(vaultId: string, id: string): Promise<void> {
+  /**
+   * Removes an endpoint. On a vault whose signed state lists it, a proposal removing it instead (its
+   * receiver may be what watches the vault: silencing it takes the quorum); the row stays, served nothing
+   * once the removal is in force, and a later `remove` deletes it. A row the state does not list is
+   * deleted at once.
+   */
+  async remove(vaultId: string, id: string): Promise<MadeProposal> {
     const outbox = this.required();
     await requireVault(this.repository, vaultId);
+    const governed = await this.governedWebhooks(vaultId);
+    if (governed?.some((w) => w.id === id)) {
+      const proposed = await this.propose(vaultId, (hooks) => withoutEntry(hooks, id));
+      if (proposed.proposal !== undefined) return proposed;
+    }
     const endpoint = (await outbox.listEndpoints(vaultId)).find((e) => e.id === id);
     if (!endpoint || !(await outbox.removeEndpoint(vaultId, id))) throw noEndpoint(vaultId, id);
     await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, vaultId, id, { change: 'removed', url: shown(new URL(endpoint.url)) });
+    return {};
   }
 
   /**
@@ -94,6 +117,15 @@ export class ManageWebhooks {
   async undeliverable(vaultId: string, limit = 100): Promise<UndeliverableWebhook[]> {
     await requireVault(this.repository, vaultId);
     return this.outbox ? this.outbox.listUndeliverable({ vaultId, limit }) : [];
+  }
+
+  private async governedWebhooks(vaultId: string): Promise<readonly GovernedWebhook[] | null> {
+    return this.governance === undefined ? null : this.governance.governedEntries(vaultId, 'webhooks');
+  }
+
+  private async propose(vaultId: string, edit: (hooks: readonly GovernedWebhook[]) => GovernedWebhook[]): Promise<MadeProposal> {
+    const proposal = await this.governance!.proposeEntries(vaultId, 'webhooks', edit, OPERATOR);
+    return proposal === null ? {} : { proposal };
   }
 
   private required(): WebhookOutbox {

@@ -27,6 +27,8 @@ export interface FreezeReader {
  */
 export class PolicyCache {
   private readonly entries: TtlCache<string, VaultPolicyState>;
+  /** Moved by every invalidate: a read begun before one is answered but not kept (it may predate the change). */
+  private generation = 0;
 
   constructor(
     private readonly repository: PolicyRepository,
@@ -57,12 +59,14 @@ export class PolicyCache {
     const now = this.clock.now().getTime();
     const hit = this.entries.get(vaultId, now);
     if (hit) return hit.value;
+    const generation = this.generation;
     const state = this.verifier ? await this.verifier.load(vaultId) : { document: documentOf(await this.repository.find(vaultId), this.chains), governed: null, problem: null };
-    this.entries.set(vaultId, state, now);
+    if (generation === this.generation) this.entries.set(vaultId, state, now);
     return state;
   }
 
   invalidate(vaultId: string): void {
+    this.generation++;
     this.entries.delete(vaultId);
   }
 }

@@ -17,6 +17,8 @@ export const REFUSAL_REASONS = {
   other_vault: 'API key of another vault',
   malformed_vault: 'malformed vault id',
   foreign_network: 'API key used from outside its networks',
+  // A key row of a governed vault that its signed state does not list (added by a database writer, or not yet approved).
+  ungoverned_key: 'API key its vault\'s signed governance does not list',
 } as const;
 export type RefusalReason = keyof typeof REFUSAL_REASONS;
 

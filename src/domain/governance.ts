@@ -1,5 +1,5 @@
 import { parseAddress } from './address.js';
-import type { ApiKeyRole } from './api-key-access.js';
+import { API_KEY_ROLES, type ApiKeyRole } from './api-key-access.js';
 import { invalidArgument } from './errors.js';
 import { keccak256 } from './keccak.js';
 import type { PolicyDocument } from './policy/policy-document.js';
@@ -9,8 +9,8 @@ import { describeWindow } from './sign-limits.js';
  * A governed vault's state (docs/governance.md): everything a quorum of approvers decides, as one
  * canonical JSON document whose keccak256 is what they sign (`PolicyChange.document`). Each state names
  * the hash of the one it replaces (`previous`), so the states in force form a chain from the genesis,
- * whose hash the configuration pins outside the database. Fields are only ever added (webhooks and API
- * key roles will join): a field absent from a state is "not governed yet", never "empty".
+ * whose hash the configuration pins outside the database. Fields are only ever added (`apiKeys` and
+ * `webhooks` were): a field absent from a state is "not governed yet", never "empty".
  */
 export interface GovernedState {
   readonly version: 1;
@@ -22,6 +22,52 @@ export interface GovernedState {
   readonly governance: GovernanceSettings;
   /** Freezes lifted so far: the vault is frozen while it has more freeze rows than this. */
   readonly liftedFreezes: number;
+  /**
+   * The API keys that authenticate, and what each may do, sorted by id (absent: the vault's keys are not
+   * governed by its state, as in states made before keys were). A key row not listed is refused; a listed
+   * key's roles, group and credential are these, whatever its row says.
+   */
+  readonly apiKeys?: readonly GovernedApiKey[];
+  /** The webhook endpoints events are delivered to, sorted by id (absent: not governed by the state). */
+  readonly webhooks?: readonly GovernedWebhook[];
+}
+
+/** An API key as the state governs it: its id (the public part of the key) and its powers, never its secret. */
+export interface GovernedApiKey {
+  readonly id: string;
+  /** Sorted in API_KEY_ROLES order (admin, signer, reader, approver), no repeats: one text per set, so one hash. */
+  readonly roles: readonly ApiKeyRole[];
+  readonly group: string | null;
+  readonly approverAddress: string | null;
+}
+
+/** A webhook endpoint as the state governs it: where the vault's events go, and which. */
+export interface GovernedWebhook {
+  readonly id: string;
+  readonly url: string;
+  /** Sorted. */
+  readonly events: readonly string[];
+}
+
+/** A key row's powers as the state keeps them. */
+export function governedApiKey(key: { id: string; roles: readonly ApiKeyRole[]; group?: string | null; approverAddress?: string | null }): GovernedApiKey {
+  const roles = API_KEY_ROLES.filter((r) => key.roles.includes(r));
+  return { id: key.id, roles, group: key.group ?? null, approverAddress: key.approverAddress ?? null };
+}
+
+/** An endpoint row as the state keeps it. */
+export function governedWebhook(endpoint: { id: string; url: string; events: readonly string[] }): GovernedWebhook {
+  return { id: endpoint.id, url: endpoint.url, events: [...endpoint.events].sort() };
+}
+
+/** `entries` with `entry` in place of the one of its id (or added), sorted by id: one order, so one hash. */
+export function withEntry<T extends { readonly id: string }>(entries: readonly T[], entry: T): T[] {
+  return [...entries.filter((e) => e.id !== entry.id), entry].sort(byId);
+}
+
+/** `entries` without the one of `id`. */
+export function withoutEntry<T extends { readonly id: string }>(entries: readonly T[], id: string): T[] {
+  return entries.filter((e) => e.id !== id);
 }
 
 export interface GovernanceSettings {
@@ -93,6 +139,14 @@ export function readState(text: string, vaultId: string): GovernedState {
   const g = state.governance;
   if (!g || !Array.isArray(g.approvers) || !Number.isInteger(g.required) || g.required < 1 || g.required > g.approvers.length) throw new Error('governance settings out of range');
   if (!Number.isInteger(state.liftedFreezes) || state.liftedFreezes < 0) throw new Error('liftedFreezes is not a whole number');
+  const listOfIds = (list: unknown, name: string) => {
+    if (list === undefined) return;
+    if (!Array.isArray(list) || list.some((e) => e === null || typeof e !== 'object' || typeof (e as { id?: unknown }).id !== 'string')) throw new Error(`${name} is not a list of entries with ids`);
+  };
+  listOfIds(state.apiKeys, 'apiKeys');
+  listOfIds(state.webhooks, 'webhooks');
+  if (state.apiKeys?.some((k) => !Array.isArray(k.roles))) throw new Error('apiKeys: an entry without roles');
+  if (state.webhooks?.some((w) => typeof w.url !== 'string' || !Array.isArray(w.events))) throw new Error('webhooks: an entry without url or events');
   return state;
 }
 
@@ -101,6 +155,30 @@ export interface StateDiff {
   readonly policy: { readonly added: string[]; readonly removed: string[]; readonly changed: string[]; readonly replaced?: 'set' | 'removed' };
   readonly governance: { readonly approversAdded: string[]; readonly approversRemoved: string[]; readonly required?: { from: number; to: number }; readonly delay?: { from: string; to: string } };
   readonly liftedFreezes?: { from: number; to: number };
+  /** Keys (by id) added, removed or changed; present when either state governs keys (`governed` false: the field is new). */
+  readonly apiKeys?: EntriesDiff;
+  /** Webhook endpoints (by id) added, removed or changed; present when either state governs them. */
+  readonly webhooks?: EntriesDiff;
+}
+
+export interface EntriesDiff {
+  readonly added: string[];
+  readonly removed: string[];
+  readonly changed: string[];
+  /** Set when the state before did not govern these (the change starts governing them). */
+  readonly nowGoverned?: true;
+}
+
+function diffEntries(before: readonly { id: string }[] | undefined, after: readonly { id: string }[] | undefined): EntriesDiff | undefined {
+  if (before === undefined && after === undefined) return undefined;
+  const was = new Map((before ?? []).map((e) => [e.id, canonicalStateJson(e)]));
+  const now = new Map((after ?? []).map((e) => [e.id, canonicalStateJson(e)]));
+  return {
+    added: [...now.keys()].filter((k) => !was.has(k)),
+    removed: [...was.keys()].filter((k) => !now.has(k)),
+    changed: [...now.keys()].filter((k) => was.has(k) && was.get(k) !== now.get(k)),
+    ...(before === undefined ? { nowGoverned: true as const } : {}),
+  };
 }
 
 export function diffStates(before: GovernedState, after: GovernedState): StateDiff {
@@ -126,5 +204,12 @@ export function diffStates(before: GovernedState, after: GovernedState): StateDi
       ...(a.delay !== b.delay ? { delay: { from: b.delay, to: a.delay } } : {}),
     },
     ...(after.liftedFreezes !== before.liftedFreezes ? { liftedFreezes: { from: before.liftedFreezes, to: after.liftedFreezes } } : {}),
+    ...optional('apiKeys', diffEntries(before.apiKeys, after.apiKeys)),
+    ...optional('webhooks', diffEntries(before.webhooks, after.webhooks)),
   };
 }
+
+const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
+
+/** Entries by id, in the one order a state keeps them. */
+export const byId = (a: { readonly id: string }, b: { readonly id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -122,6 +122,22 @@ describe('wallet-vault governance, freeze, unfreeze', () => {
     expect(late.error?.code).toBe('PROPOSAL_CLOSED');
   });
 
+  it('api-keys create on the governed vault prints the key once and its proposal; the diff names the key; revoke is at once and proposes the removal', async () => {
+    const made = await runCli(['api-keys', 'create', '--vault', vaultId, '--roles', 'reader'], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/store it safely:\nwv_/);
+    const id = /\(id ([^;]+);/.exec(made.stdout)![1]!;
+    const proposalId = /the vault is governed: proposal (\S+) \(document 0x[0-9a-f]{64}\); the key authenticates once the approvers sign it/.exec(made.stdout)![1]!;
+    expect((await proposals('show', '--id', proposalId)).stdout).toContain(`+ api key ${id}`);
+    await vote('approve', proposalId, '--key-file', keyFiles[0]!);
+    expect((await vote('approve', proposalId, '--key-file', keyFiles[1]!)).proposal!.status).toBe('applied');
+
+    const revoked = JSON.parse((await runCli(['api-keys', 'revoke', '--id', id, '--json'], env)).stdout) as { revoked: boolean; proposal: { id: string } };
+    expect(revoked.revoked).toBe(true);
+    expect((await proposals('show', '--id', revoked.proposal.id)).stdout).toContain(`- api key ${id}`);
+    // Not voted on: the next test's proposals supersede it.
+  });
+
   it('freeze at once without a quorum; unfreeze of a governed vault is a proposal its approvers sign', async () => {
     const frozen = await runCli(['freeze', '--vault', vaultId, '--reason', 'key may be stolen', '--json'], env);
     expect(JSON.parse(frozen.stdout)).toEqual({ vault: vaultId, frozen: true, freezes: 1 });

@@ -24,8 +24,13 @@ describe.each(DIALECTS)('approval votes on a governed vault on %s', (dialect) =>
   let signer: Principal;
 
   const HOLD = { version: 2, rules: [{ id: 'two-eyes', effect: { hold: { required: 1 } }, kinds: ['message'] }], limits: [] };
-  const keyOf = async (address: string | null): Promise<Principal> => {
-    const { record } = await vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], ...(address === null ? {} : { approverAddress: address }) });
+  /** An approver key; `inForce`: its proposal (the state lists the vault's keys) signed by an approver, so the state lists it. */
+  const keyOf = async (address: string | null, inForce = false): Promise<Principal> => {
+    const { record, proposal } = await vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], ...(address === null ? {} : { approverAddress: address }) });
+    if (inForce) {
+      const t = (await vault.governance.get(vaultId, proposal!.id)).typedData;
+      await vault.governance.vote(vaultId, proposal!.id, 'approve', await approvers[0]!.signTypedData(t.domain, { ...t.types } as never, t.message), 'operator');
+    }
     return { apiKeyId: record.id, vaultId, roles: record.roles, approverAddress: record.approverAddress ?? null };
   };
   const held = async (message: string): Promise<Approval> => {
@@ -55,7 +60,7 @@ describe.each(DIALECTS)('approval votes on a governed vault on %s', (dialect) =>
 
   it("a governance approver's signed vote releases the held message", async () => {
     const approval = await held('pay 1');
-    const voter = await keyOf(approvers[0]!.address);
+    const voter = await keyOf(approvers[0]!.address, true);
     const after = await vault.voteOnApproval.execute({ principal: voter, id: approval.id, vote: 'approve', signature: await sign(approvers[0]!, approval) });
     expect(after.status).toBe('approved');
   });
@@ -85,7 +90,7 @@ describe.each(DIALECTS)('approval votes on a governed vault on %s', (dialect) =>
       await sign(outsider, approval),
     ]);
     // Any approver's call now runs the release: the forged vote must not make the quorum.
-    const honest = await keyOf(approvers[1]!.address);
+    const honest = await keyOf(approvers[1]!.address, true);
     const rejected = await vault.voteOnApproval.execute({ principal: honest, id: approval.id, vote: 'approve', signature: await sign(approvers[1]!, approval) });
     expect(rejected.status).toBe('approved');
     const trail = await vault.listAuditRecords.execute({ vaultId, limit: 1000 });

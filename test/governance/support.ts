@@ -19,7 +19,7 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   readonly dialect: Dialect;
   /** Opens a vault on it (pins from the "configuration"); each vault is an instance. */
-  open(options?: { pins?: ReadonlyMap<string, string>; clock?: MovableClock }): Promise<Vault>;
+  open(options?: { pins?: ReadonlyMap<string, string>; clock?: MovableClock; webhooks?: boolean }): Promise<Vault>;
   sql(text: string, params?: unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
 }
@@ -46,7 +46,9 @@ export async function openStore(dialect: Dialect): Promise<Store> {
         keyStores: [localFileKeyStore({ keysDir: path.join(dir, 'keys'), masterKeyHex })],
         version: 'test',
         clock: o.clock ?? new MovableClock(),
-        jobs: false,
+        // Webhooks: this instance delivers (its jobs run, polling every 20 ms).
+        jobs: o.webhooks === true ? {} : false,
+        ...(o.webhooks ? { webhooks: { pollIntervalMs: 20 } } : {}),
         ...(o.pins ? { governancePins: o.pins } : {}),
       });
       vaults.push(vault);

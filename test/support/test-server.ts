@@ -24,7 +24,9 @@ export function vaultsAndKeysOf(vault: Vault): VaultsAndKeys {
       const { apiKey, record } = await manage.createApiKey(vaultId);
       return { apiKey, id: record.id };
     },
-    revokeApiKey: (id) => manage.revokeApiKey(id),
+    revokeApiKey: async (id) => {
+      await manage.revokeApiKey(id);
+    },
   };
 }
 
