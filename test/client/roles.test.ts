@@ -11,8 +11,17 @@ describe("the client's roles", () => {
   let address: string;
   let proposalId: string;
   // allowSignerApprover: the keys below hold every role but one, approver with signer or admin on purpose.
-  const clientWith = async (roles: readonly VaultRole[]) =>
-    new VaultClient({ baseUrl: s.url, vaultId, apiKey: (await s.server.vault.manageVaults.createApiKey(vaultId, { roles, allowSignerApprover: true })).apiKey, retries: 0 });
+  // The vault is governed (1 of 1): a key made after its genesis is a proposal, put in force here by its one approver.
+  const governor = Wallet.createRandom();
+  const clientWith = async (roles: readonly VaultRole[]) => {
+    const vault = s.server.vault;
+    const made = await vault.manageVaults.createApiKey(vaultId, { roles, allowSignerApprover: true });
+    if (made.proposal) {
+      const { typedData } = await vault.governance.get(vaultId, made.proposal.id);
+      await vault.governance.vote(vaultId, made.proposal.id, 'approve', await governor.signTypedData(typedData.domain, { ...typedData.types } as never, typedData.message), 'operator');
+    }
+    return new VaultClient({ baseUrl: s.url, vaultId, apiKey: made.apiKey, retries: 0 });
+  };
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -20,7 +29,7 @@ describe("the client's roles", () => {
     address = (await (await clientWith(['admin'])).createWallet('w')).address;
     // Governed, with a proposal to vote on (docs/governance.md).
     const vault = s.server.vault;
-    await vault.governance.set(vaultId, { required: 1, approvers: [Wallet.createRandom().address] }, 'operator');
+    await vault.governance.set(vaultId, { required: 1, approvers: [governor.address] }, 'operator');
     proposalId = ((await vault.managePolicies.apply(vaultId, { version: 2, rules: [], limits: [] } as never)) as { proposal: { id: string } }).proposal.id;
   });
   afterAll(() => s?.stop());
