@@ -1,69 +1,73 @@
-import type { SignAuthorizationCommand, SignedAuthorizationResult } from '../../src/application/sign-authorization.use-case.js';
-import type { EvaluatePolicyCommand, PolicyVerdict } from '../../src/application/evaluate-policy.use-case.js';
-import type { Principal, UnreadableCredential } from '../../src/application/authenticate.use-case.js';
-import type { CreateWalletCommand } from '../../src/application/create-wallet.use-case.js';
-import type { RecordSubmissionCommand } from '../../src/application/record-submission.use-case.js';
-import type { ApprovalRequested, SignCallCommand, SignOutcome } from '../../src/application/sign-call.use-case.js';
-import type { VoteCommand } from '../../src/application/approvals.use-case.js';
-import type { GovernanceView, ProposalView } from '../../src/application/governance.use-case.js';
-import type { Approval, ApprovalStatus } from '../../src/domain/approval.js';
-import type { ApprovalPage } from '../../src/ports/approval-store.port.js';
-import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
-import type { AnswerBudget, JsonRpcCommand } from '../../src/application/json-rpc.use-case.js';
-import type { RpcAnswer } from '../../src/ports/chain-rpc.port.js';
-import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
-import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
-import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
-import type { Wallet } from '../../src/domain/wallet.js';
-import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
+import type { Authenticate } from '../../src/application/authenticate.use-case.js';
+import type { Authorize } from '../../src/application/authorize.use-case.js';
+import type { CreateWallet } from '../../src/application/create-wallet.use-case.js';
+import type { ListWallets } from '../../src/application/list-wallets.use-case.js';
+import type { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import type { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import type { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import type { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
+import type { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
+import type { SignCall } from '../../src/application/sign-call.use-case.js';
+import type { GetApproval, ListApprovals, VoteOnApproval } from '../../src/application/approvals.use-case.js';
+import type { Governance } from '../../src/application/governance.use-case.js';
+import type { SignMessage } from '../../src/application/sign-message.use-case.js';
+import type { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
+import type { SignTransaction } from '../../src/application/sign-transaction.use-case.js';
+import type { SignAuthorization } from '../../src/application/sign-authorization.use-case.js';
+import type { EvaluatePolicy } from '../../src/application/evaluate-policy.use-case.js';
+import type { JsonRpcSigner } from '../../src/application/json-rpc.use-case.js';
+import type { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import type { RecordSubmission } from '../../src/application/record-submission.use-case.js';
+import type { GetSubmission } from '../../src/application/get-submission.use-case.js';
 import type { ClientAddressDeps } from './caller.js';
 import type { JsonBounds } from './json-shape.js';
 import type { AddressGuardDeps } from './rate-limits.js';
 
 /**
- * What the HTTP layer needs from the application, as structural types: it depends on no concrete class.
- * A module of its own, so the error responses and the routes can name it without importing the pipeline.
+ * The use cases the routes and the pipeline call, each as the methods they call of the use case's own
+ * class (a type-only import of src/application): a changed parameter fails to compile at the route that
+ * passes the old ones, and nothing here restates a signature. The property names are USE_CASES' (the
+ * composition root checks at compile time that its registry serves this).
  */
-export interface HttpDeps extends ClientAddressDeps, AddressGuardDeps {
+export interface UseCasePorts {
   /** `apiKey` from `Authorization: Bearer` (caller.ts); `source` is the client address (clientAddressOf), under which refusals are summarised. */
-  authenticate: { execute(apiKey: string | UnreadableCredential | undefined, vaultId: string, source: string): Promise<Principal> };
+  authenticate: Pick<Authenticate, 'execute'>;
   /** Whether the caller's key holds the role a route declares (ROLE_REQUIRED, audited, when not). */
-  authorize: { execute(principal: Principal, role: ApiKeyRole | readonly ApiKeyRole[], operation: string): Promise<void> };
-  createWallet: { execute(command: CreateWalletCommand): Promise<Wallet> };
-  listWallets: { execute(vaultId: string, offset?: number, count?: number): Promise<{ count: number; page: Wallet[] }> };
-  getWallet: { execute(vaultId: string, address: string): Promise<Wallet> };
-  renameWallet: { execute(principal: Principal, address: string, name: string): Promise<Wallet> };
-  expireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
-  unexpireWallet: { execute(principal: Principal, address: string): Promise<Wallet> };
-  getVaultStatus: {
-    execute(vaultId: string): Promise<{ timestamp: Date; online: boolean; vaultKeys: number; wallets: number; version: string }>;
-  };
+  authorize: Pick<Authorize, 'execute'>;
+  createWallet: Pick<CreateWallet, 'execute'>;
+  listWallets: Pick<ListWallets, 'execute'>;
+  getWallet: Pick<GetWallet, 'execute'>;
+  renameWallet: Pick<RenameWallet, 'execute'>;
+  expireWallet: Pick<ExpireWallet, 'execute'>;
+  unexpireWallet: Pick<UnexpireWallet, 'execute'>;
+  getVaultStatus: Pick<GetVaultStatus, 'execute'>;
   /** `chains`: the chain names a Sign may give (its body's schema names them in its refusal). */
-  signCall: { readonly chains: readonly string[]; execute(command: SignCallCommand): Promise<SignOutcome> };
+  signCall: Pick<SignCall, 'chains' | 'execute'>;
   /** Approvals (issue 25): signs held for a quorum of approver keys. */
-  listApprovals: { execute(vaultId: string, query: { status?: ApprovalStatus; offset?: number; count?: number }): Promise<ApprovalPage> };
-  getApproval: { execute(vaultId: string, id: string): Promise<Approval> };
-  voteOnApproval: { execute(command: VoteCommand): Promise<Approval> };
+  listApprovals: Pick<ListApprovals, 'execute'>;
+  getApproval: Pick<GetApproval, 'execute'>;
+  voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
-  governance: {
-    show(vaultId: string): Promise<GovernanceView>;
-    list(vaultId: string): Promise<ProposalView[]>;
-    get(vaultId: string, id: string): Promise<ProposalView>;
-    vote(vaultId: string, id: string, decision: 'approve' | 'reject', signature: unknown, actor: string): Promise<ProposalView>;
-    freeze(vaultId: string, reason: string | null, actor: string): Promise<{ freezes: number }>;
-  };
+  governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze'>;
   /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
   // Each answers its result or, held by a hold rule, `{ approval }` (202).
-  signMessage: { execute(command: SignMessageCommand): Promise<{ signature: string } | ApprovalRequested> };
-  signTypedData: { execute(command: SignTypedDataCommand): Promise<{ signature: string } | ApprovalRequested> };
-  signTransaction: { execute(command: SignTransactionCommand): Promise<{ serialized: string; hash: string } | ApprovalRequested> };
-  signAuthorization: { execute(command: SignAuthorizationCommand): Promise<SignedAuthorizationResult | ApprovalRequested> };
-  evaluatePolicy: { execute(command: EvaluatePolicyCommand): Promise<PolicyVerdict> };
+  signMessage: Pick<SignMessage, 'execute'>;
+  signTypedData: Pick<SignTypedData, 'execute'>;
+  signTransaction: Pick<SignTransaction, 'execute'>;
+  signAuthorization: Pick<SignAuthorization, 'execute'>;
+  evaluatePolicy: Pick<EvaluatePolicy, 'execute'>;
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
-  jsonRpc: { defaultChain(): string | undefined; answerBudget(): AnswerBudget; execute(command: JsonRpcCommand): Promise<RpcAnswer> };
-  verifyAuthSignature: { execute(signature: string | undefined, rawBody: Buffer, principal: Principal): Promise<void> };
-  recordSubmission: { execute(command: RecordSubmissionCommand): Promise<SignatureRecord> };
-  getSubmission: { execute(vaultId: string, submissionHash: string): Promise<SignatureRecord> };
+  jsonRpc: Pick<JsonRpcSigner, 'defaultChain' | 'answerBudget' | 'execute'>;
+  verifyAuthSignature: Pick<VerifyAuthSignature, 'execute'>;
+  recordSubmission: Pick<RecordSubmission, 'execute'>;
+  getSubmission: Pick<GetSubmission, 'execute'>;
+}
+
+/**
+ * What the HTTP layer needs: the use cases it calls (UseCasePorts) and its own settings and services.
+ * A module of its own, so the error responses and the routes can name it without importing the pipeline.
+ */
+export interface HttpDeps extends UseCasePorts, ClientAddressDeps, AddressGuardDeps {
   /** The JWKS of the key webhook deliveries are signed with (`GET /.well-known/wallet-vault-webhook-keys`). */
   webhookKeys?: () => Promise<unknown>;
   /** The JWKS of the audit checkpoint key (`GET /.well-known/wallet-vault-audit-checkpoint-keys`); null: no checkpoints. */

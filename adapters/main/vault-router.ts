@@ -2,7 +2,7 @@ import express from 'express';
 import { z } from 'zod';
 import { createHttpPipeline, ownRequestId } from '../http/pipeline.js';
 import { trackRequest, untrackRequest, type RequestObserver } from '../http/observed-requests.js';
-import type { HttpDeps } from '../http/http-deps.js';
+import type { HttpDeps, UseCasePorts } from '../http/http-deps.js';
 import type { JsonBounds } from '../http/json-shape.js';
 import { clientAddressResolver, parseTrustedProxies } from '../http/caller.js';
 import { RateLimiter, SharedRateLimiter } from '../http/rate-limits.js';
@@ -13,7 +13,7 @@ import type { RequestRateCounter } from '../../src/ports/request-rate-store.port
 import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
 import type { Vault } from './create-vault.js';
 import { TOKENS } from './tokens.js';
-import { USE_CASES } from './use-cases.js';
+import { USE_CASES, type UseCases } from './use-cases.js';
 import { checkOptions, port, VaultOptionsError, type VaultLogger } from './vault-options.js';
 
 /** What `vaultRouter` serves besides the vault's API, and its limits. */
@@ -143,8 +143,10 @@ function routerMetrics(vault: Vault, metrics: VaultRouterOptions['metrics']): Ht
  * route needs it, failing there as before, while the other routes serve.
  */
 export function httpDepsOf(vault: Vault, options: Omit<VaultRouterOptions, 'metrics'> & { readonly metrics?: HttpDeps['metrics'] }): HttpDeps {
-  const useCases = {};
-  for (const name of Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]) {
+  // Of the registry's own type (every entry of USE_CASES, each read from the vault's property of its name);
+  // that it serves what the routes call is the compiler's check below, not a cast to HttpDeps.
+  const useCases = {} as UseCases;
+  for (const name of Object.keys(USE_CASES) as (keyof UseCases)[]) {
     let useCase: unknown;
     try {
       useCase = vault[name];
@@ -154,7 +156,10 @@ export function httpDepsOf(vault: Vault, options: Omit<VaultRouterOptions, 'metr
     }
     Object.defineProperty(useCases, name, { enumerable: true, value: useCase });
   }
-  return Object.assign(useCases as HttpDeps, {
+  // Checked, not cast: a registry that lost a use case the routes call (UseCasePorts) fails to compile here;
+  // a use case's changed parameters fail at the route that passes the old ones (UseCasePorts is of its class).
+  const routesCall: UseCasePorts = useCases;
+  return Object.assign(routesCall, {
     readiness: () => vault.readiness(),
     governanceHealth: () => vault.container.get(GovernanceVerifier).recentHealth(),
     webhookKeys: () => vault.webhookKeys(),
