@@ -25,6 +25,7 @@ import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-ide
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RecordSubmission } from '../../src/application/record-submission.use-case.js';
 import { RefusedAuthSummary, type RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
+import { ReleaseCall } from '../../src/application/release-call.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { RewrapKeys } from '../../src/application/rewrap-keys.use-case.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
@@ -153,7 +154,14 @@ export const USE_CASES = {
   signCall: entry(
     SignCall,
     (p, s) =>
-      new SignCall(p.repo, p.keys, p.chain, p.signatures, p.clock, pooledRandom(), p.gate, {
+      new SignCall({
+        repository: p.repo,
+        keyStores: p.keys,
+        chainReader: p.chain,
+        signatureLog: p.signatures,
+        clock: p.clock,
+        random: pooledRandom(),
+        gate: p.gate,
         chains: s.chains,
         chainIds: chainDirectory(s.chainIds),
         approvals: p.approvals,
@@ -173,7 +181,7 @@ export const USE_CASES = {
     (p, s) =>
       new VoteOnApproval(
         p.approvals,
-        new ReleaseByKind({ call: p.resolve(SignCall), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
+        new ReleaseByKind({ call: new ReleaseCall({ signCall: p.resolve(SignCall), approvals: p.approvals, clock: p.clock, gate: p.gate }), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
         p.clock,
         p.audit,
         p.repo,

@@ -15,7 +15,7 @@ import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, t
 import { asBytes32 } from '../domain/signed-decisions.js';
 
 /**
- * What signs an approved request (its quorum reached, the release claimed with `token`): SignCall for a
+ * What signs an approved request (its quorum reached, the release claimed with `token`): ReleaseCall for a
  * call, SignMessage, SignTypedData or SignTransaction for theirs. Writes the signature, its records and the
  * approval's result in one transaction before it resolves, only while the claim holds.
  */
@@ -109,7 +109,7 @@ export interface InvalidVoteObserver {
  * outside the rule's group, a second vote of a key, a vote on a decided or expired approval. One reject
  * ends the request. The quorum counts only votes of keys still unrevoked approvers of the group, as the
  * store counts them at each read and again in the claim (a key revoked after voting withdraws its vote).
- * The approve that completes the quorum releases the signature (by the request's kind: SignCall.release
+ * The approve that completes the quorum releases the signature (by the request's kind: ReleaseCall
  * for a call, SignMessage, SignTypedData or SignTransaction's release for theirs), and
  * only one caller releases it, whatever the concurrency: the release is claimed by a conditional update.
  * A release that fails (the chain's RPC, the key store, a limit) leaves the approval pending with its
@@ -118,7 +118,7 @@ export interface InvalidVoteObserver {
 export class VoteOnApproval {
   constructor(
     private readonly store: ApprovalStore | undefined,
-    /** Signs an approved request (ReleaseByKind; a SignCall alone releases only calls). */
+    /** Signs an approved request (ReleaseByKind; a ReleaseCall alone releases only calls). */
     private readonly releaser: ApprovalReleaser,
     private readonly clock: Clock,
     private readonly auditLog: AuditLog,

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { parseAddress } from '../domain/address.js';
-import { effectiveStatus, type Approval } from '../domain/approval.js';
+import type { Approval } from '../domain/approval.js';
 import type { ParsedFunction } from '../domain/signing/abi-function.js';
 import type { AbiValue } from '../domain/signing/argument-coercion.js';
 import type { Wallet } from '../domain/wallet.js';
-import type { ApprovalStore, NewApproval } from '../ports/approval-store.port.js';
+import type { ApprovalStore } from '../ports/approval-store.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { SignatureRecord } from '../ports/signature-log.port.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
@@ -28,9 +27,9 @@ import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
-import { canonicalJson } from './idempotency.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
+import { HeldRequests, type ApprovalRequested } from './held-requests.js';
 import { actorOf } from './audit-actor.js';
 import type { TransactionSimulator } from './transaction-simulation.js';
 import type { Principal } from './authenticate.use-case.js';
@@ -48,29 +47,10 @@ export interface SignResult {
 }
 
 /** A sign an approval rule holds: nothing is signed until its quorum approves (`status` pending). */
-export interface ApprovalRequested {
-  readonly approval: Approval;
-}
+export type { ApprovalRequested };
 
 /** What Sign answers: the signature, or the approval that holds it (`'approval' in outcome`). */
 export type SignOutcome = SignResult | ApprovalRequested;
-
-/**
- * The state of an approval as a repeat of its request answers it: pending as the approval, approved as its
- * result (`T`: Sign's, or a standard request's), otherwise refused.
- */
-export function approvalOutcome<T = SignResult>(approval: Approval, now: Date): T | ApprovalRequested {
-  switch (effectiveStatus(approval, now)) {
-    case 'pending':
-      return { approval };
-    case 'approved':
-      return JSON.parse(approval.result!) as T;
-    case 'rejected':
-      throw new DomainError(ErrorCode.APPROVAL_REJECTED, `approval ${approval.id}: the request was rejected; it is never signed`);
-    case 'expired':
-      throw new DomainError(ErrorCode.APPROVAL_EXPIRED, `approval ${approval.id}: the request expired before its quorum; it is never signed`);
-  }
-}
 
 /** The command's fields as asked (undefined ones left out): what an approval stores and approves. */
 const requestFields = (c: SignCallCommand): Omit<SignCallCommand, 'principal' | 'idempotencyKey'> => ({
@@ -83,8 +63,6 @@ const requestFields = (c: SignCallCommand): Omit<SignCallCommand, 'principal' | 
   args: c.args,
   ...(c.simulate === true ? { simulate: true } : {}),
 });
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** What prepare() found: the request parsed, the policy, the uniq and the wallet that signs. */
 interface Prepared {
@@ -168,8 +146,17 @@ function required(raw: unknown, field: string): unknown {
   return raw;
 }
 
-/** What SignCall is built with besides its ports. */
-export interface SignCallOptions {
+/** What SignCall is built from, by name. */
+export interface SignCallDeps {
+  readonly repository: WalletStore;
+  readonly keyStores: KeyStoreRegistry;
+  readonly chainReader: ChainReader;
+  readonly signatureLog: SignatureLog;
+  readonly clock: Clock;
+  /** Bytes of each signature's fresh nonce. */
+  readonly random: (n: number) => Uint8Array;
+  /** The one policy decision every route's signature passes (and its limits). */
+  readonly gate: SignPolicyGate;
   /** Chain names a request may give: the interface's and any the operator added. */
   readonly chains?: readonly string[];
   /** The chain ids of those names, for policy rules that name a chain by id. */
@@ -192,33 +179,19 @@ export class SignCall {
   readonly functions: AbiFunctionCache;
   private readonly signers: SignerCache;
 
-  constructor(
-    private readonly repository: WalletStore,
-    private readonly keyStores: KeyStoreRegistry,
-    private readonly chainReader: ChainReader,
-    private readonly signatureLog: SignatureLog,
-    private readonly clock: Clock,
-    private readonly random: (n: number) => Uint8Array,
-    /** The one policy decision every route's signature passes (and its limits). */
-    private readonly gate: SignPolicyGate,
-    options: SignCallOptions = {},
-  ) {
-    this.signers = new SignerCache(repository);
-    this.functions = new AbiFunctionCache(options.abiCacheBytes);
-    this.chains = options.chains ?? CHAINS;
-    this.chainIds = options.chainIds ?? { idOf: () => null, nameOf: () => null };
-    this.approvals = options.approvals;
-    this.ids = options.ids;
-    this.simulator = options.simulator;
-  }
-
-  private readonly simulator: TransactionSimulator | undefined;
-
   /** Chain names a request may give: the interface's and any the operator added. */
   readonly chains: readonly string[];
   private readonly chainIds: ChainDirectory;
-  private readonly approvals: ApprovalStore | undefined;
-  private readonly ids: IdGenerator | undefined;
+  /** The approvals of signs a hold rule matches (shared with the standard requests). */
+  private readonly held: HeldRequests;
+
+  constructor(private readonly deps: SignCallDeps) {
+    this.signers = new SignerCache(deps.repository);
+    this.functions = new AbiFunctionCache(deps.abiCacheBytes);
+    this.chains = deps.chains ?? CHAINS;
+    this.chainIds = deps.chainIds ?? { idOf: () => null, nameOf: () => null };
+    this.held = new HeldRequests(deps, 'sign request');
+  }
 
   /**
    * Signs, or holds the sign for a quorum when one of the policy's approval rules matches it (after every
@@ -230,53 +203,33 @@ export class SignCall {
    */
   async execute(command: SignCallCommand): Promise<SignOutcome> {
     const key = command.idempotencyKey;
-    if (key !== undefined && this.approvals !== undefined) {
-      const known = await this.repeated(command, key, this.approvals);
+    if (key !== undefined) {
+      const known = await this.held.repeated<SignResult>(command.principal.vaultId, key, requestFields(command));
       if (known !== null) return known;
     }
     const p = await this.prepare(command);
-    if (p.decision.decision === 'hold') return this.hold(command, p, p.decision);
+    if (p.decision.decision === 'hold') return this.hold(command, p);
     return this.issue(p, command.args, this.recordSigned);
   }
 
   /** How a sign no rule holds is recorded (made once: the sign path allocates no closure for it). */
-  private readonly recordSigned = (entry: SignatureRecord, issued: AuditEvent): Promise<void> => this.signatureLog.record(entry, issued);
+  private readonly recordSigned = (entry: SignatureRecord, issued: AuditEvent): Promise<void> => this.deps.signatureLog.record(entry, issued);
 
   /**
-   * Makes the signature of an approved request (its quorum reached, the release claimed with `token`): the
-   * stored request is signed as it was asked, with everything the request does not fix read now, not when
-   * it was asked: a fresh nonce, uniq and signer from the contract (on RPC chains), the policy (except the
-   * approval rules), the wallet and the sign limits. The signature, its audit records and the approval's
-   * result are written in one transaction, only while the claim holds; CONFLICT when it no longer did.
+   * Signs an approved request as it was asked (ReleaseCall: its quorum reached, the release claimed), with
+   * everything the request does not fix read now, not when it was asked: a fresh nonce, uniq and signer
+   * from the contract (on RPC chains), the policy (except the approval rules), the wallet and the sign
+   * limits. `record` writes the signature and its records before it is answered.
    */
-  async release(approval: Approval, token: string, actor: string): Promise<SignResult> {
-    const approvals = this.approvals;
-    if (approvals === undefined) throw new DomainError(ErrorCode.INTERNAL, 'approvals: this persistence holds none');
+  async signApproved(approval: Approval, record: (entry: SignatureRecord, issued: AuditEvent, result: SignResult) => Promise<void>): Promise<SignResult> {
     const fields = JSON.parse(approval.request) as Omit<SignCallCommand, 'principal'>;
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
-    const principal: Principal = { apiKeyId: approval.requester, vaultId: approval.vaultId, roles: [] };
+    const principal = this.held.releasePrincipal(approval);
     // Read from the contract now (no value kept from an earlier read): what the wait cannot make stale.
     const p = await this.prepare({ ...fields, principal }, true);
-    return this.issue(
-      p,
-      fields.args,
-      async (entry, issued, result) => {
-        const decided: AuditEvent = {
-          action: 'approval.decided',
-          at: entry.created,
-          actor,
-          vaultId: approval.vaultId,
-          subject: approval.id,
-          details: { approval: approval.id, status: 'approved', submissionHash: entry.submissionHash },
-        };
-        const done = await approvals.release(approval.vaultId, approval.id, token, entry.created, entry, JSON.stringify(result), [issued, decided]);
-        if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over, it expired, or a key whose vote made the quorum was revoked meanwhile; nothing was signed`);
-      },
-      approval.id,
-    );
+    return this.issue(p, fields.args, record, approval.id);
   }
 
-  /** Every check of a sign, in order, up to the wallet that signs; what issue() and hold() need. */
   /**
    * What the one policy would decide for this Sign (the dry run): every check and read Sign makes up to
    * the decision, the uniq pins included; nothing recorded, counted or signed.
@@ -294,7 +247,7 @@ export class SignCall {
     const sender = check.sender(command.sender) as Hex;
     check.abi(command.abi);
     check.args(command.args);
-    if (command.simulate === true && this.simulator?.chainOf({ chain, chainId: null }) == null) {
+    if (command.simulate === true && this.deps.simulator?.chainOf({ chain, chainId: null }) == null) {
       throw invalidArgument(`simulate: chain ${chain} has no RPC configured to run the call on`);
     }
     const requestedUniq = check.uniq(command.uniq);
@@ -319,7 +272,7 @@ export class SignCall {
       // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
       call: { fn, args },
     });
-    const document = await this.gate.document(vaultId);
+    const document = await this.deps.gate.document(vaultId);
     // The uniq known so far: the request's where it comes from the request, none yet where the contract is read.
     const knownUniq = fromRequest === null ? null : requestedUniq!;
     const denialOf = (u: string | null): DenialRecord => ({ subject: null, details: { chain, contract, uniq: u, selector: fn.selector, sender } });
@@ -331,12 +284,12 @@ export class SignCall {
      */
     const judge = async (intent: SignIntent, u: string | null): Promise<PolicyDecision> => {
       const record = denialOf(u);
-      const decision = dryRun ? evaluatePolicy(document, intent) : await this.gate.decideWith(principal, document, intent, record);
+      const decision = dryRun ? evaluatePolicy(document, intent) : await this.deps.gate.decideWith(principal, document, intent, record);
       if (decision.decision === 'deny') return decision;
       const pins = document ?? {};
       const violation = (decision.contractBound ? unpinnedViolation(pins, { chain, contract, uniq: knownUniq }) : null) ?? (u === null ? null : pinnedUniqViolation(pins, contract, u));
       if (violation === null) return decision;
-      if (!dryRun) await this.gate.refuse(principal, violation, record);
+      if (!dryRun) await this.deps.gate.refuse(principal, violation, record);
       return { decision: 'deny', rule: null, message: violation, contractBound: false };
     };
     // Before any chain read or key store, when the decision cannot depend on which wallet signs: a request
@@ -346,7 +299,7 @@ export class SignCall {
     if (early?.decision === 'deny') return { decision: early } as Prepared;
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner, fresh);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
         throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `signer ${signer} is not a wallet of this vault`);
@@ -360,7 +313,7 @@ export class SignCall {
     if (early !== null && fromRequest === null && decision.decision !== 'deny') {
       // The uniq read from the contract, against its pin.
       const violation = pinnedUniqViolation(document ?? {}, contract, uniq);
-      if (violation !== null && !dryRun) await this.gate.refuse(principal, violation, denial);
+      if (violation !== null && !dryRun) await this.deps.gate.refuse(principal, violation, denial);
       if (violation !== null) decision = { decision: 'deny', rule: null, message: violation, contractBound: false };
     }
     return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now, simulate: command.simulate === true };
@@ -375,17 +328,17 @@ export class SignCall {
   ): Promise<SignResult> {
     const { principal, vaultId, chain, contract, sender, fn, wallet, uniq, now } = p;
     // Last of the checks, once every rule passed: only a sign that would otherwise go ahead is counted.
-    await this.gate.count(principal, p.document, p.intent, p.denial);
+    await this.deps.gate.count(principal, p.document, p.intent, p.denial);
 
-    const nonce = toHex(this.random(32));
+    const nonce = toHex(this.deps.random(32));
     const digest = signableDigest({ uniq, nonce, sender, message: p.message });
-    const raw = await this.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    const raw = await this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
     if (p.simulate) {
       // With its signature in place, from its sender: what the contract will do with it. A revert answers
       // 422 and this signature is never handed out nor recorded (its nonce is fresh, so it is never made again).
       const data = encodeSignedCall(fn, p.args, signature);
-      await this.simulator!.simulate({ chain, chainId: null, from: sender, to: contract, data, value: 0n }, undefined, 'call');
+      await this.deps.simulator!.simulate({ chain, chainId: null, from: sender, to: contract, data, value: 0n }, undefined, 'call');
     }
     const hash = submissionHash(signature);
     // The signature record and its signature.issued audit record in one write (see SignatureLog.record).
@@ -424,75 +377,24 @@ export class SignCall {
     return result;
   }
 
-  /** Stores the request whole as a pending approval (with approval.requested) and answers it. */
-  private async hold(command: SignCallCommand, p: Prepared, decision: PolicyDecision): Promise<SignOutcome> {
-    const approvals = this.approvals;
-    if (approvals === undefined || this.ids === undefined) {
-      // Nothing to hold it in (a persistence of an earlier release): refusing is the only way to keep the rule.
-      await this.gate.refuse(p.principal, "policy: this vault's hold rules need a persistence that holds approvals, and this one does not", p.denial);
-    }
-    const rule = { id: decision.rule!, ...decision.hold! };
-    const request = canonicalJson(requestFields(command));
-    const expires = new Date(p.now.getTime() + rule.expiresInMs);
-    const approval: NewApproval = {
-      id: this.ids!.next(),
-      vaultId: p.vaultId,
-      ruleId: rule.id,
-      required: rule.required,
-      group: rule.group ?? null,
-      requester: p.principal.apiKeyId,
-      request,
-      requestHash: sha256(request),
-      idempotencyKey: command.idempotencyKey ?? null,
+  /** Stores the request whole as a pending approval (HeldRequests.hold, with approval.requested) and answers it. */
+  private hold(command: SignCallCommand, p: Prepared): Promise<SignOutcome> {
+    const held = {
+      body: requestFields(command),
       chain: p.chain,
       contract: p.contract,
       sender: p.sender,
       selector: p.fn.selector,
-      functionSignature: p.fn.signature,
-      created: p.now,
-      expires,
+      description: p.fn.signature,
+      details: { sender: p.sender },
     };
-    const requested: AuditEvent = {
-      action: 'approval.requested',
-      at: p.now,
-      actor: actorOf(p.principal),
-      vaultId: p.vaultId,
-      subject: approval.id,
-      details: {
-        approval: approval.id,
-        chain: p.chain,
-        contract: p.contract,
-        expires: expires.toISOString(),
-        function: p.fn.signature,
-        group: approval.group,
-        required: rule.required,
-        rule: rule.id,
-        selector: p.fn.selector,
-        sender: p.sender,
-      },
-    };
-    const created = await approvals!.create(approval, requested);
-    if (created !== null) return { approval: created };
-    // The key was bound by a request that raced this one: answer as a repeat of it.
-    const known = await this.repeated(command, command.idempotencyKey!, approvals!);
-    if (known === null) throw new DomainError(ErrorCode.CONFLICT, 'Idempotency-Key: in use by a request being stored; retry');
-    return known;
-  }
-
-  /** A repeat of a held request (same Idempotency-Key): its approval's state, or null when the key is unknown. */
-  private async repeated(command: SignCallCommand, key: string, approvals: ApprovalStore): Promise<SignOutcome | null> {
-    const approval = await approvals.findByIdempotencyKey(command.principal.vaultId, key);
-    if (approval === null) return null;
-    if (approval.requestHash !== sha256(canonicalJson(requestFields(command)))) {
-      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key: already used for another sign request of this vault (approval ${approval.id}); use a new key for a new request`);
-    }
-    return approvalOutcome(approval, this.clock.now());
+    return this.held.hold<SignResult>(p.principal, p.decision, held, command.idempotencyKey, p.denial, p.now);
   }
 
   /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */
   private uniqFromRequest(chain: string): string | null {
     if (chain === 'local') return 'for chain local';
-    return this.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
+    return this.deps.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
   }
 
   /** From the request on `local` and chains without an RPC; from the contract itself otherwise. */
@@ -509,7 +411,8 @@ export class SignCall {
       if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
       return { uniq, signer };
     }
-    const onChain = await (fresh ? this.chainReader.readSignable(chain, contract, { fresh }) : this.chainReader.readSignable(chain, contract));
+    const reader = this.deps.chainReader;
+    const onChain = await (fresh ? reader.readSignable(chain, contract, { fresh }) : reader.readSignable(chain, contract));
     if (uniq !== undefined && uniq.toLowerCase() !== onChain.uniq.toLowerCase()) {
       throw invalidArgument(`uniq: ${uniq} does not match the contract's uniq() on ${chain} (${onChain.uniq})`);
     }

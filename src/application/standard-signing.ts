@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Approval } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { toHex, type Hex } from '../domain/signing/signable-digest.js';
@@ -6,7 +5,7 @@ import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import type { ChainDirectory, SignIntent } from '../domain/policy/sign-intent.js';
 import { escapeControlCharacters } from '../domain/unicode.js';
 import type { Wallet } from '../domain/wallet.js';
-import type { ApprovalStore, NewApproval } from '../ports/approval-store.port.js';
+import type { ApprovalStore } from '../ports/approval-store.port.js';
 import type { AuditAction, AuditDetails, AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry, RecoverableSignature } from '../ports/key-store.port.js';
@@ -14,8 +13,7 @@ import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
 import { actorOf, audit } from './audit-actor.js';
-import { canonicalJson } from './idempotency.js';
-import { approvalOutcome, type ApprovalRequested } from './sign-call.use-case.js';
+import { HeldRequests, type ApprovalRequested, type HoldSpec } from './held-requests.js';
 import type { Principal } from './principal.js';
 import type { SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
@@ -76,8 +74,6 @@ export interface HeldRequest {
 /** How authorize() treats a hold: `sign` returns it (the caller holds), `precheck` decides only, `release` counts it as allowed. */
 export type AuthorizeMode = 'sign' | 'precheck' | 'release';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
 export type PayloadKind = 'message' | 'typed-data' | 'transaction' | 'authorization';
 
@@ -89,8 +85,11 @@ export type PayloadKind = 'message' | 'typed-data' | 'transaction' | 'authorizat
 export class StandardSigning {
   private readonly signers: SignerCache;
 
+  private readonly held: HeldRequests;
+
   constructor(private readonly deps: StandardSigningDeps) {
     this.signers = new SignerCache(deps.repository);
+    this.held = new HeldRequests(deps, 'request');
   }
 
   get payloads(): StandardPayloads {
@@ -164,85 +163,34 @@ export class StandardSigning {
   }
 
   /**
-   * A repeat of a held request (same Idempotency-Key, per vault, as Sign's): its approval's state (pending:
-   * the approval; approved: its result; rejected or expired: refused), or null when the key is unknown. The
-   * same key with another request is IDEMPOTENCY_CONFLICT.
+   * A repeat of a held request (same Idempotency-Key, per vault, as Sign's): its approval's state, or null
+   * when the key is unknown (HeldRequests.repeated).
    */
-  async repeated<T>(principal: Principal, key: string | undefined, body: HeldRequest['body']): Promise<StandardOutcome<T> | null> {
-    const approvals = this.deps.approvals;
-    if (key === undefined || approvals === undefined) return null;
-    const approval = await approvals.findByIdempotencyKey(principal.vaultId, key);
-    if (approval === null) return null;
-    if (approval.requestHash !== sha256(canonicalJson(body))) {
-      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key: already used for another request of this vault (approval ${approval.id}); use a new key for a new request`);
-    }
-    return approvalOutcome<T>(approval, this.deps.clock.now());
+  repeated<T>(principal: Principal, key: string | undefined, body: HeldRequest['body']): Promise<StandardOutcome<T> | null> {
+    return this.held.repeated<T>(principal.vaultId, key, body);
   }
 
   /**
    * Stores the request whole as a pending approval (with approval.requested) and answers it: nothing is
    * signed until its quorum approves (VoteOnApproval, then release() of the use case).
    */
-  async hold<T>(principal: Principal, wallet: Wallet, payload: PayloadKind, decision: HeldDecision, held: HeldRequest, facts: AuditDetails, key?: string): Promise<StandardOutcome<T>> {
-    const { approvals, ids, clock, gate } = this.deps;
-    if (approvals === undefined || ids === undefined) {
-      // Nothing to hold it in (a persistence of an earlier release): refusing is the only way to keep the rule.
-      return gate.refuse(principal, "policy: this vault's hold rules need a persistence that holds approvals, and this one does not", this.denial(wallet, payload, facts));
-    }
-    const rule = { id: decision.rule!, ...decision.hold! };
-    const request = canonicalJson(held.body);
-    const now = clock.now();
-    const expires = new Date(now.getTime() + rule.expiresInMs);
-    const approval: NewApproval = {
-      id: ids.next(),
-      vaultId: principal.vaultId,
-      ruleId: rule.id,
-      required: rule.required,
-      group: rule.group ?? null,
-      requester: principal.apiKeyId,
-      request,
-      requestHash: sha256(request),
-      idempotencyKey: key ?? null,
+  hold<T>(principal: Principal, wallet: Wallet, payload: PayloadKind, decision: HeldDecision, held: HeldRequest, facts: AuditDetails, key?: string): Promise<StandardOutcome<T>> {
+    const spec: HoldSpec = {
+      body: held.body,
       chain: held.chain,
       contract: held.contract,
       sender: wallet.address,
       selector: held.selector,
-      functionSignature: held.description,
-      created: now,
-      expires,
+      description: held.description,
+      details: { payload, wallet: wallet.address },
       simulation: decision.simulated ? simulationJson(decision.simulated) : null,
     };
-    const requested: AuditEvent = {
-      action: 'approval.requested',
-      at: now,
-      actor: actorOf(principal),
-      vaultId: principal.vaultId,
-      subject: approval.id,
-      details: {
-        approval: approval.id,
-        chain: held.chain,
-        contract: held.contract,
-        expires: expires.toISOString(),
-        function: held.description,
-        group: approval.group,
-        payload,
-        required: rule.required,
-        rule: rule.id,
-        selector: held.selector,
-        wallet: wallet.address,
-      },
-    };
-    const created = await approvals.create(approval, requested);
-    if (created !== null) return { approval: created };
-    // The key was bound by a request that raced this one: answer as a repeat of it.
-    const known = await this.repeated<T>(principal, key, held.body);
-    if (known === null) throw new DomainError(ErrorCode.CONFLICT, 'Idempotency-Key: in use by a request being stored; retry');
-    return known;
+    return this.held.hold<T>(principal, decision, spec, key, this.denial(wallet, payload, facts), this.deps.clock.now());
   }
 
   /** Who signs an approved request: the key that asked, as it asked (its roles were checked then). */
   releasePrincipal(approval: Approval): Principal {
-    return { apiKeyId: approval.requester, vaultId: approval.vaultId, roles: [] };
+    return this.held.releasePrincipal(approval);
   }
 
   /**
@@ -250,21 +198,17 @@ export class StandardSigning {
    * approval's result in one transaction, only while `token` still holds the release: a signature is
    * never handed out unrecorded, nor recorded twice. CONFLICT (nothing written) when the claim was lost.
    */
-  async released(approval: Approval, token: string, actor: string, wallet: Wallet, action: AuditAction, details: AuditDetails, result: object): Promise<void> {
-    const approvals = this.deps.approvals;
-    if (approvals === undefined) throw new DomainError(ErrorCode.INTERNAL, 'approvals: this persistence holds none');
+  released(approval: Approval, token: string, actor: string, wallet: Wallet, action: AuditAction, details: AuditDetails, result: object): Promise<void> {
     const now = this.deps.clock.now();
-    const base = { at: now, vaultId: approval.vaultId } as const;
     const signed: AuditEvent = {
-      ...base,
+      at: now,
+      vaultId: approval.vaultId,
       action,
       actor: actorOf(this.releasePrincipal(approval)),
       subject: wallet.address,
       details: { ...details, approval: approval.id, wallet: wallet.address },
     };
-    const decided: AuditEvent = { ...base, action: 'approval.decided', actor, subject: approval.id, details: { approval: approval.id, status: 'approved' } };
-    const done = await approvals.release(approval.vaultId, approval.id, token, now, null, JSON.stringify(result), [signed, decided]);
-    if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over, it expired, or a key whose vote made the quorum was revoked meanwhile; no signature is handed out`);
+    return this.held.released(approval, token, actor, now, { signature: null, signed, result }, 'no signature is handed out');
   }
 
   /** The wallet's key store signs the 32-byte digest as it is. */

@@ -62,15 +62,15 @@ async function world(chainReader: ChainReader = NO_RPC) {
     expire: new ExpireWallet(repo, clock),
     unexpire: new UnexpireWallet(repo, clock),
     purge: new PurgeExpiredWallets(repo, registry, clock),
-    sign: new SignCall(
-      repo,
-      registry,
+    sign: new SignCall({
+      repository: repo,
+      keyStores: registry,
       chainReader,
-      new InMemorySignatureLog(auditLog),
+      signatureLog: new InMemorySignatureLog(auditLog),
       clock,
-      (k) => randomBytes(k),
-      gateOver(policies, auditLog, clock),
-    ),
+      random: (k) => randomBytes(k),
+      gate: gateOver(policies, auditLog, clock),
+    }),
     list: new ListAuditRecords(auditLog, repo),
     verify: (pageSize?: number) => new VerifyAuditChain(auditLog, pageSize).execute(),
     /** The records appended since `from` (a seq), without the chain fields. */

@@ -19,7 +19,15 @@ async function world(limits: readonly SignLimitInput[], counter: SignCounter | u
   const policies = new InMemoryPolicyRepository();
   if (limits.length > 0) await policies.save(vault.id, { limits: limits.map(parseSignLimit) }, clock.now());
   const noRpc = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
-  const sign = new SignCall(repo, registry, noRpc, new InMemorySignatureLog(auditLog), clock, (k) => randomBytes(k), gateOver(policies, auditLog, clock, counter));
+  const sign = new SignCall({
+    repository: repo,
+    keyStores: registry,
+    chainReader: noRpc,
+    signatureLog: new InMemorySignatureLog(auditLog),
+    clock,
+    random: (k) => randomBytes(k),
+    gate: gateOver(policies, auditLog, clock, counter),
+  });
   const wallet = await new CreateWallet(repo, registry, clock, ids, auditLog).execute({ principal, name: 's' });
   const signOnce = () => sign.execute({ principal, chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer: wallet.address, abi: SIGNER_ABI, args: ['1'] });
   const refusal = () => signOnce().then(() => null, (error: unknown) => error as DomainError);

@@ -15,15 +15,15 @@ const UNIQ = `0x${'ab'.repeat(32)}`;
 /** Sign with its signer cache over a repository that tests also change directly, as another process would. */
 async function world() {
   const { repo, registry, clock, auditLog, ids, principal } = await signWorld();
-  const sign = new SignCall(
-    repo,
-    registry,
-    { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
-    new InMemorySignatureLog(auditLog),
+  const sign = new SignCall({
+    repository: repo,
+    keyStores: registry,
+    chainReader: { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
+    signatureLog: new InMemorySignatureLog(auditLog),
     clock,
-    (k) => randomBytes(k),
-    gateOver(new InMemoryPolicyRepository(), auditLog, clock),
-  );
+    random: (k) => randomBytes(k),
+    gate: gateOver(new InMemoryPolicyRepository(), auditLog, clock),
+  });
   const create = new CreateWallet(repo, registry, clock, ids, auditLog);
   const signWith = (signer: string) =>
     sign.execute({ principal, ...{ chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });

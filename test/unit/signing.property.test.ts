@@ -126,15 +126,15 @@ describe('signing scheme properties', () => {
     const wallet = aWallet(vault, { address: addressFromPublicKey(key.publicKey), keyRef: key.keyRef });
     await repo.insertWallet(wallet);
     const auditLog = new InMemoryAuditLog();
-    const sign = new SignCall(
-      repo,
-      new MapKeyStoreRegistry([store], 'local'),
-      { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
-      new InMemorySignatureLog(auditLog),
-      new FixedClock(new Date('2026-06-01T00:00:00Z')),
-      (n) => randomBytes(n),
-      gateOver(new InMemoryPolicyRepository(), auditLog, new FixedClock(new Date('2026-06-01T00:00:00Z'))),
-    );
+    const sign = new SignCall({
+      repository: repo,
+      keyStores: new MapKeyStoreRegistry([store], 'local'),
+      chainReader: { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
+      signatureLog: new InMemorySignatureLog(auditLog),
+      clock: new FixedClock(new Date('2026-06-01T00:00:00Z')),
+      random: (n) => randomBytes(n),
+      gate: gateOver(new InMemoryPolicyRepository(), auditLog, new FixedClock(new Date('2026-06-01T00:00:00Z'))),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(tree, { maxLength: 3 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.boolean(), async (args, uniqBytes, senderBytes, upperUniq) => {
         const inputs = [...args.map((a, i) => ({ ...a.param, name: `p${i}` })), SIG];
