@@ -22,6 +22,8 @@ rmSync(next, { recursive: true, force: true });
 try {
   if (existsSync(path.join(dist, 'contracts'))) cpSync(path.join(dist, 'contracts'), path.join(next, 'contracts'), { recursive: true, preserveTimestamps: true });
   node(tsc, '-p', 'tsconfig.build.json', '--outDir', next);
+  // The client's role table, from the route table (it imports nothing of the server): before the client compiles.
+  node(path.join(next, 'adapters', 'http', 'client-roles-file.js'), path.join(root, 'client', 'operation-roles.ts'));
   node(tsc, '-p', 'tsconfig.client.json', '--outDir', next);
   node(path.join(root, 'scripts', 'copy-api-docs-assets.mjs'), path.join(next, 'api-docs'));
   node(path.join(next, 'adapters', 'http', 'openapi', 'write-openapi-file.js'), path.join(root, 'openapi.json'));

@@ -11,7 +11,8 @@ import { requestContextOf } from './observed-requests.js';
 import { takeAddressLimit, takeRateLimit } from './rate-limits.js';
 import { bodyLimits, parseJsonBody, parseSignBody, readRequestBody, signBodyLimits, type BodyReading } from './request-body.js';
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
-import { JSON_TYPE, serviceRoutes, VAULT_ROUTE_PREFIX, type Reply, type ServiceOptions } from './routes.js';
+import { JSON_TYPE, VAULT_ROUTE_PREFIX, type Reply } from './routes.js';
+import { serviceRoutes, type ServiceOptions } from './service-routes.js';
 
 /** What a shell hands over with the request. */
 export interface Exchange {

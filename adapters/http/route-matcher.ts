@@ -1,4 +1,5 @@
-import { VAULT_ROUTES, type ServiceRoute, type VaultRoute } from './routes.js';
+import { VAULT_ROUTES, type VaultRoute } from './routes.js';
+import type { ServiceRoute } from './service-routes.js';
 
 /*
  * Finds the route of a request as Express did (case-insensitive literals, one optional trailing slash,

@@ -11,11 +11,9 @@ import type { SignTypedDataCommand } from '../../src/application/sign-typed-data
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, type Approval } from '../../src/domain/approval.js';
-import { DomainError, ErrorCode, invalidArgument, isDomainError } from '../../src/domain/errors.js';
-import { STATUS_BY_CODE } from './error-status.js';
+import { invalidArgument, isDomainError } from '../../src/domain/errors.js';
 import type { HttpDeps } from './http-deps.js';
-import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
-import { operatorTokenMatches } from './operator-token.js';
+import type { OperationWithErrors } from './openapi/operation-codes.js';
 import { presentApproval, presentGovernance, presentProposal, presentSubmission, presentWallet } from './presenters.js';
 import { queryParameters } from './query-string.js';
 import { approvalListSchema, freezeBodySchema, listQuerySchema, nameBodySchema, parseOrThrow, proposalVoteBodySchema, submissionBodySchema } from './schemas.js';
@@ -26,7 +24,7 @@ import { GOVERNANCE_READERS } from '../../src/domain/governance.js';
  * Every route of docs/api.md, declared once: method, path, whether and how it takes a body, the zod
  * parse that turns the request into the use case's typed command, and the use case with its
  * presenter. pipeline.ts runs each through the one admission sequence; the node:http server and the
- * Express router are shells over it.
+ * Express router are shells over it. The routes outside the vaults are in service-routes.ts.
  */
 
 /** An answer, written as it is by the pipeline (no framework adds or changes a header). */
@@ -70,11 +68,17 @@ export interface VaultRoute<C = unknown> {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Below the vault prefix: `/wallets/:address`. */
   readonly path: string;
+  /**
+   * The operation's name in the OpenAPI document, which takes this route's method, path and role from
+   * here, and its error codes from operation-codes.ts under this name; the client's role of each method
+   * is generated from it too (client/operation-roles.ts).
+   */
+  readonly operationId: OperationWithErrors;
   readonly body: BodyKind;
   /**
    * The role the caller's API key must hold (Authorize, right after authentication and the per-key
-   * limit); a list: any one of them. Required: a route without one does not compile. The OpenAPI document
-   * names it per operation.
+   * limit); a list: any one of them. Required: a route without one does not compile. Written only here:
+   * the OpenAPI document and the client's role table are derived from it.
    */
   readonly role: ApiKeyRole | readonly ApiKeyRole[];
   /** The request as the use case's command (zod, with the interface's messages). */
@@ -93,6 +97,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/sign',
+    operationId: 'sign',
     body: 'signed',
     role: 'signer',
     command: (r, deps): SignCallCommand => {
@@ -105,6 +110,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/approvals',
+    operationId: 'listApprovals',
     body: 'none',
     role: APPROVAL_READERS,
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(approvalListSchema, queryParameters(r.query, APPROVAL_LIST_PARAMETERS)) }),
@@ -117,6 +123,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/approvals/:approvalId',
+    operationId: 'getApproval',
     body: 'none',
     role: APPROVAL_READERS,
     command: (r) => ({ vaultId: r.vaultId, id: r.params.approvalId! }),
@@ -125,6 +132,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/approvals/:approvalId/approve',
+    operationId: 'approveApproval',
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve', ...voteOf(r.body) }),
@@ -133,6 +141,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/approvals/:approvalId/reject',
+    operationId: 'rejectApproval',
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
@@ -142,6 +151,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/governance',
+    operationId: 'getGovernance',
     body: 'none',
     role: GOVERNANCE_READERS,
     command: (r) => r.vaultId,
@@ -150,6 +160,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/proposals',
+    operationId: 'listProposals',
     body: 'none',
     role: APPROVAL_READERS,
     command: (r) => r.vaultId,
@@ -161,6 +172,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/proposals/:proposalId',
+    operationId: 'getProposal',
     body: 'none',
     role: APPROVAL_READERS,
     command: (r) => ({ vaultId: r.vaultId, id: r.params.proposalId! }),
@@ -170,6 +182,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     route({
       method: 'POST',
       path: `/proposals/:proposalId/${decision}`,
+      operationId: `${decision}Proposal`,
       body: 'json',
       role: 'approver',
       // The API key authenticates the call; the vote counts only with the signature of an approver of the state in force.
@@ -180,6 +193,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/freeze',
+    operationId: 'freezeVault',
     body: 'json',
     role: 'admin',
     // No quorum: one admin key stops every signature of the vault, on every instance, from the next one on.
@@ -189,6 +203,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/wallets',
+    operationId: 'listWallets',
     body: 'none',
     role: 'reader',
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(listQuerySchema, queryParameters(r.query, LIST_PARAMETERS)) }),
@@ -200,6 +215,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/wallets',
+    operationId: 'createWallet',
     body: 'json',
     role: 'admin',
     command: (r) => {
@@ -212,6 +228,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/wallets/:address',
+    operationId: 'getWallet',
     body: 'none',
     role: 'reader',
     command: (r) => ({ vaultId: r.vaultId, address: address(r) }),
@@ -220,6 +237,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'PUT',
     path: '/wallets/:address',
+    operationId: 'renameWallet',
     body: 'json',
     role: 'admin',
     command: (r) => ({ principal: r.principal, address: address(r), name: parseOrThrow(nameBodySchema, r.body).name }),
@@ -228,6 +246,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'DELETE',
     path: '/wallets/:address',
+    operationId: 'expireWallet',
     body: 'none',
     role: 'admin',
     command: (r) => ({ principal: r.principal, address: address(r) }),
@@ -236,6 +255,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/wallets/:address',
+    operationId: 'unexpireWallet',
     body: 'none',
     role: 'admin',
     command: (r) => ({ principal: r.principal, address: address(r) }),
@@ -244,6 +264,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/status',
+    operationId: 'status',
     body: 'none',
     role: 'reader',
     command: (r) => r.vaultId,
@@ -256,6 +277,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/submissions',
+    operationId: 'recordSubmission',
     body: 'json',
     role: 'signer',
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(submissionBodySchema, r.body) }),
@@ -264,6 +286,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'GET',
     path: '/submissions/:submissionHash',
+    operationId: 'getSubmission',
     body: 'none',
     role: 'reader',
     command: (r) => ({ vaultId: r.vaultId, hash: r.params.submissionHash! }),
@@ -273,6 +296,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/wallets/:address/sign-message',
+    operationId: 'signMessage',
     body: 'signed-json',
     role: 'signer',
     command: (r): SignMessageCommand => ({ principal: r.principal, address: address(r), message: messageOf(bodyObject(r.body)), ...keyOf(r) }),
@@ -281,6 +305,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/wallets/:address/sign-typed-data',
+    operationId: 'signTypedData',
     body: 'signed-json',
     role: 'signer',
     command: (r): SignTypedDataCommand => ({ principal: r.principal, address: address(r), typedData: bodyObject(r.body), ...keyOf(r) }),
@@ -289,6 +314,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/wallets/:address/sign-transaction',
+    operationId: 'signTransaction',
     body: 'signed-json',
     role: 'signer',
     command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body), ...keyOf(r) }),
@@ -298,6 +324,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/wallets/:address/sign-authorization',
+    operationId: 'signAuthorization',
     body: 'signed-json',
     role: 'signer',
     command: (r): SignAuthorizationCommand => ({ principal: r.principal, address: address(r), authorization: bodyObject(r.body), ...keyOf(r) }),
@@ -307,6 +334,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/policy/evaluate',
+    operationId: 'evaluatePolicy',
     body: 'json',
     role: ['signer', 'reader', 'admin'],
     command: (r): EvaluatePolicyCommand => {
@@ -321,6 +349,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
     method: 'POST',
     path: '/rpc',
+    operationId: 'jsonRpc',
     body: 'signed-json',
     role: 'signer',
     command: (r, deps): RpcBatch => {
@@ -479,111 +508,4 @@ function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
     signSchemas.set(chains, schema);
   }
   return schema;
-}
-
-/** A route outside the vaults, at the root of where the app is served; no API key. */
-export interface ServiceRoute {
-  readonly path: string;
-  readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
-}
-
-export interface ServiceRequest {
-  readonly params: Readonly<Record<string, string>>;
-  readonly authorization: string | undefined;
-  /** Where the app is mounted ('' at the root), for links. */
-  readonly base: string;
-  readonly requestId: string;
-  /** Call before refusing a Bearer token that was presented: the 401's challenge then says `invalid_token`. */
-  readonly refusedToken: () => void;
-}
-
-/** Where the public keys of webhook deliveries are served (decisions.md). */
-export const WEBHOOK_KEYS_PATH = '/.well-known/wallet-vault-webhook-keys';
-/** Where the public key of the signed audit checkpoints is served (docs/security.md). */
-export const AUDIT_CHECKPOINT_KEYS_PATH = '/.well-known/wallet-vault-audit-checkpoint-keys';
-
-/** What the app serves besides the vault routes. */
-export interface ServiceOptions {
-  /** `GET /healthz` and `GET /readyz`. */
-  readonly health: boolean;
-  /** `GET /openapi.json`, and with `ui` the Swagger UI page `GET /docs`. */
-  readonly apiDocs?: ApiDocsOptions;
-}
-
-/** health, readiness, metrics (when `deps.metrics`) and the API docs: all GET (and HEAD). */
-export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceRoute[] {
-  const routes: ServiceRoute[] = [];
-  const operator = (authorization: string | undefined) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, authorization);
-  if (options.health) {
-    routes.push({ path: '/healthz', answer: async () => jsonReply(200, { status: 'ok' }) });
-    routes.push({
-      path: '/readyz',
-      answer: async (r) => {
-        try {
-          await deps.readiness();
-        } catch (error) {
-          throw notReady(error, deps, operator(r.authorization));
-        }
-        return jsonReply(200, { status: 'ready', ...(await governanceOfReadiness(deps, operator(r.authorization))) });
-      },
-    });
-  }
-  const webhookKeys = deps.webhookKeys;
-  if (webhookKeys) {
-    // Public and the same for every caller: cacheable, so receivers can keep it for a while.
-    routes.push({ path: WEBHOOK_KEYS_PATH, answer: async () => jsonReply(200, await webhookKeys(), { 'cache-control': 'public, max-age=300' }) });
-  }
-  const checkpointKeys = deps.auditCheckpointKeys?.();
-  // A key of its own, at a path of its own: a webhook signature and a checkpoint signature are never
-  // checked against each other's key. Absent where the vault writes no checkpoints.
-  if (checkpointKeys) routes.push({ path: AUDIT_CHECKPOINT_KEYS_PATH, answer: async () => jsonReply(200, checkpointKeys, { 'cache-control': 'public, max-age=300' }) });
-  const metrics = deps.metrics;
-  if (metrics) {
-    routes.push({
-      path: '/metrics',
-      answer: async (r) => {
-        if (deps.operatorToken !== undefined && !operator(r.authorization)) {
-          if (/^Bearer\s+\S/i.test(r.authorization ?? '')) r.refusedToken();
-          throw new DomainError(ErrorCode.UNAUTHENTICATED, 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)');
-        }
-        const { contentType, text } = await metrics.exposition();
-        return { status: 200, type: contentType, body: text };
-      },
-    });
-  }
-  if (options.apiDocs) {
-    const docs = apiDocs(options.apiDocs);
-    const file = (f: DocsFile | undefined): Reply | undefined => f && { status: 200, type: f.type, ...(f.headers ? { headers: f.headers } : {}), body: f.body };
-    routes.push({ path: '/openapi.json', answer: async () => file(docs.openApi()) });
-    if (docs.ui) {
-      routes.push({ path: '/docs', answer: async (r) => file(docs.page(r.base)) });
-      // An unknown file is no route (undefined): answered as any unknown path.
-      routes.push({ path: '/docs/assets/:name', answer: async (r) => file(docs.asset(r.params.name!)) });
-    }
-  }
-  return routes;
-}
-
-/**
- * `/readyz`'s word on governance: ready stays ready (one vault whose state does not verify refuses its own
- * signatures, not the others'), and the body names each governed vault that does not verify; why, only to
- * the operator (as for a dependency down). Nothing when every one verifies.
- */
-async function governanceOfReadiness(deps: HttpDeps, operator: boolean): Promise<{ governance?: { unverified: { vault: string; problem?: string }[] } }> {
-  const health = await deps.governanceHealth?.().catch(() => undefined);
-  if (health === undefined || health.unverified.length === 0) return {};
-  return { governance: { unverified: health.unverified.map((u) => (operator ? { vault: u.vault, problem: u.problem } : { vault: u.vault })) } };
-}
-
-/**
- * Readiness failing: a dependency down (a ReadinessFailure, 503) keeps its code, and says why only to
- * the operator; anything else is as unexpected as on any route.
- */
-function notReady(error: unknown, deps: HttpDeps, operator: boolean): unknown {
-  if (!isDomainError(error) || STATUS_BY_CODE[error.code] !== 503) return error;
-  // A ReadinessFailure (adapters/main/readiness.ts) carries the why apart from the message.
-  const why: unknown = (error as { details?: unknown }).details;
-  if (typeof why !== 'string') return error;
-  deps.logger.warn({ problems: why }, 'not ready');
-  return operator ? new DomainError(error.code, why) : error;
 }

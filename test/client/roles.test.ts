@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUIRED_ROLE, VAULT_ROLES, VaultClient, type VaultRole } from '../../client/index.js';
 import { API_KEY_ROLES } from '../../src/domain/api-key-access.js';
+import { clientRolesFileText } from '../../adapters/http/client-roles-file.js';
+import { VAULT_ROUTES } from '../../adapters/http/routes.js';
+import { OPERATION_ROLE } from '../../client/operation-roles.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -40,6 +44,12 @@ describe("the client's roles", () => {
     // The proposals' methods live on `client.proposals`: named `proposals.<method>`.
     const proposals = Object.keys(new VaultClient({ baseUrl: s.url, vaultId, apiKey: 'k' }).proposals).map((m) => `proposals.${m}`);
     expect(Object.keys(REQUIRED_ROLE).sort()).toEqual([...methods, ...proposals].sort());
+  });
+
+  it('are generated from the route table: client/operation-roles.ts is as the build writes it, one role per route', () => {
+    // Stale after a route's role changed: `npm run build` writes it again.
+    expect(readFileSync(new URL('../../client/operation-roles.ts', import.meta.url), 'utf8')).toBe(clientRolesFileText());
+    expect(OPERATION_ROLE).toEqual(Object.fromEntries(VAULT_ROUTES.map((route) => [route.operationId, route.role])));
   });
 
   it('each method is refused (403 ROLE_REQUIRED) with a key holding every role but the one it names', async () => {

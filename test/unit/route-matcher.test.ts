@@ -3,7 +3,7 @@ import qs from 'qs';
 import { describe, expect, it } from 'vitest';
 import { queryParameters } from '../../adapters/http/query-string.js';
 import { matchRoute, routeTable } from '../../adapters/http/route-matcher.js';
-import type { ServiceRoute } from '../../adapters/http/routes.js';
+import type { ServiceRoute } from '../../adapters/http/service-routes.js';
 
 const service: ServiceRoute[] = ['/healthz', '/docs', '/docs/assets/:name'].map((path) => ({ path, answer: async () => undefined }));
 const table = routeTable(service);

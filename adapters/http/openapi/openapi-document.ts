@@ -38,8 +38,7 @@ import {
 import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
 import { STATUS_BY_CODE } from '../error-status.js';
-import { APPROVAL_READERS } from '../../../src/domain/approval.js';
-import { GOVERNANCE_READERS } from '../../../src/domain/governance.js';
+import { VAULT_ROUTE_PREFIX, VAULT_ROUTES, type VaultRoute } from '../routes.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors } from './operation-codes.js';
 
@@ -217,7 +216,7 @@ const standardSignOp = (
   request: { schema: z.ZodType; example: unknown },
   result: { schema: z.ZodType; description: string; example: unknown },
   held: unknown,
-): ZodOpenApiOperationObject => ({
+): VaultOperation => ({
   operationId,
   summary,
   description: `${description} Refused (403 \`POLICY_DENIED\`, naming the rule, and recorded as \`sign.denied\`) unless the vault's policy allows it; held (202 with the approval) when a hold rule matches it, and signed when its quorum approves (docs/policy.md). See docs/standard-signing.md. The signature is recorded in the audit trail before it is returned. \`X-Vault-Auth-Signature\` as on Sign.`,
@@ -263,8 +262,8 @@ const walletOp = (
   description: string,
   withAddress: boolean,
   body: boolean,
-  extra: Partial<ZodOpenApiOperationObject> = {},
-): ZodOpenApiOperationObject => ({
+  extra: Partial<Omit<ZodOpenApiOperationObject, 'operationId'>> = {},
+): VaultOperation => ({
   operationId,
   summary,
   description,
@@ -280,47 +279,40 @@ export interface OpenApiOptions {
   readonly version?: string;
 }
 
+/** Each vault route by its operation (routes.ts): the one place its method, path and role are written. */
+const ROUTE_OF_OPERATION: ReadonlyMap<string, VaultRoute> = new Map(VAULT_ROUTES.map((route) => [route.operationId, route]));
+
+/** `/wallets/:address` as OpenAPI writes it: `/api/v1/vaults/{vaultId}/wallets/{address}`. */
+const openApiPath = (path: string) => `${VAULT_ROUTE_PREFIX}${path}`.replace(/:(\w+)/g, '{$1}');
+
+type VaultOperation = ZodOpenApiOperationObject & { operationId: OperationWithErrors };
+
 /**
- * The API key role each vault operation needs, as its route entry declares it (routes.ts; a test holds
- * the two equal). Published per operation as the role names of its `apiKey` security requirement (OpenAPI
- * 3.1 lets a non-OAuth scheme list the roles an operation needs) and as `x-required-role`.
+ * The vault operations under the path and method of their route, in the order given (the document's).
+ * A route without an operation, or an operation without a route, is a mistake this refuses.
  */
-export const REQUIRED_ROLE: Readonly<Record<string, ApiKeyRole | readonly ApiKeyRole[]>> = {
-  listApprovals: APPROVAL_READERS,
-  getApproval: APPROVAL_READERS,
-  approveApproval: 'approver',
-  rejectApproval: 'approver',
-  getGovernance: GOVERNANCE_READERS,
-  listProposals: APPROVAL_READERS,
-  getProposal: APPROVAL_READERS,
-  approveProposal: 'approver',
-  rejectProposal: 'approver',
-  freezeVault: 'admin',
-  sign: 'signer',
-  recordSubmission: 'signer',
-  signMessage: 'signer',
-  signTypedData: 'signer',
-  signTransaction: 'signer',
-  signAuthorization: 'signer',
-  jsonRpc: 'signer',
-  evaluatePolicy: ['signer', 'reader', 'admin'],
-  listWallets: 'reader',
-  getWallet: 'reader',
-  status: 'reader',
-  getSubmission: 'reader',
-  createWallet: 'admin',
-  renameWallet: 'admin',
-  expireWallet: 'admin',
-  unexpireWallet: 'admin',
-};
+function vaultPaths(operations: readonly VaultOperation[]): Record<string, Partial<Record<'get' | 'put' | 'post' | 'delete', ZodOpenApiOperationObject>>> {
+  const paths: Record<string, Partial<Record<'get' | 'put' | 'post' | 'delete', ZodOpenApiOperationObject>>> = {};
+  for (const operation of operations) {
+    const route = ROUTE_OF_OPERATION.get(operation.operationId);
+    if (route === undefined) throw new Error(`OpenAPI operation ${operation.operationId}: no route of routes.ts has this operationId`);
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'] = operation;
+  }
+  const missing = VAULT_ROUTES.find((route) => !operations.some((operation) => operation.operationId === route.operationId));
+  if (missing !== undefined) throw new Error(`route ${missing.method} ${missing.path}: no OpenAPI operation ${missing.operationId}`);
+  return paths;
+}
 
 type Operation = { operationId?: string; description?: string; security?: Record<string, string[]>[]; 'x-required-role'?: ApiKeyRole | ApiKeyRole[] };
 
-/** Writes each operation's role into its security requirement, `x-required-role` and description. */
+/**
+ * Writes each vault operation's role, as its route declares it, into its security requirement (OpenAPI 3.1
+ * lets a non-OAuth scheme list the roles an operation needs), `x-required-role` and description.
+ */
 function withRoles(document: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, Operation>)) {
-      const role = operation.operationId === undefined ? undefined : REQUIRED_ROLE[operation.operationId];
+      const role = operation.operationId === undefined ? undefined : ROUTE_OF_OPERATION.get(operation.operationId)?.role;
       if (role === undefined) continue;
       // A list means any one of them: one security requirement per role (requirements are alternatives).
       const roles = typeof role === 'string' ? [role] : [...role];
@@ -355,7 +347,6 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
 }
 
 function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
-  const V = '/api/v1/vaults/{vaultId}';
   return createDocument({
     openapi: '3.1.0',
     info: {
@@ -405,8 +396,8 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
       schemas: { SignatureStruct: signatureStructSchema, Error: errorEnvelopeSchema },
     },
     paths: withMethodNotAllowed({
-      [`${V}/sign`]: {
-        post: {
+      ...vaultPaths([
+        {
           operationId: 'sign',
           summary: 'Sign a contract call',
           description:
@@ -426,9 +417,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
             ),
           },
         },
-      },
-      [`${V}/approvals`]: {
-        get: {
+        {
           operationId: 'listApprovals',
           summary: 'List approvals',
           description: 'Signs held for a quorum, ordered by `created` ascending, then `id`; `?status=pending` for those awaiting votes.',
@@ -436,9 +425,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: { ...inVault(), query: approvalListSchema },
           responses: responses('listApprovals', ok(approvalPageSchema, 'One page, and the total.', EXAMPLES.approvalPage)),
         },
-      },
-      [`${V}/approvals/{approvalId}`]: {
-        get: {
+        {
           operationId: 'getApproval',
           summary: 'Get an approval',
           description: 'What is asked (the Sign fields as asked, the function and its decoded arguments), the votes, and once approved the Sign result.',
@@ -446,9 +433,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: inVault({ approvalId }),
           responses: responses('getApproval', ok(approvalSchema, 'The approval.', EXAMPLES.approval)),
         },
-      },
-      [`${V}/approvals/{approvalId}/approve`]: {
-        post: {
+        {
           operationId: 'approveApproval',
           summary: 'Approve a held sign',
           description:
@@ -458,9 +443,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: voteBody,
           responses: responses('approveApproval', ok(approvalSchema, 'The approval after the vote (approved, with `result`, when this vote completed the quorum).', EXAMPLES.approvedApproval)),
         },
-      },
-      [`${V}/approvals/{approvalId}/reject`]: {
-        post: {
+        {
           operationId: 'rejectApproval',
           summary: 'Reject a held sign',
           description: 'One reject ends the request: it is never signed. The same refusals as approve; the signature is the `Decision` with `decision` `reject`.',
@@ -469,9 +452,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: voteBody,
           responses: responses('rejectApproval', ok(approvalSchema, 'The approval, rejected.', { ...EXAMPLES.approval, status: 'rejected', decided: EXAMPLES.approval.votes[0].at, votes: [{ ...EXAMPLES.approval.votes[0], vote: 'reject' }] })),
         },
-      },
-      [`${V}/governance`]: {
-        get: {
+        {
           operationId: 'getGovernance',
           summary: "The vault's governance",
           description:
@@ -480,9 +461,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: inVault(),
           responses: responses('getGovernance', ok(governanceSchema, 'The governance of the vault.', EXAMPLES.governance)),
         },
-      },
-      [`${V}/proposals`]: {
-        get: {
+        {
           operationId: 'listProposals',
           summary: 'List proposals',
           description: 'Every proposed change of a governed vault, oldest first, each with its diff and what to sign; none for a vault that is not governed.',
@@ -490,9 +469,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: inVault(),
           responses: responses('listProposals', ok(proposalPageSchema, 'Every proposal, and how many.', { count: 1, page: [EXAMPLES.proposal] })),
         },
-      },
-      [`${V}/proposals/{proposalId}`]: {
-        get: {
+        {
           operationId: 'getProposal',
           summary: 'Get a proposal',
           description: 'What it changes (`diff`, the whole new `state`), who signed it, when it takes effect, and the typed data to sign to approve (`typedData`) or reject (`rejectTypedData`) it.',
@@ -500,9 +477,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: inVault({ proposalId }),
           responses: responses('getProposal', ok(proposalSchema, 'The proposal.', EXAMPLES.proposal)),
         },
-      },
-      [`${V}/proposals/{proposalId}/approve`]: {
-        post: {
+        {
           operationId: 'approveProposal',
           summary: 'Approve a proposal (signed)',
           description:
@@ -512,9 +487,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: jsonBody(proposalVoteBodySchema, { signature: EXAMPLES.proposalSignature }),
           responses: responses('approveProposal', ok(proposalSchema, 'The proposal after the signature (`applied` when it completed the quorum with no delay).', EXAMPLES.proposal)),
         },
-      },
-      [`${V}/proposals/{proposalId}/reject`]: {
-        post: {
+        {
           operationId: 'rejectProposal',
           summary: 'Reject a proposal (signed)',
           description:
@@ -524,9 +497,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: jsonBody(proposalVoteBodySchema, { signature: EXAMPLES.proposalRejectSignature }),
           responses: responses('rejectProposal', ok(proposalSchema, 'The proposal, rejected.', { ...EXAMPLES.proposal, status: 'rejected', decided: EXAMPLES.proposal.created, rejectedBy: EXAMPLES.proposalRejecter })),
         },
-      },
-      [`${V}/freeze`]: {
-        post: {
+        {
           operationId: 'freezeVault',
           summary: 'Freeze the vault',
           description:
@@ -536,9 +507,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: jsonBody(freezeBodySchema, { reason: 'approver key may be stolen' }),
           responses: responses('freezeVault', ok(freezeResultSchema, 'Frozen.', { vault: EXAMPLES.governance.vault, frozen: true, freezes: 1 })),
         },
-      },
-      [`${V}/wallets`]: {
-        get: {
+        {
           operationId: 'listWallets',
           summary: 'List wallets',
           description: 'Ordered by `created` ascending, then `id`. A parameter given twice is 400.',
@@ -546,17 +515,15 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: { ...inVault(), query: listQuerySchema },
           responses: responses('listWallets', ok(walletPageSchema, 'One page, and the total.', EXAMPLES.walletPage)),
         },
-        post: walletOp('createWallet', 'Create a wallet', 'A new key in the configured key store.', false, true, {
+        walletOp('createWallet', 'Create a wallet', 'A new key in the configured key store.', false, true, {
           requestParams: withIdempotencyKey(
             'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters without control characters, per vault.',
           ),
           responses: responses('createWallet', ok(walletSchema, 'The new wallet (or, for a retry with its `Idempotency-Key`, the first answer).', EXAMPLES.wallet)),
         }),
-      },
-      [`${V}/wallets/{address}`]: {
-        get: walletOp('getWallet', 'Get a wallet', 'A wallet of this vault by address.', true, false),
-        put: walletOp('renameWallet', 'Rename a wallet', 'Renaming to the same name changes nothing.', true, true),
-        delete: walletOp(
+        walletOp('getWallet', 'Get a wallet', 'A wallet of this vault by address.', true, false),
+        walletOp('renameWallet', 'Rename a wallet', 'Renaming to the same name changes nothing.', true, true),
+        walletOp(
           'expireWallet',
           'Expire a wallet',
           'Sets `expires` to now plus 30 days; from then on the wallet and its key are gone. On an expiring wallet: unchanged.',
@@ -564,10 +531,8 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           false,
           { responses: responses('expireWallet', ok(walletSchema, 'The wallet with `expires`.', EXAMPLES.expiringWallet)) },
         ),
-        post: walletOp('unexpireWallet', 'Unexpire a wallet', 'Cancels a pending expiry; on an active wallet: unchanged.', true, false),
-      },
-      [`${V}/wallets/{address}/sign-message`]: {
-        post: standardSignOp(
+        walletOp('unexpireWallet', 'Unexpire a wallet', 'Cancels a pending expiry; on an active wallet: unchanged.', true, false),
+        standardSignOp(
           'signMessage',
           'Sign a personal message (EIP-191)',
           'Signs `keccak256("\\x19Ethereum Signed Message:\\n" ‖ length ‖ bytes)` with the wallet, as viem\'s and ethers\' `signMessage` compute it.',
@@ -575,9 +540,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signMessageResult },
           EXAMPLES.messageApprovalRequested,
         ),
-      },
-      [`${V}/wallets/{address}/sign-typed-data`]: {
-        post: standardSignOp(
+        standardSignOp(
           'signTypedData',
           'Sign typed data (EIP-712)',
           "Signs `{domain, types, primaryType, message}` as viem's `signTypedData` takes them (nested structs, arrays, `bytes`, `string`).",
@@ -585,9 +548,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signTypedDataResult },
           EXAMPLES.typedDataApprovalRequested,
         ),
-      },
-      [`${V}/wallets/{address}/sign-transaction`]: {
-        post: standardSignOp(
+        standardSignOp(
           'signTransaction',
           'Sign a transaction',
           'Signs a legacy, eip2930 or eip1559 transaction as viem serialises it (`chainId`, `nonce`, `gas` and its fees required); any other field is refused rather than dropped. Answers it signed and serialised, ready for `eth_sendRawTransaction`.',
@@ -595,9 +556,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { schema: signedTransactionSchema, description: 'The signed transaction and its hash.', example: EXAMPLES.signTransactionResult },
           EXAMPLES.transactionApprovalRequested,
         ),
-      },
-      [`${V}/wallets/{address}/sign-authorization`]: {
-        post: standardSignOp(
+        standardSignOp(
           'signAuthorization',
           'Sign an EIP-7702 authorization',
           "Signs `keccak256(0x05 ‖ rlp([chainId, address, nonce]))` with the wallet, as viem's `signAuthorization` and ethers' `authorize` compute it: the wallet's account then runs the delegate's code. Policy kind `authorization`, deny by default (a rule must name the kind; its `contracts` are the delegates; `chainId` 0, every chain, only under a rule with `anyChain: true`). `nonce` is the wallet's account nonce when the authorization is applied: its current nonce + 1 when the wallet sends the type-4 transaction itself. Answers the signature and its `yParity`, `r`, `s` for a type-4 transaction's `authorizationList`.",
@@ -605,9 +564,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { schema: signedAuthorizationSchema, description: 'The signed authorization.', example: EXAMPLES.signAuthorizationResult },
           EXAMPLES.authorizationApprovalRequested,
         ),
-      },
-      [`${V}/rpc`]: {
-        post: {
+        {
           operationId: 'jsonRpc',
           summary: 'Ethereum JSON-RPC',
           description:
@@ -618,9 +575,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: jsonBody(jsonRpcBodySchema, { jsonrpc: '2.0', id: 1, method: 'eth_accounts', params: [] }),
           responses: responses('jsonRpc', json(jsonRpcAnswerSchema, 'The JSON-RPC answer (or answers, for a batch).', { jsonrpc: '2.0', id: 1, result: [EXAMPLES.standardSigner] })),
         },
-      },
-      [`${V}/status`]: {
-        get: {
+        {
           operationId: 'status',
           summary: 'Vault status',
           description: 'The one authenticated answer without the envelope, as the interface specifies.',
@@ -628,9 +583,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: inVault(),
           responses: responses('status', json(vaultStatusSchema, 'The status object.', EXAMPLES.status)),
         },
-      },
-      [`${V}/policy/evaluate`]: {
-        post: {
+        {
           operationId: 'evaluatePolicy',
           summary: "Dry run of the vault's policy",
           description:
@@ -647,9 +600,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
             }),
           ),
         },
-      },
-      [`${V}/submissions`]: {
-        post: {
+        {
           operationId: 'recordSubmission',
           summary: 'Record the transaction of a signed call',
           description: 'Posting the same pair again is accepted unchanged; another `transactionHash` for the same submission is 409.',
@@ -658,16 +609,14 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestBody: jsonBody(submissionBodySchema, { submissionHash: EXAMPLES.signResult.submissionHash, transactionHash: EXAMPLES.submission.transactionHash }),
           responses: responses('recordSubmission', ok(submissionSchema, 'The record.', EXAMPLES.submission)),
         },
-      },
-      [`${V}/submissions/{submissionHash}`]: {
-        get: {
+        {
           operationId: 'getSubmission',
           summary: 'Get the record of a signature',
           tags: ['Sign'],
           requestParams: inVault({ submissionHash }),
           responses: responses('getSubmission', ok(submissionSchema, 'The record; `transactionHash` and `submitted` are null until recorded.', EXAMPLES.submission)),
         },
-      },
+      ]),
       '/healthz': {
         get: {
           operationId: 'healthz',
