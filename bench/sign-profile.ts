@@ -30,7 +30,7 @@ const CATEGORIES: Category[] = [
   { name: 'nonce (randomBytes)', matches: (fn, url) => fn === 'randomBytes' || url.includes('pooled-random') },
   { name: 'durable record and audit append (commit)', matches: inFile('sqlite.commit-queue', 'sqlite.signature-log', 'sqlite.audit-log', 'audit-chain') },
   { name: 'authentication (API key)', matches: inFile('authenticate.use-case', 'api-key') },
-  { name: 'policy and signer lookup (cached)', matches: inFile('policy-cache', 'wallet-lookup', 'ttl-cache', 'sign-policy') },
+  { name: 'policy and signer lookup (cached)', matches: inFile('policy-cache', 'wallet-lookup', 'read-through-cache', 'sign-policy') },
   {
     name: 'argument checks and coercion',
     // Of json-shape.ts, the walk of the parsed `args` and `abi` (the text scan before the parse is not an argument check).

@@ -5,7 +5,7 @@ import type { Clock } from '../ports/clock.port.js';
 import type { FreezeCount } from '../ports/governance-store.port.js';
 import type { PolicyRepository } from '../ports/policy-repository.port.js';
 import { documentOf, governanceUnverified, type GovernanceVerifier, type VaultPolicyState } from './governance-verifier.js';
-import { TtlCache } from './ttl-cache.js';
+import { ReadThroughCache } from './read-through-cache.js';
 
 export { documentOf };
 
@@ -26,9 +26,7 @@ export interface FreezeReader {
  * (GOVERNANCE_UNVERIFIED). With a freeze reader, every `find` also counts the vault's freezes, uncached.
  */
 export class PolicyCache {
-  private readonly entries: TtlCache<string, VaultPolicyState>;
-  /** Moved by every invalidate: a read begun before one is answered but not kept (it may predate the change). */
-  private generation = 0;
+  private readonly entries: ReadThroughCache<string, VaultPolicyState>;
 
   constructor(
     private readonly repository: PolicyRepository,
@@ -38,7 +36,7 @@ export class PolicyCache {
     private readonly verifier?: GovernanceVerifier,
     private readonly freezes?: FreezeReader,
   ) {
-    this.entries = new TtlCache(ttlMs, MAX_VAULTS);
+    this.entries = new ReadThroughCache({ ttlMs, maxEntries: MAX_VAULTS });
   }
 
   /** The document every signature of the vault is decided with: verified, and the vault not frozen (else thrown). */
@@ -56,17 +54,12 @@ export class PolicyCache {
 
   /** The vault's state as read (cached), verified when governed. */
   async state(vaultId: string): Promise<VaultPolicyState> {
-    const now = this.clock.now().getTime();
-    const hit = this.entries.get(vaultId, now);
-    if (hit) return hit.value;
-    const generation = this.generation;
-    const state = this.verifier ? await this.verifier.load(vaultId) : { document: documentOf(await this.repository.find(vaultId), this.chains), governed: null, problem: null };
-    if (generation === this.generation) this.entries.set(vaultId, state, now);
-    return state;
+    return this.entries.read(vaultId, this.clock.now(), async () =>
+      this.verifier ? this.verifier.load(vaultId) : { document: documentOf(await this.repository.find(vaultId), this.chains), governed: null, problem: null },
+    );
   }
 
   invalidate(vaultId: string): void {
-    this.generation++;
-    this.entries.delete(vaultId);
+    this.entries.invalidate(vaultId);
   }
 }

@@ -8,7 +8,7 @@ import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { actorOf, auditEvent } from './audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
-import { TtlCache } from './ttl-cache.js';
+import { ReadThroughCache } from './read-through-cache.js';
 
 export async function requireVault(repository: VaultStore, vaultId: string): Promise<Vault> {
   const vault = await repository.findVault(vaultId);
@@ -43,22 +43,18 @@ const MAX_SIGNERS = 10_000;
  * stores keep accepting until the old wrapping version is retired.
  */
 export class SignerCache {
-  private readonly wallets: TtlCache<string, Wallet>;
+  private readonly wallets: ReadThroughCache<string, Wallet>;
 
   constructor(
     private readonly repository: WalletStore,
     ttlMs = SIGNER_CACHE_TTL_MS,
   ) {
-    this.wallets = new TtlCache(ttlMs, MAX_SIGNERS);
+    this.wallets = new ReadThroughCache({ ttlMs, maxEntries: MAX_SIGNERS, usable: (wallet, now) => walletState(wallet, now) !== 'deleted' });
   }
 
   async require(vaultId: string, rawAddress: string, now: Date): Promise<Wallet> {
     const key = `${vaultId}/${parseAddress(rawAddress, 'address', { anyCase: true })}`;
-    const hit = this.wallets.get(key, now.getTime());
-    if (hit && walletState(hit.value, now) !== 'deleted') return hit.value;
-    const wallet = await requireWallet(this.repository, vaultId, rawAddress, now);
-    this.wallets.set(key, wallet, now.getTime());
-    return wallet;
+    return this.wallets.read(key, now, () => requireWallet(this.repository, vaultId, rawAddress, now));
   }
 }
 

@@ -7,8 +7,8 @@ import { signRacingTheKeyCache } from '../support/sign-race.js';
 
 /**
  * The attack of issue 20 §1 (test/support/sign-race.ts) on the `vault-transit` store, which now signs
- * through the same LocalSigner as `local` (issue 22), its signing thread included: each miss is a Transit
- * decrypt, so concurrent loads of one key, evictions and expiries all land while signs are queued.
+ * as the same LocalSigningKeyStore as `local` (issue 22), its signing thread included: each miss is a
+ * Transit decrypt, so concurrent loads of one key, evictions and expiries all land while signs are queued.
  */
 describe('vault-transit key store: signs racing the unwrapped-key cache', () => {
   let v: FakeVault;

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 
 /**
- * The attack of issue 20 §1, for any store that signs through the LocalSigner: a sign queued for the
+ * The attack of issue 20 §1, for any store that signs as LocalSigningKeyStore: a sign queued for the
  * signing thread held the key cache's own buffer, and the cache zeroed that buffer when it evicted or
  * expired the entry (or replaced it after a concurrent miss) before the thread had copied it:
  * libsecp256k1 then refused the zero key and the sign answered 500. Give it more wallets than its cache

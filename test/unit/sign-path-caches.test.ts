@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
+import { ReadThroughCache } from '../../src/application/read-through-cache.js';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
 import { ErrorCode } from '../../src/domain/errors.js';
@@ -75,5 +76,46 @@ describe('signer cache', () => {
     await expect(w.signWith(wallet.address)).rejects.toMatchObject({ code: ErrorCode.WALLET_NOT_FOUND });
     w.repo.wallets.set(wallet.id, stored);
     await expect(w.signWith(wallet.address)).resolves.toMatchObject({ submissionHash: expect.any(String) });
+  });
+});
+
+describe('ReadThroughCache (policies and signers)', () => {
+  const at = (ms: number) => new Date(ms);
+  const counting = () => {
+    let loads = 0;
+    return { load: async () => ++loads, loads: () => loads };
+  };
+
+  it('answers a load again within the TTL only, and drops the oldest entry past the bound', async () => {
+    const cache = new ReadThroughCache<string, number>({ ttlMs: 100, maxEntries: 2 });
+    const c = counting();
+    expect(await cache.read('a', at(0), c.load)).toBe(1);
+    expect(await cache.read('a', at(99), c.load)).toBe(1);
+    expect(await cache.read('a', at(100), c.load)).toBe(2);
+    await cache.read('b', at(100), c.load);
+    await cache.read('c', at(100), c.load); // drops a
+    expect(await cache.read('a', at(101), c.load)).toBe(5);
+  });
+
+  it('keeps no load that began before an invalidate, and answers it all the same', async () => {
+    const cache = new ReadThroughCache<string, number>({ ttlMs: 1_000, maxEntries: 10 });
+    const c = counting();
+    const racing = cache.read('a', at(0), async () => {
+      cache.invalidate('a');
+      return c.load();
+    });
+    expect(await racing).toBe(1);
+    expect(await cache.read('a', at(1), c.load)).toBe(2);
+    expect(await cache.read('a', at(2), c.load)).toBe(2);
+  });
+
+  it('loads again a kept value that is no longer usable, and keeps nothing of a load that throws', async () => {
+    const cache = new ReadThroughCache<string, number>({ ttlMs: 1_000, maxEntries: 10, usable: (v, now) => now.getTime() < 10 || v > 1 });
+    const c = counting();
+    await expect(cache.read('a', at(0), () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await cache.read('a', at(0), c.load)).toBe(1);
+    expect(await cache.read('a', at(5), c.load)).toBe(1);
+    expect(await cache.read('a', at(10), c.load)).toBe(2);
+    expect(await cache.read('a', at(11), c.load)).toBe(2);
   });
 });

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sealKey, unsealKey } from '../../adapters/keystore/local-file/key-file.js';
 import { LocalFileKeyStore } from '../../adapters/keystore/local-file/local-file.key-store.js';
-import { KeyCache } from '../../adapters/keystore/shared/key-cache.js';
 import { generatePrivateKey } from '../../adapters/keystore/shared/secp256k1.js';
 
 /** Every buffer a decipher handed out (update's and final's output): the plaintext copies to account for. */
@@ -115,25 +114,5 @@ describe('the local store zeroes every unsealed key once it is done with it', ()
       await store.close();
     }
     expect(await readFile(path.join(keysDir, `${keyRef}.key`))).toHaveLength(64);
-  });
-});
-
-describe('KeyCache.keep', () => {
-  it('keeps the first of two keys loaded at once for one wallet and zeroes the duplicate', () => {
-    const cache = new KeyCache(10, 60_000);
-    const first = Buffer.alloc(32, 1);
-    const second = Buffer.alloc(32, 1);
-    expect(cache.keep('w', first)).toEqual({ key: first, kept: true });
-    const again = cache.keep('w', second);
-    expect(again.key).toBe(first);
-    expect(allZero(first)).toBe(false);
-    expect(allZero(second)).toBe(true);
-  });
-
-  it('keeps nothing with no room or no time, leaving the key to the caller', () => {
-    const key = Buffer.alloc(32, 1);
-    expect(new KeyCache(0, 60_000).keep('w', key)).toEqual({ key, kept: false });
-    expect(new KeyCache(10, 0).keep('w', key)).toEqual({ key, kept: false });
-    expect(allZero(key)).toBe(false);
   });
 });

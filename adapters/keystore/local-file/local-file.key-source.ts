@@ -3,7 +3,7 @@ import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyOwner, StoredKey } from '../../../src/ports/key-store.port.js';
-import type { CustodyKeySource } from '../shared/source-backed.key-store.js';
+import type { KeySource } from '../shared/local-signing.key-store.js';
 import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 import { fsyncDir, writeFileDurably } from './durable-file.js';
 import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
@@ -27,13 +27,13 @@ const unavailable = (message: string, cause?: unknown) =>
 
 /**
  * The custody half of the `local` key store: private keys as AES-256-GCM files under a master key,
- * created, unwrapped (for the LocalSigner), listed and deleted here. The key reference is the wallet's
+ * created, unwrapped (for LocalSigningKeyStore), listed and deleted here. The key reference is the wallet's
  * lower-case address, which is also the file name and the GCM associated data: a key file moved to
  * another wallet's name fails authentication instead of signing for the wrong wallet. A key created for
  * an owner with a deployment id carries it (and the vault) in its header, also authenticated, so the
  * orphan sweep of one deployment never takes another's key in a shared directory for its own.
  */
-export class LocalFileKeySource implements CustodyKeySource {
+export class LocalFileKeySource implements KeySource {
   private dirReady: Promise<void> | undefined;
 
   constructor(private readonly config: LocalFileKeySourceConfig) {

@@ -1,5 +1,5 @@
 import type { StoredKey } from '../../../src/ports/key-store.port.js';
-import { SourceBackedKeyStore } from '../shared/source-backed.key-store.js';
+import { LocalSigningKeyStore } from '../shared/local-signing.key-store.js';
 import { LocalFileKeySource, type LocalFileKeySourceConfig } from './local-file.key-source.js';
 
 /** Configuration of the `local` key store. */
@@ -16,11 +16,11 @@ export interface LocalFileKeyStoreConfig extends LocalFileKeySourceConfig {
 }
 
 /**
- * The `local` key store: key files (LocalFileKeySource) signed with here (SourceBackedKeyStore's
- * LocalSigner). Its ping also checks the master key against the key directory's
- * (LocalFileKeySource.ping); it lists its keys for the orphan sweep.
+ * The `local` key store: key files (LocalFileKeySource) signed with here (LocalSigningKeyStore). Its
+ * ping also checks the master key against the key directory's (LocalFileKeySource.ping); it lists its
+ * keys for the orphan sweep.
  */
-export class LocalFileKeyStore extends SourceBackedKeyStore<LocalFileKeySource> {
+export class LocalFileKeyStore extends LocalSigningKeyStore<LocalFileKeySource> {
   constructor(config: LocalFileKeyStoreConfig) {
     super('local', new LocalFileKeySource(config), {
       cacheSize: config.cacheSize ?? 10_000,

@@ -2,7 +2,7 @@ import vault from 'node-vault';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey } from '../../../src/ports/key-store.port.js';
-import type { CustodyKeySource } from '../shared/source-backed.key-store.js';
+import type { KeySource } from '../shared/local-signing.key-store.js';
 import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 
 /** The Vault and the Transit key that wrap the keys of the `vault-transit` key store. */
@@ -29,11 +29,11 @@ const unavailable = (problem: string, cause?: unknown) =>
 /**
  * The custody half of the `vault-transit` key store. Transit has no secp256k1 key type, so the key is
  * generated here, wrapped by a Transit key and kept only as that ciphertext; Transit's decrypt unwraps it
- * for the LocalSigner. The key reference is `<address>:<ciphertext>`: it is stored with the wallet, so
+ * for LocalSigningKeyStore. The key reference is `<address>:<ciphertext>`: it is stored with the wallet, so
  * there is nothing to destroy in Vault, and after decryption the key must derive that address, so a
  * ciphertext moved to another wallet's record is refused instead of signing for the wrong wallet.
  */
-export class VaultTransitKeySource implements CustodyKeySource {
+export class VaultTransitKeySource implements KeySource {
   private readonly client: vault.client;
   private readonly base: string;
 

@@ -1,4 +1,4 @@
-import { SourceBackedKeyStore } from '../shared/source-backed.key-store.js';
+import { LocalSigningKeyStore } from '../shared/local-signing.key-store.js';
 import { VaultTransitKeySource, type VaultTransitKeySourceConfig } from './vault-transit.key-source.js';
 
 /** Configuration of the `vault-transit` key store. */
@@ -12,9 +12,9 @@ export interface VaultTransitKeyStoreConfig extends VaultTransitKeySourceConfig 
 
 /**
  * The `vault-transit` key store: keys wrapped by Transit (VaultTransitKeySource), unwrapped by its decrypt
- * and signed with here (SourceBackedKeyStore's LocalSigner, as the `local` store signs).
+ * and signed with here (LocalSigningKeyStore, as the `local` store signs).
  */
-export class VaultTransitKeyStore extends SourceBackedKeyStore<VaultTransitKeySource> {
+export class VaultTransitKeyStore extends LocalSigningKeyStore<VaultTransitKeySource> {
   constructor(config: VaultTransitKeyStoreConfig) {
     super('vault-transit', new VaultTransitKeySource(config), {
       cacheSize: config.cacheSize ?? 10_000,
