@@ -221,9 +221,12 @@ describe.each(DIALECTS)('governed webhook endpoints on %s', (dialect) => {
     // The endpoint in force since the genesis gets both; the one just approved gets what happened since its row was made.
     await until(() => events(genesisHook) >= 2 && events(added) >= 2, 'both governed endpoints get both events');
     expect(events(planted)).toBe(0);
-    // Its cursor never moved: the dispatcher skipped it, it did not merely find nothing.
+    // Its cursor never reached this vault's events: the dispatcher skipped it, it did not merely find nothing.
+    // (While the row was still another vault's, before the UPDATE, a pass may have moved it past that
+    // vault's records: only the events after the move are this test's.)
+    const firstEvent = (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).find((r) => r.action === 'wallet.expired')!.seq;
     const [row] = (await store.sql('SELECT delivered_seq FROM webhook_endpoints WHERE id = $1', [writers.id])) as { delivered_seq: number | string }[];
-    expect(Number(row!.delivered_seq)).toBe(writers.deliveredSeq);
+    expect(Number(row!.delivered_seq)).toBeLessThan(firstEvent);
 
     // Removing the genesis endpoint is a proposal: it still gets events until the removal is in force.
     const removal = await vault.manageWebhooks.remove(vaultId, first.id);
