@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { ErrorCode } from '../../src/domain/errors.js';
-import { aSignatureRecord } from '../support/wallet-mother.js';
+import type { AuditAction } from '../../src/ports/audit-log.port.js';
+import { anAuditEvent, aSignatureRecord } from '../support/wallet-mother.js';
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
 
@@ -99,6 +100,27 @@ describe('sqlite commit queue: the sync off the event loop', () => {
     expect([await settled(second), await settled(third)]).toEqual(['pending', 'pending']);
     syncs[1]!.done(null);
     expect([await settled(second), await settled(third)]).toEqual(['fulfilled', 'fulfilled']);
+  });
+
+  // The commit hook of watchAudit (the webhook dispatcher's prompt) sits on the same answer as the caller's.
+  it("tells watchAudit of a sign's audit record only once the WAL sync returned, and nothing of a write whose sync failed", async () => {
+    const sql = sqliteSql(db);
+    const seen: AuditAction[] = [];
+    sql.watchAudit((action) => seen.push(action));
+    const log = new SqlSignatureLog(sql);
+    const signed = log.record(aSignatureRecord(10), anAuditEvent({ action: 'signature.issued' }));
+    await settled(signed);
+    // Committed, readable, but not on disk yet: not told.
+    expect(await log.find('v', aSignatureRecord(10).submissionHash)).not.toBeNull();
+    expect(seen).toEqual([]);
+    syncs[0]!.done(null);
+    await signed;
+    expect(seen).toEqual(['signature.issued']);
+    const lost = log.record(aSignatureRecord(11), anAuditEvent({ action: 'signature.issued' }));
+    await settled(lost);
+    syncs[1]!.done(Object.assign(new Error('I/O error'), { code: 'EIO' }));
+    await expect(lost).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    expect(seen).toEqual(['signature.issued']);
   });
 
   it('keeps every other write on the connection synchronous=FULL', async () => {

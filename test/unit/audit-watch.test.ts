@@ -2,25 +2,44 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { postgresPersistence } from '../../adapters/persistence/postgres/index.js';
+import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
+import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
+import type { SqlDatabase } from '../../adapters/persistence/sql/sql-database.js';
 import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
+import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
+import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
+import { prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import type { AuditAction, AuditEvent } from '../../src/ports/audit-log.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { inMemoryPersistence } from '../support/in-memory.persistence.js';
-import { anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
+import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
+import { anAuditEvent, aSignatureRecord, aVault, aWallet } from '../support/wallet-mother.js';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const dirs: string[] = [];
+const databases: TestDatabase[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  for (const database of databases) await database.drop();
 });
+
+const tempDir = async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-audit-watch-'));
+  dirs.push(dir);
+  return dir;
+};
 
 const PERSISTENCES: Record<string, () => Promise<Persistence>> = {
   'in memory': async () => inMemoryPersistence(),
-  SQLite: async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-audit-watch-'));
-    dirs.push(dir);
-    return sqlitePersistence({ path: path.join(dir, 'vault.db') });
-  },
+  SQLite: async () => sqlitePersistence({ path: path.join(await tempDir(), 'vault.db') }),
+  ...(POSTGRES_AVAILABLE && {
+    PostgreSQL: async () => {
+      const database = await createTestDatabase();
+      databases.push(database);
+      return postgresPersistence({ connectionString: database.url, poolSize: 4 });
+    },
+  }),
 };
 
 async function world(open: () => Promise<Persistence>) {
@@ -86,5 +105,53 @@ describe.each(Object.keys(PERSISTENCES))('watchAudit (%s): every audit record th
     await t.persistence.auditLog.append(t.event('policy.changed'));
     expect(some).toHaveLength(3);
     await t.persistence.close();
+  });
+});
+
+/** Each dialect's seam on a fresh database, and how to close it. */
+const SEAMS: Record<string, () => Promise<{ sql: SqlDatabase; close(): Promise<void> }>> = {
+  SQLite: async () => {
+    const db = openSqliteDatabase({ path: path.join(await tempDir(), 'vault.db') });
+    return {
+      sql: sqliteSql(db),
+      close: async () => {
+        db.close();
+      },
+    };
+  },
+  ...(POSTGRES_AVAILABLE && {
+    PostgreSQL: async () => {
+      const { db, cleanup } = await openTestDatabase();
+      return { sql: postgresSql(db), close: cleanup };
+    },
+  }),
+};
+
+// The seam's commit hook: a record is told after the commit that appended it, and never of a write that
+// did not commit, though its record was handed to the transaction (or the batch) before it failed.
+describe.each(Object.keys(SEAMS))('the SQL seam (%s) tells watchAudit after the commit only', (name) => {
+  it('nothing of a transaction rolled back after its record was handed over, nor of a sign whose write failed', async () => {
+    const { sql, close } = await SEAMS[name]!();
+    try {
+      const seen: AuditAction[] = [];
+      sql.watchAudit((action) => seen.push(action));
+      const refused = new Error('refused after the audit record was handed over');
+      await expect(
+        sql.auditedTransaction(async (tx, audit) => {
+          audit(prepareAuditEvent(anAuditEvent({ action: 'policy.changed' })));
+          await tx.all('SELECT 1', []);
+          throw refused;
+        }),
+      ).rejects.toBe(refused);
+      const signatures = new SqlSignatureLog(sql);
+      await signatures.record(aSignatureRecord(1), anAuditEvent({ action: 'signature.issued' }));
+      // The same submission hash again: refused by the database, its record with it.
+      await expect(signatures.record(aSignatureRecord(1), anAuditEvent({ action: 'signature.issued' }))).rejects.toThrow();
+      await sql.auditedTransaction(async (_tx, audit) => audit(prepareAuditEvent(anAuditEvent({ action: 'vault.created' }))));
+      expect(seen).toEqual(['signature.issued', 'vault.created']);
+      expect((await sql.all<{ action: string }>('SELECT action FROM audit_log ORDER BY seq', [])).map((r) => r.action)).toEqual(seen);
+    } finally {
+      await close();
+    }
   });
 });

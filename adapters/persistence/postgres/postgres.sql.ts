@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { appendChained, type ChainedEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
+import { AuditListeners } from '../sql/audit-watch.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { asDate, AUDIT, rowPlaceholders, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
@@ -34,11 +35,14 @@ const sessionOf = (client: { query(text: string, values?: unknown[]): Promise<pg
  * batch's size: BEGIN + lock + head, one statement inserting the signatures and the chained audit records
  * (a CTE), and COMMIT. An append on another instance waits for the lock and chains after this one, so the
  * chain never forks and seq never skips; the lock goes with commit or rollback, also when the connection
- * dies. Each caller is answered only after the commit, and a bad write fails alone.
+ * dies. Each caller is answered only after the commit, and a bad write fails alone; the audit records of
+ * a write are told to `watchAudit` after its COMMIT returned, never of one rolled back.
  */
 export class PostgresSql implements SqlDatabase {
   readonly instant = asDate as InstantDecoder<unknown>;
   readonly apiKeyCache = undefined;
+  private readonly audits = new AuditListeners();
+  readonly watchAudit = this.audits.watch;
   // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
   private readonly batches = new SerialGroupCommit<DurableWrite>((batch) => writeBatchOrEachAlone(batch, this.insertBatch, isDomainError), MAX_BATCH);
   private readonly pool: SqlSession;
@@ -69,13 +73,14 @@ export class PostgresSql implements SqlDatabase {
   }
 
   commitDurable(write: DurableWrite): Promise<void> {
-    return this.batches.submit(write);
+    // The batch answers once its COMMIT returned: only then is the write's event told.
+    return this.audits.afterDurable(this.batches.submit(write), write.event);
   }
 
   /** The audit head lock is taken at the end, after `work`'s statements: held for the chaining and the commit only. */
-  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (client) => {
-      const events: PreparedAuditEvent[] = [];
+  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
+    const events: PreparedAuditEvent[] = [];
+    const value = await this.db.transaction(async (client) => {
       const value = await work(sessionOf(client), (event) => events.push(event));
       if (events.length > 0) {
         const audit = auditInsert(appendChained(await lockedHead(client), events), 1);
@@ -83,6 +88,9 @@ export class PostgresSql implements SqlDatabase {
       }
       return value;
     });
+    // COMMIT has returned: durable. A rollback threw past this line.
+    this.audits.afterCommit(events);
+    return value;
   }
 
   ping(): Promise<void> {

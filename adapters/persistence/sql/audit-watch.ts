@@ -1,7 +1,6 @@
 import type { PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditAction } from '../../../src/ports/audit-log.port.js';
 import type { AuditWatch } from '../../../src/ports/persistence.port.js';
-import type { SqlDatabase } from './sql-database.js';
 
 type Listener = (action: AuditAction) => void;
 type Actions = Pick<ReadonlySet<AuditAction>, 'has'>;
@@ -10,15 +9,12 @@ const EVERY: Actions = { has: () => true };
 /**
  * The listeners of Persistence.watchAudit, each with the actions it asked for (none given: every action),
  * and the union of those actions, kept as listeners come and go so that a record no listener wants costs
- * one look-up (`asks`). The SQL watch below and the in-memory twin's audit log both tell through it.
+ * one look-up (`asked`). Each SQL seam (SqliteSql, PostgresSql) owns one and calls its commit hooks below once
+ * a write that appended audit records is durable; the in-memory twin's audit log tells through it too.
  */
 export class AuditListeners {
   private readonly listeners = new Map<Listener, ReadonlySet<AuditAction> | undefined>();
   private asked: Actions = new Set<AuditAction>();
-
-  get size(): number {
-    return this.listeners.size;
-  }
 
   /** Persistence.watchAudit's shape: subscribes, and returns the unsubscribe. */
   readonly watch: AuditWatch = (listener, actions) => {
@@ -30,9 +26,23 @@ export class AuditListeners {
     };
   };
 
-  /** Whether some listener wants records of `action`. */
-  asks(action: AuditAction): boolean {
-    return this.asked.has(action);
+  /**
+   * The hook of the sign path's group commit (SqlDatabase.commitDurable): `durable` is the write's answer,
+   * resolved once its commit is on disk; `event`, the record it appended, is told after that, and never when
+   * the write fails. A record no listener asked for costs the write this one look-up.
+   */
+  afterDurable(durable: Promise<void>, event: PreparedAuditEvent | undefined): Promise<void> {
+    if (event === undefined || !this.asked.has(event.action)) return durable;
+    const action = event.action;
+    return durable.then(() => this.tell(action));
+  }
+
+  /**
+   * The hook of SqlDatabase.auditedTransaction: called once its transaction has committed durably with
+   * `events` appended (never after a rollback, which throws past it).
+   */
+  afterCommit(events: readonly PreparedAuditEvent[]): void {
+    for (const e of events) if (this.asked.has(e.action)) this.tell(e.action);
   }
 
   /** Tells each listener that wants it of a committed record of `action`. */
@@ -44,49 +54,4 @@ export class AuditListeners {
     const sets = [...this.listeners.values()];
     this.asked = sets.includes(undefined) ? EVERY : new Set(sets.flatMap((s) => [...s!]));
   }
-}
-
-/**
- * `db` as the stores use it, telling the listeners of `watch` each audit record once its write committed.
- * Every audit record of the stores is chained through one of the two writes below (commitDurable for the
- * sign path and lone appends, auditedTransaction for a change with its record), so watching them covers
- * every store, those added later included. A record of an action no listener asked for (the sign's, while
- * no webhook endpoint wants it) costs its write one look-up; without listeners both are the database's
- * own calls.
- */
-export function auditWatched(db: SqlDatabase): { db: SqlDatabase; watch: AuditWatch } {
-  const listeners = new AuditListeners();
-  const watched: Partial<SqlDatabase> = {
-    commitDurable: (write) => {
-      if (write.event === undefined || !listeners.asks(write.event.action)) return db.commitDurable(write);
-      const action = write.event.action;
-      return db.commitDurable(write).then(() => listeners.tell(action));
-    },
-    auditedTransaction: async (work) => {
-      if (listeners.size === 0) return db.auditedTransaction(work);
-      const actions: AuditAction[] = [];
-      const value = await db.auditedTransaction((tx, audit) =>
-        work(tx, (event: PreparedAuditEvent) => {
-          if (listeners.asks(event.action)) actions.push(event.action);
-          audit(event);
-        }),
-      );
-      actions.forEach((action) => listeners.tell(action));
-      return value;
-    },
-  };
-  // Every other member (statements, pages, the API key cache) is the database's own, its methods bound to it
-  // (once each), so they run on the database object and never on this view.
-  const bound = new Map<PropertyKey, unknown>();
-  const view = new Proxy(db, {
-    get(target, key) {
-      if (key in watched) return watched[key as keyof SqlDatabase];
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      let method = bound.get(key);
-      if (method === undefined) bound.set(key, (method = (value as (...args: unknown[]) => unknown).bind(target)));
-      return method;
-    },
-  });
-  return { db: view, watch: listeners.watch };
 }

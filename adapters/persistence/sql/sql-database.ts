@@ -1,6 +1,7 @@
 import { prepareAuditEvent, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
+import type { AuditWatch } from '../../../src/ports/persistence.port.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import type { InstantDecoder } from './rows.js';
 
@@ -29,7 +30,8 @@ export interface DurableWrite {
  * What differs between databases is here and nowhere else: how an instant reads back, how the writes of
  * the sign path are committed (SQLite: one IMMEDIATE transaction per turn of the event loop; PostgreSQL:
  * batches one after another under the audit head lock), how a page of wallets is counted, and how API
- * key lookups are answered from memory.
+ * key lookups are answered from memory. Since the database knows when a commit is durable, it is also the
+ * one that tells the watchers of the audit records it committed (`watchAudit`).
  */
 export interface SqlDatabase extends SqlSession {
   /** How the database returns an instant column. */
@@ -57,6 +59,11 @@ export interface SqlDatabase extends SqlSession {
   readonly apiKeyCache?: ApiKeyCache;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+  /**
+   * Persistence.watchAudit: each audit record that `commitDurable` or `auditedTransaction` appended is told
+   * once its commit is durable, never before, and nothing of a write that failed or rolled back.
+   */
+  readonly watchAudit: AuditWatch;
 }
 
 export interface WalletPages {

@@ -1,7 +1,6 @@
 import type { JobLock } from '../../../src/ports/job-lock.port.js';
 import type { Persistence } from '../../../src/ports/persistence.port.js';
 import type { RequestRateStore } from '../../../src/ports/request-rate-store.port.js';
-import { auditWatched } from './audit-watch.js';
 import { SqlApprovalStore } from './sql.approval-store.js';
 import { SqlAuditLog } from './sql.audit-log.js';
 import { SqlGovernanceStore } from './sql.governance-store.js';
@@ -28,8 +27,7 @@ export interface DialectParts {
 }
 
 /** Every port of the Persistence over one opened SQL database. */
-export function sqlPersistence(database: SqlDatabase, parts: DialectParts): Persistence {
-  const { db, watch } = auditWatched(database);
+export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistence {
   return {
     repository: new SqlWalletRepository(db, parts.apiKeyCache),
     signatureLog: new SqlSignatureLog(db),
@@ -42,7 +40,7 @@ export function sqlPersistence(database: SqlDatabase, parts: DialectParts): Pers
     governance: new SqlGovernanceStore(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
-    watchAudit: watch,
+    watchAudit: db.watchAudit,
     jobLock: parts.jobLock,
     description: parts.description,
     close: () => parts.close(),

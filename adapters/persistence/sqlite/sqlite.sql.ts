@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { AuditListeners } from '../sql/audit-watch.js';
 import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
@@ -29,12 +30,15 @@ const SIGNATURE_EXISTS = `SELECT 1 FROM signatures WHERE ${signatureHashIs('?')}
  * settled promises. `$n` placeholders become `?` (better-sqlite3 binds `?NNN` by name only), instants are
  * stored as milliseconds. The sign path's writes (signatures, audit appends, nonces) go through the
  * connection's commit queue: one IMMEDIATE transaction per turn of the event loop, one fsync, off the
- * event loop (SqliteCommitQueue).
+ * event loop (SqliteCommitQueue). The audit records a write appended are told to `watchAudit` after it is
+ * durable: the queue's answer (after its WAL sync), or a transaction's COMMIT (synchronous=FULL).
  */
 export class SqliteSql implements SqlDatabase {
   readonly instant = fromMillis as InstantDecoder<unknown>;
   readonly walletPages: SqliteWalletPages;
   readonly apiKeyCache: SqliteApiKeyCache;
+  private readonly audits = new AuditListeners();
+  readonly watchAudit = this.audits.watch;
   private readonly statements = new Map<string, Prepared>();
   private readonly commits: SqliteCommitQueue;
   private readonly insertSignature: Prepared;
@@ -99,9 +103,9 @@ export class SqliteSql implements SqlDatabase {
     }
   }
 
-  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
-    return this.transaction(async (tx) => {
-      const events: PreparedAuditEvent[] = [];
+  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
+    const events: PreparedAuditEvent[] = [];
+    const value = await this.transaction(async (tx) => {
       const value = await work(tx, (event) => events.push(event));
       if (events.length > 0) {
         // BEGIN IMMEDIATE holds the write lock: the head cannot move until the commit.
@@ -110,22 +114,26 @@ export class SqliteSql implements SqlDatabase {
       }
       return value;
     });
+    // COMMIT has returned, with synchronous=FULL: on disk. A rollback threw past this line.
+    this.audits.afterCommit(events);
+    return value;
   }
 
   // The commit queue flushes on a later turn of the event loop, never while `held`: a transaction's
   // statements are settled promises, so it runs to its end within the turn that started it (and should
   // its work await more, the queue holds its batches until it has ended).
   commitDurable(write: DurableWrite): Promise<void> {
-    const { signature, event } = write;
-    const row = signature && this.bind(this.insertSignature, signature);
-    return this.commits.enqueue((transaction) => {
+    const row = write.signature && this.bind(this.insertSignature, write.signature);
+    const durable = this.commits.enqueue((transaction) => {
       if (row) {
         // signatureValues' first column is the submission hash.
         if (this.signatureExists.get(row[0], row[0]) !== undefined) throw new Error('a signature with this submission hash is already recorded');
         this.insertSignature.statement.run(row);
       }
-      if (event) this.chain(event, transaction);
+      if (write.event) this.chain(write.event, transaction);
     });
+    // The queue answers once the commit's WAL sync returned: only then is `event` told.
+    return this.audits.afterDurable(durable, write.event);
   }
 
   async runGrouped(sql: string, params: readonly unknown[]): Promise<number> {
