@@ -18,7 +18,6 @@ export const rpcUrlVariable = (chain: string): string => `VAULT_RPC_URL_${chain.
 export type { AddedChain } from '../chain/chains.js';
 
 export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
-export const IMPLEMENTED_KEYSTORES: readonly string[] = ['local', 'pkcs11', 'aws-kms', 'vault-transit'];
 
 /** PKCS#11 settings. */
 export interface Pkcs11Settings {
@@ -256,9 +255,6 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data as z.infer<typeof schema> & Record<string, string | undefined>;
-  if (!IMPLEMENTED_KEYSTORES.includes(e.VAULT_KEYSTORE)) {
-    throw new ConfigError(`VAULT_KEYSTORE: "${e.VAULT_KEYSTORE}" is not available in this version (available: ${IMPLEMENTED_KEYSTORES.join(', ')})`);
-  }
   if (e.VAULT_DATABASE_SCHEMA !== undefined && e.VAULT_DATABASE_URL === undefined) {
     // Silently ignored, it would let the operator believe the data lands in that PostgreSQL schema.
     throw new ConfigError('VAULT_DATABASE_SCHEMA: only with VAULT_DATABASE_URL (the embedded SQLite database has no schemas)');
