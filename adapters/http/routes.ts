@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { z } from 'zod';
-import { signFieldChecks, type SignCallCommand } from '../../src/application/sign-call.use-case.js';
+import type { SignBodyCommand } from '../../src/application/sign-call.use-case.js';
 import type { VoteCommand } from '../../src/application/approvals.use-case.js';
 import type { Principal } from '../../src/application/principal.js';
 import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
@@ -11,7 +10,7 @@ import type { SignTypedDataCommand } from '../../src/application/sign-typed-data
 import { parseIdempotencyKey } from '../../src/application/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, type Approval } from '../../src/domain/approval.js';
-import { invalidArgument, isDomainError } from '../../src/domain/errors.js';
+import { invalidArgument } from '../../src/domain/errors.js';
 import type { HttpDeps } from './http-deps.js';
 import type { OperationWithErrors } from './openapi/operation-codes.js';
 import { presentApproval, presentGovernance, presentProposal, presentSubmission, presentWallet } from './presenters.js';
@@ -100,11 +99,9 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     operationId: 'sign',
     body: 'signed',
     role: 'signer',
-    command: (r, deps): SignCallCommand => {
-      const key = idempotencyKeyOf(r);
-      return { principal: r.principal, ...parseOrThrow(signCommandSchema(deps.signCall.chains), r.body), ...(key === undefined ? {} : { idempotencyKey: key }) };
-    },
-    answer: async (deps, command) => outcomeReply(await deps.signCall.execute(command)),
+    // The body as sent: Sign's use case checks its fields, the one place (library callers need them checked too).
+    command: (r): SignBodyCommand => ({ principal: r.principal, body: r.body, ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps.signCall.executeBody(command)),
   }),
   // Approvals (issue 25): signs held for a quorum of approver keys. Reads for any key that signs, reads or votes.
   route({
@@ -460,52 +457,4 @@ function messageOf(body: Record<string, unknown>): unknown {
   for (const key in body) if (key !== 'message') throw invalidArgument(`${key}: is not a field of a sign-message body (message)`);
   if (body.message === undefined) throw invalidArgument('message: is required (a string, or {"raw": "0x…"})');
   return body.message;
-}
-
-/**
- * Sign's body as its command: each field checked by Sign's own checks (signFieldChecks), in Sign's
- * order, so the first refusal is the one Sign would give. One transform over the whole body rather
- * than one per field: Sign is the hot path, and a per-field schema measured several µs more per sign.
- * Built once per list of chains.
- */
-type SignFields = Omit<SignCallCommand, 'principal'>;
-/** Sign's fields: any other is refused, as on every route (a client must never believe an ignored field binds it). */
-const SIGN_FIELDS: ReadonlySet<string> = new Set(['chain', 'contract', 'sender', 'uniq', 'signer', 'abi', 'args', 'simulate']);
-const signSchemas = new WeakMap<readonly string[], z.ZodType<SignFields>>();
-function signCommandSchema(chains: readonly string[]): z.ZodType<SignFields> {
-  let schema = signSchemas.get(chains);
-  if (schema === undefined) {
-    const c = signFieldChecks;
-    schema = z.unknown().transform((body, ctx): SignFields => {
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        ctx.addIssue({ code: 'custom', message: 'body: must be a JSON object' });
-        return z.NEVER;
-      }
-      const b = body as Record<string, unknown>;
-      for (const key in b) {
-        if (!SIGN_FIELDS.has(key)) {
-          ctx.addIssue({ code: 'custom', message: `${key}: is not a field of Sign (${[...SIGN_FIELDS].join(', ')}); nothing in it would bind the signature` });
-          return z.NEVER;
-        }
-      }
-      try {
-        const chain = c.chain(b.chain, chains);
-        const contract = c.contract(b.contract);
-        const sender = c.sender(b.sender);
-        const abi = c.abi(b.abi);
-        const args = c.args(b.args);
-        const uniq = c.uniq(b.uniq);
-        const signer = c.signer(b.signer);
-        if (b.simulate !== undefined && typeof b.simulate !== 'boolean') throw invalidArgument('simulate: must be true or false');
-        const simulate = b.simulate === true ? { simulate: true } : {};
-        return { chain, contract, sender, abi, args, ...(uniq === undefined ? {} : { uniq }), ...(signer === undefined ? {} : { signer }), ...simulate };
-      } catch (error) {
-        if (!isDomainError(error)) throw error;
-        ctx.addIssue({ code: 'custom', message: error.message });
-        return z.NEVER;
-      }
-    });
-    signSchemas.set(chains, schema);
-  }
-  return schema;
 }

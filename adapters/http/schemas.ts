@@ -107,10 +107,12 @@ export const submissionBodySchema = z.strictObject(
 );
 
 /*
- * Sign's body. Its fields are checked by the sign use case (the ABI decides what each argument must be,
- * which no static schema can say); this schema states the JSON shapes that can be accepted, and
- * docs/api.md and docs/signing.md say the rest. The conformance check of the HTTP tests holds it to
- * every request the server signed.
+ * Sign's body, for the document only. Its fields are checked once, by the sign use case (readSignFields:
+ * the route hands it the body as sent; the ABI decides what each argument must be, which no static
+ * schema can say); this schema states the JSON shapes that can be accepted, and docs/api.md and
+ * docs/signing.md say the rest. test/unit/sign-body-schema.test.ts holds it to the use case's check
+ * (the same fields, the same verdicts), and the conformance check of the HTTP tests to every request
+ * the server signed.
  */
 /** A chain: one of the interface's (CHAINS) or one the operator added with VAULT_CHAINS (name:chainId). */
 export const chainName = () =>

@@ -2,7 +2,7 @@ import { invalidArgument } from '../domain/errors.js';
 import { POLICY_KINDS, type PolicyKind } from '../domain/policy/policy-document.js';
 import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import type { Principal } from './principal.js';
-import type { SignCall, SignCallCommand } from './sign-call.use-case.js';
+import type { SignCall } from './sign-call.use-case.js';
 import type { SignMessage } from './sign-message.use-case.js';
 import type { SignTransaction } from './sign-transaction.use-case.js';
 import type { SignAuthorization } from './sign-authorization.use-case.js';
@@ -58,7 +58,7 @@ export class EvaluatePolicy {
     switch (kind) {
       case 'call': {
         if (typeof request !== 'object' || request === null || Array.isArray(request)) throw invalidArgument('request: must be the Sign body (an object)');
-        return e.signCall.evaluate({ ...(request as Omit<SignCallCommand, 'principal'>), principal });
+        return e.signCall.evaluate(principal, request);
       }
       case 'message': {
         const body = request as { message?: unknown } | null;

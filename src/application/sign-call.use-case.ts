@@ -52,16 +52,16 @@ export type { ApprovalRequested };
 /** What Sign answers: the signature, or the approval that holds it (`'approval' in outcome`). */
 export type SignOutcome = SignResult | ApprovalRequested;
 
-/** The command's fields as asked (undefined ones left out): what an approval stores and approves. */
-const requestFields = (c: SignCallCommand): Omit<SignCallCommand, 'principal' | 'idempotencyKey'> => ({
-  chain: c.chain,
-  contract: c.contract,
-  sender: c.sender,
-  ...(c.uniq === undefined ? {} : { uniq: c.uniq }),
-  ...(c.signer === undefined ? {} : { signer: c.signer }),
-  abi: c.abi,
-  args: c.args,
-  ...(c.simulate === true ? { simulate: true } : {}),
+/** The fields as checked (undefined ones left out): what an approval stores and approves. */
+const requestFields = (f: SignFields): Omit<SignCallCommand, 'principal' | 'idempotencyKey'> => ({
+  chain: f.chain,
+  contract: f.contract,
+  sender: f.sender,
+  ...(f.uniq === undefined ? {} : { uniq: f.uniq }),
+  ...(f.signer === undefined ? {} : { signer: f.signer }),
+  abi: f.abi,
+  args: f.args,
+  ...(f.simulate ? { simulate: true } : {}),
 });
 
 /** What prepare() found: the request parsed, the policy, the uniq and the wallet that signs. */
@@ -124,22 +124,60 @@ export interface SignCallCommand {
 }
 
 /**
- * The checks of each Sign field on its own, in the order Sign makes them: the HTTP adapter's schema runs
- * these same functions, so a body is refused in one wording whichever layer sees it first.
+ * Sign's body as sent, with who asks: the HTTP route's command. The body is checked here (readSignFields),
+ * never before, so a library caller and the route get the same refusals in the same words.
  */
-export const signFieldChecks = {
-  chain(raw: unknown, chains: readonly string[]): string {
-    if (raw === undefined) throw invalidArgument(`chain: is required (one of ${chains.join(', ')})`);
-    if (typeof raw !== 'string' || !chains.includes(raw)) throw invalidArgument(`chain: must be one of ${chains.join(', ')}`);
-    return raw;
-  },
-  contract: (raw: unknown): string => parseAddress(raw, 'contract'),
-  sender: (raw: unknown): string => parseAddress(raw, 'sender'),
-  abi: (raw: unknown): SignAbiItem => required(raw, 'abi') as SignAbiItem,
-  args: (raw: unknown): readonly unknown[] => required(raw, 'args') as readonly unknown[],
-  uniq: (raw: unknown): Hex | undefined => optionalBytes32(raw, 'uniq'),
-  signer: (raw: unknown): string | undefined => (raw === undefined ? undefined : parseAddress(raw, 'signer')),
-} as const;
+export interface SignBodyCommand {
+  readonly principal: Principal;
+  readonly body: unknown;
+  readonly idempotencyKey?: string;
+}
+
+/** Sign's fields, in the order they are checked: any other is refused (a client must never believe an ignored field binds it). */
+export const SIGN_FIELDS = ['chain', 'contract', 'sender', 'uniq', 'signer', 'abi', 'args', 'simulate'] as const;
+const SIGN_FIELD_SET: ReadonlySet<string> = new Set(SIGN_FIELDS);
+const NOT_A_FIELD = `is not a field of Sign (${SIGN_FIELDS.join(', ')}); nothing in it would bind the signature`;
+
+/** Sign's fields as checked, each parsed once: addresses EIP-55, uniq lower case, simulate a boolean. */
+export interface SignFields {
+  readonly chain: string;
+  readonly contract: string;
+  readonly sender: Hex;
+  readonly uniq: Hex | undefined;
+  readonly signer: string | undefined;
+  readonly abi: SignAbiItem;
+  /** Present; whether it is an array, and what each argument must be, the ABI decides (coerceArguments). */
+  readonly args: readonly unknown[];
+  readonly simulate: boolean;
+}
+
+/**
+ * The one check of Sign's fields (HTTP body, library command, stored approval, dry run alike): an object
+ * of Sign's fields only, each checked in this order, so the first refusal is always the same one. The
+ * values are handed on parsed; nothing after this parses them again.
+ */
+export function readSignFields(body: unknown, chains: readonly string[]): SignFields {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('body: must be a JSON object');
+  const b = body as Record<string, unknown>;
+  for (const key in b) if (!SIGN_FIELD_SET.has(key)) throw invalidArgument(`${key}: ${NOT_A_FIELD}`);
+  const chain = b.chain;
+  if (chain === undefined) throw invalidArgument(`chain: is required (one of ${chains.join(', ')})`);
+  if (typeof chain !== 'string' || !chains.includes(chain)) throw invalidArgument(`chain: must be one of ${chains.join(', ')}`);
+  const contract = parseAddress(b.contract, 'contract');
+  const sender = parseAddress(b.sender, 'sender') as Hex;
+  const abi = required(b.abi, 'abi') as SignAbiItem;
+  const args = required(b.args, 'args') as readonly unknown[];
+  const uniq = optionalBytes32(b.uniq, 'uniq');
+  const signer = b.signer === undefined ? undefined : parseAddress(b.signer, 'signer');
+  if (b.simulate !== undefined && typeof b.simulate !== 'boolean') throw invalidArgument('simulate: must be true or false');
+  return { chain, contract, sender, uniq, signer, abi, args, simulate: b.simulate === true };
+}
+
+/** A library command's Sign fields: the command less who asks and its key (a rest spread only where called by a library). */
+function fieldsOf(command: SignCallCommand): unknown {
+  const { principal: _principal, idempotencyKey: _key, ...fields } = command;
+  return fields;
+}
 
 function required(raw: unknown, field: string): unknown {
   if (raw === undefined) throw invalidArgument(`${field}: is required`);
@@ -202,14 +240,20 @@ export class SignCall {
    * effect, and storing each answer would keep signatures in a second place for nothing.
    */
   async execute(command: SignCallCommand): Promise<SignOutcome> {
-    const key = command.idempotencyKey;
+    return this.executeBody({ principal: command.principal, body: fieldsOf(command), ...(command.idempotencyKey === undefined ? {} : { idempotencyKey: command.idempotencyKey }) });
+  }
+
+  /** execute() with Sign's body as sent (the HTTP route's command): checked here, once. */
+  async executeBody(command: SignBodyCommand): Promise<SignOutcome> {
+    const { principal, idempotencyKey: key } = command;
+    const fields = readSignFields(command.body, this.chains);
     if (key !== undefined) {
-      const known = await this.held.repeated<SignResult>(command.principal.vaultId, key, requestFields(command));
+      const known = await this.held.repeated<SignResult>(principal.vaultId, key, requestFields(fields));
       if (known !== null) return known;
     }
-    const p = await this.prepare(command);
-    if (p.decision.decision === 'hold') return this.hold(command, p);
-    return this.issue(p, command.args, this.recordSigned);
+    const p = await this.prepare(principal, fields);
+    if (p.decision.decision === 'hold') return this.hold(fields, p, key);
+    return this.issue(p, fields.args, this.recordSigned);
   }
 
   /** How a sign no rule holds is recorded (made once: the sign path allocates no closure for it). */
@@ -222,11 +266,11 @@ export class SignCall {
    * limits. `record` writes the signature and its records before it is answered.
    */
   async signApproved(approval: Approval, record: (entry: SignatureRecord, issued: AuditEvent, result: SignResult) => Promise<void>): Promise<SignResult> {
-    const fields = JSON.parse(approval.request) as Omit<SignCallCommand, 'principal'>;
+    const fields = readSignFields(JSON.parse(approval.request), this.chains);
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal = this.held.releasePrincipal(approval);
     // Read from the contract now (no value kept from an earlier read): what the wait cannot make stale.
-    const p = await this.prepare({ ...fields, principal }, true);
+    const p = await this.prepare(principal, fields, true);
     return this.issue(p, fields.args, record, approval.id);
   }
 
@@ -234,27 +278,19 @@ export class SignCall {
    * What the one policy would decide for this Sign (the dry run): every check and read Sign makes up to
    * the decision, the uniq pins included; nothing recorded, counted or signed.
    */
-  async evaluate(command: SignCallCommand): Promise<PolicyDecision> {
-    return (await this.prepare(command, false, true)).decision;
+  async evaluate(principal: Principal, body: unknown): Promise<PolicyDecision> {
+    return (await this.prepare(principal, readSignFields(body, this.chains), false, true)).decision;
   }
 
-  private async prepare(command: SignCallCommand, fresh = false, dryRun = false): Promise<Prepared> {
-    const { principal } = command;
+  private async prepare(principal: Principal, fields: SignFields, fresh = false, dryRun = false): Promise<Prepared> {
     const vaultId = principal.vaultId;
-    const check = signFieldChecks;
-    const chain = check.chain(command.chain, this.chains);
-    const contract = check.contract(command.contract);
-    const sender = check.sender(command.sender) as Hex;
-    check.abi(command.abi);
-    check.args(command.args);
-    if (command.simulate === true && this.deps.simulator?.chainOf({ chain, chainId: null }) == null) {
+    const { chain, contract, sender, uniq: requestedUniq, signer: requestedSigner } = fields;
+    if (fields.simulate && this.deps.simulator?.chainOf({ chain, chainId: null }) == null) {
       throw invalidArgument(`simulate: chain ${chain} has no RPC configured to run the call on`);
     }
-    const requestedUniq = check.uniq(command.uniq);
-    const requestedSigner = check.signer(command.signer);
 
-    const { fn, key: abiKey, cached } = this.functions.parse(command.abi);
-    const args = coerceArguments(command.args, fn.argParams);
+    const { fn, key: abiKey, cached } = this.functions.parse(fields.abi);
+    const args = coerceArguments(fields.args, fn.argParams);
     const message = encodeMessage(fn, args);
 
     // Where the uniq comes from the request, it must be there before anything else is asked.
@@ -300,7 +336,7 @@ export class SignCall {
 
     const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner, fresh);
     const now = this.deps.clock.now();
-    const wallet = await this.signers.require(vaultId, signer, now).catch((error: unknown) => {
+    const wallet = await this.signers.requireParsed(vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
         throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `signer ${signer} is not a wallet of this vault`);
       }
@@ -316,7 +352,7 @@ export class SignCall {
       if (violation !== null && !dryRun) await this.deps.gate.refuse(principal, violation, denial);
       if (violation !== null) decision = { decision: 'deny', rule: null, message: violation, contractBound: false };
     }
-    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now, simulate: command.simulate === true };
+    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now, simulate: fields.simulate };
   }
 
   /** Counts the sign under the policy's limits, signs, and hands the record to `record` before answering. */
@@ -378,9 +414,9 @@ export class SignCall {
   }
 
   /** Stores the request whole as a pending approval (HeldRequests.hold, with approval.requested) and answers it. */
-  private hold(command: SignCallCommand, p: Prepared): Promise<SignOutcome> {
+  private hold(fields: SignFields, p: Prepared, key: string | undefined): Promise<SignOutcome> {
     const held = {
-      body: requestFields(command),
+      body: requestFields(fields),
       chain: p.chain,
       contract: p.contract,
       sender: p.sender,
@@ -388,7 +424,7 @@ export class SignCall {
       description: p.fn.signature,
       details: { sender: p.sender },
     };
-    return this.held.hold<SignResult>(p.principal, p.decision, held, command.idempotencyKey, p.denial, p.now);
+    return this.held.hold<SignResult>(p.principal, p.decision, held, key, p.denial, p.now);
   }
 
   /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */

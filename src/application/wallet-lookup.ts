@@ -23,7 +23,11 @@ export async function requireWallet(
   rawAddress: string,
   now: Date,
 ): Promise<Wallet> {
-  const address = parseAddress(rawAddress, 'address', { anyCase: true });
+  return requireWalletAt(repository, vaultId, parseAddress(rawAddress, 'address', { anyCase: true }), now);
+}
+
+/** requireWallet for an address already parsed (EIP-55): a datum is parsed once per request. */
+async function requireWalletAt(repository: WalletStore, vaultId: string, address: string, now: Date): Promise<Wallet> {
   const wallet = await repository.findWallet(vaultId, address, now);
   if (!wallet) throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `wallet ${address} not found in this vault`);
   return wallet;
@@ -53,8 +57,12 @@ export class SignerCache {
   }
 
   async require(vaultId: string, rawAddress: string, now: Date): Promise<Wallet> {
-    const key = `${vaultId}/${parseAddress(rawAddress, 'address', { anyCase: true })}`;
-    return this.wallets.read(key, now, () => requireWallet(this.repository, vaultId, rawAddress, now));
+    return this.requireParsed(vaultId, parseAddress(rawAddress, 'address', { anyCase: true }), now);
+  }
+
+  /** require() for an address already parsed to EIP-55 (Sign's signer: checked by the request, or the contract's answer). */
+  async requireParsed(vaultId: string, address: string, now: Date): Promise<Wallet> {
+    return this.wallets.read(`${vaultId}/${address}`, now, () => requireWalletAt(this.repository, vaultId, address, now));
   }
 }
 

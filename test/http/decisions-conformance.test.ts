@@ -351,7 +351,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       expireWallet: { execute: boom },
       unexpireWallet: { execute: boom },
       getVaultStatus: { execute: boom },
-      signCall: { chains: ['local'], execute: boom },
+      signCall: { executeBody: boom },
       signMessage: { execute: boom },
       signTypedData: { execute: boom },
       signTransaction: { execute: boom },
