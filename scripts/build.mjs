@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// `npm run build`: compiles everything the package ships into a fresh folder beside dist/ and then swaps
-// it in, so a CLI or server running from this checkout meanwhile never finds dist/ missing or half
-// written (issue 39, item 8): the old build stays whole until the rename, which takes microseconds.
+// `npm run build`: compiles everything the package ships into a fresh folder beside dist/ and then moves
+// it in file by file, each a rename over the old one, so a CLI or server running from this checkout
+// meanwhile never finds dist/ or any of its modules missing, nor a file half written (issue 39, item 8).
 // Building from empty also means a module renamed or removed in the source cannot linger in dist/ and be
 // packed with the next release. dist/contracts is carried over: compile-contracts.mjs --if-changed
 // recompiles it only when the Solidity changed (solc-js takes seconds).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +14,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 // One folder per build: two builds at once (a test run and `npm start`) never write into each other's.
 const next = path.join(root, `dist.next-${process.pid}`);
-const old = path.join(root, `dist.old-${process.pid}`);
 const node = (...args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
@@ -32,6 +31,28 @@ try {
   rmSync(next, { recursive: true, force: true });
   throw error;
 }
-if (existsSync(dist)) renameSync(dist, old);
-renameSync(next, dist);
-rmSync(old, { recursive: true, force: true });
+moveInto(next, dist);
+rmSync(next, { recursive: true, force: true });
+
+/**
+ * Moves every file of `from` over its namesake in `to`, one rename each (atomic: a reader finds the old
+ * file or the new one, never none), then removes what the new build no longer has. Renaming the whole
+ * folder would leave a moment with no dist/ at all, which a command starting then met as a missing module.
+ */
+function moveInto(from, to) {
+  mkdirSync(to, { recursive: true });
+  const kept = new Set();
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    kept.add(entry.name);
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      if (existsSync(target) && !statSync(target).isDirectory()) rmSync(target, { force: true });
+      moveInto(source, target);
+    } else {
+      if (existsSync(target) && statSync(target).isDirectory()) rmSync(target, { recursive: true, force: true });
+      renameSync(source, target);
+    }
+  }
+  for (const entry of readdirSync(to)) if (!kept.has(entry)) rmSync(path.join(to, entry), { recursive: true, force: true });
+}

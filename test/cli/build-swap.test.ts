@@ -9,7 +9,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const cli = path.join(root, 'bin/wallet-vault.js');
 
 describe('npm run build while the CLI runs from the same checkout', () => {
-  it('the CLI never finds dist/ missing: the build writes beside it and swaps it in', async () => {
+  it('the CLI never finds dist/ or a module missing: the build writes beside it and moves it in file by file', async () => {
     const build = spawn('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     build.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
