@@ -1,9 +1,10 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
+import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
 
 const operatorContext = async () => import('./operator-context.js');
@@ -139,26 +140,6 @@ interface VoteOptions extends KeyOptions {
 
 /** The typed data a vote signs: the approval's Decision (decisions.md "Signed decisions"). */
 const decisionOf = (approval: Approval, vote: DecisionKind) => decisionTypedData(approval.vaultId, approval.id, approval.requestHash, vote);
-
-/**
- * The private key of `--key-file`: its first line, 64 hex digits (0x optional). Refused when others than
- * its owner may read the file (as ssh refuses such a key), never echoed in a message.
- */
-function readPrivateKeyFile(file: string): string {
-  let text: string;
-  try {
-    if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
-      throw new CliRefusal(`--key-file: ${file} may be read by others than its owner; chmod 600 ${file}`, 'KEY_FILE');
-    }
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (error instanceof CliRefusal) throw error;
-    throw new CliRefusal(`--key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'KEY_FILE');
-  }
-  const hex = text.split(/\r?\n/, 1)[0]!.trim().replace(/^0x/i, '');
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new CliRefusal(`--key-file: ${file} does not hold a private key (64 hex digits on its first line)`, 'KEY_FILE');
-  return `0x${hex}`;
-}
 
 const resultLine = (r: object): string =>
   'submissionHash' in r ? `submissionHash ${String(r.submissionHash)}` : 'hash' in r ? `transaction ${String(r.hash)}` : `signature ${String((r as { signature: string }).signature)}`;

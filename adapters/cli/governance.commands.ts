@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
+import { readPrivateKeyFile } from './private-key-file.js';
 import type { Governance, ProposalView } from '../../src/application/governance.use-case.js';
 import type { EntriesDiff } from '../../src/domain/governance.js';
 import { OPERATOR } from '../../src/application/audit-actor.js';
@@ -48,10 +48,8 @@ function entryLines(name: string, d: EntriesDiff | undefined): string[] {
 
 /** The typed data signed with a private key file (0x + 64 hex, one line): the approver's own key, never the vault's. */
 async function signWithKeyFile(file: string, typedData: ProposalView['typedData'] | ProposalView['rejectTypedData']): Promise<string> {
-  const text = (await readFile(file, 'utf8')).trim();
-  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new CliRefusal(`--key-file ${file}: not a private key (0x and 64 hex digits)`, 'INVALID_ARGUMENT');
   const { Wallet } = await import('ethers');
-  const wallet = new Wallet(text.startsWith('0x') ? text : `0x${text}`);
+  const wallet = new Wallet(readPrivateKeyFile(file));
   return wallet.signTypedData(typedData.domain, { ...typedData.types } as never, typedData.message);
 }
 

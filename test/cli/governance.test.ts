@@ -113,8 +113,12 @@ describe('wallet-vault governance, freeze, unfreeze', () => {
     const secret = path.join(dataDir, 'not-a-key');
     await writeFile(secret, 'correct horse battery staple', { mode: 0o600 });
     const bad = await vote('reject', proposal!.id, '--key-file', secret);
-    expect(bad.error?.error).toMatch(/--key-file .*not-a-key: not a private key/);
+    expect(bad.error?.error).toMatch(/--key-file: .*not-a-key does not hold a private key/);
     expect(bad.error?.error).not.toContain('horse');
+    // The one key-file reader of the CLI: a file others may read is refused before it is read, as for votes.
+    const open = path.join(dataDir, 'readable-key');
+    await writeFile(open, `0x${'11'.repeat(32)}`, { mode: 0o644 });
+    expect((await vote('reject', proposal!.id, '--key-file', open)).error?.error).toMatch(/may be read by others than its owner; chmod 600/);
 
     const rejected = await vote('reject', proposal!.id, '--key-file', keyFiles[2]!);
     expect(rejected.proposal).toMatchObject({ status: 'rejected', rejectedBy: approvers[2]!.address });
