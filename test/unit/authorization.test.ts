@@ -123,4 +123,20 @@ describe('sign-authorization through the in-process API', () => {
     const result = JSON.parse(approved.result!) as { signature: `0x${string}` };
     expect(await recoverAuthorizationAddress({ authorization: { chainId: 1, address: OTHER, nonce: 5 }, signature: result.signature })).toBe(address);
   });
+
+  it('counts under the vault limits as every signature does: the one past the limit is SIGN_LIMIT_REACHED', async () => {
+    const { vault } = v;
+    const vaultId = (await vault.manageVaults.create({ name: 'limited' })).id;
+    const principal: Principal = await vault.authenticate.execute((await vault.manageVaults.createApiKey(vaultId)).apiKey, vaultId);
+    const address = (await vault.createWallet.execute({ principal, name: 'w' })).address;
+    await vault.managePolicies.apply(vaultId, {
+      version: 2,
+      rules: [{ id: 'delegate', effect: 'allow', kinds: ['authorization'], contracts: [DELEGATE] }],
+      limits: [{ id: 'two', kinds: ['authorization'], each: 'wallet', maxSigns: 2, per: '1h' }],
+    });
+    const sign = (nonce: number) => vault.signAuthorization.execute({ principal, address, authorization: { chainId: 1, address: DELEGATE, nonce } });
+    await sign(1);
+    await sign(2);
+    await expect(sign(3)).rejects.toMatchObject({ code: 'SIGN_LIMIT_REACHED' });
+  });
 });
