@@ -10,14 +10,14 @@ import { GetWallet } from '../../src/application/get-wallet.use-case.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { Governance } from '../../src/application/governance.use-case.js';
-import { GovernanceVerifier, governanceUnverified } from '../../src/application/governance-verifier.js';
+import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
 import type { GovernanceStore } from '../../src/ports/governance-store.port.js';
 import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
 import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { ManageWebhooks } from '../../src/application/manage-webhooks.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
-import { governedKeysOf } from '../../src/application/governed-entries.js';
+import { governedKeysOf, governedVotersOf } from '../../src/application/governed-entries.js';
 import { EvaluatePolicy } from '../../src/application/evaluate-policy.use-case.js';
 import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
@@ -187,19 +187,8 @@ export const USE_CASES = {
         p.repo,
         p.payloads,
         s.invalidVotes,
-        // A governed vault's votes count only from the approvers its verified state names.
-        {
-          approversOf: async (vaultId: string) => {
-            const state = await p.policyCache.state(vaultId);
-            if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
-            return state.governed?.head.governance.approvers ?? null;
-          },
-          // The release counts a key's vote under the credential the signed state gives it, not its row's.
-          credentialsOf: async (vaultId: string) => {
-            const keys = await governedKeysOf(p.policyCache, vaultId);
-            return keys === null ? null : new Map(keys.map((k) => [k.id, k.approverAddress]));
-          },
-        },
+        // A governed vault's votes count only from the approvers and credentials its verified state names.
+        (vaultId: string) => governedVotersOf(p.policyCache, vaultId),
       ),
     KEYS,
   ),

@@ -11,7 +11,8 @@ import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
-import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, type GovernedVoters } from './signed-votes.js';
+import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners } from './signed-votes.js';
+import type { GovernedVoting } from './governed-entries.js';
 import { asBytes32 } from '../domain/signed-decisions.js';
 
 /**
@@ -127,12 +128,8 @@ export class VoteOnApproval {
     /** Recovers the signer of a vote's `Decision`. */
     private readonly signers: DecisionSigners,
     private readonly observer?: InvalidVoteObserver,
-    /** A governed vault's signed approvers (GovernedVoters); absent: no vault is governed. */
-    private readonly governance?: {
-      approversOf(vaultId: string): Promise<GovernedVoters>;
-      /** Each key's credential as the vault's signed state lists it (absent from the map: none); null when keys are not governed. */
-      credentialsOf?(vaultId: string): Promise<ReadonlyMap<string, string | null> | null>;
-    },
+    /** Who votes on a governed vault (governedVotersOf: its signed approvers and keys' credentials); absent: no vault is governed. */
+    private readonly votersOf?: (vaultId: string) => Promise<GovernedVoting | null>,
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -153,7 +150,7 @@ export class VoteOnApproval {
     refuseClosed(approval, now);
     // Before anything is written: a key with a credential votes only with its signature of this Decision.
     const address = principal.approverAddress ?? null;
-    const governed = (await this.governance?.approversOf(vaultId)) ?? null;
+    const governed = (await this.votersOf?.(vaultId))?.approvers ?? null;
     if (governed !== null && (address === null || !isGovernedVoter(governed, address))) {
       await this.refused(principal, approval, address === null ? 'governed vault: key without a credential' : `governed vault: ${address} is not one of its approvers`);
       throw new DomainError(
@@ -229,11 +226,11 @@ export class VoteOnApproval {
    */
   private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<Approval | null> {
     const approval = (await store.find(read.vaultId, read.id)) ?? read;
-    const governed = (await this.governance?.approversOf(approval.vaultId)) ?? null;
-    const credentials = (await this.governance?.credentialsOf?.(approval.vaultId)) ?? null;
+    const voting = (await this.votersOf?.(approval.vaultId)) ?? null;
+    const credentials = voting?.credentials ?? null;
     const stored = await store.countedVotes(approval.vaultId, approval.id);
     const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: credentials.get(v.apiKeyId) ?? null }));
-    const check = checkQuorum(this.signers, approval, votes, governed);
+    const check = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null);
     const held = check.intact && check.valid >= approval.required;
     if (check.invalid.length > 0 || !check.intact) {
       this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));

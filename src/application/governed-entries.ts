@@ -23,6 +23,29 @@ export async function governedKeysOf(cache: PolicyCache, vaultId: string): Promi
 }
 
 /**
+ * Who votes on a governed vault's held signs (docs/governance.md): the approvers its verified state names
+ * and, when the state governs API keys, each key's credential as the state lists it (a key absent from
+ * the map has none). Null for a vault that is not governed; a vault whose state does not verify refuses
+ * (GOVERNANCE_UNVERIFIED). One read of the cached state serves the vote's check and the release's.
+ */
+export async function governedVotersOf(cache: PolicyCache, vaultId: string): Promise<GovernedVoting | null> {
+  const state = await cache.state(vaultId);
+  if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
+  if (state.governed === null) return null;
+  const keys = state.governed.head.apiKeys;
+  return {
+    approvers: state.governed.head.governance.approvers,
+    credentials: keys === undefined ? null : new Map(keys.map((k) => [k.id, k.approverAddress])),
+  };
+}
+
+export interface GovernedVoting {
+  readonly approvers: readonly string[];
+  /** Each key's credential as the signed state lists it; null when the state does not govern keys. */
+  readonly credentials: ReadonlyMap<string, string | null> | null;
+}
+
+/**
  * Whether events go to this endpoint row: on a vault whose state governs its webhooks, only when the state
  * lists its id with the same URL and events (a row a database writer adds, or redirects, gets nothing; one
  * the state no longer lists stops). A vault whose genesis does not verify delivers to none of its rows.
