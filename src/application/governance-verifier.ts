@@ -63,14 +63,24 @@ export class GovernanceVerifier {
   private readonly recovered = new Map<string, string | null>();
   private readonly problems = new Map<string, string>();
   private readonly governed = new Set<string>();
+  private readonly appliedListeners: ((vaultId: string) => void)[] = [];
   private lastCheck: { readonly at: number; readonly run: Promise<void> } | undefined;
 
   constructor(private readonly deps: GovernanceVerifierDeps) {}
 
   async load(vaultId: string): Promise<VaultPolicyState> {
     const state = await this.verify(vaultId);
-    if (state.governed !== null && state.problem === null && (await this.applyEffective(vaultId, state.governed))) return this.verify(vaultId);
+    if (state.governed !== null && state.problem === null && (await this.applyEffective(vaultId, state.governed))) {
+      // Whoever keeps states (PolicyCache) drops the vault's now, so no read begun before the apply is kept.
+      for (const listener of this.appliedListeners) listener(vaultId);
+      return this.verify(vaultId);
+    }
     return state;
+  }
+
+  /** Told of each proposal this process put in force, after its commit. */
+  onApplied(listener: (vaultId: string) => void): void {
+    this.appliedListeners.push(listener);
   }
 
   health(): GovernanceHealth {

@@ -37,6 +37,9 @@ export class PolicyCache {
     private readonly freezes?: FreezeReader,
   ) {
     this.entries = new ReadThroughCache({ ttlMs, maxEntries: MAX_VAULTS });
+    // A proposal put in force by any load (lazily, or by the vote completing its quorum) changes the state
+    // a read begun just before it would keep for the TTL: dropped at the apply, as a change made here is.
+    verifier?.onApplied((vaultId) => this.invalidate(vaultId));
   }
 
   /** The document every signature of the vault is decided with: verified, and the vault not frozen (else thrown). */
