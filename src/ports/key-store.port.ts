@@ -51,6 +51,12 @@ export interface KeyStore {
    * names the wallet the key is for, so an operator looking at the store can tell whose key it is.
    */
   create(owner?: KeyOwner): Promise<CreatedKey>;
+  /**
+   * Stores a private key the operator brings (`wallet-vault keys import`) durably before returning, as
+   * `create` does. The store copies what it needs; the caller zeroes `privateKey` afterwards. A store
+   * that cannot import lacks this method: the import is refused naming the store.
+   */
+  importKey?(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey>;
   /** Signs a 32-byte digest as is (no hashing, no prefix). */
   sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature>;
   /** Destroys the key; destroying a key that is already gone succeeds. */
