@@ -61,6 +61,8 @@ interface SignPath {
   readonly order: readonly string[];
   /** Breakpoints set for it: one per function of the project's files called in the measured signs. */
   readonly breakpoints: number;
+  /** Calls per sign of each function of the project's files (`source#name`), on every thread, over the measured signs. */
+  readonly calls: Map<string, number>;
 }
 
 const checkoutOf = (root: string): Checkout => {
@@ -128,6 +130,21 @@ function filesOfTake(root: string, threads: readonly ThreadTake[], packages?: Se
   return files;
 }
 
+/** Adds `weight` × each project function's call count in one window to `calls` (`source#name`). */
+function countCalls(root: string, threads: readonly ThreadTake[], calls: Map<string, number>, weight: number): void {
+  for (const thread of threads) {
+    for (const script of thread.scripts) {
+      const source = sourceOf(root, script.url.startsWith('file:') ? script.url : (thread.evalFrom ?? ''));
+      if (source === undefined) continue;
+      for (const f of script.functions) {
+        if (f.topLevel) continue;
+        const key = `${source}#${f.name}`;
+        calls.set(key, (calls.get(key) ?? 0) + f.count * weight);
+      }
+    }
+  }
+}
+
 async function measure(checkout: Checkout): Promise<SignPath> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-sign-path-'));
   const coverageDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-sign-path-coverage-'));
@@ -167,9 +184,12 @@ async function measure(checkout: Checkout): Promise<SignPath> {
       await takeWindow(); // the warm-up's counts, dropped
       const windows: Map<string, Set<string>>[] = [];
       const packages = new Set<string>();
+      const calls = new Map<string, number>();
       for (let i = 0; i < signs; i++) {
         await sign();
-        windows.push(filesOfTake(checkout.root, (await takeWindow()).threads, packages));
+        const { threads } = await takeWindow();
+        windows.push(filesOfTake(checkout.root, threads, packages));
+        countCalls(checkout.root, threads, calls, 1 / signs);
       }
       await sleep(SETTLE_MS);
       const withoutSign = new Set(filesOfTake(checkout.root, (await takeWindow()).threads).keys());
@@ -188,7 +208,7 @@ async function measure(checkout: Checkout): Promise<SignPath> {
       await sign();
       const { entries } = await command<CallTrace>('trace-stop', 'trace.json');
       const order = entries.map((url) => sourceOf(checkout.root, url) ?? '').filter((f) => files.has(f));
-      return { checkout, files, someSignsOnly, withoutSign, packages, order, breakpoints };
+      return { checkout, files, someSignsOnly, withoutSign, packages, order, breakpoints, calls };
     } finally {
       await server.kill('SIGTERM');
     }
@@ -290,6 +310,47 @@ for (const r of results) {
   const t = totals(r);
   console.log(`| ${r.checkout.label} | ${t.files} | ${t.lines} | ${t.code} | ${t.folders} | ${t.areas} | ${t.folderChanges} | ${t.fileChanges} |`);
 }
+/**
+ * Folder bounces: a folder left for another and entered again right after (A > B > A in the folder runs of
+ * the call order), the back-and-forth a reader follows across the seams.
+ */
+const bounces = (r: SignPath) => {
+  const folders = runs(r.order.map((f) => path.dirname(f)));
+  return folders.filter((f, i) => i >= 2 && f === folders[i - 2]).length;
+};
+console.log(`\n| folder bounces (A > B > A) in one sign's call order | count |`);
+console.log('|---|---|');
+for (const r of results) console.log(`| ${r.checkout.label} | ${bounces(r)} |`);
+
+/**
+ * How many times per sign each datum of the request is parsed or checked: the calls per sign of the
+ * functions that do it (a function renamed or moved between builds is listed under each of its names).
+ * `per` is how many such data one Sign request carries, so the target is `per` calls (1 per datum).
+ */
+const DATA: readonly { readonly datum: string; readonly per: number; readonly functions: readonly string[] }[] = [
+  // Synchronous functions only: V8 counts an async function once more for each await it resumes from.
+  { datum: 'the body as JSON text (size and nesting before JSON.parse)', per: 1, functions: ['checkJsonText'] },
+  { datum: 'the Sign fields as one object (names, types, formats)', per: 1, functions: ['readSignFields', 'signFieldChecks'] },
+  { datum: 'an address (contract, sender, signer, the address argument)', per: 4, functions: ['parseAddress'] },
+  { datum: 'the arguments and the ABI (depth, lengths, count)', per: 2, functions: ['checkJsonBounds'] },
+  { datum: 'the ABI (to a function: parsed, or found parsed)', per: 1, functions: ['abiKey'] },
+  { datum: 'the arguments (coerced to the ABI types)', per: 1, functions: ['coerceArguments'] },
+  { datum: 'the API key (format, then the secret)', per: 2, functions: ['parseApiKey', 'secretMatches'] },
+];
+const callsOf = (r: SignPath, name: string) => [...r.calls].filter(([key]) => key.endsWith(`#${name}`)).reduce((a, [, n]) => a + n, 0);
+console.log(`\n| per sign: calls of the functions that parse or check each datum | per request | ${results.map((r) => r.checkout.label).join(' | ')} |`);
+console.log(`|---|---|${results.map(() => '---|').join('')}`);
+for (const d of DATA) {
+  const cells = results.map((r) => d.functions.map((fn) => [fn, callsOf(r, fn)] as const).filter(([, n]) => n > 0).map(([fn, n]) => `${fn} ${Number(n.toFixed(2))}`).join(', ') || '0');
+  console.log(`| ${d.datum} | ${d.per} | ${cells.join(' | ')} |`);
+}
+if (process.env.BENCH_SIGN_PATH_FUNCTIONS === '1') {
+  for (const r of results) {
+    console.log(`\n## ${r.checkout.label}: calls per sign of each function of the project's files\n`);
+    for (const [key, n] of [...r.calls].sort((a, b) => a[0].localeCompare(b[0]))) console.log(`- ${key} ${Number(n.toFixed(2))}`);
+  }
+}
+
 const [mine, ...rest] = results.map(totals);
 for (const [i, other] of rest.entries()) {
   const ratio = (k: 'files' | 'lines' | 'code' | 'folders' | 'folderChanges') => (mine![k] / other[k]).toFixed(2);

@@ -100,9 +100,10 @@ export async function startService(
   env: Readonly<Record<string, string>> = {},
 ): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
-  await migrateStore({ VAULT_DATA_DIR: dataDir });
-  const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir });
-  const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir });
+  // The data directory is made by the build under test: a build refuses a database of a newer schema.
+  await migrateStore({ VAULT_DATA_DIR: dataDir }, { bin });
+  const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir }, { bin });
+  const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir }, { bin });
   // Only this build's service: a baseline build may not know the command.
   if (bin === undefined) await addPassingRules(dataDir, vault.id);
   await setup?.(dataDir, vault.id);

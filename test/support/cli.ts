@@ -23,8 +23,8 @@ export function runCli(args: string[], env: Record<string, string>, options: { c
   });
 }
 
-export async function cliJson<T>(args: string[], env: Record<string, string>): Promise<T> {
-  const r = await runCli([...args, '--json'], env);
+export async function cliJson<T>(args: string[], env: Record<string, string>, options: { bin?: string } = {}): Promise<T> {
+  const r = await runCli([...args, '--json'], env, options);
   if (r.code !== 0) throw new Error(`wallet-vault ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }
@@ -33,8 +33,8 @@ export async function cliJson<T>(args: string[], env: Record<string, string>): P
  * `wallet-vault migrate` on the store `env` names: what an operator runs once before the other commands
  * on a new database (only `serve` and `migrate` create tables). Resolves the schema versions it reports.
  */
-export function migrateStore(env: Record<string, string>): Promise<{ database: string; schema?: string; from: number; to: number }> {
-  return cliJson(['migrate'], env);
+export function migrateStore(env: Record<string, string>, options: { bin?: string } = {}): Promise<{ database: string; schema?: string; from: number; to: number }> {
+  return cliJson(['migrate'], env, options);
 }
 
 export function freePort(): Promise<number> {

@@ -57,6 +57,8 @@ export interface SqlDatabase extends SqlSession {
   readonly walletPages: WalletPages;
   /** API key lookups answered from memory, kept exact the database's way (absent: always read). */
   readonly apiKeyCache?: ApiKeyCache;
+  /** Small reads of the sign path answered from memory while known unchanged (absent: always read). */
+  readonly guardedReads?: GuardedReads;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -69,6 +71,15 @@ export interface SqlDatabase extends SqlSession {
 export interface WalletPages {
   list(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage>;
   count(vaultId: string, now: Date): Promise<number>;
+}
+
+/**
+ * Reads kept in memory while the database knows their rows unchanged by any connection; a write made
+ * through this connection to rows a read reads calls `forget` once committed.
+ */
+export interface GuardedReads {
+  read<T>(key: string, load: () => Promise<T>): Promise<T>;
+  forget(): void;
 }
 
 export interface ApiKeyCache {

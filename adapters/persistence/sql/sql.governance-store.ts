@@ -126,11 +126,16 @@ export class SqlGovernanceStore implements GovernanceStore {
       await tx.run('INSERT INTO vault_freezes (id, vault_id, reason, actor, created) VALUES ($1, $2, $3, $4, $5)', [id, vaultId, reason, actor, now]);
       audit(prepared);
       return (await countFreezes(tx, vaultId)).frozen;
-    });
+    }).finally(() => this.db.guardedReads?.forget());
   }
 
+  /**
+   * Read by every sign (a freeze holds at once): from the database's guarded reads where it has them (a
+   * freeze committed by another connection moves SQLite's data version), else counted each time.
+   */
   freezes(vaultId: string): Promise<FreezeCount> {
-    return countFreezes(this.db, vaultId);
+    const reads = this.db.guardedReads;
+    return reads ? reads.read(`freezes:${vaultId}`, () => countFreezes(this.db, vaultId)) : countFreezes(this.db, vaultId);
   }
 
   liftFreezes(vaultId: string, now: Date, event: AuditEvent): Promise<number> {
@@ -139,7 +144,7 @@ export class SqlGovernanceStore implements GovernanceStore {
       const n = await tx.run('UPDATE vault_freezes SET lifted = $2 WHERE vault_id = $1 AND lifted IS NULL', [vaultId, now]);
       if (n > 0) audit(prepared);
       return n;
-    });
+    }).finally(() => this.db.guardedReads?.forget());
   }
 
   private async withVotes(rows: ProposalRow[]): Promise<StoredProposal[]> {

@@ -3,7 +3,7 @@ import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../
 import { AuditListeners } from '../sql/audit-watch.js';
 import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
-import { SqliteApiKeyCache } from './sqlite.api-key-cache.js';
+import { SqliteGuardedReads } from './sqlite.guarded-reads.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql, type SqliteDatabase } from './sqlite.database.js';
 import { SqliteWalletPages } from './sqlite.wallet-pages.js';
@@ -36,7 +36,9 @@ const SIGNATURE_EXISTS = `SELECT 1 FROM signatures WHERE ${signatureHashIs('?')}
 export class SqliteSql implements SqlDatabase {
   readonly instant = fromMillis as InstantDecoder<unknown>;
   readonly walletPages: SqliteWalletPages;
-  readonly apiKeyCache: SqliteApiKeyCache;
+  /** One cache for both: a write of either empties it, and each read takes the data version once. */
+  readonly guardedReads: SqliteGuardedReads;
+  readonly apiKeyCache: SqliteGuardedReads;
   private readonly audits = new AuditListeners();
   readonly watchAudit = this.audits.watch;
   private readonly statements = new Map<string, Prepared>();
@@ -58,7 +60,8 @@ export class SqliteSql implements SqlDatabase {
 
   constructor(readonly db: SqliteDatabase) {
     this.commits = commitQueueOf(db);
-    this.apiKeyCache = new SqliteApiKeyCache(db);
+    this.guardedReads = new SqliteGuardedReads(db);
+    this.apiKeyCache = this.guardedReads;
     this.walletPages = new SqliteWalletPages(this);
     this.insertSignature = this.prepared(SIGNATURES.insert);
     this.signatureExists = db.prepare(SIGNATURE_EXISTS).pluck();
