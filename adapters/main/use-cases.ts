@@ -40,22 +40,7 @@ import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-cas
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
-import type { ApprovalStore } from '../../src/ports/approval-store.port.js';
-import type { AuditLog } from '../../src/ports/audit-log.port.js';
-import type { ChainReader } from '../../src/ports/chain-reader.port.js';
-import type { Clock } from '../../src/ports/clock.port.js';
-import type { IdGenerator } from '../../src/ports/id-generator.port.js';
-import type { KeyQuarantine } from '../../src/ports/key-quarantine.port.js';
-import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
-import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
-import type { SignCounter } from '../../src/ports/sign-counter.port.js';
-import { PORT_TOKENS } from '../../src/ports/port-tokens.js';
-import type { ReplayGuard } from '../../src/ports/replay-guard.port.js';
-import type { SignatureLog } from '../../src/ports/signature-log.port.js';
-import type { StandardPayloads } from '../../src/ports/standard-payloads.port.js';
-import type { ChainRpc } from '../../src/ports/chain-rpc.port.js';
-import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
-import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
+import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
 import { webhookUrlProblem } from '../webhooks/webhook-url.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
@@ -78,34 +63,40 @@ export interface UseCaseSettings {
   readonly simulations?: SimulationObserver;
 }
 
-/** The ports, each resolved from the container when a use case first reads it. */
-interface Ports {
-  readonly repo: WalletRepository;
-  readonly clock: Clock;
-  readonly audit: AuditLog;
-  readonly ids: IdGenerator;
-  readonly keys: KeyStoreRegistry;
-  readonly chain: ChainReader;
-  readonly signatures: SignatureLog;
-  readonly policies: PolicyRepository;
-  readonly replay: ReplayGuard;
-  readonly quarantine: KeyQuarantine | undefined;
-  readonly signCounter: SignCounter | undefined;
-  readonly approvals: ApprovalStore | undefined;
-  readonly webhooks: WebhookOutbox | undefined;
-  readonly governance: GovernanceStore | undefined;
+/**
+ * What a use case is built from, by the name its factory reads: a port's token (the port's type comes
+ * with it) or a shared service's class. Each is resolved from the container when a factory first reads it.
+ */
+const PORTS = {
+  repo: PORT_TOKENS.WALLET_REPOSITORY,
+  clock: PORT_TOKENS.CLOCK,
+  audit: PORT_TOKENS.AUDIT_LOG,
+  ids: PORT_TOKENS.ID_GENERATOR,
+  keys: PORT_TOKENS.KEY_STORE_REGISTRY,
+  chain: PORT_TOKENS.CHAIN_READER,
+  signatures: PORT_TOKENS.SIGNATURE_LOG,
+  policies: PORT_TOKENS.POLICY_REPOSITORY,
+  replay: PORT_TOKENS.REPLAY_GUARD,
+  quarantine: PORT_TOKENS.KEY_QUARANTINE,
+  signCounter: PORT_TOKENS.SIGN_COUNTER,
+  approvals: PORT_TOKENS.APPROVAL_STORE,
+  webhooks: PORT_TOKENS.WEBHOOK_OUTBOX,
+  governance: PORT_TOKENS.GOVERNANCE_STORE,
+  deploymentId: PORT_TOKENS.DEPLOYMENT_ID,
+  payloads: PORT_TOKENS.STANDARD_PAYLOADS,
+  chainRpc: PORT_TOKENS.CHAIN_RPC,
   /** Proves governed vaults' states (and applies what their quorum made effective). */
-  readonly verifier: GovernanceVerifier;
-  readonly deploymentId: string | null;
-  readonly policyCache: PolicyCache;
+  verifier: GovernanceVerifier,
+  policyCache: PolicyCache,
   /** The one policy decision (and limits) every signature passes. */
-  readonly gate: SignPolicyGate;
-  readonly refusedAuth: RefusedAuthSummary;
-  readonly payloads: StandardPayloads;
-  readonly chainRpc: ChainRpc;
+  gate: SignPolicyGate,
+  refusedAuth: RefusedAuthSummary,
+} as const;
+
+type Ports = { readonly [K in keyof typeof PORTS]: PortOf<(typeof PORTS)[K]> } & {
   /** Another entry of USE_CASES, for a use case built on others (the JSON-RPC endpoint). */
   resolve<T>(type: abstract new (...args: any[]) => T): T;
-}
+};
 
 interface UseCaseEntry<T> {
   /** The class: the container's key for it. */
@@ -285,73 +276,9 @@ export type UseCases = { readonly [K in keyof typeof USE_CASES]: ReturnType<(typ
 type Resolver = { get<T>(id: symbol | (abstract new (...args: any[]) => T)): T };
 
 function portsOf(ctx: Resolver): Ports {
-  const port = <T>(id: symbol) => ctx.get<T>(id);
-  return {
-    get repo() {
-      return port<WalletRepository>(PORT_TOKENS.WALLET_REPOSITORY);
-    },
-    get clock() {
-      return port<Clock>(PORT_TOKENS.CLOCK);
-    },
-    get audit() {
-      return port<AuditLog>(PORT_TOKENS.AUDIT_LOG);
-    },
-    get ids() {
-      return port<IdGenerator>(PORT_TOKENS.ID_GENERATOR);
-    },
-    get keys() {
-      return port<KeyStoreRegistry>(PORT_TOKENS.KEY_STORE_REGISTRY);
-    },
-    get chain() {
-      return port<ChainReader>(PORT_TOKENS.CHAIN_READER);
-    },
-    get signatures() {
-      return port<SignatureLog>(PORT_TOKENS.SIGNATURE_LOG);
-    },
-    get policies() {
-      return port<PolicyRepository>(PORT_TOKENS.POLICY_REPOSITORY);
-    },
-    get replay() {
-      return port<ReplayGuard>(PORT_TOKENS.REPLAY_GUARD);
-    },
-    get quarantine() {
-      return port<KeyQuarantine | undefined>(PORT_TOKENS.KEY_QUARANTINE);
-    },
-    get signCounter() {
-      return port<SignCounter | undefined>(PORT_TOKENS.SIGN_COUNTER);
-    },
-    get approvals() {
-      return port<ApprovalStore | undefined>(PORT_TOKENS.APPROVAL_STORE);
-    },
-    get webhooks() {
-      return port<WebhookOutbox | undefined>(PORT_TOKENS.WEBHOOK_OUTBOX);
-    },
-    get governance() {
-      return port<GovernanceStore | undefined>(PORT_TOKENS.GOVERNANCE_STORE);
-    },
-    get verifier() {
-      return ctx.get(GovernanceVerifier);
-    },
-    get deploymentId() {
-      return port<string | null>(PORT_TOKENS.DEPLOYMENT_ID);
-    },
-    get policyCache() {
-      return ctx.get(PolicyCache);
-    },
-    get gate() {
-      return ctx.get(SignPolicyGate);
-    },
-    get refusedAuth() {
-      return ctx.get(RefusedAuthSummary);
-    },
-    get chainRpc() {
-      return port<ChainRpc>(PORT_TOKENS.CHAIN_RPC);
-    },
-    resolve: (type) => ctx.get(type),
-    get payloads() {
-      return port<StandardPayloads>(PORT_TOKENS.STANDARD_PAYLOADS);
-    },
-  };
+  const ports = { resolve: <T>(type: abstract new (...args: any[]) => T) => ctx.get(type) };
+  for (const [name, id] of Object.entries(PORTS)) Object.defineProperty(ports, name, { enumerable: true, get: () => ctx.get(id as symbol) });
+  return ports as Ports;
 }
 
 /**

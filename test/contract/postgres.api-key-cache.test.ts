@@ -5,7 +5,7 @@ import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/pers
 import { openTestDatabase, POSTGRES_AVAILABLE, terminateConnections, testPostgresConfig, type TestDatabase } from '../support/postgres.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
-import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
+import { PostgresSql, postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
 
 describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from memory, invalidated by the database', () => {
   let test: TestDatabase;
@@ -27,7 +27,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
       return query(text, values);
     }) as typeof db.query;
     cache = new PostgresApiKeyCache(db);
-    served = new SqlWalletRepository(postgresSql(db), cache);
+    served = new SqlWalletRepository(new PostgresSql(db, cache));
   });
   afterAll(async () => {
     await cache?.close();
@@ -87,7 +87,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
   /** A cache whose lifetime never ends in this test: only the database's push can drop an entry. */
   function pushOnly() {
     const own = new PostgresApiKeyCache(db, { ttlMs: Number.MAX_SAFE_INTEGER });
-    return { own, repo: new SqlWalletRepository(postgresSql(db), own) };
+    return { own, repo: new SqlWalletRepository(new PostgresSql(db, own)) };
   }
 
   async function warmIn(repo: SqlWalletRepository, id: string): Promise<void> {
@@ -119,7 +119,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
   it('reads a record again once its lifetime (1 s by default) has passed, also when no notification came', async () => {
     let clock = 0;
     const own = new PostgresApiKeyCache(db, { now: () => clock });
-    const repo = new SqlWalletRepository(postgresSql(db), own);
+    const repo = new SqlWalletRepository(new PostgresSql(db, own));
     try {
       const key = await aStoredKey();
       await warmIn(repo, key.id);

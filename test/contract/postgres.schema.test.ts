@@ -8,7 +8,7 @@ import { ErrorCode } from '../../src/domain/errors.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig, type TestDatabase } from '../support/postgres.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
-import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
+import { PostgresSql, postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
 
 const ALL_VERSIONS = Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1);
 
@@ -102,7 +102,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
           expect(inVault).toContain(name);
         expect(await versions(sql, 'vault.wallet_vault_migrations')).toEqual(ALL_VERSIONS);
         // The trigger function works there: a change made with plain SQL reaches the cache's listener.
-        const repo = new SqlWalletRepository(postgresSql(db), cache);
+        const repo = new SqlWalletRepository(new PostgresSql(db, cache));
         expect(await repo.findApiKey(key.id)).toMatchObject({ revoked: null });
         await expect.poll(async () => (await repo.findApiKey(key.id), (cache as unknown as { listening: boolean }).listening)).toBe(true);
         await sql.query('UPDATE vault.api_keys SET revoked = now() WHERE id = $1', [key.id]);

@@ -7,8 +7,7 @@ import { sqlPersistence } from '../sql/sql-persistence.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 await requireDriver('pg', 'persistence/postgres');
-const [{ PostgresApiKeyCache }, { openPostgresDatabase }, { PostgresJobLock }, { postgresSql }, { postgresRequestRates }] = await Promise.all([
-  import('./postgres.api-key-cache.js'),
+const [{ openPostgresDatabase }, { PostgresJobLock }, { postgresSql }, { postgresRequestRates }] = await Promise.all([
   import('./postgres.database.js'),
   import('./postgres.job-lock.js'),
   import('./postgres.sql.js'),
@@ -95,16 +94,12 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     onIdleError: o.onIdleError,
     schema: 'connectionString' in o ? o.schema : undefined,
   }, { migrate: o.migrate });
-  const apiKeys = new PostgresApiKeyCache(db);
+  // The API key cache is the seam's (postgresSql: its listener ends with db.close()).
   return sqlPersistence(postgresSql(db), {
     description: db.label,
     requestRates: postgresRequestRates(db),
     sharedNonces: true,
-    apiKeyCache: apiKeys,
     jobLock: new PostgresJobLock(db),
-    close: async () => {
-      await apiKeys.close();
-      await db.close();
-    },
+    close: () => db.close(),
   });
 }

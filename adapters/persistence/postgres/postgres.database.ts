@@ -146,8 +146,16 @@ export class PostgresDatabase {
     await this.query('SELECT 1');
   }
 
-  /** Closes every pooled connection. Idempotent. */
+  private readonly closing: (() => Promise<void>)[] = [];
+
+  /** Runs `release` first when the database closes: what holds a connection of its own (the API key listener). */
+  whenClosing(release: () => Promise<void>): void {
+    this.closing.push(release);
+  }
+
+  /** Closes what `whenClosing` named, then every pooled connection. Idempotent. */
   async close(): Promise<void> {
+    await Promise.all(this.closing.splice(0).map((release) => release().catch(() => undefined)));
     if (this.config.pool) return; // the application's pool: it ends it
     if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }

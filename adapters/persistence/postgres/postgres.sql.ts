@@ -6,6 +6,7 @@ import { AuditListeners } from '../sql/audit-watch.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { asDate, AUDIT, rowPlaceholders, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
+import { PostgresApiKeyCache } from './postgres.api-key-cache.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.
@@ -40,15 +41,22 @@ const sessionOf = (client: { query(text: string, values?: unknown[]): Promise<pg
  */
 export class PostgresSql implements SqlDatabase {
   readonly instant = asDate as InstantDecoder<unknown>;
-  readonly apiKeyCache = undefined;
   private readonly audits = new AuditListeners();
   readonly watchAudit = this.audits.watch;
   // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
   private readonly batches = new SerialGroupCommit<DurableWrite>((batch) => writeBatchOrEachAlone(batch, this.insertBatch, isDomainError), MAX_BATCH);
   private readonly pool: SqlSession;
 
-  constructor(readonly db: PostgresDatabase) {
+  /**
+   * `apiKeyCache`: the API key lookups from memory, kept exact by the database's push (default: one with
+   * the default lifetime; tests give their own). Its listener connection ends when `db` closes.
+   */
+  constructor(
+    readonly db: PostgresDatabase,
+    readonly apiKeyCache: PostgresApiKeyCache = new PostgresApiKeyCache(db),
+  ) {
     this.pool = sessionOf(db);
+    db.whenClosing(() => apiKeyCache.close());
   }
 
   all<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {

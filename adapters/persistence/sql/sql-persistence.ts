@@ -11,7 +11,7 @@ import { SqlSignCounter } from './sql.sign-counter.js';
 import { SqlSignatureLog } from './sql.signature-log.js';
 import { SqlWalletRepository } from './sql.wallet-repository.js';
 import { SqlWebhookOutbox } from './sql.webhook-outbox.js';
-import type { ApiKeyCache, SqlDatabase } from './sql-database.js';
+import type { SqlDatabase } from './sql-database.js';
 
 /** What a dialect's factory adds to the ports written once: its name, its job lock, how it closes. */
 export interface DialectParts {
@@ -19,8 +19,6 @@ export interface DialectParts {
   readonly jobLock: JobLock;
   /** Nonces in the database (false: the application keeps them in memory). */
   readonly sharedNonces: boolean;
-  /** API key lookups from memory, when the database's own is not the one (PostgreSQL's listener). */
-  readonly apiKeyCache?: ApiKeyCache;
   /** Request counts every process on the database shares (PostgreSQL); absent: each process counts its own. */
   readonly requestRates?: RequestRateStore;
   close(): Promise<void>;
@@ -29,7 +27,7 @@ export interface DialectParts {
 /** Every port of the Persistence over one opened SQL database. */
 export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistence {
   return {
-    repository: new SqlWalletRepository(db, parts.apiKeyCache),
+    repository: new SqlWalletRepository(db),
     signatureLog: new SqlSignatureLog(db),
     auditLog: new SqlAuditLog(db),
     policies: new SqlPolicyRepository(db),

@@ -30,11 +30,12 @@ const UPDATE_WALLET = `UPDATE wallets SET name = $2, updated = $3, expires = $4,
  * compare-and-set is one UPDATE, the idempotency claim and its wallet are one transaction.
  */
 export class SqlWalletRepository implements WalletRepository {
-  constructor(
-    private readonly db: SqlDatabase,
-    /** Answers authentication's lookups from memory (default: the database's own, if it has one). */
-    private readonly apiKeys: ApiKeyCache | undefined = db.apiKeyCache,
-  ) {}
+  /** Answers authentication's lookups from memory: the seam's (one per database), when it has one. */
+  private readonly apiKeys: ApiKeyCache | undefined;
+
+  constructor(private readonly db: SqlDatabase) {
+    this.apiKeys = db.apiKeyCache;
+  }
 
   private async rows<T>(read: (row: object, at: InstantDecoder<unknown>) => T, sql: string, params?: readonly unknown[]): Promise<T[]> {
     return (await this.db.all<object>(sql, params)).map((r) => read(r, this.db.instant));

@@ -1,34 +1,17 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
-// The contract suites by package name, through the public entry an outside store's author uses.
-import {
-  describeAuditLogContract,
-  describeJobLockContract,
-  describeKeyQuarantineContract,
-  describePolicyRepositoryContract,
-  describeSignatureLogContract,
-  describeApprovalStoreContract,
-  describeSignCounterContract,
-  describeWalletRepositoryContract,
-  expectSharedReplayGuard,
-  expectValidChain,
-} from 'wallet-vault/testing';
+import { expectValidChain } from 'wallet-vault/testing';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';
 import { anApiKey, anAuditEvent, anIdempotencyRecord, aVault, aWallet } from '../support/wallet-mother.js';
-import { SqlApprovalStore } from '../../adapters/persistence/sql/sql.approval-store.js';
 import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
-import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
-import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
-import { SqlSignCounter } from '../../adapters/persistence/sql/sql.sign-counter.js';
-import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
 import { postgresSql } from '../../adapters/persistence/postgres/postgres.sql.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
@@ -45,84 +28,7 @@ async function withTwoInstances(work: (a: PostgresDatabase, b: PostgresDatabase)
   }
 }
 
-// The contract suites in the connection's current schema (public), and again with the schema option,
-// where every statement, the trigger function and the migrations table must resolve in that schema.
-for (const [name, schema] of [['postgres', undefined], ['postgres, schema "vault"', 'vault']] as const) {
-  const open = () => openTestDatabase({ schema });
-  describe.skipIf(!POSTGRES_AVAILABLE)(`${name} contract suites (a fresh database per suite, dropped afterwards)`, () => {
-    describeWalletRepositoryContract(name, async () => {
-      const { db, cleanup } = await open();
-      const auditLog = new SqlAuditLog(postgresSql(db));
-      return { repo: new SqlWalletRepository(postgresSql(db)), signatureLog: new SqlSignatureLog(postgresSql(db)), auditLog, cleanup };
-    });
-    // The audit contract wants an empty log per test: a database per test would be slow, so the table is emptied.
-    describe('audit log', () => {
-      let shared: Awaited<ReturnType<typeof openTestDatabase>>;
-      beforeAll(async () => {
-        shared = await open();
-      });
-      afterAll(() => shared?.cleanup());
-      describeAuditLogContract(name, async () => {
-        await shared.db.query('TRUNCATE audit_log');
-        return { log: new SqlAuditLog(postgresSql(shared.db)), cleanup: async () => undefined };
-      });
-    });
-    describePolicyRepositoryContract(name, async () => {
-      const { db, cleanup } = await open();
-      return { policies: new SqlPolicyRepository(postgresSql(db)), cleanup };
-    });
-    describeSignatureLogContract(name, async () => {
-      const { db, cleanup } = await open();
-      return { log: new SqlSignatureLog(postgresSql(db)), cleanup };
-    });
-    describeKeyQuarantineContract(name, async () => {
-      const [one, two] = await Promise.all([open(), open()]);
-      return {
-        quarantine: new SqlKeyQuarantine(postgresSql(one.db)),
-        auditLog: new SqlAuditLog(postgresSql(one.db)),
-        other: new SqlKeyQuarantine(postgresSql(two.db)),
-        cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])),
-      };
-    });
-    describeJobLockContract(`${name} (advisory lock)`, async () => {
-      const { db, cleanup } = await open();
-      return { lock: new PostgresJobLock(db), cleanup };
-    });
-    describeApprovalStoreContract(`${name} (two pools on one database)`, async () => {
-      const first = await open();
-      const second = await openPostgresDatabase(testPostgresConfig(first.test.url, { schema }));
-      const repo = new SqlWalletRepository(postgresSql(first.db));
-      return {
-        stores: [new SqlApprovalStore(postgresSql(first.db)), new SqlApprovalStore(postgresSql(second))],
-        apiKeys: repo,
-        signatureLog: new SqlSignatureLog(postgresSql(first.db)),
-        auditLog: new SqlAuditLog(postgresSql(first.db)),
-        newVault: async () => {
-          const vault = aVault();
-          await repo.ensureAccount(vault.accountId, new Date());
-          await repo.insertVault(vault);
-          return vault.id;
-        },
-        cleanup: async () => {
-          await second.close();
-          await first.cleanup();
-        },
-      };
-    });
-    describeSignCounterContract(`${name} (two pools on one database)`, async () => {
-      const first = await open();
-      const second = await openPostgresDatabase(testPostgresConfig(first.test.url, { schema }));
-      return {
-        counters: [new SqlSignCounter(postgresSql(first.db)), new SqlSignCounter(postgresSql(second))],
-        cleanup: async () => {
-          await second.close();
-          await first.cleanup();
-        },
-      };
-    });
-  });
-}
-
+// The port contract suites run over PostgreSQL (both schemas) in test/contract/ports/ (test/support/sql-dialects.ts); here, what only PostgreSQL does.
 describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dropped afterwards)', () => {
   it('job lock: one instance runs a job at a time; a dead session releases it', async () =>
     withTwoInstances(async (a, b) => {
@@ -379,13 +285,4 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL (a fresh database per test, dro
       expect(checks).toBeGreaterThan(5);
       expect((await repoA.listWallets(vault.id, now, 0, 1000)).count).toBe(300);
     }));
-
-  it('refuses a replayed auth nonce on any instance, and lets an expired one go', () =>
-    withTwoInstances((a, b) =>
-      expectSharedReplayGuard({
-        guard: (which, now, sweepEveryMs) => new SqlReplayGuard(postgresSql(which === 0 ? a : b), now, sweepEveryMs),
-        nonces: async () => (await a.query<{ nonce: string }>('SELECT nonce FROM auth_nonces ORDER BY nonce')).rows.map((r) => r.nonce),
-        expireAll: async () => void (await a.query("UPDATE auth_nonces SET expires = now() - interval '1 second'")),
-      }),
-    ));
 });

@@ -4,30 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { InProcessJobLock } from '../../adapters/persistence/sqlite/in-process.job-lock.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { aSignatureRecord, anApiKey, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
-
-// The contract suites by package name, through the public entry an outside store's author uses.
-import {
-  describeAuditLogContract,
-  describeJobLockContract,
-  describeKeyQuarantineContract,
-  describePolicyRepositoryContract,
-  describeSignatureLogContract,
-  describeApprovalStoreContract,
-  describeSignCounterContract,
-  describeWalletRepositoryContract,
-  expectSharedReplayGuard,
-  expectValidChain,
-} from 'wallet-vault/testing';
-import { SqlApprovalStore } from '../../adapters/persistence/sql/sql.approval-store.js';
+import { expectValidChain } from 'wallet-vault/testing';
 import { SqlAuditLog } from '../../adapters/persistence/sql/sql.audit-log.js';
 import { SqlKeyQuarantine } from '../../adapters/persistence/sql/sql.key-quarantine.js';
-import { SqlPolicyRepository } from '../../adapters/persistence/sql/sql.policy-repository.js';
-import { SqlReplayGuard } from '../../adapters/persistence/sql/sql.replay-guard.js';
 import { SqlSignCounter } from '../../adapters/persistence/sql/sql.sign-counter.js';
 import { SqlSignatureLog } from '../../adapters/persistence/sql/sql.signature-log.js';
 import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-repository.js';
@@ -51,49 +34,7 @@ async function withDatabase<T extends object>(build: (db: SqliteDatabase) => T):
   };
 }
 
-describeWalletRepositoryContract('sqlite', () =>
-  withDatabase((db) => {
-    const auditLog = new SqlAuditLog(sqliteSql(db));
-    return { repo: new SqlWalletRepository(sqliteSql(db)), signatureLog: new SqlSignatureLog(sqliteSql(db)), auditLog };
-  }),
-);
-describeAuditLogContract('sqlite', () => withDatabase((db) => ({ log: new SqlAuditLog(sqliteSql(db)) })));
-// One connection twice, as for the sign counter below: BEGIN IMMEDIATE serialises writers across processes.
-describeApprovalStoreContract('sqlite', () =>
-  withDatabase((db) => {
-    const repo = new SqlWalletRepository(sqliteSql(db));
-    const store = new SqlApprovalStore(sqliteSql(db));
-    return {
-      stores: [store, store] as const,
-      apiKeys: repo,
-      signatureLog: new SqlSignatureLog(sqliteSql(db)),
-      auditLog: new SqlAuditLog(sqliteSql(db)),
-      newVault: async () => {
-        const vault = aVault();
-        await repo.ensureAccount(vault.accountId, new Date());
-        await repo.insertVault(vault);
-        return vault.id;
-      },
-    };
-  }),
-);
-describePolicyRepositoryContract('sqlite', () => withDatabase((db) => ({ policies: new SqlPolicyRepository(sqliteSql(db)) })));
-describeSignatureLogContract('sqlite', () => withDatabase((db) => ({ log: new SqlSignatureLog(sqliteSql(db)) })));
-describeKeyQuarantineContract('sqlite', async () => {
-  const [one, two] = await Promise.all([withDatabase((db) => ({ quarantine: new SqlKeyQuarantine(sqliteSql(db)), auditLog: new SqlAuditLog(sqliteSql(db)) })), withDatabase((db) => ({ other: new SqlKeyQuarantine(sqliteSql(db)) }))]);
-  return { quarantine: one.quarantine, auditLog: one.auditLog, other: two.other, cleanup: async () => void (await Promise.all([one.cleanup(), two.cleanup()])) };
-});
-// One connection twice: two connections of one thread cannot share the write lock (the second's BEGIN
-// IMMEDIATE blocks the thread the first needs to commit), and the processes that share a file in service
-// (workers, the CLI) each have their own thread; across them BEGIN IMMEDIATE serialises the takes.
-describeSignCounterContract('sqlite', () =>
-  withDatabase((db) => {
-    const counter = new SqlSignCounter(sqliteSql(db));
-    return { counters: [counter, counter] as const };
-  }),
-);
-describeJobLockContract('sqlite (in-process)', async () => ({ lock: new InProcessJobLock(), cleanup: async () => undefined }));
-
+// The port contract suites run over SQLite in test/contract/ports/ (test/support/sql-dialects.ts); here, what only SQLite does.
 describe('sqlite specifics', () => {
   it('sweeps sign counts and their keys once no window can hold them (31 days), also by itself from a take', async () => {
     const { db, cleanup } = await withDatabase((db) => ({ db }));
@@ -393,22 +334,6 @@ describe('sqlite specifics', () => {
       expect(await new SqlWalletRepository(sqliteSql(reopened)).countWallets(vault.id, new Date())).toBe(1);
       reopened.close();
     } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('refuses a replayed auth nonce from any connection on the file (two workers), and lets an expired one go', async () => {
-    const dir = await tempDir();
-    const connections = [0, 1].map(() => openSqliteDatabase({ path: path.join(dir, 'vault.db') }));
-    const [a] = connections;
-    try {
-      await expectSharedReplayGuard({
-        guard: (which, now, sweepEveryMs) => new SqlReplayGuard(sqliteSql(connections[which]!), now, sweepEveryMs),
-        nonces: async () => (a!.prepare('SELECT nonce FROM auth_nonces').pluck().all() as string[]).sort(),
-        expireAll: async () => void a!.prepare('UPDATE auth_nonces SET expires = ?').run(Date.now() - 1000),
-      });
-    } finally {
-      for (const c of connections) c.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
