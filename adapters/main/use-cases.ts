@@ -7,6 +7,7 @@ import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { GetSubmission } from '../../src/application/get-submission.use-case.js';
 import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import { ImportKey } from '../../src/application/import-key.use-case.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { Governance } from '../../src/application/governance.use-case.js';
@@ -47,6 +48,7 @@ import type { Clock } from '../../src/ports/clock.port.js';
 import type { IdGenerator } from '../../src/ports/id-generator.port.js';
 import type { KeyQuarantine } from '../../src/ports/key-quarantine.port.js';
 import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
+import type { KeystoreDecryptor } from '../../src/ports/keystore-decryptor.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { SignCounter } from '../../src/ports/sign-counter.port.js';
 import { PORT_TOKENS } from '../../src/ports/port-tokens.js';
@@ -102,6 +104,7 @@ interface Ports {
   readonly gate: SignPolicyGate;
   readonly refusedAuth: RefusedAuthSummary;
   readonly payloads: StandardPayloads;
+  readonly keystores: KeystoreDecryptor;
   readonly chainRpc: ChainRpc;
   /** Another entry of USE_CASES, for a use case built on others (the JSON-RPC endpoint). */
   resolve<T>(type: abstract new (...args: any[]) => T): T;
@@ -272,6 +275,8 @@ export const USE_CASES = {
   purgeExpiredIdempotency: entry(PurgeExpiredIdempotency, (p) => new PurgeExpiredIdempotency(p.repo, p.clock)),
   /** Quarantines this deployment's keys that no wallet record names. */
   sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock), KEYS),
+  /** `wallet-vault keys import` (`vault.keys.import`): a wallet of an existing key (raw or a V3 keystore) in the default key store. */
+  keys: entry(ImportKey, (p) => new ImportKey({ repository: p.repo, keyStores: p.keys, decryptor: p.keystores, clock: p.clock, ids: p.ids, auditLog: p.audit, deploymentId: p.deploymentId }), KEYS),
   /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
   manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids), KEYS),
   // Webhooks
@@ -350,6 +355,9 @@ function portsOf(ctx: Resolver): Ports {
     resolve: (type) => ctx.get(type),
     get payloads() {
       return port<StandardPayloads>(PORT_TOKENS.STANDARD_PAYLOADS);
+    },
+    get keystores() {
+      return port<KeystoreDecryptor>(PORT_TOKENS.KEYSTORE_DECRYPTOR);
     },
   };
 }

@@ -30,4 +30,6 @@ export const PORT_TOKENS = {
   /** The persistence's WebhookOutbox, or undefined when it has none. */
   WEBHOOK_OUTBOX: Symbol.for('wallet-vault.WebhookOutbox'),
   GOVERNANCE_STORE: Symbol.for('wallet-vault.GovernanceStore'),
+  /** Opens V3 keystore files for a key import (src/ports/keystore-decryptor.port.ts). */
+  KEYSTORE_DECRYPTOR: Symbol.for('wallet-vault.KeystoreDecryptor'),
 } as const;
