@@ -136,6 +136,26 @@ describe('vault.keys.import (the library path of `wallet-vault keys import`)', (
     });
   });
 
+  it('reaches the store through the metered wrapper of createVault({ metrics: true }), timed as importKey; a wrapped store without it is still refused', async () => {
+    for (const canImport of [true, false]) {
+      const vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [new InMemoryKeyStore('memory', { importKey: canImport })], jobs: false, metrics: true });
+      try {
+        const { id } = await vault.manageVaults.create({ name: 'metered' });
+        const key = Wallet.createRandom();
+        const imported = vault.keys.import({ vaultId: id, name: 'k', privateKey: keyBytes(key) });
+        if (!canImport) {
+          await expect(imported).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED });
+          continue;
+        }
+        expect((await imported).address).toBe(key.address);
+        const { text } = await vault.metrics!.exposition();
+        expect(text).toMatch(/wallet_vault_key_store_operation_duration_seconds_count\{key_store="memory",operation="importKey",outcome="ok"\} 1/);
+      } finally {
+        await vault.close();
+      }
+    }
+  });
+
   it('destroys the key it stored when the wallet record cannot be written', async () => {
     const audit = new InMemoryAuditLog();
     const repo = new InMemoryWalletRepository(audit);
