@@ -38,6 +38,8 @@ export type { Clock } from '../src/ports/clock.port.js';
 export type { Principal } from '../src/application/principal.js';
 export type { UnreadableCredential } from '../src/application/authenticate.use-case.js';
 export type { CreateWalletCommand } from '../src/application/create-wallet.use-case.js';
+export type { ImportKeyCommand } from '../src/application/import-key.use-case.js';
+export type { KeystoreDecryptor } from '../src/ports/keystore-decryptor.port.js';
 export type { IdempotentRequest } from '../src/application/idempotency.js';
 export type { ApprovalRequested, SignAbiItem, SignCallCommand, SignOutcome, SignResult } from '../src/application/sign-call.use-case.js';
 export type { ApprovalRequestView, DecodedArgument, VoteCommand } from '../src/application/approvals.use-case.js';

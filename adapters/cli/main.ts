@@ -9,6 +9,7 @@ import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { registerGovernanceCommands } from './governance.commands.js';
+import { registerKeyImportCommand } from './keys.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
@@ -195,6 +196,7 @@ keys
     print(!!o.json, { store: o.store, rewrapped: result.done }, () => `${result.done} keys of ${o.store} re-wrapped under the latest key version`);
   });
 
+registerKeyImportCommand(keys);
 registerMasterKeyCommands(keys);
 registerQuarantineCommands(keys);
 registerAuditCommands(program);

@@ -41,4 +41,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.PROPOSAL_CLOSED]: 409,
   // Well formed and allowed, but it would fail on chain: the request, not the service, is what to change.
   [ErrorCode.SIMULATION_REVERTED]: 422,
+  // The request is understood and the store answers; this store cannot do it (another store can).
+  [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED]: 422,
 };

@@ -7,6 +7,7 @@ import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { GetSubmission } from '../../src/application/get-submission.use-case.js';
 import { GetVaultStatus } from '../../src/application/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/get-wallet.use-case.js';
+import { ImportKey } from '../../src/application/import-key.use-case.js';
 import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/list-wallets.use-case.js';
 import { Governance } from '../../src/application/governance.use-case.js';
@@ -85,6 +86,7 @@ const PORTS = {
   deploymentId: PORT_TOKENS.DEPLOYMENT_ID,
   payloads: PORT_TOKENS.STANDARD_PAYLOADS,
   chainRpc: PORT_TOKENS.CHAIN_RPC,
+  keystores: PORT_TOKENS.KEYSTORE_DECRYPTOR,
   /** Proves governed vaults' states (and applies what their quorum made effective). */
   verifier: GovernanceVerifier,
   policyCache: PolicyCache,
@@ -263,6 +265,8 @@ export const USE_CASES = {
   purgeExpiredIdempotency: entry(PurgeExpiredIdempotency, (p) => new PurgeExpiredIdempotency(p.repo, p.clock)),
   /** Quarantines this deployment's keys that no wallet record names. */
   sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock), KEYS),
+  /** `wallet-vault keys import` (`vault.keys.import`): a wallet of an existing key (raw or a V3 keystore) in the default key store. */
+  keys: entry(ImportKey, (p) => new ImportKey({ repository: p.repo, keyStores: p.keys, decryptor: p.keystores, clock: p.clock, ids: p.ids, auditLog: p.audit, deploymentId: p.deploymentId }), KEYS),
   /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
   manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids), KEYS),
   // Webhooks

@@ -13,6 +13,7 @@ export interface KeyStoreObserver {
  */
 export class MeteredKeyStore implements KeyStore {
   readonly name: string;
+  readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
   readonly rewrap?: (keyRef: string) => Promise<string>;
   readonly listKeys?: (query: { readonly deploymentId: string; readonly createdBefore: Date }) => Promise<StoredKey[]>;
   readonly listKeyRefs?: (createdBefore: Date) => Promise<string[]>;
@@ -22,7 +23,11 @@ export class MeteredKeyStore implements KeyStore {
     private readonly observer: KeyStoreObserver,
   ) {
     this.name = inner.name;
-    // Only stores that can re-wrap (or list) expose rewrap (listKeys): callers test for their presence.
+    // Only stores that can import, re-wrap (or list) expose importKey, rewrap (listKeys): callers test for their presence.
+    if (inner.importKey) {
+      const importKey = inner.importKey.bind(inner);
+      this.importKey = (privateKey, owner) => this.timed('importKey', () => importKey(privateKey, owner));
+    }
     if (inner.rewrap) {
       const rewrap = inner.rewrap.bind(inner);
       this.rewrap = (keyRef) => this.timed('rewrap', () => rewrap(keyRef));

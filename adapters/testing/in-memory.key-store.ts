@@ -1,4 +1,5 @@
-import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { DomainError, ErrorCode, invalidArgument } from '../../src/domain/errors.js';
+import { isPrivateKey } from '../../src/domain/private-key.js';
 import { addressFromPublicKey } from '../../src/domain/address.js';
 import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
 import { generatePrivateKey, publicKeyOf, signDigest } from '../keystore/shared/secp256k1.js';
@@ -9,8 +10,24 @@ export class InMemoryKeyStore implements KeyStore {
   private counter = 0;
   /** The next N operations fail with KEYSTORE_UNAVAILABLE. */
   failNext = 0;
+  /** Keeps a copy of the key it is given (absent with `{ importKey: false }`: a store that cannot import). */
+  readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    options: { readonly importKey?: boolean } = {},
+  ) {
+    if (options.importKey !== false) {
+      this.importKey = async (privateKey, owner) => {
+        this.maybeFail();
+        if (!isPrivateKey(privateKey)) throw invalidArgument('privateKey: not a secp256k1 private key');
+        const key = Buffer.from(privateKey);
+        const keyRef = `${this.name}-${++this.counter}`;
+        this.keys.set(keyRef, { key, created: new Date(), owner });
+        return { keyRef, publicKey: publicKeyOf(key) };
+      };
+    }
+  }
 
   get size(): number {
     return this.keys.size;

@@ -118,6 +118,9 @@ export class InMemoryWalletRepository implements WalletRepository {
   async findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null> {
     return [...this.wallets.values()].find((w) => w.vaultId === vaultId && w.address === address && visible(w, now)) ?? null;
   }
+  async findWalletByAddress(address: string): Promise<Wallet | null> {
+    return [...this.wallets.values()].find((w) => w.address === address) ?? null;
+  }
   async listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage> {
     const all = [...this.wallets.values()].filter((w) => w.vaultId === vaultId && visible(w, now)).sort(byCreatedThenId);
     return { count: all.length, page: all.slice(offset, offset + limit) };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SigningKey, recoverAddress, computeAddress, hexlify } from 'ethers';
+import { SigningKey, Wallet, recoverAddress, computeAddress, hexlify } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/domain/errors.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
@@ -119,6 +119,43 @@ export function describeKeyStoreContract(
       expect(refs).toEqual([other.keyRef]);
       expect(refs).not.toContain(unlabelled.keyRef);
       expect(await listKeys({ deploymentId: mine, createdBefore: new Date(0) })).toEqual([]);
+    });
+
+    describe('key import (stores with importKey; a store without it is refused by the vault, naming it)', () => {
+      it("keeps a key it is given: the key's own public key, and it signs as that key after the caller zeroed its buffer", async () => {
+        const importKey = fixture.store.importKey?.bind(fixture.store);
+        if (!importKey) return;
+        const wallet = Wallet.createRandom();
+        const given = Buffer.from(wallet.privateKey.slice(2), 'hex');
+        const key = await importKey(given, { accountId: 'acc', vaultId: 'vault-1', walletId: 'w' });
+        given.fill(0); // the caller's buffer, zeroed after use: the store holds its own copy (or none)
+        expect(hexlify(key.publicKey)).toBe(wallet.signingKey.publicKey);
+        for (let i = 0; i < 3; i++) {
+          const digest = randomBytes(32);
+          const sig = await fixture.store.sign(key.keyRef, digest);
+          expect(BigInt(hexlify(sig.s)) <= HALF_N).toBe(true);
+          expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v })).toBe(wallet.address);
+        }
+        await fixture.store.destroy(key.keyRef);
+      });
+
+      it("records the owner's deployment and vault on an imported key as on a created one (listKeys)", async () => {
+        const importKey = fixture.store.importKey?.bind(fixture.store);
+        const listKeys = fixture.store.listKeys?.bind(fixture.store);
+        if (!importKey || !listKeys) return;
+        const deploymentId = `dep-${randomBytes(8).toString('hex')}`;
+        const wallet = Wallet.createRandom();
+        const key = await importKey(Buffer.from(wallet.privateKey.slice(2), 'hex'), { accountId: 'acc', vaultId: 'vault-2', walletId: 'w', deploymentId });
+        const listed = await listKeys({ deploymentId, createdBefore: new Date(Date.now() + 60_000) });
+        expect(listed).toEqual([{ keyRef: key.keyRef, address: wallet.address.toLowerCase(), vaultId: 'vault-2' }]);
+      });
+
+      it('refuses what is not a secp256k1 private key with a DomainError', async () => {
+        const importKey = fixture.store.importKey?.bind(fixture.store);
+        if (!importKey) return;
+        await expect(importKey(new Uint8Array(32))).rejects.toEqual(aDomainError());
+        await expect(importKey(new Uint8Array(31).fill(1))).rejects.toEqual(aDomainError());
+      });
     });
   });
 }

@@ -244,6 +244,18 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       await expect(f.repo.insertWallet(aWallet(vault, { address }))).rejects.toThrow();
     });
 
+    it('finds a record by address in any vault, deleted or not, until it is removed', async () => {
+      const [one, other] = [await newVault(), await newVault()];
+      const live = aWallet(one);
+      const expired = aWallet(other, { expires: ms(-1) });
+      for (const w of [live, expired]) await f.repo.insertWallet(w);
+      expect(await f.repo.findWalletByAddress(live.address)).toEqual(live);
+      expect(await f.repo.findWalletByAddress(expired.address)).toEqual(expired);
+      expect(await f.repo.findWalletByAddress(randomAddress())).toBeNull();
+      await f.repo.removeWallet(expired.id);
+      expect(await f.repo.findWalletByAddress(expired.address)).toBeNull();
+    });
+
     it('removes records idempotently and knows which key references are in use', async () => {
       const vault = await newVault();
       const w = aWallet(vault);

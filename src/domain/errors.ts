@@ -58,6 +58,8 @@ export const ErrorCode = {
   PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',
   /** The transaction (or Sign call) was simulated on its chain before signing and reverts: nothing signed. */
   SIMULATION_REVERTED: 'SIMULATION_REVERTED',
+  /** A key import (`wallet-vault keys import`, vault.keys.import) into a key store that cannot take keys in: the message names the store. */
+  KEYSTORE_IMPORT_UNSUPPORTED: 'KEYSTORE_IMPORT_UNSUPPORTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   'key.quarantined',
   'key.restored',
   'key.destroyed',
+  // Key import (issue 37): a wallet made of a key the operator brought (`wallet-vault keys import`).
+  'key.imported',
   // Approvals (issue 25): a sign held for a quorum, each vote, and how it ended (approved, rejected, expired).
   'approval.requested',
   'approval.voted',

@@ -2,6 +2,7 @@ import type { ChainReader } from './chain-reader.port.js';
 import type { ChainRpc } from './chain-rpc.port.js';
 import type { Clock } from './clock.port.js';
 import type { IdGenerator } from './id-generator.port.js';
+import type { KeystoreDecryptor } from './keystore-decryptor.port.js';
 import type { KeyStoreRegistry } from './key-store.port.js';
 import type { Persistence } from './persistence.port.js';
 import type { ReplayGuard } from './replay-guard.port.js';
@@ -64,4 +65,6 @@ export const PORT_TOKENS = {
   /** This deployment's id (string), or null when the persistence has none. */
   DEPLOYMENT_ID: token<string | null>('DeploymentId'),
   ...persistenceTokens,
+  /** Opens V3 keystore files for a key import (src/ports/keystore-decryptor.port.ts). */
+  KEYSTORE_DECRYPTOR: token<KeystoreDecryptor>('KeystoreDecryptor'),
 } as const;

@@ -23,6 +23,11 @@ export interface WalletStore {
   insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void>;
   /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
+  /**
+   * The wallet record with this checksummed address in any vault, deleted or not (the address is unique
+   * across the repository until the record is removed), or null: what a key import asks before it stores a key.
+   */
+  findWalletByAddress(address: string): Promise<Wallet | null>;
   /** Wallets of a vault ordered by `created` then `id`, skipping deleted ones. */
   listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage>;
   /** Number of wallets of the vault that are not deleted at `now`. */

@@ -35,6 +35,30 @@ describe('aws-kms specifics', () => {
     await kms?.close();
   });
 
+  it('imports key material through KMS BYOK: an EXTERNAL key, the wrapping parameters, the PKCS#8 material; a failed import schedules the key away', async () => {
+    const given = randomBytes(32);
+    given[0] = 0x01; // below the curve order
+    const expected = Buffer.from(given);
+    const calls = kms.calls.length;
+    const key = await store.importKey(given, { accountId: 'acc', vaultId: 'v', walletId: 'w', deploymentId: 'dep' });
+    expect(kms.calls.slice(calls)).toEqual(['CreateKey', 'GetParametersForImport', 'ImportKeyMaterial', 'GetPublicKey']);
+    const held = kms.keys.get(key.keyRef)!;
+    expect(held).toMatchObject({ origin: 'EXTERNAL', state: 'Enabled', tags: expect.objectContaining({ 'wallet-vault:deployment': 'dep' }) });
+    expect(held.privateKey.equals(expected)).toBe(true);
+    const digest = randomBytes(32);
+    const sig = await store.sign(key.keyRef, digest);
+    expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v })).toBe(computeAddress(hexlify(key.publicKey)));
+
+    kms.failing.add('ImportKeyMaterial');
+    try {
+      await expect(store.importKey(expected)).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE, message: expect.stringContaining('ImportKeyMaterial failed') });
+    } finally {
+      kms.failing.delete('ImportKeyMaterial');
+    }
+    const pending = [...kms.keys.values()].filter((k) => k.origin === 'EXTERNAL' && k.id !== key.keyRef);
+    expect(pending.map((k) => k.state)).toEqual(['PendingDeletion']);
+  });
+
   it('normalises the high-s signatures KMS returns, every time', async () => {
     const key = await store.create();
     for (let i = 0; i < 40; i++) {

@@ -16,10 +16,12 @@ describe.skipIf(!SOFTHSM_MODULE)(SOFTHSM_MODULE ? 'pkcs11 against SoftHSM2' : 'S
     return { store, cleanup: async () => undefined };
   });
 
-  it('generates keys on the token with every usage set: the private key signs only and cannot be read, copied or changed; the public key verifies only', async () => {
-    const token = createSoftHsmToken('attributes');
+  // An imported key (C_CreateObject, issue 37) has the same usages; the token says it was outside once.
+  it.each(['create', 'importKey'] as const)('%s: the key pair on the token has every usage set: the private key signs only and cannot be read, copied or changed; the public key verifies only', async (how) => {
+    const token = createSoftHsmToken(`attributes-${how}`);
     const store = new Pkcs11KeyStore(token);
-    const key = await store.create();
+    const generated = how === 'create';
+    const key = generated ? await store.create() : await store.importKey(Buffer.from('0c'.repeat(32), 'hex'));
     // Inspect the objects through a separate PKCS#11 handle, as an auditor would.
     const lib = new pkcs11js.PKCS11();
     lib.load(token.modulePath);
@@ -58,7 +60,7 @@ describe.skipIf(!SOFTHSM_MODULE)(SOFTHSM_MODULE ? 'pkcs11 against SoftHSM2' : 'S
     expect(
       read(privateKey, [
         'CKA_TOKEN', 'CKA_PRIVATE', 'CKA_SIGN', 'CKA_SIGN_RECOVER', 'CKA_DECRYPT', 'CKA_UNWRAP', 'CKA_DERIVE',
-        'CKA_SENSITIVE', 'CKA_ALWAYS_SENSITIVE', 'CKA_EXTRACTABLE', 'CKA_NEVER_EXTRACTABLE', 'CKA_COPYABLE', 'CKA_MODIFIABLE', 'CKA_EC_PARAMS',
+        'CKA_SENSITIVE', 'CKA_ALWAYS_SENSITIVE', 'CKA_EXTRACTABLE', 'CKA_NEVER_EXTRACTABLE', 'CKA_COPYABLE', 'CKA_MODIFIABLE', 'CKA_EC_PARAMS', 'CKA_LOCAL',
       ]),
     ).toEqual({
       CKA_TOKEN: true,
@@ -69,12 +71,13 @@ describe.skipIf(!SOFTHSM_MODULE)(SOFTHSM_MODULE ? 'pkcs11 against SoftHSM2' : 'S
       CKA_UNWRAP: false,
       CKA_DERIVE: false,
       CKA_SENSITIVE: true,
-      CKA_ALWAYS_SENSITIVE: true,
+      CKA_ALWAYS_SENSITIVE: generated,
       CKA_EXTRACTABLE: false,
-      CKA_NEVER_EXTRACTABLE: true,
+      CKA_NEVER_EXTRACTABLE: generated,
       CKA_COPYABLE: false,
       CKA_MODIFIABLE: false,
       CKA_EC_PARAMS: '06052b8104000a',
+      CKA_LOCAL: generated,
     });
     expect(() => lib.C_GetAttributeValue(session, privateKey, [{ type: pkcs11js.CKA_VALUE }])).toThrow(/CKR_ATTRIBUTE_SENSITIVE/);
     // Not modifiable: even the PIN holder cannot turn derive on afterwards. CKR_ACTION_PROHIBITED is

@@ -210,10 +210,13 @@ describe('error codes in the OpenAPI document', () => {
       }
     }
     expect((document.components!.responses as Record<string, any>).MethodNotAllowed.headers.Allow.required).toBe(true);
-    // Every code is answered somewhere.
-    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode)));
+    // Every code is answered somewhere, but those only the command line and the in-process API give.
+    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode).filter((c) => !NOT_OVER_HTTP.includes(c))));
   });
 });
+
+/** Codes no route answers: a key import (issue 37) is the command line's and the in-process API's only. */
+const NOT_OVER_HTTP: readonly ErrorCode[] = [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED];
 
 /**
  * What a message of each code looks like. Most are also provoked on a real server below and compared

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import secp256k1 from 'secp256k1';
@@ -8,11 +8,15 @@ const SPKI_PREFIX = Buffer.from('3056301006072a8648ce3d020106052b8104000a034200'
 
 interface FakeKey {
   readonly id: string;
-  readonly privateKey: Buffer;
+  /** Zeros while an EXTERNAL key waits for its material (state PendingImport). */
+  privateKey: Buffer;
+  readonly origin: 'AWS_KMS' | 'EXTERNAL';
+  /** The wrapping key and token GetParametersForImport handed out last (one at a time, as KMS). */
+  importParameters?: { readonly wrapping: KeyObject; readonly token: string };
   /** Tags given to CreateKey, as TagKey -> TagValue. */
   readonly tags: Record<string, string>;
   description?: string;
-  state: 'Enabled' | 'Disabled' | 'PendingDeletion';
+  state: 'Enabled' | 'Disabled' | 'PendingDeletion' | 'PendingImport';
   pendingWindowInDays?: number;
 }
 
@@ -96,13 +100,61 @@ export async function startFakeKms(): Promise<FakeKms> {
             tags[t.TagKey] = t.TagValue;
           }
           const id = randomUUID();
-          keys.set(id, { id, privateKey, tags, description: typeof input.Description === 'string' ? input.Description : undefined, state: 'Enabled' });
+          const external = input.Origin === 'EXTERNAL';
+          if (input.Origin !== undefined && input.Origin !== 'AWS_KMS' && !external) return error('ValidationException', 'unsupported origin');
+          keys.set(id, {
+            id,
+            privateKey: external ? Buffer.alloc(32) : privateKey,
+            origin: external ? 'EXTERNAL' : 'AWS_KMS',
+            tags,
+            description: typeof input.Description === 'string' ? input.Description : undefined,
+            state: external ? 'PendingImport' : 'Enabled',
+          });
           return reply(200, { KeyMetadata: metadata(keys.get(id)!) });
+        }
+        // BYOK (issue 37): AWS's GetParametersForImport and ImportKeyMaterial for an asymmetric key created
+        // with Origin EXTERNAL: RSA-2048 wrapping key (SPKI DER), RSAES_OAEP_SHA_256, PKCS#8 DER material.
+        case 'GetParametersForImport': {
+          const k = needKey();
+          if (!k) return;
+          if (k.origin !== 'EXTERNAL') return error('UnsupportedOperationException', `${arn(k.id)} origin is AWS_KMS which is not valid for this operation.`);
+          if (input.WrappingAlgorithm !== 'RSAES_OAEP_SHA_256' || input.WrappingKeySpec !== 'RSA_2048') return error('ValidationException', 'unsupported wrapping algorithm or key spec');
+          const { publicKey, privateKey: wrapping } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+          const token = randomBytes(64).toString('base64');
+          k.importParameters = { wrapping, token };
+          const spki = publicKey.export({ format: 'der', type: 'spki' });
+          return reply(200, { KeyId: arn(k.id), ImportToken: token, PublicKey: spki.toString('base64'), ParametersValidTo: Date.now() / 1000 + 86400 });
+        }
+        case 'ImportKeyMaterial': {
+          const k = needKey();
+          if (!k) return;
+          if (k.state !== 'PendingImport') return error('KMSInvalidStateException', `${arn(k.id)} is ${k.state.toLowerCase()}.`);
+          if (!k.importParameters || input.ImportToken !== k.importParameters.token) return error('InvalidImportTokenException', 'Import token is invalid.');
+          if (input.ExpirationModel !== undefined && input.ExpirationModel !== 'KEY_MATERIAL_DOES_NOT_EXPIRE' && input.ExpirationModel !== 'KEY_MATERIAL_EXPIRES') return error('ValidationException', 'bad expiration model');
+          let material: Buffer;
+          try {
+            material = privateDecrypt({ key: k.importParameters.wrapping, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(String(input.EncryptedKeyMaterial), 'base64'));
+          } catch {
+            return error('InvalidCiphertextException', 'The ciphertext is invalid.');
+          }
+          let imported: Buffer;
+          try {
+            const key = createPrivateKey({ key: material, format: 'der', type: 'pkcs8' });
+            if (key.asymmetricKeyDetails?.namedCurve !== 'secp256k1') throw new Error('not secp256k1');
+            imported = Buffer.from(key.export({ format: 'jwk' }).d!, 'base64url');
+          } catch {
+            return error('IncorrectKeyMaterialException', 'The key material is not a PKCS#8 secp256k1 private key.');
+          }
+          k.privateKey = imported;
+          k.importParameters = undefined;
+          k.state = 'Enabled';
+          return reply(200, {});
         }
         case 'GetPublicKey': {
           const k = needKey();
           if (!k) return;
           if (k.state === 'PendingDeletion') return error('KMSInvalidStateException', `${k.id} is pending deletion.`);
+          if (k.state === 'PendingImport') return error('KMSInvalidStateException', `${arn(k.id)} is pending import.`);
           const spki = Buffer.concat([SPKI_PREFIX, secp256k1.publicKeyCreate(k.privateKey, false)]);
           return reply(200, { KeyId: arn(k.id), PublicKey: spki.toString('base64'), KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ECDSA_SHA_256'] });
         }
@@ -186,5 +238,5 @@ const metadata = (k: FakeKey) => ({
   SigningAlgorithms: ['ECDSA_SHA_256'],
   CreationDate: Date.now() / 1000,
   KeyManager: 'CUSTOMER',
-  Origin: 'AWS_KMS',
+  Origin: k.origin,
 });

@@ -1,15 +1,19 @@
 import {
   CreateKeyCommand,
   DisableKeyCommand,
+  GetParametersForImportCommand,
   GetPublicKeyCommand,
+  ImportKeyMaterialCommand,
   KMSClient,
   ListKeysCommand,
   ScheduleKeyDeletionCommand,
   SignCommand,
 } from '@aws-sdk/client-kms';
-import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import { constants, createPublicKey, publicEncrypt } from 'node:crypto';
+import { DomainError, ErrorCode, invalidArgument } from '../../../src/domain/errors.js';
+import { isPrivateKey } from '../../../src/domain/private-key.js';
 import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
-import { completeSignature, parseDerSignature, parseSpkiPublicKey } from '../shared/secp256k1.js';
+import { completeSignature, parseDerSignature, parseSpkiPublicKey, publicKeyOf } from '../shared/secp256k1.js';
 
 /** Configuration of the `aws-kms` key store. Credentials and region come from the SDK's default chain unless given. */
 export interface AwsKmsKeyStoreConfig {
@@ -24,6 +28,12 @@ export interface AwsKmsKeyStoreConfig {
   /** SDK attempts including retries (default 3). */
   readonly maxAttempts?: number;
 }
+
+/**
+ * PKCS#8 PrivateKeyInfo of a secp256k1 key up to the key's 32 bytes (RFC 5208 around RFC 5915's
+ * ECPrivateKey, curve in the AlgorithmIdentifier): the form KMS takes ECC key material in.
+ */
+const PKCS8_SECP256K1_PREFIX = Buffer.from('303e020100301006072a8648ce3d020106052b8104000a042730250201010420', 'hex');
 
 /** The shortest window KMS allows between scheduling and deleting a key. */
 export const KMS_MIN_PENDING_DAYS = 7;
@@ -82,6 +92,57 @@ export class AwsKmsKeyStore implements KeyStore {
       return { keyRef, publicKey: await this.publicKey(keyRef) };
     } catch (error) {
       // A key no wallet will ever name: schedule it away before reporting the failure.
+      await this.destroy(keyRef).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * KMS's own import of key material (BYOK), which it allows for ECC_SECG_P256K1 signing keys: a key
+   * created with Origin EXTERNAL (no material), GetParametersForImport (an RSA-2048 wrapping key and an
+   * import token, RSAES_OAEP_SHA_256), the key as PKCS#8 DER encrypted under it, ImportKeyMaterial
+   * (KEY_MATERIAL_DOES_NOT_EXPIRE). The key then signs inside KMS as a created one does; its public key
+   * is read back and must be the key's. The PKCS#8 buffer made here is zeroed once encrypted; the caller
+   * zeroes `privateKey`. A failure after CreateKey schedules the key's deletion, as `create` does.
+   */
+  async importKey(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey> {
+    if (!isPrivateKey(privateKey)) throw invalidArgument('key store aws-kms: the key to import is not a secp256k1 private key');
+    const expected = Buffer.from(publicKeyOf(privateKey));
+    const created = await this.call('CreateKey', () =>
+      this.client.send(
+        new CreateKeyCommand({
+          KeySpec: 'ECC_SECG_P256K1',
+          KeyUsage: 'SIGN_VERIFY',
+          Origin: 'EXTERNAL',
+          Description: owner ? `wallet-vault imported key of wallet ${owner.walletId} in vault ${owner.vaultId}` : 'wallet-vault imported wallet key',
+          Tags: kmsTags(owner),
+        }),
+      ),
+    );
+    const keyRef = created.KeyMetadata?.KeyId;
+    if (!keyRef) throw unavailable('CreateKey returned no key id');
+    try {
+      const params = await this.call('GetParametersForImport', () =>
+        this.client.send(new GetParametersForImportCommand({ KeyId: keyRef, WrappingAlgorithm: 'RSAES_OAEP_SHA_256', WrappingKeySpec: 'RSA_2048' })),
+      );
+      if (!params.PublicKey || !params.ImportToken) throw unavailable('GetParametersForImport returned no wrapping key or import token');
+      const wrappingKey = createPublicKey({ key: Buffer.from(params.PublicKey), format: 'der', type: 'spki' });
+      const material = Buffer.concat([PKCS8_SECP256K1_PREFIX, privateKey]);
+      let encrypted: Buffer;
+      try {
+        encrypted = publicEncrypt({ key: wrappingKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, material);
+      } finally {
+        material.fill(0);
+      }
+      await this.call('ImportKeyMaterial', () =>
+        this.client.send(
+          new ImportKeyMaterialCommand({ KeyId: keyRef, ImportToken: params.ImportToken, EncryptedKeyMaterial: encrypted, ExpirationModel: 'KEY_MATERIAL_DOES_NOT_EXPIRE' }),
+        ),
+      );
+      const publicKey = await this.publicKey(keyRef);
+      if (!expected.equals(Buffer.from(publicKey))) throw unavailable('the imported key answers with another public key');
+      return { keyRef, publicKey };
+    } catch (error) {
       await this.destroy(keyRef).catch(() => undefined);
       throw error;
     }

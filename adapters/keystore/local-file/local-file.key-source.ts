@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyOwner, StoredKey } from '../../../src/ports/key-store.port.js';
 import type { KeySource } from '../shared/local-signing.key-store.js';
 import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
-import { fsyncDir, writeFileDurably } from './durable-file.js';
+import { fsyncDir, publishFileOnce, writeFileDurably } from './durable-file.js';
 import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
 import { verifyMasterKey, type MasterKeySource } from './master-key-check.js';
 
@@ -42,29 +42,56 @@ export class LocalFileKeySource implements KeySource {
 
   async create(owner?: KeyOwner): Promise<CreatedKey> {
     const privateKey = generatePrivateKey();
-    const label = owner?.deploymentId ? { deploymentId: owner.deploymentId, vaultId: owner.vaultId } : null;
     try {
-      const publicKey = publicKeyOf(privateKey);
-      const keyRef = addressFromPublicKey(publicKey).toLowerCase();
-      const file = this.fileOf(keyRef);
-      try {
-        await this.ensureDir();
-        await writeFileDurably(file, sealKey(this.config.masterKey, keyRef, privateKey, label));
-      } catch (error) {
-        // A full or read-only disk, a missing directory: the store is failing (503), not the service (500).
-        throw unavailable(`could not write a key file (${errorCode(error)})`, error);
-      }
-      // Checked after the write: a master key rotation that begins later lists this file, and one that
-      // began (or finished) since this store opened would miss it, so the wallet is refused instead.
-      const problem = await this.checkMasterKey().catch((error: unknown) => error as Error);
-      if (problem !== null) {
-        await unlink(file).catch(() => undefined);
-        throw problem instanceof Error ? problem : unavailable(problem);
-      }
-      return { keyRef, publicKey };
+      return await this.keep(privateKey, owner, 'create');
     } finally {
       privateKey.fill(0);
     }
+  }
+
+  /**
+   * A key the operator brings, kept as `create` keeps one (the same sealed file, durable before this
+   * resolves). The file is published only where none is: a key file of this address already there (a
+   * quarantined key, or another deployment's in a shared directory) is refused, never replaced.
+   */
+  async import(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey> {
+    const copy = Buffer.from(privateKey);
+    try {
+      return await this.keep(copy, owner, 'import');
+    } finally {
+      copy.fill(0);
+    }
+  }
+
+  private async keep(privateKey: Buffer, owner: KeyOwner | undefined, how: 'create' | 'import'): Promise<CreatedKey> {
+    const label = owner?.deploymentId ? { deploymentId: owner.deploymentId, vaultId: owner.vaultId } : null;
+    const publicKey = publicKeyOf(privateKey);
+    const keyRef = addressFromPublicKey(publicKey).toLowerCase();
+    const file = this.fileOf(keyRef);
+    let published = true;
+    try {
+      await this.ensureDir();
+      const sealed = sealKey(this.config.masterKey, keyRef, privateKey, label);
+      if (how === 'create') await writeFileDurably(file, sealed);
+      else published = await publishFileOnce(file, sealed);
+    } catch (error) {
+      // A full or read-only disk, a missing directory: the store is failing (503), not the service (500).
+      throw unavailable(`could not write a key file (${errorCode(error)})`, error);
+    }
+    if (!published) {
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        `key store local already holds a key file for ${addressFromPublicKey(publicKey)} (a quarantined key: wallet-vault keys quarantine list; or another deployment's sharing the directory); nothing was imported`,
+      );
+    }
+    // Checked after the write: a master key rotation that begins later lists this file, and one that
+    // began (or finished) since this store opened would miss it, so the wallet is refused instead.
+    const problem = await this.checkMasterKey().catch((error: unknown) => error as Error);
+    if (problem !== null) {
+      await unlink(file).catch(() => undefined);
+      throw problem instanceof Error ? problem : unavailable(problem);
+    }
+    return { keyRef, publicKey };
   }
 
   /** Deletes the key file (durably); one already gone is not an error. */

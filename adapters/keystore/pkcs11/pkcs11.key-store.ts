@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 // Default import: pkcs11js is CommonJS, and under Node's ESM loader a namespace import misses its constants.
 import pkcs11js from 'pkcs11js';
-import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import { DomainError, ErrorCode, invalidArgument } from '../../../src/domain/errors.js';
+import { isPrivateKey } from '../../../src/domain/private-key.js';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../../src/ports/key-store.port.js';
-import { completeSignature } from '../shared/secp256k1.js';
+import { completeSignature, publicKeyOf } from '../shared/secp256k1.js';
 
 /** Configuration of the `pkcs11` key store. */
 export interface Pkcs11KeyStoreConfig {
@@ -158,6 +159,53 @@ export class Pkcs11KeyStore implements KeyStore {
       this.publicKeys.set(keyRef, publicKey);
       return { keyRef, publicKey };
     }, 'create');
+  }
+
+  /**
+   * A key the operator brings, put on the token with C_CreateObject as a key pair like those `create`
+   * generates (the same usages: the private key signs only, sensitive, never extractable, not copyable
+   * or modifiable; the same CKA_ID and label). The token reports it CKA_LOCAL false and CKA_ALWAYS_SENSITIVE
+   * / CKA_NEVER_EXTRACTABLE false: it was outside once, and says so. The value goes to the module as the
+   * caller's bytes (no copy is made here); the caller zeroes them. A token that refuses to create private
+   * key objects answers KEYSTORE_UNAVAILABLE naming its refusal (SoftHSM2 accepts them).
+   */
+  async importKey(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey> {
+    if (!isPrivateKey(privateKey)) throw invalidArgument('key store pkcs11: the key to import is not a secp256k1 private key');
+    const publicKey = publicKeyOf(privateKey);
+    const keyRef = randomBytes(16).toString('hex');
+    const id = Buffer.from(keyRef, 'hex');
+    const label = labelOf(owner, Date.now());
+    const value = Buffer.from(privateKey.buffer, privateKey.byteOffset, privateKey.byteLength);
+    return this.withSession(async (lib, session) => {
+      const common = [
+        { type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_EC },
+        { type: pkcs11js.CKA_TOKEN, value: true },
+        { type: pkcs11js.CKA_EC_PARAMS, value: SECP256K1_PARAMS },
+        { type: pkcs11js.CKA_ID, value: id },
+        { type: pkcs11js.CKA_LABEL, value: label },
+      ];
+      const secret = lib.C_CreateObject(session, [
+        { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
+        ...common,
+        { type: pkcs11js.CKA_PRIVATE, value: true },
+        ...PRIVATE_KEY_USAGE,
+        { type: pkcs11js.CKA_VALUE, value: value },
+      ]);
+      try {
+        lib.C_CreateObject(session, [
+          { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PUBLIC_KEY },
+          ...common,
+          ...PUBLIC_KEY_USAGE,
+          // DER OCTET STRING of the uncompressed point, as the token reports generated keys' points.
+          { type: pkcs11js.CKA_EC_POINT, value: Buffer.concat([Buffer.from([0x04, 0x41]), publicKey]) },
+        ]);
+      } catch (error) {
+        lib.C_DestroyObject(session, secret);
+        throw error;
+      }
+      this.publicKeys.set(keyRef, publicKey);
+      return { keyRef, publicKey };
+    }, 'import');
   }
 
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import { invalidArgument } from '../../../src/domain/errors.js';
+import { isPrivateKey } from '../../../src/domain/private-key.js';
 import { signDigest } from './secp256k1.js';
 import { SigningThread } from './signing-thread.js';
 
@@ -11,6 +13,11 @@ import { SigningThread } from './signing-thread.js';
 export interface KeySource {
   /** Generates a key and keeps it (wrapped) durably before returning. */
   create(owner?: KeyOwner): Promise<CreatedKey>;
+  /**
+   * Keeps a key the operator brings, wrapped and durably, as `create` keeps one it made (KeyStore.importKey):
+   * a source without it cannot import. The caller zeroes `privateKey`.
+   */
+  import?(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey>;
   /**
    * The private key `keyRef` names, unwrapped into a fresh buffer that the caller then owns (and zeroes).
    * The source checks that it is that key (the address the reference names): a wrapped key moved to
@@ -53,12 +60,21 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
   private readonly keys = new Map<string, { key: Buffer; expiresAt: number }>();
   /** Started by the first sign (a CLI command never needs it); null where not wanted. */
   private thread: SigningThread | null | undefined;
+  /** Present when the source can import (KeyStore.importKey is optional: without it an import is refused naming the store). */
+  readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
 
   constructor(
     readonly name: string,
     protected readonly source: S,
     private readonly options: LocalSigningOptions,
-  ) {}
+  ) {
+    if (source.import) {
+      this.importKey = async (privateKey, owner) => {
+        if (!isPrivateKey(privateKey)) throw invalidArgument(`key store ${name}: the key to import is not a secp256k1 private key`);
+        return source.import!(privateKey, owner);
+      };
+    }
+  }
 
   create(owner?: KeyOwner): Promise<CreatedKey> {
     return this.source.create(owner);

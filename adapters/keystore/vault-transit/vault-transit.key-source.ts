@@ -51,15 +51,25 @@ export class VaultTransitKeySource implements KeySource {
   async create(): Promise<CreatedKey> {
     const privateKey = generatePrivateKey();
     try {
-      const publicKey = publicKeyOf(privateKey);
-      const address = addressFromPublicKey(publicKey).toLowerCase();
-      const answer = await this.call('encrypt', { plaintext: privateKey.toString('base64') });
-      const ciphertext = (answer as { data?: { ciphertext?: string } }).data?.ciphertext;
-      if (!ciphertext) throw unavailable('encrypt returned no ciphertext');
-      return { keyRef: `${address}:${ciphertext}`, publicKey };
+      return await this.import(privateKey);
     } finally {
       privateKey.fill(0);
     }
+  }
+
+  /**
+   * Wraps the key with Transit's encrypt, as `create` wraps the key it generates: Transit keeps nothing
+   * per key (the ciphertext is the key reference, stored with the wallet), so an import is that same
+   * call. As for a created key, the request body carries the key base64-encoded (a JavaScript string,
+   * which cannot be zeroed, until it is collected). The caller zeroes `privateKey`.
+   */
+  async import(privateKey: Uint8Array): Promise<CreatedKey> {
+    const publicKey = publicKeyOf(privateKey);
+    const address = addressFromPublicKey(publicKey).toLowerCase();
+    const answer = await this.call('encrypt', { plaintext: Buffer.from(privateKey.buffer, privateKey.byteOffset, privateKey.byteLength).toString('base64') });
+    const ciphertext = (answer as { data?: { ciphertext?: string } }).data?.ciphertext;
+    if (!ciphertext) throw unavailable('encrypt returned no ciphertext');
+    return { keyRef: `${address}:${ciphertext}`, publicKey };
   }
 
   /** The ciphertext lives in the wallet's key reference, so removing the wallet record removes it: nothing in Vault to destroy. */

@@ -130,6 +130,10 @@ export class SqlWalletRepository implements WalletRepository {
     return this.first(WALLETS.read, `${WALLETS.select} WHERE vault_id = $1 AND address = $2 AND (expires IS NULL OR expires > $3)`, [vaultId, address, now]);
   }
 
+  findWalletByAddress(address: string): Promise<Wallet | null> {
+    return this.first(WALLETS.read, `${WALLETS.select} WHERE address = $1`, [address]);
+  }
+
   listWallets(vaultId: string, now: Date, offset: number, limit: number): Promise<WalletPage> {
     return this.db.walletPages.list(vaultId, now, offset, limit);
   }
