@@ -97,7 +97,8 @@ export class AzureKeyVaultKeyStore implements KeyStore {
 
   /**
    * Key Vault's import (PUT /keys/{name}) of the key as a JWK. `privateKey` goes to the SDK as is (a view,
-   * no copy of ours); the SDK encodes it into the request body, a string the garbage collector frees.
+   * no copy of ours); the SDK copies it into a Buffer to base64url it into the JSON body, copies only
+   * the garbage collector frees (docs/keystores.md says so).
    */
   async importKey(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey> {
     if (privateKey.length !== 32 || !secp256k1.privateKeyVerify(privateKey)) {
