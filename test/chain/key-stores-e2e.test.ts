@@ -13,6 +13,7 @@ import { createVault } from '../../adapters/main/create-vault.js';
 import { vaultRouter } from '../../adapters/main/vault-router.js';
 import { startFakeAzureKeyVault, type FakeAzureKeyVault } from '../support/fake-azure-key-vault.server.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
+import { MovableClock } from '../support/movable-clock.js';
 import { inMemoryPersistence } from '../support/in-memory.persistence.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { createSoftHsmToken } from '../support/softhsm.js';
@@ -89,7 +90,8 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
 
   it('azure-key-vault: keys created in Key Vault (P-256K, ES256K) sign calls the contract accepts, through createVault({ keyStores })', async () => {
     const store = new AzureKeyVaultKeyStore({ vaultUrl: azure.url, credential: azure.credential, disableChallengeResourceVerification: true, allowInsecureConnection: true });
-    const vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [store], jobs: false });
+    const clock = new MovableClock();
+    const vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [store], jobs: false, clock });
     const app = express().use(vaultRouter(vault));
     const http = app.listen(0, '127.0.0.1');
     await new Promise((r) => http.once('listening', r));
@@ -108,6 +110,18 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
       azure.calls.length = 0;
       expect(await signAndSend({ url }, vaultId, apiKey, wallet.address)).toBe(1);
       expect(azure.calls).toEqual(['get', 'sign']);
+
+      // Expiring: the key stays enabled (unexpire must keep working), and the sweep leaves a key a wallet names.
+      const stored = azure.keys.get(record!.keyRef.split('/')[0]!)!;
+      await client(url, apiKey).delete(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`);
+      await vault.runJobsOnce();
+      expect(stored.deletedDate).toBeUndefined();
+      expect(stored.versions[0]!.enabled).toBe(true);
+      // Deleted 30 days later: disabled, then soft-deleted (recoverable until Azure purges it), never purged by us.
+      clock.advance(EXPIRY_TTL_MS);
+      await vault.runJobsOnce();
+      expect(stored.versions[0]!.enabled).toBe(false);
+      expect(stored.deletedDate).toBeDefined();
     } finally {
       await new Promise((r) => http.close(r));
       await vault.close();
