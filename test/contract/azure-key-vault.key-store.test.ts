@@ -107,6 +107,19 @@ describe('azure-key-vault specifics', () => {
     await fresh.close();
   });
 
+  it('signs arriving together for a key this process has not seen read it once, not once each (Key Vault counts every GET)', async () => {
+    const key = await store.create();
+    const fresh = storeFor(fake);
+    fake.calls.length = 0;
+    const digests = Array.from({ length: 8 }, () => randomBytes(32));
+    const sigs = await Promise.all(digests.map((d) => fresh.sign(key.keyRef, d)));
+    sigs.forEach((sig, i) => expect(recoverAddress(digests[i]!, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v })).toBe(computeAddress(hexlify(key.publicKey))));
+    // One read for the public key (the store's), one by the SDK's CryptographyClient before its first sign.
+    expect(fake.calls.filter((c) => c === 'get')).toHaveLength(2);
+    expect(fake.calls.filter((c) => c === 'sign')).toHaveLength(8);
+    await fresh.close();
+  });
+
   it('authenticates through the challenge: one 401 per client, then the bearer token on every request', async () => {
     const fresh = storeFor(fake);
     const before = fake.challenges;

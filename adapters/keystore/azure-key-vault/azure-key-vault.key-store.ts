@@ -52,7 +52,10 @@ const unavailable = (problem: string, cause?: unknown) => new DomainError(ErrorC
 
 interface CachedKey {
   readonly publicKey: Uint8Array;
+  /** The SDK's client for this key version; its first operation reads the key (a GET) before signing. */
   readonly crypto: CryptographyClient;
+  /** The first sign through `crypto`: the signs that arrive meanwhile wait for it, so only it reads the key. */
+  first?: Promise<unknown>;
 }
 
 /**
@@ -73,6 +76,7 @@ export class AzureKeyVaultKeyStore implements KeyStore {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly keys = new Map<string, CachedKey>();
+  private readonly loading = new Map<string, Promise<CachedKey>>();
 
   constructor(private readonly config: AzureKeyVaultKeyStoreConfig) {
     this.keyType = config.keyType ?? 'EC-HSM';
@@ -119,7 +123,10 @@ export class AzureKeyVaultKeyStore implements KeyStore {
 
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
     const key = await this.key(keyRef);
-    const signed = await this.call('sign', (options) => key.crypto.sign('ES256K', digest, options));
+    if (key.first) await key.first.catch(() => undefined);
+    const signing = this.call('sign', (options) => key.crypto.sign('ES256K', digest, options));
+    key.first ??= signing;
+    const signed = await signing;
     const raw = signed.result;
     if (raw?.length !== 64) throw unavailable(`sign returned ${raw?.length ?? 0} bytes, not r‖s (64)`);
     try {
@@ -187,12 +194,19 @@ export class AzureKeyVaultKeyStore implements KeyStore {
     return created;
   }
 
-  private async key(keyRef: string): Promise<CachedKey> {
+  /** The cached key, or its one read in flight: signs arriving together after a restart read it once. */
+  private key(keyRef: string): Promise<CachedKey> {
     const cached = this.keys.get(keyRef);
-    if (cached) return cached;
-    const { name, version } = parseKeyRef(keyRef);
-    const found = keyOf(await this.call('get key', (options) => this.client.getKey(name, { ...options, version })));
-    return this.cache(keyRef, found.publicKey);
+    if (cached) return Promise.resolve(cached);
+    let loading = this.loading.get(keyRef);
+    if (!loading) {
+      const { name, version } = parseKeyRef(keyRef);
+      loading = this.call('get key', (options) => this.client.getKey(name, { ...options, version }))
+        .then((found) => this.cache(keyRef, keyOf(found).publicKey))
+        .finally(() => this.loading.delete(keyRef));
+      this.loading.set(keyRef, loading);
+    }
+    return loading;
   }
 
   private cache(keyRef: string, publicKey: Uint8Array): CachedKey {
