@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cliJson, migrateStore, spawnServer } from '../test/support/cli.js';
+import { startFakeAzureKeyVault } from '../test/support/fake-azure-key-vault.server.js';
 import { startFakeKms } from '../test/support/fake-kms.server.js';
 import { startFakeVault } from '../test/support/fake-vault.server.js';
 import { createSoftHsmToken } from '../test/support/softhsm.js';
@@ -10,13 +11,17 @@ import { SIGN_ABI, SIGN_ARGS, SIGN_CONTRACT, SIGN_SENDER, SIGN_UNIQ } from './su
 
 /**
  * Sign throughput per key store at 32 connections, one server process each.
- * aws-kms and vault-transit run against the KMS- and Vault-compatible servers of the tests, on this
- * machine: the figures say what the service adds, not what AWS or a real Vault cluster would do.
+ * aws-kms, vault-transit and azure-key-vault run against the KMS-, Vault- and Key Vault-compatible
+ * servers of the tests, on this machine: the figures say what the service adds, not what AWS, a real
+ * Vault cluster or Azure would do (Key Vault's own limits are per vault and per 10 s, docs/keystores.md).
+ * azure-key-vault takes its token as on App Service, from the stand-in's managed identity endpoint,
+ * through the SDK's DefaultAzureCredential.
  * Usage: npm run bench:sign-keystores [-- seconds]
  */
 const seconds = Number(process.argv[2] ?? 10);
 const kms = await startFakeKms();
 const transit = await startFakeVault();
+const azure = await startFakeAzureKeyVault();
 const token = createSoftHsmToken('bench');
 
 const stores: [string, Record<string, string>][] = [
@@ -30,6 +35,16 @@ const stores: [string, Record<string, string>][] = [
   [
     'vault-transit, cache 60 s (local Vault-compatible test server)',
     { VAULT_KEYSTORE: 'vault-transit', VAULT_ADDR: transit.url, VAULT_TRANSIT_ALLOW_HTTP: 'true', VAULT_TOKEN: transit.token, VAULT_TRANSIT_KEY: 'wallet-vault', VAULT_TRANSIT_CACHE_SECONDS: '60' },
+  ],
+  [
+    'azure-key-vault (local Key Vault-compatible test server)',
+    {
+      VAULT_KEYSTORE: 'azure-key-vault',
+      VAULT_AZURE_KEY_VAULT_URL: azure.url,
+      VAULT_AZURE_KEY_VAULT_ALLOW_HTTP: 'true',
+      VAULT_AZURE_DISABLE_CHALLENGE_RESOURCE_VERIFICATION: 'true',
+      ...azure.managedIdentityEnv,
+    },
   ],
 ];
 
@@ -62,5 +77,6 @@ try {
 } finally {
   await kms.close();
   await transit.close();
+  await azure.close();
 }
 printTable(results);

@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import type { Contract } from 'ethers';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../adapters/main/config.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
@@ -6,7 +8,13 @@ import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
+import { AzureKeyVaultKeyStore } from '../../adapters/keystore/azure-key-vault/azure-key-vault.key-store.js';
+import { createVault } from '../../adapters/main/create-vault.js';
+import { vaultRouter } from '../../adapters/main/vault-router.js';
+import { startFakeAzureKeyVault, type FakeAzureKeyVault } from '../support/fake-azure-key-vault.server.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
+import { MovableClock } from '../support/movable-clock.js';
+import { inMemoryPersistence } from '../support/in-memory.persistence.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { createSoftHsmToken } from '../support/softhsm.js';
 import { client } from '../support/http-client.js';
@@ -20,6 +28,7 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
   let anvil: Anvil;
   let kms: FakeKms;
   let transit: FakeVault;
+  let azure: FakeAzureKeyVault;
   let dataDir: string | undefined;
   const servers: TestServer[] = [];
   const kmsEnv = () => ({
@@ -30,16 +39,17 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
   });
 
   beforeAll(async () => {
-    [anvil, kms, transit] = await Promise.all([startAnvil(), startFakeKms(), startFakeVault()]);
+    [anvil, kms, transit, azure] = await Promise.all([startAnvil(), startFakeKms(), startFakeVault(), startFakeAzureKeyVault()]);
   });
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => undefined);
     await kms?.close();
     await transit?.close();
+    await azure?.close();
     await anvil?.stop();
   });
 
-  async function signAndSend(s: TestServer, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
+  async function signAndSend(s: Pick<TestServer, 'url'>, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
     const target = await deploy(anvil, 'SignableTarget', [signer, UNIQ]);
     const sender = await anvil.account(1).getAddress();
     const r = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/sign`, {
@@ -76,6 +86,46 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     s.clock.advance(EXPIRY_TTL_MS);
     await s.server.purgeNow();
     expect(kms.keys.get(record!.keyRef)).toMatchObject({ state: 'PendingDeletion', pendingWindowInDays: 7 });
+  });
+
+  it('azure-key-vault: keys created in Key Vault (P-256K, ES256K) sign calls the contract accepts, through createVault({ keyStores })', async () => {
+    const store = new AzureKeyVaultKeyStore({ vaultUrl: azure.url, credential: azure.credential, disableChallengeResourceVerification: true, allowInsecureConnection: true });
+    const clock = new MovableClock();
+    const vault = await createVault({ persistence: inMemoryPersistence(), keyStores: [store], jobs: false, clock });
+    const app = express().use(vaultRouter(vault));
+    const http = app.listen(0, '127.0.0.1');
+    await new Promise((r) => http.once('listening', r));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      const vaultId = (await vault.manageVaults.create({ name: 'azure' })).id;
+      const { apiKey } = await vault.manageVaults.createApiKey(vaultId);
+      const before = azure.keys.size;
+      const wallet = (await client(url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'in key vault' })).body.data;
+      expect(azure.keys.size).toBe(before + 1);
+      const record = await vault.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
+      expect(record).toMatchObject({ keyStore: 'azure-key-vault', keyRef: expect.stringMatching(/^wallet-vault-[0-9a-f-]+\/[0-9a-f]+$/) });
+      // The key carries the deployment of this vault, so its orphan sweep would list it and no other deployment's would.
+      const tags = azure.keys.get(record!.keyRef.split('/')[0]!)!.versions[0]!.tags;
+      expect(tags).toMatchObject({ 'wallet-vault-vault': vaultId, 'wallet-vault-deployment': vault.deploymentId });
+      azure.calls.length = 0;
+      expect(await signAndSend({ url }, vaultId, apiKey, wallet.address)).toBe(1);
+      expect(azure.calls).toEqual(['get', 'sign']);
+
+      // Expiring: the key stays enabled (unexpire must keep working), and the sweep leaves a key a wallet names.
+      const stored = azure.keys.get(record!.keyRef.split('/')[0]!)!;
+      await client(url, apiKey).delete(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`);
+      await vault.runJobsOnce();
+      expect(stored.deletedDate).toBeUndefined();
+      expect(stored.versions[0]!.enabled).toBe(true);
+      // Deleted 30 days later: disabled, then soft-deleted (recoverable until Azure purges it), never purged by us.
+      clock.advance(EXPIRY_TTL_MS);
+      await vault.runJobsOnce();
+      expect(stored.versions[0]!.enabled).toBe(false);
+      expect(stored.deletedDate).toBeDefined();
+    } finally {
+      await new Promise((r) => http.close(r));
+      await vault.close();
+    }
   });
 
   it('vault-transit: keys wrapped by Transit sign calls the contract accepts; the record holds only ciphertext', async () => {

@@ -80,7 +80,7 @@ describe('the npm package', () => {
     expect(files.filter((f) => /^(test|bench|dist-bench|dist\/test|dist\/bench)\//.test(f) || /\.(test|bench)\.[cm]?[jt]s$/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(entries.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['.', './express', './keystores/local-file', './persistence/sqlite', './persistence/postgres', './testing', './client', './viem', './ethers']),
+      expect.arrayContaining(['.', './express', './keystores/local-file', './keystores/azure-key-vault', './persistence/sqlite', './persistence/postgres', './testing', './client', './viem', './ethers']),
     );
     for (const [name, target] of entries) {
       expect(files, `types of ${name}`).toContain(target.types.replace(/^\.\//, ''));
@@ -130,8 +130,9 @@ describe('the npm package', () => {
       const tarball = await packInto(dir);
 
       // An application of its own on the default path (SQLite, so better-sqlite3, an optional peer it
-      // installs beside the tarball), with express and the drivers of two optional adapters (pure
-      // JavaScript); pkcs11js, the AWS SDK and vitest stay out, to show the message their entries give.
+      // installs beside the tarball), with express and the drivers of three optional adapters (pure
+      // JavaScript: pg, node-vault, the Azure SDK); pkcs11js, the AWS SDK and vitest stay out, to show the
+      // message their entries give. The PostgreSQL-only project below installs no Azure SDK.
       const project = path.join(dir, 'app');
       // better-sqlite3 may compile from source here (a minute or two on a busy machine).
       await installApp(project, ['better-sqlite3', 'secp256k1', 'keccak'], [
@@ -140,6 +141,8 @@ describe('the npm package', () => {
         `better-sqlite3@${manifest.peerDependencies['better-sqlite3']}`,
         `pg@${manifest.peerDependencies.pg}`,
         `node-vault@${manifest.peerDependencies['node-vault']}`,
+        `@azure/keyvault-keys@${manifest.peerDependencies['@azure/keyvault-keys']}`,
+        `@azure/identity@${manifest.peerDependencies['@azure/identity']}`,
       ], ctx);
 
       // Declarations: the probe type-checks against what the tarball ships, nothing from this repository.
@@ -169,6 +172,7 @@ describe('the npm package', () => {
       expect(imported['wallet-vault/express'].exports).toContain('vaultRouter');
       expect(imported['wallet-vault/keystores/local-file'].exports).toContain('localFileKeyStore');
       expect(imported['wallet-vault/keystores/vault-transit'].exports).toContain('vaultTransitKeyStore');
+      expect(imported['wallet-vault/keystores/azure-key-vault'].exports).toContain('azureKeyVaultKeyStore');
       expect(imported['wallet-vault/persistence/sqlite'].exports).toContain('sqlitePersistence');
       expect(imported['wallet-vault/persistence/postgres'].exports).toContain('postgresPersistence');
       expect(imported['wallet-vault/client'].exports).toEqual(expect.arrayContaining(['VaultClient', 'VaultError']));
@@ -231,6 +235,12 @@ describe('the npm package', () => {
       expect(await importing('wallet-vault')).toBe('loaded');
       expect(await importing('wallet-vault/persistence/sqlite')).toContain(
         'wallet-vault/persistence/sqlite needs the package better-sqlite3, which is not installed: npm install better-sqlite3',
+      );
+      // The Azure SDK is an optional peer too: not installed unless asked, and its entry names it.
+      expect(existsSync(path.join(project, 'node_modules/@azure/keyvault-keys'))).toBe(false);
+      expect(existsSync(path.join(project, 'node_modules/@azure/identity'))).toBe(false);
+      expect(await importing('wallet-vault/keystores/azure-key-vault')).toContain(
+        'wallet-vault/keystores/azure-key-vault needs the package @azure/keyvault-keys, which is not installed: npm install @azure/keyvault-keys',
       );
 
       // The command an operator runs: on SQLite (no VAULT_DATABASE_URL) it stops as a configuration error.

@@ -116,7 +116,7 @@ describe('readiness after configure()', () => {
 
 describe('optional drivers', () => {
   const root = path.resolve(import.meta.dirname, '../..');
-  const DRIVERS = ['better-sqlite3', 'pg', 'pkcs11js', 'node-vault', '@aws-sdk/client-kms'];
+  const DRIVERS = ['better-sqlite3', 'pg', 'pkcs11js', 'node-vault', '@aws-sdk/client-kms', '@azure/keyvault-keys', '@azure/identity'];
   // Node with the optional drivers made uninstallable, as in an application that installed none.
   async function importWithoutDrivers(specifier: string): Promise<{ code: number; stderr: string }> {
     const hidden = await hidePackages(DRIVERS);
@@ -141,6 +141,7 @@ describe('optional drivers', () => {
     ['wallet-vault/keystores/pkcs11', 'pkcs11js'],
     ['wallet-vault/keystores/aws-kms', '@aws-sdk/client-kms'],
     ['wallet-vault/keystores/vault-transit', 'node-vault'],
+    ['wallet-vault/keystores/azure-key-vault', '@azure/keyvault-keys'],
   ])('%s fails at import, naming %s to install', async (specifier, driver) => {
     const r = await importWithoutDrivers(specifier);
     expect(r.code).not.toBe(0);

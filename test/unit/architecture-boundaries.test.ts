@@ -41,6 +41,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'keystore/vault-transit': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
   'keystore/pkcs11': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
   'keystore/aws-kms': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
+  // The interface a store's module.ts implements (issue 37); it imports only the core.
+  'keystore/key-store-module.ts': [],
+  // A store as one folder: its module.ts implements the KeyStoreModule interface the composition loops over.
+  'keystore/azure-key-vault': ['keystore/shared/', 'keystore/key-store-module.ts', 'factory-options.ts', 'optional-driver.ts'],
   // The signing thread starts its worker through the one helper that starts workers from their files.
   'keystore/shared': ['system/worker-file.ts'],
 

@@ -1,5 +1,5 @@
 // Run by test/lib/packaging.test.ts inside a fresh project where only the packed tarball (with express,
-// better-sqlite3, pg and node-vault) is installed: what an application sees. Prints one JSON line with
+// better-sqlite3, pg, node-vault and the Azure SDK) is installed: what an application sees. Prints one JSON line with
 // what it found.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ const entries = [
   'wallet-vault/keystores/pkcs11',
   'wallet-vault/keystores/aws-kms',
   'wallet-vault/keystores/vault-transit',
+  'wallet-vault/keystores/azure-key-vault',
   'wallet-vault/persistence/sqlite',
   'wallet-vault/persistence/postgres',
   'wallet-vault/testing',

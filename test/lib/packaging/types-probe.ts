@@ -18,6 +18,7 @@ import { localFileKeyStore, type LocalFileKeyStoreOptions } from 'wallet-vault/k
 import { pkcs11KeyStore } from 'wallet-vault/keystores/pkcs11';
 import { awsKmsKeyStore } from 'wallet-vault/keystores/aws-kms';
 import { vaultTransitKeyStore } from 'wallet-vault/keystores/vault-transit';
+import { azureKeyVaultKeyStore, type AzureKeyVaultKeyStoreOptions } from 'wallet-vault/keystores/azure-key-vault';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
 import { postgresPersistence } from 'wallet-vault/persistence/postgres';
 import { describeKeyStoreContract, inMemoryPersistence, type KeyStoreFixture } from 'wallet-vault/testing';
@@ -51,9 +52,12 @@ const signerOf = (client: VaultClient): VaultSigner => new VaultSigner(client, '
 // The shipped ABIs are typed as literals: a typo in a function name is a compile error, not undefined.
 const mintItem = SignableMint.abi.find((item) => item.type === 'function' && item.name === 'mint');
 const bytecode: `0x${string}` = SignableMint.bytecode;
+// The Azure store's options as declared (the SDK is installed in this project, so its credential type resolves).
+const azureOptions: AzureKeyVaultKeyStoreOptions = { vaultUrl: 'https://example.vault.azure.net', keyType: 'EC-HSM', onRetry: (reason) => void reason };
+const azureStore = (): KeyStore => azureKeyVaultKeyStore(azureOptions);
 const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup: async () => undefined });
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
   pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
-  mintItem, bytecode, signed, retryLater, signerOf,
+  mintItem, bytecode, signed, retryLater, signerOf, azureStore,
 ];
