@@ -1,5 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type AppConfig } from '../../adapters/main/config.js';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KeyStoreSettingsError } from '../../adapters/keystore/key-store-module.js';
+import { localFileModule } from '../../adapters/keystore/local-file/module.js';
+import { REGISTERED_KEY_STORES } from '../../adapters/keystore/registered-key-stores.js';
+import { ConfigError, KEYSTORES, keyStoresHelp, loadConfig, type AppConfig } from '../../adapters/main/config.js';
+import { vaultFromConfig } from '../../adapters/main/vault-from-config.js';
+import { inMemoryPersistence } from '../../adapters/testing/in-memory.persistence.js';
 
 /**
  * The key stores' part of the configuration, held as it was before each store moved into a folder of its
@@ -18,11 +29,10 @@ function refusal(env: Record<string, string>): ConfigError {
   throw new Error(`loaded ${JSON.stringify(env)}`);
 }
 
-/** The settings of every configured store besides `local`, by store name. */
+/** The settings of every configured store besides `local` (always configured), by store name. */
 function configured(config: AppConfig): Record<string, unknown> {
-  const c = config as unknown as Record<string, unknown>;
-  const byName: Record<string, unknown> = { pkcs11: c.pkcs11, 'aws-kms': c.awsKms, 'vault-transit': c.vaultTransit };
-  return Object.fromEntries(Object.entries(byName).filter(([, s]) => s !== undefined));
+  expect(config.keyStoreSettings.has('local')).toBe(true);
+  return Object.fromEntries([...config.keyStoreSettings].filter(([name]) => name !== 'local'));
 }
 
 const transit = { VAULT_ADDR: 'https://vault.internal:8200', VAULT_TOKEN: 'hvs.token', VAULT_TRANSIT_KEY: 'wallet-vault' };
@@ -110,5 +120,105 @@ describe('the key stores a configuration opens', () => {
     expect(lines.sort()).toEqual(
       ['AWS_REGION: must be an AWS region such as eu-west-1', 'PORT: must be a whole number', 'VAULT_TRANSIT_ALLOW_HTTP: must be true or false', 'invalid configuration:'].sort(),
     );
+  });
+});
+
+describe('each store is one module of the registered list', () => {
+  const docs = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/keystores.md'), 'utf8');
+  /** The text of docs/keystores.md under the `## ` heading whose GitHub anchor is `anchor`, up to the next one. */
+  const section = (anchor: string): string | undefined => {
+    const parts = docs.split(/^## /m).slice(1);
+    const slug = (heading: string) => heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').trim().replace(/ /g, '-');
+    return parts.find((part) => slug(part.split('\n')[0]!) === anchor);
+  };
+
+  it('VAULT_KEYSTORE takes the registered names, local first, and --help names each with its docs section', () => {
+    expect(KEYSTORES).toEqual(REGISTERED_KEY_STORES.map((store) => store.name));
+    expect(KEYSTORES).toEqual(['local', 'pkcs11', 'aws-kms', 'vault-transit']);
+    expect(keyStoresHelp()).toBe(
+      'local (docs/keystores.md#local-default), pkcs11 (docs/keystores.md#pkcs11), aws-kms (docs/keystores.md#aws-kms), vault-transit (docs/keystores.md#vault-transit)',
+    );
+  });
+
+  it("documents every store's variables in the section its docsAnchor names", () => {
+    for (const store of REGISTERED_KEY_STORES) {
+      const text = section(store.docsAnchor);
+      expect(text, `docs/keystores.md#${store.docsAnchor}`).toBeDefined();
+      const missing = Object.keys(store.environment).filter((name) => !text!.includes(name));
+      expect(missing, `variables of ${store.name} missing from docs/keystores.md#${store.docsAnchor}`).toEqual([]);
+    }
+  });
+
+  it("a store's variables are its own: each name has one owner, and the configuration file accepts them", async () => {
+    const owners = REGISTERED_KEY_STORES.flatMap((store) => Object.keys(store.environment));
+    expect(new Set(owners).size).toBe(owners.length);
+    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-ks-config-'));
+    try {
+      await writeFile(path.join(dir, 'vault.json'), JSON.stringify({ VAULT_KEYSTORE: 'pkcs11', ...pkcs11 }));
+      expect(configured(loadConfig({}, dir, { configFile: 'vault.json' }))).toEqual({ pkcs11: { modulePath: pkcs11.VAULT_PKCS11_MODULE, tokenLabel: 'vault', pin: '1234' } });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the local store: always configured, opened in the data directory', () => {
+  let dataDir: string;
+  const warnings: string[] = [];
+  const logger = { warn: (_fields: Record<string, unknown>, message: string) => void warnings.push(message) };
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-local-module-'));
+    warnings.length = 0;
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is configured whatever VAULT_KEYSTORE says, and carries VAULT_MASTER_KEY', () => {
+    expect(localFileModule.settings({}, false)).toEqual({ masterKeyHex: undefined });
+    const hex = 'ab'.repeat(32);
+    expect(load({ VAULT_KEYSTORE: 'pkcs11', ...pkcs11, VAULT_MASTER_KEY: hex }).keyStoreSettings.get('local')).toEqual({ masterKeyHex: hex });
+  });
+
+  it('opens only with the data directory; creates master.key there and says it sits beside the data', async () => {
+    await expect(localFileModule.open({ masterKeyHex: undefined }, { requestTimeoutMs: 1000 })).rejects.toThrow(/KeyStoreOpenContext\.dataDir/);
+    const store = await localFileModule.open({ masterKeyHex: undefined }, { requestTimeoutMs: 1000, dataDir, logger, signingThread: false });
+    try {
+      expect(store.name).toBe('local');
+      await store.ping();
+      expect(warnings).toEqual([expect.stringMatching(/^VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects/)]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a master key that is not the one of the key files stops the start as a configuration error, in the words of before', async () => {
+    const first = await localFileModule.open({ masterKeyHex: undefined }, { requestTimeoutMs: 1000, dataDir, signingThread: false });
+    await first.create();
+    await first.close();
+    // VAULT_MASTER_KEY beside a master.key holding another key.
+    const other = randomBytes(32).toString('hex');
+    const clash = await localFileModule.open({ masterKeyHex: other }, { requestTimeoutMs: 1000, dataDir }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(clash).toBeInstanceOf(KeyStoreSettingsError);
+    expect((clash as Error).message).toMatch(/^VAULT_MASTER_KEY and .*master\.key hold different keys\. VAULT_MASTER_KEY must hold the 64-hex content of master\.key;/);
+    // Through the composition root, the same message as a ConfigError (what `serve` prints, exit 2).
+    const config = loadConfig({ VAULT_DATA_DIR: dataDir, VAULT_MASTER_KEY: other }, dataDir);
+    const refused = await vaultFromConfig(config, { overrides: { persistence: inMemoryPersistence() }, jobs: false }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as Error).message).toBe((clash as Error).message);
+    // Without master.key, a VAULT_MASTER_KEY that did not wrap the key files: refused by the check value.
+    await rm(path.join(dataDir, 'master.key'));
+    const mismatch = await localFileModule.open({ masterKeyHex: other }, { requestTimeoutMs: 1000, dataDir }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(mismatch).toBeInstanceOf(KeyStoreSettingsError);
+    expect((mismatch as Error).message).toMatch(/^master key mismatch: VAULT_MASTER_KEY is not the key that wrapped /);
   });
 });
