@@ -44,6 +44,13 @@ export const awsKmsModule: KeyStoreModule<AwsKmsSettings> = {
   // The factory an application calls (index.ts), loaded only here: it loads the AWS SDK, or names it when missing.
   async open({ region, endpoint, credentials }, context) {
     const { awsKmsKeyStore } = await import('./index.js');
-    return awsKmsKeyStore({ region, endpoint, credentials, requestTimeoutMs: context.requestTimeoutMs });
+    const { retried } = context;
+    return awsKmsKeyStore({
+      region,
+      endpoint,
+      credentials,
+      requestTimeoutMs: context.requestTimeoutMs,
+      ...(retried ? { onRetry: (reason) => retried('aws-kms', reason) } : {}),
+    });
   },
 };
