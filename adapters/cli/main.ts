@@ -3,7 +3,7 @@ import { API_KEY_ROLES, checkApproverSeparation, DEFAULT_ROLES, parseCidrs, pars
 import { isDomainError } from '../../src/domain/errors.js';
 import type { ApiKeyRecord } from '../../src/domain/vault.js';
 import { parseAddress } from '../../src/domain/address.js';
-import { ConfigError, KEYSTORES } from '../main/config.js';
+import { ConfigError, KEYSTORES, keyStoresHelp } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
@@ -49,6 +49,7 @@ const program = new Command()
   .name('wallet-vault')
   .description(
     'Self-hostable key vault and signing service for Ethereum wallets.\nConfiguration comes from the environment (see docs/configuration.md).\n' +
+      `Key stores (VAULT_KEYSTORE): ${keyStoresHelp()}.\n` +
       'Exit codes: 0 success, 1 refused or failed, 2 usage or configuration error.',
   )
   // Before any command is added, so every command inherits it: a usage error throws instead of exiting 1.

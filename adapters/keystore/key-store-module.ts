@@ -3,17 +3,41 @@ import type { KeyStore } from '../../src/ports/key-store.port.js';
 
 /**
  * A setting of a key store that cannot be used; the configuration reports it as ConfigError naming
- * `variable` (a key store never imports the composition root, so it throws this instead).
+ * `variable` (a key store never imports the composition root, so it throws this instead). Thrown by
+ * `settings`, or by `open` for a setting found wrong only there (the local store's master key that does
+ * not open its key files); either way the start stops with `message` as its configuration error.
  */
 export class KeyStoreSettingsError extends Error {
+  /**
+   * The message is `<variable>: <message>`; with `{ named: true }` it is `message` as given, for a sentence
+   * that names the variable itself (`VAULT_MASTER_KEY and /data/master.key hold different keys…`).
+   */
   constructor(
     readonly variable: string,
     message: string,
+    options: { readonly named?: boolean } = {},
   ) {
-    super(`${variable}: ${message}`);
+    super(options.named === true ? message : `${variable}: ${message}`);
     this.name = 'KeyStoreSettingsError';
   }
 }
+
+/**
+ * For `settings`: the variables a configured store cannot do without; the first of `names` absent from
+ * `environment` is refused as `<NAME>: required for the <store> key store`.
+ */
+export function requireVariables(environment: Readonly<Record<string, unknown>>, names: readonly string[], store: string): void {
+  const missing = names.find((name) => environment[name] === undefined);
+  if (missing !== undefined) throw new KeyStoreSettingsError(missing, `required for the ${store} key store`);
+}
+
+/** Where a store writes what the operator should know at start (the service's logger; pino's `warn(fields, message)`). */
+export interface KeyStoreLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Why a remote store retried a request: the service's quota (HTTP 429, throttling) or a brief failure (5xx, a timeout, a reset connection). */
+export type KeyStoreRetryReason = 'throttled' | 'unavailable';
 
 /** What the composition gives every store it opens. */
 export interface KeyStoreOpenContext {
@@ -25,7 +49,14 @@ export interface KeyStoreOpenContext {
    * Called each time a remote store retries a request the service refused for quota (HTTP 429) or
    * briefly failed; the composition counts it in `wallet_vault_keystore_retries_total{store,reason}`.
    */
-  readonly retried?: (store: string, reason: 'throttled' | 'unavailable') => void;
+  readonly retried?: (store: string, reason: KeyStoreRetryReason) => void;
+  /**
+   * The data directory (VAULT_DATA_DIR, absolute; created 0700 before any store opens), for a store that
+   * keeps files there: the local store's key files and master key.
+   */
+  readonly dataDir?: string;
+  /** For warnings at start (a master key kept beside the data it protects). */
+  readonly logger?: KeyStoreLogger;
 }
 
 /**

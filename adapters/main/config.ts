@@ -6,6 +6,9 @@ import { parseTrustedProxies } from '../http/caller.js';
 import { DEFAULT_ARGS_BOUNDS } from '../http/json-shape.js';
 import { DEFAULT_WAITING_PER_CONNECTION } from '../persistence/postgres/postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from '../persistence/postgres/postgres.schema-name.js';
+import { trueOrFalseVariable, wholeNumberVariable as integer } from '../environment-variables.js';
+import { KeyStoreSettingsError } from '../keystore/key-store-module.js';
+import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
@@ -17,32 +20,12 @@ export const rpcUrlVariable = (chain: string): string => `VAULT_RPC_URL_${chain.
 
 export type { AddedChain } from '../chain/chains.js';
 
-export const KEYSTORES = ['local', 'pkcs11', 'aws-kms', 'vault-transit'] as const;
+/** The names VAULT_KEYSTORE accepts: the registered key stores' (adapters/keystore/registered-key-stores.ts). */
+export const KEYSTORES: readonly string[] = REGISTERED_KEY_STORES.map((store) => store.name);
 
-/** PKCS#11 settings. */
-export interface Pkcs11Settings {
-  readonly modulePath: string;
-  readonly tokenLabel: string;
-  readonly pin: string;
-}
-
-/** HashiCorp Vault Transit settings. */
-export interface VaultTransitSettings {
-  readonly address: string;
-  readonly token: string;
-  readonly mount: string;
-  readonly keyName: string;
-  /** 0 keeps no unwrapped key in memory (one decrypt per signature). */
-  readonly cacheTtlMs: number;
-  /** VAULT_TRANSIT_ALLOW_HTTP: an http:// VAULT_ADDR is accepted (the token and keys travel in clear). */
-  readonly allowHttp: boolean;
-}
-
-/** AWS KMS settings; credentials come from the SDK's default chain unless both keys are given. */
-export interface AwsKmsSettings {
-  readonly region: string | undefined;
-  readonly endpoint: string | undefined;
-  readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+/** `local (docs/keystores.md#local-default), pkcs11 (docs/keystores.md#pkcs11), …`: each store and its section of the docs, for `--help`. */
+export function keyStoresHelp(): string {
+  return REGISTERED_KEY_STORES.map((store) => `${store.name} (docs/keystores.md#${store.docsAnchor})`).join(', ');
 }
 
 /** The shared PostgreSQL database of several instances (VAULT_DATABASE_URL); absent means embedded SQLite. */
@@ -67,7 +50,11 @@ export interface AppConfig {
   readonly port: number;
   /** Absolute path of the data directory (SQLite file, local key files, master key). */
   readonly dataDir: string;
-  /** 64 hex characters, or undefined to use (and on first start create) `<dataDir>/master.key`. */
+  /**
+   * VAULT_MASTER_KEY (a variable of the local store, adapters/keystore/local-file/module.ts): 64 hex
+   * characters, or undefined to use (and on first start create) `<dataDir>/master.key`. Here too because
+   * the audit checkpoint key derives from it and `keys rotate-master` re-wraps under it.
+   */
   readonly masterKeyHex: string | undefined;
   /** Shared secret for X-Vault-Auth-Signature; undefined means the header is refused. */
   readonly authSecret: string | undefined;
@@ -82,17 +69,15 @@ export interface AppConfig {
   readonly addedChains: readonly AddedChain[];
   /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash (docs/governance.md), the root of trust outside the database. */
   readonly governancePins: ReadonlyMap<string, string>;
-  /** The key store new wallets go to. */
-  readonly keyStore: (typeof KEYSTORES)[number];
+  /** The key store new wallets go to (VAULT_KEYSTORE): the name of a registered store. */
+  readonly keyStore: string;
   /**
-   * Present when AWS KMS is configured: `VAULT_KEYSTORE=aws-kms`, or `VAULT_KMS_ENDPOINT` or `AWS_REGION`
-   * set. A configured store keeps serving its wallets after `VAULT_KEYSTORE` moves on.
+   * The settings of every configured key store by name, in the order they are registered (each store's
+   * `settings`, adapters/keystore/<folder>/module.ts). `local` is always there; another store is when
+   * VAULT_KEYSTORE names it or one of its own variables is set: a configured store keeps serving its
+   * wallets after VAULT_KEYSTORE moves on.
    */
-  readonly awsKms: AwsKmsSettings | undefined;
-  /** Present when Vault Transit is configured: `VAULT_KEYSTORE=vault-transit` or `VAULT_TRANSIT_KEY` set. */
-  readonly vaultTransit: VaultTransitSettings | undefined;
-  /** Present when PKCS#11 is configured: `VAULT_KEYSTORE=pkcs11` or `VAULT_PKCS11_MODULE` set. */
-  readonly pkcs11: Pkcs11Settings | undefined;
+  readonly keyStoreSettings: ReadonlyMap<string, unknown>;
   /** PostgreSQL shared by every instance, or undefined for SQLite in the data directory. */
   readonly database: DatabaseSettings | undefined;
   /** Requests per minute per API key, per instance; undefined: no limit. */
@@ -146,28 +131,16 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const integer = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
-
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-
-const schema = z.object({
+/** The service's own variables; each key store brings its own (`environment` of its module), merged below. */
+const coreEnvironment = {
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(0, 65535).default(8080),
   VAULT_DATA_DIR: z.string().min(1).default('./data'),
   VAULT_CHAINS: z.string().optional(),
   VAULT_CONFIG_FILE: z.string().optional(),
   VAULT_GOVERNANCE_PINS: z.string().optional(),
-  VAULT_MASTER_KEY: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
-    .optional(),
   VAULT_AUTH_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
-  VAULT_KEYSTORE: z.enum(KEYSTORES).default('local'),
+  VAULT_KEYSTORE: z.enum(KEYSTORES as [string, ...string[]]).default(KEYSTORES[0]!),
   VAULT_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
@@ -201,29 +174,34 @@ const schema = z.object({
   VAULT_MAX_HEADER_BYTES: integer(1024, 1024 * 1024).default(16_384),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
-  VAULT_API_DOCS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
-  VAULT_SIGNING_THREAD: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  VAULT_API_DOCS: trueOrFalseVariable.default('true'),
+  VAULT_SIGNING_THREAD: trueOrFalseVariable.optional(),
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
   VAULT_WEBHOOK_SIGNING_KEY: z.string().min(1).optional(),
   VAULT_WEBHOOK_POLL_MS: integer(10, 3_600_000).default(1000),
   VAULT_VERSION: z.string().min(1).optional(),
-  VAULT_KMS_ENDPOINT: url.optional(),
-  VAULT_PKCS11_MODULE: z.string().min(1).optional(),
-  VAULT_PKCS11_TOKEN: z.string().min(1).max(32, 'must be at most 32 characters (a PKCS#11 token label)').optional(),
-  VAULT_PKCS11_PIN: z.string().min(1).optional(),
-  VAULT_ADDR: url.optional(),
-  VAULT_TOKEN: z.string().optional(),
-  VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
-  VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
-  VAULT_TRANSIT_CACHE_SECONDS: integer(0, 86_400).default(0),
-  VAULT_TRANSIT_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
-  VAULT_RPC_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
-  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1').optional(),
-  AWS_DEFAULT_REGION: z.string().optional(),
-  AWS_ACCESS_KEY_ID: z.string().optional(),
-  AWS_SECRET_ACCESS_KEY: z.string().optional(),
-  AWS_SESSION_TOKEN: z.string().optional(),
-});
+  VAULT_RPC_ALLOW_HTTP: trueOrFalseVariable.default('false'),
+};
+
+/**
+ * The service's variables and every registered store's, one schema. A name is one store's or the
+ * service's, never two: a store declaring a name already taken stops the module from loading.
+ */
+const schema = z.object({ ...coreEnvironment, ...keyStoreEnvironments() });
+
+function keyStoreEnvironments(): z.ZodRawShape {
+  const merged: Record<string, z.core.$ZodType> = {};
+  const ownerOf = new Map<string, string>(Object.keys(coreEnvironment).map((name) => [name, 'the service']));
+  for (const store of REGISTERED_KEY_STORES) {
+    for (const [name, check] of Object.entries(store.environment)) {
+      const owner = ownerOf.get(name);
+      if (owner !== undefined) throw new Error(`key store ${store.name}: ${name} is already a variable of ${owner === 'the service' ? owner : `key store ${owner}`}`);
+      ownerOf.set(name, store.name);
+      merged[name] = check;
+    }
+  }
+  return merged;
+}
 
 /**
  * Parses the environment, over the configuration file when one is named (`configFile`, else
@@ -254,7 +232,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
-  const e = parsed.data as z.infer<typeof schema> & Record<string, string | undefined>;
+  const e = parsed.data as z.infer<z.ZodObject<typeof coreEnvironment>> & Record<string, unknown>;
   if (e.VAULT_DATABASE_SCHEMA !== undefined && e.VAULT_DATABASE_URL === undefined) {
     // Silently ignored, it would let the operator believe the data lands in that PostgreSQL schema.
     throw new ConfigError('VAULT_DATABASE_SCHEMA: only with VAULT_DATABASE_URL (the embedded SQLite database has no schemas)');
@@ -268,46 +246,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     // Silently ignored, it would let the operator believe the limit is shared through Redis.
     throw new ConfigError(`VAULT_REDIS_URL: only with VAULT_RATE_LIMIT_STORE=redis (it is ${rateLimitStore})`);
   }
-  const region = e.AWS_REGION ?? e.AWS_DEFAULT_REGION;
-  const awsKms: AwsKmsSettings | undefined =
-    e.VAULT_KEYSTORE === 'aws-kms' || e.VAULT_KMS_ENDPOINT !== undefined || region !== undefined
-      ? {
-          region,
-          endpoint: e.VAULT_KMS_ENDPOINT,
-          credentials:
-            e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
-              ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}) }
-              : undefined,
-        }
-      : undefined;
-  if (awsKms && awsKms.region === undefined) throw new ConfigError('AWS_REGION: required for the aws-kms key store');
-  let pkcs11: Pkcs11Settings | undefined;
-  if (e.VAULT_KEYSTORE === 'pkcs11' || e.VAULT_PKCS11_MODULE !== undefined) {
-    for (const name of ['VAULT_PKCS11_MODULE', 'VAULT_PKCS11_TOKEN', 'VAULT_PKCS11_PIN'] as const) {
-      if (e[name] === undefined) throw new ConfigError(`${name}: required for the pkcs11 key store`);
-    }
-    pkcs11 = { modulePath: e.VAULT_PKCS11_MODULE!, tokenLabel: e.VAULT_PKCS11_TOKEN!, pin: e.VAULT_PKCS11_PIN! };
-  }
-  let vaultTransit: VaultTransitSettings | undefined;
-  if (e.VAULT_KEYSTORE === 'vault-transit' || e.VAULT_TRANSIT_KEY !== undefined) {
-    for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'] as const) {
-      if (e[name] === undefined) throw new ConfigError(`${name}: required for the vault-transit key store`);
-    }
-    // The token and every wrapped key travel to Vault: in clear over http, unless the operator says so.
-    if (new URL(e.VAULT_ADDR!).protocol === 'http:' && e.VAULT_TRANSIT_ALLOW_HTTP !== 'true') {
-      throw new ConfigError(
-        'VAULT_ADDR: http:// would send the Vault token and every wallet key Vault unwraps in clear; use https://, or set VAULT_TRANSIT_ALLOW_HTTP=true for a loopback or otherwise trusted network',
-      );
-    }
-    vaultTransit = {
-      address: e.VAULT_ADDR!,
-      token: e.VAULT_TOKEN!,
-      mount: e.VAULT_TRANSIT_MOUNT,
-      keyName: e.VAULT_TRANSIT_KEY!,
-      cacheTtlMs: e.VAULT_TRANSIT_CACHE_SECONDS * 1000,
-      allowHttp: e.VAULT_TRANSIT_ALLOW_HTTP === 'true',
-    };
-  }
+  const keyStoreSettings = keyStoreSettingsOf(e, e.VAULT_KEYSTORE);
   let trustedProxies: string[] = [];
   try {
     trustedProxies = parseTrustedProxies(e.VAULT_TRUSTED_PROXIES ?? '');
@@ -320,16 +259,14 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     host: e.HOST,
     port: e.PORT,
     dataDir: path.resolve(cwd, e.VAULT_DATA_DIR),
-    masterKeyHex: e.VAULT_MASTER_KEY,
+    masterKeyHex: typeof e.VAULT_MASTER_KEY === 'string' ? e.VAULT_MASTER_KEY : undefined,
     authSecret: e.VAULT_AUTH_SECRET_KEY,
     rpcUrls,
     rpcAllowHttp: e.VAULT_RPC_ALLOW_HTTP === 'true',
     addedChains,
     governancePins: parseGovernancePins(e.VAULT_GOVERNANCE_PINS),
     keyStore: e.VAULT_KEYSTORE,
-    awsKms,
-    vaultTransit,
-    pkcs11,
+    keyStoreSettings,
     database:
       e.VAULT_DATABASE_URL === undefined
         ? undefined
@@ -369,6 +306,26 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     auditCheckpointIntervalMs: e.VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
     version: e.VAULT_VERSION,
   };
+}
+
+/**
+ * Each registered store's settings from its own variables (set ones only), in registration order; a
+ * store that says it is not configured is left out. A store's refusal (KeyStoreSettingsError) is a
+ * ConfigError with its message.
+ */
+function keyStoreSettingsOf(env: Readonly<Record<string, unknown>>, selected: string): Map<string, unknown> {
+  const configured = new Map<string, unknown>();
+  for (const store of REGISTERED_KEY_STORES) {
+    const own = Object.fromEntries(Object.keys(store.environment).flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+    let settings: unknown;
+    try {
+      settings = store.settings(own, store.name === selected);
+    } catch (error) {
+      throw error instanceof KeyStoreSettingsError ? new ConfigError(error.message) : error;
+    }
+    if (settings !== undefined) configured.set(store.name, settings);
+  }
+  return configured;
 }
 
 /** `treasury:0x<64 hex>,ops:0x<64 hex>`: the genesis hash `wallet-vault governance set` printed for each vault. */

@@ -64,6 +64,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     clock: options.clock,
     // Every store is timed by the same decorator; the stores themselves carry no metrics code.
     decorateKeyStore: (s) => new MeteredKeyStore(s, metrics),
+    // Requests a remote store's client retried (throttled or briefly unavailable): wallet_vault_keystore_retries_total.
+    keyStoreRetried: (store, reason) => metrics.observeKeyStoreRetry(store, reason),
     // Only slot 0 runs the background jobs (the SQLite job lock is per process).
     jobs: options.worker && options.worker.slot !== 0 ? false : { intervalMs: config.purgeIntervalMs },
     jobMetrics: metrics,

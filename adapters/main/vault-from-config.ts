@@ -3,11 +3,12 @@ import path from 'node:path';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
 import { SYSTEM } from '../../src/application/audit-actor.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
-import { LocalFileKeyStore } from '../keystore/local-file/local-file.key-store.js';
-import { MasterKeyError, resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { KeyStoreSettingsError, type KeyStoreOpenContext, type KeyStoreRetryReason } from '../keystore/key-store-module.js';
+import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
-import { ConfigError, type AppConfig } from './config.js';
+import { ConfigError, KEYSTORES, type AppConfig } from './config.js';
 import { createVault, type Vault } from './create-vault.js';
 import type { Logger } from './logger.js';
 import { recordSchemaMigration } from './maintenance-audit.js';
@@ -21,6 +22,8 @@ export interface FromConfigOptions {
   readonly keyStores?: boolean;
   /** Wraps each key store once opened (the server times them for Prometheus). */
   readonly decorateKeyStore?: (store: KeyStore) => KeyStore;
+  /** Told each time a remote key store retries a request (the server counts wallet_vault_keystore_retries_total). */
+  readonly keyStoreRetried?: (store: string, reason: KeyStoreRetryReason) => void;
   readonly clock?: VaultOptions['clock'];
   readonly jobs?: VaultOptions['jobs'];
   readonly jobMetrics?: VaultOptions['jobMetrics'];
@@ -61,7 +64,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
   let masterKey: Buffer | undefined;
   try {
     if (overrides.keyStores !== undefined) keyStores = [...overrides.keyStores];
-    else if (o.keyStores !== false) ({ stores: keyStores, masterKey } = await openKeyStores(config, o.logger));
+    else if (o.keyStores !== false) ({ stores: keyStores, masterKey } = await openKeyStores(config, o.logger, o.keyStoreRetried));
   } catch (error) {
     await persistence.close();
     throw error;
@@ -210,57 +213,47 @@ export async function migrateStore(config: AppConfig): Promise<StoreMigration> {
 }
 
 /**
- * Every configured store: local always (it serves the wallets it holds even when new wallets go
- * elsewhere), plus each store whose settings are present. createVault pings each, so bad credentials
- * stop the start with the store's own message.
+ * Every configured store (config.keyStoreSettings: local always, as it serves the wallets it holds even
+ * when new wallets go elsewhere, plus each store whose settings are present), opened by its module in
+ * the order they are registered. createVault pings each, so bad credentials stop the start with the
+ * store's own message. A store that refuses a setting only when opening stops the start as a
+ * configuration error; whatever had opened is closed.
  */
-async function openKeyStores(config: AppConfig, logger?: Logger): Promise<{ stores: KeyStore[]; masterKey: Buffer }> {
-  const local = await openLocalKeyStore(config, logger);
-  const stores = [local.store];
-  const requestTimeoutMs = config.outboundTimeoutMs;
-  if (config.pkcs11) stores.push((await import('../keystore/pkcs11/index.js')).pkcs11KeyStore(config.pkcs11));
-  if (config.awsKms) {
-    const { region, endpoint, credentials } = config.awsKms;
-    const { awsKmsKeyStore } = await import('../keystore/aws-kms/index.js');
-    stores.push(awsKmsKeyStore({ region, endpoint, credentials, requestTimeoutMs }));
-  }
-  if (config.vaultTransit) {
-    const { vaultTransitKeyStore } = await import('../keystore/vault-transit/index.js');
-    // config.ts refused an http:// VAULT_ADDR unless VAULT_TRANSIT_ALLOW_HTTP=true, naming the variable.
-    stores.push(vaultTransitKeyStore({ ...config.vaultTransit, requestTimeoutMs, signingThread: config.signingThread }));
-  }
-  return { stores, masterKey: local.masterKey };
-}
-
-async function openLocalKeyStore(config: AppConfig, logger?: Logger): Promise<{ store: KeyStore; masterKey: Buffer }> {
+async function openKeyStores(
+  config: AppConfig,
+  logger: Logger | undefined,
+  retried: FromConfigOptions['keyStoreRetried'],
+): Promise<{ stores: KeyStore[]; masterKey: Buffer | undefined }> {
   ensureDataDir(config);
   if (config.database && config.keyStore === 'local') {
     logger?.warn(
       { keysDir: path.join(config.dataDir, 'keys') },
-      'VAULT_DATABASE_URL with VAULT_KEYSTORE=local: every instance on this database must share this key directory and VAULT_MASTER_KEY, or an instance cannot sign for wallets created on another; prefer pkcs11, aws-kms or vault-transit for several instances',
+      `VAULT_DATABASE_URL with VAULT_KEYSTORE=local: every instance on this database must share this key directory and VAULT_MASTER_KEY, or an instance cannot sign for wallets created on another; prefer ${orList(KEYSTORES.filter((name) => name !== 'local'))} for several instances`,
     );
   }
-  const master = await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex }).catch((error: unknown) => {
-    throw error instanceof MasterKeyError ? new ConfigError(error.message) : error;
-  });
-  const masterKeyFile = path.join(config.dataDir, 'master.key');
-  if (master.source === 'file') {
-    logger?.warn(
-      { masterKeyFile, created: master.createdNow },
-      'VAULT_MASTER_KEY is not set: the master key sits in a file beside the data it protects; in production put the 64-hex content of master.key into VAULT_MASTER_KEY from a secret manager, then delete the file (docs/operations.md)',
-    );
-  } else if (master.fileAlsoPresent) {
-    logger?.warn({ masterKeyFile }, 'VAULT_MASTER_KEY holds the key of master.key, which still sits beside the data: delete the file');
-  }
-  const store = new LocalFileKeyStore({
-    keysDir: path.join(config.dataDir, 'keys'),
-    masterKey: master.key,
-    masterKeySource: master.source === 'env' ? { kind: 'env' } : { kind: 'file', path: masterKeyFile },
+  const context: KeyStoreOpenContext = {
+    requestTimeoutMs: config.outboundTimeoutMs,
     signingThread: config.signingThread,
-  });
-  // A wrong key stops the start here as a configuration error naming its source, instead of failing
-  // every sign for the wallets it did not wrap.
-  const problem = await store.checkMasterKey();
-  if (problem) throw new ConfigError(problem);
-  return { store, masterKey: master.key };
+    dataDir: config.dataDir,
+    ...(logger ? { logger } : {}),
+    ...(retried ? { retried } : {}),
+  };
+  const stores: KeyStore[] = [];
+  try {
+    for (const store of REGISTERED_KEY_STORES) {
+      if (config.keyStoreSettings.has(store.name)) stores.push(await store.open(config.keyStoreSettings.get(store.name), context));
+    }
+    // The audit checkpoints are signed with a key derived from the master key (docs/security.md): the one
+    // the local store resolved a moment ago, read again from the same place (VAULT_MASTER_KEY or master.key).
+    const masterKey = config.keyStoreSettings.has('local') ? (await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex })).key : undefined;
+    return { stores, masterKey };
+  } catch (error) {
+    await Promise.allSettled(stores.map((store) => store.close()));
+    throw error instanceof KeyStoreSettingsError ? new ConfigError(error.message) : error;
+  }
+}
+
+/** `a, b or c`. */
+function orList(names: readonly string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }

@@ -21,6 +21,7 @@ export class PrometheusMetrics {
   private readonly httpDuration: LabelledHistogram;
   private readonly signatures: LabelledCounter;
   private readonly keyStoreDuration: LabelledHistogram;
+  private readonly keyStoreRetries: Counter<'store' | 'reason'>;
   private readonly purgeRuns: Counter<'outcome'>;
   private readonly purgeDeleted: Counter;
   private readonly purgeFailed: Counter;
@@ -73,6 +74,12 @@ export class PrometheusMetrics {
       help: 'Latency of key store operations, by store, operation and outcome (ok or error).',
       labelNames: ['key_store', 'operation', 'outcome'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.keyStoreRetries = new Counter({
+      name: 'wallet_vault_keystore_retries_total',
+      help: "Requests to a remote key store retried by its client, by store and by why the attempt before failed: throttled (the service's quota, HTTP 429) or unavailable (5xx, a timeout, a reset connection).",
+      labelNames: ['store', 'reason'],
       registers,
     });
     this.purgeRuns = new Counter({
@@ -184,6 +191,11 @@ export class PrometheusMetrics {
   observeKeyStore(keyStore: string, operation: KeyStoreOperation, ok: boolean, seconds: number): void {
     this.keyStoreDuration.observe(seconds, keyStore, operation, ok ? 'ok' : 'error');
     if (ok && operation === 'sign') this.signatures.inc(keyStore);
+  }
+
+  /** A remote key store retried a request (KeyStoreOpenContext.retried): wallet_vault_keystore_retries_total. */
+  observeKeyStoreRetry(store: string, reason: 'throttled' | 'unavailable'): void {
+    this.keyStoreRetries.inc({ store, reason });
   }
 
   observePurge(report: PurgeRunReport | 'error' | 'skipped'): void {

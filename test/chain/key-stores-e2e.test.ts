@@ -169,7 +169,7 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     await expect(startTestServer({ env })).rejects.toThrow(/VAULT_ADDR: http:\/\/ would send the Vault token .* set VAULT_TRANSIT_ALLOW_HTTP=true/);
     await expect(startTestServer({ env: { ...env, VAULT_TRANSIT_ALLOW_HTTP: 'false' } })).rejects.toThrow(/VAULT_ADDR: http:\/\//);
     await expect(startTestServer({ env: { ...env, VAULT_TRANSIT_ALLOW_HTTP: 'yes' } })).rejects.toThrow(/VAULT_TRANSIT_ALLOW_HTTP: must be true or false/);
-    expect(loadConfig({ ...env, VAULT_ADDR: 'https://vault.internal:8200' }).vaultTransit?.address).toBe('https://vault.internal:8200');
+    expect(loadConfig({ ...env, VAULT_ADDR: 'https://vault.internal:8200' }).keyStoreSettings.get('vault-transit')).toMatchObject({ address: 'https://vault.internal:8200' });
     const allowed = await startTestServer({ env: { ...env, VAULT_TRANSIT_ALLOW_HTTP: 'true' } });
     await allowed.stop();
   });

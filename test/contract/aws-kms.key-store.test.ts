@@ -79,6 +79,37 @@ describe('aws-kms specifics', () => {
     await expect(store.destroy(key.keyRef)).resolves.toBeUndefined();
   });
 
+  it('tells onRetry of each retry the SDK makes and why (the factory option serve counts in wallet_vault_keystore_retries_total)', async () => {
+    const reasons: string[] = [];
+    const counted = awsKmsKeyStore({
+      region: 'us-east-1',
+      endpoint: kms.url,
+      credentials: { accessKeyId: kms.accessKeyId, secretAccessKey: kms.secretAccessKey },
+      maxAttempts: 3,
+      onRetry: (reason) => reasons.push(reason),
+    });
+    try {
+      const key = await counted.create();
+      expect(reasons).toEqual([]);
+      kms.throttleNext = 1;
+      kms.failNext = 1;
+      await counted.sign(key.keyRef, randomBytes(32));
+      expect(reasons).toEqual(['throttled', 'unavailable']);
+      // Three attempts, all refused: two retries, then the refusal.
+      reasons.length = 0;
+      kms.throttleNext = 3;
+      await expect(counted.sign(key.keyRef, randomBytes(32))).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE });
+      expect(reasons).toEqual(['throttled', 'throttled']);
+      expect(kms.throttleNext).toBe(0);
+      // A client handed in is the application's: nothing is added to it, and onRetry is refused beside it.
+      expect(() => awsKmsKeyStore({ client: new KMSClient({ region: 'us-east-1' }), onRetry: () => undefined } as never)).toThrow(/^invalid awsKmsKeyStore options/);
+    } finally {
+      kms.throttleNext = 0;
+      kms.failNext = 0;
+      await counted.close();
+    }
+  });
+
   it('caches public keys: a sign after the first costs one KMS call', async () => {
     const key = await store.create();
     await store.sign(key.keyRef, randomBytes(32));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { client, type Reply } from '../support/http-client.js';
+import { sample } from '../support/prometheus-sample.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -85,6 +86,24 @@ describe('aws-kms through the service (KMS-compatible test server, real SDK clie
     expect(kms.keys.size).toBe(keysBefore);
     expect((await api.post(`${base}/sign`, signBody(wallet.address))).status).toBe(200);
     expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+  });
+
+  it('a request KMS throttles or briefly fails is retried by the SDK and counted in wallet_vault_keystore_retries_total', async () => {
+    const { api, base } = await vaultOn(s);
+    const wallet = (await api.post(`${base}/wallets`, { name: 'retried' })).body.data;
+    const retries = async () => {
+      const text = await (await fetch(`${s.url}/metrics`)).text();
+      return { throttled: sample(text, 'wallet_vault_keystore_retries_total', { store: 'aws-kms', reason: 'throttled' }) ?? 0, unavailable: sample(text, 'wallet_vault_keystore_retries_total', { store: 'aws-kms', reason: 'unavailable' }) ?? 0 };
+    };
+    const before = await retries();
+    // The SDK's three attempts: one throttled, one failed, the third answers.
+    kms.throttleNext = 1;
+    kms.failNext = 1;
+    expect((await api.post(`${base}/sign`, signBody(wallet.address))).status).toBe(200);
+    expect(await retries()).toEqual({ throttled: before.throttled + 1, unavailable: before.unavailable + 1 });
+    // A request answered at once is no retry.
+    expect((await api.post(`${base}/sign`, signBody(wallet.address))).status).toBe(200);
+    expect(await retries()).toEqual({ throttled: before.throttled + 1, unavailable: before.unavailable + 1 });
   });
 
   it('a key created whose public key then cannot be read is disabled and scheduled away; no wallet names it', async () => {

@@ -183,6 +183,15 @@ describe('the npm package', () => {
       expect(imported['wallet-vault/keystores/pkcs11'].error).toMatch(/needs the package pkcs11js.*npm install pkcs11js/);
       expect(imported['wallet-vault/keystores/aws-kms'].error).toMatch(/needs the package @aws-sdk\/client-kms/);
       expect(imported['wallet-vault/testing'].error).toMatch(/'vitest'/);
+      // Every key store entry the package exports, whichever: its factory, or the package its driver needs.
+      const keyStoreEntries = entries.map(([name]) => name).filter((name) => name.startsWith('./keystores/'));
+      expect(keyStoreEntries.length).toBeGreaterThanOrEqual(4);
+      for (const name of keyStoreEntries) {
+        const result = imported[`wallet-vault/${name.slice(2)}`];
+        expect(result, name).toBeDefined();
+        if (result.error === undefined) expect(result.exports.filter((e: string) => /KeyStore$/.test(e)), name).not.toEqual([]);
+        else expect(result.error, name).toMatch(/needs the package (\S+), which is not installed: npm install \1$/);
+      }
 
       // A client error from the installed client carries the stable code a program acts on.
       expect(clientError).toEqual({ isVaultError: true, status: 401, code: 'UNAUTHENTICATED' });

@@ -29,6 +29,8 @@ export interface FakeKms {
   readonly keys: Map<string, FakeKey>;
   /** The next N requests answer 500 InternalFailure. */
   failNext: number;
+  /** The next N requests are refused for quota, as KMS does: 400 ThrottlingException (before failNext counts). */
+  throttleNext: number;
   /** Every answer is sent this many milliseconds late (a slow network or a throttled KMS). */
   latencyMs: number;
   /** Operations (`GetPublicKey`, ...) that answer 500 for as long as they are in the set. */
@@ -46,7 +48,7 @@ export async function startFakeKms(): Promise<FakeKms> {
   const accessKeyId = 'AKIDFAKEKMS000000000';
   const keys = new Map<string, FakeKey>();
   const calls: string[] = [];
-  const state = { failNext: 0, latencyMs: 0 };
+  const state = { failNext: 0, throttleNext: 0, latencyMs: 0 };
   const failing = new Set<string>();
 
   const server = http.createServer((req, res) => {
@@ -69,6 +71,10 @@ export async function startFakeKms(): Promise<FakeKms> {
       const auth = String(req.headers.authorization ?? '');
       if (!auth.startsWith(`AWS4-HMAC-SHA256 Credential=${accessKeyId}/`) || !req.headers['x-amz-date']) {
         return error('UnrecognizedClientException', 'The security token included in the request is invalid.');
+      }
+      if (state.throttleNext > 0) {
+        state.throttleNext--;
+        return error('ThrottlingException', 'Rate exceeded');
       }
       if (state.failNext > 0 || failing.has(operation)) {
         if (state.failNext > 0) state.failNext--;
@@ -212,6 +218,12 @@ export async function startFakeKms(): Promise<FakeKms> {
     },
     set failNext(n: number) {
       state.failNext = n;
+    },
+    get throttleNext() {
+      return state.throttleNext;
+    },
+    set throttleNext(n: number) {
+      state.throttleNext = n;
     },
     get latencyMs() {
       return state.latencyMs;

@@ -23,6 +23,28 @@ const CORE_PACKAGES = [
 const CORE_FORBIDDEN_BUILTINS = ['node:module', 'node:child_process', 'node:worker_threads', 'node:cluster', 'node:fs', 'node:net', 'node:http'];
 
 /**
+ * A key store folder (adapters/keystore/<name>/, any but shared/) may import only these, whatever its
+ * name: a new store needs no entry of its own here, and no store imports another. The secp256k1
+ * helpers, key cache and signing thread they share; the interface a folder exports (module.ts); the
+ * checks of environment variables; the factories' option check, optional-driver loading, and the
+ * native-binding guard of the stores that sign here.
+ */
+const KEY_STORE_FOLDER_MAY_IMPORT = [
+  'keystore/shared/',
+  'keystore/key-store-module.ts',
+  'environment-variables.ts',
+  'factory-options.ts',
+  'optional-driver.ts',
+  'native-bindings.ts',
+] as const;
+/** `keystore/pkcs11` and the like: a folder of one key store. */
+const isKeyStoreFolder = (family: string) => /^keystore\/[^/]+$/.test(family) && family !== 'keystore/shared' && !family.endsWith('.ts');
+/** Each store folder's module.ts, as it is today (the registration list may import exactly these). */
+const STORE_MODULES = [...new Set(filesUnder('adapters/keystore/').map((f) => rel(f.file).slice('adapters/'.length)))].filter((f) =>
+  /^keystore\/[^/]+\/module\.ts$/.test(f),
+);
+
+/**
  * The adapter families, and the only places outside itself (and src/) each may import, each with why.
  * A family is a folder of adapters/ (keystore/ and persistence/ one per store); the files at the top of
  * adapters/ are seams: small modules several families share on purpose. Anything not listed is a
@@ -35,16 +57,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The native-binding guard asks the keccak adapter whether its sponge loaded natively.
   'native-bindings.ts': ['system/keccak.ts'],
 
-  // Key stores: the secp256k1 helpers, key cache and signing thread they share; the factories' option
-  // check and optional-driver loading; local-file and vault-transit sign locally, so their factories hold the native-binding guard.
-  'keystore/local-file': ['keystore/shared/', 'factory-options.ts', 'native-bindings.ts'],
-  'keystore/vault-transit': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
-  'keystore/pkcs11': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
-  'keystore/aws-kms': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
-  // The interface a store's module.ts implements (issue 37); it imports only the core.
+  // The checks of environment variables' text, shared by the configuration and the key stores' own variables.
+  'environment-variables.ts': [],
+  // What every key store folder exports (KeyStoreModule); it imports only the KeyStore port of src/.
   'keystore/key-store-module.ts': [],
-  // A store as one folder: its module.ts implements the KeyStoreModule interface the composition loops over.
-  'keystore/azure-key-vault': ['keystore/shared/', 'keystore/key-store-module.ts', 'factory-options.ts', 'optional-driver.ts'],
+  // The list of registered stores: each store folder's module.ts, and nothing else of a store.
+  'keystore/registered-key-stores.ts': ['keystore/key-store-module.ts', ...STORE_MODULES],
   // The signing thread starts its worker through the one helper that starts workers from their files.
   'keystore/shared': ['system/worker-file.ts'],
 
@@ -80,7 +98,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   webhooks: ['chain/rpc-urls.ts'],
 
   // The composition root knows every family but the command line, which is built on it.
-  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
+  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts', 'environment-variables.ts'],
 };
 
 /** The family of a file under adapters/: `keystore/pkcs11`, `http`, `native-bindings.ts`. */
@@ -106,7 +124,7 @@ function crossings(): string[] {
       const family = familyOf(from.slice('adapters/'.length));
       const inside = to.slice('adapters/'.length);
       if (familyOf(inside) === family) continue;
-      const allowed = MAY_IMPORT[family];
+      const allowed = MAY_IMPORT[family] ?? (isKeyStoreFolder(family) ? KEY_STORE_FOLDER_MAY_IMPORT : undefined);
       if (allowed === undefined) found.push(`${from}: adapters/${family} is a family this test does not know; add it to MAY_IMPORT`);
       else if (!allowed.some((seam) => inside === seam || (seam.endsWith('/') && inside.startsWith(seam)))) {
         found.push(`${from} -> ${to}: adapters/${family} may import only ${allowed.join(', ') || 'src/'} (MAY_IMPORT)`);
@@ -201,8 +219,47 @@ describe('the boundaries hold', () => {
 
   it('declares every adapter family there is', () => {
     const families = new Set(filesUnder('adapters/').map((f) => familyOf(rel(f.file).slice('adapters/'.length))));
-    expect([...families].filter((f) => !(f in MAY_IMPORT))).toEqual([]);
+    expect([...families].filter((f) => !(f in MAY_IMPORT) && !isKeyStoreFolder(f))).toEqual([]);
     expect(MAY_IMPORT.http).not.toContain('main/');
     expect(MAY_IMPORT.main).not.toContain('cli/');
+  });
+});
+
+describe('a key store is one folder plus one line (docs/architecture.md)', () => {
+  const storeFolders = [...new Set(filesUnder('adapters/keystore/').map((f) => familyOf(rel(f.file).slice('adapters/'.length))))].filter(isKeyStoreFolder).sort();
+
+  it('no key store folder imports another (they share keystore/shared/ only)', () => {
+    expect(storeFolders.length).toBeGreaterThanOrEqual(4);
+    const across: string[] = [];
+    for (const node of filesUnder('adapters/keystore/')) {
+      const from = familyOf(rel(node.file).slice('adapters/'.length));
+      if (!isKeyStoreFolder(from)) continue;
+      for (const target of node.local) {
+        const to = rel(target);
+        if (!to.startsWith('adapters/keystore/')) continue;
+        const toFamily = familyOf(to.slice('adapters/'.length));
+        if (isKeyStoreFolder(toFamily) && toFamily !== from) across.push(`${rel(node.file)} -> ${to}`);
+      }
+    }
+    expect(across, `key store folders importing each other:\n  ${across.join('\n  ')}`).toEqual([]);
+    // The rule itself catches one: a store folder reaching into another is not among its seams.
+    expect(KEY_STORE_FOLDER_MAY_IMPORT.some((seam) => 'keystore/pkcs11/index.ts'.startsWith(seam))).toBe(false);
+  });
+
+  it('every store folder exports its module.ts, and registered-key-stores.ts lists each, and only those', () => {
+    expect(storeFolders.filter((folder) => !STORE_MODULES.includes(`${folder}/module.ts`))).toEqual([]);
+    const registration = graph.get(path.join(root, 'adapters/keystore/registered-key-stores.ts'));
+    expect(registration, 'adapters/keystore/registered-key-stores.ts').toBeDefined();
+    const registered = registration!.local.map((f) => rel(f).slice('adapters/'.length)).filter((f) => f !== 'keystore/key-store-module.ts');
+    expect(registered.sort()).toEqual(STORE_MODULES.sort());
+    // Nothing else names a store's module: the configuration and the composition root go through the list.
+    const elsewhere = [...graph.values()].flatMap((node) =>
+      node.local
+        .map(rel)
+        .filter((to) => /^adapters\/keystore\/[^/]+\/module\.ts$/.test(to))
+        .filter((to) => rel(node.file) !== 'adapters/keystore/registered-key-stores.ts' && !rel(node.file).startsWith(to.replace(/module\.ts$/, '')))
+        .map((to) => `${rel(node.file)} -> ${to}`),
+    );
+    expect(elsewhere).toEqual([]);
   });
 });

@@ -27,6 +27,13 @@ export interface AwsKmsKeyStoreConfig {
   readonly requestTimeoutMs?: number;
   /** SDK attempts including retries (default 3). */
   readonly maxAttempts?: number;
+  /**
+   * Told each time the SDK retries a request of a client this store made (not of one handed in): why
+   * the attempt before failed, the service's quota (`throttled`: HTTP 429, ThrottlingException) or a
+   * brief failure (`unavailable`: 5xx, a timeout, a reset connection). `serve` counts it in
+   * wallet_vault_keystore_retries_total.
+   */
+  readonly onRetry?: (reason: 'throttled' | 'unavailable') => void;
 }
 
 /**
@@ -73,6 +80,7 @@ export class AwsKmsKeyStore implements KeyStore {
         throwOnRequestTimeout: true,
       },
     });
+    if (config.client === undefined && config.onRetry) countRetries(this.client, config.onRetry);
   }
 
   async create(owner?: KeyOwner): Promise<CreatedKey> {
@@ -232,4 +240,41 @@ function reason(error: unknown): string {
   const e = error as { name?: string; message?: string };
   const message = (e.message ?? '').split('\n')[0]!.slice(0, 160);
   return e.name && e.name !== 'Error' ? `${e.name}: ${message}` : message || 'unknown error';
+}
+
+/**
+ * Adds a step inside the SDK's retry loop (after its retryMiddleware), which runs once per attempt of a
+ * request: an attempt after a failed one is a retry, and the failure says why. Built once per request,
+ * so `failed` is that request's own.
+ */
+function countRetries(client: KMSClient, onRetry: (reason: 'throttled' | 'unavailable') => void): void {
+  type Middleware = Parameters<KMSClient['middlewareStack']['addRelativeTo']>[0];
+  const perAttempt = (next: (args: unknown) => Promise<unknown>) => {
+    let failed: unknown;
+    return async (args: unknown) => {
+      if (failed !== undefined) onRetry(isThrottling(failed) ? 'throttled' : 'unavailable');
+      try {
+        return await next(args);
+      } catch (error) {
+        failed = error ?? new Error('attempt failed');
+        throw error;
+      }
+    };
+  };
+  client.middlewareStack.addRelativeTo(perAttempt as unknown as Middleware, {
+    relation: 'after',
+    toMiddleware: 'retryMiddleware',
+    name: 'walletVaultRetryCount',
+    override: true,
+  });
+}
+
+/** The SDK's own test of a throttling error (isThrottlingError of @smithy/core's retry): HTTP 429, a throttling error name, or the throttling trait. */
+function isThrottling(error: unknown): boolean {
+  const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown }; $retryable?: { throttling?: unknown } };
+  return (
+    e.$metadata?.httpStatusCode === 429 ||
+    e.$retryable?.throttling === true ||
+    (typeof e.name === 'string' && /^(Throttling(Exception)?|ThrottledException|TooManyRequestsException|RequestLimitExceeded|LimitExceededException|SlowDown)$/.test(e.name))
+  );
 }

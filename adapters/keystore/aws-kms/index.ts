@@ -20,6 +20,11 @@ export type AwsKmsKeyStoreOptions =
       readonly requestTimeoutMs?: number;
       /** SDK attempts including retries (default 3). */
       readonly maxAttempts?: number;
+      /**
+       * Told each time the SDK retries a request (for a metric): `throttled` after the service's quota
+       * refusal (HTTP 429), `unavailable` after a brief failure (5xx, a timeout, a reset connection).
+       */
+      readonly onRetry?: (reason: 'throttled' | 'unavailable') => void;
       readonly client?: never;
     }
   | { /** Used as is: its region, credentials, retries and timeouts. */ readonly client: KMSClient };
@@ -34,6 +39,7 @@ const schema = z.union([
       .optional(),
     requestTimeoutMs: z.int().min(1).optional(),
     maxAttempts: z.int().min(1).optional(),
+    onRetry: z.custom<(reason: 'throttled' | 'unavailable') => void>((f) => typeof f === 'function', 'must be a function').optional(),
   }),
 ]);
 

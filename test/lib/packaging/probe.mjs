@@ -6,14 +6,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 
+import { createRequire } from 'node:module';
+
+// Every key store entry the installed package exports (`./keystores/<name>`), read from its manifest: a
+// store added to the package is probed without a line here.
+const { exports: exported } = createRequire(import.meta.url)('wallet-vault/package.json');
+const keyStoreEntries = Object.keys(exported)
+  .filter((name) => name.startsWith('./keystores/'))
+  .map((name) => `wallet-vault/${name.slice(2)}`);
 const entries = [
   'wallet-vault',
   'wallet-vault/express',
-  'wallet-vault/keystores/local-file',
-  'wallet-vault/keystores/pkcs11',
-  'wallet-vault/keystores/aws-kms',
-  'wallet-vault/keystores/vault-transit',
-  'wallet-vault/keystores/azure-key-vault',
+  ...keyStoreEntries,
   'wallet-vault/persistence/sqlite',
   'wallet-vault/persistence/postgres',
   'wallet-vault/testing',
@@ -99,6 +103,5 @@ try {
 // The shipped example contract as the package gives it (ABI and bytecode compiled at build), and where its
 // Solidity sources are for Foundry or Hardhat: the test deploys it on anvil and sends the signed call.
 const { SignableMint } = await import('wallet-vault/contracts');
-const { createRequire } = await import('node:module');
 const signableSource = createRequire(import.meta.url).resolve('wallet-vault/contracts/Signable.sol');
 console.log(JSON.stringify({ imported, sign, clientError, docs, contract: { ...SignableMint, signableSource } }));
