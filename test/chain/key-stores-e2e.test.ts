@@ -1,12 +1,24 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Contract } from 'ethers';
+import express from 'express';
+import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { vaultRouter } from '../../adapters/main/vault-router.js';
+import { GcpKmsKeyStore } from '../../adapters/keystore/gcp-kms/gcp-kms.key-store.js';
+import { createVault } from '../../adapters/main/create-vault.js';
+import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
+import { startFakeGcpKms, type FakeGcpKms } from '../support/fake-gcp-kms.server.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
+import { MovableClock } from '../support/movable-clock.js';
 import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js';
 import { createSoftHsmToken } from '../support/softhsm.js';
 import { client } from '../support/http-client.js';
@@ -19,6 +31,7 @@ const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 describe('every key store serves the whole API: signatures accepted on anvil', () => {
   let anvil: Anvil;
   let kms: FakeKms;
+  let gcp: FakeGcpKms;
   let transit: FakeVault;
   let dataDir: string | undefined;
   const servers: TestServer[] = [];
@@ -30,16 +43,17 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
   });
 
   beforeAll(async () => {
-    [anvil, kms, transit] = await Promise.all([startAnvil(), startFakeKms(), startFakeVault()]);
+    [anvil, kms, gcp, transit] = await Promise.all([startAnvil(), startFakeKms(), startFakeGcpKms(), startFakeVault()]);
   });
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => undefined);
     await kms?.close();
+    await gcp?.close();
     await transit?.close();
     await anvil?.stop();
   });
 
-  async function signAndSend(s: TestServer, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
+  async function signAndSend(s: { readonly url: string }, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
     const target = await deploy(anvil, 'SignableTarget', [signer, UNIQ]);
     const sender = await anvil.account(1).getAddress();
     const r = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/sign`, {
@@ -76,6 +90,49 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     s.clock.advance(EXPIRY_TTL_MS);
     await s.server.purgeNow();
     expect(kms.keys.get(record!.keyRef)).toMatchObject({ state: 'PendingDeletion', pendingWindowInDays: 7 });
+  });
+
+  it('gcp-kms: keys created in Cloud KMS (the REST stand-in) sign calls the contract accepts; deletion disables and schedules the version', async () => {
+    // Built directly (the configuration registers the store's module at merge): a vault of the library
+    // over SQLite, its routes in an Express app, the store authenticated by a token of the application's.
+    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-gcp-e2e-'));
+    const auth = new OAuth2Client();
+    auth.setCredentials({ access_token: gcp.token, expiry_date: Date.now() + 3_600_000 });
+    const clock = new MovableClock();
+    const vault = await createVault({
+      persistence: await sqlitePersistence({ path: path.join(dir, 'vault.db') }),
+      keyStores: [new GcpKmsKeyStore({ keyRing: gcp.keyRing, endpoint: gcp.url, authClient: auth })],
+      clock,
+      jobs: false,
+    });
+    const app = express().use(vaultRouter(vault)).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => app.once('listening', resolve));
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+      const vaultId = (await vault.manageVaults.create({ name: 'gcp' })).id;
+      const { apiKey } = await vault.manageVaults.createApiKey(vaultId);
+      const api = client(url, apiKey);
+      const wallet = (await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'in gcp' })).body.data;
+      const record = await vault.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
+      expect(record).toMatchObject({ keyStore: 'gcp-kms', keyRef: expect.stringMatching(/^projects\/.+\/cryptoKeyVersions\/1$/) });
+      // The key carries this deployment's label: the orphan sweep of this vault lists it.
+      expect(gcp.keys.get(record!.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))?.labels['wallet-vault-deployment']).toMatch(/^[a-z0-9_-]+$/);
+      gcp.calls.length = 0;
+      expect(await signAndSend({ url }, vaultId, apiKey, wallet.address)).toBe(1);
+      expect(gcp.calls).toEqual(['AsymmetricSign']);
+
+      // Expiring: nothing is scheduled (a disabled version could not sign). Deleted: disabled, then scheduled.
+      await api.delete(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`);
+      await vault.runJobsOnce();
+      expect(gcp.version(record!.keyRef)?.state).toBe('ENABLED');
+      clock.advance(EXPIRY_TTL_MS);
+      await vault.runJobsOnce();
+      expect(gcp.version(record!.keyRef)?.state).toBe('DESTROY_SCHEDULED');
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+      await vault.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('vault-transit: keys wrapped by Transit sign calls the contract accepts; the record holds only ciphertext', async () => {
