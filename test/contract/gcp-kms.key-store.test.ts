@@ -142,6 +142,21 @@ describe('gcp-kms specifics', () => {
     await counted.close();
   });
 
+  it('a create whose answer was lost is retried and finds its own key: one CryptoKey, not two', async () => {
+    const retried = vi.fn();
+    const counted = storeFor(kms, { retried });
+    const before = kms.keys.size;
+    kms.calls.length = 0;
+    kms.loseAnswerNext = 1;
+    const key = await counted.create(owner('dep-lost'));
+    expect(kms.keys.size).toBe(before + 1);
+    expect(kms.calls.slice(0, 2)).toEqual(['CreateCryptoKey', 'CreateCryptoKey']);
+    expect(retried.mock.calls).toEqual([['unavailable']]);
+    const digest = randomBytes(32);
+    expect(recovers(digest, await counted.sign(key.keyRef, digest), key.publicKey)).toBe(true);
+    await counted.close();
+  });
+
   it("leaves no retry to the client library: with maxAttempts 1 a 503 fails after one request", async () => {
     const once = storeFor(kms, { maxAttempts: 1 });
     const key = await once.create();
@@ -150,6 +165,21 @@ describe('gcp-kms specifics', () => {
     await expect(once.sign(key.keyRef, randomBytes(32))).rejects.toMatchObject({ code: ErrorCode.KEYSTORE_UNAVAILABLE, message: expect.stringMatching(/UNAVAILABLE/) });
     expect(kms.calls).toEqual(['AsymmetricSign']);
     await once.close();
+  });
+
+  it('bounds each request by requestTimeoutMs: a Cloud KMS that does not answer fails the sign rather than holding it', async () => {
+    const key = await store.create();
+    const bounded = storeFor(kms, { requestTimeoutMs: 2000, maxAttempts: 1 });
+    kms.latencyMs = 120_000; // never, for this test
+    try {
+      await expect(bounded.sign(key.keyRef, randomBytes(32))).rejects.toMatchObject({
+        code: ErrorCode.KEYSTORE_UNAVAILABLE,
+        message: expect.stringMatching(/^key store gcp-kms: \w+ failed \(no answer within 2000 ms\)$/),
+      });
+    } finally {
+      kms.latencyMs = 0;
+      await bounded.close();
+    }
   });
 
   it('refuses a key reference that is not a CryptoKeyVersion name without asking Cloud KMS', async () => {
@@ -178,7 +208,10 @@ describe('gcp-kms specifics', () => {
     kms.calls.length = 0;
     const imported = await store.importKey(privateKey, owner('dep-import'));
     expect(computeAddress(hexlify(imported.publicKey))).toBe(wallet.address);
-    expect(kms.calls).toEqual(['CreateImportJob', 'GetImportJob', 'GetImportJob', 'CreateCryptoKey', 'ImportCryptoKeyVersion', 'GetPublicKey', 'GetPublicKey']);
+    // The job is read until ACTIVE (its wrapping key is made meanwhile); the version until it leaves PENDING_IMPORT.
+    expect(kms.calls.filter((c) => c !== 'GetImportJob')).toEqual(['CreateImportJob', 'CreateCryptoKey', 'ImportCryptoKeyVersion', 'GetPublicKey', 'GetPublicKey']);
+    expect(kms.calls.indexOf('CreateCryptoKey')).toBeGreaterThan(kms.calls.lastIndexOf('GetImportJob'));
+    expect(kms.calls.filter((c) => c === 'GetImportJob').length).toBeGreaterThanOrEqual(2);
     const stored = kms.keys.get(imported.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))!;
     expect(stored).toMatchObject({ importOnly: true, protectionLevel: 'HSM' });
     expect(stored.labels['wallet-vault-deployment']).toBe('dep-import');

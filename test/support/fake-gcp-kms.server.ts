@@ -3,6 +3,7 @@ import {
   createDecipheriv,
   createPrivateKey,
   createVerify,
+  generateKeyPair,
   generateKeyPairSync,
   privateDecrypt,
   randomBytes,
@@ -14,6 +15,21 @@ import secp256k1 from 'secp256k1';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const SPKI_PREFIX = Buffer.from('3056301006072a8648ce3d020106052b8104000a034200', 'hex');
+
+/**
+ * One RSA-4096 wrapping key for every import job of this process, made in the background when the first
+ * job is created (it takes seconds): until then jobs are PENDING_GENERATION, as Cloud KMS's are.
+ */
+let wrappingKey: { privateKey: KeyObject; pem: string } | undefined;
+let wrappingKeyStarted = false;
+function startWrappingKey(): void {
+  if (wrappingKeyStarted) return;
+  wrappingKeyStarted = true;
+  generateKeyPair('rsa', { modulusLength: 4096 }, (error, publicKey, privateKey) => {
+    if (error) throw error;
+    wrappingKey = { privateKey, pem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+  });
+}
 
 /** The enums of google.cloud.kms.v1 this server speaks, by name and by number (protos.json of @google-cloud/kms). */
 const ENUMS = {
@@ -67,6 +83,8 @@ export interface FakeGcpKms {
   throttleNext: number;
   /** The next N requests answer 503 UNAVAILABLE. */
   failNext: number;
+  /** The next N requests that succeed are done, but answer 503 UNAVAILABLE (an answer lost on its way). */
+  loseAnswerNext: number;
   /** GetPublicKey calls each new version answers FAILED_PRECONDITION (PENDING_GENERATION) before it is ready (default 1). */
   pendingPolls: number;
   /** Every answer is sent this many milliseconds late. */
@@ -91,11 +109,9 @@ export async function startFakeGcpKms(): Promise<FakeGcpKms> {
   const saKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const saEmail = 'wallet-vault@wallet-vault-test.iam.gserviceaccount.com';
   const keys = new Map<string, FakeGcpKey>();
-  const importJobs = new Map<string, { name: string; privateKey: KeyObject; pem: string; pendingPolls: number; protectionLevel: EnumName<'protectionLevel'> }>();
+  const importJobs = new Map<string, { name: string; pendingPolls: number; protectionLevel: EnumName<'protectionLevel'> }>();
   const calls: string[] = [];
-  const state = { throttleNext: 0, failNext: 0, pendingPolls: 1, latencyMs: 0 };
-  // One wrapping key for every import job: generating a 4096-bit RSA key takes a second or more.
-  let wrappingKey: { privateKey: KeyObject; pem: string } | undefined;
+  const state = { throttleNext: 0, failNext: 0, loseAnswerNext: 0, pendingPolls: 1, latencyMs: 0 };
 
   const versionOf = (name: string): FakeGcpVersion | undefined => {
     const m = /^(.*)\/cryptoKeyVersions\/(\d+)$/.exec(name);
@@ -110,12 +126,18 @@ export async function startFakeGcpKms(): Promise<FakeGcpKms> {
       const numeric = (url.searchParams.get('$alt') ?? '').includes('enum-encoding=int');
       const out = <K extends keyof typeof ENUMS>(kind: K, name: EnumName<K>) => (numeric ? (ENUMS[kind] as Record<string, number>)[name] : name);
       const reply = (status: number, body: object) => {
+        if (status === 200 && state.loseAnswerNext > 0) {
+          // Done, but the answer is lost on its way: the client sees a 503.
+          state.loseAnswerNext--;
+          [status, body] = [503, { error: { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' } }];
+        }
         const text = JSON.stringify(body);
         const send = () => {
           res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text) });
           res.end(text);
         };
-        if (state.latencyMs > 0) setTimeout(send, state.latencyMs);
+        // unref: an answer held back does not keep the process (a test's worker) alive.
+        if (state.latencyMs > 0) setTimeout(send, state.latencyMs).unref();
         else send();
       };
       const error = (code: number, status: string, message: string) => reply(code, { error: { code, message, status } });
@@ -260,39 +282,38 @@ export async function startFakeGcpKms(): Promise<FakeGcpKms> {
           if (enumIn('importMethod', body.importMethod) !== 'RSA_OAEP_4096_SHA256_AES_256') return error(400, 'INVALID_ARGUMENT', 'this server offers only RSA_OAEP_4096_SHA256_AES_256.');
           const protectionLevel = enumIn('protectionLevel', body.protectionLevel);
           if (!protectionLevel) return error(400, 'INVALID_ARGUMENT', 'protection_level is required.');
-          wrappingKey ??= (() => {
-            const pair = generateKeyPairSync('rsa', { modulusLength: 4096 });
-            return { privateKey: pair.privateKey, pem: pair.publicKey.export({ format: 'pem', type: 'spki' }).toString() };
-          })();
+          startWrappingKey();
           const name = `${keyRing}/importJobs/${id}`;
-          importJobs.set(name, { name, ...wrappingKey, pendingPolls: state.pendingPolls, protectionLevel });
+          if (importJobs.has(name)) return error(409, 'ALREADY_EXISTS', `${name} already exists.`);
+          importJobs.set(name, { name, pendingPolls: state.pendingPolls, protectionLevel });
           return reply(200, { name, importMethod: out('importMethod', 'RSA_OAEP_4096_SHA256_AES_256'), protectionLevel: out('protectionLevel', protectionLevel), state: out('importJobState', 'PENDING_GENERATION') });
         }
         case 'GetImportJob': {
           const job = importJobs.get(params.name!);
           if (!job) return error(404, 'NOT_FOUND', `${params.name} not found.`);
-          const pending = job.pendingPolls > 0;
-          if (pending) job.pendingPolls--;
+          // PENDING_GENERATION while its wrapping key is made (as Cloud KMS does), and for pendingPolls reads.
+          const pending = job.pendingPolls > 0 || !wrappingKey;
+          if (job.pendingPolls > 0) job.pendingPolls--;
           return reply(200, {
             name: job.name,
             importMethod: out('importMethod', 'RSA_OAEP_4096_SHA256_AES_256'),
             protectionLevel: out('protectionLevel', job.protectionLevel),
             state: out('importJobState', pending ? 'PENDING_GENERATION' : 'ACTIVE'),
-            ...(pending ? {} : { publicKey: { pem: job.pem } }),
+            ...(pending ? {} : { publicKey: { pem: wrappingKey!.pem } }),
           });
         }
         case 'ImportCryptoKeyVersion': {
           const key = keys.get(params.parent!);
           if (!key) return error(404, 'NOT_FOUND', `${params.parent} not found.`);
           const job = typeof body.importJob === 'string' ? importJobs.get(body.importJob) : undefined;
-          if (!job || job.pendingPolls > 0) return error(400, 'FAILED_PRECONDITION', 'the import job is not ACTIVE.');
+          if (!job || job.pendingPolls > 0 || !wrappingKey) return error(400, 'FAILED_PRECONDITION', 'the import job is not ACTIVE.');
           if (!key.importOnly) return error(400, 'FAILED_PRECONDITION', 'the CryptoKey is not import_only.');
           if (enumIn('algorithm', body.algorithm) !== 'EC_SIGN_SECP256K1_SHA256') return error(400, 'INVALID_ARGUMENT', 'algorithm must be EC_SIGN_SECP256K1_SHA256.');
           const wrapped = typeof body.wrappedKey === 'string' ? Buffer.from(body.wrappedKey, 'base64') : undefined;
           if (!wrapped || wrapped.length <= 512) return error(400, 'INVALID_ARGUMENT', 'wrapped_key is required.');
           let privateKey: Buffer;
           try {
-            const aesKey = privateDecrypt({ key: job.privateKey, padding: cryptoConstants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped.subarray(0, 512));
+            const aesKey = privateDecrypt({ key: wrappingKey.privateKey, padding: cryptoConstants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped.subarray(0, 512));
             const decipher = createDecipheriv('id-aes256-wrap-pad', aesKey, Buffer.from('a65959a6', 'hex'));
             const pkcs8 = Buffer.concat([decipher.update(wrapped.subarray(512)), decipher.final()]);
             const jwk = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });

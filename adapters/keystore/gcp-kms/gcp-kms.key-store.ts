@@ -218,34 +218,30 @@ export class GcpKmsKeyStore implements KeyStore {
     const cryptoKeyId = `wallet-vault-${randomUUID()}`;
     const name = `${this.keyRing}/cryptoKeys/${cryptoKeyId}`;
     let attempted = false;
-    try {
-      await this.call('CreateCryptoKey', () => {
-        const again = attempted;
-        attempted = true;
-        return this.client
-          .createCryptoKey(
-            {
-              parent: this.keyRing,
-              cryptoKeyId,
-              skipInitialVersionCreation: importOnly,
-              cryptoKey: {
-                purpose: 'ASYMMETRIC_SIGN',
-                versionTemplate: { algorithm: ALGORITHM, protectionLevel: this.protectionLevel },
-                labels: gcpLabels(owner),
-                ...(importOnly ? { importOnly: true } : {}),
-              },
+    await this.call('CreateCryptoKey', () => {
+      const again = attempted;
+      attempted = true;
+      return this.client
+        .createCryptoKey(
+          {
+            parent: this.keyRing,
+            cryptoKeyId,
+            skipInitialVersionCreation: importOnly,
+            cryptoKey: {
+              purpose: 'ASYMMETRIC_SIGN',
+              versionTemplate: { algorithm: ALGORITHM, protectionLevel: this.protectionLevel },
+              labels: gcpLabels(owner),
+              ...(importOnly ? { importOnly: true } : {}),
             },
-            this.callOptions(),
-          )
-          .catch((error: unknown) => {
-            // A retry after an answer lost in transit finds the key the first attempt made: ours (the id is random).
-            if (again && codeOf(error) === Code.ALREADY_EXISTS) return [{ name }];
-            throw error;
-          });
-      });
-    } catch (error) {
-      throw error instanceof DomainError ? error : unavailable('CreateCryptoKey failed', error);
-    }
+          },
+          this.callOptions(),
+        )
+        .catch((error: unknown) => {
+          // A retry after an answer lost in transit finds the key the first attempt made: ours (the id is random).
+          if (again && codeOf(error) === Code.ALREADY_EXISTS) return [{ name }];
+          throw error;
+        });
+    });
     return name;
   }
 
@@ -302,7 +298,7 @@ export class GcpKmsKeyStore implements KeyStore {
     return key;
   }
 
-  /** The client's own retries are off: this store retries (and reports) quota refusals and brief failures itself. */
+  /** The client's own retries are off: this store retries (and reports) quota refusals and brief failures itself, and bounds each request. */
   private callOptions() {
     return { timeout: this.timeout, retry: { retryCodes: [] as number[] } };
   }
@@ -316,13 +312,30 @@ export class GcpKmsKeyStore implements KeyStore {
   }
 
   /**
+   * One request, bounded by requestTimeoutMs: over REST the client library does not apply its `timeout`
+   * (the auth client's fetch has none), so an endpoint that accepts and never answers would hold the
+   * request for good. The call is cancelled (its fetch aborted) and fails as DEADLINE_EXCEEDED.
+   */
+  private bounded<T>(send: () => Promise<T>): Promise<T> {
+    const pending = send();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        (pending as { cancel?: () => void }).cancel?.();
+        reject(Object.assign(new Error(`no answer within ${this.timeout} ms`), { code: Code.DEADLINE_EXCEEDED }));
+      }, this.timeout);
+    });
+    return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  /**
    * RESOURCE_EXHAUSTED (HTTP 429, a quota) and UNAVAILABLE / DEADLINE_EXCEEDED are tried again with
    * exponential backoff and full jitter, each retry reported; other errors are final at once.
    */
   private async withRetries<T>(send: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await send();
+        return await this.bounded(send);
       } catch (error) {
         const code = codeOf(error);
         const why = code === Code.RESOURCE_EXHAUSTED ? 'throttled' : code === Code.UNAVAILABLE || code === Code.DEADLINE_EXCEEDED ? 'unavailable' : undefined;
