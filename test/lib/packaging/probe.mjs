@@ -12,6 +12,7 @@ const entries = [
   'wallet-vault/keystores/local-file',
   'wallet-vault/keystores/pkcs11',
   'wallet-vault/keystores/aws-kms',
+  'wallet-vault/keystores/gcp-kms',
   'wallet-vault/keystores/vault-transit',
   'wallet-vault/persistence/sqlite',
   'wallet-vault/persistence/postgres',
