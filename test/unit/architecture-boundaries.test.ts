@@ -41,6 +41,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'keystore/vault-transit': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
   'keystore/pkcs11': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
   'keystore/aws-kms': ['keystore/shared/', 'factory-options.ts', 'optional-driver.ts'],
+  'keystore/gcp-kms': ['keystore/shared/', 'keystore/key-store-module.ts', 'factory-options.ts', 'optional-driver.ts'],
   // The signing thread starts its worker through the one helper that starts workers from their files.
   'keystore/shared': ['system/worker-file.ts'],
 

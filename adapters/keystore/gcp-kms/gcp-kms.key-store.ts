@@ -5,7 +5,7 @@ import secp256k1 from 'secp256k1';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../../src/ports/key-store.port.js';
-import { KEY_RING_NAME } from './module.js';
+import { KEY_RING_NAME } from './key-ring.js';
 import { completeSignature, parseDerSignature, parseSpkiPublicKey } from '../shared/secp256k1.js';
 
 /** Where keys are generated: Cloud HSM (FIPS 140-2 level 3), or software (cheaper, for trials). */

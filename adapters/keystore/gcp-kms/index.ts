@@ -4,7 +4,7 @@ import type { KeyStore } from '../../../src/ports/key-store.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
 import type { GcpAuthClient, GcpKmsProtectionLevel } from './gcp-kms.key-store.js';
-import { KEY_RING_NAME } from './module.js';
+import { KEY_RING_NAME } from './key-ring.js';
 
 await requireDriver('@google-cloud/kms', 'keystores/gcp-kms');
 const { GcpKmsKeyStore } = await import('./gcp-kms.key-store.js');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { KeyStore } from '../../../src/ports/key-store.port.js';
 import { requireDriver } from '../../optional-driver.js';
 import { KeyStoreSettingsError, type KeyStoreModule } from '../key-store-module.js';
+import { KEY_RING_NAME } from './key-ring.js';
 
 /** The `gcp-kms` store's settings from the environment. Credentials are Google's application default credentials. */
 export interface GcpKmsSettings {
@@ -13,8 +14,6 @@ export interface GcpKmsSettings {
   readonly protectionLevel?: 'HSM' | 'SOFTWARE';
 }
 
-/** A key ring's resource name. */
-export const KEY_RING_NAME = /^projects\/[^/]+\/locations\/[^/]+\/keyRings\/[a-zA-Z0-9_-]{1,63}$/;
 
 /** Google Cloud KMS (`VAULT_KEYSTORE=gcp-kms`): EC_SIGN_SECP256K1_SHA256 keys, HSM-protected by default. */
 export const gcpKmsModule: KeyStoreModule<GcpKmsSettings> = {
