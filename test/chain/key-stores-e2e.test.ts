@@ -116,7 +116,7 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
       const record = await vault.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
       expect(record).toMatchObject({ keyStore: 'gcp-kms', keyRef: expect.stringMatching(/^projects\/.+\/cryptoKeyVersions\/1$/) });
       // The key carries this deployment's label: the orphan sweep of this vault lists it.
-      expect(gcp.keys.get(record!.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))?.labels['wallet-vault-deployment']).toMatch(/^[a-z0-9_-]+$/);
+      expect(gcp.keys.get(record!.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))?.labels['wallet_vault_deployment']).toMatch(/^[a-z0-9_-]+$/);
       gcp.calls.length = 0;
       expect(await signAndSend({ url }, vaultId, apiKey, wallet.address)).toBe(1);
       expect(gcp.calls).toEqual(['AsymmetricSign']);

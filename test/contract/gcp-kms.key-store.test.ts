@@ -63,11 +63,11 @@ describe('gcp-kms specifics', () => {
     const stored = kms.keys.get(key.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))!;
     expect(stored).toMatchObject({ protectionLevel: 'HSM', importOnly: false });
     expect(stored.labels).toEqual({
-      'wallet-vault': 'wallet',
-      'wallet-vault-account': 'acc-1',
-      'wallet-vault-vault': 'vault-1',
-      'wallet-vault-wallet': 'wallet-1',
-      'wallet-vault-deployment': 'dep-1',
+      wallet_vault: 'wallet',
+      'wallet_vault_account': 'acc-1',
+      'wallet_vault_vault': 'vault-1',
+      'wallet_vault_wallet': 'wallet-1',
+      'wallet_vault_deployment': 'dep-1',
     });
     expect(Buffer.from(key.publicKey).equals(Buffer.from(secp256k1.publicKeyCreate(kms.version(key.keyRef)!.privateKey!, false)))).toBe(true);
   });
@@ -76,7 +76,7 @@ describe('gcp-kms specifics', () => {
     const deploymentId = `Deployment/${randomBytes(4).toString('hex')}`;
     const key = await store.create(owner(deploymentId));
     const labels = kms.keys.get(key.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))!.labels;
-    expect(labels['wallet-vault-deployment']).toMatch(/^h[0-9a-f]{62}$/);
+    expect(labels['wallet_vault_deployment']).toMatch(/^h[0-9a-f]{62}$/);
     expect((await store.listKeys({ deploymentId, createdBefore: new Date(Date.now() + 60_000) })).map((k) => k.keyRef)).toEqual([key.keyRef]);
   });
 
@@ -214,7 +214,7 @@ describe('gcp-kms specifics', () => {
     expect(kms.calls.filter((c) => c === 'GetImportJob').length).toBeGreaterThanOrEqual(2);
     const stored = kms.keys.get(imported.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))!;
     expect(stored).toMatchObject({ importOnly: true, protectionLevel: 'HSM' });
-    expect(stored.labels['wallet-vault-deployment']).toBe('dep-import');
+    expect(stored.labels['wallet_vault_deployment']).toBe('dep-import');
     // Cloud KMS holds the key that was given: the stand-in unwrapped exactly these 32 bytes.
     expect(kms.version(imported.keyRef)!.privateKey!.equals(privateKey)).toBe(true);
     const digest = randomBytes(32);

@@ -60,11 +60,11 @@ const Code = { DEADLINE_EXCEEDED: 4, NOT_FOUND: 5, ALREADY_EXISTS: 6, RESOURCE_E
 
 /** Label keys on every key (lower-case letters, digits, `_` and `-`: Cloud KMS's label rules). */
 export const GCP_LABELS = {
-  marker: 'wallet-vault',
-  account: 'wallet-vault-account',
-  vault: 'wallet-vault-vault',
-  wallet: 'wallet-vault-wallet',
-  deployment: 'wallet-vault-deployment',
+  marker: 'wallet_vault',
+  account: 'wallet_vault_account',
+  vault: 'wallet_vault_vault',
+  wallet: 'wallet_vault_wallet',
+  deployment: 'wallet_vault_deployment',
 } as const;
 
 const unavailable = (problem: string, cause?: unknown) => new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store ${STORE}: ${problem}`, { cause });
@@ -363,7 +363,7 @@ function authOptions(config: GcpKmsKeyStoreConfig): Record<string, unknown> {
 }
 
 /**
- * `wallet-vault=wallet` on every key (an IAM condition can name it), and the account, vault and wallet
+ * `wallet_vault=wallet` on every key, and the account, vault and wallet
  * the key belongs to and the deployment that created it (the orphan sweep lists only its own). A value
  * outside Cloud KMS's label rules (63 lower-case letters, digits, `_`, `-`) is left out, except the
  * deployment, which is then recorded as `h` and 62 hex digits of its SHA-256 (compared, never read).
