@@ -1,6 +1,7 @@
 import type { KeyStoreModule } from './key-store-module.js';
 import { awsKmsModule } from './aws-kms/module.js';
 import { azureKeyVaultModule } from './azure-key-vault/module.js';
+import { gcpKmsModule } from './gcp-kms/module.js';
 import { localFileModule } from './local-file/module.js';
 import { pkcs11Module } from './pkcs11/module.js';
 import { vaultTransitModule } from './vault-transit/module.js';
@@ -17,4 +18,5 @@ export const REGISTERED_KEY_STORES: readonly KeyStoreModule[] = [
   awsKmsModule,
   vaultTransitModule,
   azureKeyVaultModule,
+  gcpKmsModule,
 ];

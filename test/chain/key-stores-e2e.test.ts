@@ -1,7 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Contract } from 'ethers';
 import express from 'express';
+import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { vaultRouter } from '../../adapters/main/vault-router.js';
+import { GcpKmsKeyStore } from '../../adapters/keystore/gcp-kms/gcp-kms.key-store.js';
+import { createVault } from '../../adapters/main/create-vault.js';
+import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
@@ -9,9 +17,8 @@ import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/token
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { AzureKeyVaultKeyStore } from '../../adapters/keystore/azure-key-vault/azure-key-vault.key-store.js';
-import { createVault } from '../../adapters/main/create-vault.js';
-import { vaultRouter } from '../../adapters/main/vault-router.js';
 import { startFakeAzureKeyVault, type FakeAzureKeyVault } from '../support/fake-azure-key-vault.server.js';
+import { startFakeGcpKms, type FakeGcpKms } from '../support/fake-gcp-kms.server.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { inMemoryPersistence } from '../support/in-memory.persistence.js';
@@ -27,6 +34,7 @@ const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 describe('every key store serves the whole API: signatures accepted on anvil', () => {
   let anvil: Anvil;
   let kms: FakeKms;
+  let gcp: FakeGcpKms;
   let transit: FakeVault;
   let azure: FakeAzureKeyVault;
   let dataDir: string | undefined;
@@ -39,17 +47,18 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
   });
 
   beforeAll(async () => {
-    [anvil, kms, transit, azure] = await Promise.all([startAnvil(), startFakeKms(), startFakeVault(), startFakeAzureKeyVault()]);
+    [anvil, kms, gcp, transit, azure] = await Promise.all([startAnvil(), startFakeKms(), startFakeGcpKms(), startFakeVault(), startFakeAzureKeyVault()]);
   });
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => undefined);
     await kms?.close();
+    await gcp?.close();
     await transit?.close();
     await azure?.close();
     await anvil?.stop();
   });
 
-  async function signAndSend(s: Pick<TestServer, 'url'>, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
+  async function signAndSend(s: { readonly url: string }, vaultId: string, apiKey: string, signer: string): Promise<number | null | undefined> {
     const target = await deploy(anvil, 'SignableTarget', [signer, UNIQ]);
     const sender = await anvil.account(1).getAddress();
     const r = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/sign`, {
@@ -125,6 +134,48 @@ describe('every key store serves the whole API: signatures accepted on anvil', (
     } finally {
       await new Promise((r) => http.close(r));
       await vault.close();
+    }
+  });
+
+  it('gcp-kms: keys created in Cloud KMS (the REST stand-in) sign calls the contract accepts; deletion disables and schedules the version', async () => {
+    // Built directly: a vault of the library over SQLite, its routes in an Express app, the store authenticated by a token of the application's.
+    const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-gcp-e2e-'));
+    const auth = new OAuth2Client();
+    auth.setCredentials({ access_token: gcp.token, expiry_date: Date.now() + 3_600_000 });
+    const clock = new MovableClock();
+    const vault = await createVault({
+      persistence: await sqlitePersistence({ path: path.join(dir, 'vault.db') }),
+      keyStores: [new GcpKmsKeyStore({ keyRing: gcp.keyRing, endpoint: gcp.url, authClient: auth })],
+      clock,
+      jobs: false,
+    });
+    const app = express().use(vaultRouter(vault)).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => app.once('listening', resolve));
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+      const vaultId = (await vault.manageVaults.create({ name: 'gcp' })).id;
+      const { apiKey } = await vault.manageVaults.createApiKey(vaultId);
+      const api = client(url, apiKey);
+      const wallet = (await api.post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'in gcp' })).body.data;
+      const record = await vault.container.get<WalletRepository>(WALLET_REPOSITORY).findWallet(vaultId, wallet.address, new Date());
+      expect(record).toMatchObject({ keyStore: 'gcp-kms', keyRef: expect.stringMatching(/^projects\/.+\/cryptoKeyVersions\/1$/) });
+      // The key carries this deployment's label: the orphan sweep of this vault lists it.
+      expect(gcp.keys.get(record!.keyRef.replace(/\/cryptoKeyVersions\/1$/, ''))?.labels['wallet_vault_deployment']).toMatch(/^[a-z0-9_-]+$/);
+      gcp.calls.length = 0;
+      expect(await signAndSend({ url }, vaultId, apiKey, wallet.address)).toBe(1);
+      expect(gcp.calls).toEqual(['AsymmetricSign']);
+
+      // Expiring: nothing is scheduled (a disabled version could not sign). Deleted: disabled, then scheduled.
+      await api.delete(`/api/v1/vaults/${vaultId}/wallets/${wallet.address}`);
+      await vault.runJobsOnce();
+      expect(gcp.version(record!.keyRef)?.state).toBe('ENABLED');
+      clock.advance(EXPIRY_TTL_MS);
+      await vault.runJobsOnce();
+      expect(gcp.version(record!.keyRef)?.state).toBe('DESTROY_SCHEDULED');
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+      await vault.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

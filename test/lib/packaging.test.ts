@@ -182,6 +182,8 @@ describe('the npm package', () => {
       // Entries whose driver the application did not install say which package to add.
       expect(imported['wallet-vault/keystores/pkcs11'].error).toMatch(/needs the package pkcs11js.*npm install pkcs11js/);
       expect(imported['wallet-vault/keystores/aws-kms'].error).toMatch(/needs the package @aws-sdk\/client-kms/);
+      expect(imported['wallet-vault/keystores/gcp-kms'].error).toMatch(/needs the package @google-cloud\/kms.*npm install @google-cloud\/kms/);
+      expect(existsSync(path.join(project, 'node_modules/@google-cloud/kms'))).toBe(false);
       expect(imported['wallet-vault/testing'].error).toMatch(/'vitest'/);
       // Every key store entry the package exports, whichever: its factory, or the package its driver needs.
       const keyStoreEntries = entries.map(([name]) => name).filter((name) => name.startsWith('./keystores/'));
@@ -225,13 +227,14 @@ describe('the npm package', () => {
     900_000,
   );
   it(
-    'gives a PostgreSQL-only application no better-sqlite3, and its SQLite entry and `serve` on SQLite name the package to install',
+    'gives a PostgreSQL-only application no better-sqlite3 (its SQLite entry and `serve` on SQLite name the package to install), and its Cloud KMS entry the optional peer it installed',
     async (ctx) => {
       const dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-pack-pg-'));
       dirs.push(dir);
       const tarball = await packInto(dir);
       const project = path.join(dir, 'app');
-      await installApp(project, ['secp256k1', 'keccak'], [tarball, `pg@${manifest.peerDependencies.pg}`], ctx);
+      // This application also uses Cloud KMS: it installs the optional peer, and the entry loads.
+      await installApp(project, ['secp256k1', 'keccak'], [tarball, `pg@${manifest.peerDependencies.pg}`, `@google-cloud/kms@${manifest.peerDependencies['@google-cloud/kms']}`], ctx);
 
       // An optional peer: npm installs it only when asked, so nothing was compiled for SQLite here.
       expect(existsSync(path.join(project, 'node_modules/better-sqlite3'))).toBe(false);
@@ -241,6 +244,7 @@ describe('the npm package', () => {
           (error: { stderr: string }) => error.stderr,
         );
       expect(await importing('wallet-vault/persistence/postgres')).toBe('loaded');
+      expect(await importing('wallet-vault/keystores/gcp-kms')).toBe('loaded');
       expect(await importing('wallet-vault')).toBe('loaded');
       expect(await importing('wallet-vault/persistence/sqlite')).toContain(
         'wallet-vault/persistence/sqlite needs the package better-sqlite3, which is not installed: npm install better-sqlite3',

@@ -17,6 +17,7 @@ import { vaultRouter, type VaultRouterOptions } from 'wallet-vault/express';
 import { localFileKeyStore, type LocalFileKeyStoreOptions } from 'wallet-vault/keystores/local-file';
 import { pkcs11KeyStore } from 'wallet-vault/keystores/pkcs11';
 import { awsKmsKeyStore } from 'wallet-vault/keystores/aws-kms';
+import { gcpKmsKeyStore, type GcpKmsKeyStoreOptions } from 'wallet-vault/keystores/gcp-kms';
 import { vaultTransitKeyStore } from 'wallet-vault/keystores/vault-transit';
 import { azureKeyVaultKeyStore, type AzureKeyVaultKeyStoreOptions } from 'wallet-vault/keystores/azure-key-vault';
 import { sqlitePersistence } from 'wallet-vault/persistence/sqlite';
@@ -55,9 +56,11 @@ const bytecode: `0x${string}` = SignableMint.bytecode;
 // The Azure store's options as declared (the SDK is installed in this project, so its credential type resolves).
 const azureOptions: AzureKeyVaultKeyStoreOptions = { vaultUrl: 'https://example.vault.azure.net', keyType: 'EC-HSM', onRetry: (reason) => void reason };
 const azureStore = (): KeyStore => azureKeyVaultKeyStore(azureOptions);
+// The options type names what the factory takes, without @google-cloud/kms installed (the declarations ship).
+const gcpOptions: GcpKmsKeyStoreOptions = { keyRing: 'projects/p/locations/global/keyRings/r', protectionLevel: 'HSM' };
 const fixture = (): Promise<KeyStoreFixture> => Promise.resolve({ store, cleanup: async () => undefined });
 export const used = [
   vaultRouter, routerOptions, vault, code, fixture, describeKeyStoreContract, DomainError, VaultOptionsError,
-  pkcs11KeyStore, awsKmsKeyStore, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
+  pkcs11KeyStore, awsKmsKeyStore, gcpKmsKeyStore, gcpOptions, vaultTransitKeyStore, sqlitePersistence, postgresPersistence, VaultClient, VaultError,
   mintItem, bytecode, signed, retryLater, signerOf, azureStore,
 ];
