@@ -408,15 +408,24 @@ export class ApproversConsole {
   async vote(caller: ConsoleCaller, id: string, decision: ApprovalVoteKind, response: unknown): Promise<ApprovalView> {
     const { store, rp } = this.parts();
     const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
+    // A refusal is on record (auth.refused, as for an address vote); the vote is not written.
+    const refuse = async (reason: string, message: string): Promise<never> => {
+      await this.deps.auditLog.append(
+        auditEvent('auth.refused', this.deps.clock.now(), apiKeyActor(caller.approver.id), caller.approver.vault, caller.approver.id, { approval: id, operation: 'approval vote (passkey)', reason }),
+      );
+      throw badSignature(message);
+    };
     const credentialId = rp.assertionCredentialId(response);
     if (credentialId === null || !sameText(credentialId, caller.passkey.credentialId)) {
-      throw badSignature(`approval ${id}: the assertion is not of the passkey this session was signed in with`);
+      return refuse('assertion of another credential', `approval ${id}: the assertion is not of the passkey this session was signed in with`);
     }
     const verified = await rp.verifyAssertion(response, decisionChallenge(this.deps.payloads, approval, decision), caller.passkey);
     if (verified === null) {
-      throw badSignature(`approval ${id}: the assertion is not this approver's passkey over the EIP-712 Decision to ${decision} this approval at ${rp.origin}`);
+      return refuse('assertion not over this Decision at this origin', `approval ${id}: the assertion is not this approver's passkey over the EIP-712 Decision to ${decision} this approval at ${rp.origin}`);
     }
-    await this.advance(store, caller.passkey, verified.counter, badSignature(`approval ${id}: the authenticator counter went back (a cloned passkey?)`));
+    if (!(verified.counter === 0 && caller.passkey.counter === 0) && !(await store.advanceCounter(caller.passkey.apiKeyId, verified.counter))) {
+      return refuse('authenticator counter did not grow', `approval ${id}: the authenticator counter went back (a cloned passkey?)`);
+    }
     const decided = await this.deps.voteOnApproval.execute({ principal: caller.principal, id, vote: decision, passkeyAssertion: JSON.stringify(response) });
     const [view] = await this.views(decided.vaultId, [decided]);
     return view!;

@@ -181,6 +181,16 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     const stale = await post(`/approvals/${id}/approve`, { response: alice.authenticator.assert(good.body.options.challenge, RP) }, alice.cookie);
     expect([stale.status, stale.body.code]).toEqual([403, 'APPROVAL_SIGNATURE_INVALID']);
     expect(await votesOf(v.vaultId, id)).toEqual([]);
+    // Each refusal is on record for the auditor (auth.refused), none as a vote.
+    const refused = (await s.vault.listAuditRecords.execute({ vaultId: v.vaultId, limit: 1000 })).filter((r) => r.action === 'auth.refused' && r.details.approval === id);
+    expect(refused.map((r) => r.details.reason)).toEqual([
+      'assertion of another credential',
+      'assertion not over this Decision at this origin',
+      'assertion not over this Decision at this origin',
+      'assertion not over this Decision at this origin',
+      'assertion of another credential',
+      'authenticator counter did not grow',
+    ]);
     const counted = await post(`/approvals/${id}/approve`, { response: assertion }, alice.cookie);
     expect(counted.status).toBe(200);
     expect((await votesOf(v.vaultId, id)).map((x) => x.apiKeyId)).toEqual([alice.approver.id]);
