@@ -7,6 +7,7 @@ import { ConfigError, KEYSTORES, keyStoresHelp } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
+import { registerApproverCommands } from './approvers.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { registerGovernanceCommands } from './governance.commands.js';
 import { registerKeyImportCommand } from './keys.commands.js';
@@ -203,6 +204,7 @@ registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 registerApprovalCommands(program);
+registerApproverCommands(program);
 registerWebhookCommands(program);
 registerGovernanceCommands(program);
 

@@ -43,4 +43,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.SIMULATION_REVERTED]: 422,
   // The request is understood and the store answers; this store cannot do it (another store can).
   [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED]: 422,
+  [ErrorCode.CONSOLE_UNAVAILABLE]: 503,
+  [ErrorCode.CONSOLE_CSRF_HEADER_MISSING]: 403,
 };

@@ -13,6 +13,7 @@ import { bodyLimits, parseJsonBody, parseSignBody, readRequestBody, signBodyLimi
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
 import { JSON_TYPE, VAULT_ROUTE_PREFIX, type Reply } from './routes.js';
 import { serviceRoutes, type ServiceOptions } from './service-routes.js';
+import { consoleRoutes } from './console-routes.js';
 
 /** What a shell hands over with the request. */
 export interface Exchange {
@@ -44,7 +45,8 @@ const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
  * use case's command, the use case, the presenter. Every failure is answered by toErrorResponse.
  */
 export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): HttpPipeline {
-  const table: RouteTable = routeTable(serviceRoutes(deps, options));
+  // The approvers' console's routes (docs/console.md) are service routes too: outside the vaults, no API key.
+  const table: RouteTable = routeTable([...serviceRoutes(deps, options), ...consoleRoutes(deps)]);
   const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
   const jsonLimits = bodyLimits(bounds);
   // A typed-data message or a transaction's data can be as wide as a Sign body: Sign's text limits.
@@ -125,8 +127,19 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
           reply = await vaultRequest(req, match, exchange, label, () => (challenge = INVALID_TOKEN_CHALLENGE));
         } else if (match.kind === 'service') {
           label(match.route.path);
-          reply = await match.route.answer({
+          const route = match.route;
+          if (route.limited) takeAddressLimit(deps, clientAddressOf(deps, req));
+          let body: unknown;
+          if (route.body === 'json') {
+            const raw = await readRequestBody(req, exchange.body, jsonReading);
+            body = raw.length === 0 ? undefined : parseJsonBody(raw, req.headers['content-type'], jsonLimits);
+          }
+          reply = await route.answer({
             params: decodeParams(match.params),
+            query: match.query,
+            pathname: match.pathname,
+            headers: req.headers,
+            body,
             authorization: req.headers.authorization,
             base: exchange.base,
             requestId,
@@ -149,6 +162,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
         const failure = toErrorResponse(error, requestId, deps.logger);
         reply = errorReply(failure.status === 401 ? { ...failure, headers: { ...failure.headers, 'WWW-Authenticate': challenge } } : failure);
       }
+      // A route's own headers go on every answer of it, an error too (the console's CSP).
+      if (match.kind === 'service' && match.route.headers !== undefined) reply = { ...reply, headers: { ...match.route.headers, ...reply.headers } };
       try {
         write(res, reply);
       } catch (error) {

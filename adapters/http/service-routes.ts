@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
@@ -14,11 +15,26 @@ import { jsonReply, type Reply } from './routes.js';
 /** A route outside the vaults, at the root of where the app is served; no API key. */
 export interface ServiceRoute {
   readonly path: string;
+  /** GET (and so HEAD) when absent. */
+  readonly method?: 'GET' | 'POST' | 'DELETE';
+  /** `json`: the body read within the vault's limit and parsed within its bounds (none sent: undefined); absent: no body read. */
+  readonly body?: 'json';
+  /** Counted under the per-address limit before anything else (a route anyone may call that costs a write). */
+  readonly limited?: boolean;
+  /** Headers on every answer of the route, errors included. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
 }
 
 export interface ServiceRequest {
   readonly params: Readonly<Record<string, string>>;
+  /** The query string without `?` ('' when none). */
+  readonly query: string;
+  /** The path as asked (below the mount). */
+  readonly pathname: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed JSON body of a `body: 'json'` route (undefined when none was sent). */
+  readonly body: unknown;
   readonly authorization: string | undefined;
   /** Where the app is mounted ('' at the root), for links. */
   readonly base: string;
@@ -40,7 +56,7 @@ export interface ServiceOptions {
   readonly apiDocs?: ApiDocsOptions;
 }
 
-/** health, readiness, metrics (when `deps.metrics`) and the API docs: all GET (and HEAD). */
+/** health, readiness, metrics (when `deps.metrics`) and the API docs: all GET (and HEAD). The console's are console-routes.ts'. */
 export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceRoute[] {
   const routes: ServiceRoute[] = [];
   const operator = (authorization: string | undefined) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, authorization);

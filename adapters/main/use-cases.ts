@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals.use-case.js';
+import { ApproversConsole, PasskeyVotes } from '../../src/application/approvers-console.use-case.js';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { Authorize } from '../../src/application/authorize.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
@@ -42,6 +43,8 @@ import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.j
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
+import type { RelyingParty } from '../../src/ports/relying-party.port.js';
+import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
 import { webhookUrlProblem } from '../webhooks/webhook-url.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
@@ -62,6 +65,8 @@ export interface UseCaseSettings {
   readonly governancePins?: ReadonlyMap<string, string>;
   /** Told the outcome of each simulation before a signature (ok, reverted, failed). */
   readonly simulations?: SimulationObserver;
+  /** VAULT_PUBLIC_URL: the approvers' console's origin and WebAuthn relying party; absent: no console. */
+  readonly publicUrl?: string;
 }
 
 /**
@@ -87,6 +92,7 @@ const PORTS = {
   payloads: PORT_TOKENS.STANDARD_PAYLOADS,
   chainRpc: PORT_TOKENS.CHAIN_RPC,
   keystores: PORT_TOKENS.KEYSTORE_DECRYPTOR,
+  console: PORT_TOKENS.CONSOLE_STORE,
   /** Proves governed vaults' states (and applies what their quorum made effective). */
   verifier: GovernanceVerifier,
   policyCache: PolicyCache,
@@ -106,6 +112,15 @@ interface UseCaseEntry<T> {
   /** Works on keys: built on first use, so a vault without key stores (operator tools) still builds. */
   readonly needsKeyStores: boolean;
   readonly build: (ports: Ports, settings: UseCaseSettings) => T;
+}
+
+/** One relying party per VAULT_PUBLIC_URL (the console's and the release's checks agree on origin and rpId). */
+const relyingParties = new Map<string, RelyingParty>();
+function relyingPartyOf(s: UseCaseSettings): RelyingParty | undefined {
+  if (s.publicUrl === undefined) return undefined;
+  let rp = relyingParties.get(s.publicUrl);
+  if (rp === undefined) relyingParties.set(s.publicUrl, (rp = simpleWebAuthnRelyingParty(s.publicUrl)));
+  return rp;
 }
 
 const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
@@ -182,8 +197,31 @@ export const USE_CASES = {
         s.invalidVotes,
         // A governed vault's votes count only from the approvers and credentials its verified state names.
         (vaultId: string) => governedVotersOf(p.policyCache, vaultId),
+        new PasskeyVotes(p.console, relyingPartyOf(s), p.payloads),
       ),
     KEYS,
+  ),
+  /** The approvers' console (docs/console.md): invites, passkey enrolment and sessions, approvals decoded and decided with a passkey. */
+  approversConsole: entry(
+    ApproversConsole,
+    (p, s) =>
+      new ApproversConsole({
+        store: p.console,
+        relyingParty: relyingPartyOf(s),
+        publicUrl: s.publicUrl,
+        repository: p.repo,
+        clock: p.clock,
+        auditLog: p.audit,
+        payloads: p.payloads,
+        policies: p.policyCache,
+        chainIds: s.chainIds,
+        governed: (vaultId) => governedKeysOf(p.policyCache, vaultId),
+        listApprovals: p.resolve(ListApprovals),
+        getApproval: p.resolve(GetApproval),
+        // Resolved at the first vote: the CLI's invite and list open no key store.
+        voteOnApproval: { execute: (command) => p.resolve(VoteOnApproval).execute(command) },
+        governance: p.resolve(Governance),
+      }),
   ),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
   expireApprovals: entry(ExpireApprovals, (p) => new ExpireApprovals(p.approvals, p.clock)),

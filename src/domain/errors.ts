@@ -60,6 +60,10 @@ export const ErrorCode = {
   SIMULATION_REVERTED: 'SIMULATION_REVERTED',
   /** A key import (`wallet-vault keys import`, vault.keys.import) into a key store that cannot take keys in: the message names the store. */
   KEYSTORE_IMPORT_UNSUPPORTED: 'KEYSTORE_IMPORT_UNSUPPORTED',
+  /** The approvers' console is not enabled (no VAULT_PUBLIC_URL) or this persistence holds no console tables. */
+  CONSOLE_UNAVAILABLE: 'CONSOLE_UNAVAILABLE',
+  /** A state-changing console request without `X-Requested-With: wallet-vault-console` (CSRF belt and braces). */
+  CONSOLE_CSRF_HEADER_MISSING: 'CONSOLE_CSRF_HEADER_MISSING',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

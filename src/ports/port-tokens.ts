@@ -42,6 +42,8 @@ export const PERSISTENCE_PORTS = {
   WEBHOOK_OUTBOX: 'webhooks',
   /** The persistence's GovernanceStore, or undefined when it has none. */
   GOVERNANCE_STORE: 'governance',
+  /** The approvers' console's invites, passkeys and sessions (src/ports/console-store.port.ts). */
+  CONSOLE_STORE: 'console',
 } as const satisfies Readonly<Record<string, keyof Persistence>>;
 
 type PersistenceTokens = { readonly [N in keyof typeof PERSISTENCE_PORTS]: PortToken<Persistence[(typeof PERSISTENCE_PORTS)[N]]> };

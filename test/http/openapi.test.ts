@@ -210,8 +210,9 @@ describe('error codes in the OpenAPI document', () => {
       }
     }
     expect((document.components!.responses as Record<string, any>).MethodNotAllowed.headers.Allow.required).toBe(true);
-    // Every code is answered somewhere, but those only the command line and the in-process API give.
-    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode).filter((c) => !NOT_OVER_HTTP.includes(c))));
+    // Every code is answered somewhere, but those only the command line and the in-process API give, and the
+    // approvers' console's own: its routes are the page's, outside this document (docs/console.md).
+    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode).filter((c) => !NOT_OVER_HTTP.includes(c) && !c.startsWith('CONSOLE_'))));
   });
 });
 

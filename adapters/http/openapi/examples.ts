@@ -371,6 +371,8 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   PROPOSAL_CLOSED: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 is applied: it takes no more votes',
   SIMULATION_REVERTED: `simulation: the transaction reverts on sepolia (eth_call from ${EXAMPLES_.wallet.address} at the pending block): Error("insufficient balance"); nothing was signed`,
   KEYSTORE_IMPORT_UNSUPPORTED: 'key store aws-kms cannot import keys: create the wallet in it instead, or import into a store that can (docs/keystores.md#key-import)',
+  CONSOLE_UNAVAILABLE: "the approvers' console is not enabled: VAULT_PUBLIC_URL is not set (docs/console.md)",
+  CONSOLE_CSRF_HEADER_MISSING: 'console: a state-changing request needs the header X-Requested-With: wallet-vault-console',
 };
 
 export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {
