@@ -162,6 +162,15 @@ signOut.addEventListener('click', async () => {
   ctx.go('#/signin');
 });
 
+// A link of the bar to the view on screen reloads it (the browser fires no hashchange for the same hash).
+nav.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a') : null;
+  if (link && link.getAttribute('href') === location.hash) {
+    event.preventDefault();
+    void render();
+  }
+});
+
 // The skip link jumps to <main> without touching the route.
 document.querySelector('[data-skip]')?.addEventListener('click', (event) => {
   event.preventDefault();

@@ -31,6 +31,9 @@ import { createPasskey, passkeyProblem, passkeysSupported, usePasskey } from './
  */
 const cards = (label, items, none) => (items.length === 0 ? h('p', { class: 'card empty' }, none) : h('ul', { class: 'cards', 'aria-label': label }, items));
 
+/** A Solidity type: monospace, broken only where it has to be. @param {string} type */
+const typeName = (type) => h('code', { class: 'type' }, type);
+
 /** @param {string} iso */
 const time = (iso) => h('time', { datetime: iso, title: absolute(iso) }, relative(iso));
 
@@ -330,7 +333,7 @@ function requestSections(a) {
         h('p', null, code(a.function.signature)),
         a.function.args.length === 0
           ? h('p', { class: 'muted' }, 'No arguments.')
-          : table({ caption: `Arguments of ${a.function.name}`, head: ['Argument', 'Type', 'Value'], rows: a.function.args.map((arg) => [arg.name, code(arg.type), value(arg.value)]) }),
+          : table({ caption: `Arguments of ${a.function.name}`, head: ['Argument', 'Type', 'Value'], rows: a.function.args.map((arg) => [arg.name, typeName(arg.type), value(arg.value)]) }),
       ),
     );
   }
@@ -340,7 +343,7 @@ function requestSections(a) {
         `Typed data: ${a.typedData.primaryType}`,
         h('h3', null, 'Domain'),
         facts(Object.entries(a.typedData.domain ?? {}).map(([k, v]) => [k, value(v)])),
-        table({ caption: `Fields of ${a.typedData.primaryType}`, head: ['Field', 'Type', 'Value'], rows: a.typedData.fields.map((f) => [f.path, code(f.type), value(f.value)]) }),
+        table({ caption: `Fields of ${a.typedData.primaryType}`, head: ['Field', 'Type', 'Value'], rows: a.typedData.fields.map((f) => [f.path, typeName(f.type), value(f.value)]) }),
       ),
     );
   }

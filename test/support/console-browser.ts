@@ -118,6 +118,27 @@ export async function decide(a: ConsoleApprover, decision: 'approve' | 'reject')
   return statusSays(a.page, decision === 'approve' ? /Approved|approval is recorded/ : /Rejected|rejection is recorded/);
 }
 
+/**
+ * Presses Tab until the focus is on the element named `name` (its label, or its text) and matching
+ * `selector` when given: what a keyboard-only approver does. Fails after 80 presses.
+ */
+export async function tabTo(page: Page, name: string, selector = '*'): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const there = await page.evaluate(
+      ({ name, selector }) => {
+        const el = document.activeElement;
+        if (!(el instanceof HTMLElement) || !el.matches(selector)) return false;
+        const label = el instanceof HTMLInputElement ? (el.labels?.[0]?.textContent ?? '') : (el.textContent ?? '');
+        return label.trim().startsWith(name);
+      },
+      { name, selector },
+    );
+    if (there) return;
+  }
+  throw new Error(`no focusable "${name}" (${selector}) within 80 presses of Tab`);
+}
+
 /** Goes to one of the bar's views by its link; resolves on its heading. */
 export async function openView(a: ConsoleApprover, link: 'Pending' | 'Proposals' | 'History'): Promise<void> {
   await a.page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();
