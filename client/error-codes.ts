@@ -41,6 +41,8 @@ export const VAULT_ERROR_CODES = [
   'PROPOSAL_NOT_FOUND',
   'PROPOSAL_CLOSED',
   'SIMULATION_REVERTED',
+  'CONSOLE_UNAVAILABLE',
+  'CONSOLE_CSRF_HEADER_MISSING',
   // Not an ErrorCode of an answer's envelope: a request held for approval (202), the JSON-RPC endpoint's
   // `data.code` for it and every ApprovalPendingError's code, so a program branches on it as on the others.
   'APPROVAL_PENDING',

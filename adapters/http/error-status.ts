@@ -41,4 +41,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.PROPOSAL_CLOSED]: 409,
   // Well formed and allowed, but it would fail on chain: the request, not the service, is what to change.
   [ErrorCode.SIMULATION_REVERTED]: 422,
+  [ErrorCode.CONSOLE_UNAVAILABLE]: 503,
+  [ErrorCode.CONSOLE_CSRF_HEADER_MISSING]: 403,
 };

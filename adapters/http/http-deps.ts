@@ -10,6 +10,7 @@ import type { GetVaultStatus } from '../../src/application/get-vault-status.use-
 import type { SignCall } from '../../src/application/sign-call.use-case.js';
 import type { GetApproval, ListApprovals, VoteOnApproval } from '../../src/application/approvals.use-case.js';
 import type { Governance } from '../../src/application/governance.use-case.js';
+import type { ApproversConsole } from '../../src/application/approvers-console.use-case.js';
 import type { SignMessage } from '../../src/application/sign-message.use-case.js';
 import type { SignTypedData } from '../../src/application/sign-typed-data.use-case.js';
 import type { SignTransaction } from '../../src/application/sign-transaction.use-case.js';
@@ -59,6 +60,11 @@ export interface UseCasePorts {
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
   jsonRpc: Pick<JsonRpcSigner, 'defaultChain' | 'answerBudget' | 'execute'>;
   verifyAuthSignature: Pick<VerifyAuthSignature, 'execute'>;
+  /** The approvers' console (docs/console.md): passkey enrolment and sessions, approvals decoded and decided with a passkey. */
+  approversConsole?: Pick<
+    ApproversConsole,
+    'publicUrl' | 'enrolOptions' | 'enrol' | 'sessionOptions' | 'signIn' | 'session' | 'endSession' | 'approvals' | 'approval' | 'decisionOptions' | 'vote' | 'proposals' | 'proposal' | 'history'
+  >;
   recordSubmission: Pick<RecordSubmission, 'execute'>;
   getSubmission: Pick<GetSubmission, 'execute'>;
 }

@@ -125,8 +125,19 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
           reply = await vaultRequest(req, match, exchange, label, () => (challenge = INVALID_TOKEN_CHALLENGE));
         } else if (match.kind === 'service') {
           label(match.route.path);
-          reply = await match.route.answer({
+          const route = match.route;
+          if (route.limited) takeAddressLimit(deps, clientAddressOf(deps, req));
+          let body: unknown;
+          if (route.body === 'json') {
+            const raw = await readRequestBody(req, exchange.body, jsonReading);
+            body = raw.length === 0 ? undefined : parseJsonBody(raw, req.headers['content-type'], jsonLimits);
+          }
+          reply = await route.answer({
             params: decodeParams(match.params),
+            query: match.query,
+            pathname: match.pathname,
+            headers: req.headers,
+            body,
             authorization: req.headers.authorization,
             base: exchange.base,
             requestId,
@@ -149,6 +160,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
         const failure = toErrorResponse(error, requestId, deps.logger);
         reply = errorReply(failure.status === 401 ? { ...failure, headers: { ...failure.headers, 'WWW-Authenticate': challenge } } : failure);
       }
+      // A route's own headers go on every answer of it, an error too (the console's CSP).
+      if (match.kind === 'service' && match.route.headers !== undefined) reply = { ...reply, headers: { ...match.route.headers, ...reply.headers } };
       try {
         write(res, reply);
       } catch (error) {

@@ -35,7 +35,7 @@ export type RouteMatch =
       /** For OPTIONS: the methods the path has (sorted, HEAD with GET; Sign apart, as Express listed them); else none. */
       readonly allowed: readonly string[];
     }
-  | { readonly kind: 'service'; readonly pathname: string; readonly route: ServiceRoute; readonly params: Readonly<Record<string, string>> }
+  | { readonly kind: 'service'; readonly pathname: string; readonly route: ServiceRoute; readonly params: Readonly<Record<string, string>>; readonly query: string }
   /**
    * A known path (a vault route's or a service route's) asked with a method it does not serve: 405, before
    * any authentication. `allow`: the methods it serves, sorted, HEAD with GET (the matcher answers HEAD with
@@ -86,12 +86,18 @@ export function matchRoute(table: RouteTable, method: string, url: string): Rout
     }
     return { kind: 'vault', pathname, route: found, vaultId: inVault[1]!, params, query, allowed };
   }
+  let allow: Set<string> | undefined;
   for (const compiled of table.service) {
     const captured = capture(compiled, pathname);
     if (captured === undefined) continue;
-    // Every service route is a GET (and so HEAD) route.
-    return wanted === 'GET' ? { kind: 'service', pathname, route: compiled.route, params: captured } : { kind: 'method', pathname, inVault: false, allow: GET_HEAD };
+    // A service route is a GET (and so HEAD) route unless it names its method (the console's API).
+    const method = compiled.route.method ?? 'GET';
+    if (method === wanted) return { kind: 'service', pathname, route: compiled.route, params: captured, query };
+    allow ??= new Set();
+    allow.add(method);
+    if (method === 'GET') allow.add('HEAD');
   }
+  if (allow !== undefined) return { kind: 'method', pathname, inVault: false, allow: allow.size === 2 && allow.has('GET') ? GET_HEAD : [...allow].sort() };
   return { kind: 'none', pathname };
 }
 

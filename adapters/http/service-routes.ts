@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
+import { consoleRoutes } from './console-routes.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
@@ -14,11 +16,26 @@ import { jsonReply, type Reply } from './routes.js';
 /** A route outside the vaults, at the root of where the app is served; no API key. */
 export interface ServiceRoute {
   readonly path: string;
+  /** GET (and so HEAD) when absent. */
+  readonly method?: 'GET' | 'POST' | 'DELETE';
+  /** `json`: the body read within the vault's limit and parsed within its bounds (none sent: undefined); absent: no body read. */
+  readonly body?: 'json';
+  /** Counted under the per-address limit before anything else (a route anyone may call that costs a write). */
+  readonly limited?: boolean;
+  /** Headers on every answer of the route, errors included. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
 }
 
 export interface ServiceRequest {
   readonly params: Readonly<Record<string, string>>;
+  /** The query string without `?` ('' when none). */
+  readonly query: string;
+  /** The path as asked (below the mount). */
+  readonly pathname: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed JSON body of a `body: 'json'` route (undefined when none was sent). */
+  readonly body: unknown;
   readonly authorization: string | undefined;
   /** Where the app is mounted ('' at the root), for links. */
   readonly base: string;
@@ -40,7 +57,7 @@ export interface ServiceOptions {
   readonly apiDocs?: ApiDocsOptions;
 }
 
-/** health, readiness, metrics (when `deps.metrics`) and the API docs: all GET (and HEAD). */
+/** health, readiness, metrics (when `deps.metrics`), the API docs (all GET and HEAD), and the approvers' console. */
 export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceRoute[] {
   const routes: ServiceRoute[] = [];
   const operator = (authorization: string | undefined) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, authorization);
@@ -91,6 +108,7 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
       routes.push({ path: '/docs/assets/:name', answer: async (r) => file(docs.asset(r.params.name!)) });
     }
   }
+  routes.push(...consoleRoutes(deps));
   return routes;
 }
 

@@ -82,6 +82,11 @@ export interface AppConfig {
   readonly addedChains: readonly AddedChain[];
   /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash (docs/governance.md), the root of trust outside the database. */
   readonly governancePins: ReadonlyMap<string, string>;
+  /**
+   * VAULT_PUBLIC_URL: where people reach this vault (`https://vault.example`, `http://localhost:8080`), the
+   * approvers' console's origin and WebAuthn relying party (docs/console.md); absent: no console.
+   */
+  readonly publicUrl?: string;
   /** The key store new wallets go to. */
   readonly keyStore: (typeof KEYSTORES)[number];
   /**
@@ -162,6 +167,7 @@ const schema = z.object({
   VAULT_CHAINS: z.string().optional(),
   VAULT_CONFIG_FILE: z.string().optional(),
   VAULT_GOVERNANCE_PINS: z.string().optional(),
+  VAULT_PUBLIC_URL: z.string().optional(),
   VAULT_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
@@ -326,6 +332,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     rpcAllowHttp: e.VAULT_RPC_ALLOW_HTTP === 'true',
     addedChains,
     governancePins: parseGovernancePins(e.VAULT_GOVERNANCE_PINS),
+    ...(e.VAULT_PUBLIC_URL === undefined || e.VAULT_PUBLIC_URL === '' ? {} : { publicUrl: parsePublicUrl(e.VAULT_PUBLIC_URL) }),
     keyStore: e.VAULT_KEYSTORE,
     awsKms,
     vaultTransit,
@@ -430,4 +437,23 @@ function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly Adde
     rpcUrls[chain] = urls;
   }
   return rpcUrls;
+}
+
+/**
+ * VAULT_PUBLIC_URL: an http(s) origin, optionally with a path prefix (a reverse proxy's), no query or
+ * fragment. https everywhere but on loopback (`localhost`, 127.0.0.1, ::1): browsers offer passkeys only
+ * to a secure context.
+ */
+export function parsePublicUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`VAULT_PUBLIC_URL: "${text.slice(0, 100)}" is not a URL (e.g. https://vault.example)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('VAULT_PUBLIC_URL: must be an https (or, on loopback, http) URL');
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol === 'http:' && !loopback) throw new ConfigError(`VAULT_PUBLIC_URL: http is a secure context for passkeys only on loopback; use https://${url.host}`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError('VAULT_PUBLIC_URL: no query, fragment or credentials');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

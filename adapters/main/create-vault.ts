@@ -140,6 +140,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
       authRefused: options.authRefused,
       invalidVotes: options.invalidVotes,
       simulations: options.simulationMetrics,
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       version,
     }),
   );

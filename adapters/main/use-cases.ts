@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals.use-case.js';
+import { ApproversConsole, PasskeyVotes } from '../../src/application/approvers-console.use-case.js';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { Authorize } from '../../src/application/authorize.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
@@ -56,6 +57,9 @@ import type { StandardPayloads } from '../../src/ports/standard-payloads.port.js
 import type { ChainRpc } from '../../src/ports/chain-rpc.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
+import type { ConsoleStore } from '../../src/ports/console-store.port.js';
+import type { RelyingParty } from '../../src/ports/relying-party.port.js';
+import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
 import { webhookUrlProblem } from '../webhooks/webhook-url.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
@@ -76,6 +80,8 @@ export interface UseCaseSettings {
   readonly governancePins?: ReadonlyMap<string, string>;
   /** Told the outcome of each simulation before a signature (ok, reverted, failed). */
   readonly simulations?: SimulationObserver;
+  /** VAULT_PUBLIC_URL: the approvers' console's origin and WebAuthn relying party; absent: no console. */
+  readonly publicUrl?: string;
 }
 
 /** The ports, each resolved from the container when a use case first reads it. */
@@ -94,6 +100,7 @@ interface Ports {
   readonly approvals: ApprovalStore | undefined;
   readonly webhooks: WebhookOutbox | undefined;
   readonly governance: GovernanceStore | undefined;
+  readonly console: ConsoleStore | undefined;
   /** Proves governed vaults' states (and applies what their quorum made effective). */
   readonly verifier: GovernanceVerifier;
   readonly deploymentId: string | null;
@@ -113,6 +120,15 @@ interface UseCaseEntry<T> {
   /** Works on keys: built on first use, so a vault without key stores (operator tools) still builds. */
   readonly needsKeyStores: boolean;
   readonly build: (ports: Ports, settings: UseCaseSettings) => T;
+}
+
+/** One relying party per VAULT_PUBLIC_URL (the console's and the release's checks agree on origin and rpId). */
+const relyingParties = new Map<string, RelyingParty>();
+function relyingPartyOf(s: UseCaseSettings): RelyingParty | undefined {
+  if (s.publicUrl === undefined) return undefined;
+  let rp = relyingParties.get(s.publicUrl);
+  if (rp === undefined) relyingParties.set(s.publicUrl, (rp = simpleWebAuthnRelyingParty(s.publicUrl)));
+  return rp;
 }
 
 const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
@@ -189,7 +205,30 @@ export const USE_CASES = {
         s.invalidVotes,
         // A governed vault's votes count only from the approvers and credentials its verified state names.
         (vaultId: string) => governedVotersOf(p.policyCache, vaultId),
+        new PasskeyVotes(p.console, relyingPartyOf(s), p.payloads),
       ),
+    KEYS,
+  ),
+  /** The approvers' console (docs/console.md): invites, passkey enrolment and sessions, approvals decoded and decided with a passkey. */
+  approversConsole: entry(
+    ApproversConsole,
+    (p, s) =>
+      new ApproversConsole({
+        store: p.console,
+        relyingParty: relyingPartyOf(s),
+        publicUrl: s.publicUrl,
+        repository: p.repo,
+        clock: p.clock,
+        auditLog: p.audit,
+        payloads: p.payloads,
+        policies: p.policyCache,
+        chainIds: s.chainIds,
+        governed: (vaultId) => governedKeysOf(p.policyCache, vaultId),
+        listApprovals: p.resolve(ListApprovals),
+        getApproval: p.resolve(GetApproval),
+        voteOnApproval: p.resolve(VoteOnApproval),
+        governance: p.resolve(Governance),
+      }),
     KEYS,
   ),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
@@ -328,6 +367,9 @@ function portsOf(ctx: Resolver): Ports {
     },
     get governance() {
       return port<GovernanceStore | undefined>(PORT_TOKENS.GOVERNANCE_STORE);
+    },
+    get console() {
+      return port<ConsoleStore | undefined>(PORT_TOKENS.CONSOLE_STORE);
     },
     get verifier() {
       return ctx.get(GovernanceVerifier);

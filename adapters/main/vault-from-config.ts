@@ -70,6 +70,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     defaultKeyStore: overrides.keyStores !== undefined ? overrides.defaultKeyStore : keyStores.length > 0 ? config.keyStore : undefined,
     authSecret: config.authSecret,
     governancePins: config.governancePins,
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     rpcUrls: config.rpcUrls,
     rpcAllowHttp: config.rpcAllowHttp,
     chains: config.addedChains,

@@ -39,6 +39,11 @@ export interface VaultOptions {
    */
   readonly governancePins?: ReadonlyMap<string, string>;
   /**
+   * VAULT_PUBLIC_URL: the approvers' console's origin and WebAuthn relying party (docs/console.md), an
+   * http(s) URL; absent: `/console` answers 503 CONSOLE_UNAVAILABLE.
+   */
+  readonly publicUrl?: string;
+  /**
    * JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of
    * `chains`), or several per chain (an array): each is asked, and they must agree on uniq and signer.
    * Plain http is refused off loopback unless `rpcAllowHttp`.
@@ -178,6 +183,7 @@ const schema = z
     defaultKeyStore: z.string().min(1).optional(),
     authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     governancePins: z.map(z.string().min(1), z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex digits')).optional(),
+    publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     rpcUrls: z.record(z.string(), z.union([z.string(), z.array(z.string())], { error: 'must be a URL or an array of URLs' })).optional(),
     rpcAllowHttp: z.boolean().optional(),
     chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),

@@ -4,14 +4,14 @@ import { approvalKind, effectiveStatus, isWellFormedApprovalId, type Approval, t
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
-import type { ApprovalPage, ApprovalStore } from '../ports/approval-store.port.js';
+import type { ApprovalPage, ApprovalStore, CountedVote } from '../ports/approval-store.port.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
-import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners } from './signed-votes.js';
+import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, type PasskeyVoteCheck, type QuorumCheck } from './signed-votes.js';
 import type { GovernedVoting } from './governed-entries.js';
 import { asBytes32 } from '../domain/signed-decisions.js';
 
@@ -98,6 +98,11 @@ export interface VoteCommand {
    * it sends is neither checked nor stored.
    */
   readonly signature?: string;
+  /**
+   * A passkey vote (the approvers' console): the WebAuthn assertion (JSON) the console verified for this
+   * key's passkey over this Decision, stored as the vote's signature and verified again at release.
+   */
+  readonly passkeyAssertion?: string;
 }
 
 /** Told of votes the release found without a valid signature (Prometheus: wallet_vault_approval_votes_invalid_total). */
@@ -130,6 +135,8 @@ export class VoteOnApproval {
     private readonly observer?: InvalidVoteObserver,
     /** Who votes on a governed vault (governedVotersOf: its signed approvers and keys' credentials); absent: no vault is governed. */
     private readonly votersOf?: (vaultId: string) => Promise<GovernedVoting | null>,
+    /** Verifies passkey votes again at release (absent: no key has a passkey). */
+    private readonly passkeyVotes?: PasskeyVoteCheck,
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -174,7 +181,8 @@ export class VoteOnApproval {
       if (earlier.vote === 'approve' && vote === 'approve' && approval.approvals >= approval.required) return this.release(store, approval, principal);
       throw alreadyVoted(id, earlier.vote);
     }
-    const cast = { apiKeyId: principal.apiKeyId, vote, at: now, ...(address === null ? {} : { signature: command.signature! }) };
+    const signature = address !== null ? command.signature! : command.passkeyAssertion;
+    const cast = { apiKeyId: principal.apiKeyId, vote, at: now, ...(signature === undefined ? {} : { signature }) };
     const outcome = await store.vote(vaultId, id, cast, (counted) => this.events(principal, counted, vote, now));
     if (outcome.kind === 'already-voted') throw alreadyVoted(id, vote);
     if (outcome.kind === 'closed') {
@@ -230,13 +238,14 @@ export class VoteOnApproval {
     const credentials = voting?.credentials ?? null;
     const stored = await store.countedVotes(approval.vaultId, approval.id);
     const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: credentials.get(v.apiKeyId) ?? null }));
-    const check = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null);
+    const signed = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null);
+    const check = await this.withPasskeys(approval, votes, signed);
     const held = check.intact && check.valid >= approval.required;
     if (check.invalid.length > 0 || !check.intact) {
       this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));
       await audit(this.auditLog, 'approval.vote-invalid', this.clock.now(), actorOf(principal), approval.vaultId, approval.id, {
         approval: approval.id,
-        reason: check.intact ? 'vote without a valid signature of its key\'s approver address' : 'stored request does not hash to its requestHash',
+        reason: check.intact ? 'vote without a valid signature of its key\'s credential (approver address or passkey)' : 'stored request does not hash to its requestHash',
         votes: check.invalid.map((v) => apiKeyActor(v.apiKeyId)).join(','),
         valid: check.valid,
         required: approval.required,
@@ -244,6 +253,19 @@ export class VoteOnApproval {
       });
     }
     return held ? approval : null;
+  }
+
+  /** The quorum check with passkey votes verified too: a counted vote of a key with a passkey counts only with its assertion. */
+  private async withPasskeys(approval: Approval, votes: readonly CountedVote[], check: QuorumCheck): Promise<QuorumCheck> {
+    if (this.passkeyVotes === undefined || !check.intact) return check;
+    const invalid = new Set(check.invalid.map((v) => v.apiKeyId));
+    const failed: CountedVote[] = [];
+    for (const vote of votes) {
+      if (vote.approverAddress !== null || invalid.has(vote.apiKeyId)) continue;
+      if ((await this.passkeyVotes.verify(approval, vote.apiKeyId, 'approve', vote.signature)) === false) failed.push(vote);
+    }
+    if (failed.length === 0) return check;
+    return { intact: true, invalid: [...check.invalid, ...failed], valid: check.valid - failed.length };
   }
 
   private events(principal: Principal, approval: Approval, vote: ApprovalVoteKind, at: Date): AuditEvent[] {

@@ -76,3 +76,16 @@ export function checkQuorum(signers: DecisionSigners, approval: Approval, votes:
   );
   return { invalid, valid: votes.length - invalid.length, intact: true };
 }
+
+/**
+ * Passkey votes (the approvers' console, docs/console.md): a key with an enrolled passkey votes with a
+ * WebAuthn assertion over the `Decision` digest, stored as JSON in the vote's signature. The release
+ * verifies it again from the stored row against the stored public key, as it does an address's signature.
+ */
+export interface PasskeyVoteCheck {
+  /**
+   * Null: key `apiKeyId` has no passkey (its vote is judged as any other). Else whether `signature` is an
+   * assertion of that key's passkey over `approval`'s `decision` Decision at the console's origin.
+   */
+  verify(approval: Approval, apiKeyId: string, decision: DecisionKind, signature: string | null): Promise<boolean | null>;
+}

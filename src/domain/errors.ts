@@ -58,6 +58,10 @@ export const ErrorCode = {
   PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',
   /** The transaction (or Sign call) was simulated on its chain before signing and reverts: nothing signed. */
   SIMULATION_REVERTED: 'SIMULATION_REVERTED',
+  /** The approvers' console is not enabled (no VAULT_PUBLIC_URL) or this persistence holds no console tables. */
+  CONSOLE_UNAVAILABLE: 'CONSOLE_UNAVAILABLE',
+  /** A state-changing console request without `X-Requested-With: wallet-vault-console` (CSRF belt and braces). */
+  CONSOLE_CSRF_HEADER_MISSING: 'CONSOLE_CSRF_HEADER_MISSING',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -46,6 +46,12 @@ export const AUDIT_ACTIONS = [
   'approval.vote-invalid',
   // EIP-7702 (issue 40): an authorization delegating a wallet's account to a contract's code.
   'sign.authorization',
+  // The approvers' console (issue 36, docs/console.md): an invite made, an approver enrolled with a passkey,
+  // a console session started (passkey sign-in or enrolment) and ended (signed out).
+  'approver.invited',
+  'approver.enrolled',
+  'approver.session-started',
+  'approver.session-ended',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

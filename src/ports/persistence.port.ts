@@ -1,5 +1,6 @@
 import type { ApprovalStore } from './approval-store.port.js';
 import type { AuditAction, AuditLog } from './audit-log.port.js';
+import type { ConsoleStore } from './console-store.port.js';
 import type { GovernanceStore } from './governance-store.port.js';
 import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
@@ -52,6 +53,11 @@ export interface Persistence {
    * an earlier release): no vault can be governed or frozen, and every vault is read as ungoverned.
    */
   readonly governance?: GovernanceStore;
+  /**
+   * The approvers' console (docs/console.md): passkeys, invites, sessions, sign-in challenges. Absent (a
+   * persistence written for an earlier release, the in-memory twin): the console answers 503.
+   */
+  readonly console?: ConsoleStore;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

@@ -30,4 +30,6 @@ export const PORT_TOKENS = {
   /** The persistence's WebhookOutbox, or undefined when it has none. */
   WEBHOOK_OUTBOX: Symbol.for('wallet-vault.WebhookOutbox'),
   GOVERNANCE_STORE: Symbol.for('wallet-vault.GovernanceStore'),
+  /** The persistence's ConsoleStore (the approvers' console), or undefined when it has none. */
+  CONSOLE_STORE: Symbol.for('wallet-vault.ConsoleStore'),
 } as const;

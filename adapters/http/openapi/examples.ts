@@ -370,6 +370,8 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',
   PROPOSAL_CLOSED: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 is applied: it takes no more votes',
   SIMULATION_REVERTED: `simulation: the transaction reverts on sepolia (eth_call from ${EXAMPLES_.wallet.address} at the pending block): Error("insufficient balance"); nothing was signed`,
+  CONSOLE_UNAVAILABLE: "the approvers' console is not enabled: VAULT_PUBLIC_URL is not set (docs/console.md)",
+  CONSOLE_CSRF_HEADER_MISSING: 'console: a state-changing request needs the header X-Requested-With: wallet-vault-console',
 };
 
 export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {

@@ -299,6 +299,46 @@ const MIGRATIONS: readonly string[] = [
      lifted timestamptz
    );
    CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
+  // The approvers' console (issue 36, docs/console.md): an enrolled approver's passkey (keyed by its API
+  // key, whose row holds the vault, the role and the group), one-time enrolment invites and console
+  // sessions (both stored as sha256 hashes of what the browser holds), and the WebAuthn challenges handed
+  // out for sign-in (one use, five minutes); the audit records behind an approval found by their subject. Self-contained and re-runnable (IF NOT EXISTS).
+  `CREATE TABLE IF NOT EXISTS approver_passkeys (
+     api_key_id text COLLATE "C" PRIMARY KEY,
+     vault_id text NOT NULL,
+     name text NOT NULL,
+     credential_id text NOT NULL UNIQUE,
+     public_key text NOT NULL,
+     counter bigint NOT NULL,
+     transports text,
+     created timestamptz NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS console_invites (
+     token_hash text COLLATE "C" PRIMARY KEY,
+     vault_id text NOT NULL,
+     approver_group text,
+     created timestamptz NOT NULL,
+     expires timestamptz NOT NULL,
+     used timestamptz,
+     api_key_id text
+   );
+   CREATE TABLE IF NOT EXISTS console_sessions (
+     id_hash text COLLATE "C" PRIMARY KEY,
+     api_key_id text NOT NULL,
+     credential_id text NOT NULL,
+     created timestamptz NOT NULL,
+     last_seen timestamptz NOT NULL,
+     ended timestamptz
+   );
+   CREATE INDEX IF NOT EXISTS console_sessions_by_key ON console_sessions (api_key_id);
+   CREATE TABLE IF NOT EXISTS console_challenges (
+     challenge text COLLATE "C" PRIMARY KEY,
+     purpose text NOT NULL,
+     subject text,
+     expires timestamptz NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
+   CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

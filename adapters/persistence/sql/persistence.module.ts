@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { ApprovalStore } from '../../../src/ports/approval-store.port.js';
 import type { AuditLog } from '../../../src/ports/audit-log.port.js';
+import type { ConsoleStore } from '../../../src/ports/console-store.port.js';
 import type { GovernanceStore } from '../../../src/ports/governance-store.port.js';
 import type { JobLock } from '../../../src/ports/job-lock.port.js';
 import type { KeyQuarantine } from '../../../src/ports/key-quarantine.port.js';
@@ -29,5 +30,6 @@ export function persistenceModule(persistence: Persistence, deploymentId: string
     bind<string | null>(PORT_TOKENS.DEPLOYMENT_ID).toConstantValue(deploymentId);
     bind<WebhookOutbox | undefined>(PORT_TOKENS.WEBHOOK_OUTBOX).toConstantValue(persistence.webhooks);
     bind<GovernanceStore | undefined>(PORT_TOKENS.GOVERNANCE_STORE).toConstantValue(persistence.governance);
+    bind<ConsoleStore | undefined>(PORT_TOKENS.CONSOLE_STORE).toConstantValue(persistence.console);
   });
 }

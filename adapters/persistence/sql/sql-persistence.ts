@@ -3,6 +3,7 @@ import type { Persistence } from '../../../src/ports/persistence.port.js';
 import type { RequestRateStore } from '../../../src/ports/request-rate-store.port.js';
 import { SqlApprovalStore } from './sql.approval-store.js';
 import { SqlAuditLog } from './sql.audit-log.js';
+import { SqlConsoleStore } from './sql.console-store.js';
 import { SqlGovernanceStore } from './sql.governance-store.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
 import { SqlPolicyRepository } from './sql.policy-repository.js';
@@ -38,6 +39,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     approvals: new SqlApprovalStore(db),
     webhooks: new SqlWebhookOutbox(db),
     governance: new SqlGovernanceStore(db),
+    console: new SqlConsoleStore(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     watchAudit: db.watchAudit,

@@ -297,6 +297,46 @@ const MIGRATIONS: readonly string[] = [
      lifted INTEGER
    );
    CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
+  // The approvers' console (issue 36, docs/console.md): an enrolled approver's passkey (keyed by its API
+  // key, whose row holds the vault, the role and the group), one-time enrolment invites and console
+  // sessions (both stored as sha256 hashes of what the browser holds), and the WebAuthn challenges handed
+  // out for sign-in (one use, five minutes); the audit records behind an approval found by their subject. Self-contained and re-runnable (IF NOT EXISTS).
+  `CREATE TABLE IF NOT EXISTS approver_passkeys (
+     api_key_id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL,
+     name TEXT NOT NULL,
+     credential_id TEXT NOT NULL UNIQUE,
+     public_key TEXT NOT NULL,
+     counter INTEGER NOT NULL,
+     transports TEXT,
+     created INTEGER NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS console_invites (
+     token_hash TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL,
+     approver_group TEXT,
+     created INTEGER NOT NULL,
+     expires INTEGER NOT NULL,
+     used INTEGER,
+     api_key_id TEXT
+   );
+   CREATE TABLE IF NOT EXISTS console_sessions (
+     id_hash TEXT PRIMARY KEY,
+     api_key_id TEXT NOT NULL,
+     credential_id TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     last_seen INTEGER NOT NULL,
+     ended INTEGER
+   );
+   CREATE INDEX IF NOT EXISTS console_sessions_by_key ON console_sessions (api_key_id);
+   CREATE TABLE IF NOT EXISTS console_challenges (
+     challenge TEXT PRIMARY KEY,
+     purpose TEXT NOT NULL,
+     subject TEXT,
+     expires INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
+   CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq);`,
 ];
 
 /**

@@ -1,0 +1,441 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { parseApproverGroup } from '../domain/approval-rules.js';
+import type { Approval, ApprovalVoteKind } from '../domain/approval.js';
+import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
+import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
+import type { ApiKeyRecord } from '../domain/vault.js';
+import type { ApiKeyStore } from '../ports/api-key-store.port.js';
+import type { AuditLog, AuditRecord } from '../ports/audit-log.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { ConsoleSession, ConsoleStore, Passkey } from '../ports/console-store.port.js';
+import type { RelyingParty } from '../ports/relying-party.port.js';
+import type { StandardPayloads } from '../ports/standard-payloads.port.js';
+import type { VaultStore } from '../ports/vault-store.port.js';
+import type { WalletStore } from '../ports/wallet-store.port.js';
+import { approvalView, type ApprovalView, type ApprovalViewContext } from './approval-view.js';
+import type { GetApproval, ListApprovals, VoteOnApproval } from './approvals.use-case.js';
+import { apiKeyActor, auditEvent, OPERATOR } from './audit-actor.js';
+import type { Governance, ProposalView } from './governance.use-case.js';
+import type { PolicyCache } from './policy-cache.js';
+import type { Principal } from './principal.js';
+import type { PasskeyVoteCheck } from './signed-votes.js';
+import { requireVault } from './wallet-lookup.js';
+
+/*
+ * The approvers' console (issue 36, docs/console.md): invites, passkey enrolment, console sessions, and
+ * approvals seen decoded and decided with a passkey. An enrolled approver is an API key (role approver,
+ * the invite's vault and group) with no usable bearer secret and a passkey; its votes are WebAuthn
+ * assertions over the EIP-712 Decision digest, verified when cast and again at release (PasskeyVotes).
+ */
+
+/** Idle and absolute lifetimes of a console session. */
+export const SESSION_IDLE_MS = 15 * 60_000;
+export const SESSION_ABSOLUTE_MS = 8 * 3_600_000;
+/** A sign-in challenge is good for one use within this long. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+/** Sign-in challenges outstanding at once, whoever asked: past it, 429 until some expire or are used. */
+export const MAX_OUTSTANDING_CHALLENGES = 10_000;
+export const DEFAULT_INVITE_MS = 24 * 3_600_000;
+export const MAX_INVITE_MS = 30 * 24 * 3_600_000;
+/** The invite's bytes: what the URL fragment carries (base64url). */
+const SECRET_BYTES = 32;
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const secret = (): string => randomBytes(SECRET_BYTES).toString('base64url');
+/** A short public id of a hashed secret, for the audit trail (never the secret, never the whole hash). */
+const shortId = (hash: string): string => hash.slice(0, 16);
+const WELL_FORMED_SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+export interface Approver {
+  readonly id: string;
+  readonly name: string;
+  readonly vault: string;
+  readonly group: string | null;
+  readonly created: string;
+}
+
+/** A signed-in approver, as each console request finds it. */
+export interface ConsoleCaller {
+  readonly approver: Approver;
+  readonly principal: Principal;
+  readonly passkey: Passkey;
+  readonly sessionHash: string;
+}
+
+export interface ApproversConsoleDeps {
+  /** Absent: this persistence holds no console tables (CONSOLE_UNAVAILABLE). */
+  readonly store: ConsoleStore | undefined;
+  /** Absent: no VAULT_PUBLIC_URL (CONSOLE_UNAVAILABLE). */
+  readonly relyingParty: RelyingParty | undefined;
+  /** VAULT_PUBLIC_URL, for the invite URL. */
+  readonly publicUrl: string | undefined;
+  readonly repository: VaultStore & Pick<ApiKeyStore, 'findApiKey' | 'listApiKeys'> & Pick<WalletStore, 'findWallet'>;
+  readonly clock: Clock;
+  readonly auditLog: AuditLog;
+  readonly payloads: Pick<StandardPayloads, 'typedDataDigest' | 'unsignedTransaction' | 'decodeArguments'>;
+  readonly policies: Pick<PolicyCache, 'find'>;
+  readonly chainIds: Readonly<Record<string, string>>;
+  /** Null when the vault is not governed; a governed vault takes no passkey approvers (docs/console.md). */
+  readonly governed: (vaultId: string) => Promise<unknown | null>;
+  readonly listApprovals: Pick<ListApprovals, 'execute'>;
+  readonly getApproval: Pick<GetApproval, 'execute'>;
+  readonly voteOnApproval: Pick<VoteOnApproval, 'execute'>;
+  readonly governance: Pick<Governance, 'list' | 'get'>;
+}
+
+/** A new console session: the approver, and the session id the cookie carries (never stored as it is). */
+export interface SignedIn {
+  readonly approver: Approver;
+  readonly sessionId: string;
+}
+
+const unavailable = (why: string) => new DomainError(ErrorCode.CONSOLE_UNAVAILABLE, `the approvers' console is not enabled: ${why} (docs/console.md)`);
+const signedOut = (why: string) => new DomainError(ErrorCode.UNAUTHENTICATED, `console: ${why}; sign in with your passkey`);
+const badSignature = (why: string) => new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, why);
+
+function approverOf(key: ApiKeyRecord, passkey: Passkey): Approver {
+  return { id: key.id, name: passkey.name, vault: key.vaultId, group: key.group ?? null, created: passkey.created.toISOString() };
+}
+
+/** The base64url challenge a passkey signs to decide `decision` on `approval`: its EIP-712 Decision digest. */
+export function decisionChallenge(payloads: Pick<StandardPayloads, 'typedDataDigest'>, approval: Pick<Approval, 'vaultId' | 'id' | 'requestHash'>, decision: DecisionKind): string {
+  return Buffer.from(payloads.typedDataDigest(decisionTypedData(approval.vaultId, approval.id, approval.requestHash, decision)).digest).toString('base64url');
+}
+
+/**
+ * Passkey votes verified again at release from the stored rows (VoteOnApproval's PasskeyVoteCheck): the
+ * stored assertion must be the key's passkey's, over this approval's Decision digest, at the console's
+ * origin. A key with a passkey and no relying party configured votes for nothing.
+ */
+export class PasskeyVotes implements PasskeyVoteCheck {
+  constructor(
+    private readonly store: ConsoleStore | undefined,
+    private readonly relyingParty: RelyingParty | undefined,
+    private readonly payloads: Pick<StandardPayloads, 'typedDataDigest'>,
+  ) {}
+
+  async verify(approval: Approval, apiKeyId: string, decision: DecisionKind, signature: string | null): Promise<boolean | null> {
+    if (this.store === undefined) return null;
+    const passkey = await this.store.passkeyOf(apiKeyId);
+    if (passkey === null) return null;
+    if (this.relyingParty === undefined || typeof signature !== 'string' || signature.length > 16_384) return false;
+    let response: unknown;
+    try {
+      response = JSON.parse(signature);
+    } catch {
+      return false;
+    }
+    let challenge: string;
+    try {
+      challenge = decisionChallenge(this.payloads, approval, decision);
+    } catch {
+      return false;
+    }
+    return (await this.relyingParty.verifyAssertion(response, challenge, passkey)) !== null;
+  }
+}
+
+export class ApproversConsole {
+  constructor(private readonly deps: ApproversConsoleDeps) {}
+
+  /** VAULT_PUBLIC_URL, or undefined when the console is not enabled. */
+  publicUrl(): string | undefined {
+    return this.deps.publicUrl;
+  }
+
+  private parts(): { store: ConsoleStore; rp: RelyingParty } {
+    if (this.deps.relyingParty === undefined) throw unavailable('VAULT_PUBLIC_URL is not set');
+    if (this.deps.store === undefined) throw unavailable('this persistence holds no console tables');
+    return { store: this.deps.store, rp: this.deps.relyingParty };
+  }
+
+  /**
+   * `wallet-vault approvers invite`: a one-time enrolment URL for the vault (and group), good until
+   * `expiresMs` from now. Only its hash is stored; audited (approver.invited).
+   */
+  async invite(vaultId: string, options: { group?: string; expiresMs?: number } = {}): Promise<{ url: string; expires: Date }> {
+    const { store } = this.parts();
+    await requireVault(this.deps.repository, vaultId);
+    if ((await this.deps.governed(vaultId)) !== null) {
+      throw invalidArgument(`vault: ${vaultId} is governed; its votes count only from the approver addresses its signed state names, so a passkey approver could not vote there (docs/console.md)`);
+    }
+    const group = options.group === undefined ? null : parseApproverGroup(options.group);
+    const ms = options.expiresMs ?? DEFAULT_INVITE_MS;
+    if (!Number.isSafeInteger(ms) || ms < 60_000 || ms > MAX_INVITE_MS) throw invalidArgument('expires: from 1m to 30d');
+    const token = secret();
+    const tokenHash = sha256(token);
+    const now = this.deps.clock.now();
+    const expires = new Date(now.getTime() + ms);
+    await store.addInvite(
+      { tokenHash, vaultId, group, created: now, expires, used: null, apiKeyId: null },
+      auditEvent('approver.invited', now, OPERATOR, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
+    );
+    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires };
+  }
+
+  /** The invite of `token`, unused and unexpired, or 401 saying which. */
+  private async openInvite(store: ConsoleStore, token: unknown) {
+    if (typeof token !== 'string' || !WELL_FORMED_SECRET.test(token)) throw invalidArgument('token: the enrolment token of the invite URL (43 base64url characters)');
+    const invite = await store.findInvite(sha256(token));
+    const now = this.deps.clock.now();
+    if (invite === null) throw signedOut('this invite is not known');
+    if (invite.used !== null) throw signedOut('this invite was used already; ask for a new one');
+    if (invite.expires.getTime() <= now.getTime()) throw signedOut('this invite expired; ask for a new one');
+    return invite;
+  }
+
+  /** `POST /console/api/enrol/options`: the passkey creation options for an open invite. */
+  async enrolOptions(token: unknown): Promise<{ options: unknown; vault: string; group: string | null }> {
+    const { store, rp } = this.parts();
+    const invite = await this.openInvite(store, token);
+    const now = this.deps.clock.now();
+    const challenge = secret();
+    if (!(await store.addChallenge(challenge, 'enrol', invite.tokenHash, new Date(now.getTime() + CHALLENGE_TTL_MS), now, MAX_OUTSTANDING_CHALLENGES))) throw tooManyChallenges();
+    const options = await rp.registrationOptions({ challenge, userId: shortId(invite.tokenHash), userName: `approver of ${invite.vaultId}` });
+    return { options, vault: invite.vaultId, group: invite.group };
+  }
+
+  /**
+   * `POST /console/api/enrol`: the invite used, an approver API key (role approver, the invite's vault and
+   * group, no usable bearer secret) with the verified passkey, and a session. Audited (approver.enrolled).
+   */
+  async enrol(token: unknown, name: unknown, response: unknown): Promise<SignedIn> {
+    const { store, rp } = this.parts();
+    const invite = await this.openInvite(store, token);
+    const label = typeof name === 'string' ? name.trim() : '';
+    if (label.length < 1 || label.length > 200) throw invalidArgument('name: 1 to 200 characters (how other approvers and the audit trail name you)');
+    const challenge = clientChallenge(response);
+    const now = this.deps.clock.now();
+    const taken = challenge === null ? undefined : await store.takeChallenge(challenge, 'enrol', now);
+    if (taken === undefined || taken.subject === null || !sameText(taken.subject, invite.tokenHash)) {
+      throw badSignature('enrolment: the passkey response is not over a challenge this invite was given (ask for new options)');
+    }
+    const credential = await rp.verifyRegistration(response, challenge!);
+    if (credential === null) throw badSignature(`enrolment: the passkey response does not verify for ${rp.origin}`);
+    if ((await store.passkeyByCredential(credential.credentialId)) !== null) throw invalidArgument('response: this passkey is enrolled already');
+    const id = randomBytes(8).toString('hex');
+    // No usable bearer secret: the hash of bytes nobody keeps.
+    const key: ApiKeyRecord = {
+      id, vaultId: invite.vaultId, secretHash: sha256(secret()), created: now, revoked: null, roles: ['approver'], allowCidrs: null,
+      ...(invite.group === null ? {} : { group: invite.group }),
+    };
+    const passkey: Passkey = { apiKeyId: id, vaultId: invite.vaultId, name: label, ...credential, created: now };
+    const enrolled = auditEvent('approver.enrolled', now, apiKeyActor(id), invite.vaultId, id, {
+      name: label, group: invite.group, credential: credential.credentialId.slice(0, 64), invite: shortId(invite.tokenHash),
+    });
+    if (!(await store.enrol(invite.tokenHash, now, key, passkey, enrolled))) throw signedOut('this invite was used or expired meanwhile');
+    return { approver: approverOf(key, passkey), sessionId: await this.start(store, key, passkey, 'enrolment') };
+  }
+
+  /** `POST /console/api/session/options`: a one-use sign-in challenge (discoverable credentials). */
+  async sessionOptions(): Promise<{ options: unknown }> {
+    const { store, rp } = this.parts();
+    const now = this.deps.clock.now();
+    const challenge = secret();
+    if (!(await store.addChallenge(challenge, 'session', null, new Date(now.getTime() + CHALLENGE_TTL_MS), now, MAX_OUTSTANDING_CHALLENGES))) throw tooManyChallenges();
+    return { options: await rp.authenticationOptions(challenge, []) };
+  }
+
+  /** `POST /console/api/session`: a passkey sign-in over a challenge of sessionOptions; a new session. */
+  async signIn(response: unknown): Promise<SignedIn> {
+    const { store, rp } = this.parts();
+    const challenge = clientChallenge(response);
+    const now = this.deps.clock.now();
+    if (challenge === null || (await store.takeChallenge(challenge, 'session', now)) === undefined) {
+      throw signedOut('the sign-in response is not over a challenge the vault gave (or it was used or expired)');
+    }
+    const credentialId = rp.assertionCredentialId(response);
+    const passkey = credentialId === null ? null : await store.passkeyByCredential(credentialId);
+    if (passkey === null) throw signedOut('this passkey is not enrolled here');
+    const key = await this.liveKey(passkey.apiKeyId);
+    const verified = await rp.verifyAssertion(response, challenge, passkey);
+    if (verified === null) throw signedOut(`the passkey's response does not verify for ${rp.origin}`);
+    await this.advance(store, passkey, verified.counter, signedOut('the authenticator counter went back (a cloned passkey?)'));
+    return { approver: approverOf(key, passkey), sessionId: await this.start(store, key, passkey, 'sign-in') };
+  }
+
+  private async start(store: ConsoleStore, key: ApiKeyRecord, passkey: Passkey, via: string): Promise<string> {
+    const sessionId = secret();
+    const idHash = sha256(sessionId);
+    const now = this.deps.clock.now();
+    await store.startSession(
+      { idHash, apiKeyId: key.id, credentialId: passkey.credentialId, created: now, lastSeen: now, ended: null },
+      auditEvent('approver.session-started', now, apiKeyActor(key.id), key.vaultId, key.id, { session: shortId(idHash), via }),
+    );
+    return sessionId;
+  }
+
+  /** The key, unrevoked and still an approver, or 401. */
+  private async liveKey(apiKeyId: string): Promise<ApiKeyRecord> {
+    const key = await this.deps.repository.findApiKey(apiKeyId);
+    if (key === null || key.revoked !== null || !key.roles.includes('approver')) throw signedOut('this approver is revoked');
+    return key;
+  }
+
+  /** Records the authenticator's counter: it must grow where the authenticator counts (0 and 0: it does not). */
+  private async advance(store: ConsoleStore, passkey: Passkey, counter: number, refusal: DomainError): Promise<void> {
+    if (counter === 0 && passkey.counter === 0) return;
+    if (!(await store.advanceCounter(passkey.apiKeyId, counter))) throw refusal;
+  }
+
+  /**
+   * The signed-in approver of a session id (the cookie's), or 401: unknown, ended, idle over 15 minutes,
+   * older than 8 hours, its key revoked, or its passkey no longer the one it was signed in with.
+   */
+  async session(sessionId: string | undefined): Promise<ConsoleCaller> {
+    const { store } = this.parts();
+    if (sessionId === undefined || !WELL_FORMED_SECRET.test(sessionId)) throw signedOut('no session');
+    const idHash = sha256(sessionId);
+    const session = await store.findSession(idHash);
+    if (session === null || !sameText(session.idHash, idHash)) throw signedOut('no session');
+    const now = this.deps.clock.now().getTime();
+    if (session.ended !== null) throw signedOut('this session has ended');
+    if (now - session.created.getTime() >= SESSION_ABSOLUTE_MS) throw signedOut('this session is older than 8 hours');
+    if (now - session.lastSeen.getTime() >= SESSION_IDLE_MS) throw signedOut('this session was idle over 15 minutes');
+    const key = await this.liveKey(session.apiKeyId).catch(async (error: unknown) => {
+      await store.endSession(idHash, new Date(now));
+      throw error;
+    });
+    const passkey = await store.passkeyOf(key.id);
+    if (passkey === null || !sameText(passkey.credentialId, session.credentialId)) throw signedOut('this session\'s passkey is no longer this approver\'s');
+    await store.touchSession(idHash, new Date(now));
+    return {
+      approver: approverOf(key, passkey),
+      principal: { apiKeyId: key.id, vaultId: key.vaultId, roles: key.roles, group: key.group ?? null, approverAddress: null },
+      passkey,
+      sessionHash: idHash,
+    };
+  }
+
+  /** `DELETE /console/api/session`: ended server side (audited); a session already ended is no error. */
+  async endSession(caller: ConsoleCaller): Promise<void> {
+    const { store } = this.parts();
+    const now = this.deps.clock.now();
+    await store.endSession(
+      caller.sessionHash,
+      now,
+      auditEvent('approver.session-ended', now, apiKeyActor(caller.approver.id), caller.approver.vault, caller.approver.id, { session: shortId(caller.sessionHash), reason: 'signed out' }),
+    );
+  }
+
+  private async viewContext(vaultId: string): Promise<ApprovalViewContext> {
+    const { store } = this.parts();
+    const [policy, passkeys] = await Promise.all([this.deps.policies.find(vaultId), store.passkeys(vaultId)]);
+    const names = new Map(passkeys.map((p) => [p.apiKeyId, p.name]));
+    const byId = new Map(Object.entries(this.deps.chainIds).map(([name, id]) => [id, name]));
+    return {
+      policy,
+      walletName: () => null,
+      chainId: (name) => this.deps.chainIds[name] ?? null,
+      chainName: (id) => byId.get(id) ?? null,
+      approverName: (id) => names.get(id) ?? null,
+      hasPasskey: (id) => names.has(id),
+      payloads: this.deps.payloads,
+    };
+  }
+
+  /** Views with the wallets' names filled in (one read per wallet shown). */
+  private async views(vaultId: string, approvals: readonly Approval[]): Promise<ApprovalView[]> {
+    const ctx = await this.viewContext(vaultId);
+    const views = approvals.map((a) => approvalView(a, ctx));
+    const now = this.deps.clock.now();
+    const names = new Map<string, string | null>();
+    for (const v of views) {
+      const address = v.wallet.address;
+      if (address !== null && !names.has(address)) names.set(address, (await this.deps.repository.findWallet(vaultId, address, now))?.name ?? null);
+    }
+    return views.map((v) => (v.wallet.address === null ? v : { ...v, wallet: { address: v.wallet.address, name: names.get(v.wallet.address) ?? null } }));
+  }
+
+  /** `GET /console/api/approvals?state=pending|decided`: the approver's vault's approvals, newest first (at most 100). */
+  async approvals(caller: ConsoleCaller, state: 'pending' | 'decided'): Promise<ApprovalView[]> {
+    const vaultId = caller.approver.vault;
+    const page = (await this.deps.listApprovals.execute(vaultId, { ...(state === 'pending' ? { status: 'pending' } : {}), count: 1000 })).page;
+    const chosen = (state === 'pending' ? page : page.filter((a) => a.status !== 'pending')).slice(-100).reverse();
+    return this.views(vaultId, chosen);
+  }
+
+  /** `GET /console/api/approvals/{id}`: one approval decoded, with the audit records whose subject it is. */
+  async approval(caller: ConsoleCaller, id: string): Promise<{ approval: ApprovalView; audit: AuditRecord[] }> {
+    const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
+    const [view] = await this.views(approval.vaultId, [approval]);
+    return { approval: view!, audit: await this.auditOf(approval.vaultId, approval.id, 200) };
+  }
+
+  /** `POST /console/api/approvals/{id}/challenge`: the assertion options whose challenge is the Decision digest. */
+  async decisionOptions(caller: ConsoleCaller, id: string, decision: unknown): Promise<{ options: unknown }> {
+    const { rp } = this.parts();
+    const kind = decisionOf(decision);
+    const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
+    return { options: await rp.authenticationOptions(decisionChallenge(this.deps.payloads, approval, kind), [caller.passkey]) };
+  }
+
+  /**
+   * `POST /console/api/approvals/{id}/approve|reject`: the signed-in approver's passkey assertion over the
+   * Decision digest (this approval, its request, this decision), at the console's origin and rpId, of the
+   * session's credential, its counter growing; else 403 APPROVAL_SIGNATURE_INVALID and nothing written.
+   * Then the vote as any approver's (VoteOnApproval): groups, self votes, the quorum and the release.
+   */
+  async vote(caller: ConsoleCaller, id: string, decision: ApprovalVoteKind, response: unknown): Promise<ApprovalView> {
+    const { store, rp } = this.parts();
+    const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
+    const credentialId = rp.assertionCredentialId(response);
+    if (credentialId === null || !sameText(credentialId, caller.passkey.credentialId)) {
+      throw badSignature(`approval ${id}: the assertion is not of the passkey this session was signed in with`);
+    }
+    const verified = await rp.verifyAssertion(response, decisionChallenge(this.deps.payloads, approval, decision), caller.passkey);
+    if (verified === null) {
+      throw badSignature(`approval ${id}: the assertion is not this approver's passkey over the EIP-712 Decision to ${decision} this approval at ${rp.origin}`);
+    }
+    await this.advance(store, caller.passkey, verified.counter, badSignature(`approval ${id}: the authenticator counter went back (a cloned passkey?)`));
+    const decided = await this.deps.voteOnApproval.execute({ principal: caller.principal, id, vote: decision, passkeyAssertion: JSON.stringify(response) });
+    const [view] = await this.views(decided.vaultId, [decided]);
+    return view!;
+  }
+
+  private auditOf(vaultId: string, subject: string, limit: number): Promise<AuditRecord[]> {
+    return this.parts().store.auditOf(vaultId, subject, limit);
+  }
+
+  /** `GET /console/api/proposals`: the vault's governance proposals (read-only here, docs/console.md). */
+  async proposals(caller: ConsoleCaller, state: 'pending' | 'decided'): Promise<ProposalView[]> {
+    const all = await this.deps.governance.list(caller.approver.vault);
+    return all.filter((p) => (state === 'pending') === (p.status === 'pending'));
+  }
+
+  async proposal(caller: ConsoleCaller, id: string): Promise<{ proposal: ProposalView; audit: AuditRecord[] }> {
+    const proposal = await this.deps.governance.get(caller.approver.vault, id);
+    return { proposal, audit: await this.auditOf(caller.approver.vault, id, 200) };
+  }
+
+  /** `GET /console/api/history`: decided approvals and proposals. */
+  async history(caller: ConsoleCaller): Promise<{ approvals: ApprovalView[]; proposals: ProposalView[] }> {
+    return { approvals: await this.approvals(caller, 'decided'), proposals: await this.proposals(caller, 'decided') };
+  }
+}
+
+function decisionOf(value: unknown): DecisionKind {
+  if (value !== 'approve' && value !== 'reject') throw invalidArgument('decision: "approve" or "reject"');
+  return value;
+}
+
+/** The challenge clientDataJSON names (base64url), or null when the response has none readable. */
+function clientChallenge(response: unknown): string | null {
+  const data = (response as { response?: { clientDataJSON?: unknown } } | null)?.response?.clientDataJSON;
+  if (typeof data !== 'string' || data.length > 8192) return null;
+  try {
+    const challenge = (JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as { challenge?: unknown }).challenge;
+    return typeof challenge === 'string' && WELL_FORMED_SECRET.test(challenge) ? challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Constant-time equality of two texts (lengths are not secret). */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const tooManyChallenges = () => new DomainError(ErrorCode.RATE_LIMITED, 'console: too many sign-in challenges outstanding; try again in a few minutes');
