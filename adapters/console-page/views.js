@@ -120,11 +120,20 @@ function auditTable(records) {
   });
 }
 
-/** A result (signature, submission hash…) field by field. @param {Record<string, unknown> | null} result */
-const resultFacts = (result) =>
+/**
+ * A result (signature, submission hash…) field by field; `short`: its text fields only.
+ * @param {Record<string, unknown> | null} result @param {{ short?: boolean }} [o]
+ */
+const resultFacts = (result, o = {}) =>
   result === null
     ? h('p', { class: 'muted' }, 'Nothing was signed.')
-    : facts(Object.entries(result).map(([k, v]) => [k, value(v)]));
+    : facts(Object.entries(result).filter(([, v]) => !o.short || typeof v === 'string').map(([k, v]) => [words(k), value(v)]));
+
+/** `submissionHash` → `Submission hash`: a field name of the API as a label. @param {string} key */
+const words = (key) => {
+  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
 
 /**
  * A section with a heading.
@@ -512,7 +521,8 @@ export async function historyView(_ctx) {
       'Decided approvals',
       cards(
         'Decided approvals',
-        approvals.map((a) => approvalCard(a, 3, heading(4, 'Votes'), votesTable(a.votes, 'Votes'), heading(4, 'Result'), resultFacts(a.result))),
+        // The card says what came of it in short (a signature, a hash); the detail has the rest.
+        approvals.map((a) => approvalCard(a, 3, heading(4, 'Votes'), votesTable(a.votes, 'Votes'), heading(4, 'Result'), resultFacts(a.result, { short: true }))),
         'None yet.',
       ),
     ),

@@ -10,6 +10,7 @@ import {
   launchChromium,
   newApprover,
   openView,
+  overflowing,
   PHONE,
   postFromPage,
   signIn,
@@ -168,6 +169,7 @@ describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium",
     await openView(phone, 'History');
     await axeClean(phone, 'history (phone)');
     // Nothing wider than the screen but the tables' own scrolling regions.
+    expect(await overflowing(phone.page)).toEqual([]);
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
 
     const page = await browser.newPage();

@@ -146,6 +146,19 @@ export async function openView(a: ConsoleApprover, link: 'Pending' | 'Proposals'
   await a.page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
+/**
+ * The elements that reach past the right edge of the viewport (a phone's page that scrolls sideways), by
+ * tag, class and a little text; the tables' own scrolling regions and what they hold are left out.
+ */
+export function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    return [...document.body.querySelectorAll('*')]
+      .filter((el) => !el.closest('.table-wrap') && el.getBoundingClientRect().right > width + 0.5)
+      .map((el) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`);
+  });
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface AxeViolation {

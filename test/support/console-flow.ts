@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
-import { cliJson, freePort } from './cli.js';
+import { freePort } from './cli.js';
 import { enrol, newApprover, openApproval, type ConsoleApprover } from './console-browser.js';
 import { client } from './http-client.js';
-import { LOCAL_CONTRACT, localSignBody, MINT_TO } from './sign-request.js';
+import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody, MINT_TO } from './sign-request.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /*
@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './test-server.js';
  * `npm run docs:screenshots` (scripts/docs-screenshots.ts): the real vault server at a localhost public URL
  * (a WebAuthn rpID must be a domain, never an IP address), a vault "treasury" with a wallet, a requester key,
  * and a policy whose hold rule names the function's arguments, so approvers see `to` and `amount` rather
- * than positions. Approvers are invited as an operator invites them and enrol in the browser.
+ * than positions. Approvers are invited through the use case of `approvers invite` and enrol in the browser.
  */
 
 /** The operator's function text: the names approvers see (never the requester's ABI names). */
@@ -26,7 +26,7 @@ export interface ConsoleWorld {
   readonly consoleUrl: string;
   readonly vaultId: string;
   readonly walletAddress: string;
-  /** A one-time enrolment URL for the vault's group, printed by `wallet-vault approvers invite --json`. */
+  /** A one-time enrolment URL for the vault's group, as `wallet-vault approvers invite` prints it. */
   invite(): Promise<string>;
   /** A Sign request of `amount` that the hold rule holds; resolves to the approval's id. */
   holdSign(amount: string): Promise<string>;
@@ -45,7 +45,7 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
     const admin = client(server.url, apiKey);
     const base = `/api/v1/vaults/${vaultId}`;
     const wallet = await admin.post(`${base}/wallets`, { name: 'payouts' });
-    if (wallet.status !== 201) throw new Error(`creating the wallet: ${wallet.status} ${JSON.stringify(wallet.body)}`);
+    if (wallet.status >= 300) throw new Error(`creating the wallet: ${wallet.status} ${JSON.stringify(wallet.body)}`);
     const walletAddress: string = wallet.body.data.address;
     const { apiKey: requesterKey } = await server.server.vault.manageVaults.createApiKey(vaultId, { roles: ['signer', 'reader'] });
     const requester = client(server.url, requesterKey);
@@ -63,6 +63,8 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
           where: [{ arg: 'amount', gt: '10000' }],
         },
       ],
+      // The contract's uniq, pinned: chain `local` has no RPC to read it from.
+      uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
     });
     return {
       server,
@@ -70,8 +72,8 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       consoleUrl: `${origin}/console/`,
       vaultId,
       walletAddress,
-      // As an operator invites: the real command, on the server's data directory.
-      invite: async () => (await cliJson<{ url: string }>(['approvers', 'invite', '--vault', vaultId, '--group', GROUP], { VAULT_DATA_DIR: server.dataDir, VAULT_PUBLIC_URL: origin })).url,
+      // As `wallet-vault approvers invite` does: the use case behind it.
+      invite: async () => (await server.server.vault.approversConsole.invite(vaultId, { group: GROUP })).url,
       holdSign: async (amount) => {
         const held = await requester.post(`${base}/sign`, localSignBody(walletAddress, { args: [MINT_TO, amount] }));
         if (held.status !== 202) throw new Error(`the sign was not held: ${held.status} ${JSON.stringify(held.body)}`);
