@@ -23,8 +23,12 @@ afterAll(async () => {
 });
 
 const shot = async (page: Page, name: string, fullPage = true) => {
-  // The caret and the focus ring of the heading stay out of the picture.
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  // The caret and the focus ring of the heading stay out of the picture; on a whole-page picture so does the
+  // status line, which keeps to the bottom of the window and would be drawn across the middle of the page.
+  await page.evaluate((whole) => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    if (whole) document.getElementById('status')?.replaceChildren();
+  }, fullPage);
   await page.screenshot({ path: path.join(out, `${name}.png`), fullPage, animations: 'disabled' });
   console.log(`docs/console/${name}.png`);
 };

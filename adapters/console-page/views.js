@@ -104,20 +104,33 @@ function votesTable(votes, caption) {
   });
 }
 
-/** @param {AuditRecord[] | undefined} records */
-function auditTable(records) {
+/** `submissionHash` → `Submission hash`: a field name of the API as a label. @param {string} key */
+const words = (key) => {
+  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
+
+/**
+ * The audit records behind a decision, oldest first: what happened, when, by whom, and each detail by name
+ * (a list rather than a table: details are many and long, and must read on a phone too).
+ * @param {AuditRecord[] | undefined} records
+ */
+function auditList(records) {
   if (!records || records.length === 0) return h('p', { class: 'muted' }, 'No audit records.');
-  return table({
-    caption: 'Audit records',
-    hideCaption: true,
-    head: ['Action', 'When', 'By', 'Details'],
-    rows: records.map((r) => [
-      String(r.action ?? ''),
-      typeof r.at === 'string' ? time(r.at) : typeof r.timestamp === 'string' ? time(r.timestamp) : '',
-      String(r.actor ?? ''),
-      r.details && typeof r.details === 'object' && Object.keys(r.details).length > 0 ? value(r.details) : '',
-    ]),
-  });
+  return h(
+    'ol',
+    { class: 'audit' },
+    records.map((r) => {
+      const at = typeof r.at === 'string' ? r.at : typeof r.timestamp === 'string' ? r.timestamp : null;
+      const details = r.details && typeof r.details === 'object' ? Object.entries(/** @type {Record<string, unknown>} */ (r.details)) : [];
+      return h(
+        'li',
+        null,
+        h('p', { class: 'audit-head' }, code(String(r.action ?? '')), at ? [' ', time(at)] : null, r.actor ? [' by ', code(String(r.actor))] : null),
+        details.length > 0 ? facts(details.map(([k, v]) => [words(k), value(v)]), 'facts compact') : null,
+      );
+    }),
+  );
 }
 
 /**
@@ -129,11 +142,6 @@ const resultFacts = (result, o = {}) =>
     ? h('p', { class: 'muted' }, 'Nothing was signed.')
     : facts(Object.entries(result).filter(([, v]) => !o.short || typeof v === 'string').map(([k, v]) => [words(k), value(v)]));
 
-/** `submissionHash` → `Submission hash`: a field name of the API as a label. @param {string} key */
-const words = (key) => {
-  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
-};
 
 /**
  * A section with a heading.
@@ -281,6 +289,8 @@ function approvalCard(a, level = 2, ...more) {
           ['Status', badge(a.status)],
           ['Wallet', walletShort(a.wallet)],
           ['Chain', chainText(a.chain)],
+          ['Arguments', a.function && a.function.args.length > 0 ? inShort(a.function.args.map((arg) => [arg.name, arg.value])) : null],
+          ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, f.value])) : null],
           ['Value', a.value !== null && a.value !== '0' ? `${formatEther(a.value)} ETH` : null],
           ['Requested by', a.requester.name || a.requester.id],
           ['Requested', time(a.created)],
@@ -292,6 +302,18 @@ function approvalCard(a, level = 2, ...more) {
       more,
     ),
   );
+}
+
+/**
+ * Named values on one line for a list (`to 0x7099…79C8, amount 20000`): long hex shortened, structures
+ * elided, at most four; the detail shows them whole.
+ * @param {[string, unknown][]} pairs
+ */
+function inShort(pairs) {
+  /** @param {unknown} v */
+  const brief = (v) => (typeof v === 'string' ? (/^0x[0-9a-fA-F]+$/.test(v) ? shortHex(v) : v.length > 40 ? `${v.slice(0, 39)}…` : v) : typeof v === 'object' && v !== null ? '…' : String(v));
+  const shown = pairs.slice(0, 4).map(([name, v]) => `${name} ${brief(v)}`);
+  return `${shown.join(', ')}${pairs.length > 4 ? `, and ${pairs.length - 4} more` : ''}`;
 }
 
 /** @param {Context} ctx */
@@ -413,7 +435,7 @@ export async function approvalView(ctx, id) {
       actions,
     ),
     a.status === 'pending' ? null : section('Result', resultFacts(a.result)),
-    section('Audit records', auditTable(audit)),
+    section('Audit records', auditList(audit)),
   ];
 }
 
@@ -505,7 +527,7 @@ export async function proposalView(_ctx, id) {
     section('Proposal', facts(rows)),
     section('Changes', diffList(p.diff)),
     section('Votes', p.votes ? votesTable(p.votes, 'Votes') : h('p', null, (p.approvals ?? []).length === 0 ? 'No signatures yet.' : `Signed by ${(p.approvals ?? []).map(person).join(', ')}.`)),
-    section('Audit records', auditTable(audit)),
+    section('Audit records', auditList(audit)),
   ];
 }
 
