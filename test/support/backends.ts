@@ -54,6 +54,8 @@ export interface TargetOptions {
   readonly rateLimitRedis?: { readonly url: string; readonly keyPrefix: string };
   /** VAULT_RATE_LIMIT_STORE_TIMEOUT_MS; vaultRouter's `rateLimitStoreTimeoutMs`. */
   readonly rateLimitStoreTimeoutMs?: number;
+  /** VAULT_PUBLIC_URL (createVault's `publicUrl`): the approvers' console's origin and relying party. */
+  readonly publicUrl?: string;
 }
 
 /** A fresh vault of a target, one API key for it and a client that sends it. */
@@ -122,6 +124,7 @@ const standalone: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
   if (options.rateLimitPerMinute) env.VAULT_RATE_LIMIT_PER_MINUTE = String(options.rateLimitPerMinute);
   if (options.rateLimitRedis) env.VAULT_REDIS_URL = options.rateLimitRedis.url;
   if (options.rateLimitStoreTimeoutMs) env.VAULT_RATE_LIMIT_STORE_TIMEOUT_MS = String(options.rateLimitStoreTimeoutMs);
+  if (options.publicUrl) env.VAULT_PUBLIC_URL = options.publicUrl;
   const s = await startTestServer({ env, dataDir, clock });
   return { url: s.url, vault: s.server.vault, purgeNow: () => s.server.purgeNow(), stop: () => s.stop({ keepData: true }) };
 };
@@ -140,6 +143,7 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
     jobs: false,
     authSecret: options.authSecret,
     authRefusedSummaryIntervalMs: options.authRefusedSummaryMs,
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   });
   const redis = options.rateLimitRedis && new Redis(options.rateLimitRedis.url, { enableOfflineQueue: false, lazyConnect: true });
   await redis?.connect();

@@ -1,0 +1,291 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
+import { describeEachBackend, type Target } from '../support/backends.js';
+import { client } from '../support/http-client.js';
+import { localSignBody, MINT_TO } from '../support/sign-request.js';
+import { SoftwareAuthenticator } from '../support/software-authenticator.js';
+import { sqlSessionOn, type SqlSession } from '../support/sql-session.js';
+
+/*
+ * The approvers' console over HTTP (issue 36, docs/console.md), with a software authenticator in place of
+ * the browser's: invite, enrolment, sessions, an approval seen decoded with the operator's names, passkey
+ * votes that release the signature, and each forgery refused with nothing written.
+ */
+
+const PUBLIC_URL = 'https://vault.example';
+const RP = { origin: PUBLIC_URL, rpId: 'vault.example' } as const;
+const CSRF = { 'x-requested-with': 'wallet-vault-console' } as const;
+// The operator's names differ from the requester's ABI (to, amount): the console shows the operator's.
+const OPERATOR_MINT = 'mint(address recipient, uint256 quantity, (bytes32,bytes32,bytes32,uint8) sig)';
+
+describeEachBackend("approvers' console over HTTP", (backend) => {
+  let s: Target;
+  let sql: SqlSession;
+
+  beforeAll(async () => {
+    s = await backend.start({ publicUrl: PUBLIC_URL });
+    sql = await sqlSessionOn(s.dataDir, s.database?.url);
+  });
+  afterAll(async () => {
+    await sql?.close();
+    await s?.close();
+  });
+
+  const http = client('');
+  const at = (path: string) => `${s.url}${path}`;
+  const post = (path: string, body: unknown, cookie?: string, headers: Record<string, string> = CSRF) =>
+    http.post(at(`/console/api${path}`), body, { ...headers, ...(cookie ? { cookie } : {}) });
+  const get = (path: string, cookie?: string) => http.get(at(`/console/api${path}`), cookie ? { cookie } : {});
+  const cookieOf = (setCookie: string | null): string => {
+    const match = /wallet_vault_console=([^;]*)/.exec(setCookie ?? '');
+    expect(match?.[1]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    return `wallet_vault_console=${match![1]}`;
+  };
+  const tokenOf = (url: string) => url.slice(url.indexOf('#enrol=') + '#enrol='.length);
+
+  /** Invited and enrolled through the API: the approver, its authenticator and its session cookie. */
+  const enrol = async (vaultId: string, name: string, group?: string) => {
+    const { url } = await s.vault.approversConsole.invite(vaultId, group ? { group } : {});
+    expect(url.startsWith(`${PUBLIC_URL}/console/#enrol=`)).toBe(true);
+    const token = tokenOf(url);
+    const options = await post('/enrol/options', { token });
+    expect(options.status).toBe(200);
+    expect(options.body.options.rp.id).toBe(RP.rpId);
+    const authenticator = new SoftwareAuthenticator();
+    const enrolled = await post('/enrol', { token, name, response: authenticator.register(options.body.options, RP) });
+    expect(enrolled.status).toBe(201);
+    return { authenticator, cookie: cookieOf(enrolled.headers.get('set-cookie')), approver: enrolled.body.approver, token };
+  };
+
+  /** A vault whose mints need `required` approvals (rule with the operator's names), a signer key and its wallet. */
+  const heldVault = async (name: string, required = 2) => {
+    const { vaultId, base } = await s.vaultWithKey(name);
+    const { apiKey } = await s.vault.manageVaults.createApiKey(vaultId, { roles: ['signer', 'admin'] as ApiKeyRole[] });
+    const requester = client(s.url, apiKey);
+    const signer: string = (await requester.post(`${base}/wallets`, { name: 'treasury' })).body.data.address;
+    await s.vault.managePolicies.apply(vaultId, {
+      version: 2,
+      rules: [{ id: 'mint-hold', effect: { hold: { required } }, kinds: ['call'], function: OPERATOR_MINT, description: 'Mints need approvers' }],
+      limits: [],
+    });
+    const hold = async (amount = '20000') => {
+      const held = await requester.post(`${base}/sign`, localSignBody(signer, { args: [MINT_TO, amount] }));
+      expect(held.status).toBe(202);
+      return held.body.data.approval.id as string;
+    };
+    return { vaultId, base, requester, signer, hold };
+  };
+
+  /** The options of a decision, and an assertion over their challenge (or over `challenge` when given). */
+  const decide = async (who: { authenticator: SoftwareAuthenticator; cookie: string }, id: string, decision: 'approve' | 'reject', o: { origin?: string; challenge?: string; by?: SoftwareAuthenticator } = {}) => {
+    const options = await post(`/approvals/${id}/challenge`, { decision }, who.cookie);
+    expect(options.status).toBe(200);
+    expect(options.body.options.allowCredentials.map((c: { id: string }) => c.id)).toEqual([who.authenticator.id]);
+    const response = (o.by ?? who.authenticator).assert(o.challenge ?? options.body.options.challenge, { ...RP, origin: o.origin ?? RP.origin });
+    return post(`/approvals/${id}/${decision}`, { response }, who.cookie);
+  };
+
+  const votesOf = async (vaultId: string, id: string) => (await s.vault.getApproval.execute(vaultId, id)).votes;
+
+  it('invite → enrol → session → the held sign decoded with the operator\'s names → two passkey approvals release its signature', async () => {
+    const v = await heldVault('console-approve');
+    const alice = await enrol(v.vaultId, 'Alice (finance)');
+    const bob = await enrol(v.vaultId, 'Bob (compliance)');
+    expect(alice.approver).toMatchObject({ name: 'Alice (finance)', vault: v.vaultId, group: null });
+    // An approver is an API key: listed, with the approver role only.
+    const key = (await s.vault.manageVaults.listApiKeys(v.vaultId)).find((k) => k.id === alice.approver.id)!;
+    expect(key.roles).toEqual(['approver']);
+
+    expect((await get('/session', alice.cookie)).body.approver.id).toBe(alice.approver.id);
+    const id = await v.hold();
+    const pending = await get('/approvals?state=pending', alice.cookie);
+    expect(pending.status).toBe(200);
+    expect(pending.body.approvals.map((a: { id: string }) => a.id)).toEqual([id]);
+    const detail = await get(`/approvals/${id}`, alice.cookie);
+    expect(detail.status).toBe(200);
+    const view = detail.body.approval;
+    expect(view).toMatchObject({
+      kind: 'call',
+      status: 'pending',
+      required: 2,
+      rule: 'mint-hold',
+      ruleDescription: 'Mints need approvers',
+      wallet: { name: 'treasury' },
+      chain: { name: 'local' },
+      function: { name: 'mint', signature: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))' },
+    });
+    expect(view.function.args).toEqual([
+      { name: 'recipient', type: 'address', value: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+      { name: 'quantity', type: 'uint256', value: '20000' },
+    ]);
+    expect(detail.body.audit.map((r: { action: string }) => r.action)).toContain('approval.requested');
+    // The page's headers on the API too.
+    expect(detail.headers.get('content-security-policy')).toContain("default-src 'none'");
+
+    const first = await decide(alice, id, 'approve');
+    expect(first.status).toBe(200);
+    expect(first.body.approval).toMatchObject({ status: 'pending', approvals: 1 });
+    expect(first.body.approval.votes).toEqual([expect.objectContaining({ approver: { id: alice.approver.id, name: 'Alice (finance)' }, decision: 'approve', kind: 'passkey' })]);
+    const second = await decide(bob, id, 'approve');
+    expect(second.status).toBe(200);
+    expect(second.body.approval.status).toBe('approved');
+    expect(second.body.approval.result.submissionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    // The history shows it decided, with both votes.
+    const history = await get('/history', bob.cookie);
+    expect(history.body.approvals.find((a: { id: string }) => a.id === id).votes).toHaveLength(2);
+  });
+
+  it('a second approver rejects another request: rejected, nothing signed', async () => {
+    const v = await heldVault('console-reject');
+    const alice = await enrol(v.vaultId, 'Alice');
+    const bob = await enrol(v.vaultId, 'Bob');
+    const id = await v.hold();
+    expect((await decide(alice, id, 'approve')).status).toBe(200);
+    const rejected = await decide(bob, id, 'reject');
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.approval).toMatchObject({ status: 'rejected', result: null });
+  });
+
+  it('a forged assertion (wrong credential, wrong challenge, wrong origin) is 403 APPROVAL_SIGNATURE_INVALID and writes nothing', async () => {
+    const v = await heldVault('console-forged');
+    const alice = await enrol(v.vaultId, 'Alice');
+    const id = await v.hold();
+    const other = await v.hold('30000');
+    const otherOptions = await post(`/approvals/${other}/challenge`, { decision: 'approve' }, alice.cookie);
+    const forgeries = {
+      // Another authenticator's key, under the session's credential id or its own.
+      'wrong credential': await decide(alice, id, 'approve', { by: new SoftwareAuthenticator() }),
+      // The Decision of another approval, and the reject of this one, signed for approve.
+      'challenge of another approval': await decide(alice, id, 'approve', { challenge: otherOptions.body.options.challenge }),
+      'wrong decision': await (async () => {
+        const rejectOptions = await post(`/approvals/${id}/challenge`, { decision: 'reject' }, alice.cookie);
+        return post(`/approvals/${id}/approve`, { response: alice.authenticator.assert(rejectOptions.body.options.challenge, RP) }, alice.cookie);
+      })(),
+      'wrong origin': await decide(alice, id, 'approve', { origin: 'https://evil.example' }),
+    };
+    for (const [what, answer] of Object.entries(forgeries)) {
+      expect([what, answer.status, answer.body.code]).toEqual([what, 403, 'APPROVAL_SIGNATURE_INVALID']);
+    }
+    // An assertion of another (valid) passkey signed for the other authenticator's id: still not this session's.
+    const mallory = await enrol(v.vaultId, 'Mallory');
+    const options = await post(`/approvals/${id}/challenge`, { decision: 'approve' }, alice.cookie);
+    const foreign = await post(`/approvals/${id}/approve`, { response: mallory.authenticator.assert(options.body.options.challenge, RP) }, alice.cookie);
+    expect([foreign.status, foreign.body.code]).toEqual([403, 'APPROVAL_SIGNATURE_INVALID']);
+    expect(await votesOf(v.vaultId, id)).toEqual([]);
+    // A replayed assertion (the counter did not grow) is refused too.
+    const good = await post(`/approvals/${id}/challenge`, { decision: 'approve' }, alice.cookie);
+    const assertion = alice.authenticator.assert(good.body.options.challenge, RP);
+    alice.authenticator.counter -= 5;
+    const stale = await post(`/approvals/${id}/approve`, { response: alice.authenticator.assert(good.body.options.challenge, RP) }, alice.cookie);
+    expect([stale.status, stale.body.code]).toEqual([403, 'APPROVAL_SIGNATURE_INVALID']);
+    expect(await votesOf(v.vaultId, id)).toEqual([]);
+    const counted = await post(`/approvals/${id}/approve`, { response: assertion }, alice.cookie);
+    expect(counted.status).toBe(200);
+    expect((await votesOf(v.vaultId, id)).map((x) => x.apiKeyId)).toEqual([alice.approver.id]);
+  });
+
+  it('an invite is one-time and expires; an unknown one is refused', async () => {
+    const { vaultId } = await s.vaultWithKey('console-invites');
+    const alice = await enrol(vaultId, 'Alice');
+    const again = await post('/enrol/options', { token: alice.token });
+    expect([again.status, again.body.code]).toEqual([401, 'UNAUTHENTICATED']);
+    const { url } = await s.vault.approversConsole.invite(vaultId, { expiresMs: 60_000 });
+    const options = await post('/enrol/options', { token: tokenOf(url) });
+    expect(options.status).toBe(200);
+    s.clock.advance(61_000);
+    const late = await post('/enrol', { token: tokenOf(url), name: 'Late', response: new SoftwareAuthenticator().register(options.body.options, RP) });
+    expect([late.status, late.body.code]).toEqual([401, 'UNAUTHENTICATED']);
+    expect(late.body.error).toMatch(/expired/);
+    expect((await post('/enrol/options', { token: 'A'.repeat(43) })).status).toBe(401);
+    expect((await post('/enrol/options', { token: 'short' })).status).toBe(400);
+    expect((await s.vault.manageVaults.listApiKeys(vaultId)).filter((k) => k.roles.join() === 'approver')).toHaveLength(1);
+  });
+
+  it('sign-in with the passkey; a session ended (DELETE), idle 15 minutes, or of a revoked key is refused', async () => {
+    const { vaultId } = await s.vaultWithKey('console-sessions');
+    const alice = await enrol(vaultId, 'Alice');
+    const options = await post('/session/options', {});
+    expect(options.body.options.rpId).toBe(RP.rpId);
+    const signedIn = await post('/session', { response: alice.authenticator.assert(options.body.options.challenge, RP) });
+    expect(signedIn.status).toBe(200);
+    const cookie = cookieOf(signedIn.headers.get('set-cookie'));
+    expect(signedIn.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict; Path=\/console; Max-Age=28800; Secure/);
+    // The challenge is one use.
+    const replay = await post('/session', { response: alice.authenticator.assert(options.body.options.challenge, RP) });
+    expect(replay.status).toBe(401);
+    // Without the CSRF header, nothing changes.
+    expect((await post('/session', {}, cookie, {})).body.code).toBe('CONSOLE_CSRF_HEADER_MISSING');
+    expect((await get('/session', cookie)).status).toBe(200);
+    const ended = await http.delete(at('/console/api/session'), { ...CSRF, cookie });
+    expect(ended.status).toBe(204);
+    expect(ended.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    expect((await get('/session', cookie)).status).toBe(401);
+    // Idle: the enrolment's session, 15 minutes untouched.
+    s.clock.advance(15 * 60_000);
+    expect((await get('/session', alice.cookie)).status).toBe(401);
+    // Revoked: a fresh session, then the key revoked (api-keys revoke).
+    const again = await post('/session/options', {});
+    const fresh = cookieOf((await post('/session', { response: alice.authenticator.assert(again.body.options.challenge, RP) })).headers.get('set-cookie'));
+    expect((await get('/session', fresh)).status).toBe(200);
+    await s.vault.manageVaults.revokeApiKey(alice.approver.id);
+    const revoked = await get('/session', fresh);
+    expect([revoked.status, revoked.body.error]).toEqual([401, expect.stringMatching(/revoked/)]);
+    const noSignIn = await post('/session/options', {});
+    expect((await post('/session', { response: alice.authenticator.assert(noSignIn.body.options.challenge, RP) })).status).toBe(401);
+    const actions = (await s.vault.listAuditRecords.execute({ vaultId, limit: 1000 })).map((r) => r.action);
+    expect(actions).toEqual(expect.arrayContaining(['approver.invited', 'approver.enrolled', 'approver.session-started', 'approver.session-ended']));
+  });
+
+  it('a passkey vote inserted by SQL (copied from another approval) counts for nothing at release', async () => {
+    const v = await heldVault('console-sql-vote');
+    const alice = await enrol(v.vaultId, 'Alice');
+    const bob = await enrol(v.vaultId, 'Bob');
+    const first = await v.hold();
+    const second = await v.hold('30000');
+    expect((await decide(alice, first, 'approve')).status).toBe(200);
+    // Alice's vote row on the first approval, copied to the second by someone with the database.
+    expect(
+      await sql.run('INSERT INTO approval_votes (approval_id, api_key_id, vote, at, signature) SELECT ?, api_key_id, vote, at, signature FROM approval_votes WHERE approval_id = ?', [second, first]),
+    ).toBe(1);
+    const completing = await decide(bob, second, 'approve');
+    expect(completing.status).toBe(200);
+    expect(completing.body.approval).toMatchObject({ status: 'pending', result: null });
+    const invalid = (await s.vault.listAuditRecords.execute({ vaultId: v.vaultId, limit: 1000 })).filter((r) => r.action === 'approval.vote-invalid');
+    expect(invalid.map((r) => [r.subject, r.details.votes, r.details.released])).toEqual([[second, `api-key:${alice.approver.id}`, false]]);
+  });
+
+  it('GET /console serves the page with the CSP; /console redirects to /console/; unknown assets are 404', async () => {
+    const page = await fetch(at('/console/'));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const bare = await fetch(at('/console'), { redirect: 'manual' });
+    expect([bare.status, bare.headers.get('location')]).toEqual([308, `${new URL(s.url).pathname.replace(/\/$/, '')}/console/`]);
+    expect((await fetch(at('/console/assets/..%2Fpackage.json'))).status).toBe(404);
+    expect((await fetch(at('/console/assets/nothing.js'))).status).toBe(404);
+  });
+});
+
+describe("approvers' console without VAULT_PUBLIC_URL", () => {
+  let s: Target;
+  beforeAll(async () => {
+    const { BACKENDS } = await import('../support/backends.js');
+    s = await BACKENDS.find((b) => b.database === 'sqlite' && b.shell === 'standalone')!.start();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('GET /console and the API answer 503 CONSOLE_UNAVAILABLE naming VAULT_PUBLIC_URL; no invite is made', async () => {
+    const page = await fetch(`${s.url}/console/`);
+    const body = (await page.json()) as { code: string; error: string };
+    expect([page.status, body.code]).toEqual([503, 'CONSOLE_UNAVAILABLE']);
+    expect(body.error).toMatch(/VAULT_PUBLIC_URL/);
+    const { vaultId } = await s.vaultWithKey('no-console');
+    await expect(s.vault.approversConsole.invite(vaultId)).rejects.toMatchObject({ code: 'CONSOLE_UNAVAILABLE' });
+  });
+});
