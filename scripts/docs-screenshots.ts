@@ -56,6 +56,12 @@ it('writes the console screenshots to docs/console/', async () => {
   await shot(sam.page, 'approval-phone');
   await decide(sam, 'reject');
 
+  const permit = await world.holdPermit(1_500_000_000n);
+  await openView(alex, 'Pending');
+  await alex.page.locator(`a[href="#/approvals/${permit}"]`).click();
+  await alex.page.getByRole('table', { name: 'Fields of Permit' }).waitFor();
+  await shot(alex.page, 'approval-typed-data');
+
   await openView(alex, 'History');
   await shot(alex.page, 'history');
   await showApprovalFromHistory(alex.page, first);

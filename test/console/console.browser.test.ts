@@ -18,7 +18,7 @@ import {
   tabTo,
   type ConsoleApprover,
 } from '../support/console-browser.js';
-import { enrolledApprover, GROUP, HOLD_RULE, showApproval, startConsoleWorld, type ConsoleWorld } from '../support/console-flow.js';
+import { enrolledApprover, HOLD_RULE, PERMIT_SPENDER, PERMIT_TOKEN, showApproval, startConsoleWorld, type ConsoleWorld } from '../support/console-flow.js';
 import { signedAssertion } from '../support/webauthn-assertion.js';
 
 if (!chromiumAvailable) console.warn(`SKIPPED: the console's browser test needs Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`);
@@ -116,6 +116,26 @@ describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium",
     const rejected = await world.approvalOverApi(id);
     expect(rejected).toMatchObject({ status: 'rejected', result: null });
     expect(await sam.page.getByRole('main').innerText()).toMatch(/Sam Lee\s+reject\s+.*\s+passkey/);
+  });
+
+  it('held typed data is shown field by field with its domain', async () => {
+    const id = await world.holdPermit(1_500_000_000n);
+    await openView(alex, 'Pending');
+    await alex.page.locator(`a[href="#/approvals/${id}"]`).click();
+    const fields = alex.page.getByRole('table', { name: 'Fields of Permit' });
+    await fields.waitFor();
+    expect(await fields.locator('tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(new RegExp(`^owner\\s+address\\s+${world.walletAddress}$`)),
+      expect.stringMatching(new RegExp(`^spender\\s+address\\s+${PERMIT_SPENDER}$`)),
+      expect.stringMatching(/^value\s+uint256\s+1500000000$/),
+      expect.stringMatching(/^nonce\s+uint256\s+0$/),
+      expect.stringMatching(/^deadline\s+uint256\s+1798761600$/),
+    ]);
+    const main = await alex.page.getByRole('main').innerText();
+    expect(main).toMatch(/name\s+USD Coin/);
+    expect(main).toContain(PERMIT_TOKEN);
+    expect(main).toContain('Token permits wait for an approver of finance');
+    await axeClean(alex, 'typed-data approval');
   });
 
   it('forged assertions are refused and write nothing: another credential, another challenge, another origin; the same assertion made right counts', async () => {

@@ -4,6 +4,7 @@ import { enrol, newApprover, openApproval, type ConsoleApprover } from './consol
 import { client } from './http-client.js';
 import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody, MINT_TO } from './sign-request.js';
 import { startTestServer, type TestServer } from './test-server.js';
+import { asJson, permit } from './typed-data-fixtures.js';
 
 /*
  * The world the approvers' console is shown in, shared by the browser test (test/console/) and
@@ -16,6 +17,9 @@ import { startTestServer, type TestServer } from './test-server.js';
 /** The operator's function text: the names approvers see (never the requester's ABI names). */
 export const MINT_TEXT = 'mint(address to, uint256 amount, (bytes32,bytes32,bytes32,uint8) sig)';
 export const HOLD_RULE = 'large-mints';
+/** The token and spender of the held permit: USDC's domain, Permit2 as spender. */
+export const PERMIT_TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+export const PERMIT_SPENDER = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 export const GROUP = 'finance';
 
 export interface ConsoleWorld {
@@ -30,6 +34,8 @@ export interface ConsoleWorld {
   invite(): Promise<string>;
   /** A Sign request of `amount` that the hold rule holds; resolves to the approval's id. */
   holdSign(amount: string): Promise<string>;
+  /** An EIP-2612 permit (typed data) of `value` that the permits rule holds; resolves to the approval's id. */
+  holdPermit(value: bigint): Promise<string>;
   /** The approval as the vault's API shows it to the requester (`GET /approvals/{id}`). */
   approvalOverApi(id: string): Promise<{ status: string; result: Record<string, unknown> | null; [k: string]: unknown }>;
   close(): Promise<void>;
@@ -62,6 +68,13 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
           function: MINT_TEXT,
           where: [{ arg: 'amount', gt: '10000' }],
         },
+        {
+          id: 'permits',
+          description: 'Token permits wait for an approver of finance',
+          effect: { hold: { required: 1, group: GROUP } },
+          kinds: ['typed-data'],
+          primaryTypes: ['Permit'],
+        },
       ],
       // The contract's uniq, pinned: chain `local` has no RPC to read it from.
       uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
@@ -77,6 +90,12 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       holdSign: async (amount) => {
         const held = await requester.post(`${base}/sign`, localSignBody(walletAddress, { args: [MINT_TO, amount] }));
         if (held.status !== 202) throw new Error(`the sign was not held: ${held.status} ${JSON.stringify(held.body)}`);
+        return held.body.data.approval.id as string;
+      },
+      holdPermit: async (value) => {
+        const typedData = permit({ name: 'USD Coin', version: '2', chainId: 1, verifyingContract: PERMIT_TOKEN }, { owner: walletAddress, spender: PERMIT_SPENDER, value, nonce: 0n, deadline: 1_798_761_600n });
+        const held = await requester.post(`${base}/wallets/${walletAddress}/sign-typed-data`, asJson(typedData));
+        if (held.status !== 202) throw new Error(`the permit was not held: ${held.status} ${JSON.stringify(held.body)}`);
         return held.body.data.approval.id as string;
       },
       approvalOverApi: async (id) => {
