@@ -3,12 +3,12 @@
 // X-Requested-With header the vault asks of state-changing ones (a cross-site form cannot send it).
 
 /**
- * @typedef {{ id: string, name: string, vault: string, group: string | null, created: string }} Approver
+ * @typedef {{ id: string, name: string, vault: string, vaultName?: string | null, group: string | null, created: string }} Approver
  * @typedef {{ approver: { id: string, name: string | null }, decision: string, at: string, kind: string }} Vote
  * @typedef {{ name: string, type: string, value: unknown }} Argument
  * @typedef {{ path: string, type: string, value: unknown }} TypedField
  * @typedef {{
- *   id: string, vault: string,
+ *   id: string, vault: string, vaultName?: string | null,
  *   wallet: { address: string | null, name: string | null },
  *   chain: { name: string | null, id: string | number | null },
  *   kind: string,

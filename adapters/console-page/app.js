@@ -55,7 +55,7 @@ function showWho() {
   const me = ctx.me;
   nav.hidden = me === null;
   who.hidden = me === null;
-  whoName.textContent = me ? `${me.name} \u00b7 ${me.vault}${me.group ? ` \u00b7 ${me.group}` : ''}` : '';
+  whoName.textContent = me ? `${me.name} \u00b7 ${me.vaultName || me.vault}${me.group ? ` \u00b7 ${me.group}` : ''}` : '';
 }
 
 /**

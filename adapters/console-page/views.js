@@ -233,7 +233,7 @@ export function enrolView(ctx, token) {
       const { options, vault, group } = await api.enrolOptions(token);
       const response = await createPasskey(options);
       const { approver } = await api.enrol({ token, name: chosen, response });
-      ctx.announce(`Passkey created. You approve for vault ${approver.vault ?? vault}${(approver.group ?? group) ? `, group ${approver.group ?? group}` : ''}.`, 'done');
+      ctx.announce(`Passkey created. You approve for vault ${approver.vaultName || approver.vault || vault}${(approver.group ?? group) ? `, group ${approver.group ?? group}` : ''}.`, 'done');
       ctx.signedIn(approver, '#/pending');
     }, { signedOutMeansSession: false });
   });
@@ -321,7 +321,7 @@ export async function pendingView(ctx) {
   const { approvals } = await api.approvals('pending');
   return [
     h('h1', { tabindex: '-1' }, 'Pending approvals'),
-    h('p', { class: 'lead' }, `Vault ${ctx.me?.vault ?? ''}${ctx.me?.group ? `, group ${ctx.me.group}` : ''}: signing requests held for approvers.`),
+    h('p', { class: 'lead' }, `Vault ${ctx.me?.vaultName || ctx.me?.vault || ''}${ctx.me?.group ? `, group ${ctx.me.group}` : ''}: signing requests held for approvers.`),
     cards('Pending approvals', approvals.map((a) => approvalCard(a)), 'Nothing is waiting for a decision.'),
   ];
 }
@@ -347,7 +347,7 @@ function requestSections(a) {
     section(
       'Request',
       facts([
-        ['Vault', a.vault],
+        ['Vault', a.vaultName ? [h('strong', null, a.vaultName), ' ', h('span', { class: 'muted' }, a.vault)] : a.vault],
         ['Wallet', namedAddress(a.wallet)],
         ['Chain', chainText(a.chain)],
         ['Kind', a.kind],
