@@ -7,6 +7,7 @@ import { ConfigError, KEYSTORES } from '../main/config.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
+import { registerApproverCommands } from './approvers.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { registerGovernanceCommands } from './governance.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
@@ -200,6 +201,7 @@ registerQuarantineCommands(keys);
 registerAuditCommands(program);
 registerPolicyCommands(program);
 registerApprovalCommands(program);
+registerApproverCommands(program);
 registerWebhookCommands(program);
 registerGovernanceCommands(program);
 

@@ -13,6 +13,7 @@ import { bodyLimits, parseJsonBody, parseSignBody, readRequestBody, signBodyLimi
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
 import { JSON_TYPE, VAULT_ROUTE_PREFIX, type Reply } from './routes.js';
 import { serviceRoutes, type ServiceOptions } from './service-routes.js';
+import { consoleRoutes } from './console-routes.js';
 
 /** What a shell hands over with the request. */
 export interface Exchange {
@@ -44,7 +45,8 @@ const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
  * use case's command, the use case, the presenter. Every failure is answered by toErrorResponse.
  */
 export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): HttpPipeline {
-  const table: RouteTable = routeTable(serviceRoutes(deps, options));
+  // The approvers' console's routes (docs/console.md) are service routes too: outside the vaults, no API key.
+  const table: RouteTable = routeTable([...serviceRoutes(deps, options), ...consoleRoutes(deps)]);
   const bounds = deps.argsBounds ?? DEFAULT_ARGS_BOUNDS;
   const jsonLimits = bodyLimits(bounds);
   // A typed-data message or a transaction's data can be as wide as a Sign body: Sign's text limits.

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
-import { consoleRoutes } from './console-routes.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
@@ -57,7 +56,7 @@ export interface ServiceOptions {
   readonly apiDocs?: ApiDocsOptions;
 }
 
-/** health, readiness, metrics (when `deps.metrics`), the API docs (all GET and HEAD), and the approvers' console. */
+/** health, readiness, metrics (when `deps.metrics`) and the API docs: all GET (and HEAD). The console's are console-routes.ts'. */
 export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceRoute[] {
   const routes: ServiceRoute[] = [];
   const operator = (authorization: string | undefined) => deps.operatorToken !== undefined && operatorTokenMatches(deps.operatorToken, authorization);
@@ -108,7 +107,6 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
       routes.push({ path: '/docs/assets/:name', answer: async (r) => file(docs.asset(r.params.name!)) });
     }
   }
-  routes.push(...consoleRoutes(deps));
   return routes;
 }
 

@@ -226,10 +226,10 @@ export const USE_CASES = {
         governed: (vaultId) => governedKeysOf(p.policyCache, vaultId),
         listApprovals: p.resolve(ListApprovals),
         getApproval: p.resolve(GetApproval),
-        voteOnApproval: p.resolve(VoteOnApproval),
+        // Resolved at the first vote: the CLI's invite and list open no key store.
+        voteOnApproval: { execute: (command) => p.resolve(VoteOnApproval).execute(command) },
         governance: p.resolve(Governance),
       }),
-    KEYS,
   ),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
   expireApprovals: entry(ExpireApprovals, (p) => new ExpireApprovals(p.approvals, p.clock)),

@@ -3,6 +3,7 @@ import { parseApproverGroup } from '../domain/approval-rules.js';
 import type { Approval, ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
+import { parseWindow } from '../domain/sign-limits.js';
 import type { ApiKeyRecord } from '../domain/vault.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditLog, AuditRecord } from '../ports/audit-log.port.js';
@@ -153,14 +154,14 @@ export class ApproversConsole {
    * `wallet-vault approvers invite`: a one-time enrolment URL for the vault (and group), good until
    * `expiresMs` from now. Only its hash is stored; audited (approver.invited).
    */
-  async invite(vaultId: string, options: { group?: string; expiresMs?: number } = {}): Promise<{ url: string; expires: Date }> {
+  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}): Promise<{ url: string; expires: Date }> {
     const { store } = this.parts();
     await requireVault(this.deps.repository, vaultId);
     if ((await this.deps.governed(vaultId)) !== null) {
       throw invalidArgument(`vault: ${vaultId} is governed; its votes count only from the approver addresses its signed state names, so a passkey approver could not vote there (docs/console.md)`);
     }
     const group = options.group === undefined ? null : parseApproverGroup(options.group);
-    const ms = options.expiresMs ?? DEFAULT_INVITE_MS;
+    const ms = options.expires !== undefined ? windowOf(options.expires) : (options.expiresMs ?? DEFAULT_INVITE_MS);
     if (!Number.isSafeInteger(ms) || ms < 60_000 || ms > MAX_INVITE_MS) throw invalidArgument('expires: from 1m to 30d');
     const token = secret();
     const tokenHash = sha256(token);
@@ -182,6 +183,17 @@ export class ApproversConsole {
     if (invite.used !== null) throw signedOut('this invite was used already; ask for a new one');
     if (invite.expires.getTime() <= now.getTime()) throw signedOut('this invite expired; ask for a new one');
     return invite;
+  }
+
+  /** `wallet-vault approvers list`: the vault's enrolled approvers, revoked ones included. */
+  async list(vaultId: string): Promise<(Approver & { revoked: string | null; credential: string })[]> {
+    const { store } = this.parts();
+    await requireVault(this.deps.repository, vaultId);
+    const keys = new Map((await this.deps.repository.listApiKeys(vaultId)).map((k) => [k.id, k]));
+    return (await store.passkeys(vaultId)).flatMap((p) => {
+      const key = keys.get(p.apiKeyId);
+      return key === undefined ? [] : [{ ...approverOf(key, p), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
+    });
   }
 
   /** `POST /console/api/enrol/options`: the passkey creation options for an open invite. */
@@ -411,6 +423,15 @@ export class ApproversConsole {
   /** `GET /console/api/history`: decided approvals and proposals. */
   async history(caller: ConsoleCaller): Promise<{ approvals: ApprovalView[]; proposals: ProposalView[] }> {
     return { approvals: await this.approvals(caller, 'decided'), proposals: await this.proposals(caller, 'decided') };
+  }
+}
+
+/** `30m`, `24h`, `7d` for an invite's lifetime. */
+function windowOf(text: string): number {
+  try {
+    return parseWindow(text);
+  } catch {
+    throw invalidArgument(`expires: ${JSON.stringify(text.slice(0, 40))} is not a whole number and a unit (m, h, d) from 1m to 30d, such as 24h`);
   }
 }
 

@@ -75,8 +75,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Webhook delivery: the loopback rule of the RPC URLs (http:// only to a loopback receiver).
   webhooks: ['chain/rpc-urls.ts'],
 
+  // The approvers' console's WebAuthn relying party (@simplewebauthn/server): nothing of the others.
+  webauthn: [],
+
   // The composition root knows every family but the command line, which is built on it.
-  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
+  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'webauthn/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts'],
 };
 
 /** The family of a file under adapters/: `keystore/pkcs11`, `http`, `native-bindings.ts`. */
