@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { freePort } from './cli.js';
+import { cliJson, freePort } from './cli.js';
 import { enrol, newApprover, openApproval, type ConsoleApprover } from './console-browser.js';
 import { client } from './http-client.js';
 import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody, MINT_TO } from './sign-request.js';
@@ -11,7 +11,7 @@ import { asJson, permit } from './typed-data-fixtures.js';
  * `npm run docs:screenshots` (scripts/docs-screenshots.ts): the real vault server at a localhost public URL
  * (a WebAuthn rpID must be a domain, never an IP address), a vault "treasury" with a wallet, a requester key,
  * and a policy whose hold rule names the function's arguments, so approvers see `to` and `amount` rather
- * than positions. Approvers are invited through the use case of `approvers invite` and enrol in the browser.
+ * than positions. Approvers are invited with the real `wallet-vault approvers invite` and enrol in the browser.
  */
 
 /** The operator's function text: the names approvers see (never the requester's ABI names). */
@@ -30,7 +30,7 @@ export interface ConsoleWorld {
   readonly consoleUrl: string;
   readonly vaultId: string;
   readonly walletAddress: string;
-  /** A one-time enrolment URL for the vault's group, as `wallet-vault approvers invite` prints it. */
+  /** A one-time enrolment URL for the vault's group, printed by `wallet-vault approvers invite --json`. */
   invite(): Promise<string>;
   /** A Sign request of `amount` that the hold rule holds; resolves to the approval's id. */
   holdSign(amount: string): Promise<string>;
@@ -85,8 +85,8 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       consoleUrl: `${origin}/console/`,
       vaultId,
       walletAddress,
-      // As `wallet-vault approvers invite` does: the use case behind it.
-      invite: async () => (await server.server.vault.approversConsole.invite(vaultId, { group: GROUP })).url,
+      // As an operator invites: the real command, on the running server's data directory.
+      invite: async () => (await cliJson<{ url: string }>(['approvers', 'invite', '--vault', vaultId, '--group', GROUP], { VAULT_DATA_DIR: server.dataDir, VAULT_PUBLIC_URL: origin })).url,
       holdSign: async (amount) => {
         const held = await requester.post(`${base}/sign`, localSignBody(walletAddress, { args: [MINT_TO, amount] }));
         if (held.status !== 202) throw new Error(`the sign was not held: ${held.status} ${JSON.stringify(held.body)}`);
