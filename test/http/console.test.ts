@@ -4,6 +4,7 @@ import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
 import { localSignBody, MINT_TO } from '../support/sign-request.js';
 import { SoftwareAuthenticator } from '../support/software-authenticator.js';
+import { asJson, permit } from '../support/typed-data-fixtures.js';
 import { sqlSessionOn, type SqlSession } from '../support/sql-session.js';
 
 /*
@@ -252,6 +253,51 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     expect(completing.body.approval).toMatchObject({ status: 'pending', result: null });
     const invalid = (await s.vault.listAuditRecords.execute({ vaultId: v.vaultId, limit: 1000 })).filter((r) => r.action === 'approval.vote-invalid');
     expect(invalid.map((r) => [r.subject, r.details.votes, r.details.released])).toEqual([[second, `api-key:${alice.approver.id}`, false]]);
+  });
+
+  it('a held transaction shows its value and most fee; held typed data its fields one by one', async () => {
+    const { vaultId, api, base } = await s.vaultWithKey('console-standard');
+    const wallet: string = (await api.post(`${base}/wallets`, { name: 'payroll' })).body.data.address;
+    const recipient = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+    const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    await s.vault.managePolicies.apply(vaultId, {
+      version: 2,
+      rules: [
+        { id: 'pay', effect: 'allow', kinds: ['transaction'], contracts: [recipient], maxValue: '1000' },
+        { id: 'permits', effect: 'allow', kinds: ['typed-data'], contracts: [token] },
+        { id: 'four-eyes', effect: { hold: { required: 2 } }, kinds: ['transaction', 'typed-data'], description: 'Payments need two' },
+      ],
+      limits: [],
+    });
+    const alice = await enrol(vaultId, 'Alice');
+    const tx = { type: 'eip1559', chainId: 31337, nonce: 0, to: recipient, value: '1000', gas: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' };
+    const heldTx = await api.post(`${base}/wallets/${wallet}/sign-transaction`, tx);
+    expect(heldTx.status).toBe(202);
+    const typed = permit({ name: 'Token', version: '1', chainId: 31337, verifyingContract: token as `0x${string}` }, { owner: wallet as `0x${string}`, spender: recipient as `0x${string}`, value: 5n, nonce: 0n, deadline: 2n ** 40n });
+    const heldTd = await api.post(`${base}/wallets/${wallet}/sign-typed-data`, asJson(typed));
+    expect(heldTd.status).toBe(202);
+    const txView = (await get(`/approvals/${heldTx.body.data.approval.id}`, alice.cookie)).body.approval;
+    expect(txView).toMatchObject({
+      kind: 'transaction', value: '1000', fee: String(21000n * 2000000000n), chain: { id: '31337' }, contract: { address: recipient, name: null },
+      wallet: { address: wallet, name: 'payroll' }, rule: 'four-eyes', ruleDescription: 'Payments need two', function: null, typedData: null,
+    });
+    const tdView = (await get(`/approvals/${heldTd.body.data.approval.id}`, alice.cookie)).body.approval;
+    expect(tdView.kind).toBe('typed-data');
+    expect(tdView.contract).toEqual({ address: token, name: null });
+    expect(tdView.typedData.primaryType).toBe('Permit');
+    expect(tdView.typedData.fields.map((f: { path: string; type: string; value: unknown }) => [f.path, f.type, String(f.value)])).toEqual([
+      ['owner', 'address', wallet],
+      ['spender', 'address', recipient],
+      ['value', 'uint256', '5'],
+      ['nonce', 'uint256', '0'],
+      ['deadline', 'uint256', String(2n ** 40n)],
+    ]);
+  });
+
+  it('a governed vault takes no passkey approvers: invite refused, naming docs/console.md', async () => {
+    const { vaultId } = await s.vaultWithKey('console-governed');
+    await s.vault.governance.set(vaultId, { required: 1, approvers: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'], delay: '0s' }, 'operator');
+    await expect(s.vault.approversConsole.invite(vaultId)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/governed.*docs\/console\.md/) });
   });
 
   it('GET /console serves the page with the CSP; /console redirects to /console/; unknown assets are 404', async () => {

@@ -210,8 +210,9 @@ describe('error codes in the OpenAPI document', () => {
       }
     }
     expect((document.components!.responses as Record<string, any>).MethodNotAllowed.headers.Allow.required).toBe(true);
-    // Every code is answered somewhere.
-    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode)));
+    // Every code is answered somewhere, but the approvers' console's own: its routes are the page's, outside
+    // this document (docs/console.md "The API behind the page").
+    expect(new Set(errorAnswers().flatMap((a) => a.codes))).toEqual(new Set(Object.values(ErrorCode).filter((c) => !c.startsWith('CONSOLE_'))));
   });
 });
 
