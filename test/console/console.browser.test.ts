@@ -32,7 +32,9 @@ const MINTED_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
  * the Decision digest. The tests run in order and share the world: Alex enrols first and approves, Sam
  * rejects, then forged assertions are tried from Alex's page.
  */
-describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium", () => {
+// Each test drives a browser through several views, each with an axe run, and starts the CLI: minutes on a
+// busy 2-core machine, so the bound is wide; none waits on a timer.
+describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium", { timeout: 240_000 }, () => {
   let world: ConsoleWorld;
   let browser: Browser;
   let alex: ConsoleApprover;
