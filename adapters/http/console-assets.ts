@@ -66,9 +66,10 @@ export function consoleAssets(dir?: string) {
     return body === undefined ? undefined : { status: 200, type: TYPES[path.extname(name)]!, headers: { 'Cache-Control': cache }, body };
   };
   return {
-    /** index.html, never cached (it names the assets of this release). */
+    // `no-cache` (revalidate every time): the names are not content-hashed, and an upgraded vault must
+    // not serve a browser yesterday's app.js.
     page: (): Reply | undefined => reply('index.html', 'no-cache'),
-    /** A file of the folder (index.html too), cached a short while: names are not content-hashed. */
-    asset: (name: string): Reply | undefined => (NAME.test(name) ? reply(name, 'public, max-age=300') : undefined),
+    /** A file of the folder but index.html (the page itself is `/console/`). */
+    asset: (name: string): Reply | undefined => (NAME.test(name) && name !== 'index.html' ? reply(name, 'no-cache') : undefined),
   };
 }

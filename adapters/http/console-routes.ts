@@ -109,7 +109,8 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
       answer: async (r) => {
         enabled();
         // The page names its assets relatively (assets/app.js): it must be read at /console/.
-        if (!r.pathname.endsWith('/')) return { status: 308, type: 'text/plain; charset=utf-8', headers: { Location: `${r.base}${r.pathname}/` }, body: 'see /console/' };
+        // Relative, so a reverse proxy's path prefix is kept: /prefix/console → /prefix/console/.
+        if (!r.pathname.endsWith('/')) return { status: 308, type: 'text/plain; charset=utf-8', headers: { Location: 'console/' }, body: 'see console/' };
         return assets.page();
       },
     },

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseApproverGroup } from '../domain/approval-rules.js';
-import type { Approval, ApprovalVoteKind } from '../domain/approval.js';
+import type { Approval, ApprovalStatus, ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import { parseWindow } from '../domain/sign-limits.js';
@@ -38,6 +38,8 @@ export const CHALLENGE_TTL_MS = 5 * 60_000;
 export const MAX_OUTSTANDING_CHALLENGES = 10_000;
 export const DEFAULT_INVITE_MS = 24 * 3_600_000;
 export const MAX_INVITE_MS = 30 * 24 * 3_600_000;
+/** Approvals a console list shows at most (newest first). */
+const LIST_MAX = 100;
 /** The invite's bytes: what the URL fragment carries (base64url). */
 const SECRET_BYTES = 32;
 
@@ -51,6 +53,8 @@ export interface Approver {
   readonly id: string;
   readonly name: string;
   readonly vault: string;
+  /** The vault's name, for people (the id is what the API takes). */
+  readonly vaultName: string;
   readonly group: string | null;
   readonly created: string;
 }
@@ -94,8 +98,8 @@ const unavailable = (why: string) => new DomainError(ErrorCode.CONSOLE_UNAVAILAB
 const signedOut = (why: string) => new DomainError(ErrorCode.UNAUTHENTICATED, `console: ${why}; sign in with your passkey`);
 const badSignature = (why: string) => new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, why);
 
-function approverOf(key: ApiKeyRecord, passkey: Passkey): Approver {
-  return { id: key.id, name: passkey.name, vault: key.vaultId, group: key.group ?? null, created: passkey.created.toISOString() };
+function approverOf(key: ApiKeyRecord, passkey: Passkey, vaultName: string): Approver {
+  return { id: key.id, name: passkey.name, vault: key.vaultId, vaultName, group: key.group ?? null, created: passkey.created.toISOString() };
 }
 
 /** The base64url challenge a passkey signs to decide `decision` on `approval`: its EIP-712 Decision digest. */
@@ -188,11 +192,11 @@ export class ApproversConsole {
   /** `wallet-vault approvers list`: the vault's enrolled approvers, revoked ones included. */
   async list(vaultId: string): Promise<(Approver & { revoked: string | null; credential: string })[]> {
     const { store } = this.parts();
-    await requireVault(this.deps.repository, vaultId);
+    const vault = await requireVault(this.deps.repository, vaultId);
     const keys = new Map((await this.deps.repository.listApiKeys(vaultId)).map((k) => [k.id, k]));
     return (await store.passkeys(vaultId)).flatMap((p) => {
       const key = keys.get(p.apiKeyId);
-      return key === undefined ? [] : [{ ...approverOf(key, p), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
+      return key === undefined ? [] : [{ ...approverOf(key, p, vault.name), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
     });
   }
 
@@ -236,7 +240,7 @@ export class ApproversConsole {
       name: label, group: invite.group, credential: credential.credentialId.slice(0, 64), invite: shortId(invite.tokenHash),
     });
     if (!(await store.enrol(invite.tokenHash, now, key, passkey, enrolled))) throw signedOut('this invite was used or expired meanwhile');
-    return { approver: approverOf(key, passkey), sessionId: await this.start(store, key, passkey, 'enrolment') };
+    return { approver: approverOf(key, passkey, await this.vaultName(key.vaultId)), sessionId: await this.start(store, key, passkey, 'enrolment') };
   }
 
   /** `POST /console/api/session/options`: a one-use sign-in challenge (discoverable credentials). */
@@ -263,7 +267,7 @@ export class ApproversConsole {
     const verified = await rp.verifyAssertion(response, challenge, passkey);
     if (verified === null) throw signedOut(`the passkey's response does not verify for ${rp.origin}`);
     await this.advance(store, passkey, verified.counter, signedOut('the authenticator counter went back (a cloned passkey?)'));
-    return { approver: approverOf(key, passkey), sessionId: await this.start(store, key, passkey, 'sign-in') };
+    return { approver: approverOf(key, passkey, await this.vaultName(key.vaultId)), sessionId: await this.start(store, key, passkey, 'sign-in') };
   }
 
   private async start(store: ConsoleStore, key: ApiKeyRecord, passkey: Passkey, via: string): Promise<string> {
@@ -275,6 +279,10 @@ export class ApproversConsole {
       auditEvent('approver.session-started', now, apiKeyActor(key.id), key.vaultId, key.id, { session: shortId(idHash), via }),
     );
     return sessionId;
+  }
+
+  private async vaultName(vaultId: string): Promise<string> {
+    return (await requireVault(this.deps.repository, vaultId)).name;
   }
 
   /** The key, unrevoked and still an approver, or 401. */
@@ -312,7 +320,7 @@ export class ApproversConsole {
     if (passkey === null || !sameText(passkey.credentialId, session.credentialId)) throw signedOut('this session\'s passkey is no longer this approver\'s');
     await store.touchSession(idHash, new Date(now));
     return {
-      approver: approverOf(key, passkey),
+      approver: approverOf(key, passkey, await this.vaultName(key.vaultId)),
       principal: { apiKeyId: key.id, vaultId: key.vaultId, roles: key.roles, group: key.group ?? null, approverAddress: null },
       passkey,
       sessionHash: idHash,
@@ -347,7 +355,7 @@ export class ApproversConsole {
   }
 
   /** Views with the wallets' names filled in (one read per wallet shown). */
-  private async views(vaultId: string, approvals: readonly Approval[]): Promise<ApprovalView[]> {
+  private async views(vaultId: string, approvals: readonly Approval[]): Promise<(ApprovalView & { vaultName: string })[]> {
     const ctx = await this.viewContext(vaultId);
     const views = approvals.map((a) => approvalView(a, ctx));
     const now = this.deps.clock.now();
@@ -356,15 +364,24 @@ export class ApproversConsole {
       const address = v.wallet.address;
       if (address !== null && !names.has(address)) names.set(address, (await this.deps.repository.findWallet(vaultId, address, now))?.name ?? null);
     }
-    return views.map((v) => (v.wallet.address === null ? v : { ...v, wallet: { address: v.wallet.address, name: names.get(v.wallet.address) ?? null } }));
+    const vaultName = await this.vaultName(vaultId);
+    return views.map((v) => ({ ...v, vaultName, ...(v.wallet.address === null ? {} : { wallet: { address: v.wallet.address, name: names.get(v.wallet.address) ?? null } }) }));
   }
 
   /** `GET /console/api/approvals?state=pending|decided`: the approver's vault's approvals, newest first (at most 100). */
   async approvals(caller: ConsoleCaller, state: 'pending' | 'decided'): Promise<ApprovalView[]> {
     const vaultId = caller.approver.vault;
-    const page = (await this.deps.listApprovals.execute(vaultId, { ...(state === 'pending' ? { status: 'pending' } : {}), count: 1000 })).page;
-    const chosen = (state === 'pending' ? page : page.filter((a) => a.status !== 'pending')).slice(-100).reverse();
+    const statuses: ApprovalStatus[] = state === 'pending' ? ['pending'] : ['approved', 'rejected', 'expired'];
+    const newest = await Promise.all(statuses.map((status) => this.newest(vaultId, status)));
+    const chosen = newest.flat().sort((a, b) => b.created.getTime() - a.created.getTime() || (a.id < b.id ? 1 : -1)).slice(0, LIST_MAX);
     return this.views(vaultId, chosen);
+  }
+
+  /** The newest LIST_MAX approvals of one status (the store lists oldest first: the last page). */
+  private async newest(vaultId: string, status: ApprovalStatus): Promise<readonly Approval[]> {
+    const { count } = await this.deps.listApprovals.execute(vaultId, { status, count: 1 });
+    if (count === 0) return [];
+    return (await this.deps.listApprovals.execute(vaultId, { status, offset: Math.max(0, count - LIST_MAX), count: LIST_MAX })).page;
   }
 
   /** `GET /console/api/approvals/{id}`: one approval decoded, with the audit records whose subject it is. */

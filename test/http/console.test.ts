@@ -92,7 +92,7 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     const v = await heldVault('console-approve');
     const alice = await enrol(v.vaultId, 'Alice (finance)');
     const bob = await enrol(v.vaultId, 'Bob (compliance)');
-    expect(alice.approver).toMatchObject({ name: 'Alice (finance)', vault: v.vaultId, group: null });
+    expect(alice.approver).toMatchObject({ name: 'Alice (finance)', vault: v.vaultId, vaultName: 'console-approve', group: null });
     // An approver is an API key: listed, with the approver role only.
     const key = (await s.vault.manageVaults.listApiKeys(v.vaultId)).find((k) => k.id === alice.approver.id)!;
     expect(key.roles).toEqual(['approver']);
@@ -106,6 +106,7 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     expect(detail.status).toBe(200);
     const view = detail.body.approval;
     expect(view).toMatchObject({
+      vaultName: 'console-approve',
       kind: 'call',
       status: 'pending',
       required: 2,
@@ -310,7 +311,8 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     const bare = await fetch(at('/console'), { redirect: 'manual' });
-    expect([bare.status, bare.headers.get('location')]).toEqual([308, `${new URL(s.url).pathname.replace(/\/$/, '')}/console/`]);
+    expect([bare.status, bare.headers.get('location')]).toEqual([308, 'console/']);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
     expect((await fetch(at('/console/assets/..%2Fpackage.json'))).status).toBe(404);
     expect((await fetch(at('/console/assets/nothing.js'))).status).toBe(404);
   });
