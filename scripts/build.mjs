@@ -25,6 +25,7 @@ try {
   node(path.join(next, 'adapters', 'http', 'client-roles-file.js'), path.join(root, 'client', 'operation-roles.ts'));
   node(tsc, '-p', 'tsconfig.client.json', '--outDir', next);
   node(path.join(root, 'scripts', 'copy-api-docs-assets.mjs'), path.join(next, 'api-docs'));
+  node(path.join(root, 'scripts', 'copy-console-page.mjs'), path.join(next, 'console-page'));
   node(path.join(next, 'adapters', 'http', 'openapi', 'write-openapi-file.js'), path.join(root, 'openapi.json'));
   node(path.join(root, 'scripts', 'compile-contracts.mjs'), '--if-changed', path.join(next, 'contracts'));
 } catch (error) {

@@ -1,0 +1,553 @@
+// @ts-check
+// The views. Each returns the nodes of <main>, its first a single <h1> that the router titles the
+// document with and moves the focus to. Data from the vault is only ever put in as text (dom.js).
+
+import { api, ApiError } from './api.js';
+import { code, facts, h, table } from './dom.js';
+import { absolute, formatEther, groupDigits, relative, shortHex } from './format.js';
+import { createPasskey, passkeyProblem, passkeysSupported, usePasskey } from './passkey.js';
+
+/**
+ * @typedef {import('./api.js').Approver} Approver
+ * @typedef {import('./api.js').ApprovalView} ApprovalView
+ * @typedef {import('./api.js').ProposalView} ProposalView
+ * @typedef {import('./api.js').AuditRecord} AuditRecord
+ * @typedef {import('./api.js').Vote} Vote
+ * @typedef {import('./dom.js').Child} Child
+ * @typedef {{
+ *   me: Approver | null,
+ *   signedIn(approver: Approver, next?: string): void,
+ *   go(hash: string): void,
+ *   rerender(): void,
+ *   announce(text: string, kind?: 'info' | 'error' | 'done'): void,
+ * }} Context
+ */
+
+/* ---------- pieces ---------- */
+
+/**
+ * A list of cards, or a line saying there are none.
+ * @param {string} label @param {HTMLLIElement[]} items @param {string} none
+ */
+const cards = (label, items, none) => (items.length === 0 ? h('p', { class: 'card empty' }, none) : h('ul', { class: 'cards', 'aria-label': label }, items));
+
+/** A Solidity type: monospace, broken only where it has to be. @param {string} type */
+const typeName = (type) => h('code', { class: 'type' }, type);
+
+/** @param {string} iso */
+const time = (iso) => h('time', { datetime: iso, title: absolute(iso) }, relative(iso));
+
+/** @param {string} iso */
+const when = (iso) => [time(iso), ' ', h('span', { class: 'muted' }, `(${absolute(iso)})`)];
+
+/** @param {string} status */
+const badge = (status) => h('span', { class: `badge badge-${status.replace(/[^a-z-]/g, '')}` }, status);
+
+/** @param {{ address: string | null, name: string | null } | null | undefined} named */
+const namedAddress = (named) => {
+  if (!named || (named.address === null && named.name === null)) return null;
+  if (named.address === null) return h('strong', null, named.name);
+  return named.name ? [h('strong', null, named.name), ' ', code(named.address)] : code(named.address);
+};
+
+/** @param {{ address: string | null, name: string | null }} w */
+const walletShort = (w) => (w.address === null ? w.name ?? 'unknown' : w.name ? `${w.name} (${shortHex(w.address)})` : shortHex(w.address));
+
+/** @param {{ name: string | null, id: string | number | null }} c */
+const chainText = (c) => (c.name ?? '') + (c.id !== null && c.id !== undefined ? `${c.name ? ' ' : ''}(chain id ${c.id})` : '') || 'unknown';
+
+/** @param {string | null} wei */
+const amount = (wei) => (wei === null || wei === undefined ? null : [h('strong', null, `${formatEther(wei)} ETH`), ' ', h('span', { class: 'muted' }, `${/^\d+$/.test(wei) ? groupDigits(wei) : wei} wei`)]);
+
+/**
+ * An argument's or field's value: text as is, anything structured as indented JSON.
+ * @param {unknown} value
+ */
+const value = (value) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+    ? code(String(value))
+    : h('pre', { class: 'mono' }, JSON.stringify(value, null, 2));
+
+/** What an approval asks for, in a few words (a list item's heading). @param {ApprovalView} a */
+function summary(a) {
+  const target = a.contract ? a.contract.name ?? shortHex(a.contract.address) : null;
+  switch (a.kind) {
+    case 'call':
+      return `${a.function?.name ?? 'Call'}${target ? ` on ${target}` : ''}`;
+    case 'transaction':
+      return a.function ? `Transaction: ${a.function.name}${target ? ` on ${target}` : ''}` : `Transaction${target ? ` to ${target}` : ''}`;
+    case 'typed-data':
+      return `Typed data: ${a.typedData?.primaryType ?? 'message'}`;
+    case 'message':
+      return 'Message';
+    case 'authorization':
+      return `Authorization${target ? ` of ${target}` : ''}`;
+    default:
+      return a.kind;
+  }
+}
+
+/** @param {{ required: number, votes: Vote[] }} a */
+const tally = (a) => {
+  const approvals = a.votes.filter((v) => v.decision === 'approve').length;
+  return `${approvals} of ${a.required} approval${a.required === 1 ? '' : 's'}`;
+};
+
+/** @param {Vote[]} votes @param {string} caption */
+function votesTable(votes, caption) {
+  if (votes.length === 0) return h('p', { class: 'muted' }, 'No votes yet.');
+  return table({
+    caption,
+    hideCaption: true,
+    head: ['Approver', 'Decision', 'When', 'Signed with'],
+    rows: votes.map((v) => [v.approver.name || v.approver.id, badge(v.decision), time(v.at), v.kind === 'passkey' ? 'passkey' : v.kind === 'address' ? 'address key' : 'no signature']),
+  });
+}
+
+/** `submissionHash` → `Submission hash`: a field name of the API as a label. @param {string} key */
+const words = (key) => {
+  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
+
+/**
+ * The audit records behind a decision, oldest first: what happened, when, by whom, and each detail by name
+ * (a list rather than a table: details are many and long, and must read on a phone too).
+ * @param {AuditRecord[] | undefined} records
+ */
+function auditList(records) {
+  if (!records || records.length === 0) return h('p', { class: 'muted' }, 'No audit records.');
+  return h(
+    'ol',
+    { class: 'audit' },
+    records.map((r) => {
+      const at = typeof r.at === 'string' ? r.at : typeof r.timestamp === 'string' ? r.timestamp : null;
+      const details = r.details && typeof r.details === 'object' ? Object.entries(/** @type {Record<string, unknown>} */ (r.details)) : [];
+      return h(
+        'li',
+        null,
+        h('p', { class: 'audit-head' }, code(String(r.action ?? '')), at ? [' ', time(at)] : null, r.actor ? [' by ', code(String(r.actor))] : null),
+        details.length > 0 ? facts(details.map(([k, v]) => [words(k), value(v)]), 'facts compact') : null,
+      );
+    }),
+  );
+}
+
+/**
+ * A result (signature, submission hash…) field by field; `short`: its text fields only.
+ * @param {Record<string, unknown> | null} result @param {{ short?: boolean }} [o]
+ */
+const resultFacts = (result, o = {}) =>
+  result === null
+    ? h('p', { class: 'muted' }, 'Nothing was signed.')
+    : facts(Object.entries(result).filter(([, v]) => !o.short || typeof v === 'string').map(([k, v]) => [words(k), value(v)]));
+
+
+/**
+ * A section with a heading.
+ * @param {string} title
+ * @param {Child[]} children
+ */
+const section = (title, ...children) => {
+  const id = `s-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), children);
+};
+
+/** @param {unknown} error */
+function problemText(error) {
+  const passkey = passkeyProblem(error);
+  if (passkey) return passkey;
+  if (error instanceof ApiError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs a step behind a button: disables it, says what is happening, shows what went wrong beside it.
+ * @param {Context} ctx
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} errorBox
+ * @param {string} busyText
+ * @param {() => Promise<void>} step
+ * @param {{ signedOutMeansSession?: boolean }} [o] false where a 401 is about an invite or a passkey, not a session
+ */
+async function busy(ctx, button, errorBox, busyText, step, o = {}) {
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  errorBox.replaceChildren();
+  ctx.announce(busyText);
+  try {
+    await step();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && o.signedOutMeansSession !== false) {
+      ctx.announce('Your session has ended. Sign in again.', 'error');
+      ctx.go('#/signin');
+      return;
+    }
+    const text = problemText(error);
+    errorBox.replaceChildren(h('p', null, text));
+    ctx.announce(text, 'error');
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+  }
+}
+
+const errorBox = () => h('div', { class: 'error', id: `error-${Math.random().toString(36).slice(2)}` });
+
+const noPasskeys = () =>
+  passkeysSupported() ? null : h('p', { class: 'error' }, 'This browser cannot use passkeys here. Open the console at the vault\u2019s public address (HTTPS) in a current browser.');
+
+/* ---------- enrol and sign in ---------- */
+
+/** @param {Context} ctx @param {string | null} token */
+export function enrolView(ctx, token) {
+  if (!token) {
+    return [
+      h('h1', { tabindex: '-1' }, 'Invitation link incomplete'),
+      h('p', null, 'Open the whole link you were sent. It ends with ', code('#enrol='), ' and a long code, and works once.'),
+      h('p', null, h('a', { href: '#/signin' }, 'Already enrolled? Sign in')),
+    ];
+  }
+  const err = errorBox();
+  const name = h('input', { id: 'enrol-name', name: 'name', type: 'text', required: true, autocomplete: 'name', maxlength: '100', 'aria-describedby': `enrol-name-hint ${err.id}` });
+  const submit = h('button', { type: 'submit', class: 'button primary' }, 'Create passkey');
+  const form = h(
+    'form',
+    { class: 'card form', novalidate: true },
+    h('div', { class: 'field' }, h('label', { for: 'enrol-name' }, 'Your name'), h('p', { id: 'enrol-name-hint', class: 'hint' }, 'Other approvers and the audit trail show it beside your votes.'), name),
+    submit,
+    err,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const chosen = name.value.trim();
+    if (!chosen) {
+      name.setAttribute('aria-invalid', 'true');
+      err.replaceChildren(h('p', null, 'Enter your name.'));
+      ctx.announce('Enter your name.', 'error');
+      name.focus();
+      return;
+    }
+    name.removeAttribute('aria-invalid');
+    void busy(ctx, submit, err, 'Follow your browser\u2019s prompt to create the passkey…', async () => {
+      const { options, vault, group } = await api.enrolOptions(token);
+      const response = await createPasskey(options);
+      const { approver } = await api.enrol({ token, name: chosen, response });
+      ctx.announce(`Passkey created. You approve for vault ${approver.vaultName || approver.vault || vault}${(approver.group ?? group) ? `, group ${approver.group ?? group}` : ''}.`, 'done');
+      ctx.signedIn(approver, '#/pending');
+    }, { signedOutMeansSession: false });
+  });
+  return [
+    h('h1', { tabindex: '-1' }, 'Create your passkey'),
+    h('p', { class: 'lead' }, 'You were invited to approve signing requests of a vault. A passkey on this device (or your phone) signs each of your decisions: there is no password.'),
+    noPasskeys(),
+    form,
+  ];
+}
+
+/** @param {Context} ctx @param {string} next where to go after signing in */
+export function signInView(ctx, next) {
+  const err = errorBox();
+  const button = h('button', { type: 'button', class: 'button primary' }, 'Sign in with passkey');
+  button.addEventListener('click', () => {
+    void busy(ctx, button, err, 'Follow your browser\u2019s passkey prompt…', async () => {
+      const { options } = await api.sessionOptions();
+      const response = await usePasskey(options);
+      const { approver } = await api.signIn(response);
+      ctx.announce(`Signed in as ${approver.name}.`, 'done');
+      ctx.signedIn(approver, next);
+    }, { signedOutMeansSession: false });
+  });
+  return [
+    h('h1', { tabindex: '-1' }, 'Sign in'),
+    h('p', { class: 'lead' }, 'Use the passkey you created when you enrolled as an approver.'),
+    noPasskeys(),
+    h('div', { class: 'card form' }, button, err),
+    h('p', { class: 'muted' }, 'Not enrolled yet? Ask an operator of the vault for an invitation link.'),
+  ];
+}
+
+/* ---------- approvals ---------- */
+
+/**
+ * A heading of level 2 or deeper (a card in a list under the page's h1, or under a section's h2).
+ * @param {number} level @param {Child[]} children
+ */
+const heading = (level, ...children) => h(/** @type {'h2' | 'h3' | 'h4'} */ (`h${Math.min(level, 4)}`), null, children);
+
+/** @param {ApprovalView} a @param {number} [level] its heading's @param {Child[]} more */
+function approvalCard(a, level = 2, ...more) {
+  return h(
+    'li',
+    null,
+    h(
+      'article',
+      { class: 'card item' },
+      heading(level, h('a', { href: `#/approvals/${encodeURIComponent(a.id)}` }, summary(a))),
+      facts(
+        [
+          ['Status', badge(a.status)],
+          ['Wallet', walletShort(a.wallet)],
+          ['Chain', chainText(a.chain)],
+          ['Arguments', a.function && a.function.args.length > 0 ? inShort(a.function.args.map((arg) => [arg.name, arg.value])) : null],
+          ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, f.value])) : null],
+          ['Value', a.value !== null && a.value !== '0' ? `${formatEther(a.value)} ETH` : null],
+          ['Requested by', a.requester.name || a.requester.id],
+          ['Requested', time(a.created)],
+          [a.status === 'pending' ? 'Expires' : 'Expired', a.status === 'pending' || a.status === 'expired' ? time(a.expires) : null],
+          ['Votes', tally(a)],
+        ],
+        'facts compact',
+      ),
+      more,
+    ),
+  );
+}
+
+/**
+ * Named values on one line for a list (`to 0x7099…79C8, amount 20000`): long hex shortened, structures
+ * elided, at most four; the detail shows them whole.
+ * @param {[string, unknown][]} pairs
+ */
+function inShort(pairs) {
+  /** @param {unknown} v */
+  const brief = (v) => (typeof v === 'string' ? (/^0x[0-9a-fA-F]+$/.test(v) ? shortHex(v) : v.length > 40 ? `${v.slice(0, 39)}…` : v) : typeof v === 'object' && v !== null ? '…' : String(v));
+  const shown = pairs.slice(0, 4).map(([name, v]) => `${name} ${brief(v)}`);
+  return `${shown.join(', ')}${pairs.length > 4 ? `, and ${pairs.length - 4} more` : ''}`;
+}
+
+/** @param {Context} ctx */
+export async function pendingView(ctx) {
+  const { approvals } = await api.approvals('pending');
+  return [
+    h('h1', { tabindex: '-1' }, 'Pending approvals'),
+    h('p', { class: 'lead' }, `Vault ${ctx.me?.vaultName || ctx.me?.vault || ''}${ctx.me?.group ? `, group ${ctx.me.group}` : ''}: signing requests held for approvers.`),
+    cards('Pending approvals', approvals.map((a) => approvalCard(a)), 'Nothing is waiting for a decision.'),
+  ];
+}
+
+/**
+ * Why this approver may not vote on it, or null when they may.
+ * @param {Approver | null} me @param {ApprovalView} a
+ */
+function cannotVote(me, a) {
+  if (a.status !== 'pending') return `This request is ${a.status}.`;
+  if (!me) return 'Sign in to vote.';
+  if (a.requester.id === me.id || a.requester.id === `api-key:${me.id}`) return 'You made this request; another approver must decide it.';
+  const mine = a.votes.find((v) => v.approver.id === me.id);
+  if (mine) return `You voted ${mine.decision} ${relative(mine.at)}.`;
+  if (a.group && a.group !== me.group) return `Only approvers of group ${a.group} decide this request.`;
+  return null;
+}
+
+/** @param {ApprovalView} a */
+function requestSections(a) {
+  /** @type {Child[]} */
+  const out = [
+    section(
+      'Request',
+      facts([
+        ['Vault', a.vaultName ? [h('strong', null, a.vaultName), ' ', h('span', { class: 'muted' }, a.vault)] : a.vault],
+        ['Wallet', namedAddress(a.wallet)],
+        ['Chain', chainText(a.chain)],
+        ['Kind', a.kind],
+        ['Contract', namedAddress(a.contract)],
+        ['Value', amount(a.value)],
+        ['Fee (at most)', amount(a.fee)],
+      ]),
+    ),
+  ];
+  if (a.function) {
+    out.push(
+      section(
+        'Function',
+        h('p', null, code(a.function.signature)),
+        a.function.args.length === 0
+          ? h('p', { class: 'muted' }, 'No arguments.')
+          : table({ caption: `Arguments of ${a.function.name}`, head: ['Argument', 'Type', 'Value'], rows: a.function.args.map((arg) => [arg.name, typeName(arg.type), value(arg.value)]) }),
+      ),
+    );
+  }
+  if (a.typedData) {
+    out.push(
+      section(
+        `Typed data: ${a.typedData.primaryType}`,
+        h('h3', null, 'Domain'),
+        facts(Object.entries(a.typedData.domain ?? {}).map(([k, v]) => [k, value(v)])),
+        table({ caption: `Fields of ${a.typedData.primaryType}`, head: ['Field', 'Type', 'Value'], rows: a.typedData.fields.map((f) => [f.path, typeName(f.type), value(f.value)]) }),
+      ),
+    );
+  }
+  if (a.authorization) out.push(section('Authorization (EIP-7702)', facts(Object.entries(a.authorization).map(([k, v]) => [k, value(v)]))));
+  if (a.message !== null && a.message !== undefined) out.push(section('Message', h('pre', { class: 'mono message' }, a.message)));
+  if (a.simulation !== null && a.simulation !== undefined) out.push(section('Simulation', value(a.simulation)));
+  return out;
+}
+
+/** @param {Context} ctx @param {string} id */
+export async function approvalView(ctx, id) {
+  const { approval: a, audit } = await api.approval(id);
+  const reason = cannotVote(ctx.me, a);
+  const err = errorBox();
+  /** @type {Child} */
+  let actions = h('p', { class: 'muted' }, reason);
+  if (reason === null) {
+    const approve = h('button', { type: 'button', class: 'button primary' }, 'Approve with passkey');
+    const reject = h('button', { type: 'button', class: 'button danger' }, 'Reject with passkey');
+    /** @param {'approve' | 'reject'} decision @param {HTMLButtonElement} button */
+    const decide = (decision, button) =>
+      busy(ctx, button, err, `Follow your browser\u2019s passkey prompt to ${decision}…`, async () => {
+        const { options } = await api.decisionOptions(a.id, decision);
+        const response = await usePasskey(options);
+        const { approval } = await api.decide(a.id, decision, response);
+        const done =
+          approval.status === 'approved'
+            ? 'Approved. The quorum is reached and the signature is released.'
+            : approval.status === 'rejected'
+              ? 'Rejected. Nothing will be signed.'
+              : `Your ${decision === 'approve' ? 'approval' : 'rejection'} is recorded: ${tally(approval)}.`;
+        ctx.announce(done, 'done');
+        ctx.rerender();
+      });
+    approve.addEventListener('click', () => void decide('approve', approve));
+    reject.addEventListener('click', () => void decide('reject', reject));
+    actions = [h('p', null, 'Your passkey signs your decision over this exact request.'), h('div', { class: 'actions' }, approve, reject), err];
+  }
+  return [
+    h('p', { class: 'crumbs' }, h('a', { href: a.status === 'pending' ? '#/pending' : '#/history' }, a.status === 'pending' ? '\u2190 Pending approvals' : '\u2190 History')),
+    h('h1', { tabindex: '-1' }, summary(a)),
+    h('p', { class: 'lead' }, badge(a.status), ' ', tally(a), a.group ? ` from group ${a.group}` : ''),
+    ...requestSections(a),
+    section(
+      'Decision',
+      facts([
+        ['Requested by', [h('strong', null, a.requester.name || a.requester.id), a.requester.name ? [' ', h('span', { class: 'muted' }, a.requester.id)] : null]],
+        ['Requested', when(a.created)],
+        [a.status === 'pending' ? 'Expires' : 'Expiry', when(a.expires)],
+        ['Held by rule', a.rule === null ? 'none named' : [code(a.rule), a.ruleDescription ? `: ${a.ruleDescription}` : '']],
+        ['Group', a.group],
+        ['Needs', `${a.required} approval${a.required === 1 ? '' : 's'}`],
+        ['Decided', a.decided ? when(a.decided) : null],
+        ['Request hash', a.requestHash ? code(a.requestHash) : null],
+      ]),
+      h('h3', null, 'Votes so far'),
+      votesTable(a.votes, 'Votes'),
+      actions,
+    ),
+    a.status === 'pending' ? null : section('Result', resultFacts(a.result)),
+    section('Audit records', auditList(audit)),
+  ];
+}
+
+/* ---------- proposals ---------- */
+
+/**
+ * A proposal's diff as lines ("policy · added: rule r2", "governance · required: 2 → 3"), whatever its
+ * depth; empty lists are no change and left out.
+ * @param {unknown} diff
+ * @param {string} [path]
+ * @returns {string[]}
+ */
+export function diffLines(diff, path = '') {
+  if (diff === null || diff === undefined) return [];
+  if (Array.isArray(diff)) return diff.length === 0 ? [] : [`${path}: ${diff.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ')}`];
+  if (typeof diff === 'object') {
+    const o = /** @type {Record<string, unknown>} */ (diff);
+    if ('from' in o && 'to' in o && Object.keys(o).length === 2) return [`${path}: ${String(o.from)} \u2192 ${String(o.to)}`];
+    return Object.entries(o).flatMap(([k, v]) => diffLines(v, path ? `${path} \u00b7 ${k}` : k));
+  }
+  return [`${path}: ${String(diff)}`];
+}
+
+/** @param {unknown} diff */
+const diffList = (diff) => {
+  const lines = diffLines(diff);
+  return lines.length === 0 ? h('p', { class: 'muted' }, 'No change listed.') : h('ul', { class: 'diff' }, lines.map((l) => h('li', null, l)));
+};
+
+/** @param {unknown} who */
+const person = (who) =>
+  who && typeof who === 'object' ? String(/** @type {any} */ (who).name ?? /** @type {any} */ (who).id ?? JSON.stringify(who)) : who === null || who === undefined ? '' : String(who);
+
+/** @param {ProposalView} p */
+const proposalTally = (p) => `${p.votes?.filter((v) => v.decision === 'approve').length ?? p.approvals?.length ?? 0} of ${p.required ?? '?'} signatures`;
+
+/** @param {ProposalView} p @param {number} [level] its heading's */
+function proposalCard(p, level = 2) {
+  return h(
+    'li',
+    null,
+    h(
+      'article',
+      { class: 'card item' },
+      heading(level, h('a', { href: `#/proposals/${encodeURIComponent(p.id)}` }, `Proposal ${shortHex(p.id)}`)),
+      facts(
+        [
+          ['Status', badge(p.status)],
+          ['Proposed by', p.creator === undefined ? null : person(p.creator)],
+          ['Proposed', time(p.created)],
+          ['Signatures', proposalTally(p)],
+        ],
+        'facts compact',
+      ),
+      heading(level + 1, 'Changes'),
+      diffList(p.diff),
+    ),
+  );
+}
+
+/** @param {Context} _ctx */
+export async function proposalsView(_ctx) {
+  const { proposals } = await api.proposals('pending');
+  return [
+    h('h1', { tabindex: '-1' }, 'Pending proposals'),
+    h('p', { class: 'lead' }, 'Changes to the vault\u2019s policy, approvers and keys, in force once the vault\u2019s governance approvers sign them (', code('wallet-vault governance proposals approve'), ').'),
+    cards('Pending proposals', proposals.map((p) => proposalCard(p)), 'No proposal is waiting.'),
+  ];
+}
+
+/** @param {Context} _ctx @param {string} id */
+export async function proposalView(_ctx, id) {
+  const { proposal: p, audit } = await api.proposal(id);
+  /** @type {[string, Child][]} */
+  const rows = [
+    ['Status', badge(p.status)],
+    ['Proposed by', p.creator === undefined ? null : person(p.creator)],
+    ['Proposed', when(p.created)],
+    ['Decided', p.decided ? when(p.decided) : null],
+    ['In force from', p.effectiveAt ? when(p.effectiveAt) : null],
+    ['Expires', p.expires ? when(p.expires) : null],
+    ['Signatures', proposalTally(p)],
+    ['Rejected by', p.rejectedBy ? person(p.rejectedBy) : null],
+    ['Document hash', p.documentHash ? code(p.documentHash) : null],
+  ];
+  return [
+    h('p', { class: 'crumbs' }, h('a', { href: p.status === 'pending' ? '#/proposals' : '#/history' }, p.status === 'pending' ? '\u2190 Pending proposals' : '\u2190 History')),
+    h('h1', { tabindex: '-1' }, `Proposal ${shortHex(p.id)}`),
+    section('Proposal', facts(rows)),
+    section('Changes', diffList(p.diff)),
+    section('Votes', p.votes ? votesTable(p.votes, 'Votes') : h('p', null, (p.approvals ?? []).length === 0 ? 'No signatures yet.' : `Signed by ${(p.approvals ?? []).map(person).join(', ')}.`)),
+    section('Audit records', auditList(audit)),
+  ];
+}
+
+/* ---------- history ---------- */
+
+/** @param {Context} _ctx */
+export async function historyView(_ctx) {
+  const { approvals, proposals } = await api.history();
+  return [
+    h('h1', { tabindex: '-1' }, 'History'),
+    h('p', { class: 'lead' }, 'Decided approvals and proposals, with their votes and what came of them. Open one for its audit records.'),
+    section(
+      'Decided approvals',
+      cards(
+        'Decided approvals',
+        // The card says what came of it in short (a signature, a hash); the detail has the rest.
+        approvals.map((a) => approvalCard(a, 3, heading(4, 'Votes'), votesTable(a.votes, 'Votes'), heading(4, 'Result'), resultFacts(a.result, { short: true }))),
+        'None yet.',
+      ),
+    ),
+    section('Decided proposals', cards('Decided proposals', proposals.map((p) => proposalCard(p, 3)), 'None yet.')),
+  ];
+}
