@@ -7,7 +7,7 @@ import { jsonReply, type Reply } from './routes.js';
 import type { ServiceRequest, ServiceRoute } from './service-routes.js';
 
 /*
- * The approvers' console (docs/console.md, /work/notes/console-contract.md): the page and its assets, and
+ * The approvers' console (docs/console.md): the page and its assets, and
  * its JSON API under /console/api. No API key: a passkey session (cookie `wallet_vault_console`, HttpOnly,
  * SameSite=Strict, Path=<public path>/console, Secure under https), and on every state-changing request
  * the header `X-Requested-With: wallet-vault-console` (CSRF belt and braces: a cross-site form cannot set

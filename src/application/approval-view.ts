@@ -29,7 +29,7 @@ export interface ApprovalViewVote {
   readonly kind: 'passkey' | 'address' | 'unsigned';
 }
 
-/** The contract's ApprovalView (/work/notes/console-contract.md, docs/console.md). */
+/** The contract's ApprovalView (docs/console.md, "The API behind the page"). */
 export interface ApprovalView {
   readonly id: string;
   readonly vault: string;
