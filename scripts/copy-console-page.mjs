@@ -4,7 +4,7 @@
 // the page's own files from adapters/console-page/ (index.html, the ES modules, the stylesheet, as written:
 // no bundler) and the browser bundle of @simplewebauthn/browser with its licence, copied from the
 // development dependency, so the installed package loads nothing from elsewhere and depends on nothing for it.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +18,5 @@ mkdirSync(target, { recursive: true });
 for (const name of readdirSync(page)) {
   if (/^[a-z0-9-]+\.(html|js|css)$/.test(name)) copyFileSync(path.join(page, name), path.join(target, name));
 }
-const version = JSON.parse(readFileSync(path.join(browser, 'package.json'), 'utf8')).version;
 copyFileSync(path.join(browser, 'dist', 'bundle', 'index.umd.min.js'), path.join(target, 'simplewebauthn-browser.js'));
 copyFileSync(path.join(browser, 'LICENSE.md'), path.join(target, 'simplewebauthn-browser.LICENSE.md'));
-console.log(`console page → ${path.relative(root, target)} (@simplewebauthn/browser ${version})`);
