@@ -101,6 +101,9 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private leading: Promise<void> | undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Drains settled so far (a counter), and its value when each endpoint's last drain settled. */
+  private drainsSettled = 0;
+  private readonly settledAt = new Map<string, number>();
   /** When each idle endpoint's cursor was last moved on (Date.now()). */
   private readonly idleMoved = new Map<string, number>();
   private stopping = false;
@@ -259,6 +262,7 @@ export class WebhookDispatcher {
   /** Starts a drain for each endpoint that is behind and due, and not draining already. */
   private async pass(): Promise<void> {
     this.endpointsChanged = false;
+    const readStarted = this.drainsSettled;
     const { head, endpoints, anyEndpoint } = await this.outbox.behind();
     // No endpoint, and none added here since the read began: this process's signs prompt nothing.
     this.hear(anyEndpoint !== false || this.endpointsChanged ? PROMPTING : CHANGES);
@@ -272,11 +276,18 @@ export class WebhookDispatcher {
         oldest = Math.max(oldest, (now - endpoint.firstFailure.getTime()) / 1000);
       }
       if (this.inFlight.has(endpoint.id)) continue;
+      // Its drain settled while the read was under way: the read may describe the endpoint as it was
+      // before that drain's deliveries (on PostgreSQL the read and the cursor's write take different
+      // connections), and a drain from there would send a delivered event again. The next pass reads anew.
+      if ((this.settledAt.get(endpoint.id) ?? -1) > readStarted) continue;
       if (endpoint.nextAttempt !== null && endpoint.nextAttempt.getTime() > now) continue;
       const work = endpoint.nextSeq !== null ? this.drain(endpoint, head) : this.passIdle(endpoint, head);
       const drain = work
         .catch((error: unknown) => this.failed(error, 'webhook delivery failed; will retry', endpoint.id))
-        .finally(() => this.inFlight.delete(endpoint.id));
+        .finally(() => {
+          this.inFlight.delete(endpoint.id);
+          this.settledAt.set(endpoint.id, ++this.drainsSettled);
+        });
       this.inFlight.set(endpoint.id, drain);
     }
     this.metrics?.observeWebhookBacklog(waiting, oldest);
