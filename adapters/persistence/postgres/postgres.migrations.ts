@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import { newerThanBuild, notMigrated, type SchemaMigration } from '../sql/schema-version.js';
+import { FOUND_BY_SUBJECT } from '../sql/rows.js';
 
 /**
  * What migrating needs of the database (postgres.database.ts's PostgresDatabase is one): declared here, so
@@ -338,7 +339,7 @@ const MIGRATIONS: readonly string[] = [
      expires timestamptz NOT NULL
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
-   CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq);`,
+   CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,6 +12,15 @@ import type { IdempotencyRecord } from '../../../src/ports/wallet-repository.por
 export const rowPlaceholders = (rows: number, width: number, first = 1): string =>
   Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + first}`).join(', ')})`).join(', ');
 
+/**
+ * The audit records found by subject (an approval's or a proposal's, the console's "records behind it"):
+ * all but the signing records, whose subjects are submission or transaction hashes and which make most
+ * of the log. The index on (vault_id, subject, seq) is partial on this clause, so a sign's insert does not
+ * write it: a random 66-character key per sign cost about a tenth of a sign's CPU (docs/benchmarks.md).
+ * A query uses that index only when its WHERE carries this clause as written here.
+ */
+export const FOUND_BY_SUBJECT = "action NOT IN ('signature.issued', 'sign.message', 'sign.typed-data', 'sign.transaction', 'sign.authorization')";
+
 /** Reads an instant as the database stores it. */
 export type InstantDecoder<T> = (value: T) => Date;
 export const fromMillis: InstantDecoder<number> = (ms) => new Date(ms);

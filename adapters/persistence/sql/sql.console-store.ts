@@ -2,7 +2,7 @@ import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
 import type { AuditEvent, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import type { ChallengePurpose, ConsoleInvite, ConsoleSession, ConsoleStore, Passkey } from '../../../src/ports/console-store.port.js';
-import { apiKeyAccessColumns, AS_IS, AUDIT, INSERT_API_KEY, INSTANT, NUMBER, Table } from './rows.js';
+import { apiKeyAccessColumns, AS_IS, AUDIT, FOUND_BY_SUBJECT, INSERT_API_KEY, INSTANT, NUMBER, Table } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
 const PASSKEYS = new Table<Passkey>('approver_passkeys', {
@@ -23,6 +23,9 @@ function readPasskey<P extends Passkey | null>(p: P): P {
 }
 
 /** The console's tables (migration "approvers' console"): approver_passkeys, console_invites, console_sessions, console_challenges. */
+/** A vault's records about one subject (an approval, a proposal), oldest first: through the partial subject index. */
+export const AUDIT_OF_SUBJECT = `${AUDIT.select} WHERE vault_id = $1 AND subject = $2 AND ${FOUND_BY_SUBJECT} ORDER BY seq LIMIT $3`;
+
 export class SqlConsoleStore implements ConsoleStore {
   constructor(private readonly db: SqlDatabase) {}
 
@@ -119,7 +122,7 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   async auditOf(vaultId: string, subject: string, limit: number): Promise<AuditRecord[]> {
-    const rows = await this.db.all<object>(`${AUDIT.select} WHERE vault_id = $1 AND subject = $2 ORDER BY seq LIMIT $3`, [vaultId, subject, limit]);
+    const rows = await this.db.all<object>(AUDIT_OF_SUBJECT, [vaultId, subject, limit]);
     return rows.map((r) => AUDIT.read(r, this.db.instant));
   }
 

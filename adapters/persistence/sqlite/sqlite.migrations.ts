@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { newerThanBuild, notMigrated, type SchemaMigration } from '../sql/schema-version.js';
+import { FOUND_BY_SUBJECT } from '../sql/rows.js';
 
 /**
  * Versioned schema changes, applied in order and tracked with PRAGMA user_version. Never edit a
@@ -336,7 +337,7 @@ const MIGRATIONS: readonly string[] = [
      expires INTEGER NOT NULL
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
-   CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq);`,
+   CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
 ];
 
 /**
