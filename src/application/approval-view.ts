@@ -1,3 +1,4 @@
+import { parseAddress } from '../domain/address.js';
 import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus } from '../domain/approval.js';
 import type { PolicyDocument, PolicyRule } from '../domain/policy/policy-document.js';
 import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../domain/signing/abi-function.js';
@@ -36,6 +37,10 @@ export interface ApprovalView {
   readonly wallet: { readonly address: string | null; readonly name: string | null };
   readonly chain: { readonly name: string | null; readonly id: string | null };
   readonly kind: ApprovalKind;
+  /**
+   * A call's contract, a transaction's `to`, typed data's `verifyingContract` or an authorization's
+   * delegate; `name` is the operator's (the policy document's `contractNames`), never the requester's.
+   */
   readonly contract: { readonly address: string; readonly name: string | null } | null;
   readonly function: { readonly signature: string; readonly name: string; readonly args: readonly ApprovalViewArgument[] } | null;
   /** Wei, decimal: a transaction's value and most fee; null for the other kinds. */
@@ -85,6 +90,21 @@ const MAX_FIELDS = 200;
 function heldBy(policy: PolicyDocument | null, ruleId: string): PolicyRule | undefined {
   if (policy === null) return undefined;
   return policy.rules.find((r) => r.id === ruleId) ?? policy.approvalRules?.find((r) => r.id === ruleId || ruleId.startsWith(`${r.id}.`));
+}
+
+/**
+ * The operator's name of `address` (policy `contractNames`), or null. The address is read in any case: a
+ * request's own spelling of it must not hide the name (the names are kept EIP-55).
+ */
+export function contractNameOf(policy: PolicyDocument | null, address: string): string | null {
+  const names = policy?.contractNames;
+  if (names === undefined) return null;
+  try {
+    const contract = parseAddress(address, 'contract', { anyCase: true });
+    return Object.hasOwn(names, contract) ? names[contract]! : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The operator's function (with names) of `rule`, when it is the function with `selector`. */
@@ -186,8 +206,7 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     wallet: { address: wallet, name: wallet === null ? null : ctx.walletName(wallet) },
     chain: { name: chainName, id: chainId },
     kind,
-    // The policy document gives contracts no names (yet): the address alone, name null (docs/console.md).
-    contract: contract === null ? null : { address: contract, name: null },
+    contract: contract === null ? null : { address: contract, name: contractNameOf(ctx.policy, contract) },
     function: fn,
     value,
     fee,
