@@ -1,5 +1,5 @@
-import { parseAddress } from '../domain/address.js';
 import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus } from '../domain/approval.js';
+import { contractNameOf } from '../domain/policy/contract-names.js';
 import type { PolicyDocument, PolicyRule } from '../domain/policy/policy-document.js';
 import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
@@ -90,21 +90,6 @@ const MAX_FIELDS = 200;
 function heldBy(policy: PolicyDocument | null, ruleId: string): PolicyRule | undefined {
   if (policy === null) return undefined;
   return policy.rules.find((r) => r.id === ruleId) ?? policy.approvalRules?.find((r) => r.id === ruleId || ruleId.startsWith(`${r.id}.`));
-}
-
-/**
- * The operator's name of `address` (policy `contractNames`), or null. The address is read in any case: a
- * request's own spelling of it must not hide the name (the names are kept EIP-55).
- */
-export function contractNameOf(policy: PolicyDocument | null, address: string): string | null {
-  const names = policy?.contractNames;
-  if (names === undefined) return null;
-  try {
-    const contract = parseAddress(address, 'contract', { anyCase: true });
-    return Object.hasOwn(names, contract) ? names[contract]! : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The operator's function (with names) of `rule`, when it is the function with `selector`. */

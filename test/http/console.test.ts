@@ -120,6 +120,9 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     });
     // Both spellings read as one address: the name given under the lower-case key, the address shown EIP-55.
     expect(view.contract).toEqual({ address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', name: 'Reward token' });
+    // The vault's API names it too, beside the call's contract (GET …/approvals/{id} and the list).
+    expect((await v.requester.get(`${v.base}/approvals/${id}`)).body.data.request).toMatchObject({ contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3', contractName: 'Reward token' });
+    expect((await v.requester.get(`${v.base}/approvals`)).body.data.page.find((a: { id: string }) => a.id === id).request.contractName).toBe('Reward token');
     expect(view.function.args).toEqual([
       { name: 'recipient', type: 'address', value: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
       { name: 'quantity', type: 'uint256', value: '20000' },

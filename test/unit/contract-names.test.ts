@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
 import { approvalView, type ApprovalViewContext } from '../../src/application/approval-view.js';
+import { GetApproval, presentApprovalOf } from '../../src/application/approvals.use-case.js';
 import type { Approval } from '../../src/domain/approval.js';
 import { diffStates, stateHash, type GovernedState } from '../../src/domain/governance.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';
@@ -155,6 +156,17 @@ describe("the approval view shows the operator's name beside the contract", () =
     // Without names (or without a policy) the address alone, as before.
     expect(approvalView(held(request), ctx(parse({}))).contract?.name).toBeNull();
     expect(approvalView(held(request), ctx(null)).contract).toEqual({ address: view.contract?.address, name: null });
+  });
+
+  it("the API's approval names a call's contract (contractName) only when the document does", async () => {
+    const call = held({ chain: 'local', contract: TREASURY.toLowerCase(), sender: wallet, abi: MINT_ABI, args: [MINT_TO, '1'] });
+    const namer = async (state: { document: PolicyDocument | null; problem: string | null }) =>
+      new GetApproval(undefined, new FixedClock(new Date()), { state: async () => ({ ...state, governed: null }) }).contractNamer('v1');
+    expect(presentApprovalOf(call, await namer({ document: policy, problem: null })).request).toMatchObject({ contract: TREASURY.toLowerCase(), contractName: 'Treasury payouts' });
+    expect(presentApprovalOf(call, await namer({ document: parse({}), problem: null })).request).not.toHaveProperty('contractName');
+    expect(presentApprovalOf(call).request).not.toHaveProperty('contractName');
+    // A governed vault whose state does not verify: its document may be a database writer's, so no names from it.
+    expect(presentApprovalOf(call, await namer({ document: policy, problem: 'the state chain is broken' })).request).not.toHaveProperty('contractName');
   });
 
   it('names no contract the document does not name', () => {
