@@ -100,6 +100,8 @@ export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
 export interface ApprovalCallRequest {
   readonly chain: Chain;
   readonly contract: Hex;
+  /** The operator's name of `contract` (the vault policy's `contractNames`); absent when the policy names it not. */
+  readonly contractName?: string;
   readonly sender: Hex;
   readonly uniq?: Hex;
   readonly signer?: Hex;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
+import type { ContractNamer } from '../../src/domain/policy/contract-names.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
@@ -73,18 +74,23 @@ export function registerApprovalCommands(program: Command): void {
       if (o.status !== undefined && !(APPROVAL_STATUSES as readonly string[]).includes(o.status)) {
         throw new CliRefusal(`--status: ${JSON.stringify(o.status)} is not one of ${APPROVAL_STATUSES.join(', ')}`, 'INVALID_ARGUMENT');
       }
-      const { ListApprovals } = await approvalsUseCases();
-      const page = await (await operatorContext()).withPersistence((c) =>
-        asApiKey(c, o, APPROVAL_READERS, 'list', (p) => c.get(ListApprovals).execute(p.vaultId, { status: o.status as ApprovalStatus | undefined, count: 1000 })),
+      const { ListApprovals, GetApproval } = await approvalsUseCases();
+      const { page, nameOf } = await (await operatorContext()).withPersistence((c) =>
+        asApiKey(c, o, APPROVAL_READERS, 'list', async (p) => ({
+          page: await c.get(ListApprovals).execute(p.vaultId, { status: o.status as ApprovalStatus | undefined, count: 1000 }),
+          nameOf: await c.get(GetApproval).contractNamer(p.vaultId),
+        })),
       );
       const { presentApprovalOf } = await approvalsUseCases();
-      print(!!o.json, { count: page.count, page: page.page.map(presentApprovalOf) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
+      print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, nameOf)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
     });
   withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
     .action(async (id: string, o: KeyOptions) => {
       const { GetApproval } = await approvalsUseCases();
-      const approval = await (await operatorContext()).withPersistence((c) => asApiKey(c, o, APPROVAL_READERS, 'show', (p) => c.get(GetApproval).execute(p.vaultId, id)));
-      await printApproval(approval, !!o.json);
+      const { approval, nameOf } = await (await operatorContext()).withPersistence((c) =>
+        asApiKey(c, o, APPROVAL_READERS, 'show', async (p) => ({ approval: await c.get(GetApproval).execute(p.vaultId, id), nameOf: await c.get(GetApproval).contractNamer(p.vaultId) })),
+      );
+      await printApproval(approval, !!o.json, nameOf);
     });
   for (const vote of ['approve', 'reject'] as const) {
     withKey(
@@ -124,10 +130,11 @@ export function registerApprovalCommands(program: Command): void {
               const { Wallet } = await import('ethers');
               signature = await new Wallet(privateKey).signTypedData(typed.domain, typed.types as never, typed.message);
             }
-            return c.get(VoteOnApproval).execute({ principal, id, vote, ...(signature === undefined ? {} : { signature }) });
+            const voted = await c.get(VoteOnApproval).execute({ principal, id, vote, ...(signature === undefined ? {} : { signature }) });
+            return { approval: voted, nameOf: await c.get(GetApproval).contractNamer(principal.vaultId) };
           }),
         );
-        await printApproval(approval, !!o.json);
+        await printApproval(approval.approval, !!o.json, approval.nameOf);
       });
   }
 }
@@ -144,12 +151,14 @@ const decisionOf = (approval: Approval, vote: DecisionKind) => decisionTypedData
 const resultLine = (r: object): string =>
   'submissionHash' in r ? `submissionHash ${String(r.submissionHash)}` : 'hash' in r ? `transaction ${String(r.hash)}` : `signature ${String((r as { signature: string }).signature)}`;
 
-async function printApproval(approval: Approval, json: boolean): Promise<void> {
+/** `nameOf`: the operator's contract names (shown as `contractName` beside a call's contract). */
+async function printApproval(approval: Approval, json: boolean, nameOf?: ContractNamer): Promise<void> {
   const { presentApprovalOf } = await approvalsUseCases();
-  const view = presentApprovalOf(approval);
+  const view = presentApprovalOf(approval, nameOf);
   print(json, view, () =>
     [
       describeApproval(approval),
+      ...('contractName' in view.request && view.request.contractName !== undefined ? [`  contract ${view.request.contract} is the operator's ${JSON.stringify(view.request.contractName)}`] : []),
       `  requested by ${view.requester} at ${view.created} (rule ${view.rule})`,
       ...('arguments' in view.request
         ? [`  sender ${view.request.sender}`, ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`)]

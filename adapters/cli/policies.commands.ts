@@ -64,6 +64,7 @@ function describeDocument(document: PolicyDocument): string {
     ...document.limits.map((l) => `  ${'limit'.padEnd(16)} ${l.id.padEnd(20)} at most ${limitAmounts(l)} per ${l.per}${l.each ? ` for each ${l.each}` : ''}${filters(l) ? `; ${filters(l)}` : ''}`),
     ...Object.entries(document.uniqs ?? {}).map(([contract, uniq]) => `  ${'uniq of'.padEnd(16)} ${contract} = ${uniq}`),
     ...(document.trustRpcUniq ?? []).map((contract) => `  ${'RPC trusted'.padEnd(16)} ${contract}`),
+    ...Object.entries(document.contractNames ?? {}).map(([contract, name]) => `  ${'name of'.padEnd(16)} ${contract} = ${JSON.stringify(name)}`),
     // What `policies approvals add` asked, kept for `policies set` to hold it again within new lists; the holds above decide.
     ...(document.approvalRules ?? []).map((r) => `  ${'approval rule'.padEnd(16)} ${r.id.padEnd(20)} ${describeEffect(r.effect)} within the allow rules; ${filters(r) || 'every request'}`),
   ].join('\n');

@@ -68,6 +68,14 @@ const value = (value) =>
     ? code(String(value))
     : h('pre', { class: 'mono' }, JSON.stringify(value, null, 2));
 
+/**
+ * A value of the typed-data domain or of an authorization: the request's contract (verifyingContract, the
+ * delegate) with the operator's name beside it, as in the Request section; anything else as `value`.
+ * @param {ApprovalView} a @param {unknown} v
+ */
+const contractOrValue = (a, v) =>
+  a.contract && a.contract.name && typeof v === 'string' && v.toLowerCase() === a.contract.address.toLowerCase() ? namedAddress(a.contract) : value(v);
+
 /** What an approval asks for, in a few words (a list item's heading). @param {ApprovalView} a */
 function summary(a) {
   const target = a.contract ? a.contract.name ?? shortHex(a.contract.address) : null;
@@ -373,12 +381,12 @@ function requestSections(a) {
       section(
         `Typed data: ${a.typedData.primaryType}`,
         h('h3', null, 'Domain'),
-        facts(Object.entries(a.typedData.domain ?? {}).map(([k, v]) => [k, value(v)])),
+        facts(Object.entries(a.typedData.domain ?? {}).map(([k, v]) => [k, k === 'verifyingContract' ? contractOrValue(a, v) : value(v)])),
         table({ caption: `Fields of ${a.typedData.primaryType}`, head: ['Field', 'Type', 'Value'], rows: a.typedData.fields.map((f) => [f.path, typeName(f.type), value(f.value)]) }),
       ),
     );
   }
-  if (a.authorization) out.push(section('Authorization (EIP-7702)', facts(Object.entries(a.authorization).map(([k, v]) => [k, value(v)]))));
+  if (a.authorization) out.push(section('Authorization (EIP-7702)', facts(Object.entries(a.authorization).map(([k, v]) => [k, k === 'address' ? contractOrValue(a, v) : value(v)]))));
   if (a.message !== null && a.message !== undefined) out.push(section('Message', h('pre', { class: 'mono message' }, a.message)));
   if (a.simulation !== null && a.simulation !== undefined) out.push(section('Simulation', value(a.simulation)));
   return out;

@@ -1,4 +1,5 @@
 import { presentApprovalOf } from '../../src/application/approvals.use-case.js';
+import type { ContractNamer } from '../../src/domain/policy/contract-names.js';
 import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
@@ -34,8 +35,8 @@ export function presentSubmission(r: SignatureRecord): SubmissionView {
   };
 }
 
-/** An approval as the API shows it (the status as of the read: pending turns expired at `expires`). */
-export const presentApproval = (a: Approval): ApprovalView => presentApprovalOf(a);
+/** An approval as the API shows it (the status as of the read: pending turns expired at `expires`); `nameOf` names a call's contract. */
+export const presentApproval = (a: Approval, nameOf?: ContractNamer): ApprovalView => presentApprovalOf(a, nameOf);
 
 /** A proposal as the API shows it: instants as ISO text, the rest as the use case reads it. */
 export function presentProposal(p: ProposalView): ProposalJson {

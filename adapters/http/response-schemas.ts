@@ -106,6 +106,10 @@ export const approvalSchema = z
           .object({
             chain: chainName(),
             contract: checksummed('As asked.'),
+            contractName: z
+              .string()
+              .optional()
+              .meta({ description: "The operator's name of `contract` (the vault policy's `contractNames`, docs/policy.md); absent when the policy names it not. Never the requester's." }),
             sender: checksummed('As asked.'),
             uniq: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
             signer: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),

@@ -113,8 +113,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(approvalListSchema, queryParameters(r.query, APPROVAL_LIST_PARAMETERS)) }),
     answer: async (deps, c) => {
       const { vaultId, ...query } = c;
-      const result = await deps.listApprovals.execute(vaultId, query);
-      return ok({ count: result.count, page: result.page.map(presentApproval) });
+      const [result, nameOf] = await Promise.all([deps.listApprovals.execute(vaultId, query), deps.getApproval.contractNamer(vaultId)]);
+      return ok({ count: result.count, page: result.page.map((a) => presentApproval(a, nameOf)) });
     },
   }),
   route({
@@ -124,7 +124,10 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'none',
     role: APPROVAL_READERS,
     command: (r) => ({ vaultId: r.vaultId, id: r.params.approvalId! }),
-    answer: async (deps, c) => ok(presentApproval(await deps.getApproval.execute(c.vaultId, c.id))),
+    answer: async (deps, c) => {
+      const [approval, nameOf] = await Promise.all([deps.getApproval.execute(c.vaultId, c.id), deps.getApproval.contractNamer(c.vaultId)]);
+      return ok(presentApproval(approval, nameOf));
+    },
   }),
   route({
     method: 'POST',
@@ -133,7 +136,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve', ...voteOf(r.body) }),
-    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
+    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.contractNamer(c.principal.vaultId))),
   }),
   route({
     method: 'POST',
@@ -142,7 +145,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
-    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c))),
+    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.contractNamer(c.principal.vaultId))),
   }),
   // Governance (issue 35, docs/governance.md): the state in force, proposals voted with approvers' EIP-712 signatures, the freeze.
   route({

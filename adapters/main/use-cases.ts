@@ -182,7 +182,7 @@ export const USE_CASES = {
   /** A page of the vault's approvals, oldest first, optionally of one status. */
   listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock)),
   /** One approval: what is asked, the votes, and once approved the Sign result. */
-  getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock)),
+  getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock, p.policyCache)),
   /** An approver key's vote; the approve that completes the quorum releases the signature (once), by the request's kind. */
   voteOnApproval: entry(
     VoteOnApproval,

@@ -1,4 +1,5 @@
 import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus } from '../domain/approval.js';
+import { contractNameOf } from '../domain/policy/contract-names.js';
 import type { PolicyDocument, PolicyRule } from '../domain/policy/policy-document.js';
 import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
@@ -36,6 +37,10 @@ export interface ApprovalView {
   readonly wallet: { readonly address: string | null; readonly name: string | null };
   readonly chain: { readonly name: string | null; readonly id: string | null };
   readonly kind: ApprovalKind;
+  /**
+   * A call's contract, a transaction's `to`, typed data's `verifyingContract` or an authorization's
+   * delegate; `name` is the operator's (the policy document's `contractNames`), never the requester's.
+   */
   readonly contract: { readonly address: string; readonly name: string | null } | null;
   readonly function: { readonly signature: string; readonly name: string; readonly args: readonly ApprovalViewArgument[] } | null;
   /** Wei, decimal: a transaction's value and most fee; null for the other kinds. */
@@ -186,8 +191,7 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     wallet: { address: wallet, name: wallet === null ? null : ctx.walletName(wallet) },
     chain: { name: chainName, id: chainId },
     kind,
-    // The policy document gives contracts no names (yet): the address alone, name null (docs/console.md).
-    contract: contract === null ? null : { address: contract, name: null },
+    contract: contract === null ? null : { address: contract, name: contractNameOf(ctx.policy, contract) },
     function: fn,
     value,
     fee,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { showValue } from '../domain/show-value.js';
 import { approvalKind, effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
+import { contractNameOf, type ContractNamer } from '../domain/policy/contract-names.js';
 import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
 import type { ApprovalPage, ApprovalStore, CountedVote } from '../ports/approval-store.port.js';
@@ -9,6 +10,7 @@ import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
+import type { PolicyCache } from './policy-cache.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
 import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, type PasskeyVoteCheck, type QuorumCheck } from './signed-votes.js';
@@ -81,10 +83,23 @@ export class GetApproval {
   constructor(
     private readonly store: ApprovalStore | undefined,
     private readonly clock: Clock,
+    private readonly policies?: Pick<PolicyCache, 'state'>,
   ) {}
 
   async execute(vaultId: string, id: string): Promise<Approval> {
     return asOf(await findApproval(storeOf(this.store), vaultId, id), this.clock.now());
+  }
+
+  /**
+   * The operator's contract names of the vault's policy in force, for showing its approvals (`contractName`).
+   * A governed vault's are those of its verified state; one whose state does not verify shows none (its
+   * document may be a database writer's), and a frozen vault still shows them (reading is not signing).
+   */
+  async contractNamer(vaultId: string): Promise<ContractNamer> {
+    if (this.policies === undefined) return () => null;
+    const state = await this.policies.state(vaultId);
+    const document = state.problem === null ? state.document : null;
+    return (address) => contractNameOf(document, address);
   }
 }
 
@@ -344,6 +359,8 @@ export interface DecodedArgument {
 export interface ApprovalRequestView {
   readonly chain: string;
   readonly contract: string;
+  /** The operator's name of `contract` (policy `contractNames`); absent when the policy names it not. */
+  readonly contractName?: string;
   readonly sender: string;
   readonly uniq?: string;
   readonly signer?: string;
@@ -424,12 +441,14 @@ export interface SimulationView {
   tokenOutflow?: Record<string, string>;
 }
 
-export function presentApprovalOf(a: Approval): ApprovalPresentation {
+/** `nameOf`: the operator's contract names (GetApproval.contractNamer), shown as a call's `contractName`. */
+export function presentApprovalOf(a: Approval, nameOf: ContractNamer = () => null): ApprovalPresentation {
   const kind = approvalKind(a);
   let request: ApprovalPresentation['request'];
   if (kind === 'call') {
     const { arguments: args, ...call } = describeApprovalRequest(a);
-    request = { ...call, arguments: [...args] };
+    const contractName = nameOf(call.contract);
+    request = { ...call, ...(contractName === null ? {} : { contractName }), arguments: [...args] };
   } else {
     request = describeStandardRequest(a);
   }

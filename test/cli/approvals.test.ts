@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client.js';
 import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
-import { localSignBody } from '../support/sign-request.js';
+import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody } from '../support/sign-request.js';
 import { until } from '../support/webhook-receiver.js';
 
 interface Key {
@@ -126,5 +126,35 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     expect(rejected.code, rejected.stderr).toBe(0);
     expect(JSON.parse(rejected.stdout)).toMatchObject({ id, status: 'rejected', result: null });
     expect((await client(server.url, signer.apiKey).get(`${base}/approvals/${id}`)).body.data).toMatchObject({ status: 'rejected', result: null });
+  });
+
+  it("the operator's contract name (policies apply, contractNames) is shown beside a held call's contract", async () => {
+    const named = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'named contracts'], env)).id;
+    const file = path.join(dataDir, 'named-policy.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 2,
+        rules: [{ id: 'hold-all', effect: { hold: { required: 1 } }, kinds: ['call'] }],
+        uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
+        contractNames: { [LOCAL_CONTRACT]: 'Reward token' },
+      }),
+    );
+    expect((await runCli(['policies', 'apply', '--vault', named, '--file', file], env)).code).toBe(0);
+    const exported = JSON.parse((await runCli(['policies', 'export', '--vault', named], env)).stdout) as { contractNames: Record<string, string> };
+    expect(exported.contractNames).toEqual({ '0x5FbDB2315678afecb367f032d93F642f64180aa3': 'Reward token' });
+    expect((await runCli(['policies', 'show', '--vault', named], env)).stdout).toContain('name of          0x5FbDB2315678afecb367f032d93F642f64180aa3 = "Reward token"');
+
+    const keyOf = (...args: string[]) => cliJson<Key>(['api-keys', 'create', '--vault', named, ...args], env);
+    const [admin, signer, reader] = [await keyOf('--roles', 'admin'), await keyOf('--roles', 'signer'), await keyOf('--roles', 'reader')];
+    const base = `/api/v1/vaults/${named}`;
+    const wallet = (await client(server.url, admin.apiKey).post(`${base}/wallets`, { name: 'w' })).body.data.address;
+    const held = await client(server.url, signer.apiKey).post(`${base}/sign`, localSignBody(wallet));
+    expect(held.status).toBe(202);
+    const id: string = held.body.data.approval.id;
+    const shown = await runCli(['approvals', 'show', id, '--vault', named, '--json'], { ...env, WALLET_VAULT_API_KEY: reader.apiKey });
+    expect(JSON.parse(shown.stdout).request).toMatchObject({ contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3', contractName: 'Reward token' });
+    const text = await runCli(['approvals', 'show', id, '--vault', named], { ...env, WALLET_VAULT_API_KEY: reader.apiKey });
+    expect(text.stdout).toContain(`  contract 0x5FbDB2315678afecb367f032d93F642f64180aa3 is the operator's "Reward token"`);
   });
 });

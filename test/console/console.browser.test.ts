@@ -18,7 +18,7 @@ import {
   tabTo,
   type ConsoleApprover,
 } from '../support/console-browser.js';
-import { enrolledApprover, HOLD_RULE, PERMIT_SPENDER, PERMIT_TOKEN, showApproval, startConsoleWorld, type ConsoleWorld } from '../support/console-flow.js';
+import { CONTRACT_NAMES, enrolledApprover, HOLD_RULE, PERMIT_SPENDER, PERMIT_TOKEN, showApproval, startConsoleWorld, type ConsoleWorld } from '../support/console-flow.js';
 import { signedAssertion } from '../support/webauthn-assertion.js';
 
 if (!chromiumAvailable) console.warn(`SKIPPED: the console's browser test needs Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does)`);
@@ -76,6 +76,8 @@ describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium",
     expect(main).toContain(HOLD_RULE);
     expect(main).toContain('Mints over 10,000 wait for an approver of finance');
     expect(main).toContain(world.walletAddress);
+    // The operator's name of the contract, beside its address.
+    expect(main).toMatch(/Contract\s+Reward token\s+0x5FbDB2315678afecb367f032d93F642f64180aa3/);
     expect(main).toMatch(/Votes so far\s+No votes yet/);
     await axeClean(alex, 'approval detail');
 
@@ -135,9 +137,31 @@ describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium",
     ]);
     const main = await alex.page.getByRole('main').innerText();
     expect(main).toMatch(/name\s+USD Coin/);
-    expect(main).toContain(PERMIT_TOKEN);
+    // The token's name beside its address, in the request and in the domain.
+    expect(main).toMatch(new RegExp(`Contract\\s+${CONTRACT_NAMES.permit}\\s+${PERMIT_TOKEN}`));
+    expect(main).toMatch(new RegExp(`verifyingContract\\s+${CONTRACT_NAMES.permit}\\s+${PERMIT_TOKEN}`));
     expect(main).toContain('Token permits wait for an approver of finance');
     await axeClean(alex, 'typed-data approval');
+  });
+
+  it("a contract name is shown as text: markup in the operator's name is never made HTML", async () => {
+    const policies = world.server.server.vault.managePolicies;
+    const inForce = (await policies.export(world.vaultId))!;
+    const hostile = '<img src=x onerror="document.body.dataset.named=1">USDC';
+    await policies.apply(world.vaultId, { ...inForce, contractNames: { ...inForce.contractNames, [PERMIT_TOKEN]: hostile } });
+    try {
+      const id = await world.holdPermit(2_500_000_000n);
+      await openView(alex, 'Pending');
+      await alex.page.locator(`a[href="#/approvals/${id}"]`).click();
+      await alex.page.getByRole('table', { name: 'Fields of Permit' }).waitFor();
+      const main = alex.page.getByRole('main');
+      const literal = hostile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      expect(await main.innerText()).toMatch(new RegExp(`Contract\\s+${literal}\\s+${PERMIT_TOKEN}`));
+      expect(await main.locator('img').count()).toBe(0);
+      expect(await alex.page.evaluate(() => document.body.dataset.named ?? null)).toBeNull();
+    } finally {
+      await policies.apply(world.vaultId, inForce);
+    }
   });
 
   it('forged assertions are refused and write nothing: another credential, another challenge, another origin; the same assertion made right counts', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
+import { GetApproval } from '../../src/application/approvals.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { MovableClock } from '../support/movable-clock.js';
@@ -124,6 +125,28 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     await store.sql('UPDATE governance_votes SET decision = $1 WHERE proposal_id = $2', ['reject', id]);
     const after = await vault.governance.get(vaultId, id);
     expect(after).toMatchObject({ status: 'pending', rejectedBy: null, approvals: [] });
+  });
+
+  it("contract names are governed: naming a contract is a proposal (document settings); a rename written by SQL refuses every sign and names nothing", async () => {
+    const { vaultId } = await governed('named-contracts');
+    const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    const made = await vault.managePolicies.apply(vaultId, { ...DOCUMENT, contractNames: { [contract]: 'Treasury payouts' } });
+    const { id } = (made as { proposal: { id: string } }).proposal;
+    expect((await vault.governance.get(vaultId, id)).diff.policy).toEqual({ added: [], removed: [], changed: ['document settings'] });
+    expect(await inForce(vaultId)).not.toHaveProperty('contractNames');
+    await approve(vaultId, id, approvers[0]!);
+    await approve(vaultId, id, approvers[1]!);
+    expect((await inForce(vaultId))!.contractNames).toEqual({ [contract]: 'Treasury payouts' });
+    const namer = async () => (cache().invalidate(vaultId), (await vault.container.get(GetApproval).contractNamer(vaultId))(contract));
+    expect(await namer()).toBe('Treasury payouts');
+
+    // A database writer renames the contract to mislead approvers: the row is no longer the signed state.
+    const [row] = (await store.sql('SELECT policy FROM sign_policies WHERE vault_id = $1', [vaultId])) as { policy: string | Record<string, unknown> }[];
+    const policy = typeof row!.policy === 'string' ? JSON.parse(row!.policy) : row!.policy;
+    policy.contractNames[contract] = 'Payroll (safe)';
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [JSON.stringify(policy), vaultId]);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/policy row/) });
+    expect(await namer()).toBeNull();
   });
 
   it('attack: the policy row edited by SQL refuses every sign (GOVERNANCE_UNVERIFIED), recorded once', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
-import { localSignBody, MINT_TO } from '../support/sign-request.js';
+import { LOCAL_CONTRACT, localSignBody, MINT_TO } from '../support/sign-request.js';
 import { SoftwareAuthenticator } from '../support/software-authenticator.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
 import { sqlSessionOn, type SqlSession } from '../support/sql-session.js';
@@ -68,6 +68,8 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
       version: 2,
       rules: [{ id: 'mint-hold', effect: { hold: { required } }, kinds: ['call'], function: OPERATOR_MINT, description: 'Mints need approvers' }],
       limits: [],
+      // The operator's name of the contract (the request gives its address in lower case): approvers see it beside the address.
+      contractNames: { [LOCAL_CONTRACT]: 'Reward token' },
     });
     const hold = async (amount = '20000') => {
       const held = await requester.post(`${base}/sign`, localSignBody(signer, { args: [MINT_TO, amount] }));
@@ -116,6 +118,11 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
       chain: { name: 'local' },
       function: { name: 'mint', signature: 'mint(address,uint256,(bytes32,bytes32,bytes32,uint8))' },
     });
+    // Both spellings read as one address: the name given under the lower-case key, the address shown EIP-55.
+    expect(view.contract).toEqual({ address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', name: 'Reward token' });
+    // The vault's API names it too, beside the call's contract (GET …/approvals/{id} and the list).
+    expect((await v.requester.get(`${v.base}/approvals/${id}`)).body.data.request).toMatchObject({ contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3', contractName: 'Reward token' });
+    expect((await v.requester.get(`${v.base}/approvals`)).body.data.page.find((a: { id: string }) => a.id === id).request.contractName).toBe('Reward token');
     expect(view.function.args).toEqual([
       { name: 'recipient', type: 'address', value: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
       { name: 'quantity', type: 'uint256', value: '20000' },
@@ -279,6 +286,8 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
         { id: 'four-eyes', effect: { hold: { required: 2 } }, kinds: ['transaction', 'typed-data'], description: 'Payments need two' },
       ],
       limits: [],
+      // The token is named; the recipient is not, so its view has the address alone.
+      contractNames: { [token]: 'Settlement token' },
     });
     const alice = await enrol(vaultId, 'Alice');
     const tx = { type: 'eip1559', chainId: 31337, nonce: 0, to: recipient, value: '1000', gas: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' };
@@ -294,7 +303,7 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     });
     const tdView = (await get(`/approvals/${heldTd.body.data.approval.id}`, alice.cookie)).body.approval;
     expect(tdView.kind).toBe('typed-data');
-    expect(tdView.contract).toEqual({ address: token, name: null });
+    expect(tdView.contract).toEqual({ address: token, name: 'Settlement token' });
     expect(tdView.typedData.primaryType).toBe('Permit');
     expect(tdView.typedData.fields.map((f: { path: string; type: string; value: unknown }) => [f.path, f.type, String(f.value)])).toEqual([
       ['owner', 'address', wallet],

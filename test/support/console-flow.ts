@@ -21,6 +21,8 @@ export const HOLD_RULE = 'large-mints';
 export const PERMIT_TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 export const PERMIT_SPENDER = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 export const GROUP = 'finance';
+/** The operator's names of the mint contract and the permit's token (policy `contractNames`): shown beside their addresses. */
+export const CONTRACT_NAMES = { mint: 'Reward token', permit: 'USDC' } as const;
 
 export interface ConsoleWorld {
   readonly server: TestServer;
@@ -78,6 +80,7 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       ],
       // The contract's uniq, pinned: chain `local` has no RPC to read it from.
       uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
+      contractNames: { [LOCAL_CONTRACT]: CONTRACT_NAMES.mint, [PERMIT_TOKEN]: CONTRACT_NAMES.permit },
     });
     return {
       server,

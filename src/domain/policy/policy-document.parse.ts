@@ -34,7 +34,7 @@ const RULE_FIELDS = new Set([
   'simulate', 'maxOutflow', 'maxTokenOutflow', 'anyChain',
 ]);
 const LIMIT_FIELDS = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'per']);
-const DOCUMENT_FIELDS = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules']);
+const DOCUMENT_FIELDS = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames']);
 const APPROVAL_ID = /^a[1-9][0-9]{0,8}$/;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const WEI = /^(?:0|[1-9][0-9]{0,77})$/;
@@ -43,6 +43,12 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const FIELD_STEP = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const UINT256_MAX = (1n << 256n) - 1n;
 const INTEGER_OPS: readonly ArgumentRuleOp[] = ['lte', 'gte', 'lt', 'gt'];
+/**
+ * What a contract name may not hold: control characters, invisible formatting characters (bidi overrides,
+ * zero-width joiners and spaces) and line or paragraph separators. Each can make a name read otherwise
+ * than it is written, or lay out the page around it differently, and an approver trusts what they read.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -79,7 +85,32 @@ export function parsePolicyDocument(raw: unknown, context: PolicyParseContext): 
     unique(holds, 'approvalRules');
     document.approvalRules = holds;
   }
+  if (raw.contractNames !== undefined) {
+    const names = parseContractNames(raw.contractNames);
+    // An empty map is no names: left out, so the document (and a governed vault's state hash) is the one without the field.
+    if (Object.keys(names).length > 0) document.contractNames = names;
+  }
   return document;
+}
+
+/** `{"<contract>": "<name>"}`: addresses EIP-55 (two spellings of one address refused), names trimmed and bounded. */
+function parseContractNames(raw: unknown): Record<string, string> {
+  if (!isObject(raw)) throw invalidArgument('contractNames: must be an object {"<contract address>": "<name>"}');
+  const entries = Object.entries(raw);
+  if (entries.length > LIMITS.maxContractNames) throw invalidArgument(`contractNames: ${entries.length} entries is more than the limit of ${LIMITS.maxContractNames}`);
+  const names: Record<string, string> = {};
+  for (const [key, name] of entries) {
+    const at = `contractNames.${key.length <= 42 ? key : `${key.slice(0, 42)}…`}`;
+    const contract = parseAddress(key, at);
+    if (names[contract] !== undefined) throw invalidArgument(`${at}: names contract ${contract} a second time (another spelling of the same address)`);
+    if (typeof name !== 'string') throw invalidArgument(`${at}: must be a name (a string)`);
+    const trimmed = name.trim();
+    if (trimmed.length === 0) throw invalidArgument(`${at}: must be a non-empty name`);
+    if (trimmed.length > LIMITS.maxContractNameLength) throw invalidArgument(`${at}: ${trimmed.length} characters is more than the limit of ${LIMITS.maxContractNameLength}`);
+    if (UNSHOWABLE.test(trimmed)) throw invalidArgument(`${at}: must not hold control, invisible formatting (bidi, zero-width) or line-separator characters`);
+    names[contract] = trimmed;
+  }
+  return names;
 }
 
 function parseRule(raw: unknown, at: string, context: PolicyParseContext, budget: Budget): PolicyRule {

@@ -153,6 +153,13 @@ export interface PolicyDocument {
    * replaces the allow rules of the lists, and `policies approvals remove` takes the entry away with them.
    */
   readonly approvalRules?: readonly PolicyRule[];
+  /**
+   * The operator's names of contracts (EIP-55 → name), shown to approvers beside the address (the
+   * console's `contract.name`). Part of the document, so on a governed vault a name changes only by a
+   * signed proposal: whoever writes the database cannot rename a contract to mislead approvers. Nothing
+   * decides by a name. Absent when none are given (an empty map is stored as none: the same state hash).
+   */
+  readonly contractNames?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -173,6 +180,9 @@ export const POLICY_DOCUMENT_LIMITS = Object.freeze({
   /** Values in all lists of the document. */
   maxDocumentValues: 10_000,
   maxTextLength: 256,
+  /** Entries of contractNames, and characters of one name. */
+  maxContractNames: 1000,
+  maxContractNameLength: 64,
 });
 
 export const isHold = (effect: RuleEffect): effect is HoldEffect => typeof effect === 'object';
