@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { anApiKey, aVault } from '../support/wallet-mother.js';
@@ -14,6 +16,7 @@ describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data
   let server: SqlWalletRepository;
   let cli: SqlWalletRepository;
   let reads = 0;
+  let versionReads = 0;
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-api-key-cache-'));
@@ -23,6 +26,10 @@ describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data
     // Counts the server's reads of the api_keys row, to tell an answer from memory from a lookup.
     served.prepare = ((sql: string) => {
       const statement = prepare(sql);
+      if (sql === 'PRAGMA data_version') {
+        const get = statement.get.bind(statement);
+        statement.get = ((...args: unknown[]) => (versionReads++, get(...args))) as typeof statement.get;
+      }
       if (sql.includes('FROM api_keys WHERE id')) {
         const all = statement.all.bind(statement);
         statement.all = ((...args: unknown[]) => (reads++, all(...args))) as typeof statement.all;
@@ -32,6 +39,7 @@ describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data
     server = new SqlWalletRepository(sqliteSql(served));
     cli = new SqlWalletRepository(sqliteSql(operator));
     reads = 0;
+    versionReads = 0;
   });
   afterEach(async () => {
     served.close();
@@ -67,6 +75,35 @@ describe('SQLite API key cache: answered from memory, invalidated by PRAGMA data
     await server.findApiKey(key.id);
     const sameConnection = new SqlWalletRepository(sqliteSql(served));
     expect(await sameConnection.revokeApiKey(key.id, new Date('2026-02-01T00:00:00Z'))).toBe(true);
+    expect((await server.findApiKey(key.id))?.revoked).toEqual(new Date('2026-02-01T00:00:00Z'));
+  });
+
+  it('takes data_version once per turn of the event loop, and again after a commit through another connection of this process', async () => {
+    const key = await aStoredKey();
+    await nextTurn();
+    versionReads = 0;
+    await Promise.all([server.findApiKey(key.id), server.findApiKey(key.id), server.findApiKey(key.id)]);
+    expect(versionReads).toBe(1);
+    expect(await cli.revokeApiKey(key.id, new Date('2026-02-01T00:00:00Z'))).toBe(true);
+    // Same turn: the other connection's commit is counted, so the version is taken again and the key re-read.
+    expect((await server.findApiKey(key.id))?.revoked).toEqual(new Date('2026-02-01T00:00:00Z'));
+    expect(versionReads).toBe(2);
+    await nextTurn();
+    await server.findApiKey(key.id);
+    expect(versionReads).toBe(3);
+  });
+
+  it('sees a commit of another process in the turns that start after it', async () => {
+    const key = await aStoredKey();
+    await server.findApiKey(key.id);
+    // Another process's commit (a connection this process's seam does not count), in the middle of the turn.
+    const elsewhere = new Database(path.join(dir, 'vault.db'));
+    try {
+      elsewhere.prepare('UPDATE api_keys SET revoked = ? WHERE id = ?').run(Date.parse('2026-02-01T00:00:00Z'), key.id);
+    } finally {
+      elsewhere.close();
+    }
+    await nextTurn();
     expect((await server.findApiKey(key.id))?.revoked).toEqual(new Date('2026-02-01T00:00:00Z'));
   });
 

@@ -3,6 +3,7 @@ import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
+import { noteLocalCommit } from './sqlite.guarded-reads.js';
 import { WalCheckpointer } from './sqlite.wal-checkpointer.js';
 
 /** A checkpoint is asked for after this many commits (a sign batch writes some 10 to 40 WAL frames). */
@@ -108,17 +109,19 @@ export class SqliteCommitQueue {
 
   /** Commits `writes` with the WAL written but not yet synced (see the class comment). */
   private commit(writes: Pending<QueuedWrite>[]): void {
-    if (!this.walMode) {
-      this.transaction.immediate(writes);
-      return;
-    }
-    this.normal.run();
     try {
-      // IMMEDIATE: the write lock is held from the first statement on, so a write that reads before it
-      // writes (the audit chain's head) sees what it extends.
-      this.transaction.immediate(writes);
+      if (!this.walMode) return this.transaction.immediate(writes);
+      this.normal.run();
+      try {
+        // IMMEDIATE: the write lock is held from the first statement on, so a write that reads before it
+        // writes (the audit chain's head) sees what it extends.
+        this.transaction.immediate(writes);
+      } finally {
+        this.full.run();
+      }
     } finally {
-      this.full.run();
+      // Other connections of this process read data_version again (a rolled-back batch: harmlessly).
+      noteLocalCommit();
     }
   }
 

@@ -3,7 +3,7 @@ import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../
 import { AuditListeners } from '../sql/audit-watch.js';
 import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
-import { SqliteGuardedReads } from './sqlite.guarded-reads.js';
+import { noteLocalCommit, SqliteGuardedReads } from './sqlite.guarded-reads.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql, type SqliteDatabase } from './sqlite.database.js';
 import { SqliteWalletPages } from './sqlite.wallet-pages.js';
@@ -80,7 +80,12 @@ export class SqliteSql implements SqlDatabase {
   }
 
   run(sql: string, params = NONE): Promise<number> {
-    return this.sync(() => (this.commits.assertWritable(), this.runNow(sql, params)));
+    return this.sync(() => {
+      this.commits.assertWritable();
+      const changed = this.runNow(sql, params);
+      noteLocalCommit();
+      return changed;
+    });
   }
 
   /** Runs `work` (synchronous statements) once no transaction holds the connection; errors as the seam's. */
@@ -96,6 +101,7 @@ export class SqliteSql implements SqlDatabase {
       await runSql(() => (this.commits.assertWritable(), this.db.exec('BEGIN IMMEDIATE')));
       const value = await work(this.inside);
       await runSql(() => this.db.exec('COMMIT'));
+      noteLocalCommit();
       return value;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
