@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { print } from './output.js';
+import { print, proposed } from './output.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
@@ -45,7 +45,10 @@ export function registerApproverCommands(program: Command): void {
     .requiredOption('--id <keyId>', 'id of the approver (see approvers list)')
     .option('--json', 'print JSON')
     .action(async (o: { id: string; json?: boolean }) => {
-      await withManageVaults((m) => m.revokeApiKey(o.id));
-      print(!!o.json, { id: o.id, revoked: true }, () => `approver ${o.id} revoked`);
+      // On a governed vault the key is refused at once and a proposal removes it (and its passkey) from the signed state.
+      const { proposal } = await withManageVaults((m) => m.revokeApiKey(o.id));
+      print(!!o.json, { id: o.id, revoked: true, ...(proposal ? { proposal } : {}) }, () =>
+        `approver ${o.id} revoked` + proposed(null, proposal, "its removal (and its passkey's) from the signed state takes effect once the approvers sign it; its votes count for nothing from now on"),
+      );
     });
 }
