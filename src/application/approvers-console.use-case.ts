@@ -389,15 +389,16 @@ export class ApproversConsole {
     if (session.ended !== null) throw signedOut('this session has ended');
     if (now - session.created.getTime() >= SESSION_ABSOLUTE_MS) throw signedOut('this session is older than 8 hours');
     if (now - session.lastSeen.getTime() >= SESSION_IDLE_MS) throw signedOut('this session was idle over 15 minutes');
-    const live = async () => {
-      const row = await this.liveKey(session.apiKeyId);
-      const standing = await this.standing(row);
-      return { standing, key: this.governedKey(row, standing) };
-    };
-    const { key, standing } = await live().catch(async (error: unknown) => {
+    // A key no longer an approver ends the session; a state that cannot be read now refuses this request only.
+    const ended = async (error: unknown): Promise<never> => {
       await store.endSession(idHash, new Date(now));
       throw error;
-    });
+    };
+    const keyRow = await this.liveKey(session.apiKeyId).catch(ended);
+    const standing = await this.standing(keyRow);
+    const key = await Promise.resolve()
+      .then(() => this.governedKey(keyRow, standing))
+      .catch(ended);
     const row = await store.passkeyOf(key.id);
     // On a governed vault the credential its signed state lists, when it lists one: what every vote must be an assertion of.
     const passkey = row === null ? null : pinnedTo(row, standing?.passkey);
