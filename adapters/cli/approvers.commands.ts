@@ -7,6 +7,10 @@ const withManageVaults: typeof import('./operator-context.js').withManageVaults 
   (await import('./operator-context.js')).withManageVaults(action);
 const approversConsole = async () => (await import('../../src/application/approvers-console.use-case.js')).ApproversConsole;
 
+/** A governed vault's enrolment, as `approvers list` prints it. */
+const standing = (e: { status: string; proposal: string | null } | undefined): string =>
+  e === undefined ? '' : e.status === 'in-force' ? '  in force' : `  waiting for the quorum${e.proposal ? ` (proposal ${e.proposal})` : ' (no proposal pending)'}`;
+
 /**
  * `wallet-vault approvers invite|list|revoke`: the approvers' console's people (docs/console.md). An
  * approver is an API key with a passkey: `list` shows them, `revoke` is `api-keys revoke` (its console
@@ -23,8 +27,11 @@ export function registerApproverCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; group?: string; expires: string; json?: boolean }) => {
       const ApproversConsole = await approversConsole();
-      const { url, expires } = await withPersistence((c) => c.get(ApproversConsole).invite(o.vault, { ...(o.group ? { group: o.group } : {}), expires: o.expires }));
-      print(!!o.json, { url, expires: expires.toISOString() }, () => `${url}\n(one use, until ${expires.toISOString()}; send it to the approver over a channel you trust)`);
+      const { url, expires, governed } = await withPersistence((c) => c.get(ApproversConsole).invite(o.vault, { ...(o.group ? { group: o.group } : {}), expires: o.expires }));
+      print(!!o.json, { url, expires: expires.toISOString() }, () =>
+        `${url}\n(one use, until ${expires.toISOString()}; send it to the approver over a channel you trust)` +
+        (governed ? '\nthe vault is governed: the enrolment makes a proposal listing the passkey; its votes count once the approvers sign it (docs/console.md)' : ''),
+      );
     });
   approvers
     .command('list')
@@ -35,7 +42,7 @@ export function registerApproverCommands(program: Command): void {
       const ApproversConsole = await approversConsole();
       const rows = await withPersistence((c) => c.get(ApproversConsole).list(o.vault));
       print(!!o.json, rows, () =>
-        rows.map((r) => `${r.id}  ${JSON.stringify(r.name)}  enrolled ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}${r.group === null ? '' : `  group ${r.group}`}`).join('\n') ||
+        rows.map((r) => `${r.id}  ${JSON.stringify(r.name)}  enrolled ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}${r.group === null ? '' : `  group ${r.group}`}${standing(r.enrolment)}`).join('\n') ||
         '(no approvers enrolled)',
       );
     });

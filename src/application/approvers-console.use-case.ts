@@ -196,10 +196,11 @@ export class ApproversConsole {
    * `wallet-vault approvers invite`: a one-time enrolment URL for the vault (and group), good until
    * `expiresMs` from now. Only its hash is stored; audited (approver.invited).
    */
-  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}): Promise<{ url: string; expires: Date }> {
+  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}): Promise<{ url: string; expires: Date; governed: boolean }> {
     const { store } = this.parts();
     await requireVault(this.deps.repository, vaultId);
-    if ((await this.deps.governed(vaultId))?.apiKeys === null) {
+    const governed = await this.deps.governed(vaultId);
+    if (governed?.apiKeys === null) {
       throw invalidArgument(
         `vault: ${vaultId} is governed by a state that does not list its API keys, so a passkey approver could not be listed there; run governance set to propose that it does (docs/console.md)`,
       );
@@ -215,7 +216,7 @@ export class ApproversConsole {
       { tokenHash, vaultId, group, created: now, expires, used: null, apiKeyId: null },
       auditEvent('approver.invited', now, OPERATOR, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
     );
-    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires };
+    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires, governed: governed !== null };
   }
 
   /** The invite of `token`, unused and unexpired, or 401 saying which. */
@@ -229,14 +230,27 @@ export class ApproversConsole {
     return invite;
   }
 
-  /** `wallet-vault approvers list`: the vault's enrolled approvers, revoked ones included. */
+  /**
+   * `wallet-vault approvers list`: the vault's enrolled approvers, revoked ones included; on a governed vault
+   * each with its enrolment's standing (in force when the signed state lists this key with this passkey).
+   */
   async list(vaultId: string): Promise<(Approver & { revoked: string | null; credential: string })[]> {
     const { store } = this.parts();
     const vault = await requireVault(this.deps.repository, vaultId);
     const keys = new Map((await this.deps.repository.listApiKeys(vaultId)).map((k) => [k.id, k]));
+    const governed = await this.deps.governed(vaultId);
+    const listed = new Map(governed?.apiKeys?.map((k) => [k.id, k]));
+    const pending = governed === null ? [] : (await this.deps.governance.list(vaultId)).filter((p) => p.status === 'pending');
+    const enrolmentOf = (p: Passkey): Enrolment | undefined => {
+      if (governed === null) return undefined;
+      const pinned = listed.get(p.apiKeyId)?.passkey;
+      if (pinned !== undefined && pinned.credentialId === p.credentialId && pinned.publicKey === p.publicKey) return { status: 'in-force', proposal: null };
+      const proposal = pending.find((q) => q.state.apiKeys?.some((k) => k.id === p.apiKeyId && k.passkey?.credentialId === p.credentialId));
+      return { status: 'waiting-for-quorum', proposal: proposal?.id ?? null };
+    };
     return (await store.passkeys(vaultId)).flatMap((p) => {
       const key = keys.get(p.apiKeyId);
-      return key === undefined ? [] : [{ ...approverOf(key, p, vault.name), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
+      return key === undefined ? [] : [{ ...approverOf(key, p, vault.name, enrolmentOf(p)), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
     });
   }
 

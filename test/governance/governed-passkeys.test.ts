@@ -102,8 +102,10 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
       id: alice.approver.id, roles: ['approver'], group: null, approverAddress: null,
       passkey: { credentialId: alice.authenticator.id, publicKey: alice.authenticator.publicKey },
     });
-    // The waiting approver's session says so, naming the proposal.
+    // The waiting approver's session says so, naming the proposal; so does `approvers list`.
     expect((await vault.approversConsole.session(alice.sessionId)).approver.enrolment).toEqual({ status: 'waiting-for-quorum', proposal });
+    const listed = async () => (await vault.approversConsole.list(vaultId)).find((r) => r.id === alice.approver.id)!.enrolment;
+    expect(await listed()).toEqual({ status: 'waiting-for-quorum', proposal });
 
     const early = await held('pay 1');
     expect(await refusal(passkeyVote(alice.sessionId, early, alice.authenticator))).toBe('APPROVAL_SIGNATURE_INVALID');
@@ -120,6 +122,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     await vault.governance.vote(vaultId, proposal, 'approve', await approvers[1]!.sign(t), 'operator');
     expect((await vault.governance.get(vaultId, proposal)).status).toBe('applied');
     expect((await vault.approversConsole.session(alice.sessionId)).approver.enrolment).toEqual({ status: 'in-force', proposal: null });
+    expect(await listed()).toEqual({ status: 'in-force', proposal: null });
     const later = await held('pay 2');
     expect((await passkeyVote(alice.sessionId, later, alice.authenticator)).approvals).toBe(1);
     expect((await addressVote(later)).status).toBe('approved');
@@ -134,6 +137,8 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     await store.sql('UPDATE approver_passkeys SET public_key = $1, counter = 0 WHERE api_key_id = $2', [forger.publicKey, bob.approver.id]);
     const [row] = (await store.sql('SELECT public_key FROM approver_passkeys WHERE api_key_id = $1', [bob.approver.id])) as { public_key: string }[];
     expect(row!.public_key).toBe(forger.publicKey);
+    // `approvers list` shows the row no longer matches what the state lists.
+    expect((await vault.approversConsole.list(vaultId)).find((r) => r.id === bob.approver.id)!.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: null });
 
     // Sign-in is verified against the state's key: the forger gets no session.
     const { options } = await vault.approversConsole.sessionOptions();
