@@ -254,7 +254,7 @@ export class VoteOnApproval {
     const stored = await store.countedVotes(approval.vaultId, approval.id);
     const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: addressOf(credentials.get(v.apiKeyId)) }));
     // The passkeys the signed state lists, by key: a governed vault's passkey votes are verified against these alone.
-    const pinned = credentials === null ? null : new Map([...credentials].flatMap(([id, c]) => (passkeyOf(c) === null ? [] : [[id, passkeyOf(c)!] as const])));
+    const pinned = credentials === null ? null : new Map([...credentials].flatMap(([id, c]) => ((p) => (p === null ? [] : [[id, p] as const]))(passkeyOf(c))));
     const signed = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null, new Set(pinned?.keys()));
     const check = await this.withPasskeys(approval, votes, signed, pinned);
     const held = check.intact && check.valid >= approval.required;

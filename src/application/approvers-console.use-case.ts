@@ -17,11 +17,10 @@ import { approvalView, type ApprovalView, type ApprovalViewContext } from './app
 import type { GetApproval, ListApprovals, VoteOnApproval } from './approvals.use-case.js';
 import { governedApiKey, withEntry, type GovernedApiKey, type GovernedPasskey } from '../domain/governance.js';
 import { apiKeyActor, auditEvent, OPERATOR } from './audit-actor.js';
-import type { Governance, ProposalView } from './governance.use-case.js';
+import type { EntriesProposer, Governance, ProposalView } from './governance.use-case.js';
 import type { PolicyCache } from './policy-cache.js';
 import type { Principal } from './principal.js';
 import type { PasskeyVoteCheck } from './signed-votes.js';
-import type { EntriesProposer } from './governance.use-case.js';
 import { requireVault } from './wallet-lookup.js';
 
 /*
@@ -130,6 +129,10 @@ interface GovernedStanding {
   readonly entry: GovernedApiKey | undefined;
   readonly passkey: GovernedPasskey | undefined;
 }
+
+/** The pending proposal (of `pending`) that lists key `apiKeyId` with passkey `credentialId`: its enrolment's. */
+const enrolmentProposal = (pending: readonly ProposalView[], apiKeyId: string, credentialId: string): string | null =>
+  pending.find((p) => p.status === 'pending' && p.state.apiKeys?.some((k) => k.id === apiKeyId && k.passkey?.credentialId === credentialId))?.id ?? null;
 
 /** The row's passkey with the credential the signed state pins in its place: what sign-ins and votes verify against. */
 const pinnedTo = (row: Passkey, pinned: GovernedPasskey | undefined): Passkey =>
@@ -240,13 +243,12 @@ export class ApproversConsole {
     const keys = new Map((await this.deps.repository.listApiKeys(vaultId)).map((k) => [k.id, k]));
     const governed = await this.deps.governed(vaultId);
     const listed = new Map(governed?.apiKeys?.map((k) => [k.id, k]));
-    const pending = governed === null ? [] : (await this.deps.governance.list(vaultId)).filter((p) => p.status === 'pending');
+    const pending = governed === null ? [] : await this.deps.governance.list(vaultId);
     const enrolmentOf = (p: Passkey): Enrolment | undefined => {
       if (governed === null) return undefined;
       const pinned = listed.get(p.apiKeyId)?.passkey;
       if (pinned !== undefined && pinned.credentialId === p.credentialId && pinned.publicKey === p.publicKey) return { status: 'in-force', proposal: null };
-      const proposal = pending.find((q) => q.state.apiKeys?.some((k) => k.id === p.apiKeyId && k.passkey?.credentialId === p.credentialId));
-      return { status: 'waiting-for-quorum', proposal: proposal?.id ?? null };
+      return { status: 'waiting-for-quorum', proposal: enrolmentProposal(pending, p.apiKeyId, p.credentialId) };
     };
     return (await store.passkeys(vaultId)).flatMap((p) => {
       const key = keys.get(p.apiKeyId);
@@ -372,8 +374,7 @@ export class ApproversConsole {
     const vaultName = await this.vaultName(key.vaultId);
     if (standing === null) return approverOf(key, passkey, vaultName);
     if (standing.passkey !== undefined) return approverOf(key, passkey, vaultName, { status: 'in-force', proposal: null });
-    const pending = (await this.deps.governance.list(key.vaultId)).find((p) => p.status === 'pending' && p.state.apiKeys?.some((k) => k.id === key.id && k.passkey !== undefined));
-    return approverOf(key, passkey, vaultName, { status: 'waiting-for-quorum', proposal: pending?.id ?? null });
+    return approverOf(key, passkey, vaultName, { status: 'waiting-for-quorum', proposal: enrolmentProposal(await this.deps.governance.list(key.vaultId), key.id, passkey.credentialId) });
   }
 
   /** The key, unrevoked and still an approver, or 401. */

@@ -7,6 +7,7 @@ import { decisionChallenge } from '../../src/application/approvers-console.use-c
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { SoftwareAuthenticator } from '../support/software-authenticator.js';
+import { until } from '../support/webhook-receiver.js';
 import { ethersApprover, openStore, type Approver, type Dialect, type Store } from './support.js';
 
 const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -194,10 +195,15 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     expect((await vault.governance.show(vaultId)).state!.apiKeys!.some((k) => k.id === carol.approver.id)).toBe(false);
     // The writer un-revokes the row: carol signs in again, but the state lists her no more.
     await store.sql('UPDATE api_keys SET revoked = NULL WHERE id = $1', [carol.approver.id]);
-    const { options } = await vault.approversConsole.sessionOptions();
-    const back = await vault.approversConsole.signIn(carol.authenticator.assert((options as { challenge: string }).challenge, RP));
+    // Signed in again once this process reads the row again (PostgreSQL's key cache: when the trigger's NOTIFY arrives).
+    let back: { sessionId: string } | undefined;
+    await until(async () => {
+      const { options } = await vault.approversConsole.sessionOptions();
+      back = await vault.approversConsole.signIn(carol.authenticator.assert((options as { challenge: string }).challenge, RP)).catch(() => undefined);
+      return back !== undefined;
+    }, 'the un-revoked row signs carol in');
     const approval = await held('pay 6');
-    expect(await refusal(passkeyVote(back.sessionId, approval, carol.authenticator))).toBe('APPROVAL_SIGNATURE_INVALID');
+    expect(await refusal(passkeyVote(back!.sessionId, approval, carol.authenticator))).toBe('APPROVAL_SIGNATURE_INVALID');
   });
 
   it('approvers enrolled before the vault was governed are in its genesis with their passkeys, and vote at once', async () => {
