@@ -411,9 +411,12 @@ export class ApproversConsole {
     };
     const keyRow = await this.liveKey(session.apiKeyId).catch(ended);
     const standing = await this.standing(keyRow);
-    const key = await Promise.resolve()
-      .then(() => this.governedKey(keyRow, standing))
-      .catch(ended);
+    let key: ApiKeyRecord;
+    try {
+      key = this.governedKey(keyRow, standing);
+    } catch (error) {
+      return ended(error);
+    }
     const row = await store.passkeyOf(key.id);
     // On a governed vault the credential its signed state lists, when it lists one: what every vote must be an assertion of.
     const passkey = row === null ? null : pinnedTo(row, standing?.passkey);
