@@ -1,11 +1,15 @@
 import type { Command } from 'commander';
-import { print } from './output.js';
+import { print, proposed } from './output.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
 const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action) =>
   (await import('./operator-context.js')).withManageVaults(action);
 const approversConsole = async () => (await import('../../src/application/approvers-console.use-case.js')).ApproversConsole;
+
+/** A governed vault's enrolment, as `approvers list` prints it. */
+const standing = (e: { status: string; proposal: string | null } | undefined): string =>
+  e === undefined ? '' : e.status === 'in-force' ? '  in force' : `  waiting for the quorum${e.proposal ? ` (proposal ${e.proposal})` : ' (no proposal pending)'}`;
 
 /**
  * `wallet-vault approvers invite|list|revoke`: the approvers' console's people (docs/console.md). An
@@ -23,8 +27,11 @@ export function registerApproverCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; group?: string; expires: string; json?: boolean }) => {
       const ApproversConsole = await approversConsole();
-      const { url, expires } = await withPersistence((c) => c.get(ApproversConsole).invite(o.vault, { ...(o.group ? { group: o.group } : {}), expires: o.expires }));
-      print(!!o.json, { url, expires: expires.toISOString() }, () => `${url}\n(one use, until ${expires.toISOString()}; send it to the approver over a channel you trust)`);
+      const { url, expires, governed } = await withPersistence((c) => c.get(ApproversConsole).invite(o.vault, { ...(o.group ? { group: o.group } : {}), expires: o.expires }));
+      print(!!o.json, { url, expires: expires.toISOString() }, () =>
+        `${url}\n(one use, until ${expires.toISOString()}; send it to the approver over a channel you trust)` +
+        (governed ? '\nthe vault is governed: the enrolment makes a proposal listing the passkey; its votes count once the approvers sign it (docs/console.md)' : ''),
+      );
     });
   approvers
     .command('list')
@@ -35,7 +42,7 @@ export function registerApproverCommands(program: Command): void {
       const ApproversConsole = await approversConsole();
       const rows = await withPersistence((c) => c.get(ApproversConsole).list(o.vault));
       print(!!o.json, rows, () =>
-        rows.map((r) => `${r.id}  ${JSON.stringify(r.name)}  enrolled ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}${r.group === null ? '' : `  group ${r.group}`}`).join('\n') ||
+        rows.map((r) => `${r.id}  ${JSON.stringify(r.name)}  enrolled ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}${r.group === null ? '' : `  group ${r.group}`}${standing(r.enrolment)}`).join('\n') ||
         '(no approvers enrolled)',
       );
     });
@@ -45,7 +52,10 @@ export function registerApproverCommands(program: Command): void {
     .requiredOption('--id <keyId>', 'id of the approver (see approvers list)')
     .option('--json', 'print JSON')
     .action(async (o: { id: string; json?: boolean }) => {
-      await withManageVaults((m) => m.revokeApiKey(o.id));
-      print(!!o.json, { id: o.id, revoked: true }, () => `approver ${o.id} revoked`);
+      // On a governed vault the key is refused at once and a proposal removes it (and its passkey) from the signed state.
+      const { proposal } = await withManageVaults((m) => m.revokeApiKey(o.id));
+      print(!!o.json, { id: o.id, revoked: true, ...(proposal ? { proposal } : {}) }, () =>
+        `approver ${o.id} revoked` + proposed(null, proposal, "its removal (and its passkey's) from the signed state takes effect once the approvers sign it; its votes count for nothing from now on"),
+      );
     });
 }

@@ -3,7 +3,8 @@
 // X-Requested-With header the vault asks of state-changing ones (a cross-site form cannot send it).
 
 /**
- * @typedef {{ id: string, name: string, vault: string, vaultName?: string | null, group: string | null, created: string }} Approver
+ * @typedef {{ id: string, name: string, vault: string, vaultName?: string | null, group: string | null, created: string, enrolment?: Enrolment }} Approver
+ * @typedef {{ status: 'in-force' | 'waiting-for-quorum', proposal: string | null }} Enrolment
  * @typedef {{ approver: { id: string, name: string | null }, decision: string, at: string, kind: string }} Vote
  * @typedef {{ name: string, type: string, value: unknown }} Argument
  * @typedef {{ path: string, type: string, value: unknown }} TypedField

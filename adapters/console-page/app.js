@@ -129,7 +129,8 @@ async function render(o = {}) {
  */
 async function viewFor(name, arg) {
   if (name === 'enrol') return enrolView(ctx, enrolToken);
-  if (ctx.me === null) {
+  // Read again while an enrolment waits for a governed vault's quorum: the page learns when its votes count.
+  if (ctx.me === null || ctx.me.enrolment?.status === 'waiting-for-quorum') {
     ctx.me = await api.session();
     showWho();
   }

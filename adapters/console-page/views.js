@@ -241,7 +241,8 @@ export function enrolView(ctx, token) {
       const { options, vault, group } = await api.enrolOptions(token);
       const response = await createPasskey(options);
       const { approver } = await api.enrol({ token, name: chosen, response });
-      ctx.announce(`Passkey created. You approve for vault ${approver.vaultName || approver.vault || vault}${(approver.group ?? group) ? `, group ${approver.group ?? group}` : ''}.`, 'done');
+      const waits = approver.enrolment?.status === 'waiting-for-quorum' ? ' Your votes count once the vault\u2019s governance approvers sign your enrolment.' : '';
+      ctx.announce(`Passkey created. You approve for vault ${approver.vaultName || approver.vault || vault}${(approver.group ?? group) ? `, group ${approver.group ?? group}` : ''}.${waits}`, 'done');
       ctx.signedIn(approver, '#/pending');
     }, { signedOutMeansSession: false });
   });
@@ -330,8 +331,26 @@ export async function pendingView(ctx) {
   return [
     h('h1', { tabindex: '-1' }, 'Pending approvals'),
     h('p', { class: 'lead' }, `Vault ${ctx.me?.vaultName || ctx.me?.vault || ''}${ctx.me?.group ? `, group ${ctx.me.group}` : ''}: signing requests held for approvers.`),
+    waitingEnrolment(ctx.me),
     cards('Pending approvals', approvals.map((a) => approvalCard(a)), 'Nothing is waiting for a decision.'),
   ];
+}
+
+/**
+ * On a governed vault, until its governance approvers sign the proposal listing this approver: what it waits
+ * for, and a link to that proposal (docs/console.md, "Governed vaults"); else nothing.
+ * @param {Approver | null} me
+ */
+function waitingEnrolment(me) {
+  if (me?.enrolment?.status !== 'waiting-for-quorum') return null;
+  const proposal = me.enrolment.proposal;
+  return h(
+    'p',
+    { class: 'card' },
+    'This vault is governed: your votes count once its governance approvers have signed ',
+    proposal ? h('a', { href: `#/proposals/${encodeURIComponent(proposal)}` }, 'the proposal that lists your passkey') : 'a proposal listing your passkey (none is pending: ask an operator)',
+    '.',
+  );
 }
 
 /**
@@ -341,6 +360,7 @@ export async function pendingView(ctx) {
 function cannotVote(me, a) {
   if (a.status !== 'pending') return `This request is ${a.status}.`;
   if (!me) return 'Sign in to vote.';
+  if (me.enrolment?.status === 'waiting-for-quorum') return 'Your votes count once the vault\u2019s governance approvers have signed your enrolment.';
   if (a.requester.id === me.id || a.requester.id === `api-key:${me.id}`) return 'You made this request; another approver must decide it.';
   const mine = a.votes.find((v) => v.approver.id === me.id);
   if (mine) return `You voted ${mine.decision} ${relative(mine.at)}.`;

@@ -19,7 +19,7 @@ import { ManageQuarantine } from '../../src/application/manage-quarantine.use-ca
 import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
 import { ManageWebhooks } from '../../src/application/manage-webhooks.use-case.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
-import { governedKeysOf, governedVotersOf } from '../../src/application/governed-entries.js';
+import { governedKeysOf, governedKeysStateOf, governedVotersOf } from '../../src/application/governed-entries.js';
 import { EvaluatePolicy } from '../../src/application/evaluate-policy.use-case.js';
 import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
@@ -215,7 +215,7 @@ export const USE_CASES = {
         payloads: p.payloads,
         policies: p.policyCache,
         chainIds: s.chainIds,
-        governed: (vaultId) => governedKeysOf(p.policyCache, vaultId),
+        governed: (vaultId) => governedKeysStateOf(p.policyCache, vaultId),
         listApprovals: p.resolve(ListApprovals),
         getApproval: p.resolve(GetApproval),
         // Resolved at the first vote: the CLI's invite and list open no key store.
@@ -288,6 +288,7 @@ export const USE_CASES = {
         pins: s.governancePins ?? new Map(),
         apiKeys: p.repo,
         ...(p.webhooks ? { webhooks: p.webhooks } : {}),
+        ...(p.console ? { passkeys: (vaultId: string) => p.console!.passkeys(vaultId) } : {}),
       }),
   ),
   /** The audit trail, filtered and paged. */

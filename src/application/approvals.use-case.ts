@@ -14,7 +14,8 @@ import type { PolicyCache } from './policy-cache.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
 import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, type PasskeyVoteCheck, type QuorumCheck } from './signed-votes.js';
-import type { GovernedVoting } from './governed-entries.js';
+import { addressOf, passkeyOf, type GovernedVoting } from './governed-entries.js';
+import type { GovernedPasskey } from '../domain/governance.js';
 import { asBytes32 } from '../domain/signed-decisions.js';
 
 /**
@@ -172,13 +173,27 @@ export class VoteOnApproval {
     refuseClosed(approval, now);
     // Before anything is written: a key with a credential votes only with its signature of this Decision.
     const address = principal.approverAddress ?? null;
-    const governed = (await this.votersOf?.(vaultId))?.approvers ?? null;
-    if (governed !== null && (address === null || !isGovernedVoter(governed, address))) {
-      await this.refused(principal, approval, address === null ? 'governed vault: key without a credential' : `governed vault: ${address} is not one of its approvers`);
+    const voting = (await this.votersOf?.(vaultId)) ?? null;
+    // A passkey the signed state lists for this key: the one its vote must be an assertion of (never the row's).
+    const pinned = passkeyOf(voting?.credentials?.get(principal.apiKeyId));
+    if (voting !== null && pinned === null && (address === null || !isGovernedVoter(voting.approvers, address))) {
+      await this.refused(principal, approval, address === null ? 'governed vault: key without a credential in its signed state' : `governed vault: ${address} is not one of its approvers`);
       throw new DomainError(
         ErrorCode.APPROVAL_SIGNATURE_INVALID,
-        `approval ${id}: vault ${vaultId} is governed, so only the approvers its signed governance names vote (docs/governance.md); this key's credential ${address ?? '(none)'} is not one of them`,
+        address === null
+          ? `approval ${id}: vault ${vaultId} is governed, so a key votes only with a credential its signed state lists (docs/governance.md); this key has none there (a passkey enrolment waits for its proposal's quorum, docs/console.md)`
+          : `approval ${id}: vault ${vaultId} is governed, so only the approvers its signed governance names vote (docs/governance.md); this key's credential ${address} is not one of them`,
       );
+    }
+    if (pinned !== null) {
+      const assertion = command.passkeyAssertion;
+      if (assertion === undefined || (await this.passkeyVotes?.verify(approval, principal.apiKeyId, vote, assertion, pinned)) !== true) {
+        await this.refused(principal, approval, 'governed vault: vote not an assertion of the passkey its signed state lists');
+        throw new DomainError(
+          ErrorCode.APPROVAL_SIGNATURE_INVALID,
+          `approval ${id}: vault ${vaultId} is governed; this key votes with the passkey its signed state lists, and this is no assertion of that passkey over the Decision to ${vote} this approval`,
+        );
+      }
     }
     if (address !== null && !isSignedDecision(this.signers, approval, vote, command.signature, address)) {
       const why = command.signature === undefined ? 'no signature' : 'signature not of the key\'s approver address over this decision';
@@ -252,9 +267,11 @@ export class VoteOnApproval {
     const voting = (await this.votersOf?.(approval.vaultId)) ?? null;
     const credentials = voting?.credentials ?? null;
     const stored = await store.countedVotes(approval.vaultId, approval.id);
-    const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: credentials.get(v.apiKeyId) ?? null }));
-    const signed = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null);
-    const check = await this.withPasskeys(approval, votes, signed);
+    const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: addressOf(credentials.get(v.apiKeyId)) }));
+    // The passkeys the signed state lists, by key: a governed vault's passkey votes are verified against these alone.
+    const pinned = credentials === null ? null : new Map([...credentials].flatMap(([id, c]) => ((p) => (p === null ? [] : [[id, p] as const]))(passkeyOf(c))));
+    const signed = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null, new Set(pinned?.keys()));
+    const check = await this.withPasskeys(approval, votes, signed, pinned);
     const held = check.intact && check.valid >= approval.required;
     if (check.invalid.length > 0 || !check.intact) {
       this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));
@@ -270,14 +287,22 @@ export class VoteOnApproval {
     return held ? approval : null;
   }
 
-  /** The quorum check with passkey votes verified too: a counted vote of a key with a passkey counts only with its assertion. */
-  private async withPasskeys(approval: Approval, votes: readonly CountedVote[], check: QuorumCheck): Promise<QuorumCheck> {
-    if (this.passkeyVotes === undefined || !check.intact) return check;
+  /**
+   * The quorum check with passkey votes verified too: a counted vote of a key with a passkey counts only with
+   * its assertion. `pinned` (a vault whose signed state governs its keys): the passkeys that state lists, the
+   * only ones verified against; the rows' public keys are not read.
+   */
+  private async withPasskeys(approval: Approval, votes: readonly CountedVote[], check: QuorumCheck, pinned: ReadonlyMap<string, GovernedPasskey> | null): Promise<QuorumCheck> {
+    if (!check.intact || (this.passkeyVotes === undefined && pinned === null)) return check;
     const invalid = new Set(check.invalid.map((v) => v.apiKeyId));
     const failed: CountedVote[] = [];
     for (const vote of votes) {
       if (vote.approverAddress !== null || invalid.has(vote.apiKeyId)) continue;
-      if ((await this.passkeyVotes.verify(approval, vote.apiKeyId, 'approve', vote.signature)) === false) failed.push(vote);
+      const passkey = pinned?.get(vote.apiKeyId);
+      // checkQuorum judged every other vote of a governed vault already (no credential in its state: invalid).
+      if (pinned !== null && passkey === undefined) continue;
+      const verified = await this.passkeyVotes?.verify(approval, vote.apiKeyId, 'approve', vote.signature, passkey);
+      if (verified === false || (passkey !== undefined && verified !== true)) failed.push(vote);
     }
     if (failed.length === 0) return check;
     return { intact: true, invalid: [...check.invalid, ...failed], valid: check.valid - failed.length };

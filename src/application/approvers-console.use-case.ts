@@ -15,8 +15,9 @@ import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { approvalView, type ApprovalView, type ApprovalViewContext } from './approval-view.js';
 import type { GetApproval, ListApprovals, VoteOnApproval } from './approvals.use-case.js';
+import { governedApiKey, withEntry, type GovernedApiKey, type GovernedPasskey } from '../domain/governance.js';
 import { apiKeyActor, auditEvent, OPERATOR } from './audit-actor.js';
-import type { Governance, ProposalView } from './governance.use-case.js';
+import type { EntriesProposer, Governance, ProposalView } from './governance.use-case.js';
 import type { PolicyCache } from './policy-cache.js';
 import type { Principal } from './principal.js';
 import type { PasskeyVoteCheck } from './signed-votes.js';
@@ -57,6 +58,17 @@ export interface Approver {
   readonly vaultName: string;
   readonly group: string | null;
   readonly created: string;
+  /**
+   * On a governed vault (docs/console.md, "Governed vaults"): `in-force` once the vault's signed state lists
+   * this key with this passkey (its votes count), else `waiting-for-quorum` with the pending proposal that
+   * adds it (null: none pending, e.g. it was rejected). Absent on a vault that is not governed.
+   */
+  readonly enrolment?: Enrolment;
+}
+
+export interface Enrolment {
+  readonly status: 'in-force' | 'waiting-for-quorum';
+  readonly proposal: string | null;
 }
 
 /** A signed-in approver, as each console request finds it. */
@@ -80,12 +92,16 @@ export interface ApproversConsoleDeps {
   readonly payloads: Pick<StandardPayloads, 'typedDataDigest' | 'unsignedTransaction' | 'decodeArguments'>;
   readonly policies: Pick<PolicyCache, 'find'>;
   readonly chainIds: Readonly<Record<string, string>>;
-  /** Null when the vault is not governed; a governed vault takes no passkey approvers (docs/console.md). */
-  readonly governed: (vaultId: string) => Promise<unknown | null>;
+  /**
+   * Null when the vault is not governed; else the API keys its verified state lists (null: a state that does
+   * not govern keys, where passkey approvers cannot be listed, so none are invited).
+   */
+  readonly governed: (vaultId: string) => Promise<{ readonly apiKeys: readonly GovernedApiKey[] | null } | null>;
   readonly listApprovals: Pick<ListApprovals, 'execute'>;
   readonly getApproval: Pick<GetApproval, 'execute'>;
   readonly voteOnApproval: Pick<VoteOnApproval, 'execute'>;
-  readonly governance: Pick<Governance, 'list' | 'get'>;
+  /** Proposals: read for the console, and made on a governed vault's enrolment (the key listed with its passkey). */
+  readonly governance: Pick<Governance, 'list' | 'get'> & Pick<EntriesProposer, 'proposeEntries'>;
 }
 
 /** A new console session: the approver, and the session id the cookie carries (never stored as it is). */
@@ -98,9 +114,29 @@ const unavailable = (why: string) => new DomainError(ErrorCode.CONSOLE_UNAVAILAB
 const signedOut = (why: string) => new DomainError(ErrorCode.UNAUTHENTICATED, `console: ${why}; sign in with your passkey`);
 const badSignature = (why: string) => new DomainError(ErrorCode.APPROVAL_SIGNATURE_INVALID, why);
 
-function approverOf(key: ApiKeyRecord, passkey: Passkey, vaultName: string): Approver {
-  return { id: key.id, name: passkey.name, vault: key.vaultId, vaultName, group: key.group ?? null, created: passkey.created.toISOString() };
+function approverOf(key: ApiKeyRecord, passkey: Passkey, vaultName: string, enrolment?: Enrolment): Approver {
+  return {
+    id: key.id, name: passkey.name, vault: key.vaultId, vaultName, group: key.group ?? null, created: passkey.created.toISOString(),
+    ...(enrolment === undefined ? {} : { enrolment }),
+  };
 }
+
+/**
+ * What a key of a governed vault is, as its verified state lists it: its entry (undefined: not listed,
+ * e.g. its enrolment waits for the quorum) and the passkey the state pins for it.
+ */
+interface GovernedStanding {
+  readonly entry: GovernedApiKey | undefined;
+  readonly passkey: GovernedPasskey | undefined;
+}
+
+/** The pending proposal (of `pending`) that lists key `apiKeyId` with passkey `credentialId`: its enrolment's. */
+const enrolmentProposal = (pending: readonly ProposalView[], apiKeyId: string, credentialId: string): string | null =>
+  pending.find((p) => p.status === 'pending' && p.state.apiKeys?.some((k) => k.id === apiKeyId && k.passkey?.credentialId === credentialId))?.id ?? null;
+
+/** The row's passkey with the credential the signed state pins in its place: what sign-ins and votes verify against. */
+const pinnedTo = (row: Passkey, pinned: GovernedPasskey | undefined): Passkey =>
+  pinned === undefined ? row : { ...row, credentialId: pinned.credentialId, publicKey: pinned.publicKey };
 
 /** The base64url challenge a passkey signs to decide `decision` on `approval`: its EIP-712 Decision digest. */
 export function decisionChallenge(payloads: Pick<StandardPayloads, 'typedDataDigest'>, approval: Pick<Approval, 'vaultId' | 'id' | 'requestHash'>, decision: DecisionKind): string {
@@ -119,9 +155,14 @@ export class PasskeyVotes implements PasskeyVoteCheck {
     private readonly payloads: Pick<StandardPayloads, 'typedDataDigest'>,
   ) {}
 
-  async verify(approval: Approval, apiKeyId: string, decision: DecisionKind, signature: string | null): Promise<boolean | null> {
-    if (this.store === undefined) return null;
-    const passkey = await this.store.passkeyOf(apiKeyId);
+  async verify(approval: Approval, apiKeyId: string, decision: DecisionKind, signature: string | null, pinned?: GovernedPasskey): Promise<boolean | null> {
+    // Pinned by a governed vault's signed state: that credential and public key alone, whatever the row says.
+    const passkey: Passkey | null =
+      pinned !== undefined
+        ? { apiKeyId, vaultId: approval.vaultId, name: '', credentialId: pinned.credentialId, publicKey: pinned.publicKey, counter: 0, transports: [], created: new Date(0) }
+        : this.store === undefined
+          ? null
+          : await this.store.passkeyOf(apiKeyId);
     if (passkey === null) return null;
     if (this.relyingParty === undefined || typeof signature !== 'string' || signature.length > 16_384) return false;
     let response: unknown;
@@ -158,11 +199,14 @@ export class ApproversConsole {
    * `wallet-vault approvers invite`: a one-time enrolment URL for the vault (and group), good until
    * `expiresMs` from now. Only its hash is stored; audited (approver.invited).
    */
-  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}): Promise<{ url: string; expires: Date }> {
+  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}): Promise<{ url: string; expires: Date; governed: boolean }> {
     const { store } = this.parts();
     await requireVault(this.deps.repository, vaultId);
-    if ((await this.deps.governed(vaultId)) !== null) {
-      throw invalidArgument(`vault: ${vaultId} is governed; its votes count only from the approver addresses its signed state names, so a passkey approver could not vote there (docs/console.md)`);
+    const governed = await this.deps.governed(vaultId);
+    if (governed?.apiKeys === null) {
+      throw invalidArgument(
+        `vault: ${vaultId} is governed by a state that does not list its API keys, so a passkey approver could not be listed there; run governance set to propose that it does (docs/console.md)`,
+      );
     }
     const group = options.group === undefined ? null : parseApproverGroup(options.group);
     const ms = options.expires !== undefined ? windowOf(options.expires) : (options.expiresMs ?? DEFAULT_INVITE_MS);
@@ -175,7 +219,7 @@ export class ApproversConsole {
       { tokenHash, vaultId, group, created: now, expires, used: null, apiKeyId: null },
       auditEvent('approver.invited', now, OPERATOR, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
     );
-    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires };
+    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires, governed: governed !== null };
   }
 
   /** The invite of `token`, unused and unexpired, or 401 saying which. */
@@ -189,14 +233,26 @@ export class ApproversConsole {
     return invite;
   }
 
-  /** `wallet-vault approvers list`: the vault's enrolled approvers, revoked ones included. */
+  /**
+   * `wallet-vault approvers list`: the vault's enrolled approvers, revoked ones included; on a governed vault
+   * each with its enrolment's standing (in force when the signed state lists this key with this passkey).
+   */
   async list(vaultId: string): Promise<(Approver & { revoked: string | null; credential: string })[]> {
     const { store } = this.parts();
     const vault = await requireVault(this.deps.repository, vaultId);
     const keys = new Map((await this.deps.repository.listApiKeys(vaultId)).map((k) => [k.id, k]));
+    const governed = await this.deps.governed(vaultId);
+    const listed = new Map(governed?.apiKeys?.map((k) => [k.id, k]));
+    const pending = governed === null ? [] : await this.deps.governance.list(vaultId);
+    const enrolmentOf = (p: Passkey): Enrolment | undefined => {
+      if (governed === null) return undefined;
+      const pinned = listed.get(p.apiKeyId)?.passkey;
+      if (pinned !== undefined && pinned.credentialId === p.credentialId && pinned.publicKey === p.publicKey) return { status: 'in-force', proposal: null };
+      return { status: 'waiting-for-quorum', proposal: enrolmentProposal(pending, p.apiKeyId, p.credentialId) };
+    };
     return (await store.passkeys(vaultId)).flatMap((p) => {
       const key = keys.get(p.apiKeyId);
-      return key === undefined ? [] : [{ ...approverOf(key, p, vault.name), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
+      return key === undefined ? [] : [{ ...approverOf(key, p, vault.name, enrolmentOf(p)), revoked: key.revoked?.toISOString() ?? null, credential: p.credentialId }];
     });
   }
 
@@ -229,6 +285,9 @@ export class ApproversConsole {
     const credential = await rp.verifyRegistration(response, challenge!);
     if (credential === null) throw badSignature(`enrolment: the passkey response does not verify for ${rp.origin}`);
     if ((await store.passkeyByCredential(credential.credentialId)) !== null) throw invalidArgument('response: this passkey is enrolled already');
+    // Asked before anything is written: a governed vault whose state does not verify (or lists no keys) enrols no one.
+    const governed = await this.deps.governed(invite.vaultId);
+    if (governed !== null && governed.apiKeys === null) throw invalidArgument(`vault: ${invite.vaultId}'s signed state does not list its API keys; a passkey approver cannot be listed there (docs/console.md)`);
     const id = randomBytes(8).toString('hex');
     // No usable bearer secret: the hash of bytes nobody keeps.
     const key: ApiKeyRecord = {
@@ -240,7 +299,11 @@ export class ApproversConsole {
       name: label, group: invite.group, credential: credential.credentialId.slice(0, 64), invite: shortId(invite.tokenHash),
     });
     if (!(await store.enrol(invite.tokenHash, now, key, passkey, enrolled))) throw signedOut('this invite was used or expired meanwhile');
-    return { approver: approverOf(key, passkey, await this.vaultName(key.vaultId)), sessionId: await this.start(store, key, passkey, 'enrolment') };
+    // A governed vault: the rows count for nothing until the quorum signs the state listing this key and passkey.
+    const proposal =
+      governed === null ? undefined : await this.deps.governance.proposeEntries(key.vaultId, 'apiKeys', (keys) => withEntry(keys, governedApiKey(key, credential)), apiKeyActor(id));
+    const enrolment: Enrolment | undefined = governed === null ? undefined : { status: 'waiting-for-quorum', proposal: proposal?.id ?? null };
+    return { approver: approverOf(key, passkey, await this.vaultName(key.vaultId), enrolment), sessionId: await this.start(store, key, passkey, 'enrolment') };
   }
 
   /** `POST /console/api/session/options`: a one-use sign-in challenge (discoverable credentials). */
@@ -263,11 +326,15 @@ export class ApproversConsole {
     const credentialId = rp.assertionCredentialId(response);
     const passkey = credentialId === null ? null : await store.passkeyByCredential(credentialId);
     if (passkey === null) throw signedOut('this passkey is not enrolled here');
-    const key = await this.liveKey(passkey.apiKeyId);
-    const verified = await rp.verifyAssertion(response, challenge, passkey);
+    const row = await this.liveKey(passkey.apiKeyId);
+    const standing = await this.standing(row);
+    const key = this.governedKey(row, standing);
+    // On a governed vault the passkey its signed state lists, when it lists one: a row's replaced public key signs nobody in.
+    const trusted = pinnedTo(passkey, standing?.passkey);
+    const verified = await rp.verifyAssertion(response, challenge, trusted);
     if (verified === null) throw signedOut(`the passkey's response does not verify for ${rp.origin}`);
     await this.advance(store, passkey, verified.counter, signedOut('the authenticator counter went back (a cloned passkey?)'));
-    return { approver: approverOf(key, passkey, await this.vaultName(key.vaultId)), sessionId: await this.start(store, key, passkey, 'sign-in') };
+    return { approver: await this.approverWith(key, trusted, standing), sessionId: await this.start(store, key, trusted, 'sign-in') };
   }
 
   private async start(store: ConsoleStore, key: ApiKeyRecord, passkey: Passkey, via: string): Promise<string> {
@@ -283,6 +350,31 @@ export class ApproversConsole {
 
   private async vaultName(vaultId: string): Promise<string> {
     return (await requireVault(this.deps.repository, vaultId)).name;
+  }
+
+  /** Null on a vault that is not governed; else what its verified state lists for this key. */
+  private async standing(key: ApiKeyRecord): Promise<GovernedStanding | null> {
+    const governed = await this.deps.governed(key.vaultId);
+    if (governed === null) return null;
+    const entry = governed.apiKeys?.find((k) => k.id === key.id);
+    return { entry, passkey: entry?.passkey };
+  }
+
+  /** The key with the roles and group its signed state lists (a row widened by SQL gets nothing more); 401 when they hold no approver role. */
+  private governedKey(row: ApiKeyRecord, standing: GovernedStanding | null): ApiKeyRecord {
+    const entry = standing?.entry;
+    if (entry === undefined) return row;
+    if (!entry.roles.includes('approver')) throw signedOut('this key is no approver in the vault\'s signed state');
+    const { group: _group, ...rest } = row;
+    return { ...rest, roles: entry.roles, ...(entry.group === null ? {} : { group: entry.group }) };
+  }
+
+  /** The approver as shown, with its enrolment's standing on a governed vault (the pending proposal looked up only while it waits). */
+  private async approverWith(key: ApiKeyRecord, passkey: Passkey, standing: GovernedStanding | null): Promise<Approver> {
+    const vaultName = await this.vaultName(key.vaultId);
+    if (standing === null) return approverOf(key, passkey, vaultName);
+    if (standing.passkey !== undefined) return approverOf(key, passkey, vaultName, { status: 'in-force', proposal: null });
+    return approverOf(key, passkey, vaultName, { status: 'waiting-for-quorum', proposal: enrolmentProposal(await this.deps.governance.list(key.vaultId), key.id, passkey.credentialId) });
   }
 
   /** The key, unrevoked and still an approver, or 401. */
@@ -312,15 +404,26 @@ export class ApproversConsole {
     if (session.ended !== null) throw signedOut('this session has ended');
     if (now - session.created.getTime() >= SESSION_ABSOLUTE_MS) throw signedOut('this session is older than 8 hours');
     if (now - session.lastSeen.getTime() >= SESSION_IDLE_MS) throw signedOut('this session was idle over 15 minutes');
-    const key = await this.liveKey(session.apiKeyId).catch(async (error: unknown) => {
+    // A key no longer an approver ends the session; a state that cannot be read now refuses this request only.
+    const ended = async (error: unknown): Promise<never> => {
       await store.endSession(idHash, new Date(now));
       throw error;
-    });
-    const passkey = await store.passkeyOf(key.id);
+    };
+    const keyRow = await this.liveKey(session.apiKeyId).catch(ended);
+    const standing = await this.standing(keyRow);
+    let key: ApiKeyRecord;
+    try {
+      key = this.governedKey(keyRow, standing);
+    } catch (error) {
+      return ended(error);
+    }
+    const row = await store.passkeyOf(key.id);
+    // On a governed vault the credential its signed state lists, when it lists one: what every vote must be an assertion of.
+    const passkey = row === null ? null : pinnedTo(row, standing?.passkey);
     if (passkey === null || !sameText(passkey.credentialId, session.credentialId)) throw signedOut('this session\'s passkey is no longer this approver\'s');
     await store.touchSession(idHash, new Date(now));
     return {
-      approver: approverOf(key, passkey, await this.vaultName(key.vaultId)),
+      approver: await this.approverWith(key, passkey, standing),
       principal: { apiKeyId: key.id, vaultId: key.vaultId, roles: key.roles, group: key.group ?? null, approverAddress: null },
       passkey,
       sessionHash: idHash,

@@ -83,6 +83,8 @@ export interface GovernanceDeps {
   /** Where the genesis reads the vault's API keys and webhook endpoints (absent: the state governs neither). */
   readonly apiKeys?: ApiKeyStore;
   readonly webhooks?: WebhookOutbox;
+  /** The passkeys of the vault's console approvers (absent: no console tables), which the genesis lists with their keys. */
+  readonly passkeys?: (vaultId: string) => Promise<readonly { readonly apiKeyId: string; readonly credentialId: string; readonly publicKey: string }[]>;
 }
 
 /** What a change of a governed vault's keys or webhooks answers besides its result: the proposal it made, if any. */
@@ -166,11 +168,15 @@ export class Governance implements EntriesProposer {
     return this.propose(vaultId, { ...current.governed.head, [part]: edit(entries) }, actor);
   }
 
-  /** The vault's keys that are not revoked, as the genesis captures them (undefined: no key store to read). */
+  /**
+   * The vault's keys that are not revoked, as the genesis captures them, console approvers with their
+   * passkeys (undefined: no key store to read).
+   */
   private async currentApiKeys(vaultId: string): Promise<GovernedState['apiKeys']> {
     if (this.deps.apiKeys === undefined) return undefined;
     const keys = await this.deps.apiKeys.listApiKeys(vaultId);
-    return keys.filter((k) => k.revoked === null).map(governedApiKey).sort(byId);
+    const passkeys = new Map((await this.deps.passkeys?.(vaultId))?.map((p) => [p.apiKeyId, p]));
+    return keys.filter((k) => k.revoked === null).map((k) => governedApiKey(k, passkeys.get(k.id))).sort(byId);
   }
 
   private async currentWebhooks(vaultId: string): Promise<GovernedState['webhooks']> {

@@ -1,5 +1,5 @@
 import { governedWebhook } from '../domain/governance.js';
-import type { GovernedApiKey } from '../domain/governance.js';
+import type { GovernedApiKey, GovernedPasskey } from '../domain/governance.js';
 import { governanceUnverified } from './governance-verifier.js';
 import type { PolicyCache } from './policy-cache.js';
 
@@ -23,6 +23,19 @@ export async function governedKeysOf(cache: PolicyCache, vaultId: string): Promi
 }
 
 /**
+ * Whether a vault is governed and, when its state governs API keys, the keys it lists (`apiKeys` null: a
+ * state made before keys were governed). Null for a vault that is not governed; a vault whose state does
+ * not verify refuses (GOVERNANCE_UNVERIFIED) rather than fall back to the rows; one that stopped verifying
+ * part-way answers with the last state that did (as governedKeysOf).
+ */
+export async function governedKeysStateOf(cache: PolicyCache, vaultId: string): Promise<{ readonly apiKeys: readonly GovernedApiKey[] | null } | null> {
+  const state = await cache.state(vaultId);
+  if (state.governed !== null) return { apiKeys: state.governed.head.apiKeys ?? null };
+  if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
+  return null;
+}
+
+/**
  * Who votes on a governed vault's held signs (docs/governance.md): the approvers its verified state names
  * and, when the state governs API keys, each key's credential as the state lists it (a key absent from
  * the map has none). Null for a vault that is not governed; a vault whose state does not verify refuses
@@ -35,14 +48,32 @@ export async function governedVotersOf(cache: PolicyCache, vaultId: string): Pro
   const keys = state.governed.head.apiKeys;
   return {
     approvers: state.governed.head.governance.approvers,
-    credentials: keys === undefined ? null : new Map(keys.map((k) => [k.id, k.approverAddress])),
+    credentials: keys === undefined ? null : new Map(keys.map((k) => [k.id, credentialOf(k)])),
   };
 }
 
+/**
+ * What a key's votes are verified with, as the signed state lists it: an approver address (EIP-712
+ * Decision signatures) or a passkey enrolled through the console (WebAuthn assertions over the same
+ * digest). A key with both is judged by its address, as the API route votes with it.
+ */
+export type VoterCredential = { readonly address: string } | { readonly passkey: GovernedPasskey };
+
+export function credentialOf(key: GovernedApiKey): VoterCredential | null {
+  if (key.approverAddress !== null) return { address: key.approverAddress };
+  return key.passkey === undefined ? null : { passkey: key.passkey };
+}
+
+/** The address of a credential, or null (a passkey, or none). */
+export const addressOf = (credential: VoterCredential | null | undefined): string | null => (credential && 'address' in credential ? credential.address : null);
+/** The passkey of a credential, or null (an address, or none). */
+export const passkeyOf = (credential: VoterCredential | null | undefined): GovernedPasskey | null => (credential && 'passkey' in credential ? credential.passkey : null);
+
 export interface GovernedVoting {
+  /** The addresses that sign PolicyChange, whose address credentials vote on held signs. */
   readonly approvers: readonly string[];
   /** Each key's credential as the signed state lists it; null when the state does not govern keys. */
-  readonly credentials: ReadonlyMap<string, string | null> | null;
+  readonly credentials: ReadonlyMap<string, VoterCredential | null> | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Approval } from '../domain/approval.js';
+import type { GovernedPasskey } from '../domain/governance.js';
 import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import type { CountedVote } from '../ports/approval-store.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
@@ -67,11 +68,22 @@ export interface QuorumCheck {
   readonly intact: boolean;
 }
 
-export function checkQuorum(signers: DecisionSigners, approval: Approval, votes: readonly CountedVote[], governed: GovernedVoters = null): QuorumCheck {
+/**
+ * The counted votes checked for their address credentials. On a governed vault a vote of a key without an
+ * address counts only when the signed state lists a passkey for it (`governedPasskeys`, by key id): its
+ * assertion is then verified against that passkey (VoteOnApproval's withPasskeys), not here.
+ */
+export function checkQuorum(
+  signers: DecisionSigners,
+  approval: Approval,
+  votes: readonly CountedVote[],
+  governed: GovernedVoters = null,
+  governedPasskeys: ReadonlySet<string> = new Set(),
+): QuorumCheck {
   if (!requestIntact(approval)) return { invalid: votes, valid: 0, intact: false };
   const invalid = votes.filter((v) =>
     v.approverAddress === null
-      ? governed !== null
+      ? governed !== null && !governedPasskeys.has(v.apiKeyId)
       : !isGovernedVoter(governed, v.approverAddress) || !isSignedDecision(signers, approval, 'approve', v.signature, v.approverAddress),
   );
   return { invalid, valid: votes.length - invalid.length, intact: true };
@@ -80,12 +92,16 @@ export function checkQuorum(signers: DecisionSigners, approval: Approval, votes:
 /**
  * Passkey votes (the approvers' console, docs/console.md): a key with an enrolled passkey votes with a
  * WebAuthn assertion over the `Decision` digest, stored as JSON in the vote's signature. The release
- * verifies it again from the stored row against the stored public key, as it does an address's signature.
+ * verifies it again from the stored row against the stored public key, as it does an address's signature;
+ * on a governed vault against the passkey its signed state lists instead (a database writer may have
+ * replaced the row's public key).
  */
 export interface PasskeyVoteCheck {
   /**
    * Null: key `apiKeyId` has no passkey (its vote is judged as any other). Else whether `signature` is an
-   * assertion of that key's passkey over `approval`'s `decision` Decision at the console's origin.
+   * assertion of that key's passkey over `approval`'s `decision` Decision at the console's origin. With
+   * `pinned` (the passkey a governed vault's signed state lists for the key) the assertion is verified
+   * against it alone, never the stored row, and the answer is never null.
    */
-  verify(approval: Approval, apiKeyId: string, decision: DecisionKind, signature: string | null): Promise<boolean | null>;
+  verify(approval: Approval, apiKeyId: string, decision: DecisionKind, signature: string | null, pinned?: GovernedPasskey): Promise<boolean | null>;
 }

@@ -39,6 +39,19 @@ export interface GovernedApiKey {
   readonly roles: readonly ApiKeyRole[];
   readonly group: string | null;
   readonly approverAddress: string | null;
+  /**
+   * The passkey its console votes are verified with (docs/console.md, "Governed vaults"), as enrolled.
+   * Present only on a key that has one: a state without passkeys keeps the text, so the hash, it had.
+   */
+  readonly passkey?: GovernedPasskey;
+}
+
+/** A passkey as the state pins it: what a vote's WebAuthn assertion is verified against, never the database row. */
+export interface GovernedPasskey {
+  /** The credential id, base64url. */
+  readonly credentialId: string;
+  /** The COSE public key, base64url, as stored at enrolment. */
+  readonly publicKey: string;
 }
 
 /** A webhook endpoint as the state governs it: where the vault's events go, and which. */
@@ -49,10 +62,14 @@ export interface GovernedWebhook {
   readonly events: readonly string[];
 }
 
-/** A key row's powers as the state keeps them. */
-export function governedApiKey(key: { id: string; roles: readonly ApiKeyRole[]; group?: string | null; approverAddress?: string | null }): GovernedApiKey {
+/** A key row's powers as the state keeps them (with its passkey, when it has one). */
+export function governedApiKey(
+  key: { id: string; roles: readonly ApiKeyRole[]; group?: string | null; approverAddress?: string | null },
+  passkey?: GovernedPasskey | null,
+): GovernedApiKey {
   const roles = API_KEY_ROLES.filter((r) => key.roles.includes(r));
-  return { id: key.id, roles, group: key.group ?? null, approverAddress: key.approverAddress ?? null };
+  const entry = { id: key.id, roles, group: key.group ?? null, approverAddress: key.approverAddress ?? null };
+  return passkey ? { ...entry, passkey: { credentialId: passkey.credentialId, publicKey: passkey.publicKey } } : entry;
 }
 
 /** An endpoint row as the state keeps it. */
@@ -146,9 +163,16 @@ export function readState(text: string, vaultId: string): GovernedState {
   listOfIds(state.apiKeys, 'apiKeys');
   listOfIds(state.webhooks, 'webhooks');
   if (state.apiKeys?.some((k) => !Array.isArray(k.roles))) throw new Error('apiKeys: an entry without roles');
+  if (state.apiKeys?.some((k) => k.passkey !== undefined && !isGovernedPasskey(k.passkey))) throw new Error('apiKeys: a passkey without a base64url credentialId and publicKey');
   if (state.webhooks?.some((w) => typeof w.url !== 'string' || !Array.isArray(w.events))) throw new Error('webhooks: an entry without url or events');
   return state;
 }
+
+const BASE64URL = /^[A-Za-z0-9_-]{1,2048}$/;
+const isGovernedPasskey = (value: unknown): boolean => {
+  const p = value as { credentialId?: unknown; publicKey?: unknown } | null;
+  return typeof p === 'object' && p !== null && typeof p.credentialId === 'string' && BASE64URL.test(p.credentialId) && typeof p.publicKey === 'string' && BASE64URL.test(p.publicKey);
+};
 
 /** What a change does, readable: rules and limits added, removed or changed (by id), approver set and quorum. */
 export interface StateDiff {

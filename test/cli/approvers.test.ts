@@ -35,6 +35,17 @@ describe('wallet-vault approvers', () => {
     expect(await cliJson(['approvers', 'list', '--vault', vaultId], env)).toEqual([]);
   }, 180_000);
 
+  it('on a governed vault: invite says the enrolment is a proposal; revoke prints the proposal removing the key', async () => {
+    const governed = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'governed console'], env)).id;
+    const approver = await cliJson<{ id: string }>(['api-keys', 'create', '--vault', governed, '--roles', 'approver'], env);
+    const set = await runCli(['governance', 'set', '--vault', governed, '--required', '1', '--approvers', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'], env);
+    expect(set.code).toBe(0);
+    const invite = await runCli(['approvers', 'invite', '--vault', governed], env);
+    expect([invite.code, invite.stdout]).toEqual([0, expect.stringMatching(/the vault is governed: the enrolment makes a proposal listing the passkey/)]);
+    const revoked = await cliJson<{ id: string; revoked: boolean; proposal: { id: string; documentHash: string } }>(['approvers', 'revoke', '--id', approver.id], env);
+    expect(revoked).toEqual({ id: approver.id, revoked: true, proposal: { id: expect.any(String), documentHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
+  }, 180_000);
+
   it('refuses a bad --expires, and says what is missing without VAULT_PUBLIC_URL', async () => {
     const bad = await runCli(['approvers', 'invite', '--vault', vaultId, '--expires', 'soon'], env);
     expect(bad.code).toBe(1);

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { Wallet } from 'ethers';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -206,6 +207,29 @@ describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium",
     expect(made.status).toBe(200);
     expect(made.body.approval).toMatchObject({ status: 'approved', votes: [{ approver: { name: 'Alex Morgan' }, decision: 'approve', kind: 'passkey' }] });
     expect((await world.approvalOverApi(id)).status).toBe('approved');
+  });
+
+  it('on a governed vault the enrolled approver is told its votes wait for the proposal listing its passkey, until the quorum signs it', async () => {
+    const vault = world.server.server.vault;
+    const { id: vaultId } = await vault.manageVaults.create({ name: 'governed treasury' });
+    const governor = Wallet.createRandom();
+    await vault.governance.set(vaultId, { required: 1, approvers: [governor.address] }, 'operator');
+    const kim = await newApprover(browser);
+    approvers.push(kim);
+    await enrol(kim, (await vault.approversConsole.invite(vaultId)).url, 'Kim Ito');
+    const notice = kim.page.getByRole('link', { name: 'the proposal that lists your passkey' });
+    await notice.waitFor();
+    expect(await kim.page.getByRole('main').innerText()).toContain('This vault is governed: your votes count once its governance approvers have signed');
+    await axeClean(kim, 'pending approvals (enrolment waiting for the quorum)');
+    const proposal = (await vault.governance.list(vaultId)).find((p) => p.status === 'pending')!;
+    expect(await notice.getAttribute('href')).toBe(`#/proposals/${proposal.id}`);
+
+    const t = proposal.typedData;
+    await vault.governance.vote(vaultId, proposal.id, 'approve', await governor.signTypedData(t.domain, { ...t.types } as never, t.message), 'operator');
+    // The page reads the session again while it waits: the next view says nothing of waiting.
+    await openView(kim, 'History');
+    await openView(kim, 'Pending');
+    expect(await kim.page.getByRole('main').innerText()).not.toContain('This vault is governed');
   });
 
   it('the page loads nothing from another origin, logs no error, and reads on a phone; axe finds nothing serious there either', async () => {

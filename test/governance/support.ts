@@ -19,7 +19,7 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   readonly dialect: Dialect;
   /** Opens a vault on it (pins from the "configuration"); each vault is an instance. */
-  open(options?: { pins?: ReadonlyMap<string, string>; clock?: MovableClock; webhooks?: boolean }): Promise<Vault>;
+  open(options?: { pins?: ReadonlyMap<string, string>; clock?: MovableClock; webhooks?: boolean; publicUrl?: string }): Promise<Vault>;
   sql(text: string, params?: unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
 }
@@ -50,6 +50,8 @@ export async function openStore(dialect: Dialect): Promise<Store> {
         jobs: o.webhooks === true ? {} : false,
         ...(o.webhooks ? { webhooks: { pollIntervalMs: 20 } } : {}),
         ...(o.pins ? { governancePins: o.pins } : {}),
+        // VAULT_PUBLIC_URL: the approvers' console's origin and relying party.
+        ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
       });
       vaults.push(vault);
       return vault;

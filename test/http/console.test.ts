@@ -314,10 +314,16 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     ]);
   });
 
-  it('a governed vault takes no passkey approvers: invite refused, naming docs/console.md', async () => {
+  it('on a governed vault the enrolment answers that it waits for the quorum, naming the proposal that lists it', async () => {
     const { vaultId } = await s.vaultWithKey('console-governed');
     await s.vault.governance.set(vaultId, { required: 1, approvers: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'], delay: '0s' }, 'operator');
-    await expect(s.vault.approversConsole.invite(vaultId)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/governed.*docs\/console\.md/) });
+    const alice = await enrol(vaultId, 'Alice');
+    expect(alice.approver.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: expect.any(String) });
+    const proposal = await s.vault.governance.get(vaultId, alice.approver.enrolment.proposal);
+    expect(proposal.diff.apiKeys).toEqual({ added: [alice.approver.id], removed: [], changed: [] });
+    expect((await get('/session', alice.cookie)).body.approver.enrolment).toEqual(alice.approver.enrolment);
+    // Shown in the console's proposals as any other.
+    expect((await get('/proposals?state=pending', alice.cookie)).body.proposals.map((p: { id: string }) => p.id)).toEqual([proposal.id]);
   });
 
   it('GET /console serves the page with the CSP; /console redirects to /console/; unknown assets are 404', async () => {

@@ -20,13 +20,18 @@ export interface CeremonyOptions {
 }
 
 export class SoftwareAuthenticator {
-  readonly credentialId: Buffer = randomBytes(16);
+  readonly credentialId: Buffer;
   private readonly privateKey: KeyObject;
   private readonly publicJwk: { x: string; y: string };
   /** The signature counter; 0 forever with `counting: false` (an authenticator that does not count). */
   counter = 0;
 
-  constructor(private readonly counting = true) {
+  /** `credentialId`: another's credential id with a key of its own (a forger who replaced a stored public key). */
+  constructor(
+    private readonly counting = true,
+    credentialId: Buffer = randomBytes(16),
+  ) {
+    this.credentialId = Buffer.from(credentialId);
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     this.privateKey = privateKey;
     const jwk = publicKey.export({ format: 'jwk' }) as { x: string; y: string };
@@ -35,6 +40,11 @@ export class SoftwareAuthenticator {
 
   get id(): string {
     return b64url(this.credentialId);
+  }
+
+  /** Its COSE public key, base64url, as the vault stores a passkey's (approver_passkeys.public_key). */
+  get publicKey(): string {
+    return b64url(this.cosePublicKey());
   }
 
   private cosePublicKey(): Uint8Array {
