@@ -1,6 +1,7 @@
 import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
+import { ReadThroughCache } from '../../src/application/read-through-cache.js';
 import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
 import type { ChainRpc, RelayedAnswer } from '../../src/ports/chain-rpc.port.js';
 import { postJson, PostTimeout } from './json-post.js';
@@ -22,6 +23,8 @@ export interface JsonRpcChainReaderConfig {
   readonly cacheSize?: number;
   /** Timeout of one RPC call (default 5 s). */
   readonly timeoutMs?: number;
+  /** The instant the cache's TTL is measured on (default the system clock; tests move their own). */
+  readonly now?: () => Date;
 }
 
 // Selectors of uniq() and signer(): constant, so no ABI coder on this path.
@@ -48,18 +51,17 @@ type Answer = { readonly values: SignableValues } | { readonly failed: unknown }
 
 export class JsonRpcChainReader implements ChainReader, ChainRpc {
   private readonly endpoints = new Map<string, readonly Endpoint[]>();
-  private readonly cache = new Map<string, { values: SignableValues; expiresAt: number }>();
-  private readonly inFlight = new Map<string, Promise<SignableValues>>();
-  private readonly ttlMs: number;
-  private readonly cacheSize: number;
+  /** What each contract answered: one read per contract however many signs miss it at once. */
+  private readonly cache: ReadThroughCache<string, SignableValues>;
+  private readonly now: () => Date;
   private readonly timeoutMs: number;
 
   private readonly chainIds: ReadonlyMap<string, bigint>;
 
   constructor(private readonly config: JsonRpcChainReaderConfig) {
     this.chainIds = new Map([...Object.entries(CHAIN_IDS), ...Object.entries(config.addedChainIds ?? {})]);
-    this.ttlMs = config.cacheTtlMs ?? 15_000;
-    this.cacheSize = config.cacheSize ?? 10_000;
+    this.cache = new ReadThroughCache({ ttlMs: config.cacheTtlMs ?? 15_000, maxEntries: config.cacheSize ?? 10_000 });
+    this.now = config.now ?? (() => new Date(Date.now()));
     this.timeoutMs = config.timeoutMs ?? 5_000;
   }
 
@@ -69,20 +71,8 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
 
   async readSignable(chain: string, contract: string, options: ReadOptions = {}): Promise<SignableValues> {
     if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
-    const key = `${chain}:${contract.toLowerCase()}`;
-    const hit = this.cache.get(key);
-    if (!options.fresh && hit && hit.expiresAt > Date.now()) return hit.values;
     // A fresh read joins no read already under way either: that one may have started before a change.
-    let pending = options.fresh ? undefined : this.inFlight.get(key);
-    if (!pending) {
-      pending = this.read(chain, contract).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    const values = await pending;
-    this.cache.delete(key);
-    if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(key, { values, expiresAt: Date.now() + this.ttlMs });
-    return values;
+    return this.cache.read(`${chain}:${contract.toLowerCase()}`, this.now(), () => this.read(chain, contract), { fresh: options.fresh === true });
   }
 
   chainsWithRpc(): readonly string[] {

@@ -79,7 +79,7 @@ describe('signer cache', () => {
   });
 });
 
-describe('ReadThroughCache (policies and signers)', () => {
+describe('ReadThroughCache (policies, signers, chains)', () => {
   const at = (ms: number) => new Date(ms);
   const counting = () => {
     let loads = 0;
@@ -107,6 +107,37 @@ describe('ReadThroughCache (policies and signers)', () => {
     expect(await racing).toBe(1);
     expect(await cache.read('a', at(1), c.load)).toBe(2);
     expect(await cache.read('a', at(2), c.load)).toBe(2);
+  });
+
+  it('makes one load of a key however many readers miss it at once, unless a reader asks for a fresh one', async () => {
+    const cache = new ReadThroughCache<string, number>({ ttlMs: 1_000, maxEntries: 10 });
+    const c = counting();
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const slow = async () => (await gate, c.load());
+    const readers = [cache.read('a', at(0), slow), cache.read('a', at(1), slow), cache.read('a', at(2), slow)];
+    const fresh = cache.read('a', at(3), c.load, { fresh: true });
+    expect(await fresh).toBe(1);
+    finish();
+    expect(await Promise.all(readers)).toEqual([2, 2, 2]);
+    // The fresh load kept its value; the slower one, begun earlier, kept its own after it (the last kept wins).
+    expect(await cache.read('a', at(4), c.load)).toBe(2);
+    expect(c.loads()).toBe(2);
+  });
+
+  it('lets no reader after an invalidate join a load begun before it', async () => {
+    const cache = new ReadThroughCache<string, number>({ ttlMs: 1_000, maxEntries: 10 });
+    const c = counting();
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const before = cache.read('a', at(0), async () => (await gate, c.load()));
+    cache.invalidate('a');
+    const after = cache.read('a', at(1), c.load);
+    expect(await after).toBe(1);
+    finish();
+    expect(await before).toBe(2);
+    // The load begun before the invalidate is answered but not kept: the one after it is.
+    expect(await cache.read('a', at(2), c.load)).toBe(1);
   });
 
   it('loads again a kept value that is no longer usable, and keeps nothing of a load that throws', async () => {
