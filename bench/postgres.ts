@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cliJson, migrateStore, spawnServer, type ChildServer } from '../test/support/cli.js';
+import { cliJson, migrateWithBuild, spawnServer, type ChildServer } from '../test/support/cli.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../test/support/postgres.js';
 import { printTable, runLoad, type LoadResult } from './support/load.js';
 import { observePostgres, type PostgresObservation } from './support/postgres-observer.js';
@@ -16,8 +16,12 @@ import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SEN
  * BENCH_RATE_LIMIT_STORE=database|redis|process: every setup runs with a per-API-key rate limit too high
  * to refuse anything (10⁹ a minute), counted in that store on PostgreSQL (redis: VAULT_TEST_REDIS_URL,
  * default redis://127.0.0.1:6379) and in process on SQLite: the cost of counting, one key under load.
+ * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js also measures that build (built there) on SQLite and
+ * on PostgreSQL with one instance, each right after this build's same setup: an A/B of PostgreSQL's share
+ * of SQLite's rate in the same run.
  */
 const seconds = Number(process.argv[2] ?? 10);
+const baselineBin = process.env.BENCH_BASELINE_BIN;
 const RATE_LIMIT_STORE = process.env.BENCH_RATE_LIMIT_STORE;
 if (RATE_LIMIT_STORE !== undefined && !['database', 'redis', 'process'].includes(RATE_LIMIT_STORE)) {
   throw new Error('BENCH_RATE_LIMIT_STORE: database, redis or process');
@@ -39,8 +43,13 @@ interface Setup {
   /** The database to watch during the sign load (PostgreSQL setups). */
   readonly databaseUrl?: string;
   readonly instances: number;
+  /** Another build's CLI (BENCH_BASELINE_BIN); absent: this build. */
+  readonly bin?: string;
   cleanup(): Promise<void>;
 }
+
+/** `setup` run by the baseline build, so labelled. */
+const onBaseline = (setup: Setup): Setup => ({ ...setup, label: `${setup.label} (${baselineBin})`, bin: baselineBin });
 
 async function sqliteSetup(dataDir: string): Promise<Setup> {
   const limit = rateLimitOf('sqlite');
@@ -80,12 +89,13 @@ async function loadAcross(servers: ChildServer[], label: string, connections: nu
 }
 
 async function measure(setup: Setup): Promise<LoadResult[]> {
-  await migrateStore(setup.env);
-  const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], setup.env);
-  const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], setup.env);
+  const bin = { bin: setup.bin };
+  await migrateWithBuild(setup.env, setup.bin);
+  const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], setup.env, bin);
+  const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], setup.env, bin);
   const servers: ChildServer[] = [];
   try {
-    for (let i = 0; i < setup.instances; i++) servers.push(await spawnServer(setup.env));
+    for (let i = 0; i < setup.instances; i++) servers.push(await spawnServer(setup.env, [], setup.bin));
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const base = `/api/v1/vaults/${vault.id}`;
     const created = await fetch(`${servers[0]!.url}${base}/wallets`, { method: 'POST', headers, body: JSON.stringify({ name: 'signer' }) });
@@ -110,7 +120,14 @@ const observations: [string, PostgresObservation][] = [];
 
 if (!POSTGRES_AVAILABLE) throw new Error('no PostgreSQL server answers (set VAULT_TEST_POSTGRES_URL)');
 const results: LoadResult[] = [];
-for (const make of [sqliteSetup, (d: string) => postgresSetup(d, 1), (d: string) => postgresSetup(d, 2)]) {
+const SETUPS: ((dataDir: string) => Promise<Setup>)[] = [
+  sqliteSetup,
+  ...(baselineBin ? [async (d: string) => onBaseline(await sqliteSetup(d))] : []),
+  (d: string) => postgresSetup(d, 1),
+  ...(baselineBin ? [async (d: string) => onBaseline(await postgresSetup(d, 1))] : []),
+  (d: string) => postgresSetup(d, 2),
+];
+for (const make of SETUPS) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-pg-'));
   const setup = await make(dataDir);
   try {
@@ -121,6 +138,11 @@ for (const make of [sqliteSetup, (d: string) => postgresSetup(d, 1), (d: string)
   }
 }
 printTable(results);
+
+// PostgreSQL's share of SQLite's sign rate, for this build and (BENCH_BASELINE_BIN) the other, same run.
+const signRate = (label: string) => results.find((r) => r.label === `${label}: POST /sign`)?.requestsPerSecond ?? NaN;
+const share = (suffix: string) => (signRate(`PostgreSQL, 1 instance${rateLimitOf('postgres').label}${suffix}`) / signRate(`SQLite, 1 instance${rateLimitOf('sqlite').label}${suffix}`)).toFixed(2);
+console.log(`\nPOST /sign, PostgreSQL (1 instance) / SQLite: this build ${share('')}${baselineBin ? `, ${baselineBin} ${share(` (${baselineBin})`)}` : ''}`);
 
 console.log('\n| during POST /sign | commits per sign | rows inserted per sign | what the service\'s connections were doing (share of samples) |');
 console.log('|---|---|---|---|');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../../adapters/main/node-flags.js';
-import { cliJson, spawnServer, migrateStore } from '../../test/support/cli.js';
+import { cliJson, spawnServer, migrateWithBuild } from '../../test/support/cli.js';
 import type { LoadOptions } from './load.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './sign-request.js';
 
@@ -101,10 +101,7 @@ export async function startService(
 ): Promise<SignTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-'));
   // The data directory is made by the build under test: a build refuses a database of a newer schema.
-  await migrateStore({ VAULT_DATA_DIR: dataDir }, { bin }).catch((error: Error) => {
-    // A build from before `migrate` (9da3762 and older) creates its tables at its first command instead.
-    if (bin === undefined || !error.message.includes("unknown command 'migrate'")) throw error;
-  });
+  await migrateWithBuild({ VAULT_DATA_DIR: dataDir }, bin);
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], { VAULT_DATA_DIR: dataDir }, { bin });
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], { VAULT_DATA_DIR: dataDir }, { bin });
   // Only this build's service: a baseline build may not know the command.

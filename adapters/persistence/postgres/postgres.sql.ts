@@ -6,6 +6,8 @@ import { AuditListeners } from '../sql/audit-watch.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { asDate, AUDIT, rowPlaceholders, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
+import { noteLocalCommit } from '../sql/local-commits.js';
+import { TurnSharedReads } from '../sql/turn-shared-reads.js';
 import { PostgresApiKeyCache } from './postgres.api-key-cache.js';
 import type { PostgresDatabase } from './postgres.database.js';
 
@@ -46,6 +48,8 @@ export class PostgresSql implements SqlDatabase {
   // An unreachable database (a DomainError) fails every caller at once, without a retry storm.
   private readonly batches = new SerialGroupCommit<DurableWrite>((batch) => writeBatchOrEachAlone(batch, this.insertBatch, isDomainError), MAX_BATCH);
   private readonly pool: SqlSession;
+  /** A vault's freeze count, read once per turn of the event loop for all the signs of that turn. */
+  readonly guardedReads = new TurnSharedReads();
 
   /**
    * `apiKeyCache`: the API key lookups from memory, kept exact by the database's push (default: one with
@@ -64,11 +68,11 @@ export class PostgresSql implements SqlDatabase {
   }
 
   run(sql: string, params?: readonly unknown[]): Promise<number> {
-    return this.pool.run(sql, params);
+    return this.pool.run(sql, params).then(committed);
   }
 
   runGrouped(sql: string, params: readonly unknown[]): Promise<number> {
-    return this.pool.run(sql, params);
+    return this.run(sql, params);
   }
 
   jsonArray(fields: Record<string, string>, from: string): string {
@@ -77,7 +81,7 @@ export class PostgresSql implements SqlDatabase {
   }
 
   transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T> {
-    return this.db.transaction((client) => work(sessionOf(client)));
+    return this.db.transaction((client) => work(sessionOf(client))).then(committed);
   }
 
   commitDurable(write: DurableWrite): Promise<void> {
@@ -97,6 +101,7 @@ export class PostgresSql implements SqlDatabase {
       return value;
     });
     // COMMIT has returned: durable. A rollback threw past this line.
+    noteLocalCommit();
     this.audits.afterCommit(events);
     return value;
   }
@@ -133,8 +138,15 @@ export class PostgresSql implements SqlDatabase {
           throw error;
         }
       });
+    noteLocalCommit();
     items.forEach((p) => p.resolve());
   };
+}
+
+/** `value`, once a write through the pool committed it: counted (local-commits.ts). */
+function committed<T>(value: T): T {
+  noteLocalCommit();
+  return value;
 }
 
 /**

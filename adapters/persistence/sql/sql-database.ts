@@ -57,7 +57,11 @@ export interface SqlDatabase extends SqlSession {
   readonly walletPages: WalletPages;
   /** API key lookups answered from memory, kept exact the database's way (absent: always read). */
   readonly apiKeyCache?: ApiKeyCache;
-  /** Small reads of the sign path answered from memory while known unchanged (absent: always read). */
+  /**
+   * Small reads of the sign path (a vault's freeze count) answered from memory while known unchanged
+   * (SQLite's data version), or shared by the requests of one turn of the event loop (PostgreSQL); absent:
+   * always read.
+   */
   readonly guardedReads?: GuardedReads;
   /** Resolves when the database answers. */
   ping(): Promise<void>;

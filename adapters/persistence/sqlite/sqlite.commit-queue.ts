@@ -3,7 +3,7 @@ import type { Statement, Transaction } from 'better-sqlite3';
 import { DomainError, ErrorCode, isDomainError } from '../../../src/domain/errors.js';
 import { GroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
-import { noteLocalCommit } from './sqlite.guarded-reads.js';
+import { noteLocalCommit } from '../sql/local-commits.js';
 import { WalCheckpointer } from './sqlite.wal-checkpointer.js';
 
 /** A checkpoint is asked for after this many commits (a sign batch writes some 10 to 40 WAL frames). */

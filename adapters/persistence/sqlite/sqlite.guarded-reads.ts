@@ -1,17 +1,11 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
+import { localCommits } from '../sql/local-commits.js';
 import type { ApiKeyCache, GuardedReads } from '../sql/sql-database.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 
 const MAX_ENTRIES = 10_000;
 
-/** Commits through any SqliteSql connection of this process (see the class comment). */
-let localCommits = 0;
-
-/** Called by SqliteSql after each commit: other connections of this process take data_version again. */
-export function noteLocalCommit(): void {
-  localCommits++;
-}
 
 /**
  * The sign path's small reads (API key records, a vault's freezes) answered from memory while nothing else
@@ -28,8 +22,8 @@ export function noteLocalCommit(): void {
  * count, and the requests of one turn are served together, while a `PRAGMA data_version` step costs some
  * 4 µs (about 6 % of a sign's CPU for the two). A commit of another process is then seen by every request
  * served in a turn that starts after it (what the turn read was current when it began). A commit through
- * another connection of this process is seen at once, in the same turn: every SqliteSql counts its commits
- * (noteLocalCommit) and a count that moved since the version was taken takes it again.
+ * another connection of this process is seen at once, in the same turn: every seam counts its commits
+ * (local-commits.ts) and a count that moved since the version was taken takes it again.
  */
 export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
   private readonly values = new Map<string, unknown>();
@@ -65,10 +59,10 @@ export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
 
   /** data_version, taken at most once per turn of the event loop and again after a local commit. */
   private currentVersion(): number {
-    if (this.turnVersion !== undefined && this.turnCommits === localCommits) return this.turnVersion;
+    if (this.turnVersion !== undefined && this.turnCommits === localCommits()) return this.turnVersion;
     const version = this.dataVersion.get() as number;
     this.turnVersion = version;
-    this.turnCommits = localCommits;
+    this.turnCommits = localCommits();
     if (!this.turnEnding) {
       this.turnEnding = true;
       setImmediate(this.endTurn);

@@ -3,7 +3,8 @@ import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../
 import { AuditListeners } from '../sql/audit-watch.js';
 import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
-import { noteLocalCommit, SqliteGuardedReads } from './sqlite.guarded-reads.js';
+import { noteLocalCommit } from '../sql/local-commits.js';
+import { SqliteGuardedReads } from './sqlite.guarded-reads.js';
 import { commitQueueOf, type SqliteCommitQueue, type TransactionScope } from './sqlite.commit-queue.js';
 import { runSql, type SqliteDatabase } from './sqlite.database.js';
 import { SqliteWalletPages } from './sqlite.wallet-pages.js';
