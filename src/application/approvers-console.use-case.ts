@@ -90,7 +90,7 @@ export interface ApproversConsoleDeps {
   readonly clock: Clock;
   readonly auditLog: AuditLog;
   readonly payloads: Pick<StandardPayloads, 'typedDataDigest' | 'unsignedTransaction' | 'decodeArguments'>;
-  readonly policies: Pick<PolicyCache, 'find'>;
+  readonly policies: Pick<PolicyCache, 'state'>;
   readonly chainIds: Readonly<Record<string, string>>;
   /**
    * Null when the vault is not governed; else the API keys its verified state lists (null: a state that does
@@ -443,7 +443,10 @@ export class ApproversConsole {
 
   private async viewContext(vaultId: string): Promise<ApprovalViewContext> {
     const { store } = this.parts();
-    const [policy, passkeys] = await Promise.all([this.deps.policies.find(vaultId), store.passkeys(vaultId)]);
+    const [state, passkeys] = await Promise.all([this.deps.policies.state(vaultId), store.passkeys(vaultId)]);
+    // The operator's names come from the document in force whether or not the vault is frozen (its approvers
+    // still read and reject what it holds); a governed state that does not verify names nothing.
+    const policy = state.problem === null ? state.document : null;
     const names = new Map(passkeys.map((p) => [p.apiKeyId, p.name]));
     const byId = new Map(Object.entries(this.deps.chainIds).map(([name, id]) => [id, name]));
     return {

@@ -9,7 +9,8 @@ const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqli
 
 /*
  * Freeze (docs/governance.md): no quorum to freeze; the next signature on ANOTHER instance is refused at
- * once (the freeze rows are counted on every sign, never cached), while its policy copy is still fresh.
+ * once (the freeze rows are read on every sign, from nothing older than the turn of the event loop), while
+ * its policy copy is still fresh.
  * Unfreezing an ungoverned vault is a plain command; a governed vault's is a proposal its quorum signs.
  */
 describe.each(DIALECTS)('freeze on %s', (dialect) => {

@@ -155,6 +155,26 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     expect(rejected.body.approval).toMatchObject({ status: 'rejected', result: null });
   });
 
+  it('a frozen vault: approvers still see its held signs decoded and reject them; an approval that would release is refused', async () => {
+    const v = await heldVault('console-frozen', 1);
+    const alice = await enrol(v.vaultId, 'Alice');
+    const [rejectMe, approveMe] = [await v.hold(), await v.hold('30000')];
+    await s.vault.governance.freeze(v.vaultId, 'approver key may be stolen', 'operator');
+    const pending = await get('/approvals?state=pending', alice.cookie);
+    expect(pending.status).toBe(200);
+    expect(pending.body.approvals.map((a: { id: string }) => a.id).sort()).toEqual([rejectMe, approveMe].sort());
+    const shown = await get(`/approvals/${rejectMe}`, alice.cookie);
+    expect(shown.status).toBe(200);
+    expect(shown.body.approval.function.args.map((a: { name: string }) => a.name)).toEqual(['recipient', 'quantity']);
+    expect(shown.body.approval.contract.name).toBe('Reward token');
+    const rejected = await decide(alice, rejectMe, 'reject');
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.approval).toMatchObject({ status: 'rejected', result: null });
+    const approved = await decide(alice, approveMe, 'approve');
+    expect(approved.status).toBe(403);
+    expect(approved.body.code).toBe('VAULT_FROZEN');
+  });
+
   it('a forged assertion (wrong credential, wrong challenge, wrong origin) is 403 APPROVAL_SIGNATURE_INVALID and writes nothing', async () => {
     const v = await heldVault('console-forged');
     const alice = await enrol(v.vaultId, 'Alice');
