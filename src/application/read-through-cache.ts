@@ -36,7 +36,13 @@ export class ReadThroughCache<K, V> {
       if (under !== undefined && under.generation === this.generation) return under.value;
     }
     const generation = this.generation;
-    const value = load().then((loaded) => {
+    let loading: Promise<V>;
+    try {
+      loading = load();
+    } catch (error) {
+      return Promise.reject(error); // a load that throws at once fails its reader as one that rejects would
+    }
+    const value = loading.then((loaded) => {
       if (generation === this.generation) this.keep(key, loaded, at);
       return loaded;
     });

@@ -6,7 +6,6 @@ import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 
 const MAX_ENTRIES = 10_000;
 
-
 /**
  * The sign path's small reads (API key records, a vault's freezes) answered from memory while nothing else
  * has written the database: every read first takes `PRAGMA data_version`, which moves whenever another
