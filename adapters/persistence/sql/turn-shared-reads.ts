@@ -1,5 +1,5 @@
 import type { GuardedReads } from './sql-database.js';
-import { localCommits } from './local-commits.js';
+import { PerTurn } from './per-turn.js';
 
 /**
  * The sign path's small reads (a vault's freeze count) for a database without a cheap change check
@@ -12,31 +12,18 @@ import { localCommits } from './local-commits.js';
  * at once; nothing is kept past the turn.
  */
 export class TurnSharedReads implements GuardedReads {
-  private readonly reads = new Map<string, Promise<unknown>>();
-  private commits = localCommits();
-  private ending = false;
-  private readonly endTurn = (): void => {
-    this.reads.clear();
-    this.ending = false;
-  };
+  private readonly reads = new PerTurn(() => new Map<string, Promise<unknown>>());
 
   read<T>(key: string, load: () => Promise<T>): Promise<T> {
-    if (this.commits !== localCommits()) {
-      this.reads.clear();
-      this.commits = localCommits();
-    }
-    const shared = this.reads.get(key);
+    const reads = this.reads.get();
+    const shared = reads.get(key);
     if (shared !== undefined) return shared as Promise<T>;
     const reading = load();
-    this.reads.set(key, reading);
-    if (!this.ending) {
-      this.ending = true;
-      setImmediate(this.endTurn);
-    }
+    reads.set(key, reading);
     return reading;
   }
 
   forget(): void {
-    this.reads.clear();
+    this.reads.drop();
   }
 }

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
-import { localCommits } from '../sql/local-commits.js';
+import { PerTurn } from '../sql/per-turn.js';
 import type { ApiKeyCache, GuardedReads } from '../sql/sql-database.js';
 import { toDatabaseError, type SqliteDatabase } from './sqlite.database.js';
 
@@ -29,14 +29,8 @@ export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
   private readonly dataVersion: Statement;
   private version: number | undefined;
   private forgotten = 0;
-  /** This turn's data_version and the local commit count when it was taken; undefined: not taken this turn. */
-  private turnVersion: number | undefined;
-  private turnCommits = 0;
-  private turnEnding = false;
-  private readonly endTurn = (): void => {
-    this.turnVersion = undefined;
-    this.turnEnding = false;
-  };
+  /** data_version, taken at most once per turn of the event loop and again after a local commit. */
+  private readonly turnVersion = new PerTurn(() => this.dataVersion.get() as number);
 
   constructor(db: SqliteDatabase) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -45,7 +39,7 @@ export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
   read<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     let version: number;
     try {
-      version = this.currentVersion();
+      version = this.turnVersion.get();
     } catch (error) {
       return Promise.reject(toDatabaseError(error));
     }
@@ -54,19 +48,6 @@ export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
       this.version = version;
     }
     return this.values.has(key) ? Promise.resolve(this.values.get(key) as T) : this.load(key, load, keep);
-  }
-
-  /** data_version, taken at most once per turn of the event loop and again after a local commit. */
-  private currentVersion(): number {
-    if (this.turnVersion !== undefined && this.turnCommits === localCommits()) return this.turnVersion;
-    const version = this.dataVersion.get() as number;
-    this.turnVersion = version;
-    this.turnCommits = localCommits();
-    if (!this.turnEnding) {
-      this.turnEnding = true;
-      setImmediate(this.endTurn);
-    }
-    return version;
   }
 
   find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
