@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cliJson, migrateWithBuild, spawnServer, type ChildServer } from '../test/support/cli.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../test/support/postgres.js';
-import { printTable, runLoad, type LoadResult } from './support/load.js';
+import { createCpuSlice, type CpuSlice } from './support/cpu-cgroup.js';
+import { median, printTable, runLoad, type LoadResult } from './support/load.js';
 import { observePostgres, type PostgresObservation } from './support/postgres-observer.js';
 import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SENDER as sender, SIGN_UNIQ as uniq } from './support/sign-request.js';
 
@@ -19,9 +20,19 @@ import { SIGN_ABI as abi, SIGN_ARGS as args, SIGN_CONTRACT as contract, SIGN_SEN
  * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js also measures that build (built there) on SQLite and
  * on PostgreSQL with one instance, each right after this build's same setup: an A/B of PostgreSQL's share
  * of SQLite's rate in the same run.
+ * BENCH_INSTANCE_CORES=0.5 runs each service instance in a CPU cgroup of its own with that quota (root;
+ * as if each instance had a small machine of its own, the database and the load on others): on a machine
+ * with few cores the service, PostgreSQL and the load generator otherwise compete for the same cores, and
+ * what is compared is partly how PostgreSQL's own CPU crowds the service out.
+ * BENCH_ROUNDS=N (default 1) measures the sign setups N times, alternating builds, and reports each
+ * round's share and their median.
  */
 const seconds = Number(process.argv[2] ?? 10);
 const baselineBin = process.env.BENCH_BASELINE_BIN;
+const INSTANCE_CORES = process.env.BENCH_INSTANCE_CORES === undefined ? undefined : Number(process.env.BENCH_INSTANCE_CORES);
+if (INSTANCE_CORES !== undefined && !(INSTANCE_CORES > 0)) throw new Error('BENCH_INSTANCE_CORES: a positive number of cores (0.5: half a core per instance)');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS: a whole number of rounds, at least 1');
 const RATE_LIMIT_STORE = process.env.BENCH_RATE_LIMIT_STORE;
 if (RATE_LIMIT_STORE !== undefined && !['database', 'redis', 'process'].includes(RATE_LIMIT_STORE)) {
   throw new Error('BENCH_RATE_LIMIT_STORE: database, redis or process');
@@ -94,8 +105,16 @@ async function measure(setup: Setup): Promise<LoadResult[]> {
   const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'bench'], setup.env, bin);
   const { apiKey } = await cliJson<{ apiKey: string }>(['api-keys', 'create', '--vault', vault.id], setup.env, bin);
   const servers: ChildServer[] = [];
+  const slices: CpuSlice[] = [];
   try {
-    for (let i = 0; i < setup.instances; i++) servers.push(await spawnServer(setup.env, [], setup.bin));
+    for (let i = 0; i < setup.instances; i++) {
+      const server = await spawnServer(setup.env, [], setup.bin);
+      servers.push(server);
+      if (INSTANCE_CORES === undefined) continue;
+      const slice = await createCpuSlice(`wv-bench-pg-${i}`, INSTANCE_CORES);
+      slices.push(slice);
+      await slice.add(server.child.pid!);
+    }
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const base = `/api/v1/vaults/${vault.id}`;
     const created = await fetch(`${servers[0]!.url}${base}/wallets`, { method: 'POST', headers, body: JSON.stringify({ name: 'signer' }) });
@@ -113,6 +132,7 @@ async function measure(setup: Setup): Promise<LoadResult[]> {
     return [creates, result];
   } finally {
     for (const s of servers) await s.kill('SIGTERM');
+    for (const slice of slices) await slice.remove().catch((e: Error) => console.error(`could not remove ${slice.name}: ${e.message}`));
   }
 }
 
@@ -120,13 +140,14 @@ const observations: [string, PostgresObservation][] = [];
 
 if (!POSTGRES_AVAILABLE) throw new Error('no PostgreSQL server answers (set VAULT_TEST_POSTGRES_URL)');
 const results: LoadResult[] = [];
-const SETUPS: ((dataDir: string) => Promise<Setup>)[] = [
+// One round: SQLite then PostgreSQL (one instance) for this build, the same for the baseline right after.
+const ROUND: ((dataDir: string) => Promise<Setup>)[] = [
   sqliteSetup,
-  ...(baselineBin ? [async (d: string) => onBaseline(await sqliteSetup(d))] : []),
   (d: string) => postgresSetup(d, 1),
-  ...(baselineBin ? [async (d: string) => onBaseline(await postgresSetup(d, 1))] : []),
-  (d: string) => postgresSetup(d, 2),
+  ...(baselineBin ? [async (d: string) => onBaseline(await sqliteSetup(d)), async (d: string) => onBaseline(await postgresSetup(d, 1))] : []),
 ];
+const SETUPS = [...Array.from({ length: ROUNDS }, () => ROUND).flat(), (d: string) => postgresSetup(d, 2)];
+const shares: { build: number[]; baseline: number[] } = { build: [], baseline: [] };
 for (const make of SETUPS) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-bench-pg-'));
   const setup = await make(dataDir);
@@ -136,13 +157,17 @@ for (const make of SETUPS) {
     await setup.cleanup();
     await rm(dataDir, { recursive: true, force: true });
   }
+  // PostgreSQL's share of SQLite's sign rate, from the two setups just measured (same build, same round).
+  if (setup.instances === 1 && setup.databaseUrl) {
+    const [sqlite, postgres] = results.filter((r) => r.label.endsWith(': POST /sign')).slice(-2);
+    (setup.bin ? shares.baseline : shares.build).push(postgres!.requestsPerSecond / sqlite!.requestsPerSecond);
+  }
 }
 printTable(results);
 
-// PostgreSQL's share of SQLite's sign rate, for this build and (BENCH_BASELINE_BIN) the other, same run.
-const signRate = (label: string) => results.find((r) => r.label === `${label}: POST /sign`)?.requestsPerSecond ?? NaN;
-const share = (suffix: string) => (signRate(`PostgreSQL, 1 instance${rateLimitOf('postgres').label}${suffix}`) / signRate(`SQLite, 1 instance${rateLimitOf('sqlite').label}${suffix}`)).toFixed(2);
-console.log(`\nPOST /sign, PostgreSQL (1 instance) / SQLite: this build ${share('')}${baselineBin ? `, ${baselineBin} ${share(` (${baselineBin})`)}` : ''}`);
+const figures = (xs: number[]) => `${median(xs).toFixed(2)}${xs.length > 1 ? ` (rounds: ${xs.map((x) => x.toFixed(2)).join(' / ')})` : ''}`;
+const where = INSTANCE_CORES === undefined ? '' : `, each instance in a ${INSTANCE_CORES}-core CPU slice`;
+console.log(`\nPOST /sign, PostgreSQL (1 instance) / SQLite${where}: this build ${figures(shares.build)}${baselineBin ? `, ${baselineBin} ${figures(shares.baseline)}` : ''}`);
 
 console.log('\n| during POST /sign | commits per sign | rows inserted per sign | what the service\'s connections were doing (share of samples) |');
 console.log('|---|---|---|---|');
