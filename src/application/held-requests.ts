@@ -5,6 +5,7 @@ import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import type { ApprovalStore, NewApproval } from '../ports/approval-store.port.js';
 import type { AuditDetails, AuditEvent } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
+import type { FreezeFence } from '../ports/freeze-fence.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { SignatureRecord } from '../ports/signature-log.port.js';
 import { actorOf } from './audit-actor.js';
@@ -164,14 +165,15 @@ export class HeldRequests {
    * Writes a released request's signature (`signature`, when it has a record of its own), its audit record
    * `signed`, approval.decided (with `decided` details) and the approval's `result` in one transaction,
    * only while `token` still holds the release: a signature is never handed out unrecorded, nor recorded
-   * twice. CONFLICT (nothing written, `lost` saying what that means) when the claim was lost.
+   * twice. CONFLICT (nothing written, `lost` saying what that means) when the claim was lost; VAULT_FROZEN
+   * (nothing written) when the vault was frozen since the release's check (`fence`).
    */
   async released(
     approval: Approval,
     token: string,
     actor: string,
     at: Date,
-    written: { readonly signature: SignatureRecord | null; readonly signed: AuditEvent; readonly decided?: AuditDetails; readonly result: object },
+    written: { readonly signature: SignatureRecord | null; readonly signed: AuditEvent; readonly decided?: AuditDetails; readonly result: object; readonly fence: FreezeFence | null },
     lost: string,
   ): Promise<void> {
     const approvals = this.store();
@@ -183,7 +185,7 @@ export class HeldRequests {
       subject: approval.id,
       details: { approval: approval.id, status: 'approved', ...written.decided },
     };
-    const done = await approvals.release(approval.vaultId, approval.id, token, at, written.signature, JSON.stringify(written.result), [written.signed, decided]);
+    const done = await approvals.release(approval.vaultId, approval.id, token, at, written.signature, JSON.stringify(written.result), [written.signed, decided], written.fence ?? undefined);
     if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over, it expired, or a key whose vote made the quorum was revoked meanwhile; ${lost}`);
   }
 }

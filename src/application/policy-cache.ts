@@ -1,7 +1,7 @@
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import type { ChainDirectory } from '../domain/policy/sign-intent.js';
-import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.port.js';
+import { vaultFrozen, type FreezeFence } from '../ports/freeze-fence.js';
 import type { FreezeCount } from '../ports/governance-store.port.js';
 import type { PolicyRepository } from '../ports/policy-repository.port.js';
 import { documentOf, governanceUnverified, type GovernanceVerifier, type VaultPolicyState } from './governance-verifier.js';
@@ -13,9 +13,15 @@ export { documentOf };
 export const POLICY_CACHE_TTL_MS = 5_000;
 const MAX_VAULTS = 10_000;
 
-/** The freeze rows of a vault, read on every signature (never cached: a freeze holds on every instance at once). */
+/** The freeze rows of a vault (GovernanceStore.freezes). */
 export interface FreezeReader {
-  freezes(vaultId: string): Promise<FreezeCount>;
+  freezes(vaultId: string, options?: { readonly remembered?: boolean }): Promise<FreezeCount>;
+}
+
+/** What a signature is decided with: the vault's document, and the fence its record is written under (null: no freezes kept). */
+export interface SigningPolicy {
+  readonly document: PolicyDocument | null;
+  readonly fence: FreezeFence | null;
 }
 
 /**
@@ -23,7 +29,10 @@ export interface FreezeReader {
  * few seconds, bounded in size, as the same object (the evaluator compiles a document once per object).
  * Changes made through this process invalidate their vault at once. With a verifier, a governed vault's
  * read is its verified state (governance-verifier.ts): one that does not verify refuses every signature
- * (GOVERNANCE_UNVERIFIED). With a freeze reader, every `find` also counts the vault's freezes, uncached.
+ * (GOVERNANCE_UNVERIFIED). With a freeze reader, every `forSigning` also checks the vault's freezes, and
+ * answers the fence the signature's record is written under: the count it may take from memory is backed
+ * by that fence (a freeze it did not know refuses the record), and a count that says frozen is read again
+ * before it refuses (a lifted freeze is seen at once).
  */
 export class PolicyCache {
   private readonly entries: ReadThroughCache<string, VaultPolicyState>;
@@ -44,15 +53,20 @@ export class PolicyCache {
 
   /** The document every signature of the vault is decided with: verified, and the vault not frozen (else thrown). */
   async find(vaultId: string): Promise<PolicyDocument | null> {
+    return (await this.forSigning(vaultId)).document;
+  }
+
+  /** find(), with the fence the signature's record is to be written under. */
+  async forSigning(vaultId: string): Promise<SigningPolicy> {
     const state = await this.state(vaultId);
     if (state.problem !== null) throw governanceUnverified(vaultId, state.problem);
-    if (this.freezes !== undefined) {
-      const count = await this.freezes.freezes(vaultId);
-      // A governed vault lifts a freeze only by a signed state; an ungoverned one by `unfreeze` (rows marked lifted).
-      const lifted = state.governed === null ? count.lifted : state.governed.head.liftedFreezes;
-      if (count.frozen > lifted) throw new DomainError(ErrorCode.VAULT_FROZEN, `vault ${vaultId} is frozen: it signs nothing until the freeze is lifted (docs/governance.md)`);
-    }
-    return state.document;
+    if (this.freezes === undefined) return { document: state.document, fence: null };
+    // A governed vault lifts a freeze only by a signed state; an ungoverned one by `unfreeze` (rows marked lifted).
+    const frozen = (count: FreezeCount) => count.frozen > (state.governed === null ? count.lifted : state.governed.head.liftedFreezes);
+    let count = await this.freezes.freezes(vaultId, { remembered: true });
+    if (frozen(count)) count = await this.freezes.freezes(vaultId);
+    if (frozen(count)) throw vaultFrozen(vaultId);
+    return { document: state.document, fence: { vaultId, freezes: count.frozen } };
   }
 
   /** The vault's state as read (cached), verified when governed. */

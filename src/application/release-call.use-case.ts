@@ -1,6 +1,4 @@
 import type { Approval } from '../domain/approval.js';
-import type { AuditEvent } from '../ports/audit-log.port.js';
-import type { SignatureRecord } from '../ports/signature-log.port.js';
 import { HeldRequests, type HeldRequestsDeps } from './held-requests.js';
 import type { SignCall, SignResult } from './sign-call.use-case.js';
 
@@ -24,13 +22,13 @@ export class ReleaseCall {
 
   release(approval: Approval, token: string, actor: string): Promise<SignResult> {
     this.held.store(); // Before anything is signed.
-    return this.deps.signCall.signApproved(approval, (entry: SignatureRecord, issued: AuditEvent, result: SignResult) =>
+    return this.deps.signCall.signApproved(approval, (entry, issued, result, fence) =>
       this.held.released(
         approval,
         token,
         actor,
         entry.created,
-        { signature: entry, signed: issued, decided: { submissionHash: entry.submissionHash }, result },
+        { signature: entry, signed: issued, decided: { submissionHash: entry.submissionHash }, result, fence },
         'nothing was signed',
       ),
     );

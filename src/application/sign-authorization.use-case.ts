@@ -48,7 +48,7 @@ export class SignAuthorization extends StandardSigningUseCase {
       return this.signing.hold(principal, wallet, 'authorization', decision, request, details, key);
     }
     const result = resultOf(await this.signing.sign(wallet, digest));
-    await this.signing.record(principal, wallet, 'sign.authorization', details);
+    await this.signing.record(principal, wallet, 'sign.authorization', details, decision.fence);
     return result;
   }
 
@@ -63,9 +63,9 @@ export class SignAuthorization extends StandardSigningUseCase {
     const { digest, facts } = this.signing.payloads.authorizationDigest(stored.authorization);
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = detailsOf(facts, digest);
-    await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details, 'release');
+    const { fence } = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details, 'release');
     const result = resultOf(await this.signing.sign(wallet, digest));
-    await this.signing.released(approval, token, actor, wallet, 'sign.authorization', details, result);
+    await this.signing.released(approval, token, actor, wallet, 'sign.authorization', details, result, fence);
     return result;
   }
 

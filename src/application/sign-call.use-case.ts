@@ -5,6 +5,7 @@ import type { AbiValue } from '../domain/signing/argument-coercion.js';
 import type { Wallet } from '../domain/wallet.js';
 import type { ApprovalStore } from '../ports/approval-store.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
+import type { FreezeFence } from '../ports/freeze-fence.js';
 import type { SignatureRecord } from '../ports/signature-log.port.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { coerceArguments } from '../domain/signing/argument-coercion.js';
@@ -77,9 +78,10 @@ interface Prepared {
   readonly args: readonly AbiValue[];
   readonly message: Hex;
   readonly facts: SignRequestFacts;
-  /** The one policy's decision (allow or hold: a deny was thrown) and the document it was made with. */
+  /** The one policy's decision (allow or hold: a deny was thrown), the document it was made with and the fence of its record. */
   readonly decision: PolicyDecision;
   readonly document: PolicyDocument | null;
+  readonly fence: FreezeFence | null;
   readonly intent: SignIntent;
   readonly denial: DenialRecord;
   readonly uniq: Hex;
@@ -88,6 +90,12 @@ interface Prepared {
   /** The request asked `simulate: true`: run with its signature before the signature is answered. */
   readonly simulate: boolean;
 }
+
+/**
+ * Writes a signature's records before it is answered: its signature row, its signature.issued record and,
+ * for a release, the approval's result, all under `fence` (FreezeFence: refused if the vault was frozen since).
+ */
+export type RecordSigned = (entry: SignatureRecord, issued: AuditEvent, result: SignResult, fence: FreezeFence | null) => Promise<void>;
 
 /** The single ABI item of the function being signed; its shape is checked by the ABI parse (abi-function.ts). */
 export interface SignAbiItem {
@@ -257,7 +265,7 @@ export class SignCall {
   }
 
   /** How a sign no rule holds is recorded (made once: the sign path allocates no closure for it). */
-  private readonly recordSigned = (entry: SignatureRecord, issued: AuditEvent): Promise<void> => this.deps.signatureLog.record(entry, issued);
+  private readonly recordSigned: RecordSigned = (entry, issued, _result, fence) => this.deps.signatureLog.record(entry, issued, fence ?? undefined);
 
   /**
    * Signs an approved request as it was asked (ReleaseCall: its quorum reached, the release claimed), with
@@ -265,7 +273,7 @@ export class SignCall {
    * from the contract (on RPC chains), the policy (except the approval rules), the wallet and the sign
    * limits. `record` writes the signature and its records before it is answered.
    */
-  async signApproved(approval: Approval, record: (entry: SignatureRecord, issued: AuditEvent, result: SignResult) => Promise<void>): Promise<SignResult> {
+  async signApproved(approval: Approval, record: RecordSigned): Promise<SignResult> {
     const fields = readSignFields(JSON.parse(approval.request), this.chains);
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal = this.held.releasePrincipal(approval);
@@ -308,7 +316,7 @@ export class SignCall {
       // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
       call: { fn, args },
     });
-    const document = await this.deps.gate.document(vaultId);
+    const { document, fence } = await this.deps.gate.policy(vaultId);
     // The uniq known so far: the request's where it comes from the request, none yet where the contract is read.
     const knownUniq = fromRequest === null ? null : requestedUniq!;
     const denialOf = (u: string | null): DenialRecord => ({ subject: null, details: { chain, contract, uniq: u, selector: fn.selector, sender } });
@@ -352,14 +360,14 @@ export class SignCall {
       if (violation !== null && !dryRun) await this.deps.gate.refuse(principal, violation, denial);
       if (violation !== null) decision = { decision: 'deny', rule: null, message: violation, contractBound: false };
     }
-    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, intent, denial, uniq, wallet, now, simulate: fields.simulate };
+    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, fence, intent, denial, uniq, wallet, now, simulate: fields.simulate };
   }
 
   /** Counts the sign under the policy's limits, signs, and hands the record to `record` before answering. */
   private async issue(
     p: Prepared,
     suppliedArgs: readonly unknown[],
-    record: (entry: SignatureRecord, issued: AuditEvent, result: SignResult) => Promise<void>,
+    record: RecordSigned,
     approvalId?: string,
   ): Promise<SignResult> {
     const { principal, vaultId, chain, contract, sender, fn, wallet, uniq, now } = p;
@@ -408,6 +416,7 @@ export class SignCall {
       },
       issued,
       result,
+      p.fence,
     );
     if (!p.cached) this.functions.remember(p.abiKey, fn);
     return result;

@@ -39,7 +39,7 @@ export class SignMessage extends StandardSigningUseCase {
       return this.signing.hold(principal, wallet, 'message', decision, request, { digest: digestHex }, key);
     }
     const signature = signatureHex(await this.signing.sign(wallet, digest));
-    await this.signing.record(principal, wallet, 'sign.message', { digest: digestHex });
+    await this.signing.record(principal, wallet, 'sign.message', { digest: digestHex }, decision.fence);
     return { signature };
   }
 
@@ -54,9 +54,9 @@ export class SignMessage extends StandardSigningUseCase {
     const digest = this.signing.payloads.messageDigest(stored.message);
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = { digest: toHex(digest) };
-    await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), details, 'release');
+    const { fence } = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), details, 'release');
     const result = { signature: signatureHex(await this.signing.sign(wallet, digest)) };
-    await this.signing.released(approval, token, actor, wallet, 'sign.message', details, result);
+    await this.signing.released(approval, token, actor, wallet, 'sign.message', details, result, fence);
     return result;
   }
 }

@@ -7,11 +7,12 @@ import type { AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { SignCounter } from '../ports/sign-counter.port.js';
 import { actorOf, audit } from './audit-actor.js';
+import type { SigningPolicy } from './policy-cache.js';
 import type { Principal } from './principal.js';
 
 export interface SignPolicyGateDeps {
-  /** The vault's document (usually the PolicyCache: this is read on every signature). */
-  readonly policies: { find(vaultId: string): Promise<PolicyDocument | null> };
+  /** The vault's document and fence (usually the PolicyCache: this is read on every signature). */
+  readonly policies: { forSigning(vaultId: string): Promise<SigningPolicy> };
   readonly auditLog: AuditLog;
   readonly clock: Clock;
   /** Counts signatures for the document's limits; without it, a request a limit applies to is refused. */
@@ -24,10 +25,12 @@ export interface DenialRecord {
   readonly details: AuditDetails;
 }
 
-/** A decision, and the document it was made with (the limits are counted by the same one). */
-export interface GateDecision {
+/**
+ * A decision, the document it was made with (the limits are counted by the same one) and the fence the
+ * signature's record is to be written under (SigningPolicy).
+ */
+export interface GateDecision extends SigningPolicy {
   readonly decision: PolicyDecision;
-  readonly document: PolicyDocument | null;
 }
 
 /**
@@ -41,19 +44,19 @@ export class SignPolicyGate {
 
   /** The decision without any effect: for the dry run (nothing recorded, nothing counted). */
   async evaluate(vaultId: string, intent: SignIntent): Promise<GateDecision> {
-    const document = await this.deps.policies.find(vaultId);
-    return { decision: evaluatePolicy(document, intent), document };
+    const policy = await this.deps.policies.forSigning(vaultId);
+    return { ...policy, decision: evaluatePolicy(policy.document, intent) };
   }
 
-  /** The vault's document (cached), for a caller that decides more than once with the same one. */
-  document(vaultId: string): Promise<PolicyDocument | null> {
-    return this.deps.policies.find(vaultId);
+  /** The vault's document (cached) and fence, for a caller that decides more than once with the same one. */
+  policy(vaultId: string): Promise<SigningPolicy> {
+    return this.deps.policies.forSigning(vaultId);
   }
 
   /** Decides; a deny is recorded as `sign.denied` and thrown as POLICY_DENIED. Allow and hold are the caller's to act on. */
   async decide(principal: Principal, intent: SignIntent, record: DenialRecord): Promise<GateDecision> {
-    const document = await this.document(principal.vaultId);
-    return { decision: await this.decideWith(principal, document, intent, record), document };
+    const policy = await this.policy(principal.vaultId);
+    return { ...policy, decision: await this.decideWith(principal, policy.document, intent, record) };
   }
 
   /** decide() with a document already read. */

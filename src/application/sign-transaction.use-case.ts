@@ -33,7 +33,7 @@ export class SignTransaction extends StandardSigningUseCase {
       return this.signing.hold(principal, wallet, 'transaction', decision, request, details, key);
     }
     const signed = await this.signAndRecord(principal, wallet, unsigned);
-    await this.signing.record(principal, wallet, 'sign.transaction', signed.record);
+    await this.signing.record(principal, wallet, 'sign.transaction', signed.record, decision.fence);
     return signed.result;
   }
 
@@ -49,9 +49,9 @@ export class SignTransaction extends StandardSigningUseCase {
     const unsigned = this.signing.payloads.unsignedTransaction(stored.transaction);
     const wallet = await this.walletOf(principal, stored.address, unsigned.facts);
     // Simulated again: the chain may have changed while the request waited for its quorum.
-    await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), 'release', simulatedCall(wallet, unsigned.facts));
+    const { fence } = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), 'release', simulatedCall(wallet, unsigned.facts));
     const signed = await this.signAndRecord(principal, wallet, unsigned);
-    await this.signing.released(approval, token, actor, wallet, 'sign.transaction', signed.record, signed.result);
+    await this.signing.released(approval, token, actor, wallet, 'sign.transaction', signed.record, signed.result, fence);
     return signed.result;
   }
 

@@ -60,7 +60,7 @@ export class SignTypedData extends StandardSigningUseCase {
       return this.signing.hold(principal, wallet, 'typed-data', decision, request, facts, key);
     }
     const signature = signatureHex(await this.signing.sign(wallet, read.digest));
-    await this.signing.record(principal, wallet, 'sign.typed-data', facts);
+    await this.signing.record(principal, wallet, 'sign.typed-data', facts, decision.fence);
     return { signature };
   }
 
@@ -75,9 +75,9 @@ export class SignTypedData extends StandardSigningUseCase {
     const read = this.signing.payloads.typedDataDigest(stored.typedData);
     const wallet = await this.signing.wallet(principal, stored.address);
     const facts = factsOf(read);
-    await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.typedData, read), facts, 'release');
+    const { fence } = await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.typedData, read), facts, 'release');
     const result = { signature: signatureHex(await this.signing.sign(wallet, read.digest)) };
-    await this.signing.released(approval, token, actor, wallet, 'sign.typed-data', facts, result);
+    await this.signing.released(approval, token, actor, wallet, 'sign.typed-data', facts, result, fence);
     return result;
   }
 

@@ -8,11 +8,12 @@ import type { Wallet } from '../domain/wallet.js';
 import type { ApprovalStore } from '../ports/approval-store.port.js';
 import type { AuditAction, AuditDetails, AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
+import type { FreezeFence } from '../ports/freeze-fence.js';
 import type { KeyStoreRegistry, RecoverableSignature } from '../ports/key-store.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
-import { actorOf, audit } from './audit-actor.js';
+import { actorOf, audit, auditEvent } from './audit-actor.js';
 import { HeldRequests, type ApprovalRequested, type HoldSpec } from './held-requests.js';
 import type { Principal } from './principal.js';
 import type { SignPolicyGate } from './sign-policy-gate.js';
@@ -21,7 +22,8 @@ import { outflowOverBound, type SimulatedCall, type SimulationReport, type Trans
 
 /** What the three standard-signing use cases are built from. */
 /** A decision and, for a held transaction, what its simulation found (stored with the approval for its approvers). */
-export type HeldDecision = PolicyDecision & { readonly simulated?: SimulationReport };
+/** A decision as authorize() answers it: what a hold found by simulating, and the fence the signature's record is written under. */
+export type HeldDecision = PolicyDecision & { readonly simulated?: SimulationReport; readonly fence: FreezeFence | null };
 
 /** A simulation report as the approval keeps it: JSON, outflows as decimal strings. */
 function simulationJson(report: SimulationReport): string {
@@ -120,7 +122,8 @@ export class StandardSigning {
   async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign', simulated?: SimulatedCall): Promise<HeldDecision> {
     const record = this.denial(wallet, payload, facts);
     const { gate } = this.deps;
-    const { decision, document } = await gate.decide(principal, intent, record);
+    const { decision: decided, document, fence } = await gate.decide(principal, intent, record);
+    const decision: HeldDecision = { ...decided, fence };
     // Decided and counted first (a refusal costs no call to the chain), then simulated: before the key
     // store signs, and before a held request is stored (nobody is asked to approve what would revert).
     if (decision.decision === 'hold' && mode === 'sign') {
@@ -198,7 +201,7 @@ export class StandardSigning {
    * approval's result in one transaction, only while `token` still holds the release: a signature is
    * never handed out unrecorded, nor recorded twice. CONFLICT (nothing written) when the claim was lost.
    */
-  released(approval: Approval, token: string, actor: string, wallet: Wallet, action: AuditAction, details: AuditDetails, result: object): Promise<void> {
+  released(approval: Approval, token: string, actor: string, wallet: Wallet, action: AuditAction, details: AuditDetails, result: object, fence: FreezeFence | null): Promise<void> {
     const now = this.deps.clock.now();
     const signed: AuditEvent = {
       at: now,
@@ -208,7 +211,7 @@ export class StandardSigning {
       subject: wallet.address,
       details: { ...details, approval: approval.id, wallet: wallet.address },
     };
-    return this.held.released(approval, token, actor, now, { signature: null, signed, result }, 'no signature is handed out');
+    return this.held.released(approval, token, actor, now, { signature: null, signed, result, fence }, 'no signature is handed out');
   }
 
   /** The wallet's key store signs the 32-byte digest as it is. */
@@ -216,12 +219,13 @@ export class StandardSigning {
     return this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
   }
 
-  /** The signature's record, durable before the caller answers: a signature is never handed out unrecorded. */
-  record(principal: Principal, wallet: Wallet, action: AuditAction, details: AuditDetails): Promise<void> {
-    return audit(this.deps.auditLog, action, this.deps.clock.now(), actorOf(principal), principal.vaultId, wallet.address, {
-      ...details,
-      wallet: wallet.address,
-    });
+  /**
+   * The signature's record, durable before the caller answers: a signature is never handed out unrecorded,
+   * nor once its vault was frozen since the check that let it through (`fence`, authorize()'s).
+   */
+  record(principal: Principal, wallet: Wallet, action: AuditAction, details: AuditDetails, fence: FreezeFence | null): Promise<void> {
+    const event = auditEvent(action, this.deps.clock.now(), actorOf(principal), principal.vaultId, wallet.address, { ...details, wallet: wallet.address });
+    return this.deps.auditLog.append(event, fence ?? undefined);
   }
 }
 

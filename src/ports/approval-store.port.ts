@@ -1,3 +1,4 @@
+import type { FreezeFence } from './freeze-fence.js';
 import type { Approval, ApprovalStatus, ApprovalVote } from '../domain/approval.js';
 import type { AuditEvent } from './audit-log.port.js';
 import type { SignatureRecord } from './signature-log.port.js';
@@ -65,9 +66,10 @@ export interface ApprovalStore {
    * transaction, which have no submission), the result on the approval (approved) and `events`
    * (signature.issued or sign.<kind>, approval.decided) in one transaction, only while `token` still holds the claim, the
    * approval is pending and unexpired at `now` and its quorum still counts (no voter revoked meanwhile);
-   * false (nothing written) otherwise.
+   * false (nothing written) otherwise. With `fence`, refused with VAULT_FROZEN (nothing written) when the
+   * vault was frozen since the release's check.
    */
-  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean>;
+  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence): Promise<boolean>;
   /**
    * Marks up to `limit` pending approvals past their expiry as expired (none whose release is claimed), each
    * with the audit record `decided(approval)` gives, and returns them.

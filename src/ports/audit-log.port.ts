@@ -1,3 +1,4 @@
+import type { FreezeFence } from './freeze-fence.js';
 /** Every security-relevant event the service records. */
 export const AUDIT_ACTIONS = [
   'vault.created',
@@ -91,9 +92,10 @@ export interface AuditLog {
   /**
    * Appends the event durably (numbered and chained) before resolving. An event that assertAuditEvent
    * (src/domain/audit-chain.ts) refuses is rejected and nothing is written; concurrent appends of other
-   * events are not affected. What is stored is the event as it was when `append` was called.
+   * events are not affected. What is stored is the event as it was when `append` was called. With
+   * `fence` (a signing record), refused with VAULT_FROZEN, nothing written, when the vault was frozen since.
    */
-  append(event: AuditEvent): Promise<void>;
+  append(event: AuditEvent, fence?: FreezeFence): Promise<void>;
   /**
    * Records in `seq` order after `afterSeq` (0 for the start), at most `limit`, optionally of one vault
    * only. `seq` numbers the whole chain, also with `vaultId`: the next page starts after the last seq seen.

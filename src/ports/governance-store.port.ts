@@ -72,8 +72,11 @@ export interface GovernanceStore {
   apply(vaultId: string, proposalId: string, previousHash: string, newHash: string, policy: PolicyDocument | null, now: Date, event: AuditEvent): Promise<boolean>;
   /** Appends a freeze row; resolves with the vault's freeze count after it. */
   freeze(vaultId: string, id: string, reason: string | null, actor: string, now: Date, event: AuditEvent): Promise<number>;
-  /** Read on every sign: one indexed count. */
-  freezes(vaultId: string): Promise<FreezeCount>;
+  /**
+   * One indexed count, as committed now. With `remembered`, a count read earlier may answer (PostgreSQL
+   * keeps one a few seconds): for the sign path's first check only, which the record's FreezeFence backs.
+   */
+  freezes(vaultId: string, options?: { readonly remembered?: boolean }): Promise<FreezeCount>;
   /** Marks every freeze row lifted (an ungoverned vault's `unfreeze`); resolves with how many it lifted. */
   liftFreezes(vaultId: string, now: Date, event: AuditEvent): Promise<number>;
 }

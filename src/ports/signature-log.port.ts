@@ -1,3 +1,4 @@
+import type { FreezeFence } from './freeze-fence.js';
 import type { AuditEvent } from './audit-log.port.js';
 
 /** One issued signature, keyed by its submissionHash. */
@@ -28,9 +29,10 @@ export interface SignatureLog {
   /**
    * Records a signature durably before the signature is returned to the caller. With `issued`, its
    * signature.issued event joins the audit chain in the same transaction: the signature's record and its
-   * audit record are durable together or not at all, and one commit serves both.
+   * audit record are durable together or not at all, and one commit serves both. With `fence`, refused
+   * with VAULT_FROZEN (nothing written) when the vault was frozen since the sign's check.
    */
-  record(entry: SignatureRecord, issued?: AuditEvent): Promise<void>;
+  record(entry: SignatureRecord, issued?: AuditEvent, fence?: FreezeFence): Promise<void>;
   /** The record of a vault's signature, or null. */
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null>;
   /**

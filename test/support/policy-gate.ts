@@ -12,5 +12,5 @@ export const TEST_CHAIN_IDS = chainDirectory(Object.fromEntries(Object.entries(C
 
 /** The one policy gate over a repository read afresh each time (no cache), as the use cases take it. */
 export function gateOver(policies: PolicyRepository, auditLog: AuditLog, clock: Clock, signCounter?: SignCounter): SignPolicyGate {
-  return new SignPolicyGate({ policies: { find: async (vaultId) => documentOf(await policies.find(vaultId), TEST_CHAIN_IDS) }, auditLog, clock, signCounter });
+  return new SignPolicyGate({ policies: { forSigning: async (vaultId) => ({ document: documentOf(await policies.find(vaultId), TEST_CHAIN_IDS), fence: null }) }, auditLog, clock, signCounter });
 }

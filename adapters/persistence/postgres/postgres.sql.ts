@@ -1,8 +1,10 @@
 import type pg from 'pg';
 import { appendChained, type ChainedEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
+import { fenceBroken, vaultFrozen } from '../../../src/ports/freeze-fence.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import { AuditListeners } from '../sql/audit-watch.js';
+import { FREEZE_COLUMNS, freezeCountOf, freezesKey } from '../sql/freeze-counts.js';
 import { SerialGroupCommit, writeBatchOrEachAlone, type Pending } from '../sql/group-commit.js';
 import { asDate, AUDIT, rowPlaceholders, SIGNATURES, WALLETS, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession, type WalletPages } from '../sql/sql-database.js';
@@ -95,7 +97,7 @@ export class PostgresSql implements SqlDatabase {
     const value = await this.db.transaction(async (client) => {
       const value = await work(sessionOf(client), (event) => events.push(event));
       if (events.length > 0) {
-        const audit = auditInsert(appendChained(await lockedHead(client), events), 1);
+        const audit = auditInsert(appendChained((await lockedHead(client)).head, events), 1);
         await client.query(audit.text, audit.values);
       }
       return value;
@@ -118,29 +120,57 @@ export class PostgresSql implements SqlDatabase {
     count: async (vaultId: string, now: Date) => Number((await this.all<{ n: string }>(COUNT, [vaultId, now]))[0]!.n),
   };
 
-  /** Inserts `items`' signatures and chained events in one statement (one transaction), then answers them. */
+  /**
+   * Inserts `items`' signatures and chained events in one statement (one transaction), then answers them.
+   * The freeze rows of the vaults of fenced items are counted in the round trip that takes the lock: an
+   * item whose vault was frozen since its check is left out and refused (VAULT_FROZEN), the others written.
+   */
   private readonly insertBatch = async (items: Pending<DurableWrite>[]): Promise<void> => {
-    const rows = items.flatMap((p) => (p.item.signature ? [p.item.signature] : []));
-    const events = items.flatMap((p) => (p.item.event ? [p.item.event] : []));
-    const values = rows.flat();
-    const signatures = `INSERT INTO signatures (${SIGNATURES.columns}) VALUES ${rowPlaceholders(rows.length, 11)}`;
-    if (events.length === 0) await this.db.query(signatures, values);
-    else
-      await this.db.withClient(async (client) => {
-        try {
-          // BEGIN goes with the lock and the head: the lock is held for the insert and the commit only.
-          const audit = auditInsert(appendChained(await lockedHead(client, 'BEGIN; '), events), values.length + 1);
-          // Data-modifying CTEs always run to completion: one statement, both inserts.
-          await client.query(rows.length === 0 ? audit.text : `WITH signed AS (${signatures}) ${audit.text}`, [...values, ...audit.values]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
-      });
+    const fenced = [...new Set(items.flatMap((p) => (p.item.fence ? [p.item.fence.vaultId] : [])))];
+    if (fenced.length === 0 && !items.some((p) => p.item.event)) {
+      await this.db.query(`INSERT INTO signatures (${SIGNATURES.columns}) VALUES ${rowPlaceholders(items.length, 11)}`, items.flatMap((p) => p.item.signature ?? []));
+      noteLocalCommit();
+      return items.forEach((p) => p.resolve());
+    }
+    const { kept, refused } = await this.db.withClient(async (client) => {
+      try {
+        // BEGIN goes with the lock, the head and the fences' counts: the lock is held for the insert and the commit only.
+        const countFences = fenced.length === 0 ? '' : `; SELECT vault_id, ${FREEZE_COLUMNS} FROM vault_freezes WHERE vault_id IN (${fenced.map((v) => client.escapeLiteral(v)).join(', ')}) GROUP BY vault_id`;
+        const { head, also } = await lockedHead(client, 'BEGIN; ', countFences);
+        const counts = new Map(fenced.map((v) => [v, freezeCountOf(undefined)]));
+        for (const row of also?.rows ?? []) counts.set(row.vault_id, freezeCountOf(row));
+        // As current as a read: the next signs' first check knows a freeze found here.
+        counts.forEach((count, vaultId) => this.guardedReads.learn(freezesKey(vaultId), count));
+        const kept: Pending<DurableWrite>[] = [];
+        const refused: Pending<DurableWrite>[] = [];
+        for (const p of items) (p.item.fence && fenceBroken(p.item.fence, counts.get(p.item.fence.vaultId)!.frozen) ? refused : kept).push(p);
+        const insert = batchInsert(kept, head);
+        if (insert !== null) await client.query(insert.text, insert.values);
+        await client.query('COMMIT');
+        return { kept, refused };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
     noteLocalCommit();
-    items.forEach((p) => p.resolve());
+    kept.forEach((p) => p.resolve());
+    refused.forEach((p) => p.reject(vaultFrozen(p.item.fence!.vaultId)));
   };
+}
+
+/**
+ * The one statement writing `items` after `head`: their signature rows and chained audit records (a CTE:
+ * data-modifying CTEs always run to completion), either alone, or null when there is nothing to write.
+ */
+function batchInsert(items: Pending<DurableWrite>[], head: ChainHead | null): { text: string; values: unknown[] } | null {
+  const rows = items.flatMap((p) => (p.item.signature ? [p.item.signature] : []));
+  const events = items.flatMap((p) => (p.item.event ? [p.item.event] : []));
+  const values = rows.flat();
+  const signatures = `INSERT INTO signatures (${SIGNATURES.columns}) VALUES ${rowPlaceholders(rows.length, 11)}`;
+  if (events.length === 0) return rows.length === 0 ? null : { text: signatures, values };
+  const audit = auditInsert(appendChained(head, events), values.length + 1);
+  return { text: rows.length === 0 ? audit.text : `WITH signed AS (${signatures}) ${audit.text}`, values: [...values, ...audit.values] };
 }
 
 /** `value`, once a write through the pool committed it: counted (local-commits.ts). */
@@ -151,15 +181,19 @@ function committed<T>(value: T): T {
 
 /**
  * Takes the audit head lock and reads the head under it, in one round trip (a simple query of several
- * statements), after `begin` when given: the lock is then held until the transaction ends.
+ * statements), after `begin` when given: the lock is then held until the transaction ends. `then` (one
+ * more statement, led by `; `) runs under the lock too, in the same round trip; its rows are `also`.
  */
-async function lockedHead(client: pg.ClientBase, begin = ''): Promise<ChainHead | null> {
+async function lockedHead(client: pg.ClientBase, begin = '', then = ''): Promise<{ head: ChainHead | null; also: pg.QueryResult<FreezeRow> | undefined }> {
   const results = (await client.query(
-    `${begin}SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK}); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`,
-  )) as unknown as pg.QueryResult<{ seq: string; hash: string }>[];
-  const row = results.at(-1)!.rows[0];
-  return row ? { seq: Number(row.seq), hash: row.hash } : null;
+    `${begin}SELECT pg_advisory_xact_lock(${AUDIT_HEAD_LOCK}); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1${then}`,
+  )) as unknown as pg.QueryResult[];
+  const row = results[begin === '' ? 1 : 2]!.rows[0] as { seq: string; hash: string } | undefined;
+  return { head: row ? { seq: Number(row.seq), hash: row.hash } : null, also: then === '' ? undefined : (results.at(-1) as pg.QueryResult<FreezeRow>) };
 }
+
+/** A row of the fences' count: a vault's FREEZE_COLUMNS. */
+type FreezeRow = { vault_id: string; frozen: number | string; lifted: number | string };
 
 /** The multi-row INSERT of chained records, its placeholders numbered from `firstParam` (after the signatures'). */
 function auditInsert(records: readonly ChainedEvent[], firstParam: number): { text: string; values: unknown[] } {

@@ -1,5 +1,6 @@
 import { prepareAuditEvent, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
+import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
 import type { AuditWatch } from '../../../src/ports/persistence.port.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
@@ -23,6 +24,11 @@ export interface DurableWrite {
   readonly signature?: readonly unknown[];
   /** Chained after the log's head, in the same transaction as the row. */
   readonly event?: PreparedAuditEvent;
+  /**
+   * A signing record's FreezeFence: the vault's freeze rows are counted in the write's own transaction
+   * and, if more than the fence's, the write fails alone with VAULT_FROZEN, nothing of it stored.
+   */
+  readonly fence?: FreezeFence;
 }
 
 /**
@@ -82,7 +88,8 @@ export interface WalletPages {
  * through this connection to rows a read reads calls `forget` once committed.
  */
 export interface GuardedReads {
-  read<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** `remembered`: an older read may answer where the database keeps one (PostgreSQL), for a reader whose write is fenced. */
+  read<T>(key: string, load: () => Promise<T>, remembered?: boolean): Promise<T>;
   forget(): void;
 }
 

@@ -1,5 +1,6 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../../src/ports/audit-log.port.js';
+import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
 import { AUDIT } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
@@ -15,10 +16,10 @@ const LIST_VAULT = `SELECT ${AUDIT.columns} FROM audit_log WHERE vault_id = $3 A
 export class SqlAuditLog implements AuditLog {
   constructor(private readonly db: SqlDatabase) {}
 
-  append(event: AuditEvent): Promise<void> {
+  append(event: AuditEvent, fence?: FreezeFence): Promise<void> {
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
-      return this.db.commitDurable({ event: prepareAuditEvent(event) });
+      return this.db.commitDurable({ event: prepareAuditEvent(event), fence });
     } catch (error) {
       return Promise.reject(error);
     }

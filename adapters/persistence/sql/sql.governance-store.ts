@@ -2,6 +2,7 @@ import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { PolicyDocument } from '../../../src/domain/policy/policy-document.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { FreezeCount, GovernanceRecord, GovernanceStore, ProposalStatus, StoredProposal, StoredVote } from '../../../src/ports/governance-store.port.js';
+import { countFreezes, freezesKey } from './freeze-counts.js';
 import { rowPlaceholders } from './rows.js';
 import type { SqlDatabase, SqlSession } from './sql-database.js';
 import { writePolicyRow } from './sql.policy-repository.js';
@@ -130,12 +131,14 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   /**
-   * Read by every sign (a freeze holds at once): from the database's guarded reads where it has them (a
-   * freeze committed by another connection moves SQLite's data version), else counted each time.
+   * Read by every sign: from the database's guarded reads where it has them (a freeze committed by another
+   * connection moves SQLite's data version; PostgreSQL shares a turn's reads, and keeps one for `remembered`
+   * readers a few seconds), else counted each time.
    */
-  freezes(vaultId: string): Promise<FreezeCount> {
+  freezes(vaultId: string, options: { readonly remembered?: boolean } = {}): Promise<FreezeCount> {
     const reads = this.db.guardedReads;
-    return reads ? reads.read(`freezes:${vaultId}`, () => countFreezes(this.db, vaultId)) : countFreezes(this.db, vaultId);
+    const load = () => countFreezes(this.db, vaultId);
+    return reads ? reads.read(freezesKey(vaultId), load, options.remembered === true) : load();
   }
 
   liftFreezes(vaultId: string, now: Date, event: AuditEvent): Promise<number> {
@@ -167,12 +170,4 @@ export class SqlGovernanceStore implements GovernanceStore {
       votes: votes.filter((v) => v.proposal_id === r.id).map((v) => ({ address: v.address, decision: v.decision, signature: v.signature, at: instant(v.created) })),
     }));
   }
-}
-
-async function countFreezes(db: SqlSession, vaultId: string): Promise<FreezeCount> {
-  const [row] = await db.all<{ frozen: number | string; lifted: number | string }>(
-    `SELECT ${COUNT} AS frozen, CAST(count(lifted) AS INTEGER) AS lifted FROM vault_freezes WHERE vault_id = $1`,
-    [vaultId],
-  );
-  return { frozen: Number(row?.frozen ?? 0), lifted: Number(row?.lifted ?? 0) };
 }

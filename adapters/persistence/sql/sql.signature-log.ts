@@ -1,5 +1,6 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
+import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { signatureHashIs, signatureValues, SIGNATURES } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
@@ -16,11 +17,11 @@ const ATTACH = `UPDATE signatures SET transaction_hash = $3, submitted = $4 WHER
 export class SqlSignatureLog implements SignatureLog {
   constructor(private readonly db: SqlDatabase) {}
 
-  record(entry: SignatureRecord, issued?: AuditEvent): Promise<void> {
+  record(entry: SignatureRecord, issued?: AuditEvent, fence?: FreezeFence): Promise<void> {
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
       const event = issued && prepareAuditEvent(issued);
-      return this.db.commitDurable({ signature: signatureValues(entry), event });
+      return this.db.commitDurable({ signature: signatureValues(entry), event, fence });
     } catch (error) {
       return Promise.reject(error);
     }

@@ -36,7 +36,16 @@ export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  read<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+  /** Always as current as a read of its own (so `remembered` changes nothing here). */
+  read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return this.cached(key, load, () => true);
+  }
+
+  find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+    return this.cached(`api-key:${id}`, () => load(id), (record) => record !== null);
+  }
+
+  private cached<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
     let version: number;
     try {
       version = this.turnVersion.get();
@@ -48,10 +57,6 @@ export class SqliteGuardedReads implements GuardedReads, ApiKeyCache {
       this.version = version;
     }
     return this.values.has(key) ? Promise.resolve(this.values.get(key) as T) : this.load(key, load, keep);
-  }
-
-  find(id: string, load: (id: string) => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
-    return this.read(`api-key:${id}`, () => load(id), (record) => record !== null);
   }
 
   private async load<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {

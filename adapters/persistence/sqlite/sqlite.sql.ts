@@ -1,6 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
+import { fenceBroken, vaultFrozen, type FreezeFence } from '../../../src/ports/freeze-fence.js';
 import { AuditListeners } from '../sql/audit-watch.js';
+import { FREEZE_COUNT, freezeCountOf } from '../sql/freeze-counts.js';
 import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { noteLocalCommit } from '../sql/local-commits.js';
@@ -18,6 +20,8 @@ interface Prepared {
 const NONE: readonly unknown[] = [];
 // The transaction's chain head is one per connection, whichever log appends.
 const CHAIN_HEAD = {};
+/** The freeze rows counted by fences in one transaction, by vault. */
+const FENCE_COUNTS = {};
 /**
  * Whether a signature record with this submission hash exists (the hash bound twice). The index on the
  * hash's first 8 hex digits (migration 10), unlike the primary key it replaced, does not keep the hash
@@ -135,6 +139,7 @@ export class SqliteSql implements SqlDatabase {
   commitDurable(write: DurableWrite): Promise<void> {
     const row = write.signature && this.bind(this.insertSignature, write.signature);
     const durable = this.commits.enqueue((transaction) => {
+      if (write.fence) this.holdFence(write.fence, transaction);
       if (row) {
         // signatureValues' first column is the submission hash.
         if (this.signatureExists.get(row[0], row[0]) !== undefined) throw new Error('a signature with this submission hash is already recorded');
@@ -169,6 +174,20 @@ export class SqliteSql implements SqlDatabase {
    */
   private chain(e: PreparedAuditEvent, transaction: TransactionScope): void {
     transaction.set(CHAIN_HEAD, this.append(transaction.get(CHAIN_HEAD, this.readHead), e));
+  }
+
+  /**
+   * Throws VAULT_FROZEN, refusing this write alone, when the fence's vault has more freeze rows than the
+   * fence: counted once per vault per transaction (nothing else writes while it holds the write lock).
+   */
+  private holdFence(fence: FreezeFence, transaction: TransactionScope): void {
+    const counts = transaction.get(FENCE_COUNTS, () => new Map<string, number>());
+    let frozen = counts.get(fence.vaultId);
+    if (frozen === undefined) {
+      frozen = freezeCountOf(this.allNow<{ frozen: number; lifted: number }>(FREEZE_COUNT, [fence.vaultId])[0]).frozen;
+      counts.set(fence.vaultId, frozen);
+    }
+    if (fenceBroken(fence, frozen)) throw vaultFrozen(fence.vaultId);
   }
 
   private readonly readHead = (): ChainHead | null => (this.head.get() as ChainHead | undefined) ?? null;
