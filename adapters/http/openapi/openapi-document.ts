@@ -501,7 +501,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'freezeVault',
           summary: 'Freeze the vault',
           description:
-            'Needs no quorum: from the next request on, on every instance, every signature of the vault is refused (403 `VAULT_FROZEN`): the signing routes, the JSON-RPC signing methods, the release of held approvals, the dry run. Audited `vault.frozen`. The body is a JSON object, `{}` or with a `reason`. Lifting it is `wallet-vault governance unfreeze`: on a governed vault a proposal its quorum signs.',
+            'Needs no quorum: from the next request on, on every instance, every signature of the vault is refused (403 `VAULT_FROZEN`): the signing routes, the JSON-RPC signing methods, the release of held approvals, also a signature whose key was signing when the freeze committed (its record is refused at commit, nothing of it answered); the dry run as soon as the instance knows of the freeze (on PostgreSQL within 5 s). Audited `vault.frozen`. The body is a JSON object, `{}` or with a `reason`. Lifting it is `wallet-vault governance unfreeze`: on a governed vault a proposal its quorum signs.',
           tags: ['Governance'],
           requestParams: inVault(),
           requestBody: jsonBody(freezeBodySchema, { reason: 'approver key may be stolen' }),
