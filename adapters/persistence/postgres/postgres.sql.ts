@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { appendChained, type ChainedEvent, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { isDomainError } from '../../../src/domain/errors.js';
-import { fenceBroken, vaultFrozen } from '../../../src/ports/freeze-fence.js';
+import { fenceBroken, vaultFrozen, type FreezeFence } from '../../../src/ports/freeze-fence.js';
+import type { FreezeCount } from '../../../src/ports/governance-store.port.js';
 import type { WalletPage } from '../../../src/ports/wallet-repository.port.js';
 import { AuditListeners } from '../sql/audit-watch.js';
 import { FREEZE_COLUMNS, freezeCountOf, freezesKey } from '../sql/freeze-counts.js';
@@ -91,14 +92,22 @@ export class PostgresSql implements SqlDatabase {
     return this.audits.afterDurable(this.batches.submit(write), write.event);
   }
 
-  /** The audit head lock is taken at the end, after `work`'s statements: held for the chaining and the commit only. */
-  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
+  /**
+   * The audit head lock is taken at the end, after `work`'s statements: held for the chaining and the commit
+   * only. The fence's freeze count is read under it, in the same round trip.
+   */
+  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence): Promise<T> {
     const events: PreparedAuditEvent[] = [];
     const value = await this.db.transaction(async (client) => {
       const value = await work(sessionOf(client), (event) => events.push(event));
-      if (events.length > 0) {
-        const audit = auditInsert(appendChained((await lockedHead(client)).head, events), 1);
-        await client.query(audit.text, audit.values);
+      if (events.length > 0 || fence) {
+        const vaults = fence ? [fence.vaultId] : [];
+        const { head, also } = await lockedHead(client, '', fenceCounts(client, vaults));
+        if (fence && fenceBroken(fence, this.countsOf(vaults, also).get(fence.vaultId)!.frozen)) throw vaultFrozen(fence.vaultId);
+        if (events.length > 0) {
+          const audit = auditInsert(appendChained(head, events), 1);
+          await client.query(audit.text, audit.values);
+        }
       }
       return value;
     });
@@ -135,12 +144,8 @@ export class PostgresSql implements SqlDatabase {
     const { kept, refused } = await this.db.withClient(async (client) => {
       try {
         // BEGIN goes with the lock, the head and the fences' counts: the lock is held for the insert and the commit only.
-        const countFences = fenced.length === 0 ? '' : `; SELECT vault_id, ${FREEZE_COLUMNS} FROM vault_freezes WHERE vault_id IN (${fenced.map((v) => client.escapeLiteral(v)).join(', ')}) GROUP BY vault_id`;
-        const { head, also } = await lockedHead(client, 'BEGIN; ', countFences);
-        const counts = new Map(fenced.map((v) => [v, freezeCountOf(undefined)]));
-        for (const row of also?.rows ?? []) counts.set(row.vault_id, freezeCountOf(row));
-        // As current as a read: the next signs' first check knows a freeze found here.
-        counts.forEach((count, vaultId) => this.guardedReads.learn(freezesKey(vaultId), count));
+        const { head, also } = await lockedHead(client, 'BEGIN; ', fenceCounts(client, fenced));
+        const counts = this.countsOf(fenced, also);
         const kept: Pending<DurableWrite>[] = [];
         const refused: Pending<DurableWrite>[] = [];
         for (const p of items) (p.item.fence && fenceBroken(p.item.fence, counts.get(p.item.fence.vaultId)!.frozen) ? refused : kept).push(p);
@@ -157,6 +162,23 @@ export class PostgresSql implements SqlDatabase {
     kept.forEach((p) => p.resolve());
     refused.forEach((p) => p.reject(vaultFrozen(p.item.fence!.vaultId)));
   };
+
+  /**
+   * The freeze counts of `vaults` from fenceCounts' rows (a vault without a row has none), remembered for
+   * the next signs' first check: as current as a read, so a freeze found here is known to them at once.
+   */
+  private countsOf(vaults: readonly string[], also: pg.QueryResult<FreezeRow> | undefined): Map<string, FreezeCount> {
+    const counts = new Map(vaults.map((v) => [v, freezeCountOf(undefined)]));
+    for (const row of also?.rows ?? []) counts.set(row.vault_id, freezeCountOf(row));
+    counts.forEach((count, vaultId) => this.guardedReads.learn(freezesKey(vaultId), count));
+    return counts;
+  }
+}
+
+/** The statement (led by `; `, for lockedHead) counting the freezes of `vaults`, or '' for none. */
+function fenceCounts(client: pg.ClientBase, vaults: readonly string[]): string {
+  if (vaults.length === 0) return '';
+  return `; SELECT vault_id, ${FREEZE_COLUMNS} FROM vault_freezes WHERE vault_id IN (${vaults.map((v) => client.escapeLiteral(v)).join(', ')}) GROUP BY vault_id`;
 }
 
 /**

@@ -49,9 +49,11 @@ export interface SqlDatabase extends SqlSession {
   /**
    * `transaction`, with the audit events `work` hands to `audit` chained at its end in the same
    * transaction (after the head, read while holding what keeps it from moving): the change and its audit
-   * records are durable together or not at all.
+   * records are durable together or not at all. With `fence`, the vault's freezes are counted while
+   * holding what keeps the head from moving (a freeze, audited, needs it too) and VAULT_FROZEN rolls all
+   * back when one was added since.
    */
-  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T>;
+  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence): Promise<T>;
   /**
    * Commits `write` durably with the other writes of the sign path (group commit); resolves once it is on
    * disk. A write that cannot be stored fails alone.

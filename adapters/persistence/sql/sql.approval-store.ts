@@ -4,7 +4,6 @@ import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { holdFence } from './freeze-counts.js';
 import { AS_IS, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
 import type { SqlDatabase, SqlSession } from './sql-database.js';
 
@@ -136,12 +135,11 @@ export class SqlApprovalStore implements ApprovalStore {
   release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence): Promise<boolean> {
     const prepared = events.map(prepareAuditEvent);
     return this.db.auditedTransaction(async (tx, audit) => {
-      await holdFence(tx, fence);
       if ((await tx.run(APPROVE, [vaultId, id, token, now, result])) === 0) return false;
       if (s !== null) await tx.run(SIGNATURES.insert, signatureValues(s));
       prepared.forEach(audit);
       return true;
-    });
+    }, fence);
   }
 
   async expire(now: Date, limit: number, decided: (approval: Approval) => AuditEvent): Promise<Approval[]> {

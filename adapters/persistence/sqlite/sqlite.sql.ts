@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { chainedAfter, type ChainHead, type PreparedAuditEvent } from '../../../src/domain/audit-chain.js';
 import { fenceBroken, vaultFrozen, type FreezeFence } from '../../../src/ports/freeze-fence.js';
 import { AuditListeners } from '../sql/audit-watch.js';
-import { FREEZE_COUNT, freezeCountOf } from '../sql/freeze-counts.js';
+import { FREEZE_COUNT, freezeCountOf, holdFence } from '../sql/freeze-counts.js';
 import { AUDIT, fromMillis, signatureHashIs, SIGNATURES, type InstantDecoder } from '../sql/rows.js';
 import { seamPerDatabase, type DurableWrite, type SqlDatabase, type SqlSession } from '../sql/sql-database.js';
 import { noteLocalCommit } from '../sql/local-commits.js';
@@ -117,9 +117,11 @@ export class SqliteSql implements SqlDatabase {
     }
   }
 
-  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>): Promise<T> {
+  /** With `fence`, its count is read inside the IMMEDIATE transaction, which holds the write lock a freeze needs too. */
+  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence): Promise<T> {
     const events: PreparedAuditEvent[] = [];
     const value = await this.transaction(async (tx) => {
+      await holdFence(tx, fence);
       const value = await work(tx, (event) => events.push(event));
       if (events.length > 0) {
         // BEGIN IMMEDIATE holds the write lock: the head cannot move until the commit.
