@@ -97,6 +97,8 @@ describe("the README's walk-through", { timeout: 180_000 }, () => {
   });
   afterAll(async () => {
     await server?.kill('SIGTERM');
+    // The walk-through runs from the project directory, as a newcomer would: what it writes there goes.
+    await rm(path.join(repoRoot, 'checkpoint.json'), { force: true });
     await rm(dataDir, { recursive: true, force: true });
     await rm(scratch, { recursive: true, force: true });
   });
