@@ -67,8 +67,8 @@ export interface SqlDatabase extends SqlSession {
   readonly apiKeyCache?: ApiKeyCache;
   /**
    * Small reads of the sign path (a vault's freeze count) answered from memory while known unchanged
-   * (SQLite's data version), or shared by the requests of one turn of the event loop (PostgreSQL); absent:
-   * always read.
+   * (SQLite's data version), or shared by the requests of one turn of the event loop and remembered a few
+   * seconds for `remembered` readers, whose writes are fenced (PostgreSQL); absent: always read.
    */
   readonly guardedReads?: GuardedReads;
   /** Resolves when the database answers. */

@@ -141,7 +141,7 @@ export class SqliteSql implements SqlDatabase {
   commitDurable(write: DurableWrite): Promise<void> {
     const row = write.signature && this.bind(this.insertSignature, write.signature);
     const durable = this.commits.enqueue((transaction) => {
-      if (write.fence) this.holdFence(write.fence, transaction);
+      if (write.fence) this.holdFenceInBatch(write.fence, transaction);
       if (row) {
         // signatureValues' first column is the submission hash.
         if (this.signatureExists.get(row[0], row[0]) !== undefined) throw new Error('a signature with this submission hash is already recorded');
@@ -182,7 +182,7 @@ export class SqliteSql implements SqlDatabase {
    * Throws VAULT_FROZEN, refusing this write alone, when the fence's vault has more freeze rows than the
    * fence: counted once per vault per transaction (nothing else writes while it holds the write lock).
    */
-  private holdFence(fence: FreezeFence, transaction: TransactionScope): void {
+  private holdFenceInBatch(fence: FreezeFence, transaction: TransactionScope): void {
     const counts = transaction.get(FENCE_COUNTS, () => new Map<string, number>());
     let frozen = counts.get(fence.vaultId);
     if (frozen === undefined) {
