@@ -185,7 +185,7 @@ export class HeldRequests {
       subject: approval.id,
       details: { approval: approval.id, status: 'approved', ...written.decided },
     };
-    const done = await approvals.release(approval.vaultId, approval.id, token, at, written.signature, JSON.stringify(written.result), [written.signed, decided], written.fence ?? undefined);
+    const done = await approvals.release(approval.vaultId, approval.id, token, at, written.signature, JSON.stringify(written.result), [written.signed, decided], written.fence);
     if (!done) throw new DomainError(ErrorCode.CONFLICT, `approval ${approval.id}: its release was taken over, it expired, or a key whose vote made the quorum was revoked meanwhile; ${lost}`);
   }
 }

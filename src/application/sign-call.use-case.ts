@@ -265,7 +265,7 @@ export class SignCall {
   }
 
   /** How a sign no rule holds is recorded (made once: the sign path allocates no closure for it). */
-  private readonly recordSigned: RecordSigned = (entry, issued, _result, fence) => this.deps.signatureLog.record(entry, issued, fence ?? undefined);
+  private readonly recordSigned: RecordSigned = (entry, issued, _result, fence) => this.deps.signatureLog.record(entry, issued, fence);
 
   /**
    * Signs an approved request as it was asked (ReleaseCall: its quorum reached, the release claimed), with

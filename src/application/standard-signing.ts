@@ -20,9 +20,10 @@ import type { SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
 import { outflowOverBound, type SimulatedCall, type SimulationReport, type TransactionSimulator } from './transaction-simulation.js';
 
-/** What the three standard-signing use cases are built from. */
-/** A decision and, for a held transaction, what its simulation found (stored with the approval for its approvers). */
-/** A decision as authorize() answers it: what a hold found by simulating, and the fence the signature's record is written under. */
+/**
+ * A decision as authorize() answers it: for a held transaction, what its simulation found (stored with the
+ * approval for its approvers), and the fence the signature's record is written under.
+ */
 export type HeldDecision = PolicyDecision & { readonly simulated?: SimulationReport; readonly fence: FreezeFence | null };
 
 /** A simulation report as the approval keeps it: JSON, outflows as decimal strings. */
@@ -36,6 +37,7 @@ function simulationJson(report: SimulationReport): string {
   });
 }
 
+/** What the three standard-signing use cases are built from. */
 export interface StandardSigningDeps {
   readonly repository: WalletRepository;
   readonly keyStores: KeyStoreRegistry;
@@ -225,7 +227,7 @@ export class StandardSigning {
    */
   record(principal: Principal, wallet: Wallet, action: AuditAction, details: AuditDetails, fence: FreezeFence | null): Promise<void> {
     const event = auditEvent(action, this.deps.clock.now(), actorOf(principal), principal.vaultId, wallet.address, { ...details, wallet: wallet.address });
-    return this.deps.auditLog.append(event, fence ?? undefined);
+    return this.deps.auditLog.append(event, fence);
   }
 }
 

@@ -69,7 +69,7 @@ export interface ApprovalStore {
    * false (nothing written) otherwise. With `fence`, refused with VAULT_FROZEN (nothing written) when the
    * vault was frozen since the release's check.
    */
-  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence): Promise<boolean>;
+  release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence | null): Promise<boolean>;
   /**
    * Marks up to `limit` pending approvals past their expiry as expired (none whose release is claimed), each
    * with the audit record `decided(approval)` gives, and returns them.

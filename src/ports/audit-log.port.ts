@@ -95,7 +95,7 @@ export interface AuditLog {
    * events are not affected. What is stored is the event as it was when `append` was called. With
    * `fence` (a signing record), refused with VAULT_FROZEN, nothing written, when the vault was frozen since.
    */
-  append(event: AuditEvent, fence?: FreezeFence): Promise<void>;
+  append(event: AuditEvent, fence?: FreezeFence | null): Promise<void>;
   /**
    * Records in `seq` order after `afterSeq` (0 for the start), at most `limit`, optionally of one vault
    * only. `seq` numbers the whole chain, also with `vaultId`: the next page starts after the last seq seen.

@@ -32,7 +32,7 @@ export interface SignatureLog {
    * audit record are durable together or not at all, and one commit serves both. With `fence`, refused
    * with VAULT_FROZEN (nothing written) when the vault was frozen since the sign's check.
    */
-  record(entry: SignatureRecord, issued?: AuditEvent, fence?: FreezeFence): Promise<void>;
+  record(entry: SignatureRecord, issued?: AuditEvent, fence?: FreezeFence | null): Promise<void>;
   /** The record of a vault's signature, or null. */
   find(vaultId: string, submissionHash: string): Promise<SignatureRecord | null>;
   /**

@@ -96,7 +96,7 @@ export class PostgresSql implements SqlDatabase {
    * The audit head lock is taken at the end, after `work`'s statements: held for the chaining and the commit
    * only. The fence's freeze count is read under it, in the same round trip.
    */
-  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence): Promise<T> {
+  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence | null): Promise<T> {
     const events: PreparedAuditEvent[] = [];
     const value = await this.db.transaction(async (client) => {
       const value = await work(sessionOf(client), (event) => events.push(event));

@@ -22,7 +22,7 @@ export async function countFreezes(db: SqlSession, vaultId: string): Promise<Fre
 }
 
 /** Counts the fence's vault's freezes in `tx` (the write's own transaction) and throws VAULT_FROZEN when one was added since. */
-export async function holdFence(tx: SqlSession, fence: FreezeFence | undefined): Promise<void> {
-  if (fence === undefined) return;
+export async function holdFence(tx: SqlSession, fence: FreezeFence | null | undefined): Promise<void> {
+  if (!fence) return;
   if (fenceBroken(fence, (await countFreezes(tx, fence.vaultId)).frozen)) throw vaultFrozen(fence.vaultId);
 }

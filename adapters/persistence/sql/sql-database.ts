@@ -28,7 +28,7 @@ export interface DurableWrite {
    * A signing record's FreezeFence: the vault's freeze rows are counted in the write's own transaction
    * and, if more than the fence's, the write fails alone with VAULT_FROZEN, nothing of it stored.
    */
-  readonly fence?: FreezeFence;
+  readonly fence?: FreezeFence | null;
 }
 
 /**
@@ -53,7 +53,7 @@ export interface SqlDatabase extends SqlSession {
    * holding what keeps the head from moving (a freeze, audited, needs it too) and VAULT_FROZEN rolls all
    * back when one was added since.
    */
-  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence): Promise<T>;
+  auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence | null): Promise<T>;
   /**
    * Commits `write` durably with the other writes of the sign path (group commit); resolves once it is on
    * disk. A write that cannot be stored fails alone.

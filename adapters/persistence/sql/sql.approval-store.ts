@@ -132,7 +132,7 @@ export class SqlApprovalStore implements ApprovalStore {
     await this.db.run(ABANDON, [vaultId, id, token]);
   }
 
-  release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence): Promise<boolean> {
+  release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence | null): Promise<boolean> {
     const prepared = events.map(prepareAuditEvent);
     return this.db.auditedTransaction(async (tx, audit) => {
       if ((await tx.run(APPROVE, [vaultId, id, token, now, result])) === 0) return false;

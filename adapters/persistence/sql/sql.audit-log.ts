@@ -16,7 +16,7 @@ const LIST_VAULT = `SELECT ${AUDIT.columns} FROM audit_log WHERE vault_id = $3 A
 export class SqlAuditLog implements AuditLog {
   constructor(private readonly db: SqlDatabase) {}
 
-  append(event: AuditEvent, fence?: FreezeFence): Promise<void> {
+  append(event: AuditEvent, fence?: FreezeFence | null): Promise<void> {
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
       return this.db.commitDurable({ event: prepareAuditEvent(event), fence });

@@ -17,7 +17,7 @@ const ATTACH = `UPDATE signatures SET transaction_hash = $3, submitted = $4 WHER
 export class SqlSignatureLog implements SignatureLog {
   constructor(private readonly db: SqlDatabase) {}
 
-  record(entry: SignatureRecord, issued?: AuditEvent, fence?: FreezeFence): Promise<void> {
+  record(entry: SignatureRecord, issued?: AuditEvent, fence?: FreezeFence | null): Promise<void> {
     try {
       // Checked now, so an event that cannot be stored fails alone rather than its whole batch.
       const event = issued && prepareAuditEvent(issued);

@@ -118,7 +118,7 @@ export class SqliteSql implements SqlDatabase {
   }
 
   /** With `fence`, its count is read inside the IMMEDIATE transaction, which holds the write lock a freeze needs too. */
-  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence): Promise<T> {
+  async auditedTransaction<T>(work: (tx: SqlSession, audit: (event: PreparedAuditEvent) => void) => Promise<T>, fence?: FreezeFence | null): Promise<T> {
     const events: PreparedAuditEvent[] = [];
     const value = await this.transaction(async (tx) => {
       await holdFence(tx, fence);
