@@ -127,6 +127,9 @@ function parseRule(raw: unknown, at: string, context: PolicyParseContext, budget
   for (const field of ['primaryTypes', 'domainNames'] as const) if (raw[field] !== undefined) rule[field] = strings(raw[field], `${at}.${field}`, budget, text);
   if (raw.create !== undefined) {
     if (raw.create !== true) throw invalidArgument(`${at}.create: must be true (leave it out to match transactions with a recipient too)`);
+    // A creation calls no function: such a rule would silently match nothing (a stored one is kept, and matches nothing).
+    const named = (['function', 'selectors'] as const).find((field) => raw[field] !== undefined);
+    if (named !== undefined && context.strict !== false) throw invalidArgument(`${at}.create: a contract creation calls no function (its data is init code), so a rule with ${named} would match none`);
     rule.create = true;
   }
   for (const field of ['maxValue', 'minValue', 'maxFee'] as const) if (raw[field] !== undefined) rule[field] = wei(raw[field], `${at}.${field}`);

@@ -66,7 +66,8 @@ interface CompiledRule {
  * rule's function, a selector shared by another function) never makes a request easier to sign: it
  * keeps an allow from matching and lets a deny or hold match. A request the rules let through that
  * reaches a limited token and is not a movement of it the limit can read is refused: it counts as more
- * than any limit.
+ * than any limit. A contract creation is judged as one: a rule naming a function or selectors never
+ * matches it (its data is init code, not a call).
  */
 export function evaluatePolicy(document: PolicyDocument | null, intent: SignIntent): PolicyDecision {
   if (document === null) {
@@ -181,6 +182,10 @@ function missOf(rule: CompiledRule, intent: SignIntent, explain = false): string
   if (rule.contracts !== null && (intent.contract === null || !rule.contracts.has(intent.contract))) {
     const what = intent.kind === 'transaction' ? 'recipient' : intent.kind === 'typed-data' ? 'verifying contract' : 'contract';
     return explain ? (intent.contract === null ? `the request has no ${what}` : `${what} ${intent.contract} is not in its contracts`) : MISS;
+  }
+  // A creation's data is init code, not a call: its first bytes are no selector, and no function of a rule is called.
+  if (intent.create && (rule.fn !== null || rule.selectors !== null)) {
+    return explain ? `it names ${rule.fn !== null ? 'a function' : 'selectors'}, and a contract creation calls none (its data is init code)` : MISS;
   }
   if (rule.selectors !== null) {
     const selector = intent.kind === 'transaction' && intent.selector === null && !intent.create ? '0x' : intent.selector;
