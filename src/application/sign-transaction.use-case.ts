@@ -110,6 +110,8 @@ export class SignTransaction extends StandardSigningUseCase {
   private intentOf(wallet: Wallet, tx: TransactionIntent, fee: bigint): SignIntent {
     const chainId = tx.chainId.toString();
     const { payloads } = this.signing;
+    // A creation's data is init code, not a call: its first four bytes are no selector, and it has no arguments.
+    const create = tx.to === null;
     return {
       ...NO_FACTS,
       kind: 'transaction',
@@ -117,11 +119,11 @@ export class SignTransaction extends StandardSigningUseCase {
       chain: this.signing.chains.nameOf(chainId),
       chainId,
       contract: tx.to,
-      selector: tx.selector,
-      decodeCalldata: (fn) => payloads.decodeArguments(fn, tx.data),
+      selector: create ? null : tx.selector,
+      decodeCalldata: create ? null : (fn) => payloads.decodeArguments(fn, tx.data),
       value: tx.value,
       fee,
-      create: tx.to === null,
+      create,
       shortData: tx.shortData,
     };
   }

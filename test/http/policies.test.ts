@@ -1,4 +1,4 @@
-import { id } from 'ethers';
+import { id, Interface } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../lib/index.js';
 import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
@@ -86,6 +86,26 @@ describeEachBackend('sign policies over HTTP', (backend) => {
     expect((await sign()).status).toBe(403);
     expect((await otherApi.post(`/api/v1/vaults/${otherVault}/sign`, body({ signer: otherSigner }))).status).toBe(200);
     await policies.clear(vaultId);
+  });
+
+  it('a contract creation whose init code starts with an allowed function and its arguments is judged as a creation: refused, by sign-transaction and the dry run alike', async () => {
+    const { vaultId: own, api: ownApi, base: ownBase } = await s.vaultWithKey('creations');
+    const wallet: string = (await ownApi.post(`${ownBase}/wallets`, { name: 'deployer' })).body.data.address;
+    await policies.apply(own, {
+      version: 2,
+      rules: [{ id: 'small-transfers', effect: 'allow', kinds: ['transaction'], function: 'transfer(address to, uint256 amount)', where: [{ arg: 'amount', lte: '1000' }] }],
+    });
+    const transfer = new Interface(['function transfer(address to, uint256 amount)']).encodeFunctionData('transfer', [OTHER, 1n]);
+    // transfer(OTHER, 1)'s calldata, then a constructor's bytecode: a creation's data is init code, whatever its first bytes.
+    const creation = { type: 'eip1559', chainId: 1, nonce: 0, value: '0', data: `${transfer}6080604052348015600f57600080fd5b50`, gas: 100000, maxFeePerGas: '0', maxPriorityFeePerGas: '0' };
+    const refusal = "policy: no rule of this vault's policy allows this transaction (rule small-transfers: it names a function, and a contract creation calls none (its data is init code))";
+    const signed = await ownApi.post(`${ownBase}/wallets/${wallet}/sign-transaction`, creation);
+    expect([signed.status, signed.body]).toEqual([403, { success: false, error: refusal, code: 'POLICY_DENIED' }]);
+    const dry = await ownApi.post(`${ownBase}/policy/evaluate`, { kind: 'transaction', wallet, request: creation });
+    expect(dry.body.data).toEqual({ decision: 'deny', rule: null, message: refusal });
+    // The call itself is what the rule allows.
+    const call = await ownApi.post(`${ownBase}/wallets/${wallet}/sign-transaction`, { ...creation, to: CONTRACT, data: transfer });
+    expect(call.status).toBe(200);
   });
 
   it('a change made outside this process applies within the cache TTL', async () => {

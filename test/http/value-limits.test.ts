@@ -8,7 +8,13 @@ const ETHER = 10n ** 18n;
 const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 const ROUTER = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
-const erc20 = new Interface(['function approve(address spender, uint256 amount)', 'function transfer(address to, uint256 amount)']);
+const erc20 = new Interface([
+  'function approve(address spender, uint256 amount)',
+  'function transfer(address to, uint256 amount)',
+  'function increaseAllowance(address spender, uint256 addedValue)',
+  'function transferAndCall(address to, uint256 value, bytes data)',
+]);
+const MAX = (1n << 256n) - 1n;
 
 /** A transaction of `value` wei on chain 1 to RECIPIENT; fees 0, so the wei moved is the value alone. */
 const payment = (value: bigint, nonce: number) => ({ type: 'eip1559', chainId: 1, nonce, to: RECIPIENT, value: value.toString(), gas: 21000, maxFeePerGas: '0', maxPriorityFeePerGas: '0' });
@@ -75,6 +81,43 @@ describeEachBackend('limits in value over HTTP', (backend) => {
     expect(approve.body.error).toMatch(new RegExp(`^limit usdc-daily: at most 1000000000 of token ${USDC} per 1d in all reached`));
     expect((await send(erc20.encodeFunctionData('approve', [ROUTER, 300_000000n]), 1)).status).toBe(200);
     expect((await send(erc20.encodeFunctionData('approve', [ROUTER, (1n << 256n) - 1n]), 2)).status).toBe(429);
+  });
+
+  it('a token limit fails closed: increaseAllowance(x, max) and transferAndCall(x, 1e15, 0x) are refused, by sign-transaction and the dry run alike, until the limit names the function', async () => {
+    const rules = [{ id: 'usdc', effect: 'allow', kinds: ['transaction'], chains: ['1'], contracts: [USDC] }];
+    const limit = { id: 'usdc-daily', token: USDC, maxValue: '1000', per: '1d' };
+    const v = await aVaultWith('fail closed', { version: 2, rules, limits: [limit] });
+    const tx = (data: string, nonce: number) => ({ type: 'eip1559', chainId: 1, nonce, to: USDC, value: '0', data, gas: 60000, maxFeePerGas: '1000000000', maxPriorityFeePerGas: '1' });
+    const send = (data: string, nonce: number) => v.api.post(`${v.base}/wallets/${v.wallet}/sign-transaction`, tx(data, nonce));
+    const dryRun = (data: string) => v.api.post(`${v.base}/policy/evaluate`, { kind: 'transaction', wallet: v.wallet, request: tx(data, 0) });
+    const refusal = (selector: string) =>
+      `policy: limit usdc-daily counts token ${USDC} and cannot read what this transaction moves of it: selector ${selector} is not a movement it knows ` +
+      "(transfer, transferFrom, approve; others are named in the limit's moves), so it counts as more than the limit";
+
+    // As before: an unlimited approval is read, and never fits.
+    expect((await send(erc20.encodeFunctionData('approve', [ROUTER, MAX]), 0)).status).toBe(429);
+    const increase = erc20.encodeFunctionData('increaseAllowance', [ROUTER, MAX]);
+    const andCall = erc20.encodeFunctionData('transferAndCall', [ROUTER, 10n ** 15n, '0x']);
+    for (const data of [increase, andCall]) {
+      const selector = data.slice(0, 10);
+      const signed = await send(data, 0);
+      expect([signed.status, signed.body]).toEqual([403, { success: false, error: refusal(selector), code: 'POLICY_DENIED' }]);
+      const dry = await dryRun(data);
+      expect([dry.status, dry.body.data]).toEqual([200, { decision: 'deny', rule: null, message: refusal(selector) }]);
+    }
+    const denied = (await s.vault.listAuditRecords.execute({ vaultId: v.vaultId, limit: 1000 })).filter((r) => r.action === 'sign.denied' && String(r.details.rule).startsWith('policy: limit usdc-daily'));
+    expect(denied).toHaveLength(2);
+    // The limit names increaseAllowance and its amount: it is then counted, and what fits is signed.
+    const moves = [{ function: 'increaseAllowance(address spender, uint256 addedValue)', amount: 'addedValue', recipient: 'spender' }];
+    await s.vault.managePolicies.apply(v.vaultId, { version: 2, rules, limits: [{ ...limit, moves }] });
+    expect((await dryRun(increase)).body.data).toEqual({ decision: 'allow', rule: 'usdc', message: 'policy: allowed by rule usdc' });
+    expect((await send(increase, 0)).status).toBe(429);
+    expect((await send(erc20.encodeFunctionData('increaseAllowance', [ROUTER, 600n]), 0)).status).toBe(200);
+    expect((await send(erc20.encodeFunctionData('increaseAllowance', [ROUTER, 401n]), 1)).status).toBe(429);
+    // Nothing was reserved for the refusals: with the 600, the day's 1000 holds exactly 400 more.
+    expect((await send(erc20.encodeFunctionData('transfer', [RECIPIENT, 400n]), 1)).status).toBe(200);
+    // transferAndCall is still not named: still refused.
+    expect((await send(andCall, 2)).status).toBe(403);
   });
 
   pg('two instances on one database: 20 concurrent 0.1 ETH transactions against 1 ETH a day sign exactly 10', async () => {

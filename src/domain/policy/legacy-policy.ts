@@ -140,7 +140,11 @@ export function intersect(a: RuleFilters, b: RuleFilters, chains: ChainDirectory
   // Messages and typed data call no function: a rule naming one can never match them.
   if (fn !== undefined && out.kinds?.every((k) => k === 'message' || k === 'typed-data')) return null;
   if (fn !== undefined) out.function = fn;
-  if (a.create === true || b.create === true) out.create = true;
+  if (a.create === true || b.create === true) {
+    // A creation calls no function (its data is init code): a rule naming one can never match it.
+    if (fn !== undefined || out.selectors !== undefined) return null;
+    out.create = true;
+  }
   for (const key of ['where', 'unless'] as const) {
     const conditions = [...(a[key] ?? []), ...(b[key] ?? [])];
     if (conditions.length > 0) out[key] = conditions;

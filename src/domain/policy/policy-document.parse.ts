@@ -16,7 +16,9 @@ import {
   type PolicyLimit,
   type PolicyRule,
   type RuleEffect,
+  type TokenMovement,
 } from './policy-document.js';
+import { movementKey } from './token-movements.js';
 
 /** What a document is read against: the chain names this deployment knows. */
 export interface PolicyParseContext {
@@ -33,7 +35,8 @@ const RULE_FIELDS = new Set([
   'primaryTypes', 'domainNames', 'create', 'where', 'unless', 'maxValue', 'minValue', 'maxFee',
   'simulate', 'maxOutflow', 'maxTokenOutflow', 'anyChain',
 ]);
-const LIMIT_FIELDS = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'per']);
+const LIMIT_FIELDS = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per']);
+const MOVE_FIELDS = new Set(['function', 'primaryType', 'amount', 'recipient']);
 const DOCUMENT_FIELDS = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames']);
 const APPROVAL_ID = /^a[1-9][0-9]{0,8}$/;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -124,6 +127,9 @@ function parseRule(raw: unknown, at: string, context: PolicyParseContext, budget
   for (const field of ['primaryTypes', 'domainNames'] as const) if (raw[field] !== undefined) rule[field] = strings(raw[field], `${at}.${field}`, budget, text);
   if (raw.create !== undefined) {
     if (raw.create !== true) throw invalidArgument(`${at}.create: must be true (leave it out to match transactions with a recipient too)`);
+    // A creation calls no function: such a rule would silently match nothing (a stored one is kept, and matches nothing).
+    const named = (['function', 'selectors'] as const).find((field) => raw[field] !== undefined);
+    if (named !== undefined && context.strict !== false) throw invalidArgument(`${at}.create: a contract creation calls no function (its data is init code), so a rule with ${named} would match none`);
     rule.create = true;
   }
   for (const field of ['maxValue', 'minValue', 'maxFee'] as const) if (raw[field] !== undefined) rule[field] = wei(raw[field], `${at}.${field}`);
@@ -157,11 +163,58 @@ function parseLimit(raw: unknown, at: string, context: PolicyParseContext, budge
     if (raw.maxValue === undefined) throw invalidArgument(`${at}.token: counts with maxValue (the most of the token moved per window)`);
     limit.token = parseAddress(raw.token, `${at}.token`);
   }
+  if (raw.moves !== undefined) {
+    if (raw.token === undefined) throw invalidArgument(`${at}.moves: names movements of the limit's token: give token (a limit without one counts wei, read from the transaction)`);
+    limit.moves = parseMoves(raw.moves, `${at}.moves`);
+  }
   if (typeof raw.per !== 'string') throw invalidArgument(`${at}.per: is required: a whole number and a unit (s, m, h, d), such as 1h`);
   const per = raw.per;
   within(() => parseWindow(per), at);
   limit.per = per.trim();
   return limit as unknown as PolicyLimit;
+}
+
+/**
+ * A limit's `moves`: each entry a function (or `0x`) or a primary type, the argument or field of its
+ * amount (or 0: it moves none of the token), and maybe of its recipient. An entry the evaluator could
+ * not read, one naming a movement the limit already knows (a limit may not redefine how a transfer
+ * moves its token) and two entries naming one movement are refused.
+ */
+function parseMoves(raw: unknown, at: string): TokenMovement[] {
+  const seen = new Map<string, number>();
+  return list(raw, at, LIMITS.maxConditions, false).map((entry, i) => {
+    const where = `${at}[${i}]`;
+    if (!isObject(entry)) throw invalidArgument(`${where}: must be an object {"function" or "primaryType": ..., "amount": <argument or field> or 0, "recipient"?: ...}`);
+    unknownField(entry, MOVE_FIELDS, where);
+    if ((entry.function === undefined) === (entry.primaryType === undefined)) throw invalidArgument(`${where}: give exactly one of function and primaryType`);
+    const movement: { -readonly [K in keyof TokenMovement]: TokenMovement[K] } =
+      entry.function !== undefined
+        ? { function: entry.function === '0x' ? '0x' : parseFunctionFilter(entry.function, `${where}.function`), amount: 0 }
+        : { primaryType: text(entry.primaryType, `${where}.primaryType`), amount: 0 };
+    if (entry.amount !== 0) {
+      if (typeof entry.amount !== 'string') throw invalidArgument(`${where}.amount: must be the argument (or field) holding the amount, or 0: it moves none of the token`);
+      movement.amount = text(entry.amount, `${where}.amount`).trim();
+    }
+    if (entry.recipient !== undefined) movement.recipient = text(entry.recipient, `${where}.recipient`).trim();
+    const { key, known } = movementAt(movement, where);
+    const named = movement.function === undefined ? 'primaryType' : 'function';
+    if (known !== null) throw invalidArgument(`${where}.${named}: ${known} is a movement the limit already counts`);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw invalidArgument(`${where}: names a movement ${at.slice(at.lastIndexOf('.') + 1)}[${earlier}] names already`);
+    seen.set(key, i);
+    return movement;
+  });
+}
+
+/** movementKey, its refusal placed at the entry's field it names (`amount: …` under `moves[0].amount`). */
+function movementAt(movement: TokenMovement, at: string): ReturnType<typeof movementKey> {
+  try {
+    return movementKey(movement);
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'INVALID_ARGUMENT') throw error;
+    const field = /^(function|amount|recipient): /.exec(error.message);
+    throw invalidArgument(field === null ? `${at}: ${error.message}` : `${at}.${field[1]}: ${error.message.slice(field[0].length)}`);
+  }
 }
 
 /** The filters rules and limits share: kinds, chains, wallets, contracts, selectors. */

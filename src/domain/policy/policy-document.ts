@@ -123,14 +123,42 @@ export interface PolicyLimit {
   /**
    * Wei moved (a transaction's value plus its fee) in the window, or with `token` the ERC-20 amount of
    * that token (transfer, transferFrom and approve calldata; Permit, TransferWithAuthorization and
-   * ReceiveWithAuthorization typed data), decimal. Reserved before the signature is released, atomically
+   * ReceiveWithAuthorization typed data; the limit's `moves`), decimal. Reserved before the signature is released, atomically
    * across instances.
    */
   readonly maxValue?: string;
   /** The ERC-20 contract whose amounts `maxValue` counts (EIP-55). */
   readonly token?: string;
+  /**
+   * With `token`: the token's movements the limit reads besides the ones it knows (token-movements.ts).
+   * Anything else that reaches the token counts as more than the limit: an amount the vault cannot
+   * read is never let through a limit on it.
+   */
+  readonly moves?: readonly TokenMovement[];
   /** `30s` … `31d`. */
   readonly per: string;
+}
+
+/**
+ * One more way a limit's token moves: a function (a transaction's calldata, a Sign call's function) or
+ * typed data of the token's domain of a primary type, and where the amount it moves is.
+ */
+export interface TokenMovement {
+  /**
+   * Signature text with parameter names (`increaseAllowance(address spender, uint256 addedValue)`), a
+   * selector, or `0x` (a transaction without calldata); the last two with `amount` 0 only: they have no
+   * types to read an amount by.
+   */
+  readonly function?: string;
+  /** Typed data's `primaryType`. */
+  readonly primaryType?: string;
+  /**
+   * The argument (a name, dotted path or `args[i]` of `function`, no array on the way) or message field
+   * (a dotted path) holding the amount, an integer; the number 0: it moves none of the token.
+   */
+  readonly amount: string | 0;
+  /** The argument or field naming who gets (or may take) the amount: what `each: recipient` counts by. */
+  readonly recipient?: string;
 }
 
 export interface PolicyDocument {

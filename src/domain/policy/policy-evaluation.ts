@@ -7,6 +7,7 @@ import type { ParsedFunction } from '../signing/abi-function.js';
 import { parseFunctionText } from '../signing/function-signature.js';
 import { DEFAULT_MAX_FEE_WEI, isHold, type PolicyCondition, type PolicyDocument, type PolicyRule, type SimulationDemand } from './policy-document.js';
 import type { SignIntent } from './sign-intent.js';
+import { tokenMovement } from './token-movements.js';
 
 /** What the one policy decides for a request, and the rule that decided it. */
 export interface PolicyDecision {
@@ -63,7 +64,10 @@ interface CompiledRule {
  * allows; none matching refuses. A vault without a document allows Sign calls (the interface's
  * behaviour) and refuses every other kind. What cannot be judged (calldata that does not decode as the
  * rule's function, a selector shared by another function) never makes a request easier to sign: it
- * keeps an allow from matching and lets a deny or hold match.
+ * keeps an allow from matching and lets a deny or hold match. A request the rules let through that
+ * reaches a limited token and is not a movement of it the limit can read is refused: it counts as more
+ * than any limit. A contract creation is judged as one: a rule naming a function or selectors never
+ * matches it (its data is init code, not a call).
  */
 export function evaluatePolicy(document: PolicyDocument | null, intent: SignIntent): PolicyDecision {
   if (document === null) {
@@ -89,6 +93,10 @@ export function evaluatePolicy(document: PolicyDocument | null, intent: SignInte
       if (rule.contracts === null) unbound = true;
     }
   }
+  if (hold !== null || allowed !== null) {
+    const unread = unreadMovement(document, intent);
+    if (unread !== null) return deny(null, unread);
+  }
   const contractBound = intent.kind === 'call' && !unbound;
   if (hold !== null) {
     const { required, group, expiresIn } = (hold.rule.effect as Extract<PolicyRule['effect'], object>).hold;
@@ -104,6 +112,24 @@ export function evaluatePolicy(document: PolicyDocument | null, intent: SignInte
   }
   if (allowed !== null) return { decision: 'allow', rule: allowed.rule.id, message: `policy: allowed by rule ${allowed.rule.id}`, contractBound, ...simulationOf(allowed.rule) };
   return deny(null, `policy: no rule of this vault's policy allows this ${intent.kind}${nearestMiss(document, intent)}`);
+}
+
+/**
+ * Why a request the rules let through is more than a limit on a token it reaches: what reaches the token
+ * and is not a movement the limit reads (token-movements.ts) cannot be counted, so it is refused, as a
+ * fact of the document and the request (the dry run answers it too, and a hold never stores a request
+ * no quorum could release). Null when every such limit can read it.
+ */
+function unreadMovement(document: PolicyDocument, intent: SignIntent): string | null {
+  if (intent.contract === null) return null;
+  for (const limit of document.limits) {
+    if (limit.token !== intent.contract || !filtersMatch(limit, intent)) continue;
+    const moved = tokenMovement(limit, intent);
+    if (moved !== null && 'unreadable' in moved) {
+      return `policy: limit ${limit.id} counts token ${limit.token} and cannot read what this ${intent.kind} moves of it: ${moved.unreadable}, so it counts as more than the limit`;
+    }
+  }
+  return null;
 }
 
 /** The deciding rule's simulation fields, when it has any (most rules have none: the decision then carries none). */
@@ -156,6 +182,10 @@ function missOf(rule: CompiledRule, intent: SignIntent, explain = false): string
   if (rule.contracts !== null && (intent.contract === null || !rule.contracts.has(intent.contract))) {
     const what = intent.kind === 'transaction' ? 'recipient' : intent.kind === 'typed-data' ? 'verifying contract' : 'contract';
     return explain ? (intent.contract === null ? `the request has no ${what}` : `${what} ${intent.contract} is not in its contracts`) : MISS;
+  }
+  // A creation's data is init code, not a call: its first bytes are no selector, and no function of a rule is called.
+  if (intent.create && (rule.fn !== null || rule.selectors !== null)) {
+    return explain ? `it names ${rule.fn !== null ? 'a function' : 'selectors'}, and a contract creation calls none (its data is init code)` : MISS;
   }
   if (rule.selectors !== null) {
     const selector = intent.kind === 'transaction' && intent.selector === null && !intent.create ? '0x' : intent.selector;

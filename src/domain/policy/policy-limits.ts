@@ -1,11 +1,9 @@
-import { integerOrNull } from '../argument-rules.js';
 import type { SignCountDemand } from '../sign-limits.js';
 import { parseWindow } from '../sign-limits.js';
-import type { ParsedFunction } from '../signing/abi-function.js';
-import { parseFunctionText } from '../signing/function-signature.js';
 import type { PolicyDocument, PolicyLimit } from './policy-document.js';
 import { filtersMatch } from './policy-evaluation.js';
 import type { SignIntent } from './sign-intent.js';
+import { tokenMovement } from './token-movements.js';
 
 /** More than any token amount: what an amount that cannot be read counts as (it never fits a limit). */
 const UNREADABLE = 1n << 256n;
@@ -17,51 +15,17 @@ interface Moved {
 }
 
 /**
- * The ERC-20 functions whose calldata moves (or lets another move) a token amount, with where the
- * recipient and the amount are among their arguments. Parsed on first use (the domain's keccak256 is
- * installed by the entry points).
- */
-let erc20: readonly { fn: ParsedFunction; recipient: number; amount: number }[] | undefined;
-const erc20Functions = () =>
-  (erc20 ??= [
-    { fn: parseFunctionText('transfer(address to, uint256 amount)', { signatureRequired: false }), recipient: 0, amount: 1 },
-    { fn: parseFunctionText('transferFrom(address from, address to, uint256 amount)', { signatureRequired: false }), recipient: 1, amount: 2 },
-    { fn: parseFunctionText('approve(address spender, uint256 amount)', { signatureRequired: false }), recipient: 0, amount: 1 },
-  ]);
-
-/** EIP-2612 and EIP-3009 typed data: the field holding the amount and the one naming who gets it. */
-const TOKEN_TYPED_DATA: Readonly<Record<string, { readonly amount: string; readonly recipient: string }>> = {
-  Permit: { amount: 'value', recipient: 'spender' },
-  TransferWithAuthorization: { amount: 'value', recipient: 'to' },
-  ReceiveWithAuthorization: { amount: 'value', recipient: 'to' },
-};
-
-/**
  * What `intent` moves that a limit in value counts: without `token`, the wei a transaction moves (its
- * value plus the most its fee can be); with `token`, the ERC-20 amount of that token a transaction's
- * calldata or typed data moves. Calldata or a field that cannot be read counts as more than any limit
- * holds: an amount the vault cannot read is never let through a limit on it.
+ * value plus the most its fee can be); with `token`, the amount of that token what reaches the token
+ * moves (token-movements.ts). What reaches the token and cannot be read as a movement counts as more
+ * than any limit holds: an amount the vault cannot read is never let through a limit on it (the
+ * decision refuses it first, naming why; this holds the limit whatever asks).
  */
 function movedBy(limit: PolicyLimit, intent: SignIntent): Moved | null {
   if (limit.token === undefined) return intent.kind === 'transaction' ? { amount: intent.value + intent.fee, recipient: intent.contract } : null;
-  if (intent.contract !== limit.token) return null;
-  if (intent.kind === 'transaction') {
-    const known = erc20Functions().find((f) => f.fn.selector === intent.selector);
-    if (known === undefined) return null;
-    const args = intent.decodeCalldata?.(known.fn) ?? null;
-    if (args === null) return { amount: UNREADABLE, recipient: null };
-    return { amount: args[known.amount] as bigint, recipient: args[known.recipient] as string };
-  }
-  if (intent.kind === 'typed-data' && intent.typedData !== null) {
-    const fields = TOKEN_TYPED_DATA[intent.typedData.primaryType];
-    if (fields === undefined) return null;
-    const message = intent.typedData.message as Record<string, unknown> | null;
-    const raw = message?.[fields.amount];
-    const amount = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'bigint' ? integerOrNull(String(raw)) : null;
-    const recipient = message?.[fields.recipient];
-    return { amount: amount === null || amount < 0n ? UNREADABLE : amount, recipient: typeof recipient === 'string' ? recipient.toLowerCase() : null };
-  }
-  return null;
+  const moved = tokenMovement(limit, intent);
+  if (moved === null) return null;
+  return 'unreadable' in moved ? { amount: UNREADABLE, recipient: null } : moved;
 }
 
 /** What a limit counts `each` of, for a request: the wallet, the contract, the function, the recipient. */

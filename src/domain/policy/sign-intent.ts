@@ -17,7 +17,10 @@ export interface SignIntent {
   readonly wallet: string;
   /** A call's contract, a transaction's `to`, typed data's `verifyingContract` (EIP-55). */
   readonly contract: string | null;
-  /** A call's function selector, or the first 4 bytes of a transaction's calldata (lower-case); null without one. */
+  /**
+   * A call's function selector, or the first 4 bytes of a transaction's calldata (lower-case); null
+   * without one, and for a creation (its data is init code, not a call).
+   */
   readonly selector: string | null;
   /** A Sign call's sender (EIP-55). */
   readonly sender: string | null;
