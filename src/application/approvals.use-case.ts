@@ -476,17 +476,21 @@ export interface SimulationView {
   tokenOutflow?: Record<string, string>;
 }
 
-/** `shown`: the policy in force (GetApproval.shownPolicy), for a call's `contractName` and `uniqBinding`. */
-export function presentApprovalOf(a: Approval, shown: ShownPolicy = null): ApprovalPresentation {
+/**
+ * `shown`: the policy in force (GetApproval.shownPolicy), for a call's `contractName` and `uniqBinding`;
+ * undefined where it was not read (the answer that holds a sign): then neither is given, rather than a
+ * binding that would say the uniq is pinned to nothing.
+ */
+export function presentApprovalOf(a: Approval, shown?: ShownPolicy): ApprovalPresentation {
   const kind = approvalKind(a);
   let request: ApprovalPresentation['request'];
   if (kind === 'call') {
     const { arguments: args, ...call } = describeApprovalRequest(a);
-    const contractName = contractNameOf(shown, call.contract);
+    const contractName = contractNameOf(shown ?? null, call.contract);
     request = {
       ...call,
       ...(contractName === null ? {} : { contractName }),
-      ...(call.uniq === undefined ? {} : { uniqBinding: uniqBinding(shown, call.contract, call.uniq) }),
+      ...(call.uniq === undefined || shown === undefined ? {} : { uniqBinding: uniqBinding(shown, call.contract, call.uniq) }),
       arguments: [...args],
     };
   } else {

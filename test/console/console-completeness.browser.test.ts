@@ -2,7 +2,7 @@ import { Interface } from 'ethers';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, chromiumAvailable, CHROMIUM, decide, launchChromium, type ConsoleApprover } from '../support/console-browser.js';
-import { CONTRACT_NAMES, enrolledApprover, GROUP, PERMIT_TOKEN, startConsoleWorld, type ConsoleWorld } from '../support/console-flow.js';
+import { CONTRACT_NAMES, enrolledApprover, holdUndecoded, PAYROLL, PAYROLL_NAME, PERMIT_TOKEN, startConsoleWorld, type ConsoleWorld } from '../support/console-flow.js';
 import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody, MINT_TO } from '../support/sign-request.js';
 import { permitBatch } from '../support/typed-data-fixtures.js';
 
@@ -10,9 +10,6 @@ if (!chromiumAvailable) console.warn(`SKIPPED: the console's browser test needs 
 
 // EIP-55, as the console shows addresses.
 const LOCAL_CONTRACT_55 = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-/** A second contract of the signer's, with a name of the operator's but no pin of its own. */
-const PAYROLL = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
-const PAYROLL_NAME = 'Payroll vault';
 /** Who a batch permit lets spend: the field past the first page. */
 const SPENDER = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
 const LAST_AMOUNT = 987_654_321_987_654_321n;
@@ -32,20 +29,7 @@ describe.skipIf(!chromiumAvailable)("the approvers' console shows every field th
 
   beforeAll(async () => {
     [world, browser] = await Promise.all([startConsoleWorld(), launchChromium()]);
-    const policies = world.server.server.vault.managePolicies;
-    const inForce = (await policies.export(world.vaultId))!;
-    const hold = { hold: { required: 1, group: GROUP } } as const;
-    await policies.apply(world.vaultId, {
-      ...inForce,
-      rules: [
-        ...inForce.rules,
-        // None of these names a function or a contract: what they hold is decoded by nothing of the operator's.
-        { id: 'payments', description: 'Every transaction waits for finance', effect: hold, kinds: ['transaction'] },
-        { id: 'batch-permits', description: 'Batch permits wait for finance', effect: hold, kinds: ['typed-data'], primaryTypes: ['PermitBatch'] },
-        { id: 'other-calls', description: 'Other calls wait for finance', effect: hold, kinds: ['call'], chains: ['local'] },
-      ],
-      contractNames: { ...inForce.contractNames, [PAYROLL]: PAYROLL_NAME },
-    });
+    await holdUndecoded(world);
     alex = await enrolledApprover(world, browser, 'Alex Morgan');
     // The world, a browser, a policy and an enrolment with the real CLI: a minute or more on a busy machine.
   }, 240_000);

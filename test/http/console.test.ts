@@ -428,7 +428,11 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     expect([notTyped.status, notTyped.body.error]).toEqual([400, expect.stringMatching(/holds no typed data/)]);
 
     // A Sign naming Payroll vault with the uniq pinned for Reward token: the signature is Reward token's.
-    const aside = await held('/sign', localSignBody(wallet, { contract: payroll.toLowerCase() }));
+    const asideHeld = await api.post(`${base}/sign`, localSignBody(wallet, { contract: payroll.toLowerCase() }));
+    const aside: string = asideHeld.body.data.approval.id;
+    // The answer that holds it reads no policy: it says nothing of the pin rather than something untrue.
+    expect(asideHeld.body.data.approval.request).toMatchObject({ uniq: LOCAL_UNIQ, signer: wallet });
+    expect(asideHeld.body.data.approval.request).not.toHaveProperty('uniqBinding');
     const pinnedElsewhere = {
       pinnedFor: [{ address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', name: 'Reward token' }],
       contractPin: null,

@@ -116,6 +116,31 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
   }
 }
 
+/** A second contract of the signer's, named by the operator (`contractNames`) but pinned to no uniq. */
+export const PAYROLL = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+export const PAYROLL_NAME = 'Payroll vault';
+
+/**
+ * Adds to the world's policy hold rules (for finance) that name no function and no contract: every
+ * transaction, Permit2 batch permits, and any other call on `local`; and the operator's name of PAYROLL.
+ * What they hold is decoded by nothing of the operator's: the console must show it all the same.
+ */
+export async function holdUndecoded(world: ConsoleWorld): Promise<void> {
+  const policies = world.server.server.vault.managePolicies;
+  const inForce = (await policies.export(world.vaultId))!;
+  const hold = { hold: { required: 1, group: GROUP } } as const;
+  await policies.apply(world.vaultId, {
+    ...inForce,
+    rules: [
+      ...inForce.rules,
+      { id: 'payments', description: 'Every transaction waits for finance', effect: hold, kinds: ['transaction'] },
+      { id: 'batch-permits', description: 'Batch permits wait for finance', effect: hold, kinds: ['typed-data'], primaryTypes: ['PermitBatch'] },
+      { id: 'other-calls', description: 'Other calls wait for finance', effect: hold, kinds: ['call'], chains: ['local'] },
+    ],
+    contractNames: { ...inForce.contractNames, [PAYROLL]: PAYROLL_NAME },
+  });
+}
+
 /** A new approver in `browser`, invited and enrolled under `name`; resolves on the pending list. */
 export async function enrolledApprover(world: ConsoleWorld, browser: Browser, name: string, o: { viewport?: { width: number; height: number } } = {}): Promise<ConsoleApprover> {
   const a = await newApprover(browser, o);
