@@ -505,7 +505,7 @@ export class ApproversConsole {
     const from = typeof offset === 'string' && /^\d{1,9}$/.test(offset) ? Number(offset) : Number.NaN;
     if (!Number.isSafeInteger(from)) throw invalidArgument('offset: a whole number of fields from 0');
     const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
-    if (approvalKind(approval) !== 'typed-data') throw invalidArgument(`approval ${approval.id}: holds no typed data (it is a ${approvalKind(approval)})`);
+    if (approvalKind(approval) !== 'typed-data') throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${approvalKind(approval)})`);
     return typedDataFieldPage((JSON.parse(approval.request) as { typedData?: unknown }).typedData, from);
   }
 
