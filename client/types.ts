@@ -105,6 +105,15 @@ export interface ApprovalCallRequest {
   readonly sender: Hex;
   readonly uniq?: Hex;
   readonly signer?: Hex;
+  /**
+   * With `uniq`: the contracts the vault's policy pins it to, the uniq it pins for `contract`, and a warning
+   * for approvers when `contract` is not the one the uniq is pinned to (a signature binds the uniq, not the address).
+   */
+  readonly uniqBinding?: {
+    readonly pinnedFor: readonly { readonly address: Hex; readonly name: string | null }[];
+    readonly contractPin: Hex | null;
+    readonly warning: string | null;
+  };
   readonly function: string;
   readonly selector: Hex;
   /** `name` is `args[0]`, `args[1]`, ...: by position, never the names of the requester's ABI item. */

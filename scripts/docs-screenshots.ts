@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
 import { decide, enrol, launchChromium, newApprover, openView, PHONE, signIn, signOut } from '../test/support/console-browser.js';
-import { showApproval, startConsoleWorld, type ConsoleWorld } from '../test/support/console-flow.js';
+import { Interface } from 'ethers';
+import { holdUndecoded, PAYROLL, PERMIT_TOKEN, showApproval, startConsoleWorld, type ConsoleWorld } from '../test/support/console-flow.js';
+import { LOCAL_UNIQ, localSignBody, MINT_TO } from '../test/support/sign-request.js';
+import { permitBatch } from '../test/support/typed-data-fixtures.js';
 
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'console');
 let world: ConsoleWorld;
@@ -66,7 +69,32 @@ it('writes the console screenshots to docs/console/', async () => {
   await shot(alex.page, 'history');
   await showApprovalFromHistory(alex.page, first);
   await shot(alex.page, 'approval-decided');
+
+  // What no rule of the operator's decodes, shown all the same (docs/console.md, "What an approver sees").
+  await holdUndecoded(world);
+  const data = new Interface(['function transfer(address to, uint256 amount)']).encodeFunctionData('transfer', [MINT_TO, 10_000_000n]);
+  const transfer = await world.hold(`/wallets/${world.walletAddress}/sign-transaction`, {
+    type: 'eip1559', chainId: 31337, nonce: 7, to: PERMIT_TOKEN, value: '0', data, gas: '90000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000',
+  });
+  await showById(alex.page, transfer);
+  await shot(alex.page, 'approval-calldata');
+  const amounts = Array.from({ length: 51 }, (_, i) => BigInt(i + 1) * 1_000_000n);
+  const batch = await world.hold(`/wallets/${world.walletAddress}/sign-typed-data`, permitBatch({ token: PERMIT_TOKEN, amounts, spender: '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc' }));
+  await showById(alex.page, batch);
+  // The window, not the page (200 rows are above it): the last rows, the line that says how many are not shown, and the disabled Approve.
+  await alex.page.getByText('6 more fields of 206').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await alex.page.evaluate(() => window.scrollBy(0, -120));
+  await shot(alex.page, 'approval-more-fields', false);
+  const aside = await world.hold('/sign', localSignBody(world.walletAddress, { contract: PAYROLL.toLowerCase(), uniq: LOCAL_UNIQ, args: [MINT_TO, '5000000'] }));
+  await showById(alex.page, aside);
+  await shot(alex.page, 'approval-uniq-warning');
 });
+
+/** Approval `id`'s detail, by its address. */
+async function showById(page: Page, id: string) {
+  await page.goto(`${world.consoleUrl}#/approvals/${id}`);
+  await page.getByRole('heading', { level: 2, name: 'Decision' }).waitFor();
+}
 
 /** The decided approval's detail, from the history's link. */
 async function showApprovalFromHistory(page: Page, id: string) {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
-import type { ContractNamer } from '../../src/domain/policy/contract-names.js';
+import type { ShownPolicy } from '../../src/application/approvals.use-case.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
@@ -75,22 +75,22 @@ export function registerApprovalCommands(program: Command): void {
         throw new CliRefusal(`--status: ${JSON.stringify(o.status)} is not one of ${APPROVAL_STATUSES.join(', ')}`, 'INVALID_ARGUMENT');
       }
       const { ListApprovals, GetApproval } = await approvalsUseCases();
-      const { page, nameOf } = await (await operatorContext()).withPersistence((c) =>
+      const { page, shown } = await (await operatorContext()).withPersistence((c) =>
         asApiKey(c, o, APPROVAL_READERS, 'list', async (p) => ({
           page: await c.get(ListApprovals).execute(p.vaultId, { status: o.status as ApprovalStatus | undefined, count: 1000 }),
-          nameOf: await c.get(GetApproval).contractNamer(p.vaultId),
+          shown: await c.get(GetApproval).shownPolicy(p.vaultId),
         })),
       );
       const { presentApprovalOf } = await approvalsUseCases();
-      print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, nameOf)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
+      print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, shown)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
     });
   withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
     .action(async (id: string, o: KeyOptions) => {
       const { GetApproval } = await approvalsUseCases();
-      const { approval, nameOf } = await (await operatorContext()).withPersistence((c) =>
-        asApiKey(c, o, APPROVAL_READERS, 'show', async (p) => ({ approval: await c.get(GetApproval).execute(p.vaultId, id), nameOf: await c.get(GetApproval).contractNamer(p.vaultId) })),
+      const { approval, shown } = await (await operatorContext()).withPersistence((c) =>
+        asApiKey(c, o, APPROVAL_READERS, 'show', async (p) => ({ approval: await c.get(GetApproval).execute(p.vaultId, id), shown: await c.get(GetApproval).shownPolicy(p.vaultId) })),
       );
-      await printApproval(approval, !!o.json, nameOf);
+      await printApproval(approval, !!o.json, shown);
     });
   for (const vote of ['approve', 'reject'] as const) {
     withKey(
@@ -131,10 +131,10 @@ export function registerApprovalCommands(program: Command): void {
               signature = await new Wallet(privateKey).signTypedData(typed.domain, typed.types as never, typed.message);
             }
             const voted = await c.get(VoteOnApproval).execute({ principal, id, vote, ...(signature === undefined ? {} : { signature }) });
-            return { approval: voted, nameOf: await c.get(GetApproval).contractNamer(principal.vaultId) };
+            return { approval: voted, shown: await c.get(GetApproval).shownPolicy(principal.vaultId) };
           }),
         );
-        await printApproval(approval.approval, !!o.json, approval.nameOf);
+        await printApproval(approval.approval, !!o.json, approval.shown);
       });
   }
 }
@@ -151,17 +151,24 @@ const decisionOf = (approval: Approval, vote: DecisionKind) => decisionTypedData
 const resultLine = (r: object): string =>
   'submissionHash' in r ? `submissionHash ${String(r.submissionHash)}` : 'hash' in r ? `transaction ${String(r.hash)}` : `signature ${String((r as { signature: string }).signature)}`;
 
-/** `nameOf`: the operator's contract names (shown as `contractName` beside a call's contract). */
-async function printApproval(approval: Approval, json: boolean, nameOf?: ContractNamer): Promise<void> {
+/** `shown`: the policy in force (the operator's contract names beside a call's contract, its uniq pins). */
+async function printApproval(approval: Approval, json: boolean, shown: ShownPolicy): Promise<void> {
   const { presentApprovalOf } = await approvalsUseCases();
-  const view = presentApprovalOf(approval, nameOf);
+  const view = presentApprovalOf(approval, shown);
   print(json, view, () =>
     [
       describeApproval(approval),
       ...('contractName' in view.request && view.request.contractName !== undefined ? [`  contract ${view.request.contract} is the operator's ${JSON.stringify(view.request.contractName)}`] : []),
       `  requested by ${view.requester} at ${view.created} (rule ${view.rule})`,
       ...('arguments' in view.request
-        ? [`  sender ${view.request.sender}`, ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`)]
+        ? [
+            `  sender ${view.request.sender}`,
+            // The signature binds the uniq, not the contract: what it is and what the policy pins it to, before the arguments.
+            ...(view.request.uniq === undefined ? [] : [`  uniq ${view.request.uniq}`]),
+            ...(view.request.signer === undefined ? [] : [`  signer ${view.request.signer}`]),
+            ...(view.request.uniqBinding?.warning ? [`  WARNING: ${view.request.uniqBinding.warning}`] : []),
+            ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`),
+          ]
         : [`  ${view.kind} of wallet ${view.request.wallet}`, `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`]),
       `  requestHash ${view.requestHash}`,
       ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}${v.signature === null ? ' (unsigned)' : ' (signed)'}`),

@@ -8,6 +8,11 @@
  * @typedef {{ approver: { id: string, name: string | null }, decision: string, at: string, kind: string }} Vote
  * @typedef {{ name: string, type: string, value: unknown }} Argument
  * @typedef {{ path: string, type: string, value: unknown }} TypedField
+ * @typedef {{ offset: number, total: number, fields: TypedField[] }} TypedFieldPage
+ * @typedef {{ address: string, name: string | null }} NamedContract
+ * @typedef {{ pinnedFor: NamedContract[], contractPin: string | null, warning: string | null }} UniqBinding
+ * @typedef {{ sender: string, uniq: string | null, signer: string | null, uniqBinding: UniqBinding | null }} CallFields
+ * @typedef {{ calldata: string, selector: string | null, fields: Record<string, unknown> }} TransactionFields
  * @typedef {{
  *   id: string, vault: string, vaultName?: string | null,
  *   wallet: { address: string | null, name: string | null },
@@ -15,8 +20,10 @@
  *   kind: string,
  *   contract: { address: string, name: string | null } | null,
  *   function: { signature: string, name: string, args: Argument[] } | null,
+ *   call?: CallFields | null,
+ *   transaction?: TransactionFields | null,
  *   value: string | null, fee: string | null,
- *   typedData: { primaryType: string, domain: Record<string, unknown>, fields: TypedField[] } | null,
+ *   typedData: { primaryType: string, domain: Record<string, unknown>, fields: TypedField[], fieldCount?: number } | null,
  *   message: string | null,
  *   authorization?: Record<string, unknown> | null,
  *   requester: { id: string, name: string | null },
@@ -111,6 +118,8 @@ export const api = {
   approvals: (state) => call('GET', `approvals?state=${state}`),
   /** @param {string} id @returns {Promise<{ approval: ApprovalView, audit?: AuditRecord[] }>} */
   approval: (id) => call('GET', `approvals/${encodeURIComponent(id)}`),
+  /** @param {string} id @param {number} offset @returns {Promise<TypedFieldPage>} held typed data's fields from the offset-th */
+  approvalFields: (id, offset) => call('GET', `approvals/${encodeURIComponent(id)}/fields?offset=${offset}`),
   /** @param {string} id @param {'approve' | 'reject'} decision */
   decisionOptions: (id, decision) => call('POST', `approvals/${encodeURIComponent(id)}/challenge`, { decision }),
   /** @param {string} id @param {'approve' | 'reject'} decision @param {unknown} response @returns {Promise<{ approval: ApprovalView }>} */

@@ -67,10 +67,16 @@ export function table(o) {
       { class: o.className ?? 'grid' },
       h('caption', o.hideCaption ? { class: 'visually-hidden' } : null, o.caption),
       h('thead', null, h('tr', null, o.head.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', null, o.rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c)))))),
+      h('tbody', null, o.rows.map(tableRow)),
     ),
   );
 }
+
+/**
+ * A row of `table`'s body: its first cell heads the row.
+ * @param {Child[]} cells
+ */
+export const tableRow = (cells) => h('tr', null, cells.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c))));
 
 /**
  * Text that may be long and unbroken (an address, a hash, hex data): wraps anywhere, keeps its letters.

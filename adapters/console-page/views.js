@@ -3,7 +3,7 @@
 // document with and moves the focus to. Data from the vault is only ever put in as text (dom.js).
 
 import { api, ApiError } from './api.js';
-import { code, facts, h, table } from './dom.js';
+import { code, facts, h, table, tableRow } from './dom.js';
 import { absolute, formatEther, groupDigits, relative, shortHex } from './format.js';
 import { createPasskey, passkeyProblem, passkeysSupported, usePasskey } from './passkey.js';
 
@@ -299,7 +299,8 @@ function approvalCard(a, level = 2, ...more) {
           ['Wallet', walletShort(a.wallet)],
           ['Chain', chainText(a.chain)],
           ['Arguments', a.function && a.function.args.length > 0 ? inShort(a.function.args.map((arg) => [arg.name, arg.value])) : null],
-          ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, f.value])) : null],
+          ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, f.value]), fieldCount(a)) : null],
+          ['Warning', a.call?.uniqBinding?.warning ?? null],
           ['Value', a.value !== null && a.value !== '0' ? `${formatEther(a.value)} ETH` : null],
           ['Requested by', a.requester.name || a.requester.id],
           ['Requested', time(a.created)],
@@ -315,15 +316,21 @@ function approvalCard(a, level = 2, ...more) {
 
 /**
  * Named values on one line for a list (`to 0x7099…79C8, amount 20000`): long hex shortened, structures
- * elided, at most four; the detail shows them whole.
- * @param {[string, unknown][]} pairs
+ * elided, at most four; the detail shows them whole. `total`: how many there are, when `pairs` are the first.
+ * @param {[string, unknown][]} pairs @param {number} [total]
  */
-function inShort(pairs) {
+function inShort(pairs, total = pairs.length) {
   /** @param {unknown} v */
   const brief = (v) => (typeof v === 'string' ? (/^0x[0-9a-fA-F]+$/.test(v) ? shortHex(v) : v.length > 40 ? `${v.slice(0, 39)}…` : v) : typeof v === 'object' && v !== null ? '…' : String(v));
   const shown = pairs.slice(0, 4).map(([name, v]) => `${name} ${brief(v)}`);
-  return `${shown.join(', ')}${pairs.length > 4 ? `, and ${pairs.length - 4} more` : ''}`;
+  return `${shown.join(', ')}${total > shown.length ? `, and ${total - shown.length} more` : ''}`;
 }
+
+/** How many fields typed data's message has (the view carries the first page of them). @param {ApprovalView} a */
+const fieldCount = (a) => a.typedData?.fieldCount ?? a.typedData?.fields.length ?? 0;
+
+/** A number and a noun: `1 field`, `6 fields`. @param {number} n @param {string} noun */
+const counted = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** @param {Context} ctx */
 export async function pendingView(ctx) {
@@ -368,8 +375,65 @@ function cannotVote(me, a) {
   return null;
 }
 
-/** @param {ApprovalView} a */
-function requestSections(a) {
+/**
+ * A Sign's uniq with what the policy pins it to: the signature binds the uniq, not the contract's address.
+ * @param {ApprovalView} a
+ */
+function uniqFact(a) {
+  if (!a.call) return null;
+  if (a.call.uniq === null) return h('span', { class: 'muted' }, 'read from the contract when it is released');
+  const pinned = a.call.uniqBinding?.pinnedFor ?? [];
+  return [
+    code(a.call.uniq),
+    pinned.length === 0 ? null : h('span', { class: 'muted' }, [' pinned for ', pinned.map((c, i) => [i > 0 ? ', ' : '', namedAddress(c)])]),
+  ];
+}
+
+/** A warning approvers must read: a box of its own, named for screen readers. @param {string} title @param {string} text */
+const warning = (title, text) => h('div', { class: 'warning', role: 'note', 'aria-label': title }, h('p', null, h('strong', null, `${title}: `), text));
+
+/**
+ * The typed data's fields: the first page, and when there are more, the line saying how many and the button
+ * that shows them (every page, in turn); `opened` is called once every field is on screen.
+ * @param {Context} ctx @param {ApprovalView} a @param {() => void} opened
+ */
+function typedDataFields(ctx, a, opened) {
+  const td = /** @type {NonNullable<ApprovalView['typedData']>} */ (a.typedData);
+  const fields = table({ caption: `Fields of ${td.primaryType}`, head: ['Field', 'Type', 'Value'], rows: td.fields.map((f) => [f.path, typeName(f.type), value(f.value)]) });
+  const total = fieldCount(a);
+  const hidden = total - td.fields.length;
+  if (hidden <= 0) return [fields];
+  const body = /** @type {HTMLTableSectionElement} */ (fields.querySelector('tbody'));
+  const err = errorBox();
+  const note = h('p', { id: `more-${a.id}`, class: 'more', tabindex: '-1' }, h('strong', null, `${counted(hidden, 'more field')}`), ` of ${total} are not shown yet. Show them before you approve: what is signed is every field.`);
+  const more = h('button', { type: 'button', class: 'button quiet', 'aria-describedby': note.id }, `Show ${counted(hidden, 'more field')}`);
+  more.addEventListener('click', () => {
+    void busy(ctx, more, err, `Loading ${counted(hidden, 'more field')}…`, async () => {
+      let offset = body.rows.length;
+      while (offset < total) {
+        const page = await api.approvalFields(a.id, offset);
+        if (page.fields.length === 0) throw new Error(`The vault sent no fields from field ${offset + 1} of ${total}; reload the page.`);
+        for (const f of page.fields) body.append(tableRow([f.path, typeName(f.type), value(f.value)]));
+        offset += page.fields.length;
+      }
+      more.remove();
+      note.replaceChildren(`All ${counted(total, 'field')} are shown.`);
+      note.focus();
+      ctx.announce(`All ${counted(total, 'field')} of ${td.primaryType} are shown.`, 'done');
+      opened();
+    });
+  });
+  return [fields, note, h('div', { class: 'actions' }, more), err];
+}
+
+/**
+ * Every field of the request: `opened` is called once the approver has everything on screen (at once,
+ * unless typed data has more fields than a page).
+ * @param {Context} ctx @param {ApprovalView} a @param {() => void} opened
+ * @returns {{ sections: Child[], complete: boolean }}
+ */
+function requestSections(ctx, a, opened) {
+  const binding = a.call?.uniqBinding;
   /** @type {Child[]} */
   const out = [
     section(
@@ -380,9 +444,13 @@ function requestSections(a) {
         ['Chain', chainText(a.chain)],
         ['Kind', a.kind],
         ['Contract', namedAddress(a.contract)],
+        ['Sender', a.call ? code(a.call.sender) : null],
+        ['Uniq', uniqFact(a)],
+        ['Signer', a.call ? (a.call.signer === null ? h('span', { class: 'muted' }, 'read from the contract when it is released') : code(a.call.signer)) : null],
         ['Value', amount(a.value)],
         ['Fee (at most)', amount(a.fee)],
       ]),
+      binding?.warning ? warning('Not the contract named', binding.warning) : null,
     ),
   ];
   if (a.function) {
@@ -396,20 +464,42 @@ function requestSections(a) {
       ),
     );
   }
+  if (a.transaction) {
+    const tx = a.transaction;
+    out.push(
+      section(
+        'Calldata',
+        tx.calldata === '0x'
+          ? h('p', null, 'None: the transaction calls no function.')
+          : [
+              a.function ? null : h('p', null, 'No function the operator named decodes it: read it as the raw bytes that are signed.'),
+              facts([
+                ['Selector', tx.selector ? code(tx.selector) : h('span', null, 'none (fewer than 4 bytes)')],
+                ['Bytes', `${(tx.calldata.length - 2) / 2}`],
+                // A region of its own that scrolls: focusable, so a keyboard can scroll it too.
+                ['Calldata', h('pre', { class: 'mono calldata', tabindex: '0', role: 'region', 'aria-label': 'Calldata (hex)' }, tx.calldata)],
+              ]),
+            ],
+      ),
+      section('Transaction fields', facts(Object.entries(tx.fields).map(([k, v]) => [k, k === 'to' ? contractOrValue(a, v) : value(v)]))),
+    );
+  }
+  let complete = true;
   if (a.typedData) {
+    complete = fieldCount(a) <= a.typedData.fields.length;
     out.push(
       section(
         `Typed data: ${a.typedData.primaryType}`,
         h('h3', null, 'Domain'),
         facts(Object.entries(a.typedData.domain ?? {}).map(([k, v]) => [k, k === 'verifyingContract' ? contractOrValue(a, v) : value(v)])),
-        table({ caption: `Fields of ${a.typedData.primaryType}`, head: ['Field', 'Type', 'Value'], rows: a.typedData.fields.map((f) => [f.path, typeName(f.type), value(f.value)]) }),
+        typedDataFields(ctx, a, opened),
       ),
     );
   }
   if (a.authorization) out.push(section('Authorization (EIP-7702)', facts(Object.entries(a.authorization).map(([k, v]) => [k, k === 'address' ? contractOrValue(a, v) : value(v)]))));
   if (a.message !== null && a.message !== undefined) out.push(section('Message', h('pre', { class: 'mono message' }, a.message)));
   if (a.simulation !== null && a.simulation !== undefined) out.push(section('Simulation', value(a.simulation)));
-  return out;
+  return { sections: out, complete };
 }
 
 /** @param {Context} ctx @param {string} id */
@@ -417,10 +507,24 @@ export async function approvalView(ctx, id) {
   const { approval: a, audit } = await api.approval(id);
   const reason = cannotVote(ctx.me, a);
   const err = errorBox();
+  /** @type {() => void} */
+  let opened = () => {};
+  const request = requestSections(ctx, a, () => opened());
   /** @type {Child} */
   let actions = h('p', { class: 'muted' }, reason);
   if (reason === null) {
     const approve = h('button', { type: 'button', class: 'button primary' }, 'Approve with passkey');
+    // Approving signs every field: it waits until every field is on screen. Rejecting signs nothing, so it never waits.
+    const unread = h('p', { id: `unread-${a.id}`, class: 'hint' }, 'Approving is possible once every field of the request is shown (above).');
+    if (!request.complete) {
+      approve.disabled = true;
+      approve.setAttribute('aria-describedby', unread.id);
+      opened = () => {
+        approve.disabled = false;
+        approve.removeAttribute('aria-describedby');
+        unread.remove();
+      };
+    }
     const reject = h('button', { type: 'button', class: 'button danger' }, 'Reject with passkey');
     /** @param {'approve' | 'reject'} decision @param {HTMLButtonElement} button */
     const decide = (decision, button) =>
@@ -439,13 +543,13 @@ export async function approvalView(ctx, id) {
       });
     approve.addEventListener('click', () => void decide('approve', approve));
     reject.addEventListener('click', () => void decide('reject', reject));
-    actions = [h('p', null, 'Your passkey signs your decision over this exact request.'), h('div', { class: 'actions' }, approve, reject), err];
+    actions = [h('p', null, 'Your passkey signs your decision over this exact request.'), request.complete ? null : unread, h('div', { class: 'actions' }, approve, reject), err];
   }
   return [
     h('p', { class: 'crumbs' }, h('a', { href: a.status === 'pending' ? '#/pending' : '#/history' }, a.status === 'pending' ? '\u2190 Pending approvals' : '\u2190 History')),
     h('h1', { tabindex: '-1' }, summary(a)),
     h('p', { class: 'lead' }, badge(a.status), ' ', tally(a), a.group ? ` from group ${a.group}` : ''),
-    ...requestSections(a),
+    ...request.sections,
     section(
       'Decision',
       facts([

@@ -134,6 +134,7 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
     }),
     api('GET', '/approvals', async (r) => jsonReply(200, { approvals: await c.approvals(await caller(r), stateOf(r.query)) })),
     api('GET', '/approvals/:id', async (r) => jsonReply(200, await c.approval(await caller(r), r.params.id!))),
+    api('GET', '/approvals/:id/fields', async (r) => jsonReply(200, await c.typedDataFields(await caller(r), r.params.id!, new URLSearchParams(r.query).get('offset') ?? '0'))),
     api('POST', '/approvals/:id/challenge', async (r) => {
       const who = await caller(r);
       return jsonReply(200, await c.decisionOptions(who, r.params.id!, objectBody(r.body).decision));

@@ -46,7 +46,7 @@ export interface UseCasePorts {
   signCall: Pick<SignCall, 'executeBody'>;
   /** Approvals (issue 25): signs held for a quorum of approver keys. */
   listApprovals: Pick<ListApprovals, 'execute'>;
-  getApproval: Pick<GetApproval, 'execute' | 'contractNamer'>;
+  getApproval: Pick<GetApproval, 'execute' | 'shownPolicy'>;
   voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
   governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze'>;
@@ -63,7 +63,7 @@ export interface UseCasePorts {
   /** The approvers' console (docs/console.md): passkey enrolment and sessions, approvals decoded and decided with a passkey. */
   approversConsole?: Pick<
     ApproversConsole,
-    'publicUrl' | 'enrolOptions' | 'enrol' | 'sessionOptions' | 'signIn' | 'session' | 'endSession' | 'approvals' | 'approval' | 'decisionOptions' | 'vote' | 'proposals' | 'proposal' | 'history'
+    'publicUrl' | 'enrolOptions' | 'enrol' | 'sessionOptions' | 'signIn' | 'session' | 'endSession' | 'approvals' | 'approval' | 'typedDataFields' | 'decisionOptions' | 'vote' | 'proposals' | 'proposal' | 'history'
   >;
   recordSubmission: Pick<RecordSubmission, 'execute'>;
   getSubmission: Pick<GetSubmission, 'execute'>;

@@ -113,6 +113,18 @@ export const approvalSchema = z
             sender: checksummed('As asked.'),
             uniq: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
             signer: z.string().optional().meta({ description: 'As asked (chains without an RPC).' }),
+            uniqBinding: z
+              .object({
+                pinnedFor: z
+                  .array(z.object({ address: checksummed('A contract the policy pins this uniq to (`uniqs`).'), name: z.string().nullable().meta({ description: "The operator's name of it (`contractNames`), or null." }) }))
+                  .meta({ description: 'The contracts the policy in force pins `uniq` to, in its order; empty: none.' }),
+                contractPin: z.string().regex(HEX32).nullable().meta({ description: 'The uniq the policy pins for `contract`; null: it pins none.' }),
+                warning: z.string().nullable().meta({
+                  description: 'For approvers, when `contract` is not the contract the policy pins `uniq` to: the signature binds the uniq, not the address, so it is valid where the uniq is (docs/security.md#what-a-signature-binds). Null when it is that contract.',
+                }),
+              })
+              .optional()
+              .meta({ description: 'With `uniq`: what the policy in force says of it (absent without a uniq: the vault reads it from the contract at the release).' }),
             function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
             selector: z.string().regex(/^0x[0-9a-f]{8}$/),
             arguments: z

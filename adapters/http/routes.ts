@@ -113,8 +113,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(approvalListSchema, queryParameters(r.query, APPROVAL_LIST_PARAMETERS)) }),
     answer: async (deps, c) => {
       const { vaultId, ...query } = c;
-      const [result, nameOf] = await Promise.all([deps.listApprovals.execute(vaultId, query), deps.getApproval.contractNamer(vaultId)]);
-      return ok({ count: result.count, page: result.page.map((a) => presentApproval(a, nameOf)) });
+      const [result, shown] = await Promise.all([deps.listApprovals.execute(vaultId, query), deps.getApproval.shownPolicy(vaultId)]);
+      return ok({ count: result.count, page: result.page.map((a) => presentApproval(a, shown)) });
     },
   }),
   route({
@@ -125,8 +125,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     role: APPROVAL_READERS,
     command: (r) => ({ vaultId: r.vaultId, id: r.params.approvalId! }),
     answer: async (deps, c) => {
-      const [approval, nameOf] = await Promise.all([deps.getApproval.execute(c.vaultId, c.id), deps.getApproval.contractNamer(c.vaultId)]);
-      return ok(presentApproval(approval, nameOf));
+      const [approval, shown] = await Promise.all([deps.getApproval.execute(c.vaultId, c.id), deps.getApproval.shownPolicy(c.vaultId)]);
+      return ok(presentApproval(approval, shown));
     },
   }),
   route({
@@ -136,7 +136,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve', ...voteOf(r.body) }),
-    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.contractNamer(c.principal.vaultId))),
+    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.shownPolicy(c.principal.vaultId))),
   }),
   route({
     method: 'POST',
@@ -145,7 +145,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
-    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.contractNamer(c.principal.vaultId))),
+    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.shownPolicy(c.principal.vaultId))),
   }),
   // Governance (issue 35, docs/governance.md): the state in force, proposals voted with approvers' EIP-712 signatures, the freeze.
   route({

@@ -1,6 +1,7 @@
 import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus } from '../domain/approval.js';
 import { contractNameOf } from '../domain/policy/contract-names.js';
 import type { PolicyDocument, PolicyRule } from '../domain/policy/policy-document.js';
+import { uniqBinding, type UniqBinding } from '../domain/policy/uniq-binding.js';
 import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../domain/signing/function-signature.js';
@@ -9,10 +10,13 @@ import { approvalResult, type ApprovalResultView, type SimulationView } from './
 
 /*
  * What the approvers' console shows of an approval (docs/console.md, "What an approver sees"): the request
- * decoded for people. Argument names are the OPERATOR's, never the requester's: the requester chooses its
- * ABI's parameter names freely (the selector hashes types only), so a name it gives would say what it
- * wants approvers to read (issue 34). The names come from the `function` of the policy rule that held the
- * request, when its selector is the request's; else arguments are named by position (`args[0]`).
+ * decoded for people, and every field of it that is signed, never fewer. Argument names are the OPERATOR's,
+ * never the requester's: the requester chooses its ABI's parameter names freely (the selector hashes types
+ * only), so a name it gives would say what it wants approvers to read. The names come from the `function`
+ * of the policy rule that held the request when its selector is the request's, else from the first rule of
+ * the document whose function it is; else arguments are named by position (`args[0]`). A transaction's
+ * calldata is shown as raw hex as well, decoded or not; a Sign's `uniq` and `signer` as the request gives
+ * them, with what the policy pins that uniq to; typed data by pages of fields, with their total.
  */
 
 export interface ApprovalViewArgument {
@@ -30,6 +34,40 @@ export interface ApprovalViewVote {
   readonly kind: 'passkey' | 'address' | 'unsigned';
 }
 
+/** One field of typed data's message: nested structs flattened with dots, arrays with `[i]`. */
+export interface TypedDataField {
+  readonly path: string;
+  readonly type: string;
+  readonly value: unknown;
+}
+
+/** A page of typed data's fields: `fields` from the `offset`-th of `total`. */
+export interface TypedDataFieldPage {
+  readonly offset: number;
+  readonly total: number;
+  readonly fields: readonly TypedDataField[];
+}
+
+/** A Sign call's fields beside its function: the signature binds `sender` and `uniq` too. */
+export interface ApprovalViewCall {
+  readonly sender: string;
+  /** As the request gives them (chains without an RPC always do); null: read from the contract at the release. */
+  readonly uniq: string | null;
+  readonly signer: string | null;
+  /** What the policy in force pins `uniq` to, and a warning when it is not the request's contract; null without a uniq. */
+  readonly uniqBinding: UniqBinding | null;
+}
+
+/** A transaction's calldata, always, and every other field of it as the request gives it. */
+export interface ApprovalViewTransaction {
+  /** The calldata, lower-case hex (`0x` when empty): shown whether or not a function decodes it. */
+  readonly calldata: string;
+  /** Its first 4 bytes, or null when it has fewer. */
+  readonly selector: string | null;
+  /** The transaction as given, but for its calldata (`data` or `input`), shown above. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
 /** The contract's ApprovalView (docs/console.md, "The API behind the page"). */
 export interface ApprovalView {
   readonly id: string;
@@ -43,10 +81,23 @@ export interface ApprovalView {
    */
   readonly contract: { readonly address: string; readonly name: string | null } | null;
   readonly function: { readonly signature: string; readonly name: string; readonly args: readonly ApprovalViewArgument[] } | null;
+  /** A Sign call's sender, uniq and signer; null for the other kinds. */
+  readonly call: ApprovalViewCall | null;
+  /** A transaction's calldata and other fields; null for the other kinds. */
+  readonly transaction: ApprovalViewTransaction | null;
   /** Wei, decimal: a transaction's value and most fee; null for the other kinds. */
   readonly value: string | null;
   readonly fee: string | null;
-  readonly typedData: { readonly primaryType: string; readonly domain: Readonly<Record<string, unknown>>; readonly fields: readonly { path: string; type: string; value: unknown }[] } | null;
+  /**
+   * The first page of the message's fields (typedDataFieldPage), and how many there are in all: the console
+   * shows the rest on request, and enables approving only once every field has been shown.
+   */
+  readonly typedData: {
+    readonly primaryType: string;
+    readonly domain: Readonly<Record<string, unknown>>;
+    readonly fields: readonly TypedDataField[];
+    readonly fieldCount: number;
+  } | null;
   readonly message: string | null;
   /** An EIP-7702 authorization's delegate, chain id and nonce; null for the other kinds. */
   readonly authorization: Readonly<Record<string, unknown>> | null;
@@ -84,7 +135,16 @@ export interface ApprovalViewContext {
 }
 
 const shown = (value: AbiValue): unknown => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? value.map(shown) : value);
-const MAX_FIELDS = 200;
+
+/**
+ * Typed-data fields a page holds at most, and the characters of their paths, types and values (as JSON) at
+ * most, past its first field: a page stays bounded whatever the request (a path repeats its parents' names,
+ * so all of a message's paths together can be far longer than the message).
+ */
+export const FIELD_PAGE = 200;
+export const FIELD_PAGE_CHARS = 64 * 1024;
+/** Nesting followed at most; a value deeper than this is one field, shown whole. */
+const MAX_DEPTH = 8;
 
 /** The rule of the document `approval` names (a rule, or an older approval rule), or undefined. */
 function heldBy(policy: PolicyDocument | null, ruleId: string): PolicyRule | undefined {
@@ -92,40 +152,95 @@ function heldBy(policy: PolicyDocument | null, ruleId: string): PolicyRule | und
   return policy.rules.find((r) => r.id === ruleId) ?? policy.approvalRules?.find((r) => r.id === ruleId || ruleId.startsWith(`${r.id}.`));
 }
 
-/** The operator's function (with names) of `rule`, when it is the function with `selector`. */
-function operatorFunction(rule: PolicyRule | undefined, selector: string | null): ParsedFunction | undefined {
-  if (rule?.function === undefined || selector === null) return undefined;
-  try {
-    const fn = parseFunctionText(rule.function, { signatureRequired: false });
-    return fn.selector.toLowerCase() === selector.toLowerCase() ? fn : undefined;
-  } catch {
-    return undefined;
+/** Each rule's function, parsed once: the policy cache keeps a document's rules, and a list shows 100 approvals. */
+const parsedFunctions = new WeakMap<PolicyRule, ParsedFunction | null>();
+
+/** `rule`'s function, parsed, when it is the function with `selector`. */
+function functionOf(rule: PolicyRule, selector: string): ParsedFunction | undefined {
+  if (rule.function === undefined) return undefined;
+  let fn = parsedFunctions.get(rule);
+  if (fn === undefined) {
+    try {
+      fn = parseFunctionText(rule.function, { signatureRequired: false });
+    } catch {
+      fn = null;
+    }
+    parsedFunctions.set(rule, fn);
   }
+  return fn !== null && fn.selector.toLowerCase() === selector.toLowerCase() ? fn : undefined;
+}
+
+/**
+ * The operator's functions (with names) of `selector`: the holding rule's first, then every other rule's
+ * of the document, in its order. The operator wrote each, so each names the arguments as the operator reads them.
+ */
+function operatorFunctions(policy: PolicyDocument | null, held: PolicyRule | undefined, selector: string | null): ParsedFunction[] {
+  if (selector === null) return [];
+  const rules = new Set([...(held === undefined ? [] : [held]), ...(policy?.rules ?? []), ...(policy?.approvalRules ?? [])]);
+  return [...rules].flatMap((r) => functionOf(r, selector) ?? []);
 }
 
 function namedArguments(params: readonly AbiParam[], values: readonly AbiValue[], names: readonly AbiParam[] | undefined): ApprovalViewArgument[] {
   return params.map((p, i) => ({ name: names?.[i]?.name || `args[${i}]`, type: p.type, value: shown(values[i]!) }));
 }
 
-/** Typed data's message as `{path, type, value}` per field (nested structs flattened with dots, arrays with [i]). */
-function typedDataFields(types: Record<string, readonly { name: string; type: string }[]>, primaryType: string, message: unknown): { path: string; type: string; value: unknown }[] {
-  const out: { path: string; type: string; value: unknown }[] = [];
-  const walk = (type: string, value: unknown, path: string, depth: number) => {
-    if (out.length >= MAX_FIELDS) return;
-    const array = /^(.*)\[(\d*)\]$/.exec(type);
-    if (array && Array.isArray(value) && depth < 8) {
-      value.forEach((v, i) => walk(array[1]!, v, `${path}[${i}]`, depth + 1));
+/** `uint256[3]` → `uint256`, `Detail[]` → `Detail`; null for a type that is no array. */
+function elementType(type: string): string | null {
+  if (!type.endsWith(']')) return null;
+  const open = type.lastIndexOf('[');
+  return open > 0 && /^\d*$/.test(type.slice(open + 1, -1)) ? type.slice(0, open) : null;
+}
+
+type TypedDataRequest = { domain?: Record<string, unknown>; types?: Record<string, readonly { name: string; type: string }[]>; primaryType?: string; message?: unknown };
+
+/**
+ * The fields of typed data's message from the `offset`-th (nested structs flattened with dots, arrays with
+ * [i]), at most FIELD_PAGE of them and FIELD_PAGE_CHARS past the first, and how many there are in all. A
+ * field's path is made only when it is on the page: counting the others costs no text.
+ */
+export function typedDataFieldPage(typedData: unknown, offset: number): TypedDataFieldPage {
+  const td = (typedData ?? {}) as TypedDataRequest;
+  const types = td.types ?? {};
+  const fields: TypedDataField[] = [];
+  const segments: string[] = [];
+  let total = 0;
+  let chars = 0;
+  let full = false;
+  const leaf = (type: string, value: unknown) => {
+    const index = total++;
+    if (full || index < offset) return;
+    const field = { path: segments.join(''), type, value: value === undefined ? null : value };
+    const size = field.path.length + type.length + (JSON.stringify(field.value)?.length ?? 0);
+    if (fields.length >= FIELD_PAGE || (fields.length > 0 && chars + size > FIELD_PAGE_CHARS)) {
+      full = true;
       return;
     }
-    const struct = types[type];
-    if (struct && value !== null && typeof value === 'object' && depth < 8) {
-      for (const f of struct) walk(f.type, (value as Record<string, unknown>)[f.name], path === '' ? f.name : `${path}.${f.name}`, depth + 1);
-      return;
-    }
-    out.push({ path, type, value: typeof value === 'bigint' ? value.toString() : value });
+    chars += size;
+    fields.push(field);
   };
-  walk(primaryType, message, '', 0);
-  return out;
+  const walk = (type: string, value: unknown, depth: number) => {
+    const element = elementType(type);
+    if (element !== null && Array.isArray(value) && depth < MAX_DEPTH) {
+      value.forEach((v, i) => {
+        segments.push(`[${i}]`);
+        walk(element, v, depth + 1);
+        segments.pop();
+      });
+      return;
+    }
+    const struct = Object.hasOwn(types, type) ? types[type] : undefined;
+    if (struct && value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+      for (const f of struct) {
+        segments.push(segments.length === 0 ? f.name : `.${f.name}`);
+        walk(f.type, (value as Record<string, unknown>)[f.name], depth + 1);
+        segments.pop();
+      }
+      return;
+    }
+    leaf(type, value);
+  };
+  walk(String(td.primaryType), td.message, 0);
+  return { offset, total, fields };
 }
 
 export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalView {
@@ -137,6 +252,8 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
   let chainId: string | null = null;
   let contract: string | null = null;
   let fn: ApprovalView['function'] = null;
+  let call: ApprovalViewCall | null = null;
+  let transaction: ApprovalViewTransaction | null = null;
   let value: string | null = null;
   let fee: string | null = null;
   let typedData: ApprovalView['typedData'] = null;
@@ -145,12 +262,14 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
   if (kind === 'call') {
     const parsed = parseAbiFunction(request.abi);
     const values = coerceArguments(request.args as unknown[], parsed.argParams);
-    const named = operatorFunction(rule, parsed.selector);
+    const [named] = operatorFunctions(ctx.policy, rule, parsed.selector);
     fn = { signature: parsed.signature, name: parsed.name, args: namedArguments(parsed.argParams, values, named?.argParams) };
     chainName = String(request.chain);
     chainId = ctx.chainId(chainName);
     contract = String(request.contract);
     wallet = typeof request.signer === 'string' ? request.signer : null;
+    const uniq = typeof request.uniq === 'string' ? request.uniq : null;
+    call = { sender: String(request.sender), uniq, signer: wallet, uniqBinding: uniq === null ? null : uniqBinding(ctx.policy, contract, uniq) };
   } else {
     wallet = typeof request.address === 'string' ? request.address : null;
     if (kind === 'transaction') {
@@ -160,13 +279,20 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
       contract = facts.to;
       value = facts.value.toString();
       fee = facts.fee.toString();
-      const named = operatorFunction(rule, facts.selector);
-      const decoded = named === undefined ? null : ctx.payloads.decodeArguments(named, facts.data);
-      if (named !== undefined && decoded !== null) fn = { signature: named.signature, name: named.name, args: namedArguments(named.argParams, decoded, named.argParams) };
+      // The first of the operator's functions of this selector that decodes the calldata names its arguments.
+      for (const named of operatorFunctions(ctx.policy, rule, facts.selector)) {
+        const decoded = ctx.payloads.decodeArguments(named, facts.data);
+        if (decoded === null) continue;
+        fn = { signature: named.signature, name: named.name, args: namedArguments(named.argParams, decoded, named.argParams) };
+        break;
+      }
+      const { data: _data, input: _input, ...fields } = request.transaction as Record<string, unknown>;
+      transaction = { calldata: facts.data, selector: facts.selector, fields };
     } else if (kind === 'typed-data') {
-      const td = request.typedData as { domain?: Record<string, unknown>; types?: Record<string, { name: string; type: string }[]>; primaryType?: string; message?: unknown };
+      const td = request.typedData as TypedDataRequest;
       const domain = td.domain ?? {};
-      typedData = { primaryType: String(td.primaryType), domain, fields: typedDataFields(td.types ?? {}, String(td.primaryType), td.message) };
+      const page = typedDataFieldPage(td, 0);
+      typedData = { primaryType: String(td.primaryType), domain, fields: page.fields, fieldCount: page.total };
       if (domain.chainId !== undefined) {
         chainId = String(domain.chainId);
         chainName = ctx.chainName(chainId);
@@ -193,6 +319,8 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     kind,
     contract: contract === null ? null : { address: contract, name: contractNameOf(ctx.policy, contract) },
     function: fn,
+    call,
+    transaction,
     value,
     fee,
     typedData,

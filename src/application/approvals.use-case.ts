@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { showValue } from '../domain/show-value.js';
 import { approvalKind, effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
-import { contractNameOf, type ContractNamer } from '../domain/policy/contract-names.js';
+import { contractNameOf } from '../domain/policy/contract-names.js';
+import type { PolicyDocument } from '../domain/policy/policy-document.js';
+import { uniqBinding, type UniqBinding } from '../domain/policy/uniq-binding.js';
 import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
 import type { ApprovalPage, ApprovalStore, CountedVote } from '../ports/approval-store.port.js';
@@ -92,15 +94,15 @@ export class GetApproval {
   }
 
   /**
-   * The operator's contract names of the vault's policy in force, for showing its approvals (`contractName`).
-   * A governed vault's are those of its verified state; one whose state does not verify shows none (its
-   * document may be a database writer's), and a frozen vault still shows them (reading is not signing).
+   * What the vault's policy in force says for showing its approvals: the operator's contract names
+   * (`contractName`) and uniq pins (`uniqBinding`). A governed vault's are those of its verified state; one
+   * whose state does not verify shows none (its document may be a database writer's), and a frozen vault
+   * still shows them (reading is not signing).
    */
-  async contractNamer(vaultId: string): Promise<ContractNamer> {
-    if (this.policies === undefined) return () => null;
+  async shownPolicy(vaultId: string): Promise<ShownPolicy> {
+    if (this.policies === undefined) return null;
     const state = await this.policies.state(vaultId);
-    const document = state.problem === null ? state.document : null;
-    return (address) => contractNameOf(document, address);
+    return state.problem === null ? state.document : null;
   }
 }
 
@@ -380,6 +382,9 @@ export interface DecodedArgument {
   readonly value: unknown;
 }
 
+/** The parts of a policy document that approvals are shown with (GetApproval.shownPolicy); null: none. */
+export type ShownPolicy = Pick<PolicyDocument, 'contractNames' | 'uniqs'> | null;
+
 /** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded (by position). */
 export interface ApprovalRequestView {
   readonly chain: string;
@@ -389,6 +394,11 @@ export interface ApprovalRequestView {
   readonly sender: string;
   readonly uniq?: string;
   readonly signer?: string;
+  /**
+   * With `uniq`: what the policy in force pins it to, and a warning when that is not `contract` (the
+   * signature binds the uniq, not the contract's address).
+   */
+  readonly uniqBinding?: UniqBinding;
   /** The function's canonical signature (`transfer(address,uint256,(bytes32,bytes32,bytes32,uint8))`). */
   readonly function: string;
   readonly selector: string;
@@ -466,14 +476,23 @@ export interface SimulationView {
   tokenOutflow?: Record<string, string>;
 }
 
-/** `nameOf`: the operator's contract names (GetApproval.contractNamer), shown as a call's `contractName`. */
-export function presentApprovalOf(a: Approval, nameOf: ContractNamer = () => null): ApprovalPresentation {
+/**
+ * `shown`: the policy in force (GetApproval.shownPolicy), for a call's `contractName` and `uniqBinding`;
+ * undefined where it was not read (the answer that holds a sign): then neither is given, rather than a
+ * binding that would say the uniq is pinned to nothing.
+ */
+export function presentApprovalOf(a: Approval, shown?: ShownPolicy): ApprovalPresentation {
   const kind = approvalKind(a);
   let request: ApprovalPresentation['request'];
   if (kind === 'call') {
     const { arguments: args, ...call } = describeApprovalRequest(a);
-    const contractName = nameOf(call.contract);
-    request = { ...call, ...(contractName === null ? {} : { contractName }), arguments: [...args] };
+    const contractName = contractNameOf(shown ?? null, call.contract);
+    request = {
+      ...call,
+      ...(contractName === null ? {} : { contractName }),
+      ...(call.uniq === undefined || shown === undefined ? {} : { uniqBinding: uniqBinding(shown, call.contract, call.uniq) }),
+      arguments: [...args],
+    };
   } else {
     request = describeStandardRequest(a);
   }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseApproverGroup } from '../domain/approval-rules.js';
-import type { Approval, ApprovalStatus, ApprovalVoteKind } from '../domain/approval.js';
+import { approvalKind, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
 import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import { parseWindow } from '../domain/sign-limits.js';
@@ -13,7 +13,7 @@ import type { RelyingParty } from '../ports/relying-party.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
-import { approvalView, type ApprovalView, type ApprovalViewContext } from './approval-view.js';
+import { approvalView, typedDataFieldPage, type ApprovalView, type ApprovalViewContext, type TypedDataFieldPage } from './approval-view.js';
 import type { GetApproval, ListApprovals, VoteOnApproval } from './approvals.use-case.js';
 import { governedApiKey, withEntry, type GovernedApiKey, type GovernedPasskey } from '../domain/governance.js';
 import { apiKeyActor, auditEvent, OPERATOR } from './audit-actor.js';
@@ -495,6 +495,18 @@ export class ApproversConsole {
     const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
     const [view] = await this.views(approval.vaultId, [approval]);
     return { approval: view!, audit: await this.auditOf(approval.vaultId, approval.id, 200) };
+  }
+
+  /**
+   * `GET /console/api/approvals/{id}/fields?offset=N`: a page of held typed data's fields from the N-th (the
+   * view carries the first); 400 naming `offset` when it is no whole number, or the approval holds no typed data.
+   */
+  async typedDataFields(caller: ConsoleCaller, id: string, offset: unknown): Promise<TypedDataFieldPage> {
+    const from = typeof offset === 'string' && /^\d{1,9}$/.test(offset) ? Number(offset) : Number.NaN;
+    if (!Number.isSafeInteger(from)) throw invalidArgument('offset: a whole number of fields from 0');
+    const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
+    if (approvalKind(approval) !== 'typed-data') throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${approvalKind(approval)})`);
+    return typedDataFieldPage((JSON.parse(approval.request) as { typedData?: unknown }).typedData, from);
   }
 
   /** `POST /console/api/approvals/{id}/challenge`: the assertion options whose challenge is the Decision digest. */

@@ -7,6 +7,9 @@ import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '..
 import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody } from '../support/sign-request.js';
 import { until } from '../support/webhook-receiver.js';
 
+/** A second contract of the signer's, named by the operator but pinned to no uniq. */
+const PAYROLL = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+
 interface Key {
   apiKey: string;
   id: string;
@@ -128,7 +131,8 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     expect((await client(server.url, signer.apiKey).get(`${base}/approvals/${id}`)).body.data).toMatchObject({ status: 'rejected', result: null });
   });
 
-  it("the operator's contract name (policies apply, contractNames) is shown beside a held call's contract", async () => {
+  // Six runs of the command line, each a process start: more than the default bound on a busy machine.
+  it("the operator's contract name (policies apply, contractNames) is shown beside a held call's contract, with a Sign's uniq, signer and pin", { timeout: 120_000 }, async () => {
     const named = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'named contracts'], env)).id;
     const file = path.join(dataDir, 'named-policy.json');
     await writeFile(
@@ -137,12 +141,12 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
         version: 2,
         rules: [{ id: 'hold-all', effect: { hold: { required: 1 } }, kinds: ['call'] }],
         uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
-        contractNames: { [LOCAL_CONTRACT]: 'Reward token' },
+        contractNames: { [LOCAL_CONTRACT]: 'Reward token', [PAYROLL]: 'Payroll vault' },
       }),
     );
     expect((await runCli(['policies', 'apply', '--vault', named, '--file', file], env)).code).toBe(0);
     const exported = JSON.parse((await runCli(['policies', 'export', '--vault', named], env)).stdout) as { contractNames: Record<string, string> };
-    expect(exported.contractNames).toEqual({ '0x5FbDB2315678afecb367f032d93F642f64180aa3': 'Reward token' });
+    expect(exported.contractNames).toEqual({ '0x5FbDB2315678afecb367f032d93F642f64180aa3': 'Reward token', [PAYROLL]: 'Payroll vault' });
     expect((await runCli(['policies', 'show', '--vault', named], env)).stdout).toContain('name of          0x5FbDB2315678afecb367f032d93F642f64180aa3 = "Reward token"');
 
     const keyOf = (...args: string[]) => cliJson<Key>(['api-keys', 'create', '--vault', named, ...args], env);
@@ -156,5 +160,18 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
     expect(JSON.parse(shown.stdout).request).toMatchObject({ contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3', contractName: 'Reward token' });
     const text = await runCli(['approvals', 'show', id, '--vault', named], { ...env, WALLET_VAULT_API_KEY: reader.apiKey });
     expect(text.stdout).toContain(`  contract 0x5FbDB2315678afecb367f032d93F642f64180aa3 is the operator's "Reward token"`);
+    // What the signature binds besides the call: the uniq (pinned for this very contract) and the signer.
+    expect(text.stdout).toContain(`\n  uniq ${LOCAL_UNIQ}\n  signer ${wallet}\n`);
+    expect(text.stdout).not.toContain('WARNING');
+
+    // Payroll vault named, Reward token's pinned uniq given: the signature would be valid on Reward token.
+    const aside = await client(server.url, signer.apiKey).post(`${base}/sign`, localSignBody(wallet, { contract: PAYROLL }));
+    expect(aside.status).toBe(202);
+    const asideText = await runCli(['approvals', 'show', aside.body.data.approval.id, '--vault', named], { ...env, WALLET_VAULT_API_KEY: reader.apiKey });
+    expect(asideText.stdout).toContain(`  contract ${PAYROLL} is the operator's "Payroll vault"`);
+    expect(asideText.stdout).toContain(`\n  uniq ${LOCAL_UNIQ}\n  signer ${wallet}\n`);
+    expect(asideText.stdout).toContain(
+      `  WARNING: This uniq is the one the policy pins for Reward token (0x5FbDB2315678afecb367f032d93F642f64180aa3), not for Payroll vault (${PAYROLL}): the signature is valid on that contract`,
+    );
   });
 });

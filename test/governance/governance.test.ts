@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
 import { GetApproval } from '../../src/application/approvals.use-case.js';
+import { contractNameOf } from '../../src/domain/policy/contract-names.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { MovableClock } from '../support/movable-clock.js';
@@ -137,7 +138,7 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     await approve(vaultId, id, approvers[0]!);
     await approve(vaultId, id, approvers[1]!);
     expect((await inForce(vaultId))!.contractNames).toEqual({ [contract]: 'Treasury payouts' });
-    const namer = async () => (cache().invalidate(vaultId), (await vault.container.get(GetApproval).contractNamer(vaultId))(contract));
+    const namer = async () => (cache().invalidate(vaultId), contractNameOf(await vault.container.get(GetApproval).shownPolicy(vaultId), contract));
     expect(await namer()).toBe('Treasury payouts');
 
     // A database writer renames the contract to mislead approvers: the row is no longer the signed state.

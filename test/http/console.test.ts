@@ -1,10 +1,12 @@
+import { Interface } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIELD_PAGE_CHARS } from '../../src/application/approval-view.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
-import { LOCAL_CONTRACT, localSignBody, MINT_TO } from '../support/sign-request.js';
+import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody, MINT_TO } from '../support/sign-request.js';
 import { SoftwareAuthenticator } from '../support/software-authenticator.js';
-import { asJson, permit } from '../support/typed-data-fixtures.js';
+import { asJson, permit, permitBatch } from '../support/typed-data-fixtures.js';
 import { sqlSessionOn, type SqlSession } from '../support/sql-session.js';
 
 /*
@@ -332,6 +334,116 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
       ['nonce', 'uint256', '0'],
       ['deadline', 'uint256', String(2n ** 40n)],
     ]);
+  });
+
+  it("every field that is signed: a transaction's calldata raw (decoded too by any rule's function), typed data by pages with their total, a Sign's uniq, signer and pin", async () => {
+    const { vaultId, api, base } = await s.vaultWithKey('console-complete');
+    const wallet: string = (await api.post(`${base}/wallets`, { name: 'ops' })).body.data.address;
+    const token = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+    const payroll = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+    const recipient = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const hold = { hold: { required: 1 } } as const;
+    await s.vault.managePolicies.apply(vaultId, {
+      version: 2,
+      rules: [
+        // Another contract's rule names transfer: the operator's names of its arguments, whatever rule holds it.
+        { id: 'no-usdt-transfers', effect: 'deny', kinds: ['transaction'], contracts: ['0xdAC17F958D2ee523a2206206994597C13D831ec7'], function: 'transfer(address recipient, uint256 units)' },
+        { id: 'hold-all', effect: hold, kinds: ['transaction', 'typed-data', 'call'] },
+      ],
+      limits: [],
+      uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
+      contractNames: { [LOCAL_CONTRACT]: 'Reward token', [payroll]: 'Payroll vault' },
+    });
+    const alice = await enrol(vaultId, 'Alice');
+    const view = async (id: string) => (await get(`/approvals/${id}`, alice.cookie)).body.approval;
+    const held = async (path: string, body: unknown) => {
+      const r = await api.post(`${base}${path}`, body);
+      expect(r.status).toBe(202);
+      return r.body.data.approval.id as string;
+    };
+    const tx = (data: string) => ({ type: 'eip1559', chainId: 31337, nonce: 3, to: token, value: '0', data, gas: '90000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1' });
+
+    // A transfer: decoded with the other rule's names, and its calldata raw beside it.
+    const transfer = new Interface(['function transfer(address, uint256)']).encodeFunctionData('transfer', [recipient, 10_000_000n]);
+    const decoded = await view(await held(`/wallets/${wallet}/sign-transaction`, tx(transfer)));
+    expect(decoded.function).toEqual({
+      signature: 'transfer(address,uint256)',
+      name: 'transfer',
+      args: [
+        { name: 'recipient', type: 'address', value: recipient },
+        { name: 'units', type: 'uint256', value: '10000000' },
+      ],
+    });
+    expect(decoded.transaction).toEqual({
+      calldata: transfer.toLowerCase(),
+      selector: '0xa9059cbb',
+      fields: { type: 'eip1559', chainId: 31337, nonce: 3, to: token, value: '0', gas: '90000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1' },
+    });
+    // A function no rule names: the calldata raw, never omitted.
+    const unknown = `0xdeadbeef${'00'.repeat(31)}2a`;
+    const raw = await view(await held(`/wallets/${wallet}/sign-transaction`, tx(unknown)));
+    expect([raw.function, raw.transaction.calldata, raw.transaction.selector]).toEqual([null, unknown, '0xdeadbeef']);
+
+    // A batch permit of 51 entries: 206 fields, the first 200 in the view, the rest a page away.
+    const amounts = Array.from({ length: 51 }, (_, i) => BigInt(i + 1));
+    const batchId = await held(`/wallets/${wallet}/sign-typed-data`, permitBatch({ token, amounts, spender: recipient }));
+    const batch = await view(batchId);
+    expect([batch.typedData.fields.length, batch.typedData.fieldCount]).toEqual([200, 206]);
+    expect(batch.typedData.fields.at(-1)).toEqual({ path: 'details[49].nonce', type: 'uint48', value: '49' });
+    const rest = await get(`/approvals/${batchId}/fields?offset=200`, alice.cookie);
+    expect(rest.status).toBe(200);
+    expect(rest.body).toEqual({
+      offset: 200,
+      total: 206,
+      fields: [
+        { path: 'details[50].token', type: 'address', value: token },
+        { path: 'details[50].amount', type: 'uint160', value: '51' },
+        { path: 'details[50].expiration', type: 'uint48', value: '1798761600' },
+        { path: 'details[50].nonce', type: 'uint48', value: '50' },
+        { path: 'spender', type: 'address', value: recipient },
+        { path: 'sigDeadline', type: 'uint256', value: '1798761600' },
+      ],
+    });
+    expect((await get(`/approvals/${batchId}/fields?offset=206`, alice.cookie)).body).toEqual({ offset: 206, total: 206, fields: [] });
+    for (const offset of ['-1', 'two', '1e3']) {
+      const bad = await get(`/approvals/${batchId}/fields?offset=${offset}`, alice.cookie);
+      expect([offset, bad.status, bad.body.code, bad.body.error]).toEqual([offset, 400, 'INVALID_ARGUMENT', expect.stringMatching(/^offset: /)]);
+    }
+    expect((await get(`/approvals/${batchId}/fields`, alice.cookie)).body.offset).toBe(0);
+    expect((await get(`/approvals/${batchId}/fields`)).status).toBe(401);
+    // A page is bounded in text too: ten notes of 30,000 characters come two to a page.
+    const notes = {
+      domain: { name: 'Notes', chainId: 1 },
+      types: { Notes: [{ name: 'notes', type: 'string[]' }] },
+      primaryType: 'Notes',
+      message: { notes: Array.from({ length: 10 }, (_, i) => String(i).repeat(30_000)) },
+    };
+    const notesId = await held(`/wallets/${wallet}/sign-typed-data`, notes);
+    const notesView = await view(notesId);
+    expect([notesView.typedData.fields.length, notesView.typedData.fieldCount]).toEqual([2, 10]);
+    const second = (await get(`/approvals/${notesId}/fields?offset=2`, alice.cookie)).body;
+    expect(second.fields.map((f: { path: string }) => f.path)).toEqual(['notes[2]', 'notes[3]']);
+    expect(JSON.stringify(second.fields).length).toBeLessThan(FIELD_PAGE_CHARS + 1000);
+    const notTyped = await get(`/approvals/${await held('/sign', localSignBody(wallet))}/fields?offset=0`, alice.cookie);
+    expect([notTyped.status, notTyped.body.error]).toEqual([400, expect.stringMatching(/holds no typed data/)]);
+
+    // A Sign naming Payroll vault with the uniq pinned for Reward token: the signature is Reward token's.
+    const asideHeld = await api.post(`${base}/sign`, localSignBody(wallet, { contract: payroll.toLowerCase() }));
+    const aside: string = asideHeld.body.data.approval.id;
+    // The answer that holds it reads no policy: it says nothing of the pin rather than something untrue.
+    expect(asideHeld.body.data.approval.request).toMatchObject({ uniq: LOCAL_UNIQ, signer: wallet });
+    expect(asideHeld.body.data.approval.request).not.toHaveProperty('uniqBinding');
+    const pinnedElsewhere = {
+      pinnedFor: [{ address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', name: 'Reward token' }],
+      contractPin: null,
+      warning: `This uniq is the one the policy pins for Reward token (0x5FbDB2315678afecb367f032d93F642f64180aa3), not for Payroll vault (${payroll}): the signature is valid on that contract, whatever contract the request names.`,
+    };
+    expect((await view(aside)).call).toEqual({ sender: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', uniq: LOCAL_UNIQ, signer: wallet, uniqBinding: pinnedElsewhere });
+    // The vault's API says the same of the call, beside its uniq and signer.
+    expect((await api.get(`${base}/approvals/${aside}`)).body.data.request).toMatchObject({ contract: payroll, contractName: 'Payroll vault', uniq: LOCAL_UNIQ, signer: wallet, uniqBinding: pinnedElsewhere });
+    const own = await held('/sign', localSignBody(wallet));
+    expect((await view(own)).call.uniqBinding).toEqual({ ...pinnedElsewhere, contractPin: LOCAL_UNIQ, warning: null });
+    expect((await api.get(`${base}/approvals`)).body.data.page.find((a: { id: string }) => a.id === own).request.uniqBinding.warning).toBeNull();
   });
 
   it('on a governed vault the enrolment answers that it waits for the quorum, naming the proposal that lists it', async () => {

@@ -34,6 +34,8 @@ export interface ConsoleWorld {
   readonly walletAddress: string;
   /** A one-time enrolment URL for the vault's group, printed by `wallet-vault approvers invite --json`. */
   invite(): Promise<string>;
+  /** Posts `body` to `path` (under the vault's API) as the requester; resolves to the id of the approval that holds it (202). */
+  hold(path: string, body: unknown): Promise<string>;
   /** A Sign request of `amount` that the hold rule holds; resolves to the approval's id. */
   holdSign(amount: string): Promise<string>;
   /** An EIP-2612 permit (typed data) of `value` that the permits rule holds; resolves to the approval's id. */
@@ -82,6 +84,11 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
       contractNames: { [LOCAL_CONTRACT]: CONTRACT_NAMES.mint, [PERMIT_TOKEN]: CONTRACT_NAMES.permit },
     });
+    const hold = async (path: string, body: unknown) => {
+      const held = await requester.post(`${base}${path}`, body);
+      if (held.status !== 202) throw new Error(`${path}: not held: ${held.status} ${JSON.stringify(held.body)}`);
+      return held.body.data.approval.id as string;
+    };
     return {
       server,
       origin,
@@ -90,16 +97,11 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       walletAddress,
       // As an operator invites: the real command, on the running server's data directory.
       invite: async () => (await cliJson<{ url: string }>(['approvers', 'invite', '--vault', vaultId, '--group', GROUP], { VAULT_DATA_DIR: server.dataDir, VAULT_PUBLIC_URL: origin })).url,
-      holdSign: async (amount) => {
-        const held = await requester.post(`${base}/sign`, localSignBody(walletAddress, { args: [MINT_TO, amount] }));
-        if (held.status !== 202) throw new Error(`the sign was not held: ${held.status} ${JSON.stringify(held.body)}`);
-        return held.body.data.approval.id as string;
-      },
-      holdPermit: async (value) => {
+      hold,
+      holdSign: (amount) => hold('/sign', localSignBody(walletAddress, { args: [MINT_TO, amount] })),
+      holdPermit: (value) => {
         const typedData = permit({ name: 'USD Coin', version: '2', chainId: 1, verifyingContract: PERMIT_TOKEN }, { owner: walletAddress, spender: PERMIT_SPENDER, value, nonce: 0n, deadline: 1_798_761_600n });
-        const held = await requester.post(`${base}/wallets/${walletAddress}/sign-typed-data`, asJson(typedData));
-        if (held.status !== 202) throw new Error(`the permit was not held: ${held.status} ${JSON.stringify(held.body)}`);
-        return held.body.data.approval.id as string;
+        return hold(`/wallets/${walletAddress}/sign-typed-data`, asJson(typedData));
       },
       approvalOverApi: async (id) => {
         const read = await requester.get(`${base}/approvals/${id}`);
@@ -112,6 +114,31 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
     await server.stop();
     throw error;
   }
+}
+
+/** A second contract of the signer's, named by the operator (`contractNames`) but pinned to no uniq. */
+export const PAYROLL = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+export const PAYROLL_NAME = 'Payroll vault';
+
+/**
+ * Adds to the world's policy hold rules (for finance) that name no function and no contract: every
+ * transaction, Permit2 batch permits, and any other call on `local`; and the operator's name of PAYROLL.
+ * What they hold is decoded by nothing of the operator's: the console must show it all the same.
+ */
+export async function holdUndecoded(world: ConsoleWorld): Promise<void> {
+  const policies = world.server.server.vault.managePolicies;
+  const inForce = (await policies.export(world.vaultId))!;
+  const hold = { hold: { required: 1, group: GROUP } } as const;
+  await policies.apply(world.vaultId, {
+    ...inForce,
+    rules: [
+      ...inForce.rules,
+      { id: 'payments', description: 'Every transaction waits for finance', effect: hold, kinds: ['transaction'] },
+      { id: 'batch-permits', description: 'Batch permits wait for finance', effect: hold, kinds: ['typed-data'], primaryTypes: ['PermitBatch'] },
+      { id: 'other-calls', description: 'Other calls wait for finance', effect: hold, kinds: ['call'], chains: ['local'] },
+    ],
+    contractNames: { ...inForce.contractNames, [PAYROLL]: PAYROLL_NAME },
+  });
 }
 
 /** A new approver in `browser`, invited and enrolled under `name`; resolves on the pending list. */

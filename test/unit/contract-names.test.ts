@@ -161,7 +161,7 @@ describe("the approval view shows the operator's name beside the contract", () =
   it("the API's approval names a call's contract (contractName) only when the document does", async () => {
     const call = held({ chain: 'local', contract: TREASURY.toLowerCase(), sender: wallet, abi: MINT_ABI, args: [MINT_TO, '1'] });
     const namer = async (state: { document: PolicyDocument | null; problem: string | null }) =>
-      new GetApproval(undefined, new FixedClock(new Date()), { state: async () => ({ ...state, governed: null }) }).contractNamer('v1');
+      new GetApproval(undefined, new FixedClock(new Date()), { state: async () => ({ ...state, governed: null }) }).shownPolicy('v1');
     expect(presentApprovalOf(call, await namer({ document: policy, problem: null })).request).toMatchObject({ contract: TREASURY.toLowerCase(), contractName: 'Treasury payouts' });
     expect(presentApprovalOf(call, await namer({ document: parse({}), problem: null })).request).not.toHaveProperty('contractName');
     expect(presentApprovalOf(call).request).not.toHaveProperty('contractName');

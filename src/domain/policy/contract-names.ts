@@ -8,7 +8,7 @@ export type ContractNamer = (address: string) => string | null;
  * The operator's name of `address` in `policy`, or null. The address is read in any case: a request's own
  * spelling of it must not hide the name (the names are kept EIP-55).
  */
-export function contractNameOf(policy: PolicyDocument | null, address: string): string | null {
+export function contractNameOf(policy: Pick<PolicyDocument, 'contractNames'> | null, address: string): string | null {
   const names = policy?.contractNames;
   if (names === undefined) return null;
   try {
