@@ -110,8 +110,9 @@ export class ManageVaults {
     // What the key may do: the signed state's, when it governs the keys.
     const key = listed === undefined ? row : { ...row, roles: listed.roles, group: listed.group, approverAddress: listed.approverAddress };
     if (!key.roles.includes('approver')) throw invalidArgument(`key: api key ${keyId} does not hold the approver role (roles ${key.roles.join(',')}); only approver keys vote`);
-    // A passkey the state lists stays listed (the address then judges the key's votes, docs/console.md).
-    if (governed !== null) return { ...key, approverAddress, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey({ ...key, approverAddress }, listed?.passkey)))) };
+    // The state's entry with the new address, all else as listed: its passkey (the address then judges the
+    // key's votes, docs/console.md) and its secret hash (never the row's, which a database writer may have replaced).
+    if (listed !== undefined) return { ...key, approverAddress, ...(await this.propose(vaultId, (keys) => withEntry(keys, { ...listed, approverAddress }))) };
     const now = this.clock.now();
     const recorded = auditEvent('api-key.credential-set', now, OPERATOR, vaultId, keyId, { approverAddress, previous: key.approverAddress ?? null });
     if (!(await this.repository.setApproverAddress(keyId, approverAddress, recorded))) throw invalidArgument(`key: api key ${keyId} does not exist`);
