@@ -341,9 +341,9 @@ export class InMemoryApprovalStore implements ApprovalStore {
     private readonly keys: { readonly apiKeys: ReadonlyMap<string, ApiKeyRecord> },
   ) {}
 
-  /** The approve votes that count now, as the SQL store's COUNTED: unrevoked keys of the vault, approvers, of the group. */
+  /** The approvers whose approve votes count now, as the SQL store's COUNTED: unrevoked keys of the vault, approvers, of the group, an address once. */
   private counted(a: Approval): number {
-    return this.countedOf(a).length;
+    return new Set(this.countedOf(a).map((v) => this.keys.apiKeys.get(v.apiKeyId)!.approverAddress?.toLowerCase() ?? v.apiKeyId)).size;
   }
 
   private countedOf(a: Approval): ApprovalVote[] {
@@ -402,7 +402,10 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async countedVotes(vaultId: string, id: string): Promise<CountedVote[]> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId) return [];
-    return this.countedOf(a).map((v) => ({ apiKeyId: v.apiKeyId, signature: v.signature ?? null, approverAddress: this.keys.apiKeys.get(v.apiKeyId)?.approverAddress ?? null }));
+    return this.countedOf(a).map((v) => {
+      const key = this.keys.apiKeys.get(v.apiKeyId)!;
+      return { apiKeyId: v.apiKeyId, signature: v.signature ?? null, approverAddress: key.approverAddress ?? null, group: key.group ?? null };
+    });
   }
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
     const a = this.approvals.get(id);

@@ -26,9 +26,14 @@ const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, 
  */
 const COUNTS = `v.approval_id = approvals.id AND v.vote = 'approve' AND k.vault_id = approvals.vault_id AND k.revoked IS NULL
   AND ',' || k.roles || ',' LIKE '%,approver,%' AND (approvals.approver_group IS NULL OR k.approver_group = approvals.approver_group)`;
-const COUNTED = `(SELECT count(*) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id WHERE ${COUNTS})`;
-/** The votes COUNTED counts, each with its signature and its key's credential as they are now: what the release verifies. */
-const COUNTED_VOTES = `SELECT v.api_key_id, v.signature, k.approver_address FROM approval_votes v
+/**
+ * Counted per approver, not per key: the votes of keys with one approver address count once (a key without
+ * one, a passkey's, is its own approver: each passkey belongs to one key). The release counts again from
+ * the verified credentials (VoteOnApproval); this count is the one reads report and the claim's first bar.
+ */
+const COUNTED = `(SELECT count(DISTINCT COALESCE(lower(k.approver_address), k.id)) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id WHERE ${COUNTS})`;
+/** The votes COUNTED counts, each with its signature and its key's credential and group as they are now: what the release verifies. */
+const COUNTED_VOTES = `SELECT v.api_key_id, v.signature, k.approver_address, k.approver_group FROM approval_votes v
   JOIN api_keys k ON k.id = v.api_key_id JOIN approvals ON approvals.id = v.approval_id
   WHERE approvals.vault_id = $1 AND approvals.id = $2 AND ${COUNTS} ORDER BY v.at, v.api_key_id`;
 const SELECT = `SELECT ${APPROVALS.columns}, ${COUNTED} AS counted FROM approvals`;
@@ -120,8 +125,8 @@ export class SqlApprovalStore implements ApprovalStore {
   }
 
   async countedVotes(vaultId: string, id: string): Promise<CountedVote[]> {
-    const rows = await this.db.all<{ api_key_id: string; signature: string | null; approver_address: string | null }>(COUNTED_VOTES, [vaultId, id]);
-    return rows.map((r) => ({ apiKeyId: r.api_key_id, signature: r.signature, approverAddress: r.approver_address }));
+    const rows = await this.db.all<{ api_key_id: string; signature: string | null; approver_address: string | null; approver_group: string | null }>(COUNTED_VOTES, [vaultId, id]);
+    return rows.map((r) => ({ apiKeyId: r.api_key_id, signature: r.signature, approverAddress: r.approver_address, group: r.approver_group ?? null }));
   }
 
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
