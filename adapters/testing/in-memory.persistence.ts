@@ -352,6 +352,11 @@ export class InMemoryApprovalStore implements ApprovalStore {
       return v.vote === 'approve' && key !== undefined && key.vaultId === a.vaultId && key.revoked === null && key.roles.includes('approver') && (a.group === null || key.group === a.group);
     });
   }
+  /** Decided on record (approval.decided), whatever its status says now: as the SQL store's NEVER_DECIDED. */
+  private decidedBefore(a: Approval): boolean {
+    return this.audit.records.some((r) => r.vaultId === a.vaultId && r.subject === a.id && r.action === 'approval.decided');
+  }
+
   /** An approval as reads answer it: a copy, its count over the keys as they are now. */
   private shown(a: Approval): Approval {
     return { ...structuredClone(a), approvals: this.counted(a) };
@@ -409,7 +414,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
   }
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
     const a = this.approvals.get(id);
-    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || this.counted(a) < a.required) return false;
+    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || this.counted(a) < a.required || this.decidedBefore(a)) return false;
     const claim = this.claims.get(id);
     if (claim !== undefined && claim.until > now.getTime()) return false;
     this.claims.set(id, { token, until: leaseUntil.getTime() });
@@ -421,7 +426,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId || this.claims.get(id)?.token !== token || a.status !== 'pending' || a.expires.getTime() <= now.getTime()) return false;
-    if (this.counted(a) < a.required) return false;
+    if (this.counted(a) < a.required || this.decidedBefore(a)) return false;
     events.forEach((e) => prepareAuditEvent(e));
     this.claims.delete(id);
     this.approvals.set(id, { ...a, status: 'approved', decided: now, result });

@@ -59,7 +59,8 @@ export interface ApprovalStore {
   /**
    * Claims the release of a pending approval with its quorum, counted in the claim itself over the keys as
    * they are: true for exactly one caller until `leaseUntil` passes or the claim is given back. `token`
-   * names the claimer.
+   * names the claimer. Never for an approval whose approval.decided is on record (decided before, whatever
+   * its status says now): neither does release() write one.
    */
   claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean>;
   /** Gives a claim back (the release failed): the next approve call retries at once. */

@@ -114,6 +114,15 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     expect((await vault.governance.get(vaultId, changed.proposal!.id)).state.apiKeys!.find((k) => k.id === voter.record.id)!.secretHash).toBe(voter.record.secretHash);
   });
 
+  it("a listed approver key's group and credential rewritten by SQL: it acts with the state's group and address", async () => {
+    const { vaultId } = await governed('rewritten approver');
+    const voter = await vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], group: 'finance', approverAddress: approvers[0]!.address });
+    await inForce(vaultId, voter.proposal!.id);
+    await writeKeys('UPDATE api_keys SET approver_group = $1, approver_address = $2 WHERE id = $3', ['ops', approvers[2]!.address, voter.record.id]);
+    expect((await vault.manageVaults.listApiKeys(vaultId)).find((k) => k.id === voter.record.id)).toMatchObject({ group: 'ops', approverAddress: approvers[2]!.address });
+    expect(await authenticate(voter.apiKey, vaultId)).toMatchObject({ roles: ['approver'], group: 'finance', approverAddress: approvers[0]!.address });
+  });
+
   it('api-keys create is a proposal: the key is refused until two approvers signed it, then works with its roles', async () => {
     const { vaultId } = await governed('create');
     const made = await vault.manageVaults.createApiKey(vaultId, { roles: ['signer'] });

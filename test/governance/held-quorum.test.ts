@@ -87,6 +87,21 @@ describe.each(DIALECTS)('the quorum of a held request on %s', (dialect) => {
     expect((await vote(second, approval, approvers[1]!)).status).toBe('approved');
   });
 
+  it('attack: a released Sign call set back to pending by SQL: a repeated approve gets no second signature (a fresh nonce would be a second submission)', async () => {
+    const [first, second] = [await keyOf(approvers[0]!.address), await keyOf(approvers[1]!.address)];
+    const outcome = await vault.signCall.execute({ principal: signer, chain: 'local', contract: CONTRACT, sender: SENDER, uniq: `0x${'22'.repeat(32)}`, signer: pair, abi: SIGNER_ABI, args: [8] });
+    if (!('approval' in outcome)) throw new Error('expected the call to be held');
+    const approval = outcome.approval as Approval;
+    await vote(first, approval, approvers[0]!);
+    expect((await vote(second, approval, approvers[1]!)).status).toBe('approved');
+    const issued = async () => (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === 'signature.issued' && r.details.approval === approval.id);
+    expect(await issued()).toHaveLength(1);
+    await store.sql("UPDATE approvals SET status = 'pending', result = NULL, decided = NULL WHERE id = $1", [approval.id]);
+    // Its approvers see it pending again; the one who voted retries, as after a failed release.
+    await vote(second, approval, approvers[1]!);
+    expect(await issued()).toHaveLength(1);
+  });
+
   it("attack: the row's group cleared; the rule in force still names finance: a vote of another group is refused, the approval shows finance", async () => {
     const ops = await keyOf(approvers[0]!.address, 'ops');
     const approval = await held(finance, 'pay the auditors');

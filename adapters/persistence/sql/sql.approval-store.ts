@@ -4,7 +4,7 @@ import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { AS_IS, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
+import { AS_IS, FOUND_BY_SUBJECT, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
 import type { SqlDatabase, SqlSession } from './sql-database.js';
 
 const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals'>>('approvals', {
@@ -55,14 +55,24 @@ const COUNT_VOTE = `UPDATE approvals SET approvals = approvals + $3,
   status = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN 'rejected' ELSE status END,
   decided = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN $5 ELSE decided END
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $5`;
+/**
+ * Never decided: every end of an approval (approved, rejected, expired) writes its approval.decided record
+ * in the transaction that decides it, so one on record means the row was decided, whatever its status
+ * says now. A status a database writer sets back to pending (result and votes kept) releases nothing a
+ * second time: without this a Sign call would get a second signature with a fresh nonce, a second valid
+ * submission. The writer would have to remove the record as well, which breaks the audit chain (`audit
+ * verify`, checkpoints). Through the (vault_id, subject) index: FOUND_BY_SUBJECT as written there.
+ */
+const NEVER_DECIDED = `NOT EXISTS (SELECT 1 FROM audit_log d WHERE d.vault_id = approvals.vault_id AND d.subject = approvals.id
+  AND d.action = 'approval.decided' AND ${FOUND_BY_SUBJECT})`;
 // The quorum is counted in the statement that claims (and again in the one that records the release), so
 // a key revoked before either commits is not counted, whatever the caller read before.
 const CLAIM = `UPDATE approvals SET release_token = $3, release_until = $5
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required
-  AND (release_token IS NULL OR release_until <= $4)`;
+  AND (release_token IS NULL OR release_until <= $4) AND ${NEVER_DECIDED}`;
 const ABANDON = 'UPDATE approvals SET release_token = NULL, release_until = NULL WHERE vault_id = $1 AND id = $2 AND release_token = $3';
 const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL
-  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required`;
+  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required AND ${NEVER_DECIDED}`;
 const DUE = `${SELECT} WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
   ORDER BY expires LIMIT $2`;
 const MARK_EXPIRED = `UPDATE approvals SET status = 'expired', decided = expires, release_token = NULL, release_until = NULL
