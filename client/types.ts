@@ -290,7 +290,16 @@ export interface GovernedState {
   readonly governance: { readonly required: number; readonly approvers: readonly string[]; readonly delay: string };
   readonly liftedFreezes: number;
   /** The API keys that authenticate and their powers, by id (absent: keys not governed by the state). */
-  readonly apiKeys?: readonly { readonly id: string; readonly roles: readonly string[]; readonly group: string | null; readonly approverAddress: string | null }[];
+  readonly apiKeys?: readonly {
+    readonly id: string;
+    readonly roles: readonly string[];
+    readonly group: string | null;
+    readonly approverAddress: string | null;
+    /** sha256 (hex) of the key's secret, which a presented secret must match; absent from states made before it. */
+    readonly secretHash?: string;
+    /** The passkey its console votes are verified with (base64url), on a key enrolled through the console only. */
+    readonly passkey?: { readonly credentialId: string; readonly publicKey: string };
+  }[];
   /** The webhook endpoints events go to, by id (absent: not governed by the state). */
   readonly webhooks?: readonly { readonly id: string; readonly url: string; readonly events: readonly string[] }[];
 }

@@ -16,7 +16,7 @@ import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
 import { registerWebhookCommands } from './webhooks.commands.js';
-import { CliRefusal, EXIT, fail, jsonRequested, print, proposed } from './output.js';
+import { CliRefusal, EXIT, fail, jsonRequested, note, print, proposed } from './output.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): the command line gives it first.
 installKeccak256();
@@ -118,7 +118,8 @@ apiKeys
       ...(o.group === undefined ? {} : { group: o.group }),
       ...(o.approverAddress === undefined ? {} : { approverAddress: o.approverAddress }),
     };
-    const { apiKey, record, proposal } = await withManageVaults((m) => m.createApiKey(o.vault, access));
+    const { apiKey, record, proposal, warnings } = await withManageVaults((m) => m.createApiKey(o.vault, access));
+    for (const warning of warnings ?? []) note(`warning: ${warning}`);
     const { roles, allowCidrs, group, approverAddress } = accessOf(record);
     print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group, approverAddress, ...(proposal ? { proposal } : {}) }, () =>
       `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}` +
@@ -166,6 +167,7 @@ credential
   .option('--json', 'print JSON')
   .action(async (o: { vault: string; key: string; approverAddress: string; json?: boolean }) => {
     const record = await withManageVaults((m) => m.setApproverAddress(o.vault, o.key, o.approverAddress));
+    for (const warning of record.warnings ?? []) note(`warning: ${warning}`);
     const { proposal } = record;
     print(!!o.json, { id: record.id, vault: record.vaultId, approverAddress: record.approverAddress, ...(proposal ? { proposal } : {}) }, () =>
       proposal

@@ -251,9 +251,24 @@ export const governedStateSchema = z
     }),
     liftedFreezes: z.int().min(0).meta({ description: 'Freezes lifted so far: the vault is frozen while it has more freezes than this.' }),
     apiKeys: z
-      .array(z.object({ id: z.string(), roles: z.array(z.string()), group: z.string().nullable(), approverAddress: checksummed('EIP-55.').nullable() }))
+      .array(
+        z.object({
+          id: z.string(),
+          roles: z.array(z.string()),
+          group: z.string().nullable(),
+          approverAddress: checksummed('EIP-55.').nullable(),
+          secretHash: z
+            .string()
+            .optional()
+            .meta({ description: "sha256 (hex) of the key's secret: a presented secret must match it, whatever the row's hash. Absent from states made before secrets were governed." }),
+          passkey: z
+            .object({ credentialId: z.string(), publicKey: z.string() })
+            .optional()
+            .meta({ description: 'The passkey its console votes are verified with (base64url), on a key enrolled through the console only.' }),
+        }),
+      )
       .optional()
-      .meta({ description: "The API keys that authenticate, by id, with the roles, group and credential they act with (whatever their rows say); absent: the vault's keys are not governed by its state." }),
+      .meta({ description: "The API keys that authenticate, by id, with the roles, group, credential and secret hash they act with (whatever their rows say); absent: the vault's keys are not governed by its state." }),
     webhooks: z
       .array(z.object({ id: z.string(), url: z.string(), events: z.array(z.string()) }))
       .optional()

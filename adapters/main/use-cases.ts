@@ -180,7 +180,7 @@ export const USE_CASES = {
   ),
   // Approvals (issue 25): signs an approval rule holds until a quorum of approver keys approves them
   /** A page of the vault's approvals, oldest first, optionally of one status. */
-  listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock)),
+  listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock, p.policyCache)),
   /** One approval: what is asked, the votes, and once approved the Sign result. */
   getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock, p.policyCache)),
   /** An approver key's vote; the approve that completes the quorum releases the signature (once), by the request's kind. */
@@ -198,6 +198,8 @@ export const USE_CASES = {
         // A governed vault's votes count only from the approvers and credentials its verified state names.
         (vaultId: string) => governedVotersOf(p.policyCache, vaultId),
         new PasskeyVotes(p.console, relyingPartyOf(s), p.payloads),
+        // The quorum and group a vote is judged by: the holding rule's in the verified policy in force.
+        p.policyCache,
       ),
     KEYS,
   ),

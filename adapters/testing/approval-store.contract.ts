@@ -177,13 +177,31 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
         { apiKeyId: revoked, vote: 'approve', at: at(3000), signature },
       ]);
       expect(await other.countedVotes(vaultId, a.id)).toEqual([
-        { apiKeyId: signed, signature, approverAddress: address },
-        { apiKeyId: legacy, signature: null, approverAddress: null },
+        { apiKeyId: signed, signature, approverAddress: address, group: null },
+        { apiKeyId: legacy, signature: null, approverAddress: null, group: null },
       ]);
       // Another vault's id answers nothing; a reject is not counted.
       expect(await other.countedVotes(await f.newVault(), a.id)).toEqual([]);
       await store.vote(vaultId, a.id, { apiKeyId: rejecter, vote: 'reject', at: at(4000) }, (x) => [event('approval.voted', x)]);
       expect((await other.countedVotes(vaultId, a.id)).map((v) => v.apiKeyId)).toEqual([signed, legacy]);
+    });
+
+    it('counts an approver once: two keys of one approver address (any case) are one approval, at every read and at the claim', async () => {
+      const [store, other] = f.stores;
+      const vaultId = await f.newVault();
+      const address = randomAddress();
+      const [first, twin, noAddress] = [await approver(vaultId, { approverAddress: address }), await approver(vaultId, { approverAddress: address.toLowerCase() }), await approver(vaultId)];
+      const a = anApproval(vaultId, { required: 2 });
+      await store.create(a, event('approval.requested', a));
+      const vote = (apiKeyId: string, ms: number) => store.vote(vaultId, a.id, { apiKeyId, vote: 'approve', at: at(ms) }, (x) => [event('approval.voted', x)]);
+      expect(await vote(first, 1000)).toMatchObject({ approval: { approvals: 1 } });
+      expect(await vote(twin, 2000)).toMatchObject({ approval: { approvals: 1 } });
+      expect((await other.find(vaultId, a.id))!.approvals).toBe(1);
+      expect(await store.claimRelease(vaultId, a.id, 't1', at(2500), at(2500 + HOUR))).toBe(false);
+      // Both votes are kept, and countedVotes answers both: the release judges each one.
+      expect((await other.countedVotes(vaultId, a.id)).map((v) => v.apiKeyId)).toEqual([first, twin]);
+      expect(await vote(noAddress, 3000)).toMatchObject({ approval: { approvals: 2 } });
+      expect(await store.claimRelease(vaultId, a.id, 't2', at(3500), at(3500 + HOUR))).toBe(true);
     });
 
     it('a key revoked between the claim and the release takes the quorum with it: the release writes nothing', async () => {

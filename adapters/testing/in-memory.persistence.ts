@@ -341,9 +341,9 @@ export class InMemoryApprovalStore implements ApprovalStore {
     private readonly keys: { readonly apiKeys: ReadonlyMap<string, ApiKeyRecord> },
   ) {}
 
-  /** The approve votes that count now, as the SQL store's COUNTED: unrevoked keys of the vault, approvers, of the group. */
+  /** The approvers whose approve votes count now, as the SQL store's COUNTED: unrevoked keys of the vault, approvers, of the group, an address once. */
   private counted(a: Approval): number {
-    return this.countedOf(a).length;
+    return new Set(this.countedOf(a).map((v) => this.keys.apiKeys.get(v.apiKeyId)!.approverAddress?.toLowerCase() ?? v.apiKeyId)).size;
   }
 
   private countedOf(a: Approval): ApprovalVote[] {
@@ -352,6 +352,11 @@ export class InMemoryApprovalStore implements ApprovalStore {
       return v.vote === 'approve' && key !== undefined && key.vaultId === a.vaultId && key.revoked === null && key.roles.includes('approver') && (a.group === null || key.group === a.group);
     });
   }
+  /** Decided on record (approval.decided), whatever its status says now: as the SQL store's NEVER_DECIDED. */
+  private decidedBefore(a: Approval): boolean {
+    return this.audit.records.some((r) => r.vaultId === a.vaultId && r.subject === a.id && r.action === 'approval.decided');
+  }
+
   /** An approval as reads answer it: a copy, its count over the keys as they are now. */
   private shown(a: Approval): Approval {
     return { ...structuredClone(a), approvals: this.counted(a) };
@@ -402,11 +407,14 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async countedVotes(vaultId: string, id: string): Promise<CountedVote[]> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId) return [];
-    return this.countedOf(a).map((v) => ({ apiKeyId: v.apiKeyId, signature: v.signature ?? null, approverAddress: this.keys.apiKeys.get(v.apiKeyId)?.approverAddress ?? null }));
+    return this.countedOf(a).map((v) => {
+      const key = this.keys.apiKeys.get(v.apiKeyId)!;
+      return { apiKeyId: v.apiKeyId, signature: v.signature ?? null, approverAddress: key.approverAddress ?? null, group: key.group ?? null };
+    });
   }
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
     const a = this.approvals.get(id);
-    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || this.counted(a) < a.required) return false;
+    if (a === undefined || a.vaultId !== vaultId || a.status !== 'pending' || a.expires.getTime() <= now.getTime() || this.counted(a) < a.required || this.decidedBefore(a)) return false;
     const claim = this.claims.get(id);
     if (claim !== undefined && claim.until > now.getTime()) return false;
     this.claims.set(id, { token, until: leaseUntil.getTime() });
@@ -418,7 +426,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean> {
     const a = this.approvals.get(id);
     if (a === undefined || a.vaultId !== vaultId || this.claims.get(id)?.token !== token || a.status !== 'pending' || a.expires.getTime() <= now.getTime()) return false;
-    if (this.counted(a) < a.required) return false;
+    if (this.counted(a) < a.required || this.decidedBefore(a)) return false;
     events.forEach((e) => prepareAuditEvent(e));
     this.claims.delete(id);
     this.approvals.set(id, { ...a, status: 'approved', decided: now, result });

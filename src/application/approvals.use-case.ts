@@ -15,7 +15,8 @@ import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
 import type { PolicyCache } from './policy-cache.js';
 import type { Principal } from './principal.js';
 import type { SignResult } from './sign-call.use-case.js';
-import { checkQuorum, isGovernedVoter, isSignedDecision, type DecisionSigners, type PasskeyVoteCheck, type QuorumCheck } from './signed-votes.js';
+import { checkQuorum, isGovernedVoter, isSignedDecision, voterOf, type DecisionSigners, type PasskeyVoteCheck, type QuorumCheck } from './signed-votes.js';
+import { QuorumShort, ReleaseQuorum, withPolicyQuorum, type CountedApprover } from './held-quorum.js';
 import { addressOf, passkeyOf, type GovernedVoting } from './governed-entries.js';
 import type { GovernedPasskey } from '../domain/governance.js';
 import { asBytes32 } from '../domain/signed-decisions.js';
@@ -26,15 +27,19 @@ import { asBytes32 } from '../domain/signed-decisions.js';
  * approval's result in one transaction before it resolves, only while the claim holds.
  */
 export interface ApprovalReleaser {
-  release(approval: Approval, token: string, actor: string): Promise<unknown>;
+  /**
+   * `quorum`: the approvers whose votes count; the release decides the request again with the policy in
+   * force and signs only when they meet what that decision asks (ReleaseQuorum.require, QuorumShort if not).
+   */
+  release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<unknown>;
 }
 
 /** Releases an approved request by its kind: the use case that would have signed it, had no rule held it. */
 export class ReleaseByKind implements ApprovalReleaser {
   constructor(private readonly releasers: Readonly<Record<ApprovalKind, ApprovalReleaser>>) {}
 
-  release(approval: Approval, token: string, actor: string): Promise<unknown> {
-    return this.releasers[approvalKind(approval)].release(approval, token, actor);
+  release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<unknown> {
+    return this.releasers[approvalKind(approval)].release(approval, token, actor, quorum);
   }
 }
 
@@ -66,22 +71,34 @@ const asOf = (approval: Approval, now: Date): Approval => {
   return status === approval.status ? approval : { ...approval, status };
 };
 
-/** A vault's approvals, oldest first, optionally of one status (`?status=pending`). */
+/**
+ * The policy document reads show a vault's approvals against (withPolicyQuorum): the verified one in force;
+ * none for a vault whose state does not verify (its document may be a database writer's), or without policies.
+ */
+async function documentForReads(policies: Pick<PolicyCache, 'state'> | undefined, vaultId: string): Promise<PolicyDocument | null> {
+  if (policies === undefined) return null;
+  const state = await policies.state(vaultId);
+  return state.problem === null ? state.document : null;
+}
+
+/** A vault's approvals, oldest first, optionally of one status (`?status=pending`), each with the quorum the policy in force asks. */
 export class ListApprovals {
   constructor(
     private readonly store: ApprovalStore | undefined,
     private readonly clock: Clock,
+    private readonly policies?: Pick<PolicyCache, 'state'>,
   ) {}
 
   async execute(vaultId: string, query: { status?: ApprovalStatus; offset?: number; count?: number } = {}): Promise<ApprovalPage> {
     const now = this.clock.now();
     if (this.store === undefined) return { count: 0, page: [] };
     const page = await this.store.list(vaultId, { status: query.status, now, offset: query.offset ?? 0, count: query.count ?? 100 });
-    return { count: page.count, page: page.page.map((a) => asOf(a, now)) };
+    const document = page.page.length === 0 ? null : await documentForReads(this.policies, vaultId);
+    return { count: page.count, page: page.page.map((a) => withPolicyQuorum(asOf(a, now), document)) };
   }
 }
 
-/** One approval of the vault: what is asked, the votes, and once approved the Sign result. */
+/** One approval of the vault: what is asked, the votes, the quorum the policy in force asks and once approved the Sign result. */
 export class GetApproval {
   constructor(
     private readonly store: ApprovalStore | undefined,
@@ -90,7 +107,8 @@ export class GetApproval {
   ) {}
 
   async execute(vaultId: string, id: string): Promise<Approval> {
-    return asOf(await findApproval(storeOf(this.store), vaultId, id), this.clock.now());
+    const approval = await findApproval(storeOf(this.store), vaultId, id);
+    return withPolicyQuorum(asOf(approval, this.clock.now()), await documentForReads(this.policies, vaultId));
   }
 
   /**
@@ -100,9 +118,7 @@ export class GetApproval {
    * still shows them (reading is not signing).
    */
   async shownPolicy(vaultId: string): Promise<ShownPolicy> {
-    if (this.policies === undefined) return null;
-    const state = await this.policies.state(vaultId);
-    return state.problem === null ? state.document : null;
+    return documentForReads(this.policies, vaultId);
   }
 }
 
@@ -155,6 +171,8 @@ export class VoteOnApproval {
     private readonly votersOf?: (vaultId: string) => Promise<GovernedVoting | null>,
     /** Verifies passkey votes again at release (absent: no key has a passkey). */
     private readonly passkeyVotes?: PasskeyVoteCheck,
+    /** The policy in force, whose holding rule says the quorum and group a vote is judged by (withPolicyQuorum); absent: the rows'. */
+    private readonly policies?: Pick<PolicyCache, 'state'>,
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -162,7 +180,10 @@ export class VoteOnApproval {
     const { principal, id, vote } = command;
     const vaultId = principal.vaultId;
     const now = this.clock.now();
-    const approval = await findApproval(store, vaultId, id);
+    // The quorum and group of the rule in force, not the row's: the group a vote must be of, the quorum that tries a release.
+    const document = await documentForReads(this.policies, vaultId);
+    const shown = (a: Approval) => withPolicyQuorum(asOf(a, this.clock.now()), document);
+    const approval = withPolicyQuorum(await findApproval(store, vaultId, id), document);
     if (principal.apiKeyId === approval.requester) {
       await this.refused(principal, approval, 'self vote');
       throw new DomainError(ErrorCode.APPROVAL_SELF_VOTE, `approval ${id}: the requesting key can never vote on its own request`);
@@ -210,12 +231,12 @@ export class VoteOnApproval {
     const earlier = approval.votes.find((v) => v.apiKeyId === principal.apiKeyId);
     if (earlier !== undefined) {
       // The quorum is there but the signature is not (its release failed): an approver's call retries it.
-      if (earlier.vote === 'approve' && vote === 'approve' && approval.approvals >= approval.required) return this.release(store, approval, principal);
+      if (earlier.vote === 'approve' && vote === 'approve' && approval.approvals >= approval.required) return this.release(store, approval, principal, shown);
       throw alreadyVoted(id, earlier.vote);
     }
     const signature = address !== null ? command.signature! : command.passkeyAssertion;
     const cast = { apiKeyId: principal.apiKeyId, vote, at: now, ...(signature === undefined ? {} : { signature }) };
-    const outcome = await store.vote(vaultId, id, cast, (counted) => this.events(principal, counted, vote, now));
+    const outcome = await store.vote(vaultId, id, cast, (counted) => this.events(principal, withPolicyQuorum(counted, document), vote, now));
     if (outcome.kind === 'already-voted') throw alreadyVoted(id, vote);
     if (outcome.kind === 'closed') {
       // Decided or expired between the read and the vote: say which, as of now.
@@ -223,13 +244,17 @@ export class VoteOnApproval {
       refuseClosed(current ?? approval, this.clock.now());
       throw new DomainError(ErrorCode.APPROVAL_CLOSED, `approval ${id}: it takes no more votes`);
     }
-    const counted = outcome.approval;
-    if (vote === 'approve' && counted.approvals >= counted.required) return this.release(store, counted, principal);
-    return asOf(counted, this.clock.now());
+    const counted = shown(outcome.approval);
+    if (vote === 'approve' && counted.approvals >= counted.required) return this.release(store, counted, principal, shown);
+    return counted;
   }
 
-  /** Claims the release; the claimer signs, anyone else answers the approval as it stands. */
-  private async release(store: ApprovalStore, approval: Approval, principal: Principal): Promise<Approval> {
+  /**
+   * Claims the release; the claimer signs, anyone else answers the approval as it stands (`shown`). A
+   * release whose votes fall short of what the policy in force asks now (QuorumShort) signs nothing and
+   * answers the approval, pending, as any vote that does not complete the quorum.
+   */
+  private async release(store: ApprovalStore, approval: Approval, principal: Principal, shown: (a: Approval) => Approval): Promise<Approval> {
     const token = randomUUID();
     const now = this.clock.now();
     if (this.apiKeys !== undefined) {
@@ -245,48 +270,54 @@ export class VoteOnApproval {
         const held = await this.verifiedQuorum(store, approval, principal);
         if (held === null) {
           await store.abandonRelease(approval.vaultId, approval.id, token);
-          return asOf((await store.find(approval.vaultId, approval.id)) ?? approval, this.clock.now());
+          return shown((await store.find(approval.vaultId, approval.id)) ?? approval);
         }
-        await this.releaser.release(held, token, actorOf(principal));
+        await this.releaser.release(held.approval, token, actorOf(principal), new ReleaseQuorum(held.approval, held.approvers));
       } catch (error) {
         // Given back at once: the next approve call retries (the lease would hold it otherwise).
         await store.abandonRelease(approval.vaultId, approval.id, token).catch(() => undefined);
-        throw error;
+        if (!(error instanceof QuorumShort)) throw error;
       }
     }
     const current = await store.find(approval.vaultId, approval.id);
-    return asOf(current ?? approval, this.clock.now());
+    return shown(current ?? approval);
   }
 
   /**
-   * The approval as stored, when its stored request still hashes to its requestHash and its counted votes
-   * that verify (signed by their key's current credential, or of a key without one) still make the quorum;
-   * else null, with `approval.vote-invalid` on record naming the votes that count for nothing. A quorum
-   * that holds despite such votes is released, and those votes are on record all the same.
+   * The approval as stored and the approvers whose votes count, when its stored request still hashes to its
+   * requestHash and its counted votes that verify (signed by their key's current credential, or of a key
+   * without one) still make the row's quorum, counted per approver (voterOf: the keys of one address are
+   * one approver); else null, with `approval.vote-invalid` on record naming the votes that count for nothing.
+   * A quorum that holds despite such votes goes on to the release (which asks the policy's quorum), and
+   * those votes are on record all the same. On a governed vault each key's credential and group are the
+   * signed state's.
    */
-  private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<Approval | null> {
+  private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<{ approval: Approval; approvers: CountedApprover[] } | null> {
     const approval = (await store.find(read.vaultId, read.id)) ?? read;
     const voting = (await this.votersOf?.(approval.vaultId)) ?? null;
     const credentials = voting?.credentials ?? null;
+    const groups = voting?.groups ?? null;
     const stored = await store.countedVotes(approval.vaultId, approval.id);
-    const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: addressOf(credentials.get(v.apiKeyId)) }));
+    const votes = credentials === null ? stored : stored.map((v) => ({ ...v, approverAddress: addressOf(credentials.get(v.apiKeyId)), group: groups?.get(v.apiKeyId) ?? null }));
     // The passkeys the signed state lists, by key: a governed vault's passkey votes are verified against these alone.
     const pinned = credentials === null ? null : new Map([...credentials].flatMap(([id, c]) => ((p) => (p === null ? [] : [[id, p] as const]))(passkeyOf(c))));
     const signed = checkQuorum(this.signers, approval, votes, voting?.approvers ?? null, new Set(pinned?.keys()));
     const check = await this.withPasskeys(approval, votes, signed, pinned);
-    const held = check.intact && check.valid >= approval.required;
+    const approvers = check.valid.map((v) => ({ voter: voterOf(v, pinned?.get(v.apiKeyId)), group: v.group }));
+    const valid = new Set(approvers.map((a) => a.voter)).size;
+    const held = check.intact && valid >= approval.required;
     if (check.invalid.length > 0 || !check.intact) {
       this.observer?.observeInvalidVotes(Math.max(check.invalid.length, 1));
       await audit(this.auditLog, 'approval.vote-invalid', this.clock.now(), actorOf(principal), approval.vaultId, approval.id, {
         approval: approval.id,
         reason: check.intact ? 'vote without a valid signature of its key\'s credential (approver address or passkey)' : 'stored request does not hash to its requestHash',
         votes: check.invalid.map((v) => apiKeyActor(v.apiKeyId)).join(','),
-        valid: check.valid,
+        valid,
         required: approval.required,
         released: held,
       });
     }
-    return held ? approval : null;
+    return held ? { approval, approvers } : null;
   }
 
   /**
@@ -307,7 +338,7 @@ export class VoteOnApproval {
       if (verified === false || (passkey !== undefined && verified !== true)) failed.push(vote);
     }
     if (failed.length === 0) return check;
-    return { intact: true, invalid: [...check.invalid, ...failed], valid: check.valid - failed.length };
+    return { intact: true, invalid: [...check.invalid, ...failed], valid: check.valid.filter((v) => !failed.includes(v)) };
   }
 
   private events(principal: Principal, approval: Approval, vote: ApprovalVoteKind, at: Date): AuditEvent[] {

@@ -67,11 +67,16 @@ export class Authenticate {
       return refuse('revoked_key', refused, parsed.id);
     }
     if (record.vaultId !== vaultId) return refuse('other_vault', refused, parsed.id);
-    // On a vault whose signed state governs its keys, the row only proves the secret and its revocation:
-    // a key the state does not list is unknown, and a listed key's powers are the state's, not the row's.
+    // On a vault whose signed state governs its keys, the row only proves its revocation (and a first check
+    // of the secret): a key the state does not list is unknown, a listed key's powers are the state's, not
+    // the row's, and where the state lists the secret's hash the secret must match that one too, so a
+    // hash a database writer puts in the row opens nothing.
     const governed = this.governedKeys ? await this.governedKeys(vaultId) : null;
     const powers = governed === null ? record : governed.find((k) => k.id === record.id);
     if (powers === undefined) return refuse('ungoverned_key', refused, parsed.id);
+    if (governed !== null && powers.secretHash !== undefined && !secretMatches(parsed.secret, powers.secretHash)) {
+      return refuse('ungoverned_secret', refused, parsed.id);
+    }
     // Checked last, so only the key's holder learns of its networks; summarised with the other refusals.
     if (record.allowCidrs !== null && !addressInCidrs(source, record.allowCidrs)) {
       this.refusals.refused({ source, reason: 'foreign_network', vaultId, apiKeyId: parsed.id });

@@ -194,7 +194,13 @@ export class GovernanceVerifier {
       const hash = stateHash(proposal.state);
       if (hash !== proposal.documentHash) return fail(`applied proposal ${proposal.id}'s state does not hash to its documentHash`, head, headHash);
       if (next.previous !== headHash || proposal.previousHash !== headHash) return fail(`applied proposal ${proposal.id} does not follow the state before it (${headHash})`, head, headHash);
-      const { approvers } = this.quorumOf(proposal, head);
+      const { approvers, rejectedBy } = this.quorumOf(proposal, head);
+      // A vote is stored only while its proposal is pending, a reject closes it in the vote's own transaction,
+      // and an apply marks only a pending proposal applied: an applied proposal never legitimately carries a
+      // valid reject. One that does is a veto overridden in the database.
+      if (rejectedBy !== null) {
+        return fail(`applied proposal ${proposal.id} carries a valid reject of ${rejectedBy}, an approver of the state before it: a vetoed proposal is never in force`, head, headHash);
+      }
       if (approvers.length < head.governance.required) {
         return fail(`applied proposal ${proposal.id} carries ${approvers.length} valid PolicyChange signature(s) of the approvers before it, and needs ${head.governance.required}`, head, headHash);
       }

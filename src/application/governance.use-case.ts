@@ -10,6 +10,7 @@ import {
   parseGovernanceSettings,
   readState,
   stateHash,
+  withSecretHashes,
   type GovernanceSettings,
   type GovernedState,
   type StateDiff,
@@ -128,9 +129,9 @@ export class Governance implements EntriesProposer {
     await requireVault(this.deps.vaults, vaultId);
     const current = await this.verified(vaultId);
     if (current.governed !== null) {
-      // A state made before keys and webhooks were governed starts governing them with this change.
+      // A state made before keys, their secrets and webhooks were governed starts governing them with this change.
       const head = current.governed.head;
-      const next = { ...head, governance, apiKeys: head.apiKeys ?? (await this.currentApiKeys(vaultId)), webhooks: head.webhooks ?? (await this.currentWebhooks(vaultId)) };
+      const next = { ...head, governance, apiKeys: await this.capturedApiKeys(vaultId, head.apiKeys), webhooks: head.webhooks ?? (await this.currentWebhooks(vaultId)) };
       return { proposal: await this.propose(vaultId, next, actor), warnings };
     }
     const freezes = await this.store.freezes(vaultId);
@@ -177,6 +178,16 @@ export class Governance implements EntriesProposer {
     const keys = await this.deps.apiKeys.listApiKeys(vaultId);
     const passkeys = new Map((await this.deps.passkeys?.(vaultId))?.map((p) => [p.apiKeyId, p]));
     return keys.filter((k) => k.revoked === null).map((k) => governedApiKey(k, passkeys.get(k.id))).sort(byId);
+  }
+
+  /**
+   * The keys a `governance set` proposal lists: the rows as the genesis captures them when the state lists
+   * none, else the state's, each without a secret hash given its row's (a state made before secrets were).
+   */
+  private async capturedApiKeys(vaultId: string, listed: GovernedState['apiKeys']): Promise<GovernedState['apiKeys']> {
+    if (listed === undefined) return this.currentApiKeys(vaultId);
+    if (this.deps.apiKeys === undefined || listed.every((k) => k.secretHash !== undefined)) return listed;
+    return withSecretHashes(listed, await this.deps.apiKeys.listApiKeys(vaultId));
   }
 
   private async currentWebhooks(vaultId: string): Promise<GovernedState['webhooks']> {

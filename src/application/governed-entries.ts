@@ -49,6 +49,7 @@ export async function governedVotersOf(cache: PolicyCache, vaultId: string): Pro
   return {
     approvers: state.governed.head.governance.approvers,
     credentials: keys === undefined ? null : new Map(keys.map((k) => [k.id, credentialOf(k)])),
+    groups: keys === undefined ? null : new Map(keys.map((k) => [k.id, k.group])),
   };
 }
 
@@ -74,6 +75,8 @@ export interface GovernedVoting {
   readonly approvers: readonly string[];
   /** Each key's credential as the signed state lists it; null when the state does not govern keys. */
   readonly credentials: ReadonlyMap<string, VoterCredential | null> | null;
+  /** Each key's group as the signed state lists it (null: none); null when the state does not govern keys. */
+  readonly groups: ReadonlyMap<string, string | null> | null;
 }
 
 /**

@@ -22,6 +22,11 @@ const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** An approver's credential as stored: EIP-55 (a mixed-case address with a bad checksum is a typo, refused). */
 const approverAddressOf = (text: string): string => parseAddress(text, 'approver-address');
 
+/** What an operator should know of a change that is made all the same (printed on stderr by the CLI). */
+export interface Warned {
+  readonly warnings?: readonly string[];
+}
+
 /** Operator actions from the CLI: vaults and their API keys, each recorded in the audit trail (actor `operator`). */
 export class ManageVaults {
   constructor(
@@ -61,7 +66,7 @@ export class ManageVaults {
   async createApiKey(
     vaultId: string,
     access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean; approverAddress?: string } = {},
-  ): Promise<{ apiKey: string; record: ApiKeyRecord } & MadeProposal> {
+  ): Promise<{ apiKey: string; record: ApiKeyRecord } & MadeProposal & Warned> {
     const roles = access.roles === undefined ? DEFAULT_ROLES : parseRoles(access.roles.join(','));
     checkApproverSeparation(roles, access.allowSignerApprover === true);
     await requireVault(this.repository, vaultId);
@@ -74,6 +79,7 @@ export class ManageVaults {
     if (approverAddress !== null && !roles.includes('approver')) throw invalidArgument('approver-address: only a key with the approver role votes; add approver to --roles');
     // Asked before the row is written, so a vault whose governance does not verify gets no row either.
     const governed = await this.governedKeys(vaultId);
+    const warned = approverAddress === null ? {} : await this.sharedAddress(vaultId, approverAddress, null, governed);
     const { id, apiKey, secretHash } = generateApiKey();
     const record: ApiKeyRecord = {
       id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs,
@@ -87,8 +93,28 @@ export class ManageVaults {
       ...(group === null ? {} : { group }),
       ...(approverAddress === null ? {} : { approverAddress }),
     });
-    if (governed === null) return { apiKey, record };
-    return { apiKey, record, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey(record)))) };
+    if (governed === null) return { apiKey, record, ...warned };
+    return { apiKey, record, ...warned, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey(record)))) };
+  }
+
+  /**
+   * A warning when another unrevoked approver key of the vault (by its row, or as the signed state lists it)
+   * already votes as `address`. Warned, not refused: a quorum counts an approver once, whichever of its keys
+   * votes, so the second key adds no vote; and replacing an approver's key makes the new one before the old
+   * one is revoked.
+   */
+  private async sharedAddress(vaultId: string, address: string, keyId: string | null, governed: readonly GovernedApiKey[] | null): Promise<Warned> {
+    const same = (a: string | null | undefined) => a !== null && a !== undefined && a.toLowerCase() === address.toLowerCase();
+    const rows = (await this.repository.listApiKeys(vaultId)).filter((k) => k.revoked === null && k.roles.includes('approver') && same(k.approverAddress));
+    const listed = (governed ?? []).filter((k) => k.roles.includes('approver') && same(k.approverAddress));
+    const others = [...new Set([...rows, ...listed].map((k) => k.id))].filter((id) => id !== keyId).sort();
+    if (others.length === 0) return {};
+    return {
+      warnings: [
+        `approver-address: ${others.length === 1 ? `api key ${others[0]} of this vault already votes` : `api keys ${others.join(', ')} of this vault already vote`} as ${address}; a quorum counts each approver once, ` +
+          'whichever of its keys votes, so this key adds no approval of its own (revoke the older key once this one is in use)',
+      ],
+    };
   }
 
   /**
@@ -98,7 +124,7 @@ export class ManageVaults {
    * keys the row is left as it is and a proposal changing the state's credential of the key is made: the
    * state's is the one its votes are checked with.
    */
-  async setApproverAddress(vaultId: string, keyId: string, address: string): Promise<ApiKeyRecord & MadeProposal> {
+  async setApproverAddress(vaultId: string, keyId: string, address: string): Promise<ApiKeyRecord & MadeProposal & Warned> {
     const approverAddress = approverAddressOf(address);
     await requireVault(this.repository, vaultId);
     const row = await this.repository.findApiKey(keyId);
@@ -110,12 +136,14 @@ export class ManageVaults {
     // What the key may do: the signed state's, when it governs the keys.
     const key = listed === undefined ? row : { ...row, roles: listed.roles, group: listed.group, approverAddress: listed.approverAddress };
     if (!key.roles.includes('approver')) throw invalidArgument(`key: api key ${keyId} does not hold the approver role (roles ${key.roles.join(',')}); only approver keys vote`);
-    // A passkey the state lists stays listed (the address then judges the key's votes, docs/console.md).
-    if (governed !== null) return { ...key, approverAddress, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey({ ...key, approverAddress }, listed?.passkey)))) };
+    const warned = await this.sharedAddress(vaultId, approverAddress, keyId, governed);
+    // The state's entry with the new address, all else as listed: its passkey (the address then judges the
+    // key's votes, docs/console.md) and its secret hash (never the row's, which a database writer may have replaced).
+    if (listed !== undefined) return { ...key, approverAddress, ...warned, ...(await this.propose(vaultId, (keys) => withEntry(keys, { ...listed, approverAddress }))) };
     const now = this.clock.now();
     const recorded = auditEvent('api-key.credential-set', now, OPERATOR, vaultId, keyId, { approverAddress, previous: key.approverAddress ?? null });
     if (!(await this.repository.setApproverAddress(keyId, approverAddress, recorded))) throw invalidArgument(`key: api key ${keyId} does not exist`);
-    return { ...key, approverAddress };
+    return { ...key, approverAddress, ...warned };
   }
 
   async listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {

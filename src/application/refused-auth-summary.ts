@@ -19,6 +19,8 @@ export const REFUSAL_REASONS = {
   foreign_network: 'API key used from outside its networks',
   // A key row of a governed vault that its signed state does not list (added by a database writer, or not yet approved).
   ungoverned_key: 'API key its vault\'s signed governance does not list',
+  // A listed key whose row's secret hash is not the one the signed state lists (the row was rewritten).
+  ungoverned_secret: 'API key whose secret is not the one its vault\'s signed governance lists',
 } as const;
 export type RefusalReason = keyof typeof REFUSAL_REASONS;
 

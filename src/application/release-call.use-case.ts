@@ -1,4 +1,5 @@
 import type { Approval } from '../domain/approval.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 import { HeldRequests, type HeldRequestsDeps } from './held-requests.js';
 import type { SignCall, SignResult } from './sign-call.use-case.js';
 
@@ -9,7 +10,8 @@ export interface ReleaseCallDeps extends HeldRequestsDeps {
 
 /**
  * Makes the signature of an approved call (its quorum reached, the release claimed with `token`): SignCall
- * signs the stored request as it was asked, everything the request does not fix read now. The signature,
+ * signs the stored request as it was asked, everything the request does not fix read now, once `quorum`
+ * meets what the policy in force decides for it. The signature,
  * its audit records and the approval's result are written in one transaction, only while the claim holds;
  * CONFLICT when it no longer did.
  */
@@ -20,9 +22,9 @@ export class ReleaseCall {
     this.held = new HeldRequests(deps, 'sign request');
   }
 
-  release(approval: Approval, token: string, actor: string): Promise<SignResult> {
+  release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignResult> {
     this.held.store(); // Before anything is signed.
-    return this.deps.signCall.signApproved(approval, (entry, issued, result, fence) =>
+    return this.deps.signCall.signApproved(approval, quorum, (entry, issued, result, fence) =>
       this.held.released(
         approval,
         token,

@@ -6,6 +6,7 @@ import type { Wallet } from '../domain/wallet.js';
 import type { RecoverableSignature } from '../ports/key-store.port.js';
 import type { AuthorizationFacts } from '../ports/standard-payloads.port.js';
 import { asJsonValue, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 
 /** `authorization`: `{ chainId, address, nonce }` (EIP-7702: the delegate `address` on `chainId`, 0 for every chain). */
 export type SignAuthorizationCommand = WalletCommand<{ authorization: unknown }>;
@@ -54,16 +55,16 @@ export class SignAuthorization extends StandardSigningUseCase {
 
   /**
    * Signs an approved authorization (its quorum reached, the release claimed with `token`): the policy is
-   * read again (a deny refuses; a hold counts as allowed) and the limits count it; the signature's record,
+   * read again (a deny refuses; a hold counts as allowed once `quorum` meets it) and the limits count it; the signature's record,
    * the approval's result and approval.decided are written in one transaction before it is returned.
    */
-  async release(approval: Approval, token: string, actor: string): Promise<SignedAuthorizationResult> {
+  async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignedAuthorizationResult> {
     const stored = JSON.parse(approval.request) as { address: string; authorization: unknown };
     const principal = this.signing.releasePrincipal(approval);
     const { digest, facts } = this.signing.payloads.authorizationDigest(stored.authorization);
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = detailsOf(facts, digest);
-    const { fence } = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details, 'release');
+    const { fence } = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details, { release: quorum });
     const result = resultOf(await this.signing.sign(wallet, digest));
     await this.signing.released(approval, token, actor, wallet, 'sign.authorization', details, result, fence);
     return result;

@@ -30,6 +30,7 @@ import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 import { HeldRequests, type ApprovalRequested } from './held-requests.js';
 import { actorOf } from './audit-actor.js';
 import type { TransactionSimulator } from './transaction-simulation.js';
@@ -270,15 +271,18 @@ export class SignCall {
   /**
    * Signs an approved request as it was asked (ReleaseCall: its quorum reached, the release claimed), with
    * everything the request does not fix read now, not when it was asked: a fresh nonce, uniq and signer
-   * from the contract (on RPC chains), the policy (except the approval rules), the wallet and the sign
-   * limits. `record` writes the signature and its records before it is answered.
+   * from the contract (on RPC chains), the policy, the wallet and the sign limits. A hold the policy decides
+   * now must be met by `quorum` (its rule's quorum and group, QuorumShort otherwise). `record` writes the
+   * signature and its records before it is answered.
    */
-  async signApproved(approval: Approval, record: RecordSigned): Promise<SignResult> {
+  async signApproved(approval: Approval, quorum: Pick<ReleaseQuorum, 'require'>, record: RecordSigned): Promise<SignResult> {
     const fields = readSignFields(JSON.parse(approval.request), this.chains);
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal = this.held.releasePrincipal(approval);
     // Read from the contract now (no value kept from an earlier read): what the wait cannot make stale.
     const p = await this.prepare(principal, fields, true);
+    // The votes against what this decision asks (a hold's quorum and group), not what the approval's row says.
+    quorum.require(p.decision);
     return this.issue(p, fields.args, record, approval.id);
   }
 

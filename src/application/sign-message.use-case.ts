@@ -4,6 +4,7 @@ import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../domain/policy/sign-intent.js';
 import type { Wallet } from '../domain/wallet.js';
 import { asJsonValue, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 
 /** `message`: text (signed as its UTF-8 bytes) or `{ raw: "0x…" }` (bytes as they are). */
 export type SignMessageCommand = WalletCommand<{ message: unknown }>;
@@ -45,16 +46,16 @@ export class SignMessage extends StandardSigningUseCase {
 
   /**
    * Signs an approved message (its quorum reached, the release claimed with `token`): the policy is read
-   * again (a deny refuses; a hold counts as allowed) and the limits count it; the signature's record, the
+   * again (a deny refuses; a hold counts as allowed once `quorum` meets it) and the limits count it; the signature's record, the
    * approval's result and approval.decided are written in one transaction before it is returned.
    */
-  async release(approval: Approval, token: string, actor: string): Promise<{ signature: Hex }> {
+  async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<{ signature: Hex }> {
     const stored = JSON.parse(approval.request) as { address: string; message: unknown };
     const principal = this.signing.releasePrincipal(approval);
     const digest = this.signing.payloads.messageDigest(stored.message);
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = { digest: toHex(digest) };
-    const { fence } = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), details, 'release');
+    const { fence } = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), details, { release: quorum });
     const result = { signature: signatureHex(await this.signing.sign(wallet, digest)) };
     await this.signing.released(approval, token, actor, wallet, 'sign.message', details, result, fence);
     return result;

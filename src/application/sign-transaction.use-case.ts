@@ -7,6 +7,7 @@ import type { SignedTransaction, TransactionFacts, TransactionIntent, UnsignedTr
 import type { Principal } from './principal.js';
 import type { SimulatedCall } from './transaction-simulation.js';
 import { asJsonValue, sameDigest, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 
 /** `transaction`: legacy, eip2930 or eip1559 as viem serialises it; `chainId`, `nonce`, `gas` and its fees required. */
 export type SignTransactionCommand = WalletCommand<{ transaction: unknown }>;
@@ -40,16 +41,16 @@ export class SignTransaction extends StandardSigningUseCase {
   /**
    * Signs an approved transaction (its quorum reached, the release claimed with `token`), exactly as it was
    * held (nonce, gas and fees included): the policy is read again (a deny refuses; a hold counts as
-   * allowed) and the limits count it; the signature's record, the approval's result and approval.decided
+   * allowed once `quorum` meets it) and the limits count it; the signature's record, the approval's result and approval.decided
    * are written in one transaction before it is returned. It is not sent: the holder sends `serialized`.
    */
-  async release(approval: Approval, token: string, actor: string): Promise<SignedTransaction> {
+  async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignedTransaction> {
     const stored = JSON.parse(approval.request) as { address: string; transaction: unknown };
     const principal = this.signing.releasePrincipal(approval);
     const unsigned = this.signing.payloads.unsignedTransaction(stored.transaction);
     const wallet = await this.walletOf(principal, stored.address, unsigned.facts);
     // Simulated again: the chain may have changed while the request waited for its quorum.
-    const { fence } = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), 'release', simulatedCall(wallet, unsigned.facts));
+    const { fence } = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), { release: quorum }, simulatedCall(wallet, unsigned.facts));
     const signed = await this.signAndRecord(principal, wallet, unsigned);
     await this.signing.released(approval, token, actor, wallet, 'sign.transaction', signed.record, signed.result, fence);
     return signed.result;

@@ -14,6 +14,7 @@ import {
   type StandardOutcome,
   type WalletCommand,
 } from './standard-signing.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 
 /** `typedData`: `{ domain, types, primaryType, message }` as viem's signTypedData takes them. */
 export type SignTypedDataCommand = WalletCommand<{ typedData: unknown }>;
@@ -66,16 +67,16 @@ export class SignTypedData extends StandardSigningUseCase {
 
   /**
    * Signs approved typed data (its quorum reached, the release claimed with `token`): the policy is read
-   * again (a deny refuses; a hold counts as allowed) and the limits count it; the signature's record, the
+   * again (a deny refuses; a hold counts as allowed once `quorum` meets it) and the limits count it; the signature's record, the
    * approval's result and approval.decided are written in one transaction before it is returned.
    */
-  async release(approval: Approval, token: string, actor: string): Promise<{ signature: Hex }> {
+  async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<{ signature: Hex }> {
     const stored = JSON.parse(approval.request) as { address: string; typedData: unknown };
     const principal = this.signing.releasePrincipal(approval);
     const read = this.signing.payloads.typedDataDigest(stored.typedData);
     const wallet = await this.signing.wallet(principal, stored.address);
     const facts = factsOf(read);
-    const { fence } = await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.typedData, read), facts, 'release');
+    const { fence } = await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.typedData, read), facts, { release: quorum });
     const result = { signature: signatureHex(await this.signing.sign(wallet, read.digest)) };
     await this.signing.released(approval, token, actor, wallet, 'sign.typed-data', facts, result, fence);
     return result;

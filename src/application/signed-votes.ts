@@ -62,10 +62,21 @@ export function isGovernedVoter(governed: GovernedVoters, address: string): bool
 export interface QuorumCheck {
   /** Counted votes whose key has a credential and whose signature does not verify (all of them when the request changed). */
   readonly invalid: readonly CountedVote[];
-  /** Votes that count: signed by their key's current credential, or of a key without one. */
-  readonly valid: number;
+  /** Votes that count: signed by their key's current credential, or of a key without one (several may be one approver's: approversOf). */
+  readonly valid: readonly CountedVote[];
   /** False when the stored request no longer hashes to its requestHash: no vote counts then. */
   readonly intact: boolean;
+}
+
+/**
+ * Who cast a vote, as a quorum counts them: its credential, an address (any case) or a passkey the signed
+ * state lists, or its key where it has neither (a key without a credential; a passkey of a vault that is not
+ * governed, which belongs to that one key). Two keys of one approver address are one approver: one person's
+ * Decision posted through both counts once.
+ */
+export function voterOf(vote: Pick<CountedVote, 'apiKeyId' | 'approverAddress'>, pinned?: Pick<GovernedPasskey, 'credentialId'>): string {
+  if (vote.approverAddress !== null) return `address:${vote.approverAddress.toLowerCase()}`;
+  return pinned === undefined ? `key:${vote.apiKeyId}` : `passkey:${pinned.credentialId}`;
 }
 
 /**
@@ -80,13 +91,13 @@ export function checkQuorum(
   governed: GovernedVoters = null,
   governedPasskeys: ReadonlySet<string> = new Set(),
 ): QuorumCheck {
-  if (!requestIntact(approval)) return { invalid: votes, valid: 0, intact: false };
+  if (!requestIntact(approval)) return { invalid: votes, valid: [], intact: false };
   const invalid = votes.filter((v) =>
     v.approverAddress === null
       ? governed !== null && !governedPasskeys.has(v.apiKeyId)
       : !isGovernedVoter(governed, v.approverAddress) || !isSignedDecision(signers, approval, 'approve', v.signature, v.approverAddress),
   );
-  return { invalid, valid: votes.length - invalid.length, intact: true };
+  return { invalid, valid: votes.filter((v) => !invalid.includes(v)), intact: true };
 }
 
 /**

@@ -18,6 +18,7 @@ import { HeldRequests, type ApprovalRequested, type HoldSpec } from './held-requ
 import type { Principal } from './principal.js';
 import type { SignPolicyGate } from './sign-policy-gate.js';
 import { SignerCache } from './wallet-lookup.js';
+import type { ReleaseQuorum } from './held-quorum.js';
 import { outflowOverBound, type SimulatedCall, type SimulationReport, type TransactionSimulator } from './transaction-simulation.js';
 
 /**
@@ -75,8 +76,11 @@ export interface HeldRequest {
   readonly description: string;
 }
 
-/** How authorize() treats a hold: `sign` returns it (the caller holds), `precheck` decides only, `release` counts it as allowed. */
-export type AuthorizeMode = 'sign' | 'precheck' | 'release';
+/**
+ * How authorize() treats a hold: `sign` returns it (the caller holds), `precheck` decides only, a release
+ * (`{ release: quorum }`) counts it as allowed once `quorum` meets what it asks.
+ */
+export type AuthorizeMode = 'sign' | 'precheck' | { readonly release: Pick<ReleaseQuorum, 'require'> };
 
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
 export type PayloadKind = 'message' | 'typed-data' | 'transaction' | 'authorization';
@@ -119,7 +123,8 @@ export class StandardSigning {
    * The one policy's decision over `intent`, then its limits: a deny (or a limit reached) is recorded as
    * `sign.denied` with `facts`, then thrown. A hold is returned uncounted for the caller to hold (`sign`)
    * or to go on to the fill (`precheck`: decides only, counts nothing); at the release of an approved
-   * request (`release`) a hold counts as allowed, its quorum being what the rule asked, and the limits count it.
+   * request (`{ release: quorum }`) a hold counts as allowed when the release's approvers meet its quorum
+   * and group (QuorumShort otherwise, before anything is counted), and the limits count it.
    */
   async authorize(principal: Principal, wallet: Wallet, payload: PayloadKind, intent: SignIntent, facts: AuditDetails, mode: AuthorizeMode = 'sign', simulated?: SimulatedCall): Promise<HeldDecision> {
     const record = this.denial(wallet, payload, facts);
@@ -135,6 +140,7 @@ export class StandardSigning {
       return report === null ? decision : { ...decision, simulated: report };
     }
     if (mode === 'precheck') return decision;
+    if (typeof mode === 'object') mode.release.require(decision);
     await gate.count(principal, document, intent, record);
     if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
     return decision;

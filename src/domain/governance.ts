@@ -25,20 +25,28 @@ export interface GovernedState {
   /**
    * The API keys that authenticate, and what each may do, sorted by id (absent: the vault's keys are not
    * governed by its state, as in states made before keys were). A key row not listed is refused; a listed
-   * key's roles, group and credential are these, whatever its row says.
+   * key's roles, group, credential and (where listed) secret hash are these, whatever its row says.
    */
   readonly apiKeys?: readonly GovernedApiKey[];
   /** The webhook endpoints events are delivered to, sorted by id (absent: not governed by the state). */
   readonly webhooks?: readonly GovernedWebhook[];
 }
 
-/** An API key as the state governs it: its id (the public part of the key) and its powers, never its secret. */
+/** An API key as the state governs it: its id (the public part of the key), its powers and the hash of its secret, never the secret. */
 export interface GovernedApiKey {
   readonly id: string;
   /** Sorted in API_KEY_ROLES order (admin, signer, reader, approver), no repeats: one text per set, so one hash. */
   readonly roles: readonly ApiKeyRole[];
   readonly group: string | null;
   readonly approverAddress: string | null;
+  /**
+   * sha256 (hex) of the key's secret, as its row had it when the state was made: the hash a presented
+   * secret must match, so a row whose hash a database writer replaces authenticates nobody. Safe to show
+   * (the state is read by the vault's readers): the secret is 256 random bits, no hash of it can be
+   * searched back. Absent from states made before secrets were governed (their rows decide until a
+   * `governance set` proposal captures them), so such a state keeps the text, and the hash, it had.
+   */
+  readonly secretHash?: string;
   /**
    * The passkey its console votes are verified with (docs/console.md, "Governed vaults"), as enrolled.
    * Present only on a key that has one: a state without passkeys keeps the text, so the hash, it had.
@@ -62,14 +70,24 @@ export interface GovernedWebhook {
   readonly events: readonly string[];
 }
 
-/** A key row's powers as the state keeps them (with its passkey, when it has one). */
+/** A key row's powers and secret hash as the state keeps them (with its passkey, when it has one). */
 export function governedApiKey(
-  key: { id: string; roles: readonly ApiKeyRole[]; group?: string | null; approverAddress?: string | null },
+  key: { id: string; roles: readonly ApiKeyRole[]; group?: string | null; approverAddress?: string | null; secretHash: string },
   passkey?: GovernedPasskey | null,
 ): GovernedApiKey {
   const roles = API_KEY_ROLES.filter((r) => key.roles.includes(r));
-  const entry = { id: key.id, roles, group: key.group ?? null, approverAddress: key.approverAddress ?? null };
+  const entry = { id: key.id, roles, group: key.group ?? null, approverAddress: key.approverAddress ?? null, secretHash: key.secretHash };
   return passkey ? { ...entry, passkey: { credentialId: passkey.credentialId, publicKey: passkey.publicKey } } : entry;
+}
+
+/**
+ * `keys` with the secret hash of each entry that has none (a state made before secrets were governed)
+ * taken from its unrevoked row: what `governance set` proposes for such a state. Entries without such a
+ * row are left as they are.
+ */
+export function withSecretHashes(keys: readonly GovernedApiKey[], rows: readonly { id: string; secretHash: string; revoked: Date | null }[]): GovernedApiKey[] {
+  const live = new Map(rows.filter((r) => r.revoked === null).map((r) => [r.id, r.secretHash]));
+  return keys.map((k) => (k.secretHash !== undefined || !live.has(k.id) ? k : { ...k, secretHash: live.get(k.id)! }));
 }
 
 /** An endpoint row as the state keeps it. */
@@ -164,6 +182,8 @@ export function readState(text: string, vaultId: string): GovernedState {
   listOfIds(state.webhooks, 'webhooks');
   if (state.apiKeys?.some((k) => !Array.isArray(k.roles))) throw new Error('apiKeys: an entry without roles');
   if (state.apiKeys?.some((k) => k.passkey !== undefined && !isGovernedPasskey(k.passkey))) throw new Error('apiKeys: a passkey without a base64url credentialId and publicKey');
+  // Any text a row held is kept as it was (one that is no sha256 hex matches no secret: the key is locked, not opened).
+  if (state.apiKeys?.some((k) => k.secretHash !== undefined && (typeof k.secretHash !== 'string' || k.secretHash.length > 256))) throw new Error('apiKeys: a secretHash that is not a text');
   if (state.webhooks?.some((w) => typeof w.url !== 'string' || !Array.isArray(w.events))) throw new Error('webhooks: an entry without url or events');
   return state;
 }

@@ -19,6 +19,8 @@ export interface CountedVote {
   readonly signature: string | null;
   /** The voting key's credential now; null: a key without one (its vote counts unsigned). */
   readonly approverAddress: string | null;
+  /** The voting key's group now (its row's); null: none. */
+  readonly group: string | null;
 }
 
 export interface ApprovalPage {
@@ -35,7 +37,8 @@ export interface ApprovalPage {
  */
 export interface ApprovalStore {
   // Every Approval it answers has `approvals` counted as it is then: approve votes of the vault's API keys
-  // still unrevoked, still holding `approver`, and of the approval's group when it names one (issue 34).
+  // still unrevoked, still holding `approver`, and of the approval's group when it names one (issue 34),
+  // counted per approver (the keys of one approver address count once), not per key.
   /**
    * Stores a pending approval with its approval.requested record. With an idempotency key already bound to
    * an approval of the vault, stores nothing and resolves to null (read that one with findByIdempotencyKey).
@@ -56,7 +59,8 @@ export interface ApprovalStore {
   /**
    * Claims the release of a pending approval with its quorum, counted in the claim itself over the keys as
    * they are: true for exactly one caller until `leaseUntil` passes or the claim is given back. `token`
-   * names the claimer.
+   * names the claimer. Never for an approval whose approval.decided is on record (decided before, whatever
+   * its status says now): neither does release() write one.
    */
   claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean>;
   /** Gives a claim back (the release failed): the next approve call retries at once. */

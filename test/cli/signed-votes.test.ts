@@ -75,6 +75,24 @@ describe('wallet-vault api-keys --approver-address, api-keys credential set, app
     expect([notApprover.code, errorOf(notApprover).error]).toEqual([1, 'approver-address: only a key with the approver role votes; add approver to --roles']);
   });
 
+  it('a second approver key with an address another approver key has is made with a warning (it adds no approval); so is a credential set to it', async () => {
+    // A vault of its own: the audit trail of the shared one is read by the tests after this one.
+    const own = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'shared address'], env)).id;
+    const person = Wallet.createRandom();
+    const first = await runCli(['api-keys', 'create', '--vault', own, '--roles', 'approver', '--approver-address', person.address, '--json'], env);
+    expect([first.code, first.stderr]).toEqual([0, expect.not.stringContaining('warning')]);
+    const older = JSON.parse(first.stdout) as Key;
+    const second = await runCli(['api-keys', 'create', '--vault', own, '--roles', 'approver', '--approver-address', person.address.toLowerCase(), '--json'], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`wallet-vault: warning: approver-address: api key ${older.id} of this vault already votes as ${person.address}; a quorum counts each approver once`);
+    // The result on stdout stays one JSON object: the key, shown once.
+    expect(JSON.parse(second.stdout)).toMatchObject({ apiKey: expect.stringMatching(/^wv_/), approverAddress: person.address });
+    const legacy = await cliJson<Key>(['api-keys', 'create', '--vault', own, '--roles', 'approver'], env);
+    const set = await runCli(['api-keys', 'credential', 'set', '--vault', own, '--key', legacy.id, '--approver-address', person.address, '--json'], env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toContain(`api keys ${[older.id, JSON.parse(second.stdout).id].sort().join(', ')} of this vault already vote as ${person.address}`);
+  });
+
   it('votes signed with a key file and by an external wallet (--print-typed-data, then --signature) release the signature; a wrong key is refused', async () => {
     const [w1, w2, stranger] = [Wallet.createRandom(), Wallet.createRandom(), Wallet.createRandom()];
     const one = await key('--roles', 'approver', '--approver-address', w1.address);

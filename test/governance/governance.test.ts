@@ -210,6 +210,23 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/1 valid PolicyChange signature/) });
   });
 
+  it('attack: a vetoed proposal with its full quorum marked applied by SQL: the valid reject breaks the chain', async () => {
+    const { vaultId } = await governed('vetoed', '1h');
+    const id = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    await approve(vaultId, id, approvers[0]!);
+    await approve(vaultId, id, approvers[1]!);
+    // Within the delay the third approver vetoes it: closed, never in force.
+    const view = await vault.governance.get(vaultId, id);
+    await vault.governance.vote(vaultId, id, 'reject', await approvers[2]!.sign(view.rejectTypedData), 'operator');
+    expect((await vault.governance.get(vaultId, id)).status).toBe('rejected');
+    // The writer puts it in force as an apply would: status, head and policy row.
+    await store.sql(`UPDATE governance_proposals SET status = 'applied', applied_seq = 1 WHERE id = $1`, [id]);
+    await store.sql('UPDATE vault_governance SET head_hash = $1 WHERE vault_id = $2', [view.documentHash, vaultId]);
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [JSON.stringify(WIDER), vaultId]);
+    clock.advance(2 * 3_600_000);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(new RegExp(`applied proposal ${id} carries a valid reject of ${approvers[2]!.address}`)) });
+  });
+
   it('changing the approvers needs the current quorum; the new set then decides', async () => {
     const { vaultId } = await governed('rotate');
     const next = [approvers[0]!.address, outsider.address];

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
 import { PolicyCache } from '../../src/application/policy-cache.js';
@@ -65,7 +66,7 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     const { vaultId, signer, reader, genesis } = await governed('genesis keys');
     const ids = [signer.record.id, reader.record.id].sort();
     expect(genesis.state.apiKeys!.map((k) => k.id)).toEqual(ids);
-    expect(genesis.state.apiKeys!.find((k) => k.id === reader.record.id)).toEqual({ id: reader.record.id, roles: ['reader'], group: null, approverAddress: null });
+    expect(genesis.state.apiKeys!.find((k) => k.id === reader.record.id)).toEqual({ id: reader.record.id, roles: ['reader'], group: null, approverAddress: null, secretHash: reader.record.secretHash });
     expect((await authenticate(signer.apiKey, vaultId)).roles).toEqual(['admin', 'signer']);
     expect((await authenticate(reader.apiKey, vaultId)).roles).toEqual(['reader']);
   });
@@ -84,6 +85,42 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     await writeKeys('UPDATE api_keys SET roles = $1 WHERE id = $2', ['signer,admin,reader', reader.record.id]);
     expect((await vault.manageVaults.listApiKeys(vaultId)).find((k) => k.id === reader.record.id)!.roles).toContain('signer');
     expect((await authenticate(reader.apiKey, vaultId)).roles).toEqual(['reader']);
+  });
+
+  it("attack: a listed key's secret_hash replaced by SQL: the writer's own secret for that id is refused (the state's hash decides)", async () => {
+    const { vaultId, signer, genesis } = await governed('taken-over secret');
+    // The writer's own secret, its hash written over the row's: wv_<the listed id>_<own secret>.
+    const own = randomBytes(32).toString('base64url');
+    await writeKeys('UPDATE api_keys SET secret_hash = $1 WHERE id = $2', [createHash('sha256').update(own).digest('hex'), signer.record.id]);
+    expect(await refused(`wv_${signer.record.id}_${own}`, vaultId)).toBe('UNAUTHENTICATED');
+    // Because the state carries the key's secret hash as the row had it: sha256 of the 256-bit random secret.
+    const entry = genesis.state.apiKeys!.find((k) => k.id === signer.record.id)!;
+    expect(entry.secretHash).toBe(signer.record.secretHash);
+    expect(entry.secretHash).toBe(createHash('sha256').update(signer.apiKey.slice('wv_'.length + 17)).digest('hex'));
+    // The holder's key no longer matches the row: refused too (a writer can always deny; it cannot take over).
+    expect(await refused(signer.apiKey, vaultId)).toBe('UNAUTHENTICATED');
+    await writeKeys('UPDATE api_keys SET secret_hash = $1 WHERE id = $2', [signer.record.secretHash, signer.record.id]);
+    expect((await authenticate(signer.apiKey, vaultId)).roles).toEqual(['admin', 'signer']);
+  });
+
+  it('a new key and a changed credential carry the secret hash into the proposal; the credential change keeps the state\'s, not the row\'s', async () => {
+    const { vaultId } = await governed('secret in proposals');
+    const voter = await vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], approverAddress: approvers[0]!.address });
+    expect((await vault.governance.get(vaultId, voter.proposal!.id)).state.apiKeys!.find((k) => k.id === voter.record.id)!.secretHash).toBe(voter.record.secretHash);
+    await inForce(vaultId, voter.proposal!.id);
+    // A writer's hash in the row before the credential change: the proposal keeps the hash the state signed.
+    await writeKeys('UPDATE api_keys SET secret_hash = $1 WHERE id = $2', ['ab'.repeat(32), voter.record.id]);
+    const changed = await vault.manageVaults.setApproverAddress(vaultId, voter.record.id, approvers[1]!.address);
+    expect((await vault.governance.get(vaultId, changed.proposal!.id)).state.apiKeys!.find((k) => k.id === voter.record.id)!.secretHash).toBe(voter.record.secretHash);
+  });
+
+  it("a listed approver key's group and credential rewritten by SQL: it acts with the state's group and address", async () => {
+    const { vaultId } = await governed('rewritten approver');
+    const voter = await vault.manageVaults.createApiKey(vaultId, { roles: ['approver'], group: 'finance', approverAddress: approvers[0]!.address });
+    await inForce(vaultId, voter.proposal!.id);
+    await writeKeys('UPDATE api_keys SET approver_group = $1, approver_address = $2 WHERE id = $3', ['ops', approvers[2]!.address, voter.record.id]);
+    expect((await vault.manageVaults.listApiKeys(vaultId)).find((k) => k.id === voter.record.id)).toMatchObject({ group: 'ops', approverAddress: approvers[2]!.address });
+    expect(await authenticate(voter.apiKey, vaultId)).toMatchObject({ roles: ['approver'], group: 'finance', approverAddress: approvers[0]!.address });
   });
 
   it('api-keys create is a proposal: the key is refused until two approvers signed it, then works with its roles', async () => {
@@ -148,6 +185,31 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     expect((await authenticate(made.apiKey, vaultId)).roles).toEqual(['reader']);
     await writeKeys('UPDATE api_keys SET roles = $1 WHERE id = $2', ['admin,signer,reader', made.record.id]);
     expect((await authenticate(made.apiKey, vaultId)).roles).toEqual(['reader']);
+  });
+
+  it('a state made before secret hashes were governed keeps its hash; its rows prove secrets until governance set proposes the hashes', async () => {
+    const { vaultId, signer, reader, genesis } = await governed('earlier secrets');
+    // The genesis as the release before wrote it: keys listed without secretHash.
+    const earlier = { ...genesis.state, apiKeys: genesis.state.apiKeys!.map(({ secretHash: _hash, ...k }) => k) };
+    const text = canonicalStateJson(earlier);
+    await store.sql('UPDATE vault_governance SET genesis_state = $1, genesis_hash = $2, head_hash = $2 WHERE vault_id = $3', [text, stateHash(text), vaultId]);
+    expect((await vault.governance.show(vaultId)).problem).toBeNull();
+    // Not governed yet: the row's hash is the one that counts (docs/governance.md).
+    const own = randomBytes(32).toString('base64url');
+    await writeKeys('UPDATE api_keys SET secret_hash = $1 WHERE id = $2', [createHash('sha256').update(own).digest('hex'), reader.record.id]);
+    expect((await authenticate(`wv_${reader.record.id}_${own}`, vaultId)).roles).toEqual(['reader']);
+    await writeKeys('UPDATE api_keys SET secret_hash = $1 WHERE id = $2', [reader.record.secretHash, reader.record.id]);
+
+    const set = await vault.governance.set(vaultId, { required: 2, approvers: approvers.map((a) => a.address) }, 'operator');
+    if (!('proposal' in set)) throw new Error('expected a proposal');
+    const view = await vault.governance.get(vaultId, set.proposal.id);
+    expect(view.diff.apiKeys).toEqual({ added: [], removed: [], changed: [signer.record.id, reader.record.id].sort() });
+    expect(view.state.apiKeys!.map((k) => k.secretHash)).toEqual(
+      [signer.record, reader.record].sort((a, b) => (a.id < b.id ? -1 : 1)).map((r) => r.secretHash),
+    );
+    await inForce(vaultId, set.proposal.id);
+    await writeKeys('UPDATE api_keys SET secret_hash = $1 WHERE id = $2', [createHash('sha256').update(own).digest('hex'), reader.record.id]);
+    expect(await refused(`wv_${reader.record.id}_${own}`, vaultId)).toBe('UNAUTHENTICATED');
   });
 
   it('an ungoverned vault takes its key rows as they are', async () => {

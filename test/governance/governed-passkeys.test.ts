@@ -99,8 +99,10 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     const proposal = alice.approver.enrolment!.proposal!;
     const view = await vault.governance.get(vaultId, proposal);
     expect(view.diff.apiKeys).toEqual({ added: [alice.approver.id], removed: [], changed: [] });
+    // With the hash of the key's unusable bearer secret: a hash a database writer puts in the row opens nothing.
+    const { secretHash } = (await vault.manageVaults.listApiKeys(vaultId)).find((k) => k.id === alice.approver.id)!;
     expect(view.state.apiKeys!.find((k) => k.id === alice.approver.id)).toEqual({
-      id: alice.approver.id, roles: ['approver'], group: null, approverAddress: null,
+      id: alice.approver.id, roles: ['approver'], group: null, approverAddress: null, secretHash,
       passkey: { credentialId: alice.authenticator.id, publicKey: alice.authenticator.publicKey },
     });
     // The waiting approver's session says so, naming the proposal; so does `approvers list`.

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
 import type { Vault } from '../../lib/index.js';
 import type { Approval } from '../../src/domain/approval.js';
-import { decisionTypedData } from '../../src/domain/signed-decisions.js';
 import type { Principal } from '../../src/application/principal.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
-import { openStore, type Dialect, type Store } from './support.js';
+import { approveDecision, heldMessage, openStore, type Dialect, type Store } from './support.js';
 
 const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
 
@@ -33,15 +32,8 @@ describe.each(DIALECTS)('approval votes on a governed vault on %s', (dialect) =>
     }
     return { apiKeyId: record.id, vaultId, roles: record.roles, approverAddress: record.approverAddress ?? null };
   };
-  const held = async (message: string): Promise<Approval> => {
-    const outcome = await vault.signMessage.execute({ principal: signer, address: wallet, message });
-    if (!('approval' in outcome)) throw new Error('expected the message to be held');
-    return outcome.approval as Approval;
-  };
-  const sign = (who: Pick<Wallet, 'signTypedData'>, approval: Approval) => {
-    const t = decisionTypedData(vaultId, approval.id, approval.requestHash, 'approve');
-    return who.signTypedData(t.domain, { ...t.types } as never, t.message);
-  };
+  const held = (message: string): Promise<Approval> => heldMessage(vault, signer, wallet, message);
+  const sign = approveDecision;
 
   beforeAll(async () => {
     store = await openStore(dialect);

@@ -12,6 +12,9 @@ import { localFileKeyStore } from '../../lib/keystores/local-file.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import type { ProposalView } from '../../src/application/governance.use-case.js';
+import type { Principal } from '../../src/application/principal.js';
+import type { Approval } from '../../src/domain/approval.js';
+import { decisionTypedData } from '../../src/domain/signed-decisions.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -93,3 +96,16 @@ export function viemApprover(): Approver {
 
 export const DOCUMENT = { version: 2, rules: [{ id: 'messages', effect: 'allow', kinds: ['message'] }], limits: [] };
 export const WIDER = { version: 2, rules: [{ id: 'messages', effect: 'allow', kinds: ['message'] }, { id: 'typed', effect: 'allow', kinds: ['typed-data'] }], limits: [] };
+
+/** A message a hold rule holds: its approval (nothing signed). */
+export async function heldMessage(vault: Vault, principal: Principal, wallet: string, message: string): Promise<Approval> {
+  const outcome = await vault.signMessage.execute({ principal, address: wallet, message });
+  if (!('approval' in outcome)) throw new Error('expected the message to be held');
+  return outcome.approval as Approval;
+}
+
+/** `who`'s EIP-712 Decision to approve `approval`: a held sign's signed vote. */
+export function approveDecision(who: { signTypedData: Wallet['signTypedData'] }, approval: Approval): Promise<string> {
+  const t = decisionTypedData(approval.vaultId, approval.id, approval.requestHash, 'approve');
+  return who.signTypedData(t.domain, { ...t.types } as never, t.message);
+}

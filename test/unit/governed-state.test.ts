@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalStateJson, diffStates, governedApiKey, readState, stateHash, withEntry, type GovernedState } from '../../src/domain/governance.js';
+import { canonicalStateJson, diffStates, governedApiKey, readState, stateHash, withEntry, withSecretHashes, type GovernedApiKey, type GovernedState } from '../../src/domain/governance.js';
 
 /*
  * The governed state's text is what a quorum signs (docs/governance.md): a field added to it must leave
@@ -21,10 +21,14 @@ const state = (apiKeys: GovernedState['apiKeys']): GovernedState => ({
   apiKeys,
   webhooks: [],
 });
-const KEYS = [
-  governedApiKey({ id: '0a1b2c3d4e5f6071', roles: ['approver'], group: 'finance', approverAddress: APPROVER }),
-  governedApiKey({ id: '1122334455667788', roles: ['signer', 'admin'] }),
+const SECRET_HASH = 'c0ffee'.repeat(10) + 'c0de';
+/** Keys as a state of the release before secret hashes lists them: no secretHash field. */
+const KEYS: GovernedApiKey[] = [
+  { id: '0a1b2c3d4e5f6071', roles: ['approver'], group: 'finance', approverAddress: APPROVER },
+  { id: '1122334455667788', roles: ['admin', 'signer'], group: null, approverAddress: null },
 ];
+/** A key row as governedApiKey is given it. */
+const row = (id: string, roles: GovernedApiKey['roles']) => ({ id, roles, secretHash: SECRET_HASH });
 
 describe('governed state', () => {
   it('a state without passkeys keeps its text and hash (pinned: keccak256 of this text, computed with ethers)', () => {
@@ -36,29 +40,47 @@ describe('governed state', () => {
     expect(canonicalStateJson(state(KEYS))).toBe(text);
     expect(stateHash(state(KEYS))).toBe('0xd0ff88f6004123ea3025d37447d6dc19a7bee0289f43ccd22cc7cdcc889d81a1');
     // governedApiKey adds no passkey field to a key that has none (not even an undefined one).
-    expect(Object.keys(governedApiKey({ id: 'k', roles: ['approver'] }, null))).toEqual(['id', 'roles', 'group', 'approverAddress']);
+    expect(Object.keys(governedApiKey(row('k', ['approver']), null))).toEqual(['id', 'roles', 'group', 'approverAddress', 'secretHash']);
+  });
+
+  it("a key row's secret hash is listed with it, changes the hash, reads back, and a state without it gets it from the unrevoked row", () => {
+    const listed = governedApiKey({ ...row('1122334455667788', ['signer', 'admin']) });
+    expect(listed).toEqual({ id: '1122334455667788', roles: ['admin', 'signer'], group: null, approverAddress: null, secretHash: SECRET_HASH });
+    const withHash = withEntry(KEYS, listed);
+    expect(canonicalStateJson(state(withHash))).toContain(`"secretHash":"${SECRET_HASH}"`);
+    expect(stateHash(state(withHash))).not.toBe(stateHash(state(KEYS)));
+    expect(readState(canonicalStateJson(state(withHash)), VAULT).apiKeys![1]!.secretHash).toBe(SECRET_HASH);
+    expect(() => readState(JSON.stringify(state([{ ...listed, secretHash: 7 } as never])), VAULT)).toThrow(/secretHash/);
+    expect(diffStates(state(KEYS), state(withHash)).apiKeys).toEqual({ added: [], removed: [], changed: ['1122334455667788'] });
+    const rows = [
+      { id: '0a1b2c3d4e5f6071', secretHash: 'ab'.repeat(32), revoked: new Date(0) },
+      { id: '1122334455667788', secretHash: SECRET_HASH, revoked: null },
+    ];
+    // The revoked row gives nothing; an entry that has its hash keeps it, whatever the row says.
+    expect(withSecretHashes(KEYS, rows)).toEqual([KEYS[0], listed]);
+    expect(withSecretHashes(withHash, [{ ...rows[1]!, secretHash: 'ab'.repeat(32) }])).toEqual(withHash);
   });
 
   it('a key with a passkey carries it, and changes the hash', () => {
-    const withPasskey = withEntry(KEYS, governedApiKey({ id: '2233445566778899', roles: ['approver'] }, PASSKEY));
-    expect(withPasskey.find((k) => k.id === '2233445566778899')).toEqual({ id: '2233445566778899', roles: ['approver'], group: null, approverAddress: null, passkey: PASSKEY });
+    const withPasskey = withEntry(KEYS, governedApiKey(row('2233445566778899', ['approver']), PASSKEY));
+    expect(withPasskey.find((k) => k.id === '2233445566778899')).toEqual({ id: '2233445566778899', roles: ['approver'], group: null, approverAddress: null, secretHash: SECRET_HASH, passkey: PASSKEY });
     expect(canonicalStateJson(state(withPasskey))).toContain(`"passkey":{"credentialId":"${PASSKEY.credentialId}","publicKey":"${PASSKEY.publicKey}"}`);
     expect(stateHash(state(withPasskey))).not.toBe(stateHash(state(KEYS)));
   });
 
   it('readState takes a well-formed passkey and refuses a malformed one', () => {
-    const good = state([governedApiKey({ id: 'k', roles: ['approver'] }, PASSKEY)]);
+    const good = state([governedApiKey(row('k', ['approver']), PASSKEY)]);
     expect(readState(canonicalStateJson(good), VAULT).apiKeys![0]!.passkey).toEqual(PASSKEY);
     for (const passkey of [null, 'text', { credentialId: PASSKEY.credentialId }, { credentialId: 'has space', publicKey: PASSKEY.publicKey }, { credentialId: PASSKEY.credentialId, publicKey: 7 }]) {
-      const bad = state([{ ...governedApiKey({ id: 'k', roles: ['approver'] }), passkey } as never]);
+      const bad = state([{ ...governedApiKey(row('k', ['approver'])), passkey } as never]);
       expect(() => readState(JSON.stringify(bad), VAULT)).toThrow(/passkey/);
     }
   });
 
   it('a changed, added or removed passkey shows as a changed key entry', () => {
-    const before = state([governedApiKey({ id: 'k', roles: ['approver'] }, PASSKEY)]);
-    const swapped = state([governedApiKey({ id: 'k', roles: ['approver'] }, { ...PASSKEY, publicKey: 'pQECAyYgASFYIAnotherKey' })]);
-    const none = state([governedApiKey({ id: 'k', roles: ['approver'] })]);
+    const before = state([governedApiKey(row('k', ['approver']), PASSKEY)]);
+    const swapped = state([governedApiKey(row('k', ['approver']), { ...PASSKEY, publicKey: 'pQECAyYgASFYIAnotherKey' })]);
+    const none = state([governedApiKey(row('k', ['approver']))]);
     expect(diffStates(before, swapped).apiKeys).toEqual({ added: [], removed: [], changed: ['k'] });
     expect(diffStates(none, before).apiKeys).toEqual({ added: [], removed: [], changed: ['k'] });
     expect(diffStates(before, none).apiKeys).toEqual({ added: [], removed: [], changed: ['k'] });

@@ -4,7 +4,7 @@ import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
 import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
-import { AS_IS, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
+import { AS_IS, FOUND_BY_SUBJECT, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
 import type { SqlDatabase, SqlSession } from './sql-database.js';
 
 const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals'>>('approvals', {
@@ -26,9 +26,14 @@ const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, 
  */
 const COUNTS = `v.approval_id = approvals.id AND v.vote = 'approve' AND k.vault_id = approvals.vault_id AND k.revoked IS NULL
   AND ',' || k.roles || ',' LIKE '%,approver,%' AND (approvals.approver_group IS NULL OR k.approver_group = approvals.approver_group)`;
-const COUNTED = `(SELECT count(*) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id WHERE ${COUNTS})`;
-/** The votes COUNTED counts, each with its signature and its key's credential as they are now: what the release verifies. */
-const COUNTED_VOTES = `SELECT v.api_key_id, v.signature, k.approver_address FROM approval_votes v
+/**
+ * Counted per approver, not per key: the votes of keys with one approver address count once (a key without
+ * one, a passkey's, is its own approver: each passkey belongs to one key). The release counts again from
+ * the verified credentials (VoteOnApproval); this count is the one reads report and the claim's first bar.
+ */
+const COUNTED = `(SELECT count(DISTINCT COALESCE(lower(k.approver_address), k.id)) FROM approval_votes v JOIN api_keys k ON k.id = v.api_key_id WHERE ${COUNTS})`;
+/** The votes COUNTED counts, each with its signature and its key's credential and group as they are now: what the release verifies. */
+const COUNTED_VOTES = `SELECT v.api_key_id, v.signature, k.approver_address, k.approver_group FROM approval_votes v
   JOIN api_keys k ON k.id = v.api_key_id JOIN approvals ON approvals.id = v.approval_id
   WHERE approvals.vault_id = $1 AND approvals.id = $2 AND ${COUNTS} ORDER BY v.at, v.api_key_id`;
 const SELECT = `SELECT ${APPROVALS.columns}, ${COUNTED} AS counted FROM approvals`;
@@ -50,14 +55,24 @@ const COUNT_VOTE = `UPDATE approvals SET approvals = approvals + $3,
   status = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN 'rejected' ELSE status END,
   decided = CASE WHEN CAST($4 AS TEXT) = 'reject' THEN $5 ELSE decided END
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $5`;
+/**
+ * Never decided: every end of an approval (approved, rejected, expired) writes its approval.decided record
+ * in the transaction that decides it, so one on record means the row was decided, whatever its status
+ * says now. A status a database writer sets back to pending (result and votes kept) releases nothing a
+ * second time: without this a Sign call would get a second signature with a fresh nonce, a second valid
+ * submission. The writer would have to remove the record as well, which breaks the audit chain (`audit
+ * verify`, checkpoints). Through the (vault_id, subject) index: FOUND_BY_SUBJECT as written there.
+ */
+const NEVER_DECIDED = `NOT EXISTS (SELECT 1 FROM audit_log d WHERE d.vault_id = approvals.vault_id AND d.subject = approvals.id
+  AND d.action = 'approval.decided' AND ${FOUND_BY_SUBJECT})`;
 // The quorum is counted in the statement that claims (and again in the one that records the release), so
 // a key revoked before either commits is not counted, whatever the caller read before.
 const CLAIM = `UPDATE approvals SET release_token = $3, release_until = $5
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required
-  AND (release_token IS NULL OR release_until <= $4)`;
+  AND (release_token IS NULL OR release_until <= $4) AND ${NEVER_DECIDED}`;
 const ABANDON = 'UPDATE approvals SET release_token = NULL, release_until = NULL WHERE vault_id = $1 AND id = $2 AND release_token = $3';
 const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL
-  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required`;
+  WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required AND ${NEVER_DECIDED}`;
 const DUE = `${SELECT} WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
   ORDER BY expires LIMIT $2`;
 const MARK_EXPIRED = `UPDATE approvals SET status = 'expired', decided = expires, release_token = NULL, release_until = NULL
@@ -120,8 +135,8 @@ export class SqlApprovalStore implements ApprovalStore {
   }
 
   async countedVotes(vaultId: string, id: string): Promise<CountedVote[]> {
-    const rows = await this.db.all<{ api_key_id: string; signature: string | null; approver_address: string | null }>(COUNTED_VOTES, [vaultId, id]);
-    return rows.map((r) => ({ apiKeyId: r.api_key_id, signature: r.signature, approverAddress: r.approver_address }));
+    const rows = await this.db.all<{ api_key_id: string; signature: string | null; approver_address: string | null; approver_group: string | null }>(COUNTED_VOTES, [vaultId, id]);
+    return rows.map((r) => ({ apiKeyId: r.api_key_id, signature: r.signature, approverAddress: r.approver_address, group: r.approver_group ?? null }));
   }
 
   async claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean> {
