@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConsoleCaller } from '../../src/application/approvers-console.use-case.js';
 import { DomainError, ErrorCode, invalidArgument } from '../../src/domain/errors.js';
+import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { consoleAssets } from './console-assets.js';
 import type { HttpDeps } from './http-deps.js';
 import { jsonReply, type Reply } from './routes.js';
@@ -42,7 +43,7 @@ export function sessionCookieOf(headers: IncomingHttpHeaders): string | undefine
 }
 
 function cookiePath(publicUrl: string | undefined): string {
-  const path = publicUrl === undefined ? '' : new URL(publicUrl).pathname.replace(/\/+$/, '');
+  const path = publicUrl === undefined ? '' : withoutTrailingSlashes(new URL(publicUrl).pathname);
   return `${path}/console`;
 }
 

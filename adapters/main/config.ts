@@ -10,6 +10,7 @@ import { trueOrFalseVariable, wholeNumberVariable as integer } from '../environm
 import { KeyStoreSettingsError } from '../keystore/key-store-module.js';
 import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
+import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
 export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
@@ -412,5 +413,5 @@ export function parsePublicUrl(text: string): string {
   const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
   if (url.protocol === 'http:' && !loopback) throw new ConfigError(`VAULT_PUBLIC_URL: http is a secure context for passkeys only on loopback; use https://${url.host}`);
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError('VAULT_PUBLIC_URL: no query, fragment or credentials');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
 }

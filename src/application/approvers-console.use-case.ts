@@ -5,6 +5,7 @@ import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import { parseWindow } from '../domain/sign-limits.js';
 import type { ApiKeyRecord } from '../domain/vault.js';
+import { withoutTrailingSlashes } from '../domain/url-path.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditLog, AuditRecord } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
@@ -219,7 +220,7 @@ export class ApproversConsole {
       { tokenHash, vaultId, group, created: now, expires, used: null, apiKeyId: null },
       auditEvent('approver.invited', now, OPERATOR, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
     );
-    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires, governed: governed !== null };
+    return { url: `${withoutTrailingSlashes(this.deps.publicUrl!)}/console/#enrol=${token}`, expires, governed: governed !== null };
   }
 
   /** The invite of `token`, unused and unexpired, or 401 saying which. */
