@@ -139,7 +139,7 @@ export class VaultClient {
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function') throw new TypeError('VaultClient: no fetch available; pass options.fetch');
     this.fetch = fetchImpl;
-    this.base = `${baseUrl.replace(/\/+$/, '')}/api/v1/vaults/${encodeURIComponent(vaultId)}`;
+    this.base = `${withoutTrailingSlashes(baseUrl)}/api/v1/vaults/${encodeURIComponent(vaultId)}`;
     this.apiKey = apiKey;
     this.vaultId = vaultId;
     this.authSecret = authSecret;
@@ -518,6 +518,13 @@ export class VaultClient {
     if (response.status === 202 && call.accepted !== undefined) return call.accepted(envelope.data as { approval: Approval }, answeredId) as T;
     return envelope.data as T;
   }
+}
+
+/** The base URL without the slashes it ends with, read from the end once (`/\/+$/` retries every slash of a run). */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 0x2f) end--;
+  return url.slice(0, end);
 }
 
 /** A sign-message body, checked before it is sent. */

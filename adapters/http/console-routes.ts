@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConsoleCaller } from '../../src/application/approvers-console.use-case.js';
 import { DomainError, ErrorCode, invalidArgument } from '../../src/domain/errors.js';
+import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { consoleAssets } from './console-assets.js';
 import type { HttpDeps } from './http-deps.js';
+import { challengeClientKey } from './rate-limits.js';
 import { jsonReply, type Reply } from './routes.js';
 import type { ServiceRequest, ServiceRoute } from './service-routes.js';
 
@@ -42,7 +44,7 @@ export function sessionCookieOf(headers: IncomingHttpHeaders): string | undefine
 }
 
 function cookiePath(publicUrl: string | undefined): string {
-  const path = publicUrl === undefined ? '' : new URL(publicUrl).pathname.replace(/\/+$/, '');
+  const path = publicUrl === undefined ? '' : withoutTrailingSlashes(new URL(publicUrl).pathname);
   return `${path}/console`;
 }
 
@@ -118,14 +120,14 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
     api(
       'POST',
       '/enrol/options',
-      async (r) => jsonReply(200, await c.enrolOptions(objectBody(r.body).token)),
+      async (r) => jsonReply(200, await c.enrolOptions(objectBody(r.body).token, challengeClientKey(r.client))),
       true,
     ),
     api('POST', '/enrol', async (r) => {
       const b = objectBody(r.body);
       return signedIn(201, await c.enrol(b.token, b.name, b.response));
     }),
-    api('POST', '/session/options', async () => jsonReply(200, await c.sessionOptions())),
+    api('POST', '/session/options', async (r) => jsonReply(200, await c.sessionOptions(challengeClientKey(r.client)))),
     api('POST', '/session', async (r) => signedIn(200, await c.signIn(objectBody(r.body).response))),
     api('GET', '/session', async (r) => jsonReply(200, { approver: (await caller(r)).approver })),
     api('DELETE', '/session', async (r) => {

@@ -128,7 +128,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
         } else if (match.kind === 'service') {
           label(match.route.path);
           const route = match.route;
-          if (route.limited) takeAddressLimit(deps, clientAddressOf(deps, req));
+          const client = clientAddressOf(deps, req);
+          if (route.limited) takeAddressLimit(deps, client);
           let body: unknown;
           if (route.body === 'json') {
             const raw = await readRequestBody(req, exchange.body, jsonReading);
@@ -139,6 +140,7 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
             query: match.query,
             pathname: match.pathname,
             headers: req.headers,
+            client,
             body,
             authorization: req.headers.authorization,
             base: exchange.base,

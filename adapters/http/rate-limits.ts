@@ -179,7 +179,21 @@ export function takeAddressLimit(deps: AddressGuardDeps, address: string): void 
  * would be no limit at all.
  */
 export function rateLimitKey(address: string): string {
-  if (isIP(address) !== 6) return address;
+  return isIP(address) === 6 ? ipv6Network(address, 4) : address;
+}
+
+/**
+ * The client a console challenge counts against (sign-in-challenges.ts): an IPv4 address itself, an IPv6
+ * address's /48 network. Challenges are held for minutes, not counted per minute, so the unit is what one
+ * party gets for nothing: a site's usual allocation, and what a free tunnel broker hands out (65 536 /64s,
+ * which counted apiece would hold every challenge the vault keeps).
+ */
+export function challengeClientKey(address: string): string {
+  return isIP(address) === 6 ? ipv6Network(address, 3) : address;
+}
+
+/** An IPv6 address's network of its first `kept` 16-bit groups: `2001:db8:1::/48` for 3. */
+function ipv6Network(address: string, kept: number): string {
   const bare = address.split('%')[0]!.toLowerCase();
   const [head = '', tail] = bare.split('::');
   const groups = (part: string) => (part === '' ? [] : part.split(':'));
@@ -189,9 +203,9 @@ export function rateLimitKey(address: string): string {
   const width = (g: string[]) => g.reduce((n, x) => n + (x.includes('.') ? 2 : 1), 0);
   const full = [...h, ...Array<string>(Math.max(0, 8 - width(h) - width(t))).fill('0'), ...t];
   return `${full
-    .slice(0, 4)
+    .slice(0, kept)
     .map((g) => parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
+    .join(':')}::/${kept * 16}`;
 }
 
 /** What the per-key limit needs from the HTTP dependencies (a structural part of HttpDeps). */

@@ -33,6 +33,8 @@ export interface ServiceRequest {
   /** The path as asked (below the mount). */
   readonly pathname: string;
   readonly headers: IncomingHttpHeaders;
+  /** The client's address: the connection's peer, or the client trusted proxies name (VAULT_TRUSTED_PROXIES). */
+  readonly client: string;
   /** The parsed JSON body of a `body: 'json'` route (undefined when none was sent). */
   readonly body: unknown;
   readonly authorization: string | undefined;

@@ -10,6 +10,8 @@ import { trueOrFalseVariable, wholeNumberVariable as integer } from '../environm
 import { KeyStoreSettingsError } from '../keystore/key-store-module.js';
 import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
+import { DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from '../../src/application/sign-in-challenges.js';
+import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 
 /** The chains of the interface that can have an RPC; `local` never has one. */
 export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
@@ -74,6 +76,11 @@ export interface AppConfig {
    * approvers' console's origin and WebAuthn relying party (docs/console.md); absent: no console.
    */
   readonly publicUrl?: string;
+  /**
+   * VAULT_CONSOLE_CHALLENGES_PER_CLIENT and VAULT_CONSOLE_CHALLENGES: the console's challenges one client
+   * may hold, and all may (docs/console.md, "Sign-in challenges").
+   */
+  readonly consoleChallenges: ChallengeBounds;
   /** The key store new wallets go to (VAULT_KEYSTORE): the name of a registered store. */
   readonly keyStore: string;
   /**
@@ -145,6 +152,8 @@ const coreEnvironment = {
   VAULT_CONFIG_FILE: z.string().optional(),
   VAULT_GOVERNANCE_PINS: z.string().optional(),
   VAULT_PUBLIC_URL: z.string().optional(),
+  VAULT_CONSOLE_CHALLENGES_PER_CLIENT: integer(1, 1000).default(DEFAULT_CHALLENGE_BOUNDS.perClient),
+  VAULT_CONSOLE_CHALLENGES: integer(2, 10_000_000).default(DEFAULT_CHALLENGE_BOUNDS.outstanding),
   VAULT_AUTH_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   VAULT_KEYSTORE: z.enum(KEYSTORES as [string, ...string[]]).default(KEYSTORES[0]!),
   VAULT_DATABASE_URL: z
@@ -272,6 +281,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     addedChains,
     governancePins: parseGovernancePins(e.VAULT_GOVERNANCE_PINS),
     ...(e.VAULT_PUBLIC_URL === undefined || e.VAULT_PUBLIC_URL === '' ? {} : { publicUrl: parsePublicUrl(e.VAULT_PUBLIC_URL) }),
+    consoleChallenges: { perClient: e.VAULT_CONSOLE_CHALLENGES_PER_CLIENT, outstanding: e.VAULT_CONSOLE_CHALLENGES },
     keyStore: e.VAULT_KEYSTORE,
     keyStoreSettings,
     database:
@@ -412,5 +422,5 @@ export function parsePublicUrl(text: string): string {
   const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
   if (url.protocol === 'http:' && !loopback) throw new ConfigError(`VAULT_PUBLIC_URL: http is a secure context for passkeys only on loopback; use https://${url.host}`);
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError('VAULT_PUBLIC_URL: no query, fragment or credentials');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
 }

@@ -5,6 +5,7 @@ import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-ide
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
 import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { DEFAULT_CHALLENGE_BOUNDS } from '../../src/application/sign-in-challenges.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { AuditCheckpoints, ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
@@ -141,6 +142,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
       invalidVotes: options.invalidVotes,
       simulations: options.simulationMetrics,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      consoleChallenges: { ...DEFAULT_CHALLENGE_BOUNDS, ...options.consoleChallenges },
       version,
     }),
   );

@@ -42,6 +42,7 @@ import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-cas
 import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.js';
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import type { ChallengeBounds } from '../../src/application/sign-in-challenges.js';
 import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
 import type { RelyingParty } from '../../src/ports/relying-party.port.js';
 import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
@@ -67,6 +68,8 @@ export interface UseCaseSettings {
   readonly simulations?: SimulationObserver;
   /** VAULT_PUBLIC_URL: the approvers' console's origin and WebAuthn relying party; absent: no console. */
   readonly publicUrl?: string;
+  /** The console's challenges one client may hold, and all may (VAULT_CONSOLE_CHALLENGES_PER_CLIENT, VAULT_CONSOLE_CHALLENGES). */
+  readonly consoleChallenges: ChallengeBounds;
 }
 
 /**
@@ -223,6 +226,7 @@ export const USE_CASES = {
         // Resolved at the first vote: the CLI's invite and list open no key store.
         voteOnApproval: { execute: (command) => p.resolve(VoteOnApproval).execute(command) },
         governance: p.resolve(Governance),
+        challengeBounds: s.consoleChallenges,
       }),
   ),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */

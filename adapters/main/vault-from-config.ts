@@ -74,6 +74,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     authSecret: config.authSecret,
     governancePins: config.governancePins,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+    consoleChallenges: config.consoleChallenges,
     rpcUrls: config.rpcUrls,
     rpcAllowHttp: config.rpcAllowHttp,
     chains: config.addedChains,

@@ -44,6 +44,12 @@ export interface VaultOptions {
    */
   readonly publicUrl?: string;
   /**
+   * The console's challenges (sign-in and enrolment) one client may hold, `perClient` (default 8: an IPv6
+   * client counts per /48), and all clients together, `outstanding` (default 10 000, the second half one per
+   * client): docs/console.md, "Sign-in challenges".
+   */
+  readonly consoleChallenges?: { readonly perClient?: number; readonly outstanding?: number };
+  /**
    * JSON-RPC URL per chain for Sign's on-chain reads (`ethereum`, `sepolia`, `bsc`, …, and those of
    * `chains`), or several per chain (an array): each is asked, and they must agree on uniq and signer.
    * Plain http is refused off loopback unless `rpcAllowHttp`.
@@ -184,6 +190,7 @@ const schema = z
     authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     governancePins: z.map(z.string().min(1), z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex digits')).optional(),
     publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    consoleChallenges: z.strictObject({ perClient: z.int().min(1).max(1000).optional(), outstanding: z.int().min(2).max(10_000_000).optional() }).optional(),
     rpcUrls: z.record(z.string(), z.union([z.string(), z.array(z.string())], { error: 'must be a URL or an array of URLs' })).optional(),
     rpcAllowHttp: z.boolean().optional(),
     chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),

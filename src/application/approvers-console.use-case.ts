@@ -5,10 +5,11 @@ import { DomainError, ErrorCode, invalidArgument } from '../domain/errors.js';
 import { decisionTypedData, type DecisionKind } from '../domain/signed-decisions.js';
 import { parseWindow } from '../domain/sign-limits.js';
 import type { ApiKeyRecord } from '../domain/vault.js';
+import { withoutTrailingSlashes } from '../domain/url-path.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { AuditLog, AuditRecord } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { ConsoleSession, ConsoleStore, Passkey } from '../ports/console-store.port.js';
+import type { ChallengePurpose, ConsoleSession, ConsoleStore, Passkey } from '../ports/console-store.port.js';
 import type { RelyingParty } from '../ports/relying-party.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
@@ -20,6 +21,7 @@ import { apiKeyActor, auditEvent, OPERATOR } from './audit-actor.js';
 import type { EntriesProposer, Governance, ProposalView } from './governance.use-case.js';
 import type { PolicyCache } from './policy-cache.js';
 import type { Principal } from './principal.js';
+import { challengeRefusal, clientRefusal, DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from './sign-in-challenges.js';
 import type { PasskeyVoteCheck } from './signed-votes.js';
 import { requireVault } from './wallet-lookup.js';
 
@@ -35,8 +37,6 @@ export const SESSION_IDLE_MS = 15 * 60_000;
 export const SESSION_ABSOLUTE_MS = 8 * 3_600_000;
 /** A sign-in challenge is good for one use within this long. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
-/** Sign-in challenges outstanding at once, whoever asked: past it, 429 until some expire or are used. */
-export const MAX_OUTSTANDING_CHALLENGES = 10_000;
 export const DEFAULT_INVITE_MS = 24 * 3_600_000;
 export const MAX_INVITE_MS = 30 * 24 * 3_600_000;
 /** Approvals a console list shows at most (newest first). */
@@ -102,6 +102,8 @@ export interface ApproversConsoleDeps {
   readonly voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Proposals: read for the console, and made on a governed vault's enrolment (the key listed with its passkey). */
   readonly governance: Pick<Governance, 'list' | 'get'> & Pick<EntriesProposer, 'proposeEntries'>;
+  /** How many challenges may be outstanding, per client and in all; default DEFAULT_CHALLENGE_BOUNDS. */
+  readonly challengeBounds?: ChallengeBounds;
 }
 
 /** A new console session: the approver, and the session id the cookie carries (never stored as it is). */
@@ -219,7 +221,7 @@ export class ApproversConsole {
       { tokenHash, vaultId, group, created: now, expires, used: null, apiKeyId: null },
       auditEvent('approver.invited', now, OPERATOR, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
     );
-    return { url: `${this.deps.publicUrl!.replace(/\/+$/, '')}/console/#enrol=${token}`, expires, governed: governed !== null };
+    return { url: `${withoutTrailingSlashes(this.deps.publicUrl!)}/console/#enrol=${token}`, expires, governed: governed !== null };
   }
 
   /** The invite of `token`, unused and unexpired, or 401 saying which. */
@@ -256,13 +258,28 @@ export class ApproversConsole {
     });
   }
 
-  /** `POST /console/api/enrol/options`: the passkey creation options for an open invite. */
-  async enrolOptions(token: unknown): Promise<{ options: unknown; vault: string; group: string | null }> {
-    const { store, rp } = this.parts();
-    const invite = await this.openInvite(store, token);
+  /**
+   * A fresh challenge stored for `client` (who asked: an address, an IPv6 client's network), or the 429 of
+   * the bound it would go past (sign-in-challenges.ts). A client at its own bound is refused on one read:
+   * a flood from one address never waits for (nor holds up) the count of everyone's.
+   */
+  private async handOut(store: ConsoleStore, purpose: ChallengePurpose, subject: string | null, client: string): Promise<string> {
     const now = this.deps.clock.now();
     const challenge = secret();
-    if (!(await store.addChallenge(challenge, 'enrol', invite.tokenHash, new Date(now.getTime() + CHALLENGE_TTL_MS), now, MAX_OUTSTANDING_CHALLENGES))) throw tooManyChallenges();
+    const bounds = this.deps.challengeBounds ?? DEFAULT_CHALLENGE_BOUNDS;
+    const held = await store.challengesOf(client, now);
+    const over = clientRefusal(held.count, held.firstExpires, bounds, now);
+    if (over !== null) throw over;
+    const refused = await store.addChallenge({ challenge, purpose, subject, client, expires: new Date(now.getTime() + CHALLENGE_TTL_MS) }, now, (o) => challengeRefusal(o, bounds, now));
+    if (refused !== null) throw refused;
+    return challenge;
+  }
+
+  /** `POST /console/api/enrol/options`: the passkey creation options for an open invite, asked by `client`. */
+  async enrolOptions(token: unknown, client: string): Promise<{ options: unknown; vault: string; group: string | null }> {
+    const { store, rp } = this.parts();
+    const invite = await this.openInvite(store, token);
+    const challenge = await this.handOut(store, 'enrol', invite.tokenHash, client);
     const options = await rp.registrationOptions({ challenge, userId: shortId(invite.tokenHash), userName: `approver of ${invite.vaultId}` });
     return { options, vault: invite.vaultId, group: invite.group };
   }
@@ -306,13 +323,10 @@ export class ApproversConsole {
     return { approver: approverOf(key, passkey, await this.vaultName(key.vaultId), enrolment), sessionId: await this.start(store, key, passkey, 'enrolment') };
   }
 
-  /** `POST /console/api/session/options`: a one-use sign-in challenge (discoverable credentials). */
-  async sessionOptions(): Promise<{ options: unknown }> {
+  /** `POST /console/api/session/options`: a one-use sign-in challenge (discoverable credentials) for `client`. */
+  async sessionOptions(client: string): Promise<{ options: unknown }> {
     const { store, rp } = this.parts();
-    const now = this.deps.clock.now();
-    const challenge = secret();
-    if (!(await store.addChallenge(challenge, 'session', null, new Date(now.getTime() + CHALLENGE_TTL_MS), now, MAX_OUTSTANDING_CHALLENGES))) throw tooManyChallenges();
-    return { options: await rp.authenticationOptions(challenge, []) };
+    return { options: await rp.authenticationOptions(await this.handOut(store, 'session', null, client), []) };
   }
 
   /** `POST /console/api/session`: a passkey sign-in over a challenge of sessionOptions; a new session. */
@@ -602,5 +616,3 @@ function sameText(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
-
-const tooManyChallenges = () => new DomainError(ErrorCode.RATE_LIMITED, 'console: too many sign-in challenges outstanding; try again in a few minutes');

@@ -47,6 +47,27 @@ export interface ConsoleSession {
 
 export type ChallengePurpose = 'session' | 'enrol';
 
+/** A challenge handed out: one use, until `expires`. */
+export interface IssuedChallenge {
+  readonly challenge: string;
+  readonly purpose: ChallengePurpose;
+  /** What it is for (an enrolment's invite hash); null for a sign-in. */
+  readonly subject: string | null;
+  /** Who asked: the client it counts against (an address, an IPv6 client's network). */
+  readonly client: string;
+  readonly expires: Date;
+}
+
+/** The challenges outstanding when one more is asked for: everyone's, and the asking client's. */
+export interface OutstandingChallenges {
+  readonly all: number;
+  /** When the first of everyone's expires; null when there are none. */
+  readonly allFirstExpires: Date | null;
+  readonly client: number;
+  /** When the first of the client's expires; null when it holds none. */
+  readonly clientFirstExpires: Date | null;
+}
+
 export interface ConsoleStore {
   /** Stores an invite with its approver.invited record, in one transaction. */
   addInvite(invite: ConsoleInvite, invited: AuditEvent): Promise<void>;
@@ -64,10 +85,12 @@ export interface ConsoleStore {
   /** Records the authenticator's new counter; false when it is not above the stored one (a cloned authenticator), unless both are 0. */
   advanceCounter(apiKeyId: string, counter: number): Promise<boolean>;
   /**
-   * Stores a challenge handed out (one use, until `expires`), first dropping those expired at `now`;
-   * false (nothing stored) when `max` are outstanding already.
+   * Stores a challenge handed out, first dropping those expired at `now`, unless `refusal` of what is then
+   * outstanding (counted in the same transaction) is not null; answers what `refusal` answered.
    */
-  addChallenge(challenge: string, purpose: ChallengePurpose, subject: string | null, expires: Date, now: Date, max: number): Promise<boolean>;
+  addChallenge<R>(challenge: IssuedChallenge, now: Date, refusal: (outstanding: OutstandingChallenges) => R | null): Promise<R | null>;
+  /** The challenges `client` holds unexpired at `now`, and when the first of them expires (one read, no lock). */
+  challengesOf(client: string, now: Date): Promise<{ readonly count: number; readonly firstExpires: Date | null }>;
   /** Takes a challenge (deleted: one use); its subject, or undefined when unknown, of another purpose or expired at `now`. */
   takeChallenge(challenge: string, purpose: ChallengePurpose, now: Date): Promise<{ subject: string | null } | undefined>;
   startSession(session: ConsoleSession, started: AuditEvent): Promise<void>;

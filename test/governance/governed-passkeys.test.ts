@@ -13,6 +13,8 @@ import { ethersApprover, openStore, type Approver, type Dialect, type Store } fr
 const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
 const PUBLIC_URL = 'https://vault.example';
 const RP = { origin: PUBLIC_URL, rpId: 'vault.example' } as const;
+/** The client the console's challenges are handed to (what the HTTP layer names from the request). */
+const CLIENT = '127.0.0.1';
 
 /*
  * Passkey approvers on a governed vault (docs/console.md, "Governed vaults"): enrolment writes the rows and
@@ -44,7 +46,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
   const enrol = async (name: string, on = vaultId) => {
     const { url } = await vault.approversConsole.invite(on);
     const token = url.slice(url.indexOf('#enrol=') + '#enrol='.length);
-    const { options } = await vault.approversConsole.enrolOptions(token);
+    const { options } = await vault.approversConsole.enrolOptions(token, CLIENT);
     const authenticator = new SoftwareAuthenticator();
     const { approver, sessionId } = await vault.approversConsole.enrol(token, name, authenticator.register(options as { challenge: string }, RP));
     return { approver, sessionId, authenticator };
@@ -144,7 +146,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     expect((await vault.approversConsole.list(vaultId)).find((r) => r.id === bob.approver.id)!.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: null });
 
     // Sign-in is verified against the state's key: the forger gets no session.
-    const { options } = await vault.approversConsole.sessionOptions();
+    const { options } = await vault.approversConsole.sessionOptions(CLIENT);
     expect(await refusal(vault.approversConsole.signIn(forger.assert((options as { challenge: string }).challenge, RP)))).toBe('UNAUTHENTICATED');
     // A vote cast with the forger's assertion (as any caller of the use case would) is refused, nothing written.
     const approval = await held('pay 3');
@@ -158,7 +160,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     expect(await invalidVotes(approval)).toEqual([expect.objectContaining({ votes: `api-key:${bob.approver.id}`, released: false })]);
 
     // Bob's own authenticator still signs in and votes: the state's public key is the one it is verified with.
-    const again = await vault.approversConsole.sessionOptions();
+    const again = await vault.approversConsole.sessionOptions(CLIENT);
     const signedIn = await vault.approversConsole.signIn(bob.authenticator.assert((again.options as { challenge: string }).challenge, RP));
     const next = await held('pay 4');
     await passkeyVote(signedIn.sessionId, next, bob.authenticator);
@@ -175,7 +177,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
       [plain.record.id, vaultId, 'Mallory', forger.id, forger.publicKey, 0, null, dialect === 'postgres' ? new Date() : Date.now()],
     );
     // The row signs the writer in (the state pins no passkey for the key), but its votes count for nothing.
-    const { options } = await vault.approversConsole.sessionOptions();
+    const { options } = await vault.approversConsole.sessionOptions(CLIENT);
     const session = await vault.approversConsole.signIn(forger.assert((options as { challenge: string }).challenge, RP));
     expect(session.approver.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: null });
     const approval = await held('pay 5');
@@ -200,7 +202,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     // Signed in again once this process reads the row again (PostgreSQL's key cache: when the trigger's NOTIFY arrives).
     let back: { sessionId: string } | undefined;
     await until(async () => {
-      const { options } = await vault.approversConsole.sessionOptions();
+      const { options } = await vault.approversConsole.sessionOptions(CLIENT);
       back = await vault.approversConsole.signIn(carol.authenticator.assert((options as { challenge: string }).challenge, RP)).catch(() => undefined);
       return back !== undefined;
     }, 'the un-revoked row signs carol in');

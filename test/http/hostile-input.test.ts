@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignCall } from '../../src/application/sign-call.use-case.js';
 import { client } from '../support/http-client.js';
+import { boundOf } from '../support/linear-cost.js';
 import { localSignBody, SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
+import { startFakeRpc, type FakeRpc } from '../support/fake-rpc.server.js';
 import { startSigningServer } from '../support/signing-server.js';
-import type { TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
  * Issue 14, written as the attack: one API key, the standalone server on SQLite with its defaults, and the
@@ -160,5 +162,71 @@ describe('hostile request bodies (issue 14)', () => {
     }
     expect((await client(s.url).get('/healthz')).status).toBe(200);
     expect((await sign({})).status).toBe(200);
+  });
+});
+
+/**
+ * Typed data built to cost more than its size: a field type of `[]` repeated (a regular expression tried
+ * every `[` of it as the start of the array suffixes, 5 s for 59 KB) and structs that share structs (ethers
+ * walks every path from the primary type, 2^20 of them here: seconds). Sent as found, each is refused with a 400 (or a JSON-RPC
+ * error) naming the field, and costs no more than a request of the same size that is refused at once: the
+ * time of each against that baseline's, measured here, with generous slack (test/support/linear-cost.ts).
+ */
+describe('typed data built to be costly, over HTTP', () => {
+  const MADE_UP_WALLET = '0x00000000000000000000000000000000000000a1';
+  let s: TestServer;
+  let rpc: FakeRpc;
+  let base: string;
+  let wallet: string;
+  let reader: ReturnType<typeof client>;
+  let signer: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    // A chain with an RPC, for the JSON-RPC endpoint (a typed-data signature never asks it anything).
+    rpc = await startFakeRpc({ chainId: 31337n, uniq: `0x${'00'.repeat(32)}`, signer: MADE_UP_WALLET });
+    s = await startTestServer({ env: { VAULT_CHAINS: 'devnet:31337', VAULT_RPC_URL_DEVNET: rpc.url } });
+    const vaultId = (await s.createVault({ name: 'hostile-typed-data' })).id;
+    base = `/api/v1/vaults/${vaultId}`;
+    signer = client(s.url, (await s.createApiKey(vaultId)).apiKey);
+    wallet = (await signer.post(`${base}/wallets`, { name: 'signer' })).body.data.address as string;
+    reader = client(s.url, (await s.server.vault.manageVaults.createApiKey(vaultId, { roles: ['reader'] })).apiKey);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await rpc?.close();
+  });
+
+  /** The fastest of three answers to `send` (the baseline), and one answer to `crafted` with its time. */
+  const againstBaseline = async <T>(send: () => Promise<T>, crafted: () => Promise<T>) => {
+    let baselineMs = Infinity;
+    for (let r = 0; r < 3; r++) {
+      const t = performance.now();
+      await send();
+      baselineMs = Math.min(baselineMs, performance.now() - t);
+    }
+    const t = performance.now();
+    const answer = await crafted();
+    return { answer, ms: performance.now() - t, bound: boundOf(baselineMs) };
+  };
+  const withFieldType = (type: string) => ({ domain: { name: 'n' }, types: { Mail: [{ name: 'a', type }] }, primaryType: 'Mail', message: { a: 1 } });
+
+  it('a 59 KB dry run from a reader key, for a made-up wallet, with a field type of 29 500 `[]`: 400 naming the field, at the cost of a same-size one', async () => {
+    const evaluate = (type: string) => reader.post(`${base}/policy/evaluate`, { kind: 'typed-data', wallet: MADE_UP_WALLET, request: withFieldType(type) });
+    const crafted = `${'[]'.repeat(29_500)}!`;
+    const { answer, ms, bound } = await againstBaseline(() => evaluate('a'.repeat(crafted.length)), () => evaluate(crafted));
+    expect(ms).toBeLessThanOrEqual(bound);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ success: false, code: 'INVALID_ARGUMENT', error: 'types.Mail[0].type: 59001 characters is longer than the limit of 256' });
+  });
+
+  it('eth_signTypedData_v4 of 21 structs, each with a field of every later one (2^20 paths): a JSON-RPC error naming the bound, at the cost of a same-size call', async () => {
+    const types = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`T${i}`, [{ name: 'v', type: 'uint8' }, ...Array.from({ length: 20 - i }, (_, j) => ({ name: `t${i + 1 + j}`, type: `T${i + 1 + j}` }))]]));
+    const call = (primaryType: string) =>
+      signer.post(`${base}/rpc?chain=devnet`, { jsonrpc: '2.0', id: 1, method: 'eth_signTypedData_v4', params: [wallet, JSON.stringify({ domain: { name: 'n' }, types, primaryType, message: {} })] });
+    // The baseline names a primary type that is not there: refused before the types are walked.
+    const { answer, ms, bound } = await againstBaseline(() => call('Tx'), () => call('T0'));
+    expect(ms).toBeLessThanOrEqual(bound);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.error.message).toBe('types: T0 reaches its structs along more than 1024 paths (a struct used by several types counts once for each way to it)');
   });
 });

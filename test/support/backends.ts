@@ -56,6 +56,8 @@ export interface TargetOptions {
   readonly rateLimitStoreTimeoutMs?: number;
   /** VAULT_PUBLIC_URL (createVault's `publicUrl`): the approvers' console's origin and relying party. */
   readonly publicUrl?: string;
+  /** VAULT_CONSOLE_CHALLENGES_PER_CLIENT and VAULT_CONSOLE_CHALLENGES (createVault's `consoleChallenges`). */
+  readonly consoleChallenges?: { readonly perClient: number; readonly outstanding: number };
 }
 
 /** A fresh vault of a target, one API key for it and a client that sends it. */
@@ -125,6 +127,10 @@ const standalone: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
   if (options.rateLimitRedis) env.VAULT_REDIS_URL = options.rateLimitRedis.url;
   if (options.rateLimitStoreTimeoutMs) env.VAULT_RATE_LIMIT_STORE_TIMEOUT_MS = String(options.rateLimitStoreTimeoutMs);
   if (options.publicUrl) env.VAULT_PUBLIC_URL = options.publicUrl;
+  if (options.consoleChallenges) {
+    env.VAULT_CONSOLE_CHALLENGES_PER_CLIENT = String(options.consoleChallenges.perClient);
+    env.VAULT_CONSOLE_CHALLENGES = String(options.consoleChallenges.outstanding);
+  }
   const s = await startTestServer({ env, dataDir, clock });
   return { url: s.url, vault: s.server.vault, purgeNow: () => s.server.purgeNow(), stop: () => s.stop({ keepData: true }) };
 };
@@ -144,6 +150,7 @@ const mounted: Serve = async ({ dataDir, databaseUrl, clock, options }) => {
     authSecret: options.authSecret,
     authRefusedSummaryIntervalMs: options.authRefusedSummaryMs,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.consoleChallenges ? { consoleChallenges: options.consoleChallenges } : {}),
   });
   const redis = options.rateLimitRedis && new Redis(options.rateLimitRedis.url, { enableOfflineQueue: false, lazyConnect: true });
   await redis?.connect();

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { TYPED_DATA_LIMITS, typedDataDigest } from '../../adapters/ethereum/typed-data.js';
 import { checkJsonText } from '../../adapters/http/json-shape.js';
 import { bodyLimits, parseJsonBody, signBodyLimits } from '../../adapters/http/request-body.js';
 import { loadConfig } from '../../adapters/main/config.js';
 import { abiKey, AbiFunctionCache, entryBytes, MAX_TEXT_KEY } from '../../src/application/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
+import { costsBySize } from '../support/linear-cost.js';
 import { SIGNATURE_PARAM as SIG } from '../support/sign-request.js';
 
 const fn = (inputs: unknown[], name = 'f') => ({ type: 'function', name, inputs: [...inputs, SIG] });
@@ -175,5 +177,81 @@ describe('the parsed-ABI cache', () => {
       expect(hit.cached).toBe(true);
       expect(hit.fn).toEqual(parseAbiFunction(abi));
     }
+  });
+});
+
+describe('typed data read within TYPED_DATA_LIMITS, before ethers sees its types', () => {
+  const fields = (n: number, type = 'uint8') => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, type }));
+  /** Typed data of primary type Mail with `types` (a message the digest need not reach: the types are refused first). */
+  const typed = (types: Record<string, unknown>, primaryType = 'Mail') => ({ domain: { name: 'n' }, types, primaryType, message: {} });
+  const refusalOf = (input: unknown): string => {
+    try {
+      typedDataDigest(input);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+  /** `levels` diamonds: L_i has fields of A_i and B_i, each of which has a field of L_i+1: 2^levels paths from L0 to the last. */
+  const diamonds = (levels: number) => {
+    const types: Record<string, { name: string; type: string }[]> = {};
+    for (let i = 0; i < levels; i++) {
+      types[`L${i}`] = [{ name: 'a', type: `A${i}` }, { name: 'b', type: `B${i}` }];
+      types[`A${i}`] = [{ name: 'c', type: `L${i + 1}` }];
+      types[`B${i}`] = [{ name: 'c', type: `L${i + 1}` }];
+    }
+    types[`L${levels}`] = [{ name: 'v', type: 'uint256' }];
+    return typed(types, 'L0');
+  };
+
+  it.each<[string, unknown, string]>([
+    ['a field type over 256 characters', typed({ Mail: [{ name: 'a', type: `uint256${'[]'.repeat(200)}` }] }), 'types.Mail[0].type: 407 characters is longer than the limit of 256'],
+    ['25 array dimensions', typed({ Mail: [{ name: 'a', type: `bool${'[2]'.repeat(25)}` }] }), 'types.Mail[0].type: more than 24 array dimensions'],
+    ['a field name over 128 characters', typed({ Mail: [{ name: 'n'.repeat(129), type: 'bool' }] }), 'types.Mail[0].name: 129 characters is longer than the limit of 128'],
+    ['a struct name over 128 characters', typed({ Mail: fields(1), ['S'.repeat(5000)]: fields(1) }), 'types: a type name of 5000 characters is longer than the limit of 128'],
+    ['a primary type name over 128 characters', typed({ Mail: fields(1) }, 'M'.repeat(1 << 20)), 'primaryType: 1048576 characters is longer than the limit of 128'],
+    ['a struct of 257 fields', typed({ Mail: fields(257) }), 'types.Mail: 257 fields is more than the limit of 256'],
+    ['33 types', typed(Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`T${i}`, fields(1)]))), 'types: 33 types is more than the limit of 32'],
+    ['513 fields in all', typed(Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`T${i}`, fields(171)]))), 'types.T2: more than 512 fields in all the types'],
+    // 4 + 129 characters a field: the 64th goes over.
+    ['more than 8 192 characters of names and types', typed({ Mail: Array.from({ length: 70 }, (_, i) => ({ name: `${'n'.repeat(117)}${String(i).padStart(3, '0')}`, type: 'uint256[]' })) }), 'types.Mail[63]: more than 8192 characters of names and types in all the types'],
+    ['types that reach a struct along 2^10 paths', diamonds(10), 'types: L0 reaches its structs along more than 1024 paths (a struct used by several types counts once for each way to it)'],
+    ['a circular type reference', typed({ Mail: [{ name: 'a', type: 'Loop[]' }], Loop: [{ name: 'b', type: 'Mail' }] }), 'types: circular type reference to "Mail"'],
+    ['a circle below the primary type', typed({ Mail: [{ name: 'a', type: 'A' }], A: [{ name: 'b', type: 'B[2]' }, { name: 'c', type: 'C' }], B: [{ name: 'a', type: 'A' }], C: fields(1) }), 'types: circular type reference to "A"'],
+  ])('refuses %s, naming the field and the limit', (_what, input, message) => {
+    expect(refusalOf(input)).toBe(message);
+  });
+
+  it('keeps the limits that real typed data is far inside: 32 types, 256 fields, 24 dimensions (a Seaport bulk order), 128-character names', () => {
+    expect(TYPED_DATA_LIMITS).toEqual({
+      maxTypes: 32, maxFields: 256, maxFieldsInAll: 512, maxTypesText: 8192, maxNameLength: 128, maxTypeLength: 256, maxArrayDimensions: 24, maxTypePaths: 1024,
+    });
+    // At each limit, accepted: a primary type whose 31 structs are each reached once, 24 dimensions, the longest names.
+    const name = 'N'.repeat(128);
+    const tree = Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`T${i}`, fields(1)]));
+    const primary = [...Object.keys(tree).map((t) => ({ name: `x${t}`, type: `${t}[]` })), { name, type: `uint8${'[1]'.repeat(24)}` }];
+    const nested = Array.from({ length: 24 }).reduce<unknown>((inner) => [inner], 1);
+    const message = { ...Object.fromEntries(Object.keys(tree).map((t) => [`x${t}`, []])), [name]: nested };
+    expect(typedDataDigest({ ...typed({ ...tree, [name]: primary }, name), message }).primaryType).toBe(name);
+    // 8 levels of diamonds: 1 021 paths, under the bound (9 levels are 2 045).
+    expect(() => typedDataDigest(diamonds(8))).toThrow(/^message: /);
+    expect(refusalOf(diamonds(9))).toMatch(/^types: L0 reaches its structs along more than 1024 paths/);
+  });
+
+  it('types that reach their structs along exponentially many paths cost a linear scan of their text (ethers walks every path)', () => {
+    /** `n` structs, each with a field of every later one: 2^(n-1) paths from the first to the last. */
+    const everyLater = (n: number) =>
+      typed(Object.fromEntries(Array.from({ length: n }, (_, i) => [`T${i}`, [{ name: 'v', type: 'uint8' }, ...Array.from({ length: n - 1 - i }, (_, j) => ({ name: `t${i + 1 + j}`, type: `T${i + 1 + j}` }))]])), 'T0');
+    const sizes = [4, 8, 12, 16, 20, 24, 28, 32];
+    const verdicts = costsBySize(sizes, everyLater, (input) => JSON.stringify(input), (input) => {
+      try {
+        typedDataDigest(input);
+      } catch {
+        // refused: what it cost is the point
+      }
+    });
+    expect(verdicts.filter((v) => !v.withinBound)).toEqual([]);
+    expect(verdicts).toHaveLength(sizes.length);
+    expect(refusalOf(everyLater(31))).toBe('types: T0 reaches its structs along more than 1024 paths (a struct used by several types counts once for each way to it)');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitKey, RateLimitedError, RateLimiter } from '../../adapters/http/rate-limits.js';
+import { challengeClientKey, rateLimitKey, RateLimitedError, RateLimiter } from '../../adapters/http/rate-limits.js';
 
 describe('the key an address is limited under', () => {
   it('is an IPv4 address itself, and the /64 of an IPv6 address, however it is written', () => {
@@ -11,6 +11,15 @@ describe('the key an address is limited under', () => {
     expect(rateLimitKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     expect(rateLimitKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
     expect(rateLimitKey('unknown')).toBe('unknown');
+  });
+
+  it('for a console challenge, is an IPv4 address itself and the /48 of an IPv6 address (every /64 of a tunnel is one client)', () => {
+    expect(challengeClientKey('203.0.113.5')).toBe('203.0.113.5');
+    expect(challengeClientKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1::/48');
+    expect(challengeClientKey('2001:db8:1:ffff::9')).toBe('2001:db8:1::/48');
+    expect(challengeClientKey('2001:0DB8:0002::1')).toBe('2001:db8:2::/48');
+    expect(challengeClientKey('::1')).toBe('0:0:0::/48');
+    expect(challengeClientKey('unknown')).toBe('unknown');
   });
 });
 

@@ -340,6 +340,11 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
    CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
+  // Sign-in challenges counted per client (docs/console.md, "Sign-in challenges"): the address a challenge
+  // was handed to (an IPv6 client's /48), so one client holds a few at most. Rows from before have none
+  // and count only towards the cap of all.
+  `ALTER TABLE console_challenges ADD COLUMN IF NOT EXISTS client text COLLATE "C";
+   CREATE INDEX IF NOT EXISTS console_challenges_by_client ON console_challenges (client, expires);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

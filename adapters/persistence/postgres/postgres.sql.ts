@@ -16,6 +16,8 @@ import type { PostgresDatabase } from './postgres.database.js';
 
 // Any constant unique to this use; advisory locks of other purposes use other keys.
 const AUDIT_HEAD_LOCK = 0x61756469746c6fn; // "auditlo"
+/** The first key of serialTransaction's locks (the second is the name's hash): apart from the job locks' "job". */
+const SERIAL_LOCK_NAMESPACE = 0x736572; // "ser"
 /** Writes per batch: far below PostgreSQL's 65 535 parameters, more than a turn's burst. */
 const MAX_BATCH = 500;
 const VISIBLE = '(expires IS NULL OR expires > $2)';
@@ -85,6 +87,13 @@ export class PostgresSql implements SqlDatabase {
 
   transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T> {
     return this.db.transaction((client) => work(sessionOf(client))).then(committed);
+  }
+
+  serialTransaction<T>(name: string, work: (tx: SqlSession) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      await tx.all('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SERIAL_LOCK_NAMESPACE, name]);
+      return work(tx);
+    });
   }
 
   commitDurable(write: DurableWrite): Promise<void> {

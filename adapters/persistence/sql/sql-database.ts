@@ -47,6 +47,13 @@ export interface SqlDatabase extends SqlSession {
   /** Runs `work` in one write transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T>;
   /**
+   * `transaction`, one at a time among those of the same `name` on every instance: for a count that decides
+   * whether to insert, which two transactions at once would both pass. PostgreSQL takes a transaction lock
+   * on the name first (its READ COMMITTED lets two counts see the same rows); SQLite's write transactions
+   * are one at a time already.
+   */
+  serialTransaction<T>(name: string, work: (tx: SqlSession) => Promise<T>): Promise<T>;
+  /**
    * `transaction`, with the audit events `work` hands to `audit` chained at its end in the same
    * transaction (after the head, read while holding what keeps it from moving): the change and its audit
    * records are durable together or not at all. With `fence`, the vault's freezes are counted while

@@ -1,7 +1,7 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
 import type { AuditEvent, AuditRecord } from '../../../src/ports/audit-log.port.js';
-import type { ChallengePurpose, ConsoleInvite, ConsoleSession, ConsoleStore, Passkey } from '../../../src/ports/console-store.port.js';
+import type { ChallengePurpose, ConsoleInvite, ConsoleSession, ConsoleStore, IssuedChallenge, OutstandingChallenges, Passkey } from '../../../src/ports/console-store.port.js';
 import { apiKeyAccessColumns, AS_IS, AUDIT, FOUND_BY_SUBJECT, INSERT_API_KEY, INSTANT, NUMBER, Table } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
@@ -25,6 +25,12 @@ function readPasskey<P extends Passkey | null>(p: P): P {
 /** The console's tables (migration "approvers' console"): approver_passkeys, console_invites, console_sessions, console_challenges. */
 /** A vault's records about one subject (an approval, a proposal), oldest first: through the partial subject index. */
 export const AUDIT_OF_SUBJECT = `${AUDIT.select} WHERE vault_id = $1 AND subject = $2 AND ${FOUND_BY_SUBJECT} ORDER BY seq LIMIT $3`;
+
+/** The challenges outstanding, of everyone and of client $1 (through console_challenges_by_client), with when the first of each expires. */
+const OUTSTANDING_CHALLENGES = `SELECT count(*) AS n, min(expires) AS first,
+  (SELECT count(*) FROM console_challenges WHERE client = $1) AS mine,
+  (SELECT min(expires) FROM console_challenges WHERE client = $1) AS mine_first
+  FROM console_challenges`;
 
 export class SqlConsoleStore implements ConsoleStore {
   constructor(private readonly db: SqlDatabase) {}
@@ -76,13 +82,17 @@ export class SqlConsoleStore implements ConsoleStore {
     return changed > 0;
   }
 
-  async addChallenge(challenge: string, purpose: ChallengePurpose, subject: string | null, expires: Date, now: Date, max: number): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
+  async addChallenge<R>(c: IssuedChallenge, now: Date, refusal: (outstanding: OutstandingChallenges) => R | null): Promise<R | null> {
+    // One at a time: two counts at once would both see room for one more.
+    return this.db.serialTransaction('console_challenges', async (tx) => {
       await tx.run('DELETE FROM console_challenges WHERE expires <= $1', [now]);
-      const [row] = await tx.all<{ n: unknown }>('SELECT count(*) AS n FROM console_challenges');
-      if (Number(row?.n ?? 0) >= max) return false;
-      await tx.run('INSERT INTO console_challenges (challenge, purpose, subject, expires) VALUES ($1, $2, $3, $4)', [challenge, purpose, subject, expires]);
-      return true;
+      const [row] = await tx.all<{ n: unknown; first: unknown; mine: unknown; mine_first: unknown }>(OUTSTANDING_CHALLENGES, [c.client]);
+      const refused = refusal({
+        all: Number(row?.n ?? 0), allFirstExpires: this.instantOrNull(row?.first), client: Number(row?.mine ?? 0), clientFirstExpires: this.instantOrNull(row?.mine_first),
+      });
+      if (refused !== null) return refused;
+      await tx.run('INSERT INTO console_challenges (challenge, purpose, subject, client, expires) VALUES ($1, $2, $3, $4, $5)', [c.challenge, c.purpose, c.subject, c.client, c.expires]);
+      return null;
     });
   }
 
@@ -92,6 +102,15 @@ export class SqlConsoleStore implements ConsoleStore {
       [challenge, purpose, now],
     );
     return row === undefined ? undefined : { subject: row.subject };
+  }
+
+  async challengesOf(client: string, now: Date): Promise<{ count: number; firstExpires: Date | null }> {
+    const [row] = await this.db.all<{ n: unknown; first: unknown }>('SELECT count(*) AS n, min(expires) AS first FROM console_challenges WHERE client = $1 AND expires > $2', [client, now]);
+    return { count: Number(row?.n ?? 0), firstExpires: this.instantOrNull(row?.first) };
+  }
+
+  private instantOrNull(value: unknown): Date | null {
+    return value === null || value === undefined ? null : this.db.instant(value);
   }
 
   async startSession(session: ConsoleSession, started: AuditEvent): Promise<void> {

@@ -338,6 +338,20 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
    CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
+  // Sign-in challenges counted per client (docs/console.md, "Sign-in challenges"): the address a challenge
+  // was handed to (an IPv6 client's /48), so one client holds a few at most. The table is made again with
+  // the column (re-runnable, as SQLite adds no column IF NOT EXISTS): its rows live five minutes, and a
+  // sign-in under way when the vault is upgraded asks for a new challenge.
+  `DROP TABLE IF EXISTS console_challenges;
+   CREATE TABLE console_challenges (
+     challenge TEXT PRIMARY KEY,
+     purpose TEXT NOT NULL,
+     subject TEXT,
+     client TEXT,
+     expires INTEGER NOT NULL
+   );
+   CREATE INDEX console_challenges_by_expiry ON console_challenges (expires);
+   CREATE INDEX console_challenges_by_client ON console_challenges (client, expires);`,
 ];
 
 /**

@@ -98,6 +98,11 @@ export class SqliteSql implements SqlDatabase {
     return this.held ? this.held.then(() => this.sync(work)) : runSql(work);
   }
 
+  /** Write transactions are one at a time here already (one IMMEDIATE transaction at once, across processes too). */
+  serialTransaction<T>(_name: string, work: (tx: SqlSession) => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+
   async transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T> {
     while (this.held) await this.held;
     let release!: () => void;
