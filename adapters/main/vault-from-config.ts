@@ -184,6 +184,8 @@ export interface StoreMigration {
   readonly schema?: string;
   readonly from: number;
   readonly to: number;
+  /** What was repaired of a schema an earlier build left out (one line each); absent when nothing was. */
+  readonly repaired?: readonly string[];
 }
 
 /**
@@ -199,7 +201,7 @@ export async function migrateStore(config: AppConfig): Promise<StoreMigration> {
     let done: StoreMigration | undefined;
     const db = await openPostgresDatabase(
       { url, poolSize: 1, connectTimeoutMs, queryTimeoutMs, schema },
-      { onSchema: (v) => (done = { database: describeDatabase(url), schema: v.schema, from: v.from, to: v.to }) },
+      { onSchema: ({ schema: inSchema, ...v }) => (done = { database: describeDatabase(url), schema: inSchema, ...v }) },
     );
     await db.close();
     return done!;
