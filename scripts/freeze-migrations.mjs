@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run build && node scripts/freeze-migrations.mjs`: after a migration was appended to
+// `npm run migrations:freeze`: after a migration was appended to
 // sqlite.migrations.ts or postgres.migrations.ts, adds it (name and checksum) to
 // adapters/persistence/migrations.manifest.json and writes the schema the build then expects
 // (sqlite.expected-schema.ts, postgres.expected-schema.ts: what the start-up check compares a database

@@ -14,7 +14,7 @@ import { createTestDatabase, POSTGRES_AVAILABLE } from '../support/postgres.js';
 
 const MANIFEST = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../adapters/persistence/migrations.manifest.json'), 'utf8')) as MigrationsManifest;
 const LISTS = { sqlite: SQLITE_MIGRATIONS, postgres: POSTGRES_MIGRATIONS };
-const FREEZE = 'run `npm run build && node scripts/freeze-migrations.mjs` and commit what it writes';
+const FREEZE = 'run `npm run migrations:freeze` and commit what it writes';
 
 // Issue 47: a shipped migration changed under the same number is what broke the databases of 575bb29.
 // The manifest freezes every migration's name and checksum; appending is the only change it allows.

@@ -23,7 +23,7 @@ export interface MigrationTarget {
 /**
  * The schema changes, applied in order, each recorded by name and checksum in MIGRATIONS_TABLE. A
  * shipped migration is never edited, reordered or renamed: a change is a new entry at the end,
- * `{ name, sql }`, and `node scripts/freeze-migrations.mjs` then adds it to
+ * `{ name, sql }`, and `npm run migrations:freeze` then adds it to
  * adapters/persistence/migrations.manifest.json and to the schema this build expects
  * (test/contract/migrations-frozen.test.ts holds both to the list). Identifiers and keys compare
  * bytewise (COLLATE "C"), as SQLite's do, so list order and `id > afterId` paging agree between the two.

@@ -13,7 +13,7 @@ import { MIGRATIONS_TABLE, readSqliteShape } from './sqlite.schema-shape.js';
  * The schema changes, applied in order, each recorded by name and checksum in MIGRATIONS_TABLE (and
  * counted in PRAGMA user_version, which builds before named migrations read). A shipped migration is
  * never edited, reordered or renamed: a change is a new entry at the end, `{ name, sql }`, and
- * `node scripts/freeze-migrations.mjs` then adds it to adapters/persistence/migrations.manifest.json
+ * `npm run migrations:freeze` then adds it to adapters/persistence/migrations.manifest.json
  * and to the schema this build expects (test/contract/migrations-frozen.test.ts holds both to the list).
  */
 export const MIGRATIONS: readonly Migration[] = [
