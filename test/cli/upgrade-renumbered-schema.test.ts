@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION as POSTGRES_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { SCHEMA_VERSION as SQLITE_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { cliJson, runCli } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
@@ -18,9 +20,9 @@ const NO_STORE = { VAULT_DATA_DIR: '', VAULT_DATABASE_URL: '', VAULT_DATABASE_SC
 // database never got api_keys.approver_address nor approval_votes.signature. On the runners before
 // migrations had names this test fails at the first request; now `migrate` repairs it and says so.
 describe.each([
-  { name: 'sqlite', dump: 'sqlite/12-d0b46d0..575bb29', available: true },
-  { name: 'postgres', dump: 'postgres/12-575bb29', available: POSTGRES_AVAILABLE },
-])('a schema-12 database of 575bb29 over $name, then `wallet-vault migrate`', ({ name, dump, available }) => {
+  { name: 'sqlite', dump: 'sqlite/12-d0b46d0..575bb29', available: true, version: SQLITE_VERSION },
+  { name: 'postgres', dump: 'postgres/12-575bb29', available: POSTGRES_AVAILABLE, version: POSTGRES_VERSION },
+])('a schema-12 database of 575bb29 over $name, then `wallet-vault migrate`', ({ name, dump, available, version }) => {
   it.skipIf(!available)('migrates, repairs what the renumbering skipped, keeps the data, and signs', { timeout: 180_000 }, async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-renumbered-'));
     let db: TestDatabase | undefined;
@@ -36,7 +38,7 @@ describe.each([
       const migrated = await runCli(['migrate', '--json'], env);
       expect(migrated.code, migrated.stderr).toBe(0);
       const done = JSON.parse(migrated.stdout) as { from: number; to: number; repaired?: string[] };
-      expect(done).toMatchObject({ from: 12, to: 14 });
+      expect(done).toMatchObject({ from: 12, to: version });
 
       const server = await startTestServer({ dataDir, env });
       try {
@@ -58,11 +60,11 @@ describe.each([
       expect(done.repaired).toEqual(repairedColumns.map((c) => `column ${c} added (as left by d0b46d0 and 575bb29, 2026-11-27, schema 12)`));
       const trail = await cliJson<{ action: string; actor: string; details: Record<string, unknown> }[]>(['audit', 'list'], env);
       expect(trail.filter((r) => r.action === 'schema.migrated')).toEqual([
-        expect.objectContaining({ actor: 'operator', details: { from: 12, to: 14, repaired: done.repaired!.join('; ') } }),
+        expect.objectContaining({ actor: 'operator', details: { from: 12, to: version, repaired: done.repaired!.join('; ') } }),
       ]);
       expect(await cliJson(['audit', 'verify'], env)).toMatchObject({ ok: true });
       const again = await cliJson(['migrate'], env);
-      expect(again).toMatchObject({ from: 14, to: 14 });
+      expect(again).toMatchObject({ from: version, to: version });
       expect(again).not.toHaveProperty('repaired');
     } finally {
       await db?.drop();
