@@ -106,6 +106,8 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
       await vault.close();
       throw error;
     }
+    // Said where the operator who started the server looks first, besides the audit record.
+    if (migration.repaired?.length) o.logger?.warn({ repaired: migration.repaired }, 'repaired the database schema an earlier build left different (audit: schema.migrated)');
   }
   return vault;
 }

@@ -10,6 +10,7 @@ import { startServer } from '../../adapters/main/server.js';
 import { client } from '../support/http-client.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { localSignBody } from '../support/sign-request.js';
+import { loadSqliteSchema, shippedSchema } from '../support/shipped-schemas.js';
 import { vaultsAndKeysOf } from '../support/test-server.js';
 
 /** Every line the server logs, parsed. */
@@ -27,7 +28,7 @@ function capturedLog(): { lines: Record<string, unknown>[]; stream: Writable } {
 // Issue 47: a database error the vault did not expect (the schema changed under a running server) was
 // answered 503 `database unavailable (SQLITE_ERROR)` and logged without its cause; the purge logged the
 // same. The log line now carries what the driver said (never key material), the answer stays as it was.
-describe('an unexpected database error is logged with its cause', () => {
+describe('the log says what failed in the database, and what a start repaired', () => {
   it('a sign refused with 503 logs the driver message and code; the purge run that fails does too', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-db-error-'));
     const { lines, stream } = capturedLog();
@@ -62,6 +63,25 @@ describe('an unexpected database error is logged with its cause', () => {
       const purge = lines.find((l) => l.msg === 'purge run failed; will retry');
       expect(purge, JSON.stringify(lines.slice(-5))).toBeDefined();
       expect(JSON.stringify(purge!.err)).toMatch(/SQLITE_ERROR: no such column: expires/);
+    } finally {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a server that repaired the schema at start says so in its log, as the audit record does', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-db-repaired-'));
+    const { lines, stream } = capturedLog();
+    loadSqliteSchema(shippedSchema('sqlite/12-d0b46d0..575bb29'), path.join(dataDir, 'vault.db'));
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', VAULT_DATA_DIR: dataDir, LOG_LEVEL: 'info', VAULT_VERSION: 'test', VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '0' });
+    const server = await startServer(config, { clock: new MovableClock(), logger: createLogger('info', stream) });
+    try {
+      const said = lines.find((l) => l.msg === 'repaired the database schema an earlier build left different (audit: schema.migrated)');
+      expect(said?.repaired).toEqual([
+        'column api_keys.approver_address added (as left by d0b46d0 and 575bb29, 2026-11-27, schema 12)',
+        'column approval_votes.signature added (as left by d0b46d0 and 575bb29, 2026-11-27, schema 12)',
+        'column approvals.simulation added (as left by d0b46d0 and 575bb29, 2026-11-27, schema 12)',
+      ]);
     } finally {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });
