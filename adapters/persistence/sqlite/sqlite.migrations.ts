@@ -410,7 +410,8 @@ export function migrate(db: Database.Database): SchemaMigration {
     const insert = db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, checksum, applied) VALUES (?, ?, ?, ?)`);
     const now = Date.now();
     for (const r of namedRecords(MIGRATIONS, history.version - history.unnamed, MIGRATIONS.length)) insert.run(r.version, r.name, r.checksum, now);
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
+    // Written only when it moves: setting it rewrites the file's header, a commit for nothing at each start.
+    if (history.version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
     assertExpectedSchema(db);
     return { from: history.version, to: MIGRATIONS.length, ...(repaired.length > 0 ? { repaired } : {}) };
   }).immediate();
