@@ -1,4 +1,4 @@
-import { ErrorCode, isDomainError } from '../../src/domain/errors.js';
+import { describeCauses, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 
@@ -43,8 +43,9 @@ export function toErrorResponse(error: unknown, requestId: string, logger: HttpD
   if (isDomainError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status >= 500) {
-      // A message made safe for an unauthenticated caller keeps the details in its cause, for the log.
-      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      // A message made safe for an unauthenticated caller keeps the details in its causes, for the log:
+      // the driver's code and message under the vault's own (`database unavailable`).
+      const cause = describeCauses(error);
       logger.warn({ requestId, code: error.code, err: error.message, ...(cause === undefined ? {} : { cause }) }, 'dependency failure');
     }
     // The code only: messages echo the caller's input, which has no place in the logs.

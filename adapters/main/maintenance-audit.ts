@@ -15,15 +15,25 @@ export function recordMaintenance(container: Container, action: 'schema.migrated
 }
 
 /**
- * Whether a migration is recorded: one that changed an existing database. Not one that applied nothing,
- * nor one that created the database from nothing: there is no trail yet to continue, and the new trail
- * starts at seq 1 anyway.
+ * Whether a migration is recorded: one that changed an existing database (applied migrations, or repaired
+ * what an earlier build left out). Not one that changed nothing, nor one that created the database from
+ * nothing: there is no trail yet to continue, and the new trail starts at seq 1 anyway.
  */
-export const migrationRecorded = (m: { readonly from: number; readonly to: number }): boolean => m.from !== 0 && m.from !== m.to;
+export const migrationRecorded = (m: SchemaChange): boolean => m.from !== 0 && (m.from !== m.to || (m.repaired?.length ?? 0) > 0);
 
-/** Records a migration (`schema.migrated`) when migrationRecorded; after it, as the audit table may be one it created. */
-export async function recordSchemaMigration(container: Container, actor: string, m: { readonly from: number; readonly to: number }): Promise<boolean> {
+/** A migration as `wallet-vault migrate` and `serve` report it: the versions, and the repairs of an earlier build's schema. */
+export interface SchemaChange {
+  readonly from: number;
+  readonly to: number;
+  readonly repaired?: readonly string[];
+}
+
+/**
+ * Records a migration (`schema.migrated`, with `repaired`: what was repaired, one line each, when
+ * anything was) when migrationRecorded; after it, as the audit table may be one it created.
+ */
+export async function recordSchemaMigration(container: Container, actor: string, m: SchemaChange): Promise<boolean> {
   if (!migrationRecorded(m)) return false;
-  await recordMaintenance(container, 'schema.migrated', actor, { from: m.from, to: m.to });
+  await recordMaintenance(container, 'schema.migrated', actor, { from: m.from, to: m.to, ...(m.repaired?.length ? { repaired: m.repaired.join('; ') } : {}) });
   return true;
 }

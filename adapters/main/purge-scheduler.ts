@@ -3,6 +3,7 @@ import type { ScheduledCheckpoints } from '../../src/application/audit-checkpoin
 import type { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import { describeCauses } from '../../src/domain/errors.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
 import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
 import type { VaultLogger } from './vault-logger.js';
@@ -113,4 +114,8 @@ export class PurgeScheduler {
   }
 }
 
-const describe = (e: unknown) => (e instanceof Error ? { name: e.name, message: e.message } : { message: String(e) });
+/** A failed run for the log: the error, and what caused it (the database's own message under `database unavailable`). */
+const describe = (e: unknown) => {
+  const cause = describeCauses(e);
+  return { ...(e instanceof Error ? { name: e.name, message: e.message } : { message: String(e) }), ...(cause === undefined ? {} : { cause }) };
+};

@@ -107,6 +107,8 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
       await vault.close();
       throw error;
     }
+    // Said where the operator who started the server looks first, besides the audit record.
+    if (migration.repaired?.length) o.logger?.warn({ repaired: migration.repaired }, 'repaired the database schema an earlier build left different (audit: schema.migrated)');
   }
   return vault;
 }
@@ -185,6 +187,8 @@ export interface StoreMigration {
   readonly schema?: string;
   readonly from: number;
   readonly to: number;
+  /** What was repaired of a schema an earlier build left out (one line each); absent when nothing was. */
+  readonly repaired?: readonly string[];
 }
 
 /**
@@ -200,7 +204,7 @@ export async function migrateStore(config: AppConfig): Promise<StoreMigration> {
     let done: StoreMigration | undefined;
     const db = await openPostgresDatabase(
       { url, poolSize: 1, connectTimeoutMs, queryTimeoutMs, schema },
-      { onSchema: (v) => (done = { database: describeDatabase(url), schema: v.schema, from: v.from, to: v.to }) },
+      { onSchema: ({ schema: inSchema, ...v }) => (done = { database: describeDatabase(url), schema: inSchema, ...v }) },
     );
     await db.close();
     return done!;

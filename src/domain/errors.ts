@@ -86,3 +86,26 @@ export const invalidArgument = (message: string): DomainError =>
   new DomainError(ErrorCode.INVALID_ARGUMENT, message);
 
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+const CAUSE_DEPTH = 4;
+const CAUSE_LENGTH = 300;
+
+/**
+ * What caused `error`, for a log line: each cause's code and message, outermost first (`SQLITE_ERROR: no
+ * such column: approver_address`), where a DomainError's own message (`database unavailable`) hides the
+ * driver's. Undefined when it has no cause. Bounded in depth and length, and runs of 40 or more hex digits
+ * (keys, signatures, hashes a driver may quote from a statement's values) are elided: never key material.
+ */
+export function describeCauses(error: unknown): string | undefined {
+  const causes: string[] = [];
+  for (let e = (error as { cause?: unknown } | null)?.cause; e !== undefined && e !== null && causes.length < CAUSE_DEPTH; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    const message = e instanceof Error ? e.message : String(e);
+    causes.push(typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message);
+  }
+  if (causes.length === 0) return undefined;
+  return causes
+    .join(' <- ')
+    .replace(/(0x)?[0-9a-fA-F]{40,}/g, '[hex elided]')
+    .slice(0, CAUSE_LENGTH);
+}

@@ -69,6 +69,7 @@ const postgres: Backend = {
 async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql(statement: string, values?: unknown[]): Promise<void> }): Promise<number> {
   if (backend === sqlite) {
     const db = new Database(path.join(dataDir, 'vault.db'));
+    db.prepare('DELETE FROM wallet_vault_migrations WHERE version = ?').run(SQLITE_VERSION);
     db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
     db.close();
     return SQLITE_VERSION;

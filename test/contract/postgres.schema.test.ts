@@ -143,6 +143,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL inside a database other tools u
       await sql.query('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key');
       await sql.query('ALTER TABLE api_keys DROP COLUMN roles, DROP COLUMN allow_cidrs');
       await sql.query('DELETE FROM wallet_vault_migrations WHERE version > 4');
+      // The previous release's table had the version and when it was applied, not the names.
+      await sql.query('ALTER TABLE wallet_vault_migrations DROP COLUMN name, DROP COLUMN checksum');
       await sql.query('ALTER TABLE wallet_vault_migrations RENAME TO schema_migrations');
       await sql.query('ALTER INDEX wallet_vault_migrations_pkey RENAME TO schema_migrations_pkey');
       const after = await openPostgresDatabase(testPostgresConfig(test.url));

@@ -21,6 +21,12 @@ const UNSTORABLE = { ...aSignatureRecord(1_000), walletAddress: null as unknown 
 
 const tempDir = () => mkdtemp(path.join(tmpdir(), 'wallet-vault-sqlite-'));
 
+/** Recorded as a build of schema `version` left it (its later tables dropped by the caller): the later migrations are not recorded. */
+function backTo(db: SqliteDatabase, version: number): void {
+  db.prepare('DELETE FROM wallet_vault_migrations WHERE version > ?').run(version);
+  db.pragma(`user_version = ${version}`);
+}
+
 /** A fresh database in its own directory, removed by cleanup. */
 async function withDatabase<T extends object>(build: (db: SqliteDatabase) => T): Promise<T & { cleanup(): Promise<void> }> {
   const dir = await tempDir();
@@ -91,7 +97,7 @@ describe('sqlite specifics', () => {
         CREATE TABLE signatures (submission_hash TEXT PRIMARY KEY, vault_id TEXT NOT NULL, wallet_id TEXT NOT NULL, wallet_address TEXT NOT NULL,
           chain TEXT NOT NULL, contract TEXT NOT NULL, sender TEXT NOT NULL, selector TEXT NOT NULL, created INTEGER NOT NULL, transaction_hash TEXT, submitted INTEGER);
         ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE approval_votes DROP COLUMN signature; ALTER TABLE approvals DROP COLUMN simulation;`);
-      db.pragma('user_version = 9');
+      backTo(db, 9);
       const records = Array.from({ length: 3 }, (_, i) => aSignatureRecord(i, { submissionHash: `0x${randomBytes(32).toString('hex')}` }));
       const insert = db.prepare('INSERT INTO signatures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       for (const r of records) insert.run(r.submissionHash, r.vaultId, r.walletId, r.walletAddress, r.chain, r.contract, r.sender, r.selector, r.created.getTime(), null, null);
@@ -276,7 +282,7 @@ describe('sqlite specifics', () => {
       // The schema and the key as the release before roles (schema 5) left them.
       db.exec('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
       db.exec('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key;');
-      db.pragma('user_version = 5');
+      backTo(db, 5);
       const key = anApiKey(vault);
       db.prepare('INSERT INTO api_keys (id, vault_id, secret_hash, created, revoked) VALUES (?, ?, ?, ?, NULL)').run(key.id, vault.id, key.secretHash, key.created.getTime());
       db.close();
@@ -300,7 +306,7 @@ describe('sqlite specifics', () => {
       // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
       db.exec('DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN approver_address; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
       db.exec('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key;');
-      db.pragma('user_version = 4');
+      backTo(db, 4);
       db.close();
       const migrated = openSqliteDatabase({ path: file });
       const id = await new SqlKeyQuarantine(sqliteSql(migrated)).deploymentId();

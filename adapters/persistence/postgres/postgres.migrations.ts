@@ -1,7 +1,13 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import { newerThanBuild, notMigrated, type SchemaMigration } from '../sql/schema-version.js';
+import { describeRepair, planRepairs } from '../sql/legacy-layouts.js';
+import { namedRecords, verifyHistory, type AppliedMigration, type Migration } from '../sql/migration-history.js';
 import { FOUND_BY_SUBJECT } from '../sql/rows.js';
+import { schemaDifferences, schemaMismatch } from '../sql/schema-shape.js';
+import { notMigrated, type SchemaMigration } from '../sql/schema-version.js';
+import { POSTGRES_EXPECTED_SCHEMA } from './postgres.expected-schema.js';
+import { postgresLegacyLayouts } from './postgres.legacy-layouts.js';
+import { readPostgresShape, type CatalogueReader } from './postgres.schema-shape.js';
 
 /**
  * What migrating needs of the database (postgres.database.ts's PostgresDatabase is one): declared here, so
@@ -15,12 +21,17 @@ export interface MigrationTarget {
 }
 
 /**
- * Versioned schema changes, applied in order and recorded in MIGRATIONS_TABLE. Never edit a
- * migration that has shipped: add a new one. Identifiers and keys compare bytewise (COLLATE "C"), as
- * SQLite's do, so list order and `id > afterId` paging agree between the two databases.
+ * The schema changes, applied in order, each recorded by name and checksum in MIGRATIONS_TABLE. A
+ * shipped migration is never edited, reordered or renamed: a change is a new entry at the end,
+ * `{ name, sql }`, and `npm run migrations:freeze` then adds it to
+ * adapters/persistence/migrations.manifest.json and to the schema this build expects
+ * (test/contract/migrations-frozen.test.ts holds both to the list). Identifiers and keys compare
+ * bytewise (COLLATE "C"), as SQLite's do, so list order and `id > afterId` paging agree between the two.
  */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE accounts (
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: 'initial-schema',
+    sql: `CREATE TABLE accounts (
      id text COLLATE "C" PRIMARY KEY,
      created timestamptz NOT NULL
    );
@@ -75,8 +86,11 @@ const MIGRATIONS: readonly string[] = [
      expires timestamptz NOT NULL
    );
    CREATE INDEX auth_nonces_by_expiry ON auth_nonces (expires);`,
+  },
   // 2: idempotent creates, the audit trail, sign policies.
-  `CREATE TABLE idempotency_records (
+  {
+    name: 'idempotency-audit-policies',
+    sql: `CREATE TABLE idempotency_records (
      vault_id text COLLATE "C" NOT NULL,
      key text COLLATE "C" NOT NULL,
      request_hash text NOT NULL,
@@ -104,16 +118,22 @@ const MIGRATIONS: readonly string[] = [
      policy text NOT NULL CHECK (policy::jsonb IS NOT NULL),
      updated timestamptz NOT NULL
    );`,
+  },
   // The uniq pinned for each contract of a sign policy (the digest binds uniq, not the contract address).
-  `CREATE TABLE sign_policy_uniqs (
+  {
+    name: 'sign-policy-uniqs',
+    sql: `CREATE TABLE sign_policy_uniqs (
      vault_id text COLLATE "C" NOT NULL REFERENCES sign_policies (vault_id) ON DELETE CASCADE,
      contract text COLLATE "C" NOT NULL,
      uniq text NOT NULL CHECK (uniq ~ '^0x[0-9a-f]{64}$'),
      PRIMARY KEY (vault_id, contract)
    );`,
+  },
   // 4: any change to api_keys, by any path (the CLI, plain SQL, a restore), is announced on the channel
   // every instance's PostgresApiKeyCache listens on (API_KEY_CHANNEL): the key's id, or '' for all keys.
-  `CREATE FUNCTION wallet_vault_api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  {
+    name: 'api-keys-change-trigger',
+    sql: `CREATE FUNCTION wallet_vault_api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
      IF TG_OP = 'TRUNCATE' THEN
        PERFORM pg_notify('wallet_vault_api_keys', '');
@@ -131,9 +151,12 @@ const MIGRATIONS: readonly string[] = [
      FOR EACH ROW EXECUTE FUNCTION wallet_vault_api_keys_changed();
    CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys
      FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed();`,
+  },
   // 5: the deployment's identity, created once with the database (a backup restored keeps it), recorded on
   // every key it creates; and the keys of this deployment no wallet names, kept for the operator.
-  `CREATE TABLE deployment (
+  {
+    name: 'deployment-and-quarantine',
+    sql: `CREATE TABLE deployment (
      singleton integer PRIMARY KEY CHECK (singleton = 1),
      id text COLLATE "C" NOT NULL,
      created timestamptz NOT NULL DEFAULT now()
@@ -147,15 +170,21 @@ const MIGRATIONS: readonly string[] = [
      quarantined timestamptz NOT NULL,
      PRIMARY KEY (key_store, key_ref)
    );`,
+  },
   // 6: what each API key may do and where from. Keys made before hold every role (the default), and
   // call from anywhere (null); a row change fires the api_keys trigger, so every instance's cache re-reads.
-  `ALTER TABLE api_keys
+  {
+    name: 'api-key-roles',
+    sql: `ALTER TABLE api_keys
      ADD COLUMN roles text NOT NULL DEFAULT 'admin,signer,reader,approver',
      ADD COLUMN allow_cidrs text;`,
+  },
   // Sign limits per window (issue 26; independent of the other migrations of that issue): a row per
   // counted key, whose row lock each take holds to its commit so takes on one key go one at a time
   // across instances, and a row per sign counted.
-  `CREATE TABLE sign_count_keys (
+  {
+    name: 'sign-counts',
+    sql: `CREATE TABLE sign_count_keys (
      key text COLLATE "C" PRIMARY KEY,
      touched timestamptz NOT NULL
    );
@@ -164,19 +193,25 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL
    );
    CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
+  },
   // 8: the per-API-key request rate limit shared by every instance (postgres.request-rates.ts): a row per
   // counted key, in the columns and order rate-limiter-flexible's RateLimiterPostgres writes; `expire` is
   // the window's end in ms since the epoch, rows an hour past it are deleted by the library. Unlogged:
   // a count is not worth a WAL flush per request (a crash or a failover to a standby empties the table,
   // which restarts the keys' windows); the upsert then holds the key's row lock for no disk wait.
-  `CREATE UNLOGGED TABLE request_rates (
+  {
+    name: 'request-rates',
+    sql: `CREATE UNLOGGED TABLE request_rates (
      key varchar(255) PRIMARY KEY,
      points integer NOT NULL DEFAULT 0,
      expire bigint
    );`,
+  },
   // 9: approvals (issue 25, independent of the webhook migration of that issue): an approver key's group, the
   // signs held for a quorum (the request whole, as asked), and one vote per key (the primary key).
-  `ALTER TABLE api_keys ADD COLUMN approver_group text;
+  {
+    name: 'approvals',
+    sql: `ALTER TABLE api_keys ADD COLUMN approver_group text;
    CREATE TABLE approvals (
      id text COLLATE "C" PRIMARY KEY,
      vault_id text COLLATE "C" NOT NULL REFERENCES vaults (id),
@@ -211,10 +246,13 @@ const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL,
      PRIMARY KEY (approval_id, api_key_id)
    );`,
+  },
   // 10: webhooks (issue 25): the endpoints of each vault with their delivery cursor (the last audit seq done)
   // and retry state, the events given up on after 24 h, and the signing key generated when none is
   // configured (one row, so every instance signs with it).
-  `CREATE TABLE webhook_endpoints (
+  {
+    name: 'webhooks',
+    sql: `CREATE TABLE webhook_endpoints (
      id text COLLATE "C" PRIMARY KEY,
      vault_id text COLLATE "C" NOT NULL REFERENCES vaults (id),
      url text NOT NULL,
@@ -245,25 +283,34 @@ const MIGRATIONS: readonly string[] = [
      private_key text NOT NULL,
      created timestamptz NOT NULL
    );`,
+  },
   // The one policy document (issue 34). sign_policies.policy may now hold a version-2 document, which a
   // build before this one would read as allow-lists that allow every call: the version bump makes such a
   // build refuse the database instead. Limits in value keep what each signature moved beside the counts.
-  `CREATE TABLE IF NOT EXISTS sign_value_counts (
+  {
+    name: 'sign-value-counts',
+    sql: `CREATE TABLE IF NOT EXISTS sign_value_counts (
      key text COLLATE "C" NOT NULL,
      at timestamptz NOT NULL,
      amount numeric(78, 0) NOT NULL
    );
    CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+  },
   // Votes are signatures (issue 35): an approver key's credential (the Ethereum address its votes are
   // signed with; null: a key from before, whose votes count unsigned) and each vote's EIP-712 signature,
   // which the vault verifies again at release against the stored request. The api_keys trigger announces
   // a credential set or changed to every instance's cache, as any other change of the row.
-  `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS approver_address text;
+  {
+    name: 'signed-votes',
+    sql: `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS approver_address text;
    ALTER TABLE approval_votes ADD COLUMN IF NOT EXISTS signature text;
    ALTER TABLE approvals ADD COLUMN IF NOT EXISTS simulation text;`,
+  },
   // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
-  `CREATE TABLE IF NOT EXISTS vault_governance (
+  {
+    name: 'governance',
+    sql: `CREATE TABLE IF NOT EXISTS vault_governance (
      vault_id text COLLATE "C" PRIMARY KEY,
      genesis_state text NOT NULL,
      genesis_hash text NOT NULL,
@@ -300,11 +347,14 @@ const MIGRATIONS: readonly string[] = [
      lifted timestamptz
    );
    CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
+  },
   // The approvers' console (issue 36, docs/console.md): an enrolled approver's passkey (keyed by its API
   // key, whose row holds the vault, the role and the group), one-time enrolment invites and console
   // sessions (both stored as sha256 hashes of what the browser holds), and the WebAuthn challenges handed
   // out for sign-in (one use, five minutes); the audit records behind an approval found by their subject. Self-contained and re-runnable (IF NOT EXISTS).
-  `CREATE TABLE IF NOT EXISTS approver_passkeys (
+  {
+    name: 'approvers-console',
+    sql: `CREATE TABLE IF NOT EXISTS approver_passkeys (
      api_key_id text COLLATE "C" PRIMARY KEY,
      vault_id text NOT NULL,
      name text NOT NULL,
@@ -340,11 +390,15 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
    CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
+  },
   // Sign-in challenges counted per client (docs/console.md, "Sign-in challenges"): the address a challenge
   // was handed to (an IPv6 client's /48), so one client holds a few at most. Rows from before have none
   // and count only towards the cap of all.
-  `ALTER TABLE console_challenges ADD COLUMN IF NOT EXISTS client text COLLATE "C";
+  {
+    name: 'console-challenges-by-client',
+    sql: `ALTER TABLE console_challenges ADD COLUMN IF NOT EXISTS client text COLLATE "C";
    CREATE INDEX IF NOT EXISTS console_challenges_by_client ON console_challenges (client, expires);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -359,7 +413,7 @@ export const MIGRATIONS_TABLE = 'wallet_vault_migrations';
 const PREVIOUS_MIGRATIONS_TABLE = 'schema_migrations';
 
 /** The tables and indexes each migration creates (its names the schema must not already hold), by version - 1. */
-const CREATED_BY = MIGRATIONS.map((sql) => [...sql.matchAll(/CREATE (?:UNIQUE |UNLOGGED )?(?:TABLE|INDEX) (\w+)/g)].map((m) => m[1]!));
+const CREATED_BY = MIGRATIONS.map(({ sql }) => [...sql.matchAll(/CREATE (?:UNIQUE |UNLOGGED )?(?:TABLE|INDEX) (\w+)/g)].map((m) => m[1]!));
 
 /** Columns of `wallets` as migration 1 made it: the mark of a table that is ours, not a namesake's. */
 const OUR_WALLET_COLUMNS = ['id', 'account_id', 'vault_id', 'name', 'address', 'key_store', 'key_ref', 'created', 'updated', 'expires', 'version'];
@@ -370,9 +424,13 @@ const MIGRATION_LOCK_KEY = 0x77616c6c6574n; // "wallet"
 /**
  * Applies the missing migrations on a dedicated connection holding a session advisory lock, so when
  * many instances start at once exactly one migrates and the others wait, then find nothing to do. Each
- * migration commits together with its version row: a crash leaves the schema at a known version.
- * Refuses a database migrated by a newer build than this one, and a schema where names the vault
- * would create are already taken by something it did not make (it never writes to what is not its own).
+ * migration commits together with its row (name and checksum): a crash leaves the schema at a known
+ * version. Refuses (changing nothing) a database whose recorded migrations are not a prefix of this
+ * list, one a newer build migrated, and a schema where names the vault would create are already taken
+ * by something it did not make (it never writes to what is not its own). A database from before named
+ * migrations (versions only) is adopted in one transaction: each number taken as this build's migration
+ * of that number, the rest applied, what an earlier build left differently (postgresLegacyLayouts)
+ * repaired. Last, the schema is checked to be this build's.
  */
 export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<SchemaMigration & { readonly schema: string }> {
   const client = new pg.Client({
@@ -390,17 +448,35 @@ export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<S
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
     const schema = await enterSchema(client, db);
     const table = `${client.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`;
-    await inTransaction(client, () => adoptSchema(client, db, schema, table));
-    const { rows } = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`);
-    const current = rows[0]?.v ?? 0;
-    if (current > MIGRATIONS.length) throw newerThanBuild(db.label, current, MIGRATIONS.length);
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      await inTransaction(client, async () => {
-        await client.query(MIGRATIONS[v]!);
-        await client.query(`INSERT INTO ${table} (version) VALUES ($1)`, [v + 1]);
-      });
+    const insert = `INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`;
+    let history = { version: 0, unnamed: 0 };
+    let repaired: string[] = [];
+    // One transaction from reading the history to recording it by name: a refusal changes nothing, a
+    // number-only history is adopted (and repaired) whole or not at all.
+    await inTransaction(client, async () => {
+      await adoptSchema(client, db, schema, table);
+      history = verifyHistory(db.label, MIGRATIONS, await appliedMigrations(client, table));
+      if (history.unnamed === 0) return;
+      for (let v = history.version; v < MIGRATIONS.length; v++) await client.query(MIGRATIONS[v]!.sql);
+      const planned = planRepairs(db.label, postgresLegacyLayouts(MIGRATIONS), schemaDifferences(POSTGRES_EXPECTED_SCHEMA, await readPostgresShape(client, schema)));
+      for (const repair of planned) await client.query(repair.sql);
+      repaired = planned.map(describeRepair);
+      for (const r of namedRecords(MIGRATIONS, history.version - history.unnamed, MIGRATIONS.length)) {
+        if (r.version <= history.version) await client.query(`UPDATE ${table} SET name = $2, checksum = $3 WHERE version = $1`, [r.version, r.name, r.checksum]);
+        else await client.query(insert, [r.version, r.name, r.checksum]);
+      }
+    });
+    const from = history.version;
+    if (history.unnamed === 0) {
+      for (const r of namedRecords(MIGRATIONS, from, MIGRATIONS.length)) {
+        await inTransaction(client, async () => {
+          await client.query(MIGRATIONS[r.version - 1]!.sql);
+          await client.query(insert, [r.version, r.name, r.checksum]);
+        });
+      }
     }
-    return { from: current, to: MIGRATIONS.length, schema };
+    await assertExpectedSchema(client, schema, db.label);
+    return { from, to: MIGRATIONS.length, schema, ...(repaired.length > 0 ? { repaired } : {}) };
   } finally {
     // Ending the session releases the advisory lock even if unlocking was never reached.
     await client.end().catch(() => undefined);
@@ -410,12 +486,11 @@ export async function migrate(db: MigrationTarget, timeoutMs: number): Promise<S
 /**
  * Checks, creating and changing nothing (no schema, no table, no lock), that the schema the connection
  * resolves to holds this build's tables: a missing schema, one without the migrations table (new, or
- * left by a release that recorded versions elsewhere) or an older version is refused naming
- * `wallet-vault migrate` and where it looked; a newer one as migrate refuses it.
+ * left by a release that recorded versions elsewhere), an older version or one recorded by number only
+ * is refused naming `wallet-vault migrate` and where it looked; a newer one, or migrations that are not
+ * this build's, as migrate refuses them; tables, columns or indexes other than this build's, naming them.
  */
-export async function checkSchema(
-  db: MigrationTarget & { query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> },
-): Promise<SchemaMigration & { readonly schema: string }> {
+export async function checkSchema(db: MigrationTarget & CatalogueReader): Promise<SchemaMigration & { readonly schema: string }> {
   const wanted = db.config.schema;
   const { rows } = await db.query<{ schema: string | null; found: string | null }>(
     'SELECT current_schema() AS schema, to_regclass(quote_ident(current_schema()) || $1) AS found',
@@ -428,14 +503,23 @@ export async function checkSchema(
   if (schema === null || (wanted !== undefined && schema !== wanted)) {
     throw notMigrated(wanted === undefined ? `${db.label}: the search_path's schema` : db.label.replace(/, schema "/, ': schema "'), 'missing', MIGRATIONS.length);
   }
-  let current = 0;
-  if (rows[0]?.found !== null && rows[0]?.found !== undefined) {
-    const versions = await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${pg.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`);
-    current = versions.rows[0]?.v ?? 0;
-  }
-  if (current > MIGRATIONS.length) throw newerThanBuild(db.label, current, MIGRATIONS.length);
-  if (current < MIGRATIONS.length) throw notMigrated(where(schema), current, MIGRATIONS.length);
-  return { from: current, to: current, schema };
+  const applied = rows[0]?.found === null || rows[0]?.found === undefined ? [] : await appliedMigrations(db, `${pg.escapeIdentifier(schema)}.${MIGRATIONS_TABLE}`);
+  const history = verifyHistory(db.label, MIGRATIONS, applied);
+  if (history.version < MIGRATIONS.length) throw notMigrated(where(schema), history.version, MIGRATIONS.length);
+  if (history.unnamed > 0) throw notMigrated(where(schema), 'unnamed', MIGRATIONS.length);
+  await assertExpectedSchema(db, schema, db.label);
+  return { from: history.version, to: history.version, schema };
+}
+
+/** The recorded migrations; name and checksum null where a build before named migrations (or its table, without those columns) recorded the number only. */
+async function appliedMigrations(db: CatalogueReader, table: string): Promise<AppliedMigration[]> {
+  const { rows } = await db.query<{ version: number; name?: string | null; checksum?: string | null }>(`SELECT * FROM ${table} ORDER BY version`);
+  return rows.map((r) => ({ version: r.version, name: r.name ?? null, checksum: r.checksum ?? null }));
+}
+
+async function assertExpectedSchema(db: CatalogueReader, schema: string, label: string): Promise<void> {
+  const differences = schemaDifferences(POSTGRES_EXPECTED_SCHEMA, await readPostgresShape(db, schema));
+  if (differences.length > 0) throw schemaMismatch(label, differences);
 }
 
 async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {
@@ -478,7 +562,13 @@ async function enterSchema(client: pg.Client, db: MigrationTarget): Promise<stri
  */
 async function adoptSchema(client: pg.Client, db: MigrationTarget, schema: string, table: string): Promise<void> {
   const present = await relationsIn(client, schema);
-  if (present.has(MIGRATIONS_TABLE)) return;
+  if (present.has(MIGRATIONS_TABLE)) {
+    // Made by a build before named migrations: the columns they are recorded in (nullable, so that such
+    // a build, started again, still inserts its version rows; it refuses this one's as newer anyway).
+    const { rows } = await client.query('SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name = $3', [schema, MIGRATIONS_TABLE, 'checksum']);
+    if (rows.length === 0) await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS name text, ADD COLUMN IF NOT EXISTS checksum text`);
+    return;
+  }
   const previous = await previousReleaseVersion(client, schema, present);
   const claimed = new Set(CREATED_BY.slice(0, previous).flat());
   const taken = CREATED_BY.flat().find((name) => present.has(name) && !claimed.has(name));
@@ -489,7 +579,7 @@ async function adoptSchema(client: pg.Client, db: MigrationTarget, schema: strin
         'give the vault a schema of its own with the schema option or VAULT_DATABASE_SCHEMA (it is created if missing)',
     );
   }
-  await client.query(`CREATE TABLE ${table} (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`);
+  await client.query(`CREATE TABLE ${table} (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now(), name text, checksum text)`);
   if (previous > 0) {
     // The previous release's table stays as it was: rolling back to that release keeps working.
     await client.query(`INSERT INTO ${table} (version, applied) SELECT version, applied FROM ${client.escapeIdentifier(schema)}.${PREVIOUS_MIGRATIONS_TABLE}`);

@@ -1,13 +1,25 @@
 import type Database from 'better-sqlite3';
-import { newerThanBuild, notMigrated, type SchemaMigration } from '../sql/schema-version.js';
+import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
+import { describeRepair, planRepairs } from '../sql/legacy-layouts.js';
+import { namedRecords, verifyHistory, type AppliedMigration, type Migration } from '../sql/migration-history.js';
 import { FOUND_BY_SUBJECT } from '../sql/rows.js';
+import { schemaDifferences, schemaMismatch } from '../sql/schema-shape.js';
+import { notMigrated, type SchemaMigration } from '../sql/schema-version.js';
+import { SQLITE_EXPECTED_SCHEMA } from './sqlite.expected-schema.js';
+import { sqliteLegacyLayouts } from './sqlite.legacy-layouts.js';
+import { MIGRATIONS_TABLE, readSqliteShape } from './sqlite.schema-shape.js';
 
 /**
- * Versioned schema changes, applied in order and tracked with PRAGMA user_version. Never edit a
- * migration that has shipped: add a new one.
+ * The schema changes, applied in order, each recorded by name and checksum in MIGRATIONS_TABLE (and
+ * counted in PRAGMA user_version, which builds before named migrations read). A shipped migration is
+ * never edited, reordered or renamed: a change is a new entry at the end, `{ name, sql }`, and
+ * `npm run migrations:freeze` then adds it to adapters/persistence/migrations.manifest.json
+ * and to the schema this build expects (test/contract/migrations-frozen.test.ts holds both to the list).
  */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE accounts (
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: 'initial-schema',
+    sql: `CREATE TABLE accounts (
      id TEXT PRIMARY KEY,
      created INTEGER NOT NULL
    );
@@ -73,8 +85,11 @@ const MIGRATIONS: readonly string[] = [
      transaction_hash TEXT,
      submitted INTEGER
    );`,
+  },
   // 2: idempotent creates, the audit trail, sign policies.
-  `CREATE TABLE idempotency_records (
+  {
+    name: 'idempotency-audit-policies',
+    sql: `CREATE TABLE idempotency_records (
      vault_id TEXT NOT NULL,
      key TEXT NOT NULL,
      request_hash TEXT NOT NULL,
@@ -102,22 +117,31 @@ const MIGRATIONS: readonly string[] = [
      policy TEXT NOT NULL CHECK (json_valid(policy)),
      updated INTEGER NOT NULL
    );`,
+  },
   // Auth-signature nonces shared by the worker processes of one server (VAULT_WORKERS > 1).
-  `CREATE TABLE auth_nonces (
+  {
+    name: 'auth-nonces',
+    sql: `CREATE TABLE auth_nonces (
      nonce TEXT PRIMARY KEY,
      expires INTEGER NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX auth_nonces_by_expiry ON auth_nonces (expires);`,
+  },
   // The uniq pinned for each contract of a sign policy (the digest binds uniq, not the contract address).
-  `CREATE TABLE sign_policy_uniqs (
+  {
+    name: 'sign-policy-uniqs',
+    sql: `CREATE TABLE sign_policy_uniqs (
      vault_id TEXT NOT NULL REFERENCES sign_policies (vault_id) ON DELETE CASCADE,
      contract TEXT NOT NULL,
      uniq TEXT NOT NULL CHECK (length(uniq) = 66 AND substr(uniq, 1, 2) = '0x' AND substr(uniq, 3) NOT GLOB '*[^0-9a-f]*'),
      PRIMARY KEY (vault_id, contract)
    ) WITHOUT ROWID;`,
+  },
   // The deployment's identity, created once with the database (a backup restored keeps it), recorded on
   // every key it creates; and the keys of this deployment no wallet names, kept for the operator.
-  `CREATE TABLE deployment (
+  {
+    name: 'deployment-and-quarantine',
+    sql: `CREATE TABLE deployment (
      singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
      id TEXT NOT NULL,
      created INTEGER NOT NULL
@@ -132,13 +156,19 @@ const MIGRATIONS: readonly string[] = [
      quarantined INTEGER NOT NULL,
      PRIMARY KEY (key_store, key_ref)
    ) WITHOUT ROWID;`,
+  },
   // What each API key may do and where from: keys made before hold every role (the default) and call
   // from anywhere (null).
-  `ALTER TABLE api_keys ADD COLUMN roles TEXT NOT NULL DEFAULT 'admin,signer,reader,approver';
+  {
+    name: 'api-key-roles',
+    sql: `ALTER TABLE api_keys ADD COLUMN roles TEXT NOT NULL DEFAULT 'admin,signer,reader,approver';
    ALTER TABLE api_keys ADD COLUMN allow_cidrs TEXT;`,
+  },
   // Sign limits per window (issue 26; independent of the other migrations of that issue): a row per
   // counted key, written first by each take to serialise takes on it, and a row per sign counted.
-  `CREATE TABLE sign_count_keys (
+  {
+    name: 'sign-counts',
+    sql: `CREATE TABLE sign_count_keys (
      key TEXT PRIMARY KEY,
      touched INTEGER NOT NULL
    ) WITHOUT ROWID;
@@ -147,9 +177,12 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL
    );
    CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
+  },
   // Approvals (issue 25, independent of the webhook migration of that issue): an approver key's group, the
   // signs held for a quorum (the request whole, as asked), and one vote per key (the primary key).
-  `ALTER TABLE api_keys ADD COLUMN approver_group TEXT;
+  {
+    name: 'approvals',
+    sql: `ALTER TABLE api_keys ADD COLUMN approver_group TEXT;
    CREATE TABLE approvals (
      id TEXT PRIMARY KEY,
      vault_id TEXT NOT NULL REFERENCES vaults (id),
@@ -184,10 +217,13 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL,
      PRIMARY KEY (approval_id, api_key_id)
    ) WITHOUT ROWID;`,
+  },
   // Webhooks (issue 25): the endpoints of each vault with their delivery cursor (the last audit seq done)
   // and retry state, the events given up on after 24 h, and the signing key generated when none is
   // configured (one row, so every instance signs with it).
-  `CREATE TABLE webhook_endpoints (
+  {
+    name: 'webhooks',
+    sql: `CREATE TABLE webhook_endpoints (
      id TEXT PRIMARY KEY,
      vault_id TEXT NOT NULL REFERENCES vaults(id),
      url TEXT NOT NULL,
@@ -218,13 +254,16 @@ const MIGRATIONS: readonly string[] = [
      private_key TEXT NOT NULL,
      created INTEGER NOT NULL
    );`,
+  },
   // 10: signatures found by a short index on the submission hash's first 8 hex digits instead of a primary
   // key on the whole 66-character hash. Each sign's random hash dirties a leaf of that index: a b-tree
   // of a fifth of the size writes, checkpoints and caches fewer pages per commit (about 5 % of a sign's
   // CPU, docs/benchmarks.md "Sixth pass"). Lookups compare the whole hash after the prefix; a shared prefix
   // costs one more row read. No uniqueness is lost that mattered: the hash covers a fresh 32-byte nonce.
   // SQLite cannot drop a primary key, so the table is rebuilt (rows keep their order and values).
-  `ALTER TABLE signatures RENAME TO signatures_before_v10;
+  {
+    name: 'signatures-short-hash-index',
+    sql: `ALTER TABLE signatures RENAME TO signatures_before_v10;
    CREATE TABLE signatures (
      submission_hash TEXT NOT NULL,
      vault_id TEXT NOT NULL,
@@ -242,26 +281,35 @@ const MIGRATIONS: readonly string[] = [
      FROM signatures_before_v10 ORDER BY rowid;
    DROP TABLE signatures_before_v10;
    CREATE INDEX signatures_by_hash ON signatures (substr(submission_hash, 3, 8));`,
+  },
   // 11: the one policy document (issue 34). sign_policies.policy may now hold a version-2 document, which
   // a build before this one would read as allow-lists that allow every call: the version bump makes such
   // a build refuse the database instead. Limits in value keep what each signature moved (wei or token
   // units, decimal text) beside the counts of signs.
-  `CREATE TABLE IF NOT EXISTS sign_value_counts (
+  {
+    name: 'sign-value-counts',
+    sql: `CREATE TABLE IF NOT EXISTS sign_value_counts (
      key TEXT NOT NULL,
      at INTEGER NOT NULL,
      amount TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
+  },
   // Votes are signatures (issue 35): an approver key's credential (the Ethereum address its votes are
   // signed with; null: a key from before, whose votes count unsigned) and each vote's EIP-712 signature,
   // which the vault verifies again at release against the stored request. And (issue 40) what the
   // simulation of a held transaction found, shown with the approval.
-  `ALTER TABLE api_keys ADD COLUMN approver_address TEXT;
+  {
+    name: 'signed-votes',
+    sql: `ALTER TABLE api_keys ADD COLUMN approver_address TEXT;
    ALTER TABLE approval_votes ADD COLUMN signature TEXT;
    ALTER TABLE approvals ADD COLUMN simulation TEXT;`,
+  },
   // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
-  `CREATE TABLE IF NOT EXISTS vault_governance (
+  {
+    name: 'governance',
+    sql: `CREATE TABLE IF NOT EXISTS vault_governance (
      vault_id TEXT PRIMARY KEY,
      genesis_state TEXT NOT NULL,
      genesis_hash TEXT NOT NULL,
@@ -298,11 +346,14 @@ const MIGRATIONS: readonly string[] = [
      lifted INTEGER
    );
    CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
+  },
   // The approvers' console (issue 36, docs/console.md): an enrolled approver's passkey (keyed by its API
   // key, whose row holds the vault, the role and the group), one-time enrolment invites and console
   // sessions (both stored as sha256 hashes of what the browser holds), and the WebAuthn challenges handed
   // out for sign-in (one use, five minutes); the audit records behind an approval found by their subject. Self-contained and re-runnable (IF NOT EXISTS).
-  `CREATE TABLE IF NOT EXISTS approver_passkeys (
+  {
+    name: 'approvers-console',
+    sql: `CREATE TABLE IF NOT EXISTS approver_passkeys (
      api_key_id TEXT PRIMARY KEY,
      vault_id TEXT NOT NULL,
      name TEXT NOT NULL,
@@ -338,11 +389,14 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
    CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
+  },
   // Sign-in challenges counted per client (docs/console.md, "Sign-in challenges"): the address a challenge
   // was handed to (an IPv6 client's /48), so one client holds a few at most. The table is made again with
   // the column (re-runnable, as SQLite adds no column IF NOT EXISTS): its rows live five minutes, and a
   // sign-in under way when the vault is upgraded asks for a new challenge.
-  `DROP TABLE IF EXISTS console_challenges;
+  {
+    name: 'console-challenges-by-client',
+    sql: `DROP TABLE IF EXISTS console_challenges;
    CREATE TABLE console_challenges (
      challenge TEXT PRIMARY KEY,
      purpose TEXT NOT NULL,
@@ -352,30 +406,74 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX console_challenges_by_expiry ON console_challenges (expires);
    CREATE INDEX console_challenges_by_client ON console_challenges (client, expires);`,
+  },
 ];
 
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
 /**
- * Brings the schema up to date in one IMMEDIATE transaction. Refuses a database a newer build has migrated
- * rather than write to a schema it does not know (builds before schema 10 did not check).
+ * Brings the schema up to date in one IMMEDIATE transaction, and checks it is this build's. Refuses
+ * (changing nothing) a database whose recorded migrations are not a prefix of this list, by name and
+ * checksum, or that a newer build migrated. A database from before named migrations (a user_version
+ * only) is adopted: each number taken as this build's migration of that number, the rest applied, and
+ * what an earlier build left differently (sqliteLegacyLayouts) repaired, all in the same transaction.
  */
 export function migrate(db: Database.Database): SchemaMigration {
   return db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > MIGRATIONS.length) throw newerThanBuild(db.name, current, MIGRATIONS.length);
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    }
-    return { from: current, to: MIGRATIONS.length };
+    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, checksum TEXT NOT NULL, applied INTEGER NOT NULL)`);
+    const history = verifyHistory(db.name, MIGRATIONS, appliedMigrations(db));
+    for (let v = history.version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!.sql);
+    const repaired = history.unnamed > 0 ? repairLegacy(db) : [];
+    const insert = db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, checksum, applied) VALUES (?, ?, ?, ?)`);
+    const now = Date.now();
+    for (const r of namedRecords(MIGRATIONS, history.version - history.unnamed, MIGRATIONS.length)) insert.run(r.version, r.name, r.checksum, now);
+    // Written only when it moves: setting it rewrites the file's header, a commit for nothing at each start.
+    if (history.version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    assertExpectedSchema(db);
+    return { from: history.version, to: MIGRATIONS.length, ...(repaired.length > 0 ? { repaired } : {}) };
   }).immediate();
 }
 
-/** Checks, changing nothing, that the schema is exactly this build's (openSqliteDatabase's `migrate: false`). */
+/**
+ * Checks, changing nothing, that the schema is exactly this build's (openSqliteDatabase's `migrate:
+ * false`): its migrations recorded by name as this build's, and its tables, columns, indexes and
+ * triggers as this build's migrations make them.
+ */
 export function checkSchema(db: Database.Database): SchemaMigration {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) throw newerThanBuild(db.name, current, MIGRATIONS.length);
-  if (current < MIGRATIONS.length) throw notMigrated(`SQLite ${db.name}`, current, MIGRATIONS.length);
-  return { from: current, to: current };
+  const history = verifyHistory(db.name, MIGRATIONS, appliedMigrations(db));
+  if (history.version < MIGRATIONS.length) throw notMigrated(`SQLite ${db.name}`, history.version, MIGRATIONS.length);
+  if (history.unnamed > 0) throw notMigrated(`SQLite ${db.name}`, 'unnamed', MIGRATIONS.length);
+  assertExpectedSchema(db);
+  return { from: history.version, to: history.version };
 }
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+/**
+ * The migrations recorded by name, then (up to PRAGMA user_version) those recorded by number only, by a
+ * build before named migrations. A user_version below the named ones was set by hand: refused.
+ */
+function appliedMigrations(db: Database.Database): AppliedMigration[] {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE) !== undefined;
+  const named = hasTable ? (db.prepare(`SELECT version, name, checksum FROM ${MIGRATIONS_TABLE} ORDER BY version`).all() as AppliedMigration[]) : [];
+  const counted = db.pragma('user_version', { simple: true }) as number;
+  const last = named.at(-1)?.version ?? 0;
+  if (counted < last) {
+    throw new DomainError(
+      ErrorCode.DATABASE_UNAVAILABLE,
+      `${db.name} records ${last} migrations by name but PRAGMA user_version is ${counted}: restore the backup taken before the last upgrade. This build changed nothing`,
+    );
+  }
+  return [...named, ...Array.from({ length: counted - last }, (_, i) => ({ version: last + i + 1, name: null, checksum: null }))];
+}
+
+/** What a build before named migrations left differently from this build's schema, repaired (sqliteLegacyLayouts); what none left is refused. */
+function repairLegacy(db: Database.Database): string[] {
+  const differences = schemaDifferences(SQLITE_EXPECTED_SCHEMA, readSqliteShape(db));
+  const planned = planRepairs(db.name, sqliteLegacyLayouts(MIGRATIONS), differences);
+  for (const repair of planned) db.exec(repair.sql);
+  return planned.map(describeRepair);
+}
+
+function assertExpectedSchema(db: Database.Database): void {
+  const differences = schemaDifferences(SQLITE_EXPECTED_SCHEMA, readSqliteShape(db));
+  if (differences.length > 0) throw schemaMismatch(`SQLite ${db.name}`, differences);
+}
