@@ -338,6 +338,15 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS console_challenges_by_expiry ON console_challenges (expires);
    CREATE INDEX IF NOT EXISTS audit_log_by_subject ON audit_log (vault_id, subject, seq) WHERE ${FOUND_BY_SUBJECT};`,
+  // Wallet bindings (docs/security.md, "What a database writer can change"): a wallet's own key's signature
+  // over its vault, address, key store and key reference, checked before every signature. The wallets
+  // already there are bound once, by the first start that opens the key stores after this migration: the
+  // marker row says so until that start has bound them (none where there are no wallets).
+  `ALTER TABLE wallets ADD COLUMN binding TEXT;
+   CREATE TABLE IF NOT EXISTS wallet_binding_upgrade (
+     pending INTEGER PRIMARY KEY CHECK (pending = 1)
+   );
+   INSERT OR IGNORE INTO wallet_binding_upgrade (pending) SELECT 1 WHERE EXISTS (SELECT 1 FROM wallets);`,
 ];
 
 /**

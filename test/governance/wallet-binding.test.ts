@@ -1,0 +1,145 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Vault } from '../../lib/index.js';
+import { POSTGRES_AVAILABLE } from '../support/postgres.js';
+import { SIGNER_ABI } from '../support/sign-fixtures.js';
+import { ethersApprover, openStore, viemApprover, type Approver, type Dialect, type Store } from './support.js';
+
+const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
+
+const CHAIN_ID = 31337;
+const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+/** 1000 ETH in wei. */
+const THOUSAND_ETH = (1000n * 10n ** 18n).toString();
+
+/** Every message and transaction allowed, then held for two approvers: the treasury's policy. */
+const HOLD_EVERYTHING = {
+  version: 2,
+  rules: [
+    { id: 'messages', effect: 'allow', kinds: ['message'] },
+    { id: 'payments', effect: 'allow', kinds: ['transaction'] },
+    { id: 'calls', effect: 'allow', kinds: ['call'] },
+    { id: 'four-eyes', effect: { hold: { required: 2 } }, kinds: ['message', 'transaction', 'call'] },
+  ],
+  limits: [],
+};
+/** What the database writer's own vault allows: everything. */
+const PERMISSIVE = JSON.stringify({ version: 2, rules: [{ id: 'all', effect: 'allow' }], limits: [] });
+
+const transaction = () => ({
+  type: 'eip1559',
+  chainId: CHAIN_ID,
+  nonce: 0,
+  to: RECIPIENT,
+  value: THOUSAND_ETH,
+  gas: '21000',
+  maxFeePerGas: '2000000000',
+  maxPriorityFeePerGas: '1000000000',
+});
+const call = (signer: string) => ({
+  chain: 'local',
+  contract: CONTRACT,
+  sender: RECIPIENT,
+  uniq: `0x${'11'.repeat(32)}`,
+  signer,
+  abi: SIGNER_ABI,
+  args: [THOUSAND_ETH],
+});
+
+const codeOf = (p: Promise<unknown>) => p.then(() => 'signed', (e: { code?: string; message?: string }) => (e.code === 'INVALID_ARGUMENT' ? e.message : e.code) ?? String(e));
+
+/*
+ * A database writer against a governed vault (issue: "a database writer signs with a governed vault's
+ * wallet"): with no key store access and no approver, they add a vault of their own, an API key whose secret
+ * they know, a policy allowing everything, and move the treasury's wallet row into that vault. The wallet's
+ * key was bound to the treasury when it was made (docs/security.md, "What a database writer can change"):
+ * the moved row does not match that binding, so every signature is refused and nothing is signed.
+ */
+describe.each(DIALECTS)('a wallet row moved to another vault by SQL on %s', (dialect) => {
+  let store: Store;
+  let setup: Vault;
+  const approvers: Approver[] = [ethersApprover(), viemApprover(), ethersApprover()];
+
+  beforeAll(async () => {
+    store = await openStore(dialect);
+    setup = await store.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  /** The treasury: a wallet, its policy holding every message, call and transaction for 2 of 3, governed and pinned. */
+  const treasury = async (name: string) => {
+    const { id: vaultId } = await setup.manageVaults.create({ name });
+    const { apiKey } = await setup.manageVaults.createApiKey(vaultId, { roles: ['signer', 'admin'] });
+    const principal = await setup.authenticate.execute(apiKey, vaultId);
+    const wallet = (await setup.createWallet.execute({ principal, name: 'treasury' })).address;
+    await setup.managePolicies.apply(vaultId, HOLD_EVERYTHING);
+    const set = await setup.governance.set(vaultId, { required: 2, approvers: approvers.map((a) => a.address) }, 'operator');
+    if (!('genesis' in set)) throw new Error('expected a genesis');
+    // The running server: the governance pin from its configuration, outside the database.
+    const pins = new Map([[vaultId, set.genesis.hash]]);
+    const server = await store.open({ pins });
+    return { vaultId, wallet, pins, principal: await server.authenticate.execute(apiKey, vaultId), server };
+  };
+
+  /** The writer's own vault, as plain SQL: a vault row, an API key whose secret they chose, a policy allowing everything. */
+  const writersVault = async (like: string) => {
+    const evil = randomUUID();
+    const id = randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('base64url');
+    const secretHash = createHash('sha256').update(secret).digest('hex');
+    await store.sql('INSERT INTO vaults (id, account_id, name, created) SELECT $1, account_id, $2, created FROM vaults WHERE id = $3', [evil, 'evil', like]);
+    await store.sql('INSERT INTO api_keys (id, vault_id, secret_hash, created) SELECT $1, $2, $3, created FROM vaults WHERE id = $2', [id, evil, secretHash]);
+    await store.sql('INSERT INTO sign_policies (vault_id, policy, updated) SELECT $1, $2, updated FROM sign_policies WHERE vault_id = $3', [evil, PERMISSIVE, like]);
+    return { evil, apiKey: `wv_${id}_${secret}` };
+  };
+
+  const signed = async (vault: Vault, vaultId: string) =>
+    (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === 'signature.issued' || (r.action.startsWith('sign.') && r.action !== 'sign.denied'));
+
+  it('before: the treasury holds a message and a 1000 ETH transaction for its approvers', async () => {
+    const { wallet, principal, server } = await treasury('treasury before');
+    expect(await server.signMessage.execute({ principal, address: wallet, message: 'pay' })).toHaveProperty('approval');
+    expect(await server.signTransaction.execute({ principal, address: wallet, transaction: transaction() })).toHaveProperty('approval');
+  });
+
+  it('attack: the moved row signs nothing (message, 1000 ETH transaction, Sign call): WALLET_BINDING_INVALID, nothing recorded as signed', async () => {
+    const { vaultId, wallet, pins, server } = await treasury('treasury');
+    const { evil, apiKey } = await writersVault(vaultId);
+    await store.sql('UPDATE wallets SET vault_id = $1 WHERE address = $2', [evil, wallet]);
+    const writer = await server.authenticate.execute(apiKey, evil);
+    expect(writer.vaultId).toBe(evil);
+
+    const outcomes = {
+      message: await codeOf(server.signMessage.execute({ principal: writer, address: wallet, message: 'pay' })),
+      transaction: await codeOf(server.signTransaction.execute({ principal: writer, address: wallet, transaction: transaction() })),
+      call: await codeOf(server.signCall.execute({ principal: writer, ...call(wallet) })),
+    };
+    expect(outcomes).toEqual({ message: 'WALLET_BINDING_INVALID', transaction: 'WALLET_BINDING_INVALID', call: 'WALLET_BINDING_INVALID' });
+    // A second instance, started after the change (nothing cached from before it), refuses the same.
+    const restarted = await store.open({ pins });
+    expect(await codeOf(restarted.signMessage.execute({ principal: await restarted.authenticate.execute(apiKey, evil), address: wallet, message: 'pay' }))).toBe('WALLET_BINDING_INVALID');
+
+    expect(await signed(server, evil)).toEqual([]);
+    expect(await signed(server, vaultId)).toEqual([]);
+  });
+
+  it("attack: the writer's own wallet row pointed at the treasury's key (key_ref) signs nothing with it", async () => {
+    const { vaultId, wallet, server } = await treasury('treasury key');
+    const { evil, apiKey } = await writersVault(vaultId);
+    const writer = await server.authenticate.execute(apiKey, evil);
+    // A wallet of their vault made through the API (bound to it, and to its own key), then its row pointed at the treasury's key.
+    const own = (await server.createWallet.execute({ principal: writer, name: 'mine' })).address;
+    await store.sql('UPDATE wallets SET key_ref = (SELECT key_ref FROM wallets WHERE address = $1) WHERE address = $2', [wallet, own]);
+
+    const outcomes = {
+      message: await codeOf(server.signMessage.execute({ principal: writer, address: own, message: 'pay' })),
+      transaction: await codeOf(server.signTransaction.execute({ principal: writer, address: own, transaction: transaction() })),
+      call: await codeOf(server.signCall.execute({ principal: writer, ...call(own) })),
+    };
+    expect(outcomes).toEqual({ message: 'WALLET_BINDING_INVALID', transaction: 'WALLET_BINDING_INVALID', call: 'WALLET_BINDING_INVALID' });
+    expect(await signed(server, evil)).toEqual([]);
+  });
+});
