@@ -89,32 +89,40 @@ export class BindWallets {
     return { bound, failed };
   }
 
-  /** Binds each of `wallets` (one at a time: a remote store is asked once per wallet), reporting each outcome. */
+  /**
+   * Binds each of `wallets` (one at a time: a remote store is asked once per wallet), reporting each: a key
+   * store that cannot sign it (not configured, not answering, another key at the reference) fails that
+   * wallet only; a database that fails stops the run, so the upgrade's marker stays for the next start.
+   */
   private async bindEach(wallets: readonly Wallet[], actor: string, by: string): Promise<BindReport> {
     const bound: BindReport['bound'][number][] = [];
     const failed: BindReport['failed'][number][] = [];
     for (const wallet of wallets) {
       const entry = { vaultId: wallet.vaultId, address: wallet.address };
-      try {
-        if (await this.bindOne(wallet, actor, by)) bound.push(entry);
-      } catch (error) {
-        failed.push({ ...entry, reason: error instanceof Error ? error.message : String(error) });
-      }
+      const outcome = await this.bindOne(wallet, actor, by);
+      if (outcome === 'bound') bound.push(entry);
+      else if (outcome !== 'bound elsewhere') failed.push({ ...entry, reason: outcome.failed });
     }
     return { bound, failed };
   }
 
   /**
-   * Binds the row as it is, with optimistic concurrency (a rename racing it: re-read, bind again); false when
-   * another writer bound it first (a second instance's upgrade) or the record is gone.
+   * Binds the row as it is, with optimistic concurrency (a rename racing it: re-read, bind again); `bound
+   * elsewhere` when another writer bound it first (a second instance's upgrade) or the record is gone.
    */
-  private async bindOne(wallet: Wallet, actor: string, by: string): Promise<boolean> {
+  private async bindOne(wallet: Wallet, actor: string, by: string): Promise<'bound' | 'bound elsewhere' | { readonly failed: string }> {
     const { repository, bindings, clock } = this.deps;
     for (let current: Wallet | null = wallet; current !== null && current.binding === null; current = await repository.findRecord(current.id)) {
-      const written: Wallet = { ...current, binding: await bindings.bind(current), version: current.version + 1 };
+      let binding: string;
+      try {
+        binding = await bindings.bind(current);
+      } catch (error) {
+        if (error instanceof DomainError) return { failed: error.message };
+        throw error;
+      }
       const recorded = auditEvent('wallet.bound', clock.now(), actor, current.vaultId, current.address, { walletId: current.id, keyStore: current.keyStore, by });
-      if (await repository.updateWallet(written, recorded)) return true;
+      if (await repository.updateWallet({ ...current, binding, version: current.version + 1 }, recorded)) return 'bound';
     }
-    return false;
+    return 'bound elsewhere';
   }
 }

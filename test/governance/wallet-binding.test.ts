@@ -1,6 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
+import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
+import { MovableClock } from '../support/movable-clock.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { SIGNER_ABI } from '../support/sign-fixtures.js';
 import { ethersApprover, openStore, viemApprover, type Approver, type Dialect, type Store } from './support.js';
@@ -141,5 +145,91 @@ describe.each(DIALECTS)('a wallet row moved to another vault by SQL on %s', (dia
     };
     expect(outcomes).toEqual({ message: 'WALLET_BINDING_INVALID', transaction: 'WALLET_BINDING_INVALID', call: 'WALLET_BINDING_INVALID' });
     expect(await signed(server, evil)).toEqual([]);
+  });
+});
+
+/** Messages allowed: what the legacy vault signs with. */
+const MESSAGES = { version: 2, rules: [{ id: 'messages', effect: 'allow', kinds: ['message'] }], limits: [] };
+
+/*
+ * The upgrade (docs/security.md, "What a database writer can change"): a database a release before
+ * bindings left, with a wallet in it, is migrated by the first start; that start binds the wallet with its
+ * own key, once, on record, and it signs. From then on a row without a binding (a writer's NULL) signs
+ * nothing, however many times the vault starts, until an operator binds it on purpose.
+ */
+describe.each(DIALECTS)('the wallets of a release before bindings on %s', (dialect) => {
+  let store: Store;
+
+  beforeAll(async () => {
+    store = await openStore(dialect);
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  /** The schema one version back, as the release before bindings left it: no binding column, no marker. */
+  const asBeforeBindings = async () => {
+    await store.sql('ALTER TABLE wallets DROP COLUMN binding');
+    await store.sql('DROP TABLE wallet_binding_upgrade');
+    if (dialect === 'sqlite') await store.sql(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION - 1}`);
+    else await store.sql('DELETE FROM wallet_vault_migrations WHERE version = $1', [POSTGRES_SCHEMA_VERSION]);
+  };
+  const trail = async (vault: Vault, vaultId: string, action: string) => (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === action);
+  const codeOf = (p: Promise<unknown>) => p.then(() => 'signed', (e: { code?: string }) => e.code);
+
+  it('are bound once by the first start after the migration (wallet.bound) and sign; a binding nulled after that is refused until an operator binds it', async () => {
+    const earlier = await store.open();
+    const { id: vaultId } = await earlier.manageVaults.create({ name: 'legacy' });
+    await earlier.managePolicies.apply(vaultId, MESSAGES);
+    const { apiKey } = await earlier.manageVaults.createApiKey(vaultId, { roles: ['signer', 'admin'] });
+    const address = (await earlier.createWallet.execute({ principal: await earlier.authenticate.execute(apiKey, vaultId), name: 'old' })).address;
+    await earlier.close();
+    await asBeforeBindings();
+
+    const upgraded = await store.open();
+    const principal = await upgraded.authenticate.execute(apiKey, vaultId);
+    expect(await codeOf(upgraded.signMessage.execute({ principal, address, message: 'hello' }))).toBe('signed');
+    const bound = await trail(upgraded, vaultId, 'wallet.bound');
+    expect(bound).toEqual([expect.objectContaining({ actor: 'system', subject: address, details: expect.objectContaining({ by: 'upgrade', keyStore: 'local' }) })]);
+    expect(await store.sql('SELECT pending FROM wallet_binding_upgrade')).toEqual([]);
+
+    // Another start binds nothing more.
+    const again = await store.open();
+    expect(await trail(again, vaultId, 'wallet.bound')).toHaveLength(1);
+
+    // The writer clears the binding: no start binds it again, every signature is refused.
+    await store.sql('UPDATE wallets SET binding = NULL WHERE address = $1', [address]);
+    const clock = new MovableClock();
+    const restarted = await store.open({ clock });
+    const asked = await restarted.authenticate.execute(apiKey, vaultId);
+    await expect(restarted.signMessage.execute({ principal: asked, address, message: 'hello' })).rejects.toMatchObject({
+      code: 'WALLET_BINDING_INVALID',
+      message: expect.stringMatching(/its row carries no binding of its key to vault .*points to a change made in the database; nothing was signed/),
+    });
+    expect(await trail(restarted, vaultId, 'wallet.bound')).toHaveLength(1);
+    expect(await trail(restarted, vaultId, 'wallet.binding-invalid')).toEqual([expect.objectContaining({ subject: address, details: expect.objectContaining({ problem: 'unbound' }) })]);
+
+    // The operator binds it on purpose: recorded, and it signs again.
+    expect(await restarted.bindWallets.bind({ vaultId, address: address.toLowerCase() })).toEqual({ bound: [{ vaultId, address }], failed: [] });
+    expect((await trail(restarted, vaultId, 'wallet.bound')).map((r) => [r.actor, r.details.by])).toEqual([
+      ['system', 'upgrade'],
+      ['operator', 'operator'],
+    ]);
+    // The instance's signer cache held the unbound row: it reads the bound one within SIGNER_CACHE_TTL_MS.
+    clock.advance(SIGNER_CACHE_TTL_MS);
+    expect(await codeOf(restarted.signMessage.execute({ principal: asked, address, message: 'hello' }))).toBe('signed');
+    await expect(restarted.bindWallets.bind({ vaultId, address })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/bound to vault .* already; nothing to do/) });
+  });
+
+  it('an operator does not bind a row whose binding no longer holds (a row moved by SQL): restoring the row is the remedy', async () => {
+    const vault = await store.open();
+    const [{ id: home }, { id: elsewhere }] = [await vault.manageVaults.create({ name: 'home' }), await vault.manageVaults.create({ name: 'elsewhere' })];
+    const { apiKey } = await vault.manageVaults.createApiKey(home, { roles: ['signer', 'admin'] });
+    const address = (await vault.createWallet.execute({ principal: await vault.authenticate.execute(apiKey, home), name: 'moved' })).address;
+    await store.sql('UPDATE wallets SET vault_id = $1 WHERE address = $2', [elsewhere, address]);
+    await expect(vault.bindWallets.bind({ vaultId: elsewhere, address })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/restore the row as it was/) });
+    // Binding the vault's unbound wallets leaves it alone too: it is not unbound.
+    expect(await vault.bindWallets.bind({ vaultId: elsewhere })).toEqual({ bound: [], failed: [] });
+    expect(await trail(vault, elsewhere, 'wallet.bound')).toEqual([]);
   });
 });
