@@ -7,6 +7,7 @@ import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { SIGNER_ABI } from '../support/sign-fixtures.js';
+import { asJson, permit } from '../support/typed-data-fixtures.js';
 import { ethersApprover, openStore, viemApprover, type Approver, type Dialect, type Store } from './support.js';
 
 const DIALECTS: Dialect[] = POSTGRES_AVAILABLE ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -29,7 +30,7 @@ const HOLD_EVERYTHING = {
   limits: [],
 };
 /** What the database writer's own vault allows: everything. */
-const PERMISSIVE = JSON.stringify({ version: 2, rules: [{ id: 'all', effect: 'allow' }], limits: [] });
+const PERMISSIVE = JSON.stringify({ version: 2, rules: [{ id: 'all', effect: 'allow' }, { id: 'delegations', effect: 'allow', kinds: ['authorization'] }], limits: [] });
 
 const transaction = () => ({
   type: 'eip1559',
@@ -50,6 +51,10 @@ const call = (signer: string) => ({
   abi: SIGNER_ABI,
   args: [THOUSAND_ETH],
 });
+
+const PERMIT = asJson(
+  permit({ name: 'Token', version: '1', chainId: CHAIN_ID, verifyingContract: CONTRACT }, { owner: RECIPIENT, spender: RECIPIENT, value: 10n ** 30n, nonce: 0n, deadline: 2n ** 40n }),
+);
 
 const codeOf = (p: Promise<unknown>) => p.then(() => 'signed', (e: { code?: string; message?: string }) => (e.code === 'INVALID_ARGUMENT' ? e.message : e.code) ?? String(e));
 
@@ -120,14 +125,34 @@ describe.each(DIALECTS)('a wallet row moved to another vault by SQL on %s', (dia
       message: await codeOf(server.signMessage.execute({ principal: writer, address: wallet, message: 'pay' })),
       transaction: await codeOf(server.signTransaction.execute({ principal: writer, address: wallet, transaction: transaction() })),
       call: await codeOf(server.signCall.execute({ principal: writer, ...call(wallet) })),
+      typedData: await codeOf(server.signTypedData.execute({ principal: writer, address: wallet, typedData: PERMIT })),
+      authorization: await codeOf(server.signAuthorization.execute({ principal: writer, address: wallet, authorization: { chainId: CHAIN_ID, address: CONTRACT, nonce: 0 } })),
     };
-    expect(outcomes).toEqual({ message: 'WALLET_BINDING_INVALID', transaction: 'WALLET_BINDING_INVALID', call: 'WALLET_BINDING_INVALID' });
+    const refused = 'WALLET_BINDING_INVALID';
+    expect(outcomes).toEqual({ message: refused, transaction: refused, call: refused, typedData: refused, authorization: refused });
     // A second instance, started after the change (nothing cached from before it), refuses the same.
     const restarted = await store.open({ pins });
     expect(await codeOf(restarted.signMessage.execute({ principal: await restarted.authenticate.execute(apiKey, evil), address: wallet, message: 'pay' }))).toBe('WALLET_BINDING_INVALID');
 
     expect(await signed(server, evil)).toEqual([]);
     expect(await signed(server, vaultId)).toEqual([]);
+  });
+
+  it("attack: the writer's own approver keys release a held message of the moved row: refused at the release, nothing signed", async () => {
+    const { vaultId, wallet, server } = await treasury('treasury release');
+    const { evil, apiKey } = await writersVault(vaultId);
+    // Their policy holds messages for one approver, whom they mint too (a key row of their vault, all roles).
+    const holding = JSON.stringify({ version: 2, rules: [{ id: 'all', effect: 'allow' }, { id: 'one', effect: { hold: { required: 1 } }, kinds: ['message'] }], limits: [] });
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [holding, evil]);
+    const approver = { id: randomBytes(8).toString('hex'), secret: randomBytes(32).toString('base64url') };
+    await store.sql('INSERT INTO api_keys (id, vault_id, secret_hash, created) SELECT $1, $2, $3, created FROM vaults WHERE id = $2', [approver.id, evil, createHash('sha256').update(approver.secret).digest('hex')]);
+    await store.sql('UPDATE wallets SET vault_id = $1 WHERE address = $2', [evil, wallet]);
+    const writer = await server.authenticate.execute(apiKey, evil);
+    const held = await server.signMessage.execute({ principal: writer, address: wallet, message: 'pay' });
+    if (!('approval' in held)) throw new Error('expected the message held');
+    const voter = await server.authenticate.execute(`wv_${approver.id}_${approver.secret}`, evil);
+    expect(await codeOf(server.voteOnApproval.execute({ principal: voter, id: held.approval.id, vote: 'approve' }))).toBe('WALLET_BINDING_INVALID');
+    expect(await signed(server, evil)).toEqual([]);
   });
 
   it("attack: the writer's own wallet row pointed at the treasury's key (key_ref) signs nothing with it", async () => {
