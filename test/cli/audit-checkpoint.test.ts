@@ -69,6 +69,8 @@ const postgres: Backend = {
 async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql(statement: string, values?: unknown[]): Promise<void> }): Promise<number> {
   if (backend === sqlite) {
     const db = new Database(path.join(dataDir, 'vault.db'));
+    // Without the column the last migration adds: SQLite cannot add a column only where it is missing.
+    db.exec('ALTER TABLE wallets DROP COLUMN binding');
     db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
     db.close();
     return SQLITE_VERSION;
