@@ -45,6 +45,8 @@ async function seed(dataDir: string, vaultId: string, accountId: string, count: 
       address,
       keyStore: 'local',
       keyRef: address.toLowerCase(),
+      // Seeds for list and get only: never signed with, so never bound.
+      binding: null,
       created: at,
       updated: at,
       expires: null,

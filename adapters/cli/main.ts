@@ -15,6 +15,7 @@ import { markRequiredOptions, registerGlobalOptions } from './global-options.js'
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
+import { registerWalletCommands } from './wallets.commands.js';
 import { registerWebhookCommands } from './webhooks.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, note, print, proposed } from './output.js';
 
@@ -201,6 +202,7 @@ keys
   });
 
 registerKeyImportCommand(keys);
+registerWalletCommands(program);
 registerMasterKeyCommands(keys);
 registerQuarantineCommands(keys);
 registerAuditCommands(program);

@@ -37,6 +37,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   // The vault's own state is what cannot be trusted, not the request: an operator must act (docs/governance.md).
   [ErrorCode.GOVERNANCE_UNVERIFIED]: 503,
   [ErrorCode.VAULT_FROZEN]: 403,
+  // Refused for good, whoever asks: the row was changed in the database, and no retry or other request fixes that.
+  [ErrorCode.WALLET_BINDING_INVALID]: 403,
   [ErrorCode.PROPOSAL_NOT_FOUND]: 404,
   [ErrorCode.PROPOSAL_CLOSED]: 409,
   // Well formed and allowed, but it would fail on chain: the request, not the service, is what to change.

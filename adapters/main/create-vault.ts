@@ -31,6 +31,7 @@ import { installKeccak256 } from '../system/keccak.js';
 import { systemModule } from '../system/system.module.js';
 import { DEFAULT_DISPATCHER_SETTINGS, WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookKeys, type WebhookKeySet } from '../webhooks/webhook-signing-key.js';
+import { bindEarlierWallets } from './binding-upgrade.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
 import { startRefusedAuthFlush } from './refused-auth-flush.js';
@@ -93,8 +94,9 @@ const SILENT: VaultLogger = { info() {}, warn() {}, error() {} };
  * JavaScript fallback of secp256k1 or keccak unless `allowJavaScriptFallback` (NativeBindingError, the
  * guard `serve` applies; neither takes over what was handed in), pings every
  * key store (a store that does not answer rejects, after closing what was handed over), builds the
- * container from one module per adapter family and starts the background jobs. The vault owns the
- * persistence and key stores from here on: `close()` closes them.
+ * container from one module per adapter family and starts the background jobs; with key stores, binds the
+ * wallets of a release before bindings the first time it runs after the migration that added them
+ * (BindWallets.upgrade). The vault owns the persistence and key stores from here on: `close()` closes them.
  */
 export async function createVault(input: VaultOptions): Promise<Vault> {
   installKeccak256();
@@ -106,15 +108,24 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
     await Promise.all(keyStores.map((s) => s.close()));
     await persistence.close();
   };
+  let vault: Vault;
   try {
     await Promise.all(keyStores.map((s) => s.ping()));
     // Read once: the keys this vault creates carry it, and its sweep looks only at keys that do.
     const deploymentId = (await persistence.keyQuarantine?.deploymentId()) ?? null;
-    return build(options, keyStores, deploymentId, closeAll);
+    vault = build(options, keyStores, deploymentId, closeAll);
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;
   }
+  // Before anything is signed: the wallets of a release before bindings are bound once, here, where the keys are.
+  if (keyStores.length > 0) {
+    await bindEarlierWallets(vault.bindWallets, options.logger ?? SILENT).catch(async (error: unknown) => {
+      await vault.close().catch(() => undefined);
+      throw error;
+    });
+  }
+  return vault;
 }
 
 /** The container, the use cases and the jobs over stores that answered. */

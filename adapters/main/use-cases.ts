@@ -3,6 +3,7 @@ import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnAppro
 import { ApproversConsole, PasskeyVotes } from '../../src/application/approvers-console.use-case.js';
 import { Authenticate } from '../../src/application/authenticate.use-case.js';
 import { Authorize } from '../../src/application/authorize.use-case.js';
+import { BindWallets } from '../../src/application/bind-wallets.use-case.js';
 import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
 import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
 import { GetSubmission } from '../../src/application/get-submission.use-case.js';
@@ -43,6 +44,7 @@ import { UnexpireWallet } from '../../src/application/unexpire-wallet.use-case.j
 import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import type { ChallengeBounds } from '../../src/application/sign-in-challenges.js';
+import { WalletBindings } from '../../src/application/wallet-binding.js';
 import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
 import type { RelyingParty } from '../../src/ports/relying-party.port.js';
 import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
@@ -101,6 +103,8 @@ const PORTS = {
   policyCache: PolicyCache,
   /** The one policy decision (and limits) every signature passes. */
   gate: SignPolicyGate,
+  /** The wallets' keys, reached only through the check of their bindings (and the keys' signatures of new ones). */
+  bindings: WalletBindings,
   refusedAuth: RefusedAuthSummary,
 } as const;
 
@@ -131,7 +135,7 @@ const KEYS = true;
 /** What SignMessage, SignTypedData and SignTransaction share: the policy Sign reads, the payloads' encoding. */
 const standardSigning = (p: Ports, s: UseCaseSettings): StandardSigningDeps => ({
   repository: p.repo,
-  keyStores: p.keys,
+  bindings: p.bindings,
   payloads: p.payloads,
   gate: p.gate,
   chains: chainDirectory(s.chainIds),
@@ -149,7 +153,7 @@ const standardSigning = (p: Ports, s: UseCaseSettings): StandardSigningDeps => (
 export const USE_CASES = {
   // Wallets
   /** Creates a wallet and its key in the default key store; with an Idempotency-Key, once per key. */
-  createWallet: entry(CreateWallet, (p) => new CreateWallet(p.repo, p.keys, p.clock, p.ids, p.audit, p.deploymentId), KEYS),
+  createWallet: entry(CreateWallet, (p) => new CreateWallet(p.repo, p.keys, p.bindings, p.clock, p.ids, p.audit, p.deploymentId), KEYS),
   /** A page of the vault's wallets that are not deleted, oldest first. */
   listWallets: entry(ListWallets, (p) => new ListWallets(p.repo, p.clock)),
   /** One wallet by address; a deleted or foreign one is WALLET_NOT_FOUND. */
@@ -167,7 +171,7 @@ export const USE_CASES = {
     (p, s) =>
       new SignCall({
         repository: p.repo,
-        keyStores: p.keys,
+        bindings: p.bindings,
         chainReader: p.chain,
         signatureLog: p.signatures,
         clock: p.clock,
@@ -303,7 +307,7 @@ export const USE_CASES = {
   verifyAuditChain: entry(VerifyAuditChain, (p) => new VerifyAuditChain(p.audit)),
   // Key maintenance
   /** Re-wraps every local key under the current master key. */
-  rewrapKeys: entry(RewrapKeys, (p) => new RewrapKeys(p.repo, p.keys, p.audit, p.clock), KEYS),
+  rewrapKeys: entry(RewrapKeys, (p) => new RewrapKeys(p.repo, p.keys, p.bindings, p.audit, p.clock), KEYS),
   /** Removes wallets whose expiry passed, and destroys their keys. */
   purgeExpiredWallets: entry(PurgeExpiredWallets, (p) => new PurgeExpiredWallets(p.repo, p.keys, p.clock), KEYS),
   /** Removes idempotency records older than their 24 hours. */
@@ -311,9 +315,14 @@ export const USE_CASES = {
   /** Quarantines this deployment's keys that no wallet record names. */
   sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock), KEYS),
   /** `wallet-vault keys import` (`vault.keys.import`): a wallet of an existing key (raw or a V3 keystore) in the default key store. */
-  keys: entry(ImportKey, (p) => new ImportKey({ repository: p.repo, keyStores: p.keys, decryptor: p.keystores, clock: p.clock, ids: p.ids, auditLog: p.audit, deploymentId: p.deploymentId }), KEYS),
+  keys: entry(ImportKey, (p) => new ImportKey({ repository: p.repo, keyStores: p.keys, bindings: p.bindings, decryptor: p.keystores, clock: p.clock, ids: p.ids, auditLog: p.audit, deploymentId: p.deploymentId }), KEYS),
+  /**
+   * Wallets without a binding bound by their keys: once by the upgrade that introduced bindings (createVault
+   * runs it), and by an operator (`wallet-vault wallets bind`).
+   */
+  bindWallets: entry(BindWallets, (p) => new BindWallets({ repository: p.repo, bindings: p.bindings, clock: p.clock }), KEYS),
   /** `wallet-vault keys quarantine`: list, restore or destroy the keys the sweep quarantined. */
-  manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.quarantine, p.clock, p.ids), KEYS),
+  manageQuarantine: entry(ManageQuarantine, (p) => new ManageQuarantine(p.repo, p.keys, p.bindings, p.quarantine, p.clock, p.ids), KEYS),
   // Webhooks
   /** `wallet-vault webhooks`: a vault's endpoints (add, list, remove) and the events given up on. */
   manageWebhooks: entry(ManageWebhooks, (p) => new ManageWebhooks(p.repo, p.webhooks, p.clock, p.ids, p.audit, webhookUrlProblem, p.resolve(Governance))),
@@ -331,8 +340,8 @@ function portsOf(ctx: Resolver): Ports {
 }
 
 /**
- * The application's container module: every entry of USE_CASES, and the two services they share (the
- * sign-policy cache, the refused-authentication summary). The core's classes take plain constructor
+ * The application's container module: every entry of USE_CASES, and the services they share (the
+ * governance verifier, the sign-policy cache and gate, the wallets' bindings, the refused-authentication summary). The core's classes take plain constructor
  * arguments (src/ never imports inversify), so they are bound with factories over the port tokens
  * rather than with decorators.
  */
@@ -358,6 +367,15 @@ export function useCasesModule(settings: UseCaseSettings): ContainerModule {
       const ports = portsOf(ctx as Resolver);
       return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter });
     });
+    bind(WalletBindings).toDynamicValue(
+      (ctx) =>
+        new WalletBindings({
+          keyStores: ctx.get(PORT_TOKENS.KEY_STORE_REGISTRY),
+          recovery: ctx.get(PORT_TOKENS.STANDARD_PAYLOADS),
+          auditLog: ctx.get(PORT_TOKENS.AUDIT_LOG),
+          clock: ctx.get(PORT_TOKENS.CLOCK),
+        }),
+    );
     bind(RefusedAuthSummary).toDynamicValue((ctx) => new RefusedAuthSummary(ctx.get(PORT_TOKENS.WALLET_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), ctx.get(PORT_TOKENS.AUDIT_LOG)));
     for (const { type, build } of Object.values(USE_CASES) as UseCaseEntry<unknown>[]) {
       bind(type).toDynamicValue((ctx) => build(portsOf(ctx as Resolver), settings));

@@ -24,6 +24,7 @@ export function aWallet(vault: Vault, overrides: Partial<Wallet> = {}): Wallet {
     address,
     keyStore: 'local',
     keyRef: address.toLowerCase(),
+    binding: null,
     created,
     updated: created,
     expires: null,

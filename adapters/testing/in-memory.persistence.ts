@@ -49,6 +49,8 @@ export class InMemoryWalletRepository implements WalletRepository {
   readonly wallets = new Map<string, Wallet>();
   /** Keyed by idempotencyKey(vaultId, key). */
   readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** The marker of wallets from before bindings (bindingUpgradePending): never set by the twin itself, which has no earlier release. */
+  bindingUpgrade = false;
 
   async ensureAccount(id: string, now: Date): Promise<Account> {
     if (!this.accounts.has(id)) this.accounts.set(id, { id, created: now });
@@ -167,6 +169,18 @@ export class InMemoryWalletRepository implements WalletRepository {
   }
   async keyRefInUse(keyStore: string, keyRef: string): Promise<boolean> {
     return [...this.wallets.values()].some((w) => w.keyStore === keyStore && w.keyRef === keyRef);
+  }
+  async listUnbound(query: { readonly vaultId?: string; readonly afterId: string | null; readonly limit: number }): Promise<Wallet[]> {
+    return [...this.wallets.values()]
+      .filter((w) => w.binding === null && (query.vaultId === undefined || w.vaultId === query.vaultId) && w.id > (query.afterId ?? ''))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, query.limit);
+  }
+  async bindingUpgradePending(): Promise<boolean> {
+    return this.bindingUpgrade;
+  }
+  async finishBindingUpgrade(): Promise<void> {
+    this.bindingUpgrade = false;
   }
   async ping(): Promise<void> {}
   async close(): Promise<void> {}

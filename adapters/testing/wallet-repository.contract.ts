@@ -237,6 +237,31 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(await f.repo.findRecord(mine[1]!.id)).toBeNull();
     });
 
+    it("keeps a wallet's binding; an update writes it; listUnbound pages the records without one, by vault or in all", async () => {
+      const [vault, other] = [await newVault(), await newVault()];
+      const bound = aWallet(vault, { binding: `0x${'ab'.repeat(65)}` });
+      const unbound = aWallet(vault);
+      const expiredUnbound = aWallet(vault, { expires: ms(-1) });
+      const elsewhere = aWallet(other);
+      for (const w of [bound, unbound, expiredUnbound, elsewhere]) await f.repo.insertWallet(w);
+      expect(await f.repo.findRecord(bound.id)).toEqual(bound);
+      expect(await f.repo.findWallet(vault.id, bound.address, NOW)).toEqual(bound);
+      const ids = [unbound.id, expiredUnbound.id].sort();
+      expect((await f.repo.listUnbound({ vaultId: vault.id, afterId: null, limit: 10 })).map((w) => w.id)).toEqual(ids);
+      expect((await f.repo.listUnbound({ vaultId: vault.id, afterId: ids[0]!, limit: 1 })).map((w) => w.id)).toEqual([ids[1]]);
+      const everywhere = (await f.repo.listUnbound({ afterId: null, limit: 100_000 })).map((w) => w.id);
+      expect(everywhere).toEqual(expect.arrayContaining([...ids, elsewhere.id]));
+      expect(everywhere).not.toContain(bound.id);
+      const binding = `0x${'cd'.repeat(65)}`;
+      expect(await f.repo.updateWallet({ ...unbound, binding, version: 2 })).toBe(true);
+      expect(await f.repo.findRecord(unbound.id)).toEqual({ ...unbound, binding, version: 2 });
+      expect((await f.repo.listUnbound({ vaultId: vault.id, afterId: null, limit: 10 })).map((w) => w.id)).toEqual([expiredUnbound.id]);
+      // A store created at this schema held no wallet of an earlier release: nothing waits for the upgrade.
+      expect(await f.repo.bindingUpgradePending()).toBe(false);
+      await f.repo.finishBindingUpgrade();
+      expect(await f.repo.bindingUpgradePending()).toBe(false);
+    });
+
     it('refuses a second wallet with the same address', async () => {
       const vault = await newVault();
       const address = randomAddress();

@@ -18,6 +18,7 @@ import {
   requestHash,
   type IdempotentRequest,
 } from './idempotency.js';
+import type { WalletBindings } from './wallet-binding.js';
 import { requireVault } from './wallet-lookup.js';
 
 /** A wallet to create in the caller's vault; with `idempotency`, a retry of the same request creates nothing. */
@@ -32,6 +33,8 @@ export class CreateWallet {
   constructor(
     private readonly repository: VaultStore & WalletStore & IdempotencyStore,
     private readonly keyStores: KeyStoreRegistry,
+    /** The new key signs the wallet's binding to its vault (WalletBindings.bind), written with the record. */
+    private readonly bindings: WalletBindings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly auditLog: AuditLog,
@@ -62,7 +65,7 @@ export class CreateWallet {
     const id = this.ids.next();
     const key = await store.create({ accountId: vault.accountId, vaultId: vault.id, walletId: id, ...(this.deploymentId ? { deploymentId: this.deploymentId } : {}) });
     const now = this.clock.now();
-    const wallet: Wallet = {
+    const unbound: Wallet = {
       id,
       accountId: vault.accountId,
       vaultId: vault.id,
@@ -70,20 +73,24 @@ export class CreateWallet {
       address: addressFromPublicKey(key.publicKey),
       keyStore: store.name,
       keyRef: key.keyRef,
+      binding: null,
       created: now,
       updated: now,
       expires: null,
       version: 1,
     };
-    const record: IdempotencyRecord | undefined = idempotency && {
-      vaultId: vault.id,
-      key: idempotency.key,
-      requestHash: hash!,
-      response: encodeCreatedWallet(wallet),
-      created: now,
-      expires: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    };
+    let wallet = unbound;
     try {
+      // Bound before the record exists, in the same write as the record: no moment when the wallet is unbound.
+      wallet = { ...unbound, binding: await this.bindings.bind(unbound) };
+      const record: IdempotencyRecord | undefined = idempotency && {
+        vaultId: vault.id,
+        key: idempotency.key,
+        requestHash: hash!,
+        response: encodeCreatedWallet(wallet),
+        created: now,
+        expires: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      };
       await this.repository.insertWallet(wallet, record);
     } catch (error) {
       // No record names the key, so it must not outlive this failure (the orphan sweep quarantines it otherwise).

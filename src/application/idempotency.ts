@@ -55,10 +55,11 @@ export const idempotencyConflict = () =>
 /**
  * The first answer, kept verbatim: a retry gets the wallet exactly as it was created, even if it changed
  * since. The key reference is left out: for wrapping stores (vault-transit) it is the wrapped key itself,
- * and a second copy of it must not sit in another table beyond the reach of the purge.
+ * and a second copy of it must not sit in another table beyond the reach of the purge. The binding too:
+ * an answer is shown, never signed with.
  */
 export function encodeCreatedWallet(wallet: Wallet): string {
-  return JSON.stringify({ ...wallet, keyRef: '' });
+  return JSON.stringify({ ...wallet, keyRef: '', binding: null });
 }
 
 export function decodeCreatedWallet(response: string): Wallet {
@@ -72,6 +73,7 @@ export function decodeCreatedWallet(response: string): Wallet {
     address: w.address as string,
     keyStore: w.keyStore as string,
     keyRef: '', // never stored with the answer (see encodeCreatedWallet)
+    binding: null, // nor the binding: the answer is never signed with
     created: date(w.created),
     updated: date(w.updated),
     expires: w.expires === null ? null : date(w.expires),

@@ -10,6 +10,7 @@ import type { KeystoreDecryptor } from '../ports/keystore-decryptor.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
+import type { WalletBindings } from './wallet-binding.js';
 import { requireVault } from './wallet-lookup.js';
 
 /**
@@ -41,6 +42,8 @@ export interface ImportKeyCommand {
 export interface ImportKeyDeps {
   readonly repository: VaultStore & WalletStore;
   readonly keyStores: KeyStoreRegistry;
+  /** The imported key signs the wallet's binding to its vault (WalletBindings.bind), written with the record. */
+  readonly bindings: WalletBindings;
   readonly decryptor: KeystoreDecryptor;
   readonly clock: Clock;
   readonly ids: IdGenerator;
@@ -85,8 +88,11 @@ export class ImportKey {
         throw new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store ${store.name}: the imported key answers with another public key`);
       }
       const now = this.clock.now();
-      const wallet: Wallet = { id, accountId: vault.accountId, vaultId: vault.id, name, address, keyStore: store.name, keyRef: created.keyRef, created: now, updated: now, expires: null, version: 1 };
+      const unbound: Wallet = { id, accountId: vault.accountId, vaultId: vault.id, name, address, keyStore: store.name, keyRef: created.keyRef, binding: null, created: now, updated: now, expires: null, version: 1 };
+      let wallet = unbound;
       try {
+        // As createWallet: bound by its key before the record exists, the binding written with the record.
+        wallet = { ...unbound, binding: await this.deps.bindings.bind(unbound) };
         await this.repository.insertWallet(wallet);
       } catch (error) {
         // No record names the key: it must not outlive this failure (as createWallet). An import racing this

@@ -8,6 +8,7 @@ import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { auditEvent, OPERATOR } from './audit-actor.js';
+import type { WalletBindings } from './wallet-binding.js';
 import { requireVault } from './wallet-lookup.js';
 
 export const RESTORED_WALLET_NAME = 'restored from quarantine';
@@ -21,6 +22,8 @@ export class ManageQuarantine {
   constructor(
     private readonly repository: VaultStore & WalletStore,
     private readonly keyStores: KeyStoreRegistry,
+    /** A restored key signs its new wallet's binding (WalletBindings.bind), written with the record. */
+    private readonly bindings: WalletBindings,
     private readonly quarantine: KeyQuarantine | undefined,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
@@ -54,7 +57,7 @@ export class ManageQuarantine {
     this.keyStores.get(key.keyStore); // a store that is not configured fails here, before any write
     if (await this.repository.keyRefInUse(key.keyStore, key.keyRef)) throw namedAgain(key);
     const now = this.clock.now();
-    const wallet: Wallet = {
+    const unbound: Wallet = {
       id: this.ids.next(),
       accountId: vault.accountId,
       vaultId: vault.id,
@@ -62,11 +65,14 @@ export class ManageQuarantine {
       address: toChecksumAddress(key.address),
       keyStore: key.keyStore,
       keyRef: key.keyRef,
+      binding: null,
       created: now,
       updated: now,
       expires: null,
       version: 1,
     };
+    // The operator's decision binds the key to this vault: its own signature, made before the record exists.
+    const wallet: Wallet = { ...unbound, binding: await this.bindings.bind(unbound) };
     await this.repository.insertWallet(wallet);
     // Released with its record in one transaction. A crash before it leaves the key held and named by the
     // new wallet: the next sweep releases it (recorded then, with reason 'a wallet names it again').

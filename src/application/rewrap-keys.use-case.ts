@@ -2,8 +2,10 @@ import { DomainError, ErrorCode } from '../domain/errors.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
+import type { Wallet } from '../domain/wallet.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
+import type { WalletBindings } from './wallet-binding.js';
 
 export interface RewrapProgress {
   readonly done: number;
@@ -22,6 +24,8 @@ export class RewrapKeys {
   constructor(
     private readonly repository: WalletStore,
     private readonly keyStores: KeyStoreRegistry,
+    /** A binding covers the key reference: it moves with the key (see rewrapped). */
+    private readonly bindings: WalletBindings,
     private readonly auditLog: AuditLog,
     private readonly clock: Clock,
   ) {}
@@ -43,7 +47,7 @@ export class RewrapKeys {
     for (const wallet of wallets) {
       const keyRef = await store.rewrap(wallet.keyRef);
       // A concurrent rename or expire bumps the version: re-read and retry until the new reference sticks.
-      for (let current = wallet; !(await this.repository.updateWallet({ ...current, keyRef, version: current.version + 1 })); ) {
+      for (let current = wallet; !(await this.repository.updateWallet(await this.rewrapped(current, keyRef))); ) {
         const fresh = await this.repository.findRecord(current.id);
         if (!fresh) break; // purged meanwhile: nothing left to rewrap
         current = fresh;
@@ -52,5 +56,15 @@ export class RewrapKeys {
     }
     if (done > 0) await audit(this.auditLog, 'keys.rewrapped', this.clock.now(), OPERATOR, null, null, { keyStore: storeName, rewrapped: done });
     return { done, total: wallets.length };
+  }
+
+  /**
+   * The row with the key's new reference. Its binding covers the reference, so a binding that holds is
+   * signed again by the key under the new one; a row whose binding does not hold (or that has none) keeps
+   * what it had: a re-wrap never makes a row bound that was not.
+   */
+  private async rewrapped(current: Wallet, keyRef: string): Promise<Wallet> {
+    const binding = this.bindings.problemOf(current) === null ? await this.bindings.bind({ ...current, keyRef }) : current.binding;
+    return { ...current, keyRef, binding, version: current.version + 1 };
   }
 }

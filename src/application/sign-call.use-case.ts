@@ -26,7 +26,6 @@ import { pinnedUniqViolation, unpinnedViolation, type SignRequestFacts } from '.
 import type { AuditEvent } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
-import type { KeyStoreRegistry } from '../ports/key-store.port.js';
 import type { SignatureLog } from '../ports/signature-log.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { AbiFunctionCache } from './abi-function-cache.js';
@@ -36,6 +35,7 @@ import { actorOf } from './audit-actor.js';
 import type { TransactionSimulator } from './transaction-simulation.js';
 import type { Principal } from './authenticate.use-case.js';
 import type { DenialRecord, SignPolicyGate } from './sign-policy-gate.js';
+import type { WalletBindings } from './wallet-binding.js';
 import { SignerCache } from './wallet-lookup.js';
 
 /** The chains of the interface; an operator may add more (the composition root passes the full list). */
@@ -196,7 +196,8 @@ function required(raw: unknown, field: string): unknown {
 /** What SignCall is built from, by name. */
 export interface SignCallDeps {
   readonly repository: WalletStore;
-  readonly keyStores: KeyStoreRegistry;
+  /** The wallets' keys, reached only through their bindings' check. */
+  readonly bindings: WalletBindings;
   readonly chainReader: ChainReader;
   readonly signatureLog: SignatureLog;
   readonly clock: Clock;
@@ -380,7 +381,7 @@ export class SignCall {
 
     const nonce = toHex(this.deps.random(32));
     const digest = signableDigest({ uniq, nonce, sender, message: p.message });
-    const raw = await this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    const raw = await this.deps.bindings.sign(wallet, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
     if (p.simulate) {
       // With its signature in place, from its sender: what the contract will do with it. A revert answers

@@ -9,7 +9,7 @@ import type { ApprovalStore } from '../ports/approval-store.port.js';
 import type { AuditAction, AuditDetails, AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { FreezeFence } from '../ports/freeze-fence.js';
-import type { KeyStoreRegistry, RecoverableSignature } from '../ports/key-store.port.js';
+import type { RecoverableSignature } from '../ports/key-store.port.js';
 import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { WalletRepository } from '../ports/wallet-repository.port.js';
@@ -17,6 +17,7 @@ import { actorOf, audit, auditEvent } from './audit-actor.js';
 import { HeldRequests, type ApprovalRequested, type HoldSpec } from './held-requests.js';
 import type { Principal } from './principal.js';
 import type { SignPolicyGate } from './sign-policy-gate.js';
+import type { WalletBindings } from './wallet-binding.js';
 import { SignerCache } from './wallet-lookup.js';
 import type { ReleaseQuorum } from './held-quorum.js';
 import { outflowOverBound, type SimulatedCall, type SimulationReport, type TransactionSimulator } from './transaction-simulation.js';
@@ -41,7 +42,8 @@ function simulationJson(report: SimulationReport): string {
 /** What the three standard-signing use cases are built from. */
 export interface StandardSigningDeps {
   readonly repository: WalletRepository;
-  readonly keyStores: KeyStoreRegistry;
+  /** The wallets' keys, reached only through their bindings' check. */
+  readonly bindings: WalletBindings;
   readonly payloads: StandardPayloads;
   /** The one policy decision Sign passes too. */
   readonly gate: SignPolicyGate;
@@ -222,9 +224,9 @@ export class StandardSigning {
     return this.held.released(approval, token, actor, now, { signature: null, signed, result, fence }, 'no signature is handed out');
   }
 
-  /** The wallet's key store signs the 32-byte digest as it is. */
+  /** The wallet's key store signs the 32-byte digest as it is, once the wallet's binding holds (WalletBindings.sign). */
   sign(wallet: Wallet, digest: Uint8Array): Promise<RecoverableSignature> {
-    return this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    return this.deps.bindings.sign(wallet, digest);
   }
 
   /**

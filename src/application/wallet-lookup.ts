@@ -43,8 +43,10 @@ const MAX_SIGNERS = 10_000;
  * stops signing at its expiry instant exactly (and is then looked up again: it may have been unexpired).
  * A cached copy showing no expiry cannot miss one either: expiring sets the instant 30 days out, far
  * beyond the TTL. Misses are never cached: a wallet created through another process signs at once. What can go stale
- * for the TTL is what sign does not read (the name) and the key reference after a rewrap, which key
- * stores keep accepting until the old wrapping version is retired.
+ * for the TTL is what sign does not read (the name), the key reference after a rewrap, which key
+ * stores keep accepting until the old wrapping version is retired (with the binding that covers it), and
+ * a binding an operator wrote since (`wallets bind`): that wallet is refused for the TTL still, never signed
+ * with a row its binding does not cover.
  */
 export class SignerCache {
   private readonly wallets: ReadThroughCache<string, Wallet>;

@@ -53,6 +53,11 @@ export const ErrorCode = {
   GOVERNANCE_UNVERIFIED: 'GOVERNANCE_UNVERIFIED',
   /** The vault is frozen (`wallet-vault freeze`): it signs nothing until the freeze is lifted. */
   VAULT_FROZEN: 'VAULT_FROZEN',
+  /**
+   * The wallet's row does not match the vault, key store and key its key was bound to (or carries no
+   * binding): a change made in the database. The wallet signs nothing until an operator acts (docs/security.md).
+   */
+  WALLET_BINDING_INVALID: 'WALLET_BINDING_INVALID',
   PROPOSAL_NOT_FOUND: 'PROPOSAL_NOT_FOUND',
   /** The proposal is applied, rejected or superseded: it takes no more votes. */
   PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',

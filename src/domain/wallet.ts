@@ -16,6 +16,13 @@ export interface Wallet {
   readonly keyStore: string;
   /** The key store's own reference to the key; opaque to the core. */
   readonly keyRef: string;
+  /**
+   * The wallet's own key's signature (65 bytes, 0x hex) over its binding digest (wallet-binding.ts): the
+   * vault, address, key store and key reference the key was given to. Checked before every signature, so a
+   * row a database writer moves to another vault, or points at another key, signs nothing. Null: not
+   * bound (a wallet of a release before bindings, until the upgrade or an operator binds it), signs nothing.
+   */
+  readonly binding: string | null;
   readonly created: Date;
   readonly updated: Date;
   readonly expires: Date | null;

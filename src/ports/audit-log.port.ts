@@ -55,6 +55,11 @@ export const AUDIT_ACTIONS = [
   'approver.enrolled',
   'approver.session-started',
   'approver.session-ended',
+  // Wallet bindings (docs/security.md, "What a database writer can change"): a wallet's key bound to its
+  // vault (by the upgrade, for a wallet of an earlier release, or by an operator), and a signature refused
+  // because the wallet's row no longer matches what its key was bound to.
+  'wallet.bound',
+  'wallet.binding-invalid',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -125,6 +125,12 @@ export interface StandardPayloads {
    * no address. Non-canonical high-S signatures are refused (null): a signature has exactly one form.
    */
   recoverTypedDataSigner(input: unknown, signature: string): string | null;
+  /**
+   * The EIP-55 address whose key made `signature` (65 bytes, 0x hex; `v` 27/28 or 0/1) over the 32-byte
+   * `digest` as it is, or null when the signature is malformed, high-S or recovers no address: how a
+   * wallet's binding (src/domain/wallet-binding.ts) is checked.
+   */
+  recoverDigestSigner(digest: Uint8Array, signature: string): string | null;
   /** The EIP-7702 authorization digest of `{ chainId, address, nonce }` (chainId 0: every chain). */
   authorizationDigest(input: unknown): AuthorizationDigest;
   /** `unsigned` (as this port returned it) with the signature over its digest. */

@@ -61,4 +61,16 @@ export interface WalletStore {
   listByKeyStore(keyStore: string, afterId: string | null, limit: number): Promise<Wallet[]>;
   /** Whether any wallet record (deleted or not) names this key. */
   keyRefInUse(keyStore: string, keyRef: string): Promise<boolean>;
+  /**
+   * Wallet records (deleted ones included) with no binding, of `vaultId` when given, by id after
+   * `afterId`, at most `limit`: what the upgrade, or an operator, binds (BindWallets).
+   */
+  listUnbound(query: { readonly vaultId?: string; readonly afterId: string | null; readonly limit: number }): Promise<Wallet[]>;
+  /**
+   * Whether the wallets of a release before bindings still wait for the upgrade to bind them: the marker
+   * the migration that added bindings leaves (only where it found wallets), until finishBindingUpgrade.
+   */
+  bindingUpgradePending(): Promise<boolean>;
+  /** Removes that marker, durably: from then on an unbound wallet is bound only by an operator. */
+  finishBindingUpgrade(): Promise<void>;
 }

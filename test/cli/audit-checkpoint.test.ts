@@ -70,6 +70,8 @@ async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql
   if (backend === sqlite) {
     const db = new Database(path.join(dataDir, 'vault.db'));
     db.prepare('DELETE FROM wallet_vault_migrations WHERE version = ?').run(SQLITE_VERSION);
+    // Without the column the last migration adds: SQLite cannot add a column only where it is missing.
+    db.exec('ALTER TABLE wallets DROP COLUMN binding');
     db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
     db.close();
     return SQLITE_VERSION;

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyRefOfFileName, unsealKey } from '../../adapters/keystore/local-file/key-file.js';
 import { masterKeyCheck } from '../../adapters/keystore/local-file/master-key-check.js';
+import { KEY_STORE_REGISTRY } from '../../adapters/main/tokens.js';
+import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { BIN, cliJson } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
@@ -147,6 +149,9 @@ describe('wallet-vault keys rotate-master', () => {
       });
       expect(rotated).toMatchObject({ files: 2, newKeyGoesTo: 'VAULT_MASTER_KEY' });
       await expectNotReady(s.url, /master key mismatch: VAULT_MASTER_KEY/);
+      // The keys this server unwrapped (each signed its wallet's binding at creation) dropped, as their
+      // minutes in memory would: a sign then reads its key file.
+      await s.server.container.get<KeyStoreRegistry>(KEY_STORE_REGISTRY).get('local').close();
       // Signing and creating say why, and no wallet is created under a key the directory no longer uses.
       await expect(recoverWithStore(s, vaultId, addresses[0]!)).rejects.toThrow(/master key mismatch: VAULT_MASTER_KEY/);
       const created = await client(s.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: 'late' });

@@ -28,6 +28,7 @@ import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { bearerCredential } from '../../adapters/http/caller.js';
 import { gateOver } from '../support/policy-gate.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 const NO_RPC: ChainReader = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
 
@@ -57,14 +58,14 @@ async function world(chainReader: ChainReader = NO_RPC) {
     manage,
     policies: new ManagePolicies(repo, policies, clock, auditLog),
     authenticate: new Authenticate(repo, clock, refusals),
-    create: new CreateWallet(repo, registry, clock, ids, auditLog),
+    create: new CreateWallet(repo, registry, bindingsOver(registry, auditLog, clock), clock, ids, auditLog),
     rename: new RenameWallet(repo, clock),
     expire: new ExpireWallet(repo, clock),
     unexpire: new UnexpireWallet(repo, clock),
     purge: new PurgeExpiredWallets(repo, registry, clock),
     sign: new SignCall({
       repository: repo,
-      keyStores: registry,
+      bindings: bindingsOver(registry, auditLog, clock),
       chainReader,
       signatureLog: new InMemorySignatureLog(auditLog),
       clock,

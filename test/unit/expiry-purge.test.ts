@@ -16,6 +16,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 /** The audit log, with its next appends failing on demand (the database refusing the record's write). */
 class FlakyAuditLog extends InMemoryAuditLog {
@@ -41,7 +42,7 @@ async function setup() {
   await repo.ensureAccount(vault.accountId, clock.now());
   await repo.insertVault(vault);
   const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES };
-  const create = new CreateWallet(repo, registry, clock, ids, auditLog);
+  const create = new CreateWallet(repo, registry, bindingsOver(registry, auditLog, clock), clock, ids, auditLog);
   return {
     repo,
     auditLog,

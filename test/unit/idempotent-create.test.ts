@@ -8,6 +8,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 /** A key store whose create() waits until released, so two requests can be made to race. */
 class GatedKeyStore extends InMemoryKeyStore {
@@ -40,15 +41,16 @@ async function setup() {
   const vault = aVault();
   await repo.ensureAccount(vault.accountId, clock.now());
   await repo.insertVault(vault);
-  const create = new CreateWallet(repo, new MapKeyStoreRegistry([store], 'local'), clock, ids, auditLog);
+  const registry = new MapKeyStoreRegistry([store], 'local');
+  const create = new CreateWallet(repo, registry, bindingsOver(registry, auditLog, clock), clock, ids, auditLog);
   const principal = { apiKeyId: '0123456789abcdef', vaultId: vault.id, roles: ALL_ROLES };
   const run = (key: string, body: { name: string }, vaultId = vault.id) =>
     create.execute({ principal: { ...principal, vaultId }, name: body.name, idempotency: { key, body } });
   return { repo, store, clock, auditLog, vault, run, create, principal };
 }
 
-/** A replay carries every field the client sees; the key reference is never kept with the answer. */
-const replayOf = (w: { keyRef: string }) => ({ ...w, keyRef: '' });
+/** A replay carries every field the client sees; the key reference and the binding are never kept with the answer. */
+const replayOf = (w: { keyRef: string; binding: string | null }) => ({ ...w, keyRef: '', binding: null });
 
 describe('idempotent create', () => {
   it('returns the first wallet for a retry within 24 hours and creates nothing; a new one from the 24th hour on', async () => {
@@ -72,12 +74,14 @@ describe('idempotent create', () => {
     expect(await t.run('k', { name: 'a' })).toEqual(replayOf(first));
   });
 
-  it('keeps no copy of the key reference (for vault-transit, the wrapped key) with the stored answer', async () => {
+  it('keeps no copy of the key reference (for vault-transit, the wrapped key) nor the binding with the stored answer', async () => {
     const t = await setup();
     const first = await t.run('k', { name: 'a' });
     const [record] = [...t.repo.idempotency.values()];
     expect(first.keyRef).not.toBe('');
     expect(record!.response).not.toContain(first.keyRef);
+    expect(first.binding).toMatch(/^0x[0-9a-f]{130}$/);
+    expect(record!.response).not.toContain(first.binding!.slice(2));
   });
 
   it('refuses the same key with another body, and keys are per vault', async () => {

@@ -14,6 +14,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { InMemoryAuditLog, inMemoryPersistence, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault } from '../support/wallet-mother.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 const keyBytes = (w: { readonly privateKey: string }) => Buffer.from(w.privateKey.slice(2), 'hex');
 const zeroed = (b: Uint8Array) => b.every((x) => x === 0);
@@ -168,9 +169,11 @@ describe('vault.keys.import (the library path of `wallet-vault keys import`)', (
         throw new Error('disk full');
       },
     });
+    const keyStores = new MapKeyStoreRegistry([store], 'local');
     const importKey = new ImportKey({
       repository: failing,
-      keyStores: new MapKeyStoreRegistry([store], 'local'),
+      keyStores,
+      bindings: bindingsOver(keyStores, audit),
       decryptor: new EthersKeystoreDecryptor(),
       clock: new FixedClock(new Date()),
       ids: new UuidV7IdGenerator(),

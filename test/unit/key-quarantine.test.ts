@@ -9,6 +9,7 @@ import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { inMemoryPersistence, InMemoryAuditLog, InMemoryKeyQuarantine, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet } from '../support/wallet-mother.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 const LATER = new Date(Date.now() + 3_600_000);
 
@@ -36,7 +37,7 @@ async function world() {
     vault,
     orphan,
     sweep: new SweepOrphanKeys(repo, registry, quarantine, clock),
-    manage: new ManageQuarantine(repo, registry, quarantine, clock, new UuidV7IdGenerator()),
+    manage: new ManageQuarantine(repo, registry, bindingsOver(registry, audit, clock), quarantine, clock, new UuidV7IdGenerator()),
   };
 }
 

@@ -9,6 +9,7 @@ import { InMemoryPolicyRepository, InMemorySignatureLog, InMemorySignCounter } f
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { signWorld } from '../support/sign-world.js';
 import { gateOver } from '../support/policy-gate.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 const OTHER_WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -21,14 +22,14 @@ async function world(limits: readonly SignLimitInput[], counter: SignCounter | u
   const noRpc = { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) };
   const sign = new SignCall({
     repository: repo,
-    keyStores: registry,
+    bindings: bindingsOver(registry, auditLog, clock),
     chainReader: noRpc,
     signatureLog: new InMemorySignatureLog(auditLog),
     clock,
     random: (k) => randomBytes(k),
     gate: gateOver(policies, auditLog, clock, counter),
   });
-  const wallet = await new CreateWallet(repo, registry, clock, ids, auditLog).execute({ principal, name: 's' });
+  const wallet = await new CreateWallet(repo, registry, bindingsOver(registry, auditLog, clock), clock, ids, auditLog).execute({ principal, name: 's' });
   const signOnce = () => sign.execute({ principal, chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer: wallet.address, abi: SIGNER_ABI, args: ['1'] });
   const refusal = () => signOnce().then(() => null, (error: unknown) => error as DomainError);
   return { store, clock, auditLog, policies, vault, wallet, signOnce, refusal };

@@ -10,6 +10,7 @@ import { InMemoryPolicyRepository, InMemorySignatureLog } from '../support/in-me
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';
 import { signWorld } from '../support/sign-world.js';
 import { gateOver } from '../support/policy-gate.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 const UNIQ = `0x${'ab'.repeat(32)}`;
 
@@ -18,14 +19,14 @@ async function world() {
   const { repo, registry, clock, auditLog, ids, principal } = await signWorld();
   const sign = new SignCall({
     repository: repo,
-    keyStores: registry,
+    bindings: bindingsOver(registry, auditLog, clock),
     chainReader: { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
     signatureLog: new InMemorySignatureLog(auditLog),
     clock,
     random: (k) => randomBytes(k),
     gate: gateOver(new InMemoryPolicyRepository(), auditLog, clock),
   });
-  const create = new CreateWallet(repo, registry, clock, ids, auditLog);
+  const create = new CreateWallet(repo, registry, bindingsOver(registry, auditLog, clock), clock, ids, auditLog);
   const signWith = (signer: string) =>
     sign.execute({ principal, ...{ chain: 'local', contract: CONTRACT, sender: SENDER, uniq: UNIQ, signer, abi: SIGNER_ABI, args: ['1'] } });
   return { repo, clock, principal, create, signWith };

@@ -19,6 +19,7 @@ import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet } from '../support/wallet-mother.js';
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
 import { gateOver } from '../support/policy-gate.js';
+import { bindingsOver } from '../support/wallet-bindings.js';
 
 /** A random ABI parameter and a random JSON value for it, in the forms clients send. */
 interface Generated {
@@ -123,12 +124,14 @@ describe('signing scheme properties', () => {
     await repo.ensureAccount(vault.accountId, new Date());
     await repo.insertVault(vault);
     const key = await store.create();
-    const wallet = aWallet(vault, { address: addressFromPublicKey(key.publicKey), keyRef: key.keyRef });
-    await repo.insertWallet(wallet);
     const auditLog = new InMemoryAuditLog();
+    const bindings = bindingsOver(new MapKeyStoreRegistry([store], 'local'), auditLog);
+    const unbound = aWallet(vault, { address: addressFromPublicKey(key.publicKey), keyRef: key.keyRef, keyStore: 'local' });
+    const wallet = { ...unbound, binding: await bindings.bind(unbound) };
+    await repo.insertWallet(wallet);
     const sign = new SignCall({
       repository: repo,
-      keyStores: new MapKeyStoreRegistry([store], 'local'),
+      bindings,
       chainReader: { hasRpc: () => false, readSignable: () => Promise.reject(new Error('no rpc')) },
       signatureLog: new InMemorySignatureLog(auditLog),
       clock: new FixedClock(new Date('2026-06-01T00:00:00Z')),

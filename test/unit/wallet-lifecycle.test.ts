@@ -19,6 +19,7 @@ const wallet: Wallet = {
   address: '0x0000000000000000000000000000000000000001',
   keyStore: 'local',
   keyRef: 'ref',
+  binding: null,
   created: T0,
   updated: T0,
   expires: null,

@@ -24,11 +24,14 @@ const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
  * sign, wherever it is asked: the routes, a release, the dry run.
  */
 const GOVERNED = [C.GOVERNANCE_UNVERIFIED, C.VAULT_FROZEN] as const;
+/** A signature of a wallet whose row does not match its key's binding (docs/security.md): refused at the key store, wherever it is asked but the dry run. */
+const BOUND = [C.WALLET_BINDING_INVALID] as const;
 /** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
 // A limit counts every kind; a repeat of a held request (its Idempotency-Key) answers as Sign's does.
 const STANDARD_SIGN = [
   ...WITH_BODY,
   ...GOVERNED,
+  ...BOUND,
   C.POLICY_DENIED,
   C.SIGN_LIMIT_REACHED,
   C.WALLET_NOT_FOUND,
@@ -65,6 +68,7 @@ export const ERROR_CODES_BY_OPERATION = {
   sign: [
     ...WITH_BODY,
     ...GOVERNED,
+    ...BOUND,
     C.POLICY_DENIED,
     C.SIGN_LIMIT_REACHED,
     C.WALLET_NOT_FOUND,
@@ -95,13 +99,13 @@ export const ERROR_CODES_BY_OPERATION = {
   // A refusal of one call (policy, params, an unknown wallet) is a JSON-RPC error inside the 200; these are the service's,
   // but RPC_ANSWER_TOO_LARGE, listed here as the one operation whose calls can be refused with it (as data.code of a
   // JSON-RPC error inside the 200, never as an HTTP status: it is one call's refusal, the batch's others answered).
-  jsonRpc: [...WITH_BODY, ...GOVERNED, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.RPC_ANSWER_TOO_LARGE],
+  jsonRpc: [...WITH_BODY, ...GOVERNED, ...BOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.RPC_ANSWER_TOO_LARGE],
   // The dry run reads the request as its route would (a call's uniq and signer from the chain): it refuses what that route refuses, never POLICY_DENIED (a deny is its answer).
   evaluatePolicy: [...WITH_BODY, ...GOVERNED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE],
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
-  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT, C.SIMULATION_REVERTED],
+  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, ...BOUND, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT, C.SIMULATION_REVERTED],
   rejectApproval: [...WITH_BODY, ...VOTE],
   getGovernance: [...IN_VAULT, C.CONFLICT],
   // A vault whose governance does not verify shows no proposal: what they would change is measured against a state that cannot be trusted.

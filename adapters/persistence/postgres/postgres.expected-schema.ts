@@ -201,6 +201,9 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "name": "text NOT NULL",
       "created": "timestamp with time zone NOT NULL"
     },
+    "wallet_binding_upgrade": {
+      "pending": "integer NOT NULL"
+    },
     "wallets": {
       "id": "text COLLATE \"C\" NOT NULL",
       "account_id": "text COLLATE \"C\" NOT NULL",
@@ -212,7 +215,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "created": "timestamp with time zone NOT NULL",
       "updated": "timestamp with time zone NOT NULL",
       "expires": "timestamp with time zone",
-      "version": "integer NOT NULL"
+      "version": "integer NOT NULL",
+      "binding": "text"
     },
     "webhook_endpoints": {
       "id": "text COLLATE \"C\" NOT NULL",
@@ -293,7 +297,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
     "console_challenges_pkey": "CREATE UNIQUE INDEX console_challenges_pkey ON console_challenges USING btree (challenge)",
     "console_challenges_by_expiry": "CREATE INDEX console_challenges_by_expiry ON console_challenges USING btree (expires)",
     "audit_log_by_subject": "CREATE INDEX audit_log_by_subject ON audit_log USING btree (vault_id, subject, seq) WHERE (action <> ALL (ARRAY['signature.issued'::text, 'sign.message'::text, 'sign.typed-data'::text, 'sign.transaction'::text, 'sign.authorization'::text]))",
-    "console_challenges_by_client": "CREATE INDEX console_challenges_by_client ON console_challenges USING btree (client, expires)"
+    "console_challenges_by_client": "CREATE INDEX console_challenges_by_client ON console_challenges USING btree (client, expires)",
+    "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)"
   },
   "triggers": {
     "api_keys_truncated": "CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed()",

@@ -21,7 +21,7 @@ const DELETE_EXPIRED_IDEMPOTENCY = `DELETE FROM idempotency_records WHERE (vault
   SELECT vault_id, key FROM idempotency_records WHERE expires <= $1 ORDER BY expires LIMIT $2)`;
 // Row-locked compare-and-set: of two concurrent writers, the second re-checks the version after the
 // first commits and changes nothing.
-const UPDATE_WALLET = `UPDATE wallets SET name = $2, updated = $3, expires = $4, key_store = $5, key_ref = $6, version = $7
+const UPDATE_WALLET = `UPDATE wallets SET name = $2, updated = $3, expires = $4, key_store = $5, key_ref = $6, version = $7, binding = $8
   WHERE id = $1 AND version = $7 - 1`;
 
 /**
@@ -144,7 +144,22 @@ export class SqlWalletRepository implements WalletRepository {
 
   updateWallet(wallet: Wallet, recorded?: AuditEvent): Promise<boolean> {
     const w = wallet;
-    return runAudited(this.db, UPDATE_WALLET, [w.id, w.name, w.updated, w.expires, w.keyStore, w.keyRef, w.version], recorded);
+    return runAudited(this.db, UPDATE_WALLET, [w.id, w.name, w.updated, w.expires, w.keyStore, w.keyRef, w.version, w.binding], recorded);
+  }
+
+  listUnbound(query: { readonly vaultId?: string; readonly afterId: string | null; readonly limit: number }): Promise<Wallet[]> {
+    const { vaultId, afterId, limit } = query;
+    return vaultId === undefined
+      ? this.rows(WALLETS.read, `${WALLETS.select} WHERE binding IS NULL AND id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
+      : this.rows(WALLETS.read, `${WALLETS.select} WHERE binding IS NULL AND vault_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [vaultId, afterId ?? '', limit]);
+  }
+
+  async bindingUpgradePending(): Promise<boolean> {
+    return (await this.db.all('SELECT 1 FROM wallet_binding_upgrade LIMIT 1')).length > 0;
+  }
+
+  async finishBindingUpgrade(): Promise<void> {
+    await this.db.run('DELETE FROM wallet_binding_upgrade');
   }
 
   findExpired(now: Date, limit: number): Promise<Wallet[]> {

@@ -196,6 +196,9 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "name": "TEXT NOT NULL",
       "created": "INTEGER NOT NULL"
     },
+    "wallet_binding_upgrade": {
+      "pending": "INTEGER PRIMARY KEY"
+    },
     "wallet_counts": {
       "vault_id": "TEXT PRIMARY KEY",
       "rows": "INTEGER NOT NULL",
@@ -212,7 +215,8 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "created": "INTEGER NOT NULL",
       "updated": "INTEGER NOT NULL",
       "expires": "INTEGER",
-      "version": "INTEGER NOT NULL"
+      "version": "INTEGER NOT NULL",
+      "binding": "TEXT"
     },
     "webhook_endpoints": {
       "id": "TEXT PRIMARY KEY",
