@@ -196,8 +196,10 @@ describe.each(DIALECTS)('the wallets of a release before bindings on %s', (diale
   const asBeforeBindings = async () => {
     await store.sql('ALTER TABLE wallets DROP COLUMN binding');
     await store.sql('DROP TABLE wallet_binding_upgrade');
-    if (dialect === 'sqlite') await store.sql(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION - 1}`);
-    else await store.sql('DELETE FROM wallet_vault_migrations WHERE version = $1', [POSTGRES_SCHEMA_VERSION]);
+    if (dialect === 'sqlite') {
+      await store.sql('DELETE FROM wallet_vault_migrations WHERE version = $1', [SQLITE_SCHEMA_VERSION]);
+      await store.sql(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION - 1}`);
+    } else await store.sql('DELETE FROM wallet_vault_migrations WHERE version = $1', [POSTGRES_SCHEMA_VERSION]);
   };
   const trail = async (vault: Vault, vaultId: string, action: string) => (await vault.listAuditRecords.execute({ vaultId, limit: 1000 })).filter((r) => r.action === action);
   const codeOf = (p: Promise<unknown>) => p.then(() => 'signed', (e: { code?: string }) => e.code);
