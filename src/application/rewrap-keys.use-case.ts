@@ -1,8 +1,8 @@
 import { DomainError, ErrorCode } from '../domain/errors.js';
+import type { Wallet } from '../domain/wallet.js';
 import type { AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { KeyStoreRegistry } from '../ports/key-store.port.js';
-import type { Wallet } from '../domain/wallet.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
 import type { WalletBindings } from './wallet-binding.js';

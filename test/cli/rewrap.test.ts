@@ -6,6 +6,7 @@ import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js'
 import { client } from '../support/http-client.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
 import { startTestServer } from '../support/test-server.js';
+import { WalletBindings } from '../../src/application/wallet-binding.js';
 
 describe('wallet-vault keys rewrap', () => {
   let transit: FakeVault;
@@ -36,8 +37,12 @@ describe('wallet-vault keys rewrap', () => {
     const second = await startTestServer({ dataDir: first.dataDir, env });
     try {
       const repo = second.server.container.get<WalletRepository>(WALLET_REPOSITORY);
+      const bindings = second.server.container.get(WalletBindings);
       for (const address of addresses) {
-        expect((await repo.findWallet(vaultId, address, new Date()))?.keyRef).toMatch(/:vault:v2:/);
+        const wallet = await repo.findWallet(vaultId, address, new Date());
+        expect(wallet?.keyRef).toMatch(/:vault:v2:/);
+        // The binding covers the key reference: it was signed again under the new one.
+        expect(bindings.problemOf(wallet!)).toBeNull();
         expect(await recoverWithStore(second, vaultId, address)).toBe(address);
       }
       const local = await runCli(['keys', 'rewrap', '--store', 'local'], cliEnv);

@@ -92,7 +92,8 @@ describe('VAULT_WORKERS=2: one server, two worker processes', () => {
     for (let i = 0; i < 2; i++) {
       const metrics = await onFreshConnection(server.url, 'GET', '/metrics', {});
       expect(metrics.body).toMatch(/wallet_vault_http_requests_total\{method="POST",route="\/api\/v1\/vaults\/:vaultId\/sign",status="200"\} 12\n/);
-      expect(metrics.body).toMatch(/wallet_vault_signatures_total\{key_store="local"\} 12\n/);
+      // The key store's signatures: the 12, and the wallet's binding its key signed when it was created.
+      expect(metrics.body).toMatch(/wallet_vault_signatures_total\{key_store="local"\} 13\n/);
       expect(metrics.body).toMatch(/wallet_vault_info\{version="[^"]+"\} 1\n/);
     }
   }, 60_000);

@@ -114,7 +114,7 @@ describe.each(DIALECTS)('a wallet row moved to another vault by SQL on %s', (dia
     expect(await server.signTransaction.execute({ principal, address: wallet, transaction: transaction() })).toHaveProperty('approval');
   });
 
-  it('attack: the moved row signs nothing (message, 1000 ETH transaction, Sign call): WALLET_BINDING_INVALID, nothing recorded as signed', async () => {
+  it('attack: the moved row signs nothing (message, 1000 ETH transaction, Sign call, typed data, authorization): WALLET_BINDING_INVALID, nothing recorded as signed', async () => {
     const { vaultId, wallet, pins, server } = await treasury('treasury');
     const { evil, apiKey } = await writersVault(vaultId);
     await store.sql('UPDATE wallets SET vault_id = $1 WHERE address = $2', [evil, wallet]);
