@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { SigningKey, Wallet, recoverAddress, computeAddress, hexlify } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WalletBindings } from '../../src/application/wallet-binding.js';
 import { ErrorCode } from '../../src/domain/errors.js';
+import type { Wallet as WalletRow } from '../../src/domain/wallet.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
+import { FixedClock } from './clocks.js';
+import { InMemoryAuditLog } from './in-memory.persistence.js';
 
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 const CODES = new Set<string>(Object.values(ErrorCode));
@@ -119,6 +123,25 @@ export function describeKeyStoreContract(
       expect(refs).toEqual([other.keyRef]);
       expect(refs).not.toContain(unlabelled.keyRef);
       expect(await listKeys({ deploymentId: mine, createdBefore: new Date(0) })).toEqual([]);
+    });
+
+    it("binds a wallet of a created key, and of an imported one, to its vault: the key signs the wallet's binding, which the vault's check then accepts for that row only", async () => {
+      const store = fixture.store;
+      // The vault's check over this store alone, recovering with ethers (an independent reference).
+      const recovery = { recoverDigestSigner: (digest: Uint8Array, signature: string) => recoverAddress(digest, signature) };
+      const bindings = new WalletBindings({ keyStores: { default: store, get: () => store, all: () => [store] }, recovery, auditLog: new InMemoryAuditLog(), clock: new FixedClock(new Date(0)) });
+      const keys = [await store.create()];
+      if (store.importKey) keys.push(await store.importKey(Buffer.from(Wallet.createRandom().privateKey.slice(2), 'hex')));
+      for (const key of keys) {
+        const at = new Date(0);
+        const unbound: WalletRow = { id: 'w', accountId: 'a', vaultId: 'vault-1', name: 'w', address: computeAddress(hexlify(key.publicKey)), keyStore: store.name, keyRef: key.keyRef, binding: null, created: at, updated: at, expires: null, version: 1 };
+        const wallet = { ...unbound, binding: await bindings.bind(unbound) };
+        const digest = randomBytes(32);
+        const sig = await bindings.sign(wallet, digest);
+        expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v })).toBe(wallet.address);
+        await expect(bindings.sign({ ...wallet, vaultId: 'vault-2' }, digest)).rejects.toMatchObject({ code: ErrorCode.WALLET_BINDING_INVALID });
+        await store.destroy(key.keyRef);
+      }
     });
 
     describe('key import (stores with importKey; a store without it is refused by the vault, naming it)', () => {
