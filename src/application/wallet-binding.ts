@@ -37,6 +37,11 @@ const MAX_CHECKED = 10_000;
 export class WalletBindings {
   /** Checked rows by boundRowKey: null when the binding holds, else what is wrong. Oldest first. */
   private readonly checked = new Map<string, BindingProblem | null>();
+  /**
+   * Row objects whose binding held: the signer cache hands the same (immutable) object to every sign for a
+   * few seconds, so those signs skip even building the row's key. A row read again is a new object.
+   */
+  private readonly held = new WeakSet<Wallet>();
 
   constructor(private readonly deps: WalletBindingsDeps) {}
 
@@ -69,15 +74,17 @@ export class WalletBindings {
    * instance sees the row so.
    */
   sign(wallet: Wallet, digest: Uint8Array): Promise<RecoverableSignature> {
-    const key = boundRowKey(wallet);
-    // The hot path: a row verified before signs at the cost of one map look-up.
-    if (this.checked.get(key) === null) return this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
-    return this.checkedSign(wallet, key, digest);
+    // The hot path: a row object verified before signs at the cost of one look-up.
+    if (this.held.has(wallet)) return this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    return this.checkedSign(wallet, boundRowKey(wallet), digest);
   }
 
   private async checkedSign(wallet: Wallet, key: string, digest: Uint8Array): Promise<RecoverableSignature> {
     const { problem, fresh } = this.check(wallet, key);
-    if (problem === null) return this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    if (problem === null) {
+      this.held.add(wallet);
+      return this.deps.keyStores.get(wallet.keyStore).sign(wallet.keyRef, digest);
+    }
     if (fresh) {
       await audit(this.deps.auditLog, 'wallet.binding-invalid', this.deps.clock.now(), SYSTEM, wallet.vaultId, wallet.address, {
         walletId: wallet.id,
