@@ -1,3 +1,6 @@
+import { audit } from '../../src/application/audit-actor.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
+import type { Clock } from '../../src/ports/clock.port.js';
 import { ContainerModule } from 'inversify';
 import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals.use-case.js';
 import { ApproversConsole, PasskeyVotes } from '../../src/application/approvers-console.use-case.js';
@@ -361,7 +364,11 @@ export function useCasesModule(settings: UseCaseSettings): ContainerModule {
     );
     bind(PolicyCache).toDynamicValue((ctx) => {
       const store = ctx.get<GovernanceStore | undefined>(PORT_TOKENS.GOVERNANCE_STORE);
-      return new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), ctx.get(PORT_TOKENS.CLOCK), chainDirectory(settings.chainIds), undefined, ctx.get(GovernanceVerifier), store);
+      const clock = ctx.get<Clock>(PORT_TOKENS.CLOCK);
+      const auditLog = ctx.get<AuditLog>(PORT_TOKENS.AUDIT_LOG);
+      const freezesMissing = (vaultId: string, seen: number, held: number) =>
+        audit(auditLog, 'records.missing', clock.now(), 'system', vaultId, vaultId, { table: 'vault_freezes', witnessedFreezes: String(seen), heldFreezes: String(held) });
+      return new PolicyCache(ctx.get(PORT_TOKENS.POLICY_REPOSITORY), clock, chainDirectory(settings.chainIds), undefined, ctx.get(GovernanceVerifier), store, freezesMissing);
     });
     bind(SignPolicyGate).toDynamicValue((ctx) => {
       const ports = portsOf(ctx as Resolver);

@@ -12,7 +12,7 @@ import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-lo
 import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
-import { valueWaitMs, type SignCountDemand } from '../../src/domain/sign-limits.js';
+import { heldAfter, valueWaitMs, witnessedMissing, type SignCountDemand } from '../../src/domain/sign-limits.js';
 import type { SignCountDecision, SignCounter } from '../../src/ports/sign-counter.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
@@ -252,6 +252,8 @@ export class InMemoryPolicyRepository implements PolicyRepository {
   }
 }
 
+const missing = (d: SignCountDemand): SignCountDecision => ({ allowed: false, retryAfterMs: d.windowMs, refusedBy: d.key, missing: true });
+
 /** In-memory twin of the sign counts: one process's, atomic because a take never awaits. */
 export class InMemorySignCounter implements SignCounter {
   /** The instants (ms) of the signs counted in the window, oldest first, by key. */
@@ -266,12 +268,14 @@ export class InMemorySignCounter implements SignCounter {
       if (d.value !== undefined) {
         const entries = (this.amounts.get(d.key) ?? []).filter((e) => e.at > at - d.windowMs);
         this.amounts.set(d.key, entries);
+        if (d.witnessed !== undefined && witnessedMissing(d.witnessed, heldAfter(entries, d.witnessed.after.getTime()))) return missing(d);
         const wait = valueWaitMs(entries, d.value.amount, d.value.max, d.windowMs, at);
         if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
         continue;
       }
       const kept = (this.counts.get(d.key) ?? []).filter((t) => t > at - d.windowMs);
       this.counts.set(d.key, kept);
+      if (d.witnessed !== undefined && kept.filter((t) => t > d.witnessed!.after.getTime()).length < d.witnessed.signs) return missing(d);
       // The max-th newest sign in the window holds it full until it leaves.
       const full = kept[kept.length - d.max];
       const wait = full === undefined ? 0 : full + d.windowMs - at;

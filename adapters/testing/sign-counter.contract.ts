@@ -66,6 +66,32 @@ export function describeSignCounterContract(name: string, make: () => Promise<Si
       expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterMs > 0)).toBe(true);
     });
 
+    it('refuses a demand whose witnessed signs are not all held after its instant (rows deleted), counting nothing, even where the limit has room', async () => {
+      const [counter, other] = f.counters;
+      const key = randomUUID();
+      for (const ms of [0, 10_000]) expect((await counter.take([demand(key, 10, 60_000)], at(ms))).allowed).toBe(true);
+      const witnessed = (signs: number, after: number) => ({ ...demand(key, 10, 60_000), witnessed: { after: at(after), signs, amount: 0n } });
+      expect(await other.take([witnessed(2, -1)], at(20_000))).toEqual({ allowed: true, retryAfterMs: 0 });
+      // Three counted (0, 10 s, 20 s): three after -1 are held, four are not; two after 5 s are held, three are not.
+      expect(await counter.take([witnessed(4, -1)], at(30_000))).toEqual({ allowed: false, retryAfterMs: 60_000, refusedBy: key, missing: true });
+      expect(await counter.take([witnessed(3, 5_000)], at(30_000))).toEqual({ allowed: false, retryAfterMs: 60_000, refusedBy: key, missing: true });
+      expect((await counter.take([witnessed(2, 5_000)], at(30_000))).allowed).toBe(true);
+      expect((await counter.take([witnessed(4, -1)], at(30_000))).allowed).toBe(true); // the take just counted makes four
+    });
+
+    it('refuses a value demand whose witnessed amount is not held (rows deleted or rewritten), counting nothing', async () => {
+      const [counter] = f.counters;
+      const key = randomUUID();
+      const pay = (amount: bigint, witnessed?: { signs: number; amount: bigint }) => ({
+        ...moving(key, amount, 1000n, 60_000),
+        ...(witnessed ? { witnessed: { after: at(-1), ...witnessed } } : {}),
+      });
+      expect((await counter.take([pay(300n)], at(0))).allowed).toBe(true);
+      expect(await counter.take([pay(1n, { signs: 1, amount: 301n })], at(1_000))).toEqual({ allowed: false, retryAfterMs: 60_000, refusedBy: key, missing: true });
+      expect(await counter.take([pay(1n, { signs: 2, amount: 300n })], at(1_000))).toEqual({ allowed: false, retryAfterMs: 60_000, refusedBy: key, missing: true });
+      expect((await counter.take([pay(1n, { signs: 1, amount: 300n })], at(1_000))).allowed).toBe(true);
+    });
+
     it('holds a limit in value: amounts add up in the rolling window, and the wait is until enough of them leave', async () => {
       const [counter] = f.counters;
       const key = randomUUID();

@@ -1,6 +1,7 @@
 import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import type { ChainDirectory } from '../domain/policy/sign-intent.js';
 import type { Clock } from '../ports/clock.port.js';
+import { DomainError, ErrorCode } from '../domain/errors.js';
 import { vaultFrozen, type FreezeFence } from '../ports/freeze-fence.js';
 import type { FreezeCount } from '../ports/governance-store.port.js';
 import type { PolicyRepository } from '../ports/policy-repository.port.js';
@@ -36,6 +37,12 @@ export interface SigningPolicy {
  */
 export class PolicyCache {
   private readonly entries: ReadThroughCache<string, VaultPolicyState>;
+  /**
+   * The most freeze rows this instance has seen each vault hold. Freeze rows are never deleted (a lift
+   * marks its row): fewer than this is a database writer's deletion, which on a vault whose lifts are
+   * counted (the governed state's `liftedFreezes`, or the rows' `lifted`) would lift a freeze. Memory only.
+   */
+  private readonly freezesSeen = new Map<string, number>();
 
   constructor(
     private readonly repository: PolicyRepository,
@@ -44,6 +51,8 @@ export class PolicyCache {
     ttlMs = POLICY_CACHE_TTL_MS,
     private readonly verifier?: GovernanceVerifier,
     private readonly freezes?: FreezeReader,
+    /** Told once per vault and instance when its freeze rows are fewer than this instance saw (then refused as frozen). */
+    private readonly onFreezesMissing?: (vaultId: string, seen: number, held: number) => Promise<void>,
   ) {
     this.entries = new ReadThroughCache({ ttlMs, maxEntries: MAX_VAULTS });
     // A proposal put in force by any load (lazily, or by the vote completing its quorum) changes the state
@@ -64,10 +73,34 @@ export class PolicyCache {
     // A governed vault lifts a freeze only by a signed state; an ungoverned one by `unfreeze` (rows marked lifted).
     const frozen = (count: FreezeCount) => count.frozen > (state.governed === null ? count.lifted : state.governed.head.liftedFreezes);
     let count = await this.freezes.freezes(vaultId, { remembered: true });
-    if (frozen(count)) count = await this.freezes.freezes(vaultId);
+    const seen = this.freezesSeen.get(vaultId) ?? 0;
+    // A remembered count may be older than one seen since: only a fresh read's counts as a deletion.
+    if (frozen(count) || count.frozen < seen) count = await this.freezes.freezes(vaultId);
+    if (count.frozen < seen) await this.freezesMissing(vaultId, seen, count.frozen);
+    if (count.frozen > seen) this.rememberFreezes(vaultId, count.frozen);
     if (frozen(count)) throw vaultFrozen(vaultId);
     return { document: state.document, fence: { vaultId, freezes: count.frozen } };
   }
+
+  private rememberFreezes(vaultId: string, frozen: number): void {
+    this.freezesSeen.delete(vaultId);
+    if (this.freezesSeen.size >= MAX_VAULTS) this.freezesSeen.delete(this.freezesSeen.keys().next().value!);
+    this.freezesSeen.set(vaultId, frozen);
+  }
+
+  /** Freeze rows were deleted: the vault is refused as frozen, and the first time it is put on record. */
+  private async freezesMissing(vaultId: string, seen: number, held: number): Promise<never> {
+    if (!this.reportedMissing.has(vaultId)) {
+      this.reportedMissing.add(vaultId);
+      await this.onFreezesMissing?.(vaultId, seen, held);
+    }
+    throw new DomainError(
+      ErrorCode.VAULT_FROZEN,
+      `vault ${vaultId} is refused as frozen: the database holds ${held} of its freezes where this instance saw ${seen} (rows of vault_freezes were deleted in the database, which could lift a freeze); ` +
+        'it signs nothing on this instance until an operator has examined the rows and restarted it (docs/security.md)',
+    );
+  }
+  private readonly reportedMissing = new Set<string>();
 
   /** The vault's state as read (cached), verified when governed. */
   async state(vaultId: string): Promise<VaultPolicyState> {

@@ -3,10 +3,12 @@ import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import { evaluatePolicy, type PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { limitDemands } from '../domain/policy/policy-limits.js';
 import type { SignIntent } from '../domain/policy/sign-intent.js';
+import type { SignCountDemand } from '../domain/sign-limits.js';
 import type { AuditDetails, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { SignCounter } from '../ports/sign-counter.port.js';
 import { actorOf, audit } from './audit-actor.js';
+import { SignCountWitness } from './sign-count-witness.js';
 import type { SigningPolicy } from './policy-cache.js';
 import type { Principal } from './principal.js';
 
@@ -17,6 +19,8 @@ export interface SignPolicyGateDeps {
   readonly clock: Clock;
   /** Counts signatures for the document's limits; without it, a request a limit applies to is refused. */
   readonly signCounter?: SignCounter;
+  /** What this instance counted, held against the counter's rows (a new one per gate when not given). */
+  readonly witness?: SignCountWitness;
 }
 
 /** How a refused request is put on record: the audit subject and the facts beside the rule. */
@@ -40,7 +44,13 @@ export interface GateDecision extends SigningPolicy {
  * counted last, once nothing else stands in the way.
  */
 export class SignPolicyGate {
-  constructor(private readonly deps: SignPolicyGateDeps) {}
+  private readonly witness: SignCountWitness;
+  /** The keys whose missing rows this instance has put on record (once each: every refusal is `sign.denied` too). */
+  private readonly reportedMissing = new Set<string>();
+
+  constructor(private readonly deps: SignPolicyGateDeps) {
+    this.witness = deps.witness ?? new SignCountWitness();
+  }
 
   /** The decision without any effect: for the dry run (nothing recorded, nothing counted). */
   async evaluate(vaultId: string, intent: SignIntent): Promise<GateDecision> {
@@ -87,12 +97,35 @@ export class SignPolicyGate {
       await this.refuse(principal, "policy: this vault's sign limits need a persistence that counts signs, and this one does not", record);
     }
     const now = this.deps.clock.now();
-    const decision = await counter!.take(demands, now);
-    if (decision.allowed) return;
+    const asked = this.witness.witness(demands, now);
+    const decision = await counter!.take(asked, now);
+    if (decision.allowed) return this.witness.counted(demands, now);
+    if (decision.missing === true) await this.refuseMissing(principal, asked.find((d) => d.key === decision.refusedBy), now, record);
     const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
     const label = demands.find((d) => d.key === decision.refusedBy)?.label ?? 'a sign limit of this vault';
     const message = `${label} reached; retry after ${retryAfterSeconds} s`;
     await audit(this.deps.auditLog, 'sign.denied', now, actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
     throw new DomainError(ErrorCode.SIGN_LIMIT_REACHED, message, { retryAfterSeconds });
+  }
+
+  /**
+   * The counter holds fewer signs under a limit than this instance counted there: its rows were deleted
+   * or rewritten in the database, and counting on from them would let the limit be passed. Refused (and
+   * recorded, `records.missing` once per key and instance) until what this instance counted has left the
+   * window.
+   */
+  private async refuseMissing(principal: Principal, demand: SignCountDemand | undefined, now: Date, record: DenialRecord): Promise<never> {
+    const label = demand?.label ?? 'a sign limit of this vault';
+    const table = demand?.value === undefined ? 'sign_counts' : 'sign_value_counts';
+    const message =
+      `${label}: the database holds fewer signs in its window than this instance counted (rows of ${table} were deleted or changed in the database); ` +
+      'nothing was signed, and the limit refuses until those signs have left its window (docs/security.md)';
+    if (demand !== undefined && !this.reportedMissing.has(demand.key)) {
+      if (this.reportedMissing.size >= 10_000) this.reportedMissing.clear();
+      this.reportedMissing.add(demand.key);
+      await audit(this.deps.auditLog, 'records.missing', now, actorOf(principal), principal.vaultId, record.subject, { table, limit: label, witnessedSigns: String(demand.witnessed?.signs ?? 0) });
+    }
+    await audit(this.deps.auditLog, 'sign.denied', now, actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
+    throw new DomainError(ErrorCode.SIGN_LIMIT_RECORDS_MISSING, message);
   }
 }

@@ -58,6 +58,11 @@ export const ErrorCode = {
    * binding): a change made in the database. The wallet signs nothing until an operator acts (docs/security.md).
    */
   WALLET_BINDING_INVALID: 'WALLET_BINDING_INVALID',
+  /**
+   * The database holds fewer signs under a sign limit than this instance counted in its window: its rows
+   * were deleted or changed in the database. Refused until those signs leave the window (docs/security.md).
+   */
+  SIGN_LIMIT_RECORDS_MISSING: 'SIGN_LIMIT_RECORDS_MISSING',
   PROPOSAL_NOT_FOUND: 'PROPOSAL_NOT_FOUND',
   /** The proposal is applied, rejected or superseded: it takes no more votes. */
   PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',

@@ -107,6 +107,32 @@ export interface SignCountDemand {
    * in the window may come to at most `max`; the count `max` above is then not used.
    */
   readonly value?: { readonly amount: bigint; readonly max: bigint };
+  /**
+   * What this instance itself counted under the key after `after` (SignCountWitness): the storage must
+   * hold at least that many signs (or that much value) since then, or rows were deleted or rewritten in
+   * the database, and the counter answers `missing` instead of counting.
+   */
+  readonly witnessed?: SignCountWitnessed;
+}
+
+/** A SignCountDemand's `witnessed`: signs (count limits) or value (value limits) counted here after `after`. */
+export interface SignCountWitnessed {
+  readonly after: Date;
+  readonly signs: number;
+  readonly amount: bigint;
+}
+
+/** The signs and value among `entries` (a value window's, instants in ms) after `after`. */
+export function heldAfter(entries: readonly { readonly at: number; readonly amount: bigint }[], after: number): { signs: number; amount: bigint } {
+  let signs = 0;
+  let amount = 0n;
+  for (const e of entries) if (e.at > after) (signs += 1), (amount += e.amount);
+  return { signs, amount };
+}
+
+/** Whether the rows a counter holds under a key after `witnessed.after` hold less than this instance counted there. */
+export function witnessedMissing(witnessed: SignCountWitnessed | undefined, held: { readonly signs: number; readonly amount: bigint }): boolean {
+  return witnessed !== undefined && (held.signs < witnessed.signs || held.amount < witnessed.amount);
 }
 
 /**

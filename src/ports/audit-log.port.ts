@@ -60,6 +60,9 @@ export const AUDIT_ACTIONS = [
   // because the wallet's row no longer matches what its key was bound to.
   'wallet.bound',
   'wallet.binding-invalid',
+  // Rows a database writer removed that this instance counted (a sign limit's counts, a vault's freezes):
+  // the refusal that follows is recorded too.
+  'records.missing',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

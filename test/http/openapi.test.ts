@@ -259,6 +259,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   GOVERNANCE_UNVERIFIED: /^vault \S+'s governance does not verify, so it signs nothing: /,
   VAULT_FROZEN: /^vault \S+ is frozen: it signs nothing until the freeze is lifted/,
   WALLET_BINDING_INVALID: /^wallet 0x[0-9a-fA-F]{40}: its row (does not match the vault its key was bound to|carries no binding of its key to vault \S+)/,
+  SIGN_LIMIT_RECORDS_MISSING: /^limit \S+: .*: the database holds fewer signs in its window than this instance counted \(rows of sign_(value_)?counts were deleted or changed in the database\); nothing was signed/,
   PROPOSAL_NOT_FOUND: /^proposal \S+ not found in this vault$/,
   PROPOSAL_CLOSED: /^proposal \S+ is (applied|rejected|superseded): it takes no more votes$/,
   SIMULATION_REVERTED: /^simulation: the (transaction|call) reverts on \S+ \((eth_call|eth_simulateV1) from 0x[0-9a-fA-F]{40} at the pending block\): .+; nothing was signed$/,

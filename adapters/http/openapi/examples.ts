@@ -368,6 +368,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   GOVERNANCE_UNVERIFIED: "vault treasury's governance does not verify, so it signs nothing: the policy row is not the policy of the state in force",
   VAULT_FROZEN: 'vault treasury is frozen: it signs nothing until the freeze is lifted (docs/governance.md)',
   WALLET_BINDING_INVALID: `wallet ${EXAMPLES_.wallet.address}: its row does not match the vault its key was bound to (its vault, key store or key reference was changed since), which points to a change made in the database; nothing was signed (docs/security.md)`,
+  SIGN_LIMIT_RECORDS_MISSING: 'limit daily: at most 1000 signs per 1d for each wallet: the database holds fewer signs in its window than this instance counted (rows of sign_counts were deleted or changed in the database); nothing was signed, and the limit refuses until those signs have left its window (docs/security.md)',
   PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',
   PROPOSAL_CLOSED: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 is applied: it takes no more votes',
   SIMULATION_REVERTED: `simulation: the transaction reverts on sepolia (eth_call from ${EXAMPLES_.wallet.address} at the pending block): Error("insufficient balance"); nothing was signed`,

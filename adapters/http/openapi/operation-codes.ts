@@ -26,6 +26,8 @@ const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
 const GOVERNED = [C.GOVERNANCE_UNVERIFIED, C.VAULT_FROZEN] as const;
 /** A signature of a wallet whose row does not match its key's binding (docs/security.md): refused at the key store, wherever it is asked but the dry run. */
 const BOUND = [C.WALLET_BINDING_INVALID] as const;
+/** A sign under the vault's limits: one over a limit, or whose counts in the database are fewer than this instance counted. */
+const LIMITED = [C.SIGN_LIMIT_REACHED, C.SIGN_LIMIT_RECORDS_MISSING] as const;
 /** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
 // A limit counts every kind; a repeat of a held request (its Idempotency-Key) answers as Sign's does.
 const STANDARD_SIGN = [
@@ -70,7 +72,7 @@ export const ERROR_CODES_BY_OPERATION = {
     ...GOVERNED,
     ...BOUND,
     C.POLICY_DENIED,
-    C.SIGN_LIMIT_REACHED,
+    ...LIMITED,
     C.WALLET_NOT_FOUND,
     C.CHAIN_UNAVAILABLE,
     C.KEYSTORE_UNAVAILABLE,
@@ -105,7 +107,7 @@ export const ERROR_CODES_BY_OPERATION = {
   listApprovals: [...IN_VAULT],
   getApproval: [...IN_VAULT, C.APPROVAL_NOT_FOUND],
   // A vote, and for the approve that completes the quorum, the release: what Sign can answer besides.
-  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, ...BOUND, C.POLICY_DENIED, C.SIGN_LIMIT_REACHED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT, C.SIMULATION_REVERTED],
+  approveApproval: [...WITH_BODY, ...VOTE, ...GOVERNED, ...BOUND, C.POLICY_DENIED, ...LIMITED, C.WALLET_NOT_FOUND, C.CHAIN_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.CONFLICT, C.SIMULATION_REVERTED],
   rejectApproval: [...WITH_BODY, ...VOTE],
   getGovernance: [...IN_VAULT, C.CONFLICT],
   // A vault whose governance does not verify shows no proposal: what they would change is measured against a state that cannot be trusted.

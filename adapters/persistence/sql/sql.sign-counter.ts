@@ -1,4 +1,4 @@
-import { MAX_WINDOW_MS, valueWaitMs, type SignCountDemand } from '../../../src/domain/sign-limits.js';
+import { MAX_WINDOW_MS, heldAfter, valueWaitMs, witnessedMissing, type SignCountDemand } from '../../../src/domain/sign-limits.js';
 import type { SignCountDecision, SignCounter } from '../../../src/ports/sign-counter.port.js';
 import { PeriodicSweep } from './periodic-sweep.js';
 import { rowPlaceholders } from './rows.js';
@@ -9,6 +9,8 @@ const LOCK_KEYS = (n: number) =>
 const PRUNE = 'DELETE FROM sign_counts WHERE key = $1 AND at <= $2';
 // The max-th newest sign in the window: when there is one, the window is full until it leaves.
 const FULL_UNTIL = 'SELECT at FROM sign_counts WHERE key = $1 ORDER BY at DESC LIMIT 1 OFFSET $2';
+// Whether the window holds the n-th sign after an instant (OFFSET n - 1): a witnessed count is there.
+const NTH_AFTER = 'SELECT at FROM sign_counts WHERE key = $1 AND at > $2 ORDER BY at LIMIT 1 OFFSET $3';
 const COUNT = (n: number) => `INSERT INTO sign_counts (key, at) VALUES ${rowPlaceholders(n, 2)}`;
 // Limits in value: what each sign moved, in the window, oldest first (a decimal text or numeric).
 const PRUNE_VALUES = 'DELETE FROM sign_value_counts WHERE key = $1 AND at <= $2';
@@ -21,6 +23,9 @@ const STALE_KEYS = 'SELECT key FROM sign_count_keys WHERE touched <= $1 LIMIT 10
 const LOCK_STALE_KEY = 'UPDATE sign_count_keys SET touched = touched WHERE key = $1 AND touched <= $2';
 const DROP_COUNTS = 'DELETE FROM sign_counts WHERE key = $1';
 const DROP_KEY = 'DELETE FROM sign_count_keys WHERE key = $1';
+
+/** countWait's and valueWait's answer when rows the demand's `witnessed` names are not there. */
+const MISSING = -1;
 
 /**
  * Rolling-window sign counts in the database: a row per sign and key, pruned as they leave the window.
@@ -47,6 +52,8 @@ export class SqlSignCounter implements SignCounter {
       let refused: SignCountDecision = { allowed: true, retryAfterMs: 0 };
       for (const d of demands) {
         const wait = d.value === undefined ? await this.countWait(tx, d, now) : await this.valueWait(tx, d, now);
+        // Rows this instance counted are gone: refused as such, whatever the other demands say.
+        if (wait === MISSING) return { allowed: false, retryAfterMs: d.windowMs, refusedBy: d.key, missing: true };
         if (wait > refused.retryAfterMs) refused = { allowed: false, retryAfterMs: wait, refusedBy: d.key };
       }
       if (!refused.allowed) return refused;
@@ -58,9 +65,11 @@ export class SqlSignCounter implements SignCounter {
     });
   }
 
-  /** How long until one more sign fits the count of `d` (0: now), its window pruned first. */
+  /** How long until one more sign fits the count of `d` (0: now), its window pruned first; MISSING when witnessed rows are gone. */
   private async countWait(tx: Pick<SqlDatabase, 'run' | 'all'>, d: SignCountDemand, now: Date): Promise<number> {
     await tx.run(PRUNE, [d.key, new Date(now.getTime() - d.windowMs)]);
+    const w = d.witnessed;
+    if (w !== undefined && w.signs > 0 && (await tx.all(NTH_AFTER, [d.key, w.after, w.signs - 1])).length === 0) return MISSING;
     const [full] = await tx.all<{ at: unknown }>(FULL_UNTIL, [d.key, d.max - 1]);
     return full === undefined ? 0 : this.db.instant(full.at).getTime() + d.windowMs - now.getTime();
   }
@@ -70,6 +79,7 @@ export class SqlSignCounter implements SignCounter {
     await tx.run(PRUNE_VALUES, [d.key, new Date(now.getTime() - d.windowMs)]);
     const rows = await tx.all<{ at: unknown; amount: unknown }>(VALUES_HELD, [d.key]);
     const entries = rows.map((r) => ({ at: this.db.instant(r.at).getTime(), amount: BigInt(String(r.amount)) }));
+    if (d.witnessed !== undefined && witnessedMissing(d.witnessed, heldAfter(entries, d.witnessed.after.getTime()))) return MISSING;
     return valueWaitMs(entries, d.value!.amount, d.value!.max, d.windowMs, now.getTime());
   }
 
