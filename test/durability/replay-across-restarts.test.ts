@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import { client } from '../support/http-client.js';
@@ -52,6 +53,21 @@ describe('a captured signed request, replayed after a restart or to another serv
     await servers[0]!.stop({ keepData: true });
     const restarted = await start();
     const replay = await send(restarted, captured);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error).toMatch(/already used/);
+  });
+
+  it("attack: the accepted nonce's row deleted from the database: the server that accepted it still refuses the replay", async () => {
+    const s = servers.at(-1)!;
+    const captured = capture();
+    expect((await send(s, captured)).status).toBe(200);
+    const db = new Database(path.join(dataDir, 'vault.db'));
+    try {
+      expect(db.prepare('DELETE FROM auth_nonces').run().changes).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+    const replay = await send(s, captured);
     expect(replay.status).toBe(401);
     expect(replay.body.error).toMatch(/already used/);
   });
