@@ -40,8 +40,9 @@ export class ManageQuarantine {
    * key was made for that vault's callers.
    */
   async restore(input: { address: unknown; vaultId?: string; name?: unknown }): Promise<Wallet> {
-    const key = await this.find(input.address);
+    const found = await this.find(input.address);
     const name = normalizeWalletName(input.name ?? RESTORED_WALLET_NAME);
+    const key = { ...found, vaultId: await this.storesVault(found, input.vaultId) };
     const recorded = key.vaultId === null ? null : await this.repository.findVault(key.vaultId);
     if (recorded && input.vaultId !== undefined && input.vaultId !== recorded.id) {
       throw invalidArgument(`vault: this key was created for vault ${recorded.id}, not ${input.vaultId}`);
@@ -84,6 +85,30 @@ export class ManageQuarantine {
     });
     await this.quarantine!.remove(key.keyStore, key.keyRef, restored);
     return wallet;
+  }
+
+  /**
+   * The vault the key store itself records for the key, asked again rather than taken from the quarantine
+   * row: a database writer who points that row at a vault of theirs would otherwise have the key restored
+   * there, signing for their API keys. A row that disagrees with the store is refused unless the operator
+   * names the vault (which must then be the store's, as restore checks); where the store
+   * cannot be asked (it lists no keys, or not this one under this deployment), no vault is taken as
+   * recorded, so the operator names it (`--vault`), having checked.
+   */
+  private async storesVault(key: QuarantinedKey, named: string | undefined): Promise<string | null> {
+    const store = this.keyStores.get(key.keyStore);
+    if (store.listKeys === undefined || this.quarantine === undefined) return null;
+    const deploymentId = await this.quarantine.deploymentId();
+    const listed = (await store.listKeys({ deploymentId, createdBefore: this.clock.now() })).find((k) => k.keyRef === key.keyRef);
+    if (listed === undefined) return null;
+    if (named === undefined && key.vaultId !== null && listed.vaultId !== key.vaultId) {
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        `key ${toChecksumAddress(key.address)}: its quarantine record names vault ${key.vaultId}, but the key store records vault ${listed.vaultId ?? 'none'} for it: ` +
+          'a change made in the database; nothing was restored (check the key store, then restore with --vault)',
+      );
+    }
+    return listed.vaultId;
   }
 
   /** Destroys the key for good (the store's destroy: a KMS key is scheduled for deletion). */

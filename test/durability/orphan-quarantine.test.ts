@@ -3,6 +3,7 @@ import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hexlify, recoverAddress } from 'ethers';
+import SqliteFile from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KEY_STORE_REGISTRY, WALLET_REPOSITORY } from '../../adapters/main/tokens.js';
@@ -88,6 +89,26 @@ async function postgresDatabase(dataDir: string): Promise<Database> {
     },
     env: { VAULT_DATA_DIR: dataDir, VAULT_DATABASE_URL: live.url },
   };
+}
+
+/** Plain SQL on the database of `db`, as a database writer has it. */
+async function writersSql(db: Database, text: string, params: unknown[]): Promise<void> {
+  if (db.env.VAULT_DATABASE_URL === undefined) {
+    const file = new SqliteFile(path.join(db.env.VAULT_DATA_DIR!, 'vault.db'));
+    try {
+      file.prepare(text.replace(/\$\d+/g, '?')).run(...params);
+    } finally {
+      file.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: db.env.VAULT_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(text, params);
+  } finally {
+    await client.end();
+  }
 }
 
 async function admin(sql: string): Promise<void> {
@@ -221,6 +242,33 @@ describe.each(DIALECTS)('the orphan-key sweep on $dialect', ({ dialect, availabl
     expect((await auditActions(after.vault)).filter((a) => a === 'key.restored')).toHaveLength(2);
     expect((await after.vault.verifyAuditChain.execute()).ok).toBe(true);
     await after.vault.close();
+  });
+
+  it.skipIf(!available)("attack: a quarantined key's row pointed at the writer's vault by SQL: restore asks the key store, refuses the row's vault, and restores only into the vault the store records", async () => {
+    const dataDir = await tempDir();
+    const db = await make(dataDir);
+    const { vault, clock } = await openVault(db, localStore(path.join(dataDir, 'keys')));
+    const { id: treasury } = await vault.manageVaults.create({ name: 'treasury' });
+    const { id: evil } = await vault.manageVaults.create({ name: 'evil' });
+    const orphan = await vault.container.get<KeyStoreRegistry>(KEY_STORE_REGISTRY).default.create({
+      accountId: 'default',
+      vaultId: treasury,
+      walletId: 'never-committed',
+      deploymentId: vault.deploymentId!,
+    });
+    clock.advance(PAST_GRACE_MS);
+    expect(await vault.sweepOrphanKeys.execute()).toEqual({ quarantined: 1, held: 1 });
+    await writersSql(db, 'UPDATE quarantined_keys SET vault_id = $1', [evil]);
+    expect((await vault.manageQuarantine.list())[0]!.vaultId).toBe(evil);
+
+    const refused = (input: { vaultId?: string }) => vault.manageQuarantine.restore({ address: orphan.keyRef, ...input }).then(() => null, (e: { code: string; message: string }) => e);
+    expect(await refused({})).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/quarantine record names vault \S+, but the key store records vault \S+ for it: a change made in the database; nothing was restored/) });
+    expect(await refused({ vaultId: evil })).toMatchObject({ code: 'INVALID_ARGUMENT', message: `vault: this key was created for vault ${treasury}, not ${evil}` });
+    expect(await vault.manageQuarantine.list()).toHaveLength(1);
+    const restored = await vault.manageQuarantine.restore({ address: orphan.keyRef, vaultId: treasury });
+    expect(restored.vaultId).toBe(treasury);
+    expect(await signerOf(vault, treasury, restored.address)).toBe(restored.address);
+    await vault.close();
   });
 
   it.skipIf(!available)('destroys a quarantined key only when the operator says so, and records it', async () => {
