@@ -40,6 +40,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   // Refused for good, whoever asks: the row was changed in the database, and no retry or other request fixes that.
   [ErrorCode.WALLET_BINDING_INVALID]: 403,
   [ErrorCode.SIGN_LIMIT_RECORDS_MISSING]: 403,
+  [ErrorCode.APPROVAL_RECORD_INVALID]: 403,
   [ErrorCode.PROPOSAL_NOT_FOUND]: 404,
   [ErrorCode.PROPOSAL_CLOSED]: 409,
   // Well formed and allowed, but it would fail on chain: the request, not the service, is what to change.

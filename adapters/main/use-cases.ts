@@ -48,6 +48,7 @@ import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-c
 import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
 import type { ChallengeBounds } from '../../src/application/sign-in-challenges.js';
 import { WalletBindings } from '../../src/application/wallet-binding.js';
+import { HeldRequestSeals } from '../../src/application/held-request-seals.js';
 import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
 import type { RelyingParty } from '../../src/ports/relying-party.port.js';
 import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
@@ -199,7 +200,7 @@ export const USE_CASES = {
     (p, s) =>
       new VoteOnApproval(
         p.approvals,
-        new ReleaseByKind({ call: new ReleaseCall({ signCall: p.resolve(SignCall), approvals: p.approvals, clock: p.clock, gate: p.gate }), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
+        new ReleaseByKind({ call: new ReleaseCall({ signCall: p.resolve(SignCall), approvals: p.approvals, clock: p.clock, gate: p.gate, bindings: p.bindings }), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
         p.clock,
         p.audit,
         p.repo,
@@ -210,6 +211,7 @@ export const USE_CASES = {
         new PasskeyVotes(p.console, relyingPartyOf(s), p.payloads),
         // The quorum and group a vote is judged by: the holding rule's in the verified policy in force.
         p.policyCache,
+        new HeldRequestSeals({ bindings: p.bindings, recovery: p.payloads, wallets: p.repo }),
       ),
     KEYS,
   ),

@@ -1,3 +1,4 @@
+import type { HeldRequestSeals } from './held-request-seals.js';
 import { randomUUID } from 'node:crypto';
 import { showValue } from '../domain/show-value.js';
 import { approvalKind, effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../domain/approval.js';
@@ -173,6 +174,8 @@ export class VoteOnApproval {
     private readonly passkeyVotes?: PasskeyVoteCheck,
     /** The policy in force, whose holding rule says the quorum and group a vote is judged by (withPolicyQuorum); absent: the rows'. */
     private readonly policies?: Pick<PolicyCache, 'state'>,
+    /** Checks the row's seal (its requester, expiry and request as the wallet sealed them) before an approve counts and at the release. */
+    private readonly seals?: Pick<HeldRequestSeals, 'holds' | 'require'>,
   ) {}
 
   async execute(command: VoteCommand): Promise<Approval> {
@@ -184,6 +187,12 @@ export class VoteOnApproval {
     const document = await documentForReads(this.policies, vaultId);
     const shown = (a: Approval) => withPolicyQuorum(asOf(a, this.clock.now()), document);
     const approval = withPolicyQuorum(await findApproval(store, vaultId, id), document);
+    // Who asked decides the self-vote refusal below: an approve counts only on a row its wallet sealed so.
+    // A reject needs no seal (it releases nothing, and ends a row nobody can release anyway).
+    if (vote === 'approve' && this.seals !== undefined && !(await this.seals.holds(approval))) {
+      await this.refused(principal, approval, 'approval row not sealed by its wallet');
+      await this.seals.require(approval);
+    }
     if (principal.apiKeyId === approval.requester) {
       await this.refused(principal, approval, 'self vote');
       throw new DomainError(ErrorCode.APPROVAL_SELF_VOTE, `approval ${id}: the requesting key can never vote on its own request`);
@@ -294,6 +303,8 @@ export class VoteOnApproval {
    */
   private async verifiedQuorum(store: ApprovalStore, read: Approval, principal: Principal): Promise<{ approval: Approval; approvers: CountedApprover[] } | null> {
     const approval = (await store.find(read.vaultId, read.id)) ?? read;
+    // The row as the release reads it, checked again: nothing is signed for a requester or expiry the wallet did not seal.
+    await this.seals?.require(approval);
     const voting = (await this.votersOf?.(approval.vaultId)) ?? null;
     const credentials = voting?.credentials ?? null;
     const groups = voting?.groups ?? null;

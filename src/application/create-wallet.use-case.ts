@@ -58,7 +58,7 @@ export class CreateWallet {
     const hash = idempotency ? requestHash(idempotency.body) : undefined;
     if (idempotency) {
       const earlier = await this.repository.findIdempotency(vault.id, idempotency.key, this.clock.now());
-      if (earlier) return replay(earlier, hash!);
+      if (earlier) return this.replay(earlier, hash!);
     }
 
     const store = this.keyStores.default;
@@ -98,7 +98,7 @@ export class CreateWallet {
       if (idempotency && error instanceof DomainError && error.code === ErrorCode.IDEMPOTENCY_CONFLICT) {
         // Lost the race to a request with the same key: its committed answer is ours too.
         const winner = await this.repository.findIdempotency(vault.id, idempotency.key, now);
-        if (winner) return replay(winner, hash!);
+        if (winner) return this.replay(winner, hash!);
       }
       throw error;
     }
@@ -109,9 +109,29 @@ export class CreateWallet {
     });
     return wallet;
   }
-}
 
-function replay(earlier: IdempotencyRecord, hash: string): Wallet {
-  if (earlier.requestHash !== hash) throw idempotencyConflict();
-  return decodeCreatedWallet(earlier.response);
+  /**
+   * The first answer, once the wallet it names is checked to be this vault's: a wallet whose row is bound
+   * to the vault (deleted since or not). The stored answer is a row a database writer can rewrite, and a
+   * client that retried would otherwise take an address of the writer's choosing for its new wallet (and
+   * send funds there).
+   */
+  private async replay(earlier: IdempotencyRecord, hash: string): Promise<Wallet> {
+    if (earlier.requestHash !== hash) throw idempotencyConflict();
+    let answer: Wallet | null = null;
+    try {
+      answer = decodeCreatedWallet(earlier.response);
+    } catch {
+      // unreadable: written by no release, so answered as a forged one
+    }
+    const address = typeof answer?.address === 'string' ? answer.address : null;
+    const row = address === null ? null : await this.repository.findWalletByAddress(address);
+    if (answer === null || row === null || row.vaultId !== earlier.vaultId || answer.vaultId !== earlier.vaultId || this.bindings.problemOf(row) !== null) {
+      throw new DomainError(
+        ErrorCode.WALLET_BINDING_INVALID,
+        `Idempotency-Key: the answer stored for it names ${address === null ? 'no wallet' : `wallet ${address}`}, which is no wallet bound to vault ${earlier.vaultId}: a change made in the database; nothing was answered (docs/security.md)`,
+      );
+    }
+    return answer;
+  }
 }

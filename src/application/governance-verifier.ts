@@ -62,7 +62,17 @@ export class GovernanceVerifier {
   /** Recovered signers by vault, proposal, document and signature: the same signature is recovered once. */
   private readonly recovered = new Map<string, string | null>();
   private readonly problems = new Map<string, string>();
+  /**
+   * Vaults this process has found governed. No command removes a vault's governance, so a vault of this set
+   * whose governance rows are gone had them deleted in the database: refused, not read as ungoverned.
+   */
   private readonly governed = new Set<string>();
+  /**
+   * Proposals this process has seen rejected (a valid reject cast through it, or a proposal listed as
+   * rejected), by vault and id: one of them found applied had its reject row deleted in the database, so
+   * the veto stands on this instance whatever the rows say. Oldest forgotten first past MAX_VETOES.
+   */
+  private readonly vetoed = new Set<string>();
   private readonly appliedListeners: ((vaultId: string) => void)[] = [];
   private lastCheck: { readonly at: number; readonly run: Promise<void> } | undefined;
 
@@ -76,6 +86,14 @@ export class GovernanceVerifier {
       return this.verify(vaultId);
     }
     return state;
+  }
+
+  /** Remembers that `proposalId` was rejected (a reject vote this process recorded, or a proposal read as rejected). */
+  rememberVeto(vaultId: string, proposalId: string): void {
+    const key = vetoKey(vaultId, proposalId);
+    if (this.vetoed.has(key)) return;
+    if (this.vetoed.size >= MAX_VETOES) this.vetoed.delete(this.vetoed.values().next().value as string);
+    this.vetoed.add(key);
   }
 
   /** Told of each proposal this process put in force, after its commit. */
@@ -162,7 +180,9 @@ export class GovernanceVerifier {
     const record = this.deps.store ? await this.deps.store.record(vaultId) : null;
     const pin = this.deps.pins.get(vaultId);
     if (record === null) {
-      this.governed.delete(vaultId);
+      if (pin === undefined && this.governed.has(vaultId)) {
+        return this.settle(vaultId, { document, governed: null, problem: `this instance found vault ${vaultId} governed, and the database no longer holds its governance: its rows were deleted in the database (no command removes governance)` });
+      }
       if (pin === undefined) return this.settle(vaultId, { document, governed: null, problem: null });
       return this.settle(vaultId, { document, governed: null, problem: `the configuration pins vault ${vaultId}'s governance (${pin}), and the database holds no governance for it` });
     }
@@ -201,6 +221,9 @@ export class GovernanceVerifier {
       if (rejectedBy !== null) {
         return fail(`applied proposal ${proposal.id} carries a valid reject of ${rejectedBy}, an approver of the state before it: a vetoed proposal is never in force`, head, headHash);
       }
+      if (this.vetoed.has(vetoKey(vaultId, proposal.id))) {
+        return fail(`applied proposal ${proposal.id} was rejected, as this instance saw: its reject was deleted in the database, and a vetoed proposal is never in force`, head, headHash);
+      }
       if (approvers.length < head.governance.required) {
         return fail(`applied proposal ${proposal.id} carries ${approvers.length} valid PolicyChange signature(s) of the approvers before it, and needs ${head.governance.required}`, head, headHash);
       }
@@ -232,6 +255,7 @@ export class GovernanceVerifier {
     const now = this.deps.clock.now();
     const delay = delayMs(current.head.governance.delay);
     for (const proposal of await store.proposals(vaultId)) {
+      if (proposal.status === 'rejected') this.rememberVeto(vaultId, proposal.id);
       if (proposal.status !== 'pending' || proposal.previousHash !== current.headHash) continue;
       const { approvers, completedAt, rejectedBy } = this.quorumOf(proposal, current.head);
       if (rejectedBy !== null || completedAt === null || now.getTime() < completedAt.getTime() + delay) continue;
@@ -255,6 +279,10 @@ export class GovernanceVerifier {
     return false;
   }
 }
+
+/** Rejected proposals remembered at most (each a few dozen bytes). */
+const MAX_VETOES = 10_000;
+const vetoKey = (vaultId: string, proposalId: string) => `${vaultId}\n${proposalId}`;
 
 /** The policy as compared with the state's: canonical JSON, an empty uniq map the same as none (the row keeps pins apart). */
 function canonicalPolicy(policy: PolicyDocument | null): string {

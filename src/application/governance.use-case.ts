@@ -283,6 +283,8 @@ export class Governance implements EntriesProposer {
     if (!(await this.store.addVote(vaultId, id, { address: signer, decision, signature, at: now }, event))) {
       throw new DomainError(ErrorCode.APPROVAL_ALREADY_VOTED, `proposal ${id}: ${signer} has already signed it, or it closed meanwhile`);
     }
+    // Before anything else reads the rows: a reject this instance recorded is remembered, whatever becomes of its row.
+    if (decision === 'reject') this.deps.verifier.rememberVeto(vaultId, id);
     this.deps.cache.invalidate(vaultId);
     // Applies it when this vote completed the quorum and there is no delay (any later load does otherwise).
     await this.deps.verifier.load(vaultId);

@@ -10,8 +10,11 @@ import type { IdGenerator } from '../ports/id-generator.port.js';
 import type { SignatureRecord } from '../ports/signature-log.port.js';
 import { actorOf } from './audit-actor.js';
 import { canonicalJson } from './idempotency.js';
+import { sealHeldRequest } from './held-request-seals.js';
 import type { Principal } from './principal.js';
 import type { DenialRecord, SignPolicyGate } from './sign-policy-gate.js';
+import type { WalletBindings } from './wallet-binding.js';
+import type { Wallet } from '../domain/wallet.js';
 
 /** A request an approval rule holds: nothing is signed until its quorum approves (`status` pending). */
 export interface ApprovalRequested {
@@ -49,6 +52,8 @@ export interface HoldSpec {
   readonly details: AuditDetails;
   /** What a simulation found, as JSON (standard requests; a call stores none). */
   readonly simulation?: string | null;
+  /** The wallet the request is of, whose key seals the approval row (HeldRequestSeals). */
+  readonly wallet: Wallet;
 }
 
 export interface HeldRequestsDeps {
@@ -58,6 +63,8 @@ export interface HeldRequestsDeps {
   readonly ids?: IdGenerator;
   readonly clock: Clock;
   readonly gate: SignPolicyGate;
+  /** The wallets' keys (through their bindings' check): the held request's wallet seals its row. */
+  readonly bindings: Pick<WalletBindings, 'sign'>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -102,15 +109,19 @@ export class HeldRequests {
     const rule = { id: decision.rule!, ...decision.hold! };
     const request = canonicalJson(held.body);
     const expires = new Date(now.getTime() + rule.expiresInMs);
+    const id = ids.next();
+    const requestHash = sha256(request);
+    // Before the row is written: who asked and until when are the wallet key's word, not the database's.
+    const seal = await sealHeldRequest(this.deps.bindings, held.wallet, { id, vaultId: principal.vaultId, requester: principal.apiKeyId, created: now, expires, requestHash });
     const approval: NewApproval = {
-      id: ids.next(),
+      id,
       vaultId: principal.vaultId,
       ruleId: rule.id,
       required: rule.required,
       group: rule.group ?? null,
       requester: principal.apiKeyId,
       request,
-      requestHash: sha256(request),
+      requestHash,
       idempotencyKey: key ?? null,
       chain: held.chain,
       contract: held.contract,
@@ -120,6 +131,7 @@ export class HeldRequests {
       created: now,
       expires,
       ...(held.simulation === undefined ? {} : { simulation: held.simulation }),
+      seal,
     };
     const requested: AuditEvent = {
       action: 'approval.requested',

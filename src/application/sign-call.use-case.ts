@@ -437,6 +437,7 @@ export class SignCall {
       selector: p.fn.selector,
       description: p.fn.signature,
       details: { sender: p.sender },
+      wallet: p.wallet,
     };
     return this.held.hold<SignResult>(p.principal, p.decision, held, key, p.denial, p.now);
   }

@@ -197,6 +197,7 @@ export class StandardSigning {
       description: held.description,
       details: { payload, wallet: wallet.address },
       simulation: decision.simulated ? simulationJson(decision.simulated) : null,
+      wallet,
     };
     return this.held.hold<T>(principal, decision, spec, key, this.denial(wallet, payload, facts), this.deps.clock.now());
   }

@@ -75,6 +75,13 @@ export interface Approval {
    * transaction). It ran again at the release, on the chain as it is then.
    */
   readonly simulation?: string | null;
+  /**
+   * The held request's seal (0x, 65 bytes): its wallet's signature, made when it was held, over the row's
+   * id, vault, requester, created, expires and requestHash (heldRequestSealDigest). Null: a request held by
+   * a release before seals, which is never released (docs/security.md). Absent: a persistence of an
+   * earlier release.
+   */
+  readonly seal?: string | null;
 }
 
 /**

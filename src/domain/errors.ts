@@ -63,6 +63,11 @@ export const ErrorCode = {
    * were deleted or changed in the database. Refused until those signs leave the window (docs/security.md).
    */
   SIGN_LIMIT_RECORDS_MISSING: 'SIGN_LIMIT_RECORDS_MISSING',
+  /**
+   * A held request's row does not carry its wallet's seal over its requester, expiry and request (a change
+   * made in the database, or a request held before seals): it is never released (docs/security.md).
+   */
+  APPROVAL_RECORD_INVALID: 'APPROVAL_RECORD_INVALID',
   PROPOSAL_NOT_FOUND: 'PROPOSAL_NOT_FOUND',
   /** The proposal is applied, rejected or superseded: it takes no more votes. */
   PROPOSAL_CLOSED: 'PROPOSAL_CLOSED',

@@ -61,7 +61,7 @@ describe('wallet-vault migrate, and the commands that do not migrate', { timeout
     const file = path.join(dataDir, 'vault.db');
     // The schema as the release before the last migration left it: without the column that migration adds.
     const before = new Database(file);
-    before.exec('ALTER TABLE wallets DROP COLUMN binding');
+    before.exec('ALTER TABLE approvals DROP COLUMN seal');
     before.close();
     setUserVersion(file, SQLITE_VERSION - 1);
     const refused = await runCli(['vaults', 'list', '--json'], env);

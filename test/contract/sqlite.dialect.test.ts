@@ -96,7 +96,7 @@ describe('sqlite specifics', () => {
       db.exec(`DROP TABLE signatures;
         CREATE TABLE signatures (submission_hash TEXT PRIMARY KEY, vault_id TEXT NOT NULL, wallet_id TEXT NOT NULL, wallet_address TEXT NOT NULL,
           chain TEXT NOT NULL, contract TEXT NOT NULL, sender TEXT NOT NULL, selector TEXT NOT NULL, created INTEGER NOT NULL, transaction_hash TEXT, submitted INTEGER);
-        ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; ALTER TABLE approval_votes DROP COLUMN signature; ALTER TABLE approvals DROP COLUMN simulation;`);
+        ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; ALTER TABLE approval_votes DROP COLUMN signature; ALTER TABLE approvals DROP COLUMN simulation; ALTER TABLE approvals DROP COLUMN seal;`);
       backTo(db, 9);
       const records = Array.from({ length: 3 }, (_, i) => aSignatureRecord(i, { submissionHash: `0x${randomBytes(32).toString('hex')}` }));
       const insert = db.prepare('INSERT INTO signatures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');

@@ -227,6 +227,32 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(new RegExp(`applied proposal ${id} carries a valid reject of ${approvers[2]!.address}`)) });
   });
 
+  it('attack: a vetoed proposal marked applied by SQL and its reject row deleted: the instance that saw the veto refuses it (GOVERNANCE_UNVERIFIED)', async () => {
+    const { vaultId } = await governed('veto deleted', '1h');
+    const id = ((await vault.managePolicies.apply(vaultId, WIDER)) as { proposal: { id: string } }).proposal.id;
+    await approve(vaultId, id, approvers[0]!);
+    await approve(vaultId, id, approvers[1]!);
+    const view = await vault.governance.get(vaultId, id);
+    await vault.governance.vote(vaultId, id, 'reject', await approvers[2]!.sign(view.rejectTypedData), 'operator');
+    // The writer removes the veto and puts the proposal in force as an apply would.
+    await store.sql(`DELETE FROM governance_votes WHERE proposal_id = $1 AND decision = 'reject'`, [id]);
+    await store.sql(`UPDATE governance_proposals SET status = 'applied', applied_seq = 1 WHERE id = $1`, [id]);
+    await store.sql('UPDATE vault_governance SET head_hash = $1 WHERE vault_id = $2', [view.documentHash, vaultId]);
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [JSON.stringify(WIDER), vaultId]);
+    clock.advance(2 * 3_600_000);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(new RegExp(`applied proposal ${id} was rejected, as this instance saw: its reject was deleted in the database`)) });
+  });
+
+  it('attack: an unpinned governed vault whose governance rows are deleted by SQL: the instance that found it governed refuses to sign (GOVERNANCE_UNVERIFIED), it is not read as ungoverned', async () => {
+    const { vaultId } = await governed('unpinned deleted');
+    expect(await refusal(vaultId)).toBeNull();
+    await store.sql('DELETE FROM governance_votes WHERE proposal_id IN (SELECT id FROM governance_proposals WHERE vault_id = $1)', [vaultId]);
+    await store.sql('DELETE FROM governance_proposals WHERE vault_id = $1', [vaultId]);
+    await store.sql('DELETE FROM vault_governance WHERE vault_id = $1', [vaultId]);
+    await store.sql('UPDATE sign_policies SET policy = $1 WHERE vault_id = $2', [JSON.stringify({ version: 2, rules: [{ id: 'all', effect: 'allow' }], limits: [] }), vaultId]);
+    expect(await refusal(vaultId)).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/this instance found vault \S+ governed, and the database no longer holds its governance: its rows were deleted in the database/) });
+  });
+
   it('changing the approvers needs the current quorum; the new set then decides', async () => {
     const { vaultId } = await governed('rotate');
     const next = [approvers[0]!.address, outsider.address];

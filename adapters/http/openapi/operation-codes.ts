@@ -47,7 +47,7 @@ const STANDARD_SIGN = [
 const CHANGE = [C.WALLET_NOT_FOUND, C.CONFLICT] as const;
 
 /** A vote: the approval must exist, be open, and the key be neither its requester nor outside its group, nor have voted. */
-const VOTE = [C.APPROVAL_NOT_FOUND, C.APPROVAL_SELF_VOTE, C.APPROVER_NOT_IN_GROUP, C.APPROVAL_ALREADY_VOTED, C.APPROVAL_CLOSED, C.APPROVAL_EXPIRED, C.APPROVAL_SIGNATURE_INVALID] as const;
+const VOTE = [C.APPROVAL_NOT_FOUND, C.APPROVAL_SELF_VOTE, C.APPROVER_NOT_IN_GROUP, C.APPROVAL_ALREADY_VOTED, C.APPROVAL_CLOSED, C.APPROVAL_EXPIRED, C.APPROVAL_SIGNATURE_INVALID, C.APPROVAL_RECORD_INVALID] as const;
 
 /**
  * A signed vote on a governance proposal (docs/governance.md): the proposal must exist and be pending, the
@@ -84,7 +84,7 @@ export const ERROR_CODES_BY_OPERATION = {
     C.SIMULATION_REVERTED,
   ],
   listWallets: [...IN_VAULT],
-  createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE],
+  createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE, ...BOUND],
   getWallet: [...IN_VAULT, C.WALLET_NOT_FOUND],
   renameWallet: [...WITH_BODY, ...CHANGE],
   expireWallet: [...IN_VAULT, ...CHANGE],

@@ -49,7 +49,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "release_token": "text",
       "release_until": "timestamp with time zone",
       "result": "text",
-      "simulation": "text"
+      "simulation": "text",
+      "seal": "text"
     },
     "approver_passkeys": {
       "api_key_id": "text COLLATE \"C\" NOT NULL",

@@ -411,6 +411,13 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    INSERT INTO wallet_binding_upgrade (pending) SELECT 1 WHERE EXISTS (SELECT 1 FROM wallets) ON CONFLICT DO NOTHING;`,
   },
+  // Held requests sealed (docs/security.md, "What a database writer can change"): the held request's wallet
+  // signs the row's id, vault, requester, created, expires and requestHash when it is held; the vote and the
+  // release check it. Requests held before this migration have none and are not released (ask them again).
+  {
+    name: 'held-request-seal',
+    sql: `ALTER TABLE approvals ADD COLUMN IF NOT EXISTS seal text;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,13 +10,13 @@ import type { SqlDatabase, SqlSession } from './sql-database.js';
 const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals'>>('approvals', {
   id: AS_IS, vaultId: AS_IS, status: AS_IS, ruleId: AS_IS, required: NUMBER, group: ['approver_group', AS_IS],
   requester: AS_IS, request: AS_IS, requestHash: AS_IS, idempotencyKey: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
-  functionSignature: AS_IS, created: INSTANT, expires: INSTANT, decided: INSTANT, result: AS_IS, simulation: AS_IS,
+  functionSignature: AS_IS, created: INSTANT, expires: INSTANT, decided: INSTANT, result: AS_IS, simulation: AS_IS, seal: AS_IS,
 });
 const VOTES = new Table<ApprovalVote>('approval_votes', { apiKeyId: AS_IS, vote: AS_IS, at: INSTANT, signature: AS_IS });
 
 const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key,
-  chain, contract, sender, selector, function_signature, created, expires, simulation)
-  VALUES ($1, $2, 'pending', $3, $4, $5, 0, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+  chain, contract, sender, selector, function_signature, created, expires, simulation, seal)
+  VALUES ($1, $2, 'pending', $3, $4, $5, 0, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
   ON CONFLICT DO NOTHING`;
 /**
  * The approve votes that count, over the key set as it is now, not as it was at the vote: of keys of the
@@ -87,12 +87,12 @@ export class SqlApprovalStore implements ApprovalStore {
     const inserted = await this.db.auditedTransaction(async (tx, audit) => {
       const n = await tx.run(INSERT, [
         a.id, a.vaultId, a.ruleId, a.required, a.group, a.requester, a.request, a.requestHash, a.idempotencyKey,
-        a.chain, a.contract, a.sender, a.selector, a.functionSignature, a.created, a.expires, a.simulation ?? null,
+        a.chain, a.contract, a.sender, a.selector, a.functionSignature, a.created, a.expires, a.simulation ?? null, a.seal ?? null,
       ]);
       if (n === 1) audit(event);
       return n === 1;
     });
-    return inserted ? { ...a, simulation: a.simulation ?? null, status: 'pending', approvals: 0, decided: null, votes: [], result: null } : null;
+    return inserted ? { ...a, simulation: a.simulation ?? null, seal: a.seal ?? null, status: 'pending', approvals: 0, decided: null, votes: [], result: null } : null;
   }
 
   find(vaultId: string, id: string): Promise<Approval | null> {

@@ -49,7 +49,8 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "release_token": "TEXT",
       "release_until": "INTEGER",
       "result": "TEXT",
-      "simulation": "TEXT"
+      "simulation": "TEXT",
+      "seal": "TEXT"
     },
     "approver_passkeys": {
       "api_key_id": "TEXT PRIMARY KEY",

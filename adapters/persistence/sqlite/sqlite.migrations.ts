@@ -419,6 +419,13 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    INSERT OR IGNORE INTO wallet_binding_upgrade (pending) SELECT 1 WHERE EXISTS (SELECT 1 FROM wallets);`,
   },
+  // Held requests sealed (docs/security.md, "What a database writer can change"): the held request's wallet
+  // signs the row's id, vault, requester, created, expires and requestHash when it is held; the vote and the
+  // release check it. Requests held before this migration have none and are not released (ask them again).
+  {
+    name: 'held-request-seal',
+    sql: `ALTER TABLE approvals ADD COLUMN seal TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
