@@ -197,7 +197,7 @@ async function readDocument(file: string): Promise<unknown> {
 function registerApprovalRuleCommands(policies: Command): void {
   const approvals = policies
     .command('approvals')
-    .description("manage a vault's approval rules: signs they match wait for M approver keys (four eyes; see docs/approvals.md)");
+    .description("manage a vault's approval rules: signs they match wait for M approver keys (four eyes; see docs/api.md#approvals-four-eyes)");
   approvals
     .command('add')
     .description('add an approval rule; with no filter it holds every sign of the vault, each filter narrows it')

@@ -224,7 +224,7 @@ export class VoteOnApproval {
       throw new DomainError(
         ErrorCode.APPROVAL_SIGNATURE_INVALID,
         command.signature === undefined
-          ? `approval ${id}: this key votes with a signature ({"signature": "0x…"}: its approver address's EIP-712 Decision, decisions.md)`
+          ? `approval ${id}: this key votes with a signature ({"signature": "0x…"}: its approver address's EIP-712 Decision, docs/api.md#signed-votes)`
           : `approval ${id}: the signature is not this key's approver address's EIP-712 Decision to ${vote} this approval`,
       );
     }

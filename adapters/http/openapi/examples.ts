@@ -160,7 +160,7 @@ const STANDARD_EXAMPLES = {
   },
 };
 
-/** A sign held for a 2-of-3 quorum of the treasury group, after one approval (docs/api.md#approvals). */
+/** A sign held for a 2-of-3 quorum of the treasury group, after one approval (docs/api.md#approvals-four-eyes). */
 const APPROVAL = {
   id: '01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62',
   kind: 'call',
