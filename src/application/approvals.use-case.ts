@@ -481,6 +481,8 @@ export interface ApprovalPresentation {
   status: ApprovalStatus;
   required: number;
   approvals: number;
+  /** The same count as `approvals`, under the name a proposal's count has too (issue 53). */
+  approvalCount: number;
   expires: string;
   created: string;
   decided: string | null;
@@ -533,6 +535,7 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy): ApprovalPre
     status: a.status,
     required: a.required,
     approvals: a.approvals,
+    approvalCount: a.approvals,
     expires: a.expires.toISOString(),
     created: a.created.toISOString(),
     decided: a.decided?.toISOString() ?? null,
