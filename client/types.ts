@@ -140,8 +140,10 @@ export interface Approval {
   readonly status: ApprovalStatus;
   /** Approvals needed (M). */
   readonly required: number;
-  /** Approve votes counted so far. */
+  /** Approve votes counted so far (the same number as `approvalCount`). */
   readonly approvals: number;
+  /** Approve votes counted so far: what a proposal's `approvalCount` counts too. */
+  readonly approvalCount: number;
   readonly expires: string;
   readonly created: string;
   readonly decided: string | null;
@@ -342,8 +344,13 @@ export interface Proposal {
   readonly creator: string;
   readonly created: string;
   readonly decided: string | null;
-  /** The approvers whose valid PolicyChange signatures it carries. */
+  /**
+   * The approvers whose valid PolicyChange signatures it carries.
+   * @deprecated as the count: an approval's `approvals` is a number, this a list; count with `approvalCount`.
+   */
   readonly approvals: readonly string[];
+  /** Valid PolicyChange signatures of current approvers it carries (the length of `approvals`), as an approval's `approvalCount`. */
+  readonly approvalCount: number;
   readonly required: number;
   readonly effectiveAt: string | null;
   readonly rejectedBy: string | null;

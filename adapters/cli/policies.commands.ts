@@ -5,11 +5,11 @@ import { describeApprovalRule, type ApprovalRuleInput } from '../../src/domain/a
 import { describeArgumentRule } from '../../src/domain/argument-rules.js';
 import { describeSignLimit, type SignLimitInput } from '../../src/domain/sign-limits.js';
 import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.js';
-import { describeEffect, type PolicyDocument } from '../../src/domain/policy/policy-document.js';
 import { isPolicyDocument, type StoredPolicy } from '../../src/ports/policy-repository.port.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../main/config.js';
 import { print } from './output.js';
+import { describeDocument } from './policy-document.view.js';
 import { addStandardSigningOptions, describeStandardSigning, standardSigningInput, type StandardSigningOptions } from './standard-signing.options.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
@@ -42,33 +42,6 @@ const uniqOf = (policy: SignPolicy, contract: string) =>
   (policy.trustRpcUniq?.includes(contract)
     ? "(not pinned, RPC TRUSTED: on chains with an RPC, signs whatever uniq the RPC answers; refused on local and chains without one)"
     : '(not pinned: refused; pin it with --contract-uniq, or trust the RPC with --trust-rpc-uniq)');
-
-/** `10 signs and 1000000000000000000 wei`, `5000000 of token 0x…`: what a limit allows per window. */
-const limitAmounts = (l: PolicyDocument['limits'][number]): string =>
-  [
-    l.maxSigns === undefined ? null : `${l.maxSigns} sign${l.maxSigns === 1 ? '' : 's'}`,
-    l.maxValue === undefined ? null : `${l.maxValue} ${l.token === undefined ? 'wei' : `of token ${l.token}`}`,
-  ]
-    .filter((part) => part !== null)
-    .join(' and ');
-
-/** One line a rule, one a limit: `  deny      r1  kinds call; function …; unless args[1] lte 1000`. */
-function describeDocument(document: PolicyDocument): string {
-  const filters = (entry: object) =>
-    Object.entries(entry)
-      .filter(([key]) => !['id', 'effect', 'description', 'maxSigns', 'maxValue', 'token', 'per', 'each'].includes(key))
-      .map(([key, value]) => `${key} ${typeof value === 'string' || typeof value === 'boolean' ? value : JSON.stringify(value)}`)
-      .join('; ');
-  return [
-    ...document.rules.map((r) => `  ${describeEffect(r.effect).padEnd(16)} ${r.id.padEnd(20)} ${filters(r) || 'every request'}`),
-    ...document.limits.map((l) => `  ${'limit'.padEnd(16)} ${l.id.padEnd(20)} at most ${limitAmounts(l)} per ${l.per}${l.each ? ` for each ${l.each}` : ''}${filters(l) ? `; ${filters(l)}` : ''}`),
-    ...Object.entries(document.uniqs ?? {}).map(([contract, uniq]) => `  ${'uniq of'.padEnd(16)} ${contract} = ${uniq}`),
-    ...(document.trustRpcUniq ?? []).map((contract) => `  ${'RPC trusted'.padEnd(16)} ${contract}`),
-    ...Object.entries(document.contractNames ?? {}).map(([contract, name]) => `  ${'name of'.padEnd(16)} ${contract} = ${JSON.stringify(name)}`),
-    // What `policies approvals add` asked, kept for `policies set` to hold it again within new lists; the holds above decide.
-    ...(document.approvalRules ?? []).map((r) => `  ${'approval rule'.padEnd(16)} ${r.id.padEnd(20)} ${describeEffect(r.effect)} within the allow rules; ${filters(r) || 'every request'}`),
-  ].join('\n');
-}
 
 const printRemoved = (o: { vault: string; json?: boolean }, removed: number, policy: StoredPolicy | null, what = 'rule') =>
   print(!!o.json, { vault: o.vault, policy, removed }, () => `${removed} ${what}${removed === 1 ? '' : 's'} removed\n${describePolicy(o.vault, policy)}`);
@@ -197,7 +170,7 @@ async function readDocument(file: string): Promise<unknown> {
 function registerApprovalRuleCommands(policies: Command): void {
   const approvals = policies
     .command('approvals')
-    .description("manage a vault's approval rules: signs they match wait for M approver keys (four eyes; see docs/approvals.md)");
+    .description("manage a vault's approval rules: signs they match wait for M approver keys (four eyes; see docs/api.md#approvals-four-eyes)");
   approvals
     .command('add')
     .description('add an approval rule; with no filter it holds every sign of the vault, each filter narrows it')

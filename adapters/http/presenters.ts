@@ -49,6 +49,7 @@ export function presentProposal(p: ProposalView): ProposalJson {
     created: p.created.toISOString(),
     decided: p.decided?.toISOString() ?? null,
     approvals: [...p.approvals],
+    approvalCount: p.approvals.length,
     required: p.required,
     effectiveAt: p.effectiveAt?.toISOString() ?? null,
     rejectedBy: p.rejectedBy,

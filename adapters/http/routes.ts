@@ -374,7 +374,7 @@ const LIST_PARAMETERS = ['offset', 'count'] as const;
 const APPROVAL_LIST_PARAMETERS = ['offset', 'count', 'status'] as const;
 
 /** The `Idempotency-Key` header (1 to 255 characters), or undefined. */
-/** A signature, or the approval that holds the request: 202, nothing signed yet (docs/approvals.md), on every signing route. */
+/** A signature, or the approval that holds the request: 202, nothing signed yet (docs/api.md#approvals-four-eyes), on every signing route. */
 function outcomeReply(outcome: object): Reply {
   return 'approval' in outcome ? jsonReply(202, { success: true, data: { approval: presentApproval(outcome.approval as Approval) } }) : ok(outcome);
 }

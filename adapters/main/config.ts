@@ -204,6 +204,12 @@ const coreEnvironment = {
  */
 const schema = z.object({ ...coreEnvironment, ...keyStoreEnvironments() });
 
+/**
+ * Every variable the service reads, by name (`VAULT_RPC_URL_<CHAIN>` stands for one per chain): the
+ * README's and docs/configuration.md's tables are held equal to it (test/docs/configuration-table.test.ts).
+ */
+export const CONFIGURATION_VARIABLES: readonly string[] = [...Object.keys(schema.shape), rpcUrlVariable('<CHAIN>')];
+
 function keyStoreEnvironments(): z.ZodRawShape {
   const merged: Record<string, z.core.$ZodType> = {};
   const ownerOf = new Map<string, string>(Object.keys(coreEnvironment).map((name) => [name, 'the service']));

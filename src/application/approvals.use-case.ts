@@ -233,7 +233,7 @@ export class VoteOnApproval {
       throw new DomainError(
         ErrorCode.APPROVAL_SIGNATURE_INVALID,
         command.signature === undefined
-          ? `approval ${id}: this key votes with a signature ({"signature": "0x…"}: its approver address's EIP-712 Decision, decisions.md)`
+          ? `approval ${id}: this key votes with a signature ({"signature": "0x…"}: its approver address's EIP-712 Decision, docs/api.md#signed-votes)`
           : `approval ${id}: the signature is not this key's approver address's EIP-712 Decision to ${vote} this approval`,
       );
     }
@@ -492,6 +492,8 @@ export interface ApprovalPresentation {
   status: ApprovalStatus;
   required: number;
   approvals: number;
+  /** The same count as `approvals`, under the name a proposal's count has too (issue 53). */
+  approvalCount: number;
   expires: string;
   created: string;
   decided: string | null;
@@ -544,6 +546,7 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy): ApprovalPre
     status: a.status,
     required: a.required,
     approvals: a.approvals,
+    approvalCount: a.approvals,
     expires: a.expires.toISOString(),
     created: a.created.toISOString(),
     decided: a.decided?.toISOString() ?? null,

@@ -153,8 +153,9 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     const noGroup = await v.keyWith(['approver']);
     expect((await noGroup.api.post(`${v.base}/approvals/${id}/approve`)).body.code).toBe('APPROVER_NOT_IN_GROUP');
     const treasury = [await v.keyWith(['approver'], 'treasury'), await v.keyWith(['approver'], 'treasury')];
-    expect((await treasury[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data.approvals).toBe(1);
-    expect((await treasury[1]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data.status).toBe('approved');
+    // Issue 53: approvalCount is the count, as a proposal's; approvals, the same number, kept.
+    expect((await treasury[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data).toMatchObject({ approvals: 1, approvalCount: 1 });
+    expect((await treasury[1]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data).toMatchObject({ status: 'approved', approvals: 2, approvalCount: 2 });
     // Reads: signer, reader and approver keys; an admin-only key is refused.
     const adminOnly = await v.keyWith(['admin']);
     expect((await adminOnly.api.get(`${v.base}/approvals/${id}`)).body.code).toBe('ROLE_REQUIRED');

@@ -82,7 +82,8 @@ describe('governance over HTTP', () => {
 
     const once = await v.approver.post(at, { signature: first });
     expect(once.status).toBe(200);
-    expect(once.body.data).toMatchObject({ status: 'pending', approvals: [approvers[0]!.address] });
+    // Issue 53: a proposal counts its votes as an approval does, in approvalCount (approvals, the list of signers, kept).
+    expect(once.body.data).toMatchObject({ status: 'pending', approvals: [approvers[0]!.address], approvalCount: 1 });
     const again = await v.approver.post(at, { signature: first });
     expect([again.status, again.body.code]).toEqual([409, 'APPROVAL_ALREADY_VOTED']);
     // The approve signature, replayed as a reject: refused, the proposal still open.
@@ -90,7 +91,7 @@ describe('governance over HTTP', () => {
     expect([replayed.status, replayed.body.code]).toEqual([403, 'APPROVAL_SIGNATURE_INVALID']);
 
     const second = await v.approver.post(at, { signature: await approvers[1]!.sign(view.typedData) });
-    expect(second.body.data).toMatchObject({ status: 'applied', approvals: expect.arrayContaining([approvers[0]!.address, approvers[1]!.address]) });
+    expect(second.body.data).toMatchObject({ status: 'applied', approvals: expect.arrayContaining([approvers[0]!.address, approvers[1]!.address]), approvalCount: 2 });
     expect((await v.reader.get(`${v.base}/governance`)).body.data.hash).toBe(view.documentHash);
     const closed = await v.approver.post(at, { signature: await approvers[2]!.sign(view.typedData) });
     expect([closed.status, closed.body.code]).toEqual([409, 'PROPOSAL_CLOSED']);

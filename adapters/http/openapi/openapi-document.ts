@@ -481,7 +481,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'approveProposal',
           summary: 'Approve a proposal (signed)',
           description:
-            "`signature` is the approver's EIP-712 signature of the proposal's `typedData`: `PolicyChange(string vault,string proposal,bytes32 document)`, domain `{name: \"wallet-vault\", version: \"1\"}` (decisions.md). It counts once per address, only when it recovers to an approver of the state in force; missing or wrong: 403 `APPROVAL_SIGNATURE_INVALID`. The proposal is in force once M approvers signed and the delay passed since the M-th signature: at once when this signature completes the quorum with no delay, else on any instance's next load (within 5 s). The API key only authenticates the call.",
+            "`signature` is the approver's EIP-712 signature of the proposal's `typedData`: `PolicyChange(string vault,string proposal,bytes32 document)`, domain `{name: \"wallet-vault\", version: \"1\"}` (docs/governance.md#the-governed-state). It counts once per address, only when it recovers to an approver of the state in force; missing or wrong: 403 `APPROVAL_SIGNATURE_INVALID`. The proposal is in force once M approvers signed and the delay passed since the M-th signature: at once when this signature completes the quorum with no delay, else on any instance's next load (within 5 s). The API key only authenticates the call.",
           tags: ['Governance'],
           requestParams: inVault({ proposalId }),
           requestBody: jsonBody(proposalVoteBodySchema, { signature: EXAMPLES.proposalSignature }),

@@ -30,14 +30,15 @@ export interface PolicyParseContext {
   readonly strict?: boolean;
 }
 
-const RULE_FIELDS = new Set([
+/** The fields of a rule, a limit and the document: any other is refused by name (and `policies show` shows each). */
+export const RULE_FIELDS: ReadonlySet<string> = new Set([
   'id', 'effect', 'description', 'kinds', 'chains', 'wallets', 'contracts', 'function', 'selectors', 'senders',
   'primaryTypes', 'domainNames', 'create', 'where', 'unless', 'maxValue', 'minValue', 'maxFee',
   'simulate', 'maxOutflow', 'maxTokenOutflow', 'anyChain',
 ]);
-const LIMIT_FIELDS = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per']);
+export const LIMIT_FIELDS: ReadonlySet<string> = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per']);
 const MOVE_FIELDS = new Set(['function', 'primaryType', 'amount', 'recipient']);
-const DOCUMENT_FIELDS = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames']);
+export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames']);
 const APPROVAL_ID = /^a[1-9][0-9]{0,8}$/;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const WEI = /^(?:0|[1-9][0-9]{0,77})$/;
