@@ -1,6 +1,8 @@
 import type { AbiParameter as AbitypeParameter, AbiParametersToPrimitiveTypes } from 'abitype';
 /** The answers of the API, with the interface's field names. Instants are ISO 8601 strings (UTC). */
 
+import type { ChainName } from './chains.js';
+import type { SigningKindName } from './signing-kinds.js';
 import type { TypedDataToSignWith } from './typed-data-signer.js';
 
 export type Hex = `0x${string}`;
@@ -33,7 +35,7 @@ export interface VaultStatus {
 }
 
 /** The interface's chains, or a chain the server adds with VAULT_CHAINS (`arbitrum`, …). */
-export type Chain = 'ethereum' | 'sepolia' | 'bsc' | 'bsc-testnet' | 'polygon' | 'amoy' | 'avalanche' | 'fuji' | 'local' | (string & {});
+export type Chain = ChainName | (string & {});
 
 export interface AbiParameter {
   readonly name?: string;
@@ -129,8 +131,8 @@ export interface ApprovalStandardRequest {
   readonly authorization?: AuthorizationToSign;
 }
 
-/** What a request a hold rule holds is: a Sign call, or a wallet's message, typed data or transaction. */
-export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction' | 'authorization';
+/** What a request a hold rule holds is: a Sign call, or a wallet's message, typed data, transaction or authorization. */
+export type ApprovalKind = SigningKindName;
 
 /** A request a hold rule of the vault's policy holds until a quorum of approver keys approves it. */
 export interface Approval {
@@ -273,7 +275,7 @@ export interface SignedTransaction {
 }
 
 /** The kinds of signature the vault's one policy decides. */
-export type PolicyKind = 'call' | 'message' | 'typed-data' | 'transaction' | 'authorization';
+export type PolicyKind = SigningKindName;
 
 /** What the policy's dry run answers: the decision, the deciding rule (null when none matched) and why. */
 export interface PolicyVerdict {

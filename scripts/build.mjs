@@ -23,6 +23,8 @@ try {
   node(tsc, '-p', 'tsconfig.build.json', '--outDir', next);
   // The client's role table, from the route table (it imports nothing of the server): before the client compiles.
   node(path.join(next, 'adapters', 'http', 'client-roles-file.js'), path.join(root, 'client', 'operation-roles.ts'));
+  // Its lists of signing kinds and chains, from the domain's registry and chain table, likewise.
+  node(path.join(next, 'adapters', 'http', 'client-lists-file.js'), path.join(root, 'client'));
   node(tsc, '-p', 'tsconfig.client.json', '--outDir', next);
   node(path.join(root, 'scripts', 'copy-api-docs-assets.mjs'), path.join(next, 'api-docs'));
   node(path.join(root, 'scripts', 'copy-console-page.mjs'), path.join(next, 'console-page'));

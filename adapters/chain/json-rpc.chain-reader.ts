@@ -5,7 +5,7 @@ import { ReadThroughCache } from '../../src/application/read-through-cache.js';
 import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
 import type { ChainRpc, RelayedAnswer } from '../../src/ports/chain-rpc.port.js';
 import { postJson, PostTimeout } from './json-post.js';
-import { CHAIN_IDS } from './chains.js';
+import { CHAIN_IDS } from '../../src/domain/chains.js';
 import { rpcHostOf, rpcUrlList, type RpcUrls } from './rpc-urls.js';
 
 /** Configuration of the JSON-RPC chain reader. */

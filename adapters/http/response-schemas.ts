@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode } from '../../src/domain/errors.js';
+import type { SigningResultSchema } from '../../src/domain/signing/signing-kind.js';
+import { REGISTERED_SIGNING_KINDS, SIGNING_KIND_NAMES } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
 import { chainName } from './schemas.js';
 
 /*
@@ -85,10 +87,20 @@ export const signedAuthorizationSchema = z
   })
   .meta({ id: 'SignedAuthorization' });
 
+/** Each kind's answer by the id its module names (SigningKind.resultSchema). */
+const RESULT_SCHEMAS = {
+  SignResult: signResultSchema,
+  SignatureResult: signatureResultSchema,
+  SignedTransaction: signedTransactionSchema,
+  SignedAuthorization: signedAuthorizationSchema,
+} as const satisfies Record<SigningResultSchema, z.ZodType>;
+/** What an approved request's `result` can be: the answers of the registered kinds, once each, in their order. */
+const kindResultSchemas = [...new Set(REGISTERED_SIGNING_KINDS.map((kind) => kind.resultSchema))].map((id) => RESULT_SCHEMAS[id]);
+
 export const approvalSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUIDv7 (time-ordered).' }),
-    kind: z.enum(['call', 'message', 'typed-data', 'transaction', 'authorization']).meta({ description: 'What is held: a Sign call, or a message, typed data, a transaction or an EIP-7702 authorization of a wallet.' }),
+    kind: z.enum(SIGNING_KIND_NAMES).meta({ description: 'What is held: a Sign call, or a message, typed data, a transaction or an EIP-7702 authorization of a wallet.' }),
     status: z.enum(['pending', 'approved', 'rejected', 'expired']).meta({
       description: 'As of this answer: `pending` until the quorum approves (`approved`), one approver rejects (`rejected`) or `expires` passes (`expired`). Only `approved` was ever signed.',
     }),
@@ -162,7 +174,7 @@ export const approvalSchema = z
       )
       .meta({ description: 'Every vote, oldest first.' }),
     result: z
-      .union([signResultSchema, signatureResultSchema, signedTransactionSchema, signedAuthorizationSchema])
+      .union(kindResultSchemas)
       .nullable()
       .meta({ description: "The result once approved, as the request's route answers it (Sign's; `{signature}` for a message or typed data; `{serialized, hash}` for a transaction); null before." }),
     simulation: z

@@ -12,10 +12,8 @@ import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
 import { DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from '../../src/application/sign-in-challenges.js';
 import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
+import { RPC_CHAINS } from '../../src/domain/chains.js';
 
-/** The chains of the interface that can have an RPC; `local` never has one. */
-export const RPC_CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji'] as const;
-export type RpcChain = (typeof RPC_CHAINS)[number];
 
 /** `VAULT_RPC_URL_BSC_TESTNET` for `bsc-testnet`: chain upper-cased, `-` as `_`. */
 export const rpcUrlVariable = (chain: string): string => `VAULT_RPC_URL_${chain.toUpperCase().replace(/-/g, '_')}`;

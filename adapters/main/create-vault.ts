@@ -4,7 +4,7 @@ import { Container } from 'inversify';
 import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
 import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
-import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAIN_IDS, CHAINS } from '../../src/domain/chains.js';
 import { DEFAULT_CHALLENGE_BOUNDS } from '../../src/application/sign-in-challenges.js';
 import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
 import { AuditCheckpoints, ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
@@ -21,7 +21,6 @@ import type { RequestRateStore } from '../../src/ports/request-rate-store.port.j
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
 import { chainModule } from '../chain/chain.module.js';
-import { CHAIN_IDS } from '../chain/chains.js';
 import { ethereumModule } from '../ethereum/ethereum.module.js';
 import { keyStoresModule } from '../keystore/shared/key-stores.module.js';
 import { requireNativeBindingsFor } from '../native-bindings.js';

@@ -11,7 +11,7 @@ import type { Persistence } from '../../src/ports/persistence.port.js';
 import { addedChainProblem, type AddedChain } from '../chain/chains.js';
 import { rpcUrlList, rpcUrlsProblem, type RpcUrls } from '../chain/rpc-urls.js';
 import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
-import { RPC_CHAINS } from './config.js';
+import { RPC_CHAINS } from '../../src/domain/chains.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
 import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.js';
 import type { VaultLogger } from './vault-logger.js';

@@ -17,7 +17,7 @@ import { canonicalJson } from './idempotency.js';
 import { documentOf } from './policy-cache.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import { audit, OPERATOR } from './audit-actor.js';
-import { CHAINS } from './sign-call.use-case.js';
+import { CHAINS } from '../domain/chains.js';
 import { requireVault } from './wallet-lookup.js';
 
 /**

@@ -3,6 +3,7 @@ import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../domain/policy/sign-intent.js';
 import { toHex, type Hex } from '../domain/signing/signable-digest.js';
 import type { Wallet } from '../domain/wallet.js';
+import { AUTHORIZATION_KIND } from '../domain/signing/kinds/authorization/authorization.kind.js';
 import type { RecoverableSignature } from '../ports/key-store.port.js';
 import type { AuthorizationFacts } from '../ports/standard-payloads.port.js';
 import { asJsonValue, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
@@ -78,7 +79,7 @@ export class SignAuthorization extends StandardSigningUseCase {
       chain: facts.chainId === 0n ? 'any' : (this.signing.chains.nameOf(chainId) ?? chainId),
       contract: facts.address,
       selector: '',
-      description: 'authorization (EIP-7702 delegation)',
+      description: AUTHORIZATION_KIND.describeHeld(),
     };
   }
 

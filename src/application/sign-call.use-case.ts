@@ -23,6 +23,7 @@ import type { PolicyDocument } from '../domain/policy/policy-document.js';
 import { decidesByWallet, evaluatePolicy, type PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type ChainDirectory, type SignIntent } from '../domain/policy/sign-intent.js';
 import { pinnedUniqViolation, unpinnedViolation, type SignRequestFacts } from '../domain/sign-policy.js';
+import { CHAINS } from '../domain/chains.js';
 import type { AuditEvent } from '../ports/audit-log.port.js';
 import type { ChainReader } from '../ports/chain-reader.port.js';
 import type { Clock } from '../ports/clock.port.js';
@@ -38,8 +39,6 @@ import type { DenialRecord, SignPolicyGate } from './sign-policy-gate.js';
 import type { WalletBindings } from './wallet-binding.js';
 import { SignerCache } from './wallet-lookup.js';
 
-/** The chains of the interface; an operator may add more (the composition root passes the full list). */
-export const CHAINS = ['ethereum', 'sepolia', 'bsc', 'bsc-testnet', 'polygon', 'amoy', 'avalanche', 'fuji', 'local'] as const;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const LOWER_BYTES32 = /^0x[0-9a-f]{64}$/;
 

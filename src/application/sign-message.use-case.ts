@@ -3,6 +3,7 @@ import { toHex, type Hex } from '../domain/signing/signable-digest.js';
 import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../domain/policy/sign-intent.js';
 import type { Wallet } from '../domain/wallet.js';
+import { MESSAGE_KIND } from '../domain/signing/kinds/message/message.kind.js';
 import { asJsonValue, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
 import type { ReleaseQuorum } from './held-quorum.js';
 
@@ -67,7 +68,7 @@ const heldOf = (wallet: Wallet, message: unknown): HeldRequest & { body: { messa
   chain: '',
   contract: '',
   selector: '',
-  description: 'message',
+  description: MESSAGE_KIND.describeHeld(),
 });
 
 const intentOf = (wallet: Wallet): SignIntent => ({ ...NO_FACTS, kind: 'message', wallet: wallet.address });

@@ -3,6 +3,7 @@ import { invalidArgument } from '../domain/errors.js';
 import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../domain/policy/sign-intent.js';
 import type { Wallet } from '../domain/wallet.js';
+import { TRANSACTION_KIND } from '../domain/signing/kinds/transaction/transaction.kind.js';
 import type { SignedTransaction, TransactionFacts, TransactionIntent, UnsignedTransaction } from '../ports/standard-payloads.port.js';
 import type { Principal } from './principal.js';
 import type { SimulatedCall } from './transaction-simulation.js';
@@ -80,7 +81,7 @@ export class SignTransaction extends StandardSigningUseCase {
       chain: this.signing.chains.nameOf(chainId) ?? chainId,
       contract: facts.to ?? '',
       selector: facts.selector ?? '',
-      description: facts.to === null ? 'transaction (contract creation)' : 'transaction',
+      description: TRANSACTION_KIND.describeHeld(facts.to),
     };
   }
 

@@ -3,6 +3,7 @@ import { toHex, type Hex } from '../domain/signing/signable-digest.js';
 import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../domain/policy/sign-intent.js';
 import type { Wallet } from '../domain/wallet.js';
+import { TYPED_DATA_KIND } from '../domain/signing/kinds/typed-data/typed-data.kind.js';
 import type { TypedDataDigest } from '../ports/standard-payloads.port.js';
 import {
   asJsonValue,
@@ -90,7 +91,7 @@ export class SignTypedData extends StandardSigningUseCase {
       chain: chainId === null ? '' : (this.signing.chains.nameOf(chainId) ?? chainId),
       contract: domain.verifyingContract ?? '',
       selector: '',
-      description: `typed-data ${recordedText(primaryType)}`,
+      description: TYPED_DATA_KIND.describeHeld(recordedText(primaryType)),
     };
   }
 }

@@ -2,6 +2,7 @@ import type { Approval } from '../domain/approval.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { toHex, type Hex } from '../domain/signing/signable-digest.js';
 import type { PolicyDecision } from '../domain/policy/policy-evaluation.js';
+import type { StandardKindName } from '../domain/signing/kinds/registered-signing-kinds.js';
 import type { ChainDirectory, SignIntent } from '../domain/policy/sign-intent.js';
 import { escapeControlCharacters } from '../domain/unicode.js';
 import type { Wallet } from '../domain/wallet.js';
@@ -85,7 +86,7 @@ export interface HeldRequest {
 export type AuthorizeMode = 'sign' | 'precheck' | { readonly release: Pick<ReleaseQuorum, 'require'> };
 
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
-export type PayloadKind = 'message' | 'typed-data' | 'transaction' | 'authorization';
+export type PayloadKind = StandardKindName;
 
 /**
  * The steps SignMessage, SignTypedData and SignTransaction share: the wallet of the principal's vault,

@@ -1,4 +1,6 @@
 import type { ApiKeyRole } from './api-key-access.js';
+import { CALL_KIND } from './signing/kinds/call/call.kind.js';
+import { isStandardKindName, type SigningKindName } from './signing/kinds/registered-signing-kinds.js';
 
 /** Who may read approvals: the keys that ask (signer), read (reader) or vote (approver). */
 export const APPROVAL_READERS: readonly ApiKeyRole[] = ['signer', 'reader', 'approver'];
@@ -85,15 +87,16 @@ export interface Approval {
 }
 
 /**
- * What a held request is: a Sign call, or a message, typed data or a transaction of a wallet. Stored in the
- * request itself (a standard request's canonical JSON carries `"kind"`; a Sign call's fields have none).
+ * What a held request is: one of the registered signing kinds (a Sign call, or a standard payload of a
+ * wallet). Stored in the request itself (a standard request's canonical JSON carries `"kind"`; a Sign
+ * call's fields have none).
  */
-export type ApprovalKind = 'call' | 'message' | 'typed-data' | 'transaction' | 'authorization';
+export type ApprovalKind = SigningKindName;
 
 /** The kind of the request an approval holds (no column of its own: its request says it). */
 export function approvalKind(approval: Pick<Approval, 'request'>): ApprovalKind {
   const kind = (JSON.parse(approval.request) as { kind?: unknown }).kind;
-  return kind === 'message' || kind === 'typed-data' || kind === 'transaction' || kind === 'authorization' ? kind : 'call';
+  return isStandardKindName(kind) ? kind : CALL_KIND.name;
 }
 
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,4 +1,4 @@
-import { CHAIN_IDS } from '../../adapters/chain/chains.js';
+import { CHAIN_IDS } from '../../src/domain/chains.js';
 import { documentOf } from '../../src/application/policy-cache.js';
 import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeApprovalRule, parseApprovalRule, type ApprovalRule } from '../../src/domain/approval-rules.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../src/domain/signing/function-signature.js';
-import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAINS } from '../../src/domain/chains.js';
 import { approvalRuleFor } from '../support/legacy-decisions.js';
 
 const TRANSFER = 'transfer(address to, uint256 amount, (bytes32,bytes32,bytes32,uint8) sig)';

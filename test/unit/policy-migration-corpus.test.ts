@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
-import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAINS } from '../../src/domain/chains.js';
 import { parseArgumentRules } from '../../src/domain/argument-rule-input.js';
 
 import { parseApprovalRule, type ApprovalRule } from '../../src/domain/approval-rules.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyCache, POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
-import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAINS } from '../../src/domain/chains.js';
 import { parseSignPolicy, pinnedUniqViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
 import { InMemoryPolicyRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';

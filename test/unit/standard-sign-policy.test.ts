@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
-import { CHAINS } from '../../src/application/sign-call.use-case.js';
+import { CHAINS } from '../../src/domain/chains.js';
 import { parseSignPolicy, type SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
 import { type StandardSignPolicy } from '../../src/domain/standard-sign-policy.js';

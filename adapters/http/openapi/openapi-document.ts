@@ -37,6 +37,7 @@ import {
 } from '../schemas.js';
 import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import type { ErrorCode } from '../../../src/domain/errors.js';
+import { SIGNING_KIND_NAMES } from '../../../src/domain/signing/kinds/registered-signing-kinds.js';
 import { STATUS_BY_CODE } from '../error-status.js';
 import { VAULT_ROUTE_PREFIX, VAULT_ROUTES, type VaultRoute } from '../routes.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
@@ -44,7 +45,7 @@ import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors }
 
 const evaluatePolicyBodySchema = z
   .object({
-    kind: z.enum(['call', 'message', 'typed-data', 'transaction']).meta({ description: 'The kind of signature asked.' }),
+    kind: z.enum(SIGNING_KIND_NAMES).meta({ description: 'The kind of signature asked.' }),
     wallet: z.string().optional().meta({ description: "The signing wallet's address (every kind but `call`, whose signer is in its request)." }),
     request: z.unknown().meta({ description: "The body of that kind's route." }),
   })

@@ -1,4 +1,5 @@
 import type { ArgumentRuleInput } from '../argument-rule-input.js';
+import { SIGNING_KIND_NAMES, type SigningKindName } from '../signing/kinds/registered-signing-kinds.js';
 
 /**
  * One policy document per vault: every kind of signature the vault makes (a Sign call, an EIP-191
@@ -9,8 +10,9 @@ import type { ArgumentRuleInput } from '../argument-rule-input.js';
 
 export const POLICY_DOCUMENT_VERSION = 2;
 
-export const POLICY_KINDS = ['call', 'message', 'typed-data', 'transaction', 'authorization'] as const;
-export type PolicyKind = (typeof POLICY_KINDS)[number];
+/** What a rule's `kinds` names: the registered signing kinds (src/domain/signing/kinds/). */
+export const POLICY_KINDS: readonly SigningKindName[] = SIGNING_KIND_NAMES;
+export type PolicyKind = SigningKindName;
 
 /** What a limit counts for each one of: the signing wallet, the contract, the function, the recipient. */
 export const LIMIT_EACH = ['wallet', 'contract', 'function', 'recipient'] as const;

@@ -1,0 +1,11 @@
+import type { StandardSigningKind } from '../../signing-kind.js';
+
+/** An EIP-7702 authorization of a wallet: its code delegated to a contract (docs/standard-signing.md). */
+export const AUTHORIZATION_KIND = {
+  name: 'authorization',
+  standard: true,
+  requestField: 'authorization',
+  resultSchema: 'SignedAuthorization',
+  /** What approval lists show of a held authorization. */
+  describeHeld: (): string => 'authorization (EIP-7702 delegation)',
+} as const satisfies StandardSigningKind;

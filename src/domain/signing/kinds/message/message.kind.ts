@@ -1,0 +1,11 @@
+import type { StandardSigningKind } from '../../signing-kind.js';
+
+/** An EIP-191 personal message of a wallet (docs/standard-signing.md). */
+export const MESSAGE_KIND = {
+  name: 'message',
+  standard: true,
+  requestField: 'message',
+  resultSchema: 'SignatureResult',
+  /** What approval lists show of a held message in place of a call's function. */
+  describeHeld: (): string => 'message',
+} as const satisfies StandardSigningKind;

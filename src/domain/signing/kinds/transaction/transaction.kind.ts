@@ -1,0 +1,11 @@
+import type { StandardSigningKind } from '../../signing-kind.js';
+
+/** A transaction of a wallet, signed and serialized (docs/standard-signing.md). */
+export const TRANSACTION_KIND = {
+  name: 'transaction',
+  standard: true,
+  requestField: 'transaction',
+  resultSchema: 'SignedTransaction',
+  /** What approval lists show of a held transaction; `to` null: it creates a contract. */
+  describeHeld: (to: string | null): string => (to === null ? 'transaction (contract creation)' : 'transaction'),
+} as const satisfies StandardSigningKind;

@@ -1,0 +1,11 @@
+import type { StandardSigningKind } from '../../signing-kind.js';
+
+/** EIP-712 typed data of a wallet (docs/standard-signing.md). */
+export const TYPED_DATA_KIND = {
+  name: 'typed-data',
+  standard: true,
+  requestField: 'typedData',
+  resultSchema: 'SignatureResult',
+  /** What approval lists show of held typed data: `typed-data Permit` (`primaryType` as it is recorded). */
+  describeHeld: (primaryType: string | null): string => `typed-data ${primaryType}`,
+} as const satisfies StandardSigningKind;

@@ -1,0 +1,31 @@
+/**
+ * What the vault knows of one kind of signature (a Sign call, an EIP-191 message, EIP-712 typed data, a
+ * transaction, an EIP-7702 authorization), written once in the kind's own module under `kinds/<name>/`
+ * and listed once in `kinds/registered-signing-kinds.ts`. The policy's `kinds`, an approval's `kind`, a
+ * refusal's `payload`, the OpenAPI enums and the client's unions are all read from that list, so a kind
+ * added there is a kind everywhere (docs/architecture.md, "Adding a signing kind").
+ */
+export interface SigningKind<Name extends string = string> {
+  /** As a policy rule's `kinds`, an approval's `kind` and the dry run's `kind` name it. */
+  readonly name: Name;
+  /**
+   * A standard payload of one wallet (`/wallets/{address}/sign-…`): its held request is
+   * `{"kind", "address", <requestField>}` and a refusal records it as `payload`. Not standard: the Sign
+   * call, whose held request is its fields (no `kind`), its signer named in the request.
+   */
+  readonly standard: boolean;
+  /** The field of a held standard request that carries what was asked (`message`, `typedData`, …); null for a Sign call. */
+  readonly requestField: string | null;
+  /** The OpenAPI schema (its id) of what the kind's route answers, and of an approved request's `result`. */
+  readonly resultSchema: SigningResultSchema;
+}
+
+/** A standard payload of one wallet: held with a description of its own (a Sign call's is its function's signature). */
+export interface StandardSigningKind<Name extends string = string> extends SigningKind<Name> {
+  readonly standard: true;
+  /** What approval lists show of a held request in place of a call's function (its arguments: facts of the request). */
+  readonly describeHeld: (...facts: never[]) => string;
+}
+
+/** The answers a signing route gives, by their OpenAPI ids (adapters/http/response-schemas.ts). */
+export type SigningResultSchema = 'SignResult' | 'SignatureResult' | 'SignedTransaction' | 'SignedAuthorization';
