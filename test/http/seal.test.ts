@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMasterKeyFile } from '../../adapters/keystore/local-file/master-key.js';
 import { splitMasterKey } from '../../adapters/keystore/local-file/master-key-shares.js';
 import { client } from '../support/http-client.js';
+import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -164,5 +165,38 @@ describe('a sealed start (VAULT_SEAL=shamir)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(!POSTGRES_AVAILABLE)('two sealed instances on one PostgreSQL database', () => {
+  let db: TestDatabase;
+  const servers: TestServer[] = [];
+  let dataDir: string;
+  afterAll(async () => {
+    for (const server of servers) await server.stop({ keepData: true });
+    await db?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('each instance unseals on its own: M shares to one leave the other sealed', async () => {
+    db = await createTestDatabase();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'wallet-vault-seal-pg-'));
+    const env = { VAULT_DATABASE_URL: db.url, VAULT_DATABASE_POOL_SIZE: '2' };
+    const first = await startTestServer({ dataDir, env });
+    const vaultId = (await first.createVault({ name: 'pg-sealed' })).id;
+    const apiKey = (await first.createApiKey(vaultId)).apiKey;
+    const base = `/api/v1/vaults/${vaultId}`;
+    const signer = (await client(first.url, apiKey).post(`${base}/wallets`, { name: 'signer' })).body.data.address as string;
+    await first.stop({ keepData: true });
+    const shares = await splitMasterKey((await readMasterKeyFile(path.join(dataDir, 'master.key')))!, 3, 2);
+    await rm(path.join(dataDir, 'master.key'));
+    for (let i = 0; i < 2; i++) servers.push(await startTestServer({ dataDir, env: { ...env, VAULT_SEAL: 'shamir' } }));
+    const [a, b] = servers as [TestServer, TestServer];
+    const signAt = (s: TestServer) => client(s.url, apiKey).post(`${base}/sign`, localSignBody(signer));
+    await client(a.url).post('/api/v1/sys/unseal', { share: shares[0] });
+    expect((await client(a.url).post('/api/v1/sys/unseal', { share: shares[1] })).body.sealed).toBe(false);
+    expect((await signAt(a)).status).toBe(200);
+    expect((await signAt(b)).body.code).toBe('VAULT_SEALED');
+    expect((await client(b.url).get('/api/v1/sys/seal-status')).body).toEqual({ sealed: true, threshold: null, progress: 0 });
   });
 });
