@@ -75,6 +75,13 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
   // VAULT_SEAL=shamir: the key the unseal fills; every store is wrapped so nothing signs before it.
   const sealed = config.seal && o.keyStores !== false && overrides.keyStores === undefined ? new MasterKeyHolder() : undefined;
   try {
+    if (sealed && (await persistence.repository.bindingUpgradePending()) && (await persistence.repository.listUnbound({ afterId: null, limit: 1 })).length > 0) {
+      // The upgrade binds each wallet with its key once (bindEarlierWallets): sealed, it would bind none and
+      // leave every wallet of the earlier release refused until an operator binds it.
+      throw new ConfigError(
+        'VAULT_SEAL=shamir: the wallets of an earlier release are not bound to their keys yet, and binding them needs the master key; start once without VAULT_SEAL (with the master key), then seal (docs/operations.md, "Wallet bindings")',
+      );
+    }
     if (overrides.keyStores !== undefined) keyStores = [...overrides.keyStores];
     else if (o.keyStores !== false) ({ stores: keyStores, masterKey } = await openKeyStores(config, o.logger, o.keyStoreRetried, sealed));
   } catch (error) {
