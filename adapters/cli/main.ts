@@ -14,6 +14,7 @@ import { registerKeyImportCommand } from './keys.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
+import { registerSealCommands } from './seal.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
 import { registerWalletCommands } from './wallets.commands.js';
 import { registerWebhookCommands } from './webhooks.commands.js';
@@ -211,6 +212,7 @@ registerApprovalCommands(program);
 registerApproverCommands(program);
 registerWebhookCommands(program);
 registerGovernanceCommands(program);
+registerSealCommands(program);
 
 markRequiredOptions(program);
 

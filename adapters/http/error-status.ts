@@ -49,4 +49,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED]: 422,
   [ErrorCode.CONSOLE_UNAVAILABLE]: 503,
   [ErrorCode.CONSOLE_CSRF_HEADER_MISSING]: 403,
+  // The service cannot sign until custodians unseal it: retry once unsealed (another instance may be).
+  [ErrorCode.VAULT_SEALED]: 503,
 };

@@ -69,6 +69,23 @@ export interface UseCasePorts {
   getSubmission: Pick<GetSubmission, 'execute'>;
 }
 
+/** What `GET /api/v1/sys/seal-status`, the unseal and the seal answer. */
+export interface SealStatusView {
+  readonly sealed: boolean;
+  /** The threshold of the split whose shares are (or were last) submitted; null until one is. */
+  readonly threshold: number | null;
+  readonly progress: number;
+}
+
+/** The seal as the routes drive it (the local store's ShamirUnseal, given by the composition root). */
+export interface SealControl {
+  status(): SealStatusView;
+  /** One share (a share file's text); refused INVALID_ARGUMENT or CONFLICT naming `share`. `client`: the caller's address, for the audit trail. */
+  submit(share: unknown, client: string): Promise<SealStatusView>;
+  /** Drops the key; `actor` is recorded. */
+  seal(actor: string): Promise<SealStatusView>;
+}
+
 /**
  * What the HTTP layer needs: the use cases it calls (UseCasePorts) and its own settings and services.
  * A module of its own, so the error responses and the routes can name it without importing the pipeline.
@@ -109,6 +126,11 @@ export interface HttpDeps extends UseCasePorts, ClientAddressDeps, AddressGuardD
    * In process it answers synchronously; counted in a shared store it returns a promise.
    */
   rateLimiter?: { take(apiKeyId: string): void | Promise<void> };
+  /**
+   * VAULT_SEAL=shamir: the unseal of this process (`/api/v1/sys/…`); absent: no seal, the routes answer
+   * unsealed and refuse a share or a seal (CONFLICT).
+   */
+  seal?: SealControl;
   /** Shape limits on Sign's `args` and `abi`, and from them those of every body (request-body.ts; default: DEFAULT_ARGS_BOUNDS). */
   argsBounds?: JsonBounds;
 }

@@ -132,7 +132,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
           if (route.limited) takeAddressLimit(deps, client);
           let body: unknown;
           if (route.body === 'json') {
-            const raw = await readRequestBody(req, exchange.body, jsonReading);
+            const reading = route.bodyLimitBytes === undefined ? jsonReading : { ...jsonReading, limit: Math.min(route.bodyLimitBytes, jsonReading.limit) };
+            const raw = await readRequestBody(req, exchange.body, reading);
             body = raw.length === 0 ? undefined : parseJsonBody(raw, req.headers['content-type'], jsonLimits);
           }
           reply = await route.answer({

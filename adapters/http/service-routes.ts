@@ -5,6 +5,7 @@ import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
 import { operatorTokenMatches } from './operator-token.js';
 import { jsonReply, type Reply } from './routes.js';
+import { sealRoutes } from './seal-routes.js';
 
 /*
  * The routes outside the vaults: health, readiness, metrics, the public keys and the API docs. Apart from
@@ -19,6 +20,8 @@ export interface ServiceRoute {
   readonly method?: 'GET' | 'POST' | 'DELETE';
   /** `json`: the body read within the vault's limit and parsed within its bounds (none sent: undefined); absent: no body read. */
   readonly body?: 'json';
+  /** A tighter bound than the vault's body limit for this route's body (an anonymous route's cost). */
+  readonly bodyLimitBytes?: number;
   /** Counted under the per-address limit before anything else (a route anyone may call that costs a write). */
   readonly limited?: boolean;
   /** Headers on every answer of the route, errors included. */
@@ -99,6 +102,7 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
       },
     });
   }
+  routes.push(...sealRoutes(deps, operator));
   if (options.apiDocs) {
     const docs = apiDocs(options.apiDocs);
     const file = (f: DocsFile | undefined): Reply | undefined => f && { status: 200, type: f.type, ...(f.headers ? { headers: f.headers } : {}), body: f.body };

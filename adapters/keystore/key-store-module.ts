@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
+import type { MasterKeyHolder } from './local-file/master-key-holder.js';
 
 /**
  * A setting of a key store that cannot be used; the configuration reports it as ConfigError naming
@@ -57,6 +58,11 @@ export interface KeyStoreOpenContext {
   readonly dataDir?: string;
   /** For warnings at start (a master key kept beside the data it protects). */
   readonly logger?: KeyStoreLogger;
+  /**
+   * VAULT_SEAL=shamir: the local store takes its master key from this holder, empty at start and filled
+   * by the unseal; it reads neither VAULT_MASTER_KEY nor master.key.
+   */
+  readonly sealedMasterKey?: MasterKeyHolder;
 }
 
 /**

@@ -135,7 +135,15 @@ export interface AppConfig {
   readonly auditCheckpointIntervalMs: number;
   /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
   readonly version: string | undefined;
+  /**
+   * VAULT_SEAL=shamir: the server starts sealed (no master key read) and custodians unseal it with their
+   * shares (docs/keystores.md#sealed-start); `unsealTimeoutMs` is VAULT_UNSEAL_TIMEOUT_SECONDS. Undefined: no seal.
+   */
+  readonly seal: { readonly kind: 'shamir'; readonly unsealTimeoutMs: number } | undefined;
 }
+
+/** VAULT_UNSEAL_TIMEOUT_SECONDS' default: shares submitted are forgotten ten minutes after the first. */
+export const DEFAULT_UNSEAL_TIMEOUT_SECONDS = 600;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -194,6 +202,8 @@ const coreEnvironment = {
   VAULT_WEBHOOK_POLL_MS: integer(10, 3_600_000).default(1000),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_RPC_ALLOW_HTTP: trueOrFalseVariable.default('false'),
+  VAULT_SEAL: z.enum(['shamir']).optional(),
+  VAULT_UNSEAL_TIMEOUT_SECONDS: integer(10, 86_400).optional(),
 };
 
 /**
@@ -266,6 +276,7 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     throw new ConfigError(`VAULT_REDIS_URL: only with VAULT_RATE_LIMIT_STORE=redis (it is ${rateLimitStore})`);
   }
   const keyStoreSettings = keyStoreSettingsOf(e, e.VAULT_KEYSTORE);
+  const seal = sealOf(e);
   let trustedProxies: string[] = [];
   try {
     trustedProxies = parseTrustedProxies(e.VAULT_TRUSTED_PROXIES ?? '');
@@ -326,7 +337,23 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     webhookPollMs: e.VAULT_WEBHOOK_POLL_MS,
     auditCheckpointIntervalMs: e.VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
     version: e.VAULT_VERSION,
+    seal,
   };
+}
+
+/** VAULT_SEAL and what it cannot be combined with: the key in the environment, or workers that would each need unsealing. */
+function sealOf(e: Record<string, unknown>): AppConfig['seal'] {
+  if (e.VAULT_SEAL === undefined) {
+    if (e.VAULT_UNSEAL_TIMEOUT_SECONDS !== undefined) throw new ConfigError('VAULT_UNSEAL_TIMEOUT_SECONDS: only with VAULT_SEAL=shamir');
+    return undefined;
+  }
+  if (e.VAULT_MASTER_KEY !== undefined) {
+    throw new ConfigError('VAULT_MASTER_KEY: not with VAULT_SEAL=shamir (the seal keeps the master key out of the environment and off the disk; custodians unseal with their shares)');
+  }
+  if (e.VAULT_WORKERS !== 1) {
+    throw new ConfigError('VAULT_WORKERS: must be 1 with VAULT_SEAL=shamir (each process holds the unsealed key in its own memory; run several instances instead, each unsealed)');
+  }
+  return { kind: 'shamir', unsealTimeoutMs: ((e.VAULT_UNSEAL_TIMEOUT_SECONDS as number | undefined) ?? DEFAULT_UNSEAL_TIMEOUT_SECONDS) * 1000 };
 }
 
 /**

@@ -30,6 +30,7 @@ import { installKeccak256 } from '../system/keccak.js';
 import { systemModule } from '../system/system.module.js';
 import { DEFAULT_DISPATCHER_SETTINGS, WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookKeys, type WebhookKeySet } from '../webhooks/webhook-signing-key.js';
+import type { ShamirUnseal } from '../keystore/local-file/shamir-unseal.js';
 import { bindEarlierWallets } from './binding-upgrade.js';
 import { PurgeScheduler } from './purge-scheduler.js';
 import { readinessOf } from './readiness.js';
@@ -72,6 +73,8 @@ export interface Vault extends UseCases {
    * answers; null without `auditCheckpoints`.
    */
   auditCheckpointKeys(): CheckpointKeySet | null;
+  /** VAULT_SEAL=shamir (the standalone server's configuration): this process's unseal; absent without a seal. */
+  readonly seal?: ShamirUnseal;
   /** The Prometheus series of `createVault({ metrics })`; absent without that option. */
   readonly metrics?: VaultMetrics;
   /** Stops the background jobs, then closes the key stores and the persistence. Idempotent. */

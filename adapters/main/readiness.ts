@@ -3,7 +3,7 @@ import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 /** One dependency `/readyz` checks: `database`, `key store <name>`. */
 export interface ReadinessCheck {
   readonly name: string;
-  readonly code: typeof ErrorCode.DATABASE_UNAVAILABLE | typeof ErrorCode.KEYSTORE_UNAVAILABLE;
+  readonly code: typeof ErrorCode.DATABASE_UNAVAILABLE | typeof ErrorCode.KEYSTORE_UNAVAILABLE | typeof ErrorCode.VAULT_SEALED;
   ping(): Promise<void>;
 }
 

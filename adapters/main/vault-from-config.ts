@@ -4,7 +4,17 @@ import type { KeyStore } from '../../src/ports/key-store.port.js';
 import { SYSTEM } from '../../src/application/audit-actor.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { KeyStoreSettingsError, type KeyStoreOpenContext, type KeyStoreRetryReason } from '../keystore/key-store-module.js';
-import { resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { MASTER_KEY_FILE, resolveMasterKey } from '../keystore/local-file/master-key.js';
+import { MasterKeyHolder } from '../keystore/local-file/master-key-holder.js';
+import { verifyMasterKey } from '../keystore/local-file/master-key-check.js';
+import { ShamirUnseal } from '../keystore/local-file/shamir-unseal.js';
+import type { AuditLog } from '../../src/ports/audit-log.port.js';
+import type { Clock } from '../../src/ports/clock.port.js';
+import { ErrorCode } from '../../src/domain/errors.js';
+import { existsSync } from 'node:fs';
+import { ReadinessFailure } from './readiness.js';
+import { SealedKeyStore } from './sealed-key-store.js';
+import { TOKENS } from './tokens.js';
 import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
@@ -62,9 +72,18 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
   const persistence = overrides.persistence ?? (await openPersistence(config, o.logger, o.migrate !== false));
   let keyStores: KeyStore[] = [];
   let masterKey: Buffer | undefined;
+  // VAULT_SEAL=shamir: the key the unseal fills; every store is wrapped so nothing signs before it.
+  const sealed = config.seal && o.keyStores !== false && overrides.keyStores === undefined ? new MasterKeyHolder() : undefined;
   try {
+    if (sealed && (await persistence.repository.bindingUpgradePending()) && (await persistence.repository.listUnbound({ afterId: null, limit: 1 })).length > 0) {
+      // The upgrade binds each wallet with its key once (bindEarlierWallets): sealed, it would bind none and
+      // leave every wallet of the earlier release refused until an operator binds it.
+      throw new ConfigError(
+        'VAULT_SEAL=shamir: the wallets of an earlier release are not bound to their keys yet, and binding them needs the master key; start once without VAULT_SEAL (with the master key), then seal (docs/operations.md, "Wallet bindings")',
+      );
+    }
     if (overrides.keyStores !== undefined) keyStores = [...overrides.keyStores];
-    else if (o.keyStores !== false) ({ stores: keyStores, masterKey } = await openKeyStores(config, o.logger, o.keyStoreRetried));
+    else if (o.keyStores !== false) ({ stores: keyStores, masterKey } = await openKeyStores(config, o.logger, o.keyStoreRetried, sealed));
   } catch (error) {
     await persistence.close();
     throw error;
@@ -98,8 +117,9 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     allowJavaScriptFallback: o.keyStores === false,
     ...overrides,
     persistence,
-    keyStores: o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores,
+    keyStores: (o.decorateKeyStore ? keyStores.map(o.decorateKeyStore) : keyStores).map((s) => (sealed ? new SealedKeyStore(s, sealed) : s)),
   });
+  if (sealed && config.seal) withSeal(vault, config, sealed, config.seal.unsealTimeoutMs);
   if (migration) {
     try {
       await recordSchemaMigration(vault.container, SYSTEM, migration);
@@ -229,8 +249,16 @@ async function openKeyStores(
   config: AppConfig,
   logger: Logger | undefined,
   retried: FromConfigOptions['keyStoreRetried'],
+  sealed: MasterKeyHolder | undefined,
 ): Promise<{ stores: KeyStore[]; masterKey: Buffer | undefined }> {
   ensureDataDir(config);
+  const masterKeyFile = path.join(config.dataDir, MASTER_KEY_FILE);
+  if (sealed && existsSync(masterKeyFile)) {
+    // Its presence is checked, never its content: with the key beside the data the seal would protect nothing.
+    throw new ConfigError(
+      `VAULT_SEAL=shamir, but ${masterKeyFile} exists: the seal keeps the master key off the disk. Once its shares are written (wallet-vault master-key split) and checked, delete the file (docs/keystores.md#sealed-start)`,
+    );
+  }
   if (config.database && config.keyStore === 'local') {
     logger?.warn(
       { keysDir: path.join(config.dataDir, 'keys') },
@@ -243,6 +271,7 @@ async function openKeyStores(
     dataDir: config.dataDir,
     ...(logger ? { logger } : {}),
     ...(retried ? { retried } : {}),
+    ...(sealed ? { sealedMasterKey: sealed } : {}),
   };
   const stores: KeyStore[] = [];
   try {
@@ -251,12 +280,40 @@ async function openKeyStores(
     }
     // The audit checkpoints are signed with a key derived from the master key (docs/security.md): the one
     // the local store resolved a moment ago, read again from the same place (VAULT_MASTER_KEY or master.key).
-    const masterKey = config.keyStoreSettings.has('local') ? (await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex })).key : undefined;
+    // Sealed, there is no key to derive it from at start: no checkpoints are signed (docs/keystores.md#sealed-start).
+    const masterKey = sealed ? undefined : config.keyStoreSettings.has('local') ? (await resolveMasterKey({ dataDir: config.dataDir, masterKeyHex: config.masterKeyHex })).key : undefined;
     return { stores, masterKey };
   } catch (error) {
     await Promise.allSettled(stores.map((store) => store.close()));
     throw error instanceof KeyStoreSettingsError ? new ConfigError(error.message) : error;
   }
+}
+
+/**
+ * The vault sealed: its unseal (`vault.seal`, which the HTTP layer drives) and a readiness that says
+ * sealed (503 VAULT_SEALED) before it asks the dependencies, so a load balancer sends no signs to an
+ * instance that would refuse them all.
+ */
+function withSeal(vault: Vault, config: AppConfig, holder: MasterKeyHolder, timeoutMs: number): void {
+  const keysDir = path.join(config.dataDir, 'keys');
+  const seal = new ShamirUnseal({
+    holder,
+    verify: (key) => verifyMasterKey(keysDir, key, { kind: 'shares' }),
+    auditLog: vault.container.get<AuditLog>(TOKENS.AUDIT_LOG),
+    clock: vault.container.get<Clock>(TOKENS.CLOCK),
+    timeoutMs,
+  });
+  const readiness = vault.readiness;
+  Object.assign(vault, {
+    seal,
+    readiness: async () => {
+      if (holder.sealed) {
+        const why = 'sealed (VAULT_SEAL=shamir): custodians unseal it with their master key shares (POST /api/v1/sys/unseal)';
+        throw new ReadinessFailure(ErrorCode.VAULT_SEALED, 'sealed', why);
+      }
+      await readiness();
+    },
+  });
 }
 
 /** `a, b or c`. */

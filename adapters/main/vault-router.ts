@@ -176,6 +176,7 @@ export function httpDepsOf(vault: Vault, options: Omit<VaultRouterOptions, 'metr
         ? undefined
         : new RateLimiter(options.addressRateLimitPerMinute, Date.now, { scope: 'this client address' }),
     operatorToken: options.metricsToken,
+    ...(vault.seal ? { seal: vault.seal } : {}),
   });
 }
 

@@ -79,6 +79,8 @@ export const ErrorCode = {
   CONSOLE_UNAVAILABLE: 'CONSOLE_UNAVAILABLE',
   /** A state-changing console request without `X-Requested-With: wallet-vault-console` (CSRF belt and braces). */
   CONSOLE_CSRF_HEADER_MISSING: 'CONSOLE_CSRF_HEADER_MISSING',
+  /** VAULT_SEAL=shamir and the master key not (yet, or no longer) unsealed: nothing is signed (docs/keystores.md#sealed-start). */
+  VAULT_SEALED: 'VAULT_SEALED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

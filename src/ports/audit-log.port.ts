@@ -63,6 +63,13 @@ export const AUDIT_ACTIONS = [
   // Rows a database writer removed that this instance counted (a sign limit's counts, a vault's freezes):
   // the refusal that follows is recorded too.
   'records.missing',
+  // The seal (VAULT_SEAL=shamir, docs/keystores.md#sealed-start): the master key split into custodians'
+  // shares, each share submitted (accepted or refused, never the share itself), the unseal, the seal.
+  'master-key.split',
+  'seal.share-accepted',
+  'seal.share-refused',
+  'seal.unsealed',
+  'seal.sealed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

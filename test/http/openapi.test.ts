@@ -75,6 +75,9 @@ describe('the OpenAPI document', () => {
         'GET /healthz',
         'GET /readyz',
         'GET /metrics',
+        'GET /api/v1/sys/seal-status',
+        'POST /api/v1/sys/unseal',
+        'POST /api/v1/sys/seal',
         'GET /openapi.json',
         'GET /.well-known/wallet-vault-webhook-keys',
         'GET /.well-known/wallet-vault-audit-checkpoint-keys',
@@ -237,7 +240,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   ROUTE_NOT_FOUND: /^no route/,
   METHOD_NOT_ALLOWED: /^method [A-Z]+ is not allowed on \S+ \(Allow: [A-Z, ]+\)$/,
   IDEMPOTENCY_CONFLICT: /^Idempotency-Key: /,
-  CONFLICT: /concurrently; retry|already recorded/,
+  CONFLICT: /concurrently; retry|already recorded|^share: /,
   PAYLOAD_TOO_LARGE: /^request body is larger than the limit of \d+ bytes$/,
   HEADERS_TOO_LARGE: /^request headers are larger than the limit of \d+ bytes$/,
   REQUEST_TIMEOUT: /^request was not received in time$/,
@@ -263,6 +266,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   APPROVAL_RECORD_INVALID: /^approval \S+: its row does not carry the seal its wallet made when it was held/,
   PROPOSAL_NOT_FOUND: /^proposal \S+ not found in this vault$/,
   PROPOSAL_CLOSED: /^proposal \S+ is (applied|rejected|superseded): it takes no more votes$/,
+  VAULT_SEALED: /^the vault is sealed \(VAULT_SEAL=shamir\): nothing is signed until custodians unseal it/,
   SIMULATION_REVERTED: /^simulation: the (transaction|call) reverts on \S+ \((eth_call|eth_simulateV1) from 0x[0-9a-fA-F]{40} at the pending block\): .+; nothing was signed$/,
 };
 

@@ -383,6 +383,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   KEYSTORE_IMPORT_UNSUPPORTED: 'key store aws-kms cannot import keys: create the wallet in it instead, or import into a store that can (docs/keystores.md#key-import)',
   CONSOLE_UNAVAILABLE: "the approvers' console is not enabled: VAULT_PUBLIC_URL is not set (docs/console.md)",
   CONSOLE_CSRF_HEADER_MISSING: 'console: a state-changing request needs the header X-Requested-With: wallet-vault-console',
+  VAULT_SEALED: 'the vault is sealed (VAULT_SEAL=shamir): nothing is signed until custodians unseal it with their master key shares (POST /api/v1/sys/unseal, wallet-vault unseal)',
 };
 
 export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {
@@ -420,4 +421,9 @@ export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record
   },
   freezeVault: { INVALID_ARGUMENT: 'reason: must be a string' },
   metrics: { UNAUTHENTICATED: 'metrics need the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' },
+  unseal: {
+    INVALID_ARGUMENT: 'share: is corrupted (its checksum does not match its content): ask its custodian for an intact copy; nothing was counted',
+    CONFLICT: 'share: share 2 of this split was already submitted; each custodian submits a different share',
+  },
+  seal: { UNAUTHENTICATED: 'seal needs the operator token (Authorization: Bearer <VAULT_METRICS_TOKEN>)' },
 };

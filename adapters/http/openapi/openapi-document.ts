@@ -674,6 +674,40 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           },
         },
       },
+      '/api/v1/sys/seal-status': {
+        get: {
+          operationId: 'sealStatus',
+          summary: 'Seal status',
+          description:
+            'With `VAULT_SEAL=shamir` the server starts sealed and signs nothing (503 `VAULT_SEALED`) until custodians submit `threshold` shares of the master key (`POST /api/v1/sys/unseal`). Without a seal: `{"sealed": false, "threshold": null, "progress": 0}`. No authentication. See docs/keystores.md#sealed-start.',
+          tags: ['Operations'],
+          security: [],
+          responses: responses('sealStatus', json(SEAL_STATUS, 'The seal of this process.', { sealed: true, threshold: 2, progress: 1 })),
+        },
+      },
+      '/api/v1/sys/unseal': {
+        post: {
+          operationId: 'unseal',
+          summary: "Submit a custodian's share",
+          description:
+            'One share of the master key (the contents of a `share-<i>.json` that `wallet-vault master-key split` wrote; `wallet-vault unseal` sends it). The share is its own credential: no authentication, limited per client address, a body of at most 8 KiB. A malformed or corrupted share is 400, a share of another split than those submitted so far or one submitted twice is 409, each naming `share` and recorded (`seal.share-refused`, never the share). At the threshold the key is reconstructed in memory and checked against the key directory; a key that is not its master key unseals nothing (409) and the progress starts again. Shares are forgotten `VAULT_UNSEAL_TIMEOUT_SECONDS` (default 600) after the first. Answers the status.',
+          tags: ['Operations'],
+          security: [],
+          requestBody: jsonBody(z.object({ share: z.union([z.string(), z.looseObject({})]).meta({ description: 'The contents of a share file (its text, or its JSON object).' }) }), { share: '{"format": "wallet-vault master key share", "version": 1, …}' }),
+          responses: responses('unseal', json(SEAL_STATUS, 'The seal after this share.', { sealed: false, threshold: 2, progress: 0 })),
+        },
+      },
+      '/api/v1/sys/seal': {
+        post: {
+          operationId: 'seal',
+          summary: 'Seal',
+          description:
+            'Drops the unsealed master key from this process: every sign is 503 `VAULT_SEALED` again until custodians unseal it. Needs the operator token (`VAULT_METRICS_TOKEN`); refused when the server has none (restarting the process seals it too). 409 without `VAULT_SEAL`.',
+          tags: ['Operations'],
+          security: [{ operatorToken: [] }],
+          responses: responses('seal', json(SEAL_STATUS, 'The seal, now sealed.', { sealed: true, threshold: 2, progress: 0 })),
+        },
+      },
       '/.well-known/wallet-vault-webhook-keys': {
         get: {
           operationId: 'webhookKeys',
@@ -717,6 +751,13 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
 }
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/** What the seal's three routes answer. */
+const SEAL_STATUS = z.object({
+  sealed: z.boolean(),
+  threshold: z.int().nullable().meta({ description: 'Shares that unseal (of the split whose shares are, or were last, submitted); null until one is.' }),
+  progress: z.int().meta({ description: 'Shares of that split submitted so far (0 once unsealed).' }),
+});
 
 /** The package version, from the source tree or from dist/ alike. */
 function packageVersion(): string {

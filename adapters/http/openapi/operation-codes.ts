@@ -25,7 +25,7 @@ const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
  */
 const GOVERNED = [C.GOVERNANCE_UNVERIFIED, C.VAULT_FROZEN] as const;
 /** A signature of a wallet whose row does not match its key's binding (docs/security.md): refused at the key store, wherever it is asked but the dry run. */
-const BOUND = [C.WALLET_BINDING_INVALID] as const;
+const BOUND = [C.WALLET_BINDING_INVALID, C.VAULT_SEALED] as const;
 /** A sign under the vault's limits: one over a limit, or whose counts in the database are fewer than this instance counted. */
 const LIMITED = [C.SIGN_LIMIT_REACHED, C.SIGN_LIMIT_RECORDS_MISSING] as const;
 /** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
@@ -84,7 +84,7 @@ export const ERROR_CODES_BY_OPERATION = {
     C.SIMULATION_REVERTED,
   ],
   listWallets: [...IN_VAULT],
-  createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE, ...BOUND],
+  createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE, C.VAULT_SEALED, ...BOUND],
   getWallet: [...IN_VAULT, C.WALLET_NOT_FOUND],
   renameWallet: [...WITH_BODY, ...CHANGE],
   expireWallet: [...IN_VAULT, ...CHANGE],
@@ -117,11 +117,15 @@ export const ERROR_CODES_BY_OPERATION = {
   rejectProposal: [...PROPOSAL_VOTE],
   // No quorum, and a vault frozen already takes another freeze.
   freezeVault: [...WITH_BODY, C.CONFLICT],
-  readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.INTERNAL],
+  readyz: [C.DATABASE_UNAVAILABLE, C.KEYSTORE_UNAVAILABLE, C.VAULT_SEALED, C.INTERNAL],
   metrics: [C.UNAUTHENTICATED],
   // The key kept in the database is read on first use (none configured).
   webhookKeys: [C.DATABASE_UNAVAILABLE, C.INTERNAL],
   auditCheckpointKeys: [C.INTERNAL],
+  // VAULT_SEAL=shamir (docs/keystores.md#sealed-start): anyone may read the status and submit a share (a share is its own credential).
+  sealStatus: [C.INTERNAL],
+  unseal: [C.INVALID_ARGUMENT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],
+  seal: [C.UNAUTHENTICATED, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;

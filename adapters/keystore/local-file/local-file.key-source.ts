@@ -8,13 +8,17 @@ import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 import { fsyncDir, publishFileOnce, writeFileDurably } from './durable-file.js';
 import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
 import { verifyMasterKey, type MasterKeySource } from './master-key-check.js';
+import { MasterKeyHolder } from './master-key-holder.js';
 
 /** Where the `local` key store keeps its key files, and the key that wraps them. */
 export interface LocalFileKeySourceConfig {
   /** Directory of the key files (created 0700). */
   readonly keysDir: string;
-  /** 32-byte AES-256-GCM key that wraps every key file. */
-  readonly masterKey: Buffer;
+  /**
+   * 32-byte AES-256-GCM key that wraps every key file, or the holder it is asked of at each use
+   * (VAULT_SEAL=shamir: empty until the unseal, and every use is VAULT_SEALED meanwhile).
+   */
+  readonly masterKey: Buffer | MasterKeyHolder;
   /**
    * Where the master key came from (default VAULT_MASTER_KEY): a mismatch with the key directory's
    * check value names it.
@@ -35,9 +39,10 @@ const unavailable = (message: string, cause?: unknown) =>
  */
 export class LocalFileKeySource implements KeySource {
   private dirReady: Promise<void> | undefined;
+  readonly holder: MasterKeyHolder;
 
   constructor(private readonly config: LocalFileKeySourceConfig) {
-    if (config.masterKey.length !== 32) throw new Error('local key store: master key must be 32 bytes');
+    this.holder = config.masterKey instanceof MasterKeyHolder ? config.masterKey : new MasterKeyHolder(config.masterKey);
   }
 
   async create(owner?: KeyOwner): Promise<CreatedKey> {
@@ -68,10 +73,12 @@ export class LocalFileKeySource implements KeySource {
     const publicKey = publicKeyOf(privateKey);
     const keyRef = addressFromPublicKey(publicKey).toLowerCase();
     const file = this.fileOf(keyRef);
+    // Asked first: a sealed store refuses (VAULT_SEALED) before it writes anything.
+    const masterKey = this.holder.key();
     let published = true;
     try {
       await this.ensureDir();
-      const sealed = sealKey(this.config.masterKey, keyRef, privateKey, label);
+      const sealed = sealKey(masterKey, keyRef, privateKey, label);
       if (how === 'create') await writeFileDurably(file, sealed);
       else published = await publishFileOnce(file, sealed);
     } catch (error) {
@@ -115,7 +122,11 @@ export class LocalFileKeySource implements KeySource {
     if (problem) throw unavailable(problem);
   }
 
-  /** Null when the directory is usable with this master key, else what is wrong (the start stops with it). */
+  /**
+   * Null when the directory is usable with this master key, else what is wrong (the start stops with it).
+   * Sealed, only the directory is checked: there is no key to check yet (the unseal checks the one it
+   * reconstructs), and readiness says sealed on its own.
+   */
   async checkMasterKey(): Promise<string | null> {
     try {
       await this.ensureDir();
@@ -123,8 +134,9 @@ export class LocalFileKeySource implements KeySource {
     } catch (error) {
       throw unavailable('key directory is not accessible', error);
     }
+    if (this.holder.sealed) return null;
     try {
-      return await verifyMasterKey(this.config.keysDir, this.config.masterKey, this.config.masterKeySource ?? { kind: 'env' });
+      return await verifyMasterKey(this.config.keysDir, this.holder.key(), this.config.masterKeySource ?? { kind: 'env' });
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
       throw unavailable(`could not check the master key (${reason})`, error);
@@ -183,6 +195,7 @@ export class LocalFileKeySource implements KeySource {
   /** The key of `keyRef` from its file, checked against the address that names the file (KeySource). */
   async load(keyRef: string): Promise<Buffer> {
     if (!KEY_REF.test(keyRef)) throw unavailable('no key for this wallet');
+    const masterKey = this.holder.key();
     let sealed: Buffer;
     try {
       sealed = await readFile(this.fileOf(keyRef));
@@ -190,7 +203,7 @@ export class LocalFileKeySource implements KeySource {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw unavailable('no key for this wallet');
       throw unavailable('could not read a key file', error);
     }
-    const key = unsealKey(this.config.masterKey, keyRef, sealed);
+    const key = unsealKey(masterKey, keyRef, sealed);
     // A master key changed under a running server says so, rather than only that a file failed.
     if (!key) throw unavailable((await this.checkMasterKey().catch(() => null)) ?? 'key file failed authentication');
     // Belt and braces: the key must be the one whose address names the file.

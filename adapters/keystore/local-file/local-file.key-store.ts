@@ -27,6 +27,8 @@ export class LocalFileKeyStore extends LocalSigningKeyStore<LocalFileKeySource> 
       cacheTtlMs: config.cacheTtlMs ?? 5 * 60_000,
       signingThread: config.signingThread,
     });
+    // A sign under way keeps its own copy (SigningThread.sign); the cache must not outlive a seal.
+    this.source.holder.onDrop(() => this.forgetKeys());
   }
 
   checkMasterKey(): Promise<string | null> {

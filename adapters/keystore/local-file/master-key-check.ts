@@ -23,7 +23,9 @@ const CHECK_LABEL = 'wallet-vault master key check v1';
 export type MasterKeySource =
   | { readonly kind: 'env' }
   | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'option'; readonly option: 'masterKey' | 'masterKeyHex' };
+  | { readonly kind: 'option'; readonly option: 'masterKey' | 'masterKeyHex' }
+  /** VAULT_SEAL=shamir: the key the custodians' shares reconstructed. */
+  | { readonly kind: 'shares' };
 
 export interface RotationJournal {
   /** Check value of the key the files were wrapped under before the rotation. */
@@ -88,6 +90,8 @@ export function mismatchMessage(source: MasterKeySource, keysDir: string): strin
       return `master key mismatch: ${source.path} is not the key that wrapped ${where}. Restore the master.key those files were created with (or set VAULT_MASTER_KEY to its 64-hex content); ${rotate}`;
     case 'option':
       return `master key mismatch: the ${source.option} passed to localFileKeyStore is not the key that wrapped ${where}. Pass the master key those files were created with; ${rotate}`;
+    case 'shares':
+      return `master key mismatch: the shares submitted reconstruct a key that did not wrap ${where}: they are shares of another vault's master key`;
   }
 }
 

@@ -37,6 +37,20 @@ export const localFileModule: KeyStoreModule<LocalFileSettings> = {
       import('./local-file.key-store.js'),
       import('./master-key.js'),
     ]);
+    if (context.sealedMasterKey) {
+      // Sealed: no key to read or check; the unseal checks the one the shares reconstruct.
+      const store = new LocalFileKeyStore({
+        keysDir: path.join(dataDir, 'keys'),
+        masterKey: context.sealedMasterKey,
+        masterKeySource: { kind: 'shares' },
+        signingThread: context.signingThread,
+      });
+      await store.checkMasterKey().catch(async (error: unknown) => {
+        await store.close();
+        throw error;
+      });
+      return store;
+    }
     const master = await resolveMasterKey({ dataDir, masterKeyHex: settings.masterKeyHex }).catch((error: unknown) => {
       throw error instanceof MasterKeyError ? new KeyStoreSettingsError('VAULT_MASTER_KEY', error.message, { named: true }) : error;
     });

@@ -100,9 +100,14 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
     return this.source.ping();
   }
 
+  /** Zeroes every unwrapped key kept in memory (the seal: nothing unwrapped outlives the master key). */
+  forgetKeys(): void {
+    for (const ref of [...this.keys.keys()]) this.drop(ref);
+  }
+
   /** Zeroes every unwrapped key and ends the signing thread (signs still on it are signed here). */
   async close(): Promise<void> {
-    for (const ref of [...this.keys.keys()]) this.drop(ref);
+    this.forgetKeys();
     const thread = this.thread;
     this.thread = undefined;
     await thread?.close();
