@@ -155,6 +155,8 @@ export interface Approval {
   readonly group: string | null;
   /** `api-key:<id>`: the key that asked (it can never vote on its own request). */
   readonly requester: string;
+  /** The requester key's label (the operator's, beside its id); absent when it has none. */
+  readonly requesterLabel?: string;
   /** What is asked: a call's (`kind` call), or a message's, typed data's or a transaction's. */
   readonly request: ApprovalCallRequest | ApprovalStandardRequest;
   /**
@@ -163,7 +165,7 @@ export interface Approval {
    */
   readonly requestHash: string;
   /** `signature`: the vote's EIP-712 Decision signature; null for a key without credential. */
-  readonly votes: readonly { readonly by: string; readonly vote: 'approve' | 'reject'; readonly at: string; readonly signature: string | null }[];
+  readonly votes: readonly { readonly by: string; readonly byLabel?: string; readonly vote: 'approve' | 'reject'; readonly at: string; readonly signature: string | null }[];
   /** The result once approved, as the request's method answers it (Sign's; a signature; a signed transaction); null before. */
   readonly result: SignResult | SignatureResult | SignedTransaction | SignedAuthorization | null;
   /**

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
-import type { ShownPolicy } from '../../src/application/approvals.use-case.js';
+import type { KeyLabels, ShownPolicy } from '../../src/application/approvals.use-case.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
@@ -75,22 +75,27 @@ export function registerApprovalCommands(program: Command): void {
         throw new CliRefusal(`--status: ${JSON.stringify(o.status)} is not one of ${APPROVAL_STATUSES.join(', ')}`, 'INVALID_ARGUMENT');
       }
       const { ListApprovals, GetApproval } = await approvalsUseCases();
-      const { page, shown } = await (await operatorContext()).withPersistence((c) =>
+      const { page, shown, labels } = await (await operatorContext()).withPersistence((c) =>
         asApiKey(c, o, APPROVAL_READERS, 'list', async (p) => ({
           page: await c.get(ListApprovals).execute(p.vaultId, { status: o.status as ApprovalStatus | undefined, count: 1000 }),
           shown: await c.get(GetApproval).shownPolicy(p.vaultId),
+          labels: await c.get(GetApproval).keyLabels(p.vaultId),
         })),
       );
       const { presentApprovalOf } = await approvalsUseCases();
-      print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, shown)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
+      print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, shown, labels)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
     });
   withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
     .action(async (id: string, o: KeyOptions) => {
       const { GetApproval } = await approvalsUseCases();
-      const { approval, shown } = await (await operatorContext()).withPersistence((c) =>
-        asApiKey(c, o, APPROVAL_READERS, 'show', async (p) => ({ approval: await c.get(GetApproval).execute(p.vaultId, id), shown: await c.get(GetApproval).shownPolicy(p.vaultId) })),
+      const { approval, shown, labels } = await (await operatorContext()).withPersistence((c) =>
+        asApiKey(c, o, APPROVAL_READERS, 'show', async (p) => ({
+          approval: await c.get(GetApproval).execute(p.vaultId, id),
+          shown: await c.get(GetApproval).shownPolicy(p.vaultId),
+          labels: await c.get(GetApproval).keyLabels(p.vaultId),
+        })),
       );
-      await printApproval(approval, !!o.json, shown);
+      await printApproval(approval, !!o.json, shown, labels);
     });
   for (const vote of ['approve', 'reject'] as const) {
     withKey(
@@ -131,10 +136,10 @@ export function registerApprovalCommands(program: Command): void {
               signature = await new Wallet(privateKey).signTypedData(typed.domain, typed.types as never, typed.message);
             }
             const voted = await c.get(VoteOnApproval).execute({ principal, id, vote, ...(signature === undefined ? {} : { signature }) });
-            return { approval: voted, shown: await c.get(GetApproval).shownPolicy(principal.vaultId) };
+            return { approval: voted, shown: await c.get(GetApproval).shownPolicy(principal.vaultId), labels: await c.get(GetApproval).keyLabels(principal.vaultId) };
           }),
         );
-        await printApproval(approval.approval, !!o.json, approval.shown);
+        await printApproval(approval.approval, !!o.json, approval.shown, approval.labels);
       });
   }
 }
@@ -152,14 +157,15 @@ const resultLine = (r: object): string =>
   'submissionHash' in r ? `submissionHash ${String(r.submissionHash)}` : 'hash' in r ? `transaction ${String(r.hash)}` : `signature ${String((r as { signature: string }).signature)}`;
 
 /** `shown`: the policy in force (the operator's contract names beside a call's contract, its uniq pins). */
-async function printApproval(approval: Approval, json: boolean, shown: ShownPolicy): Promise<void> {
+async function printApproval(approval: Approval, json: boolean, shown: ShownPolicy, labels: KeyLabels): Promise<void> {
   const { presentApprovalOf } = await approvalsUseCases();
-  const view = presentApprovalOf(approval, shown);
+  const view = presentApprovalOf(approval, shown, labels);
+  const labelOf = (label: string | undefined) => (label === undefined ? '' : ` (${JSON.stringify(label)})`);
   print(json, view, () =>
     [
       describeApproval(approval),
       ...('contractName' in view.request && view.request.contractName !== undefined ? [`  contract ${view.request.contract} is the operator's ${JSON.stringify(view.request.contractName)}`] : []),
-      `  requested by ${view.requester} at ${view.created} (rule ${view.rule})`,
+      `  requested by ${view.requester}${labelOf(view.requesterLabel)} at ${view.created} (rule ${view.rule})`,
       ...('arguments' in view.request
         ? [
             `  sender ${view.request.sender}`,
@@ -171,7 +177,7 @@ async function printApproval(approval: Approval, json: boolean, shown: ShownPoli
           ]
         : [`  ${view.kind} of wallet ${view.request.wallet}`, `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`]),
       `  requestHash ${view.requestHash}`,
-      ...view.votes.map((v) => `  ${v.vote} by ${v.by} at ${v.at}${v.signature === null ? ' (unsigned)' : ' (signed)'}`),
+      ...view.votes.map((v) => `  ${v.vote} by ${v.by}${labelOf(v.byLabel)} at ${v.at}${v.signature === null ? ' (unsigned)' : ' (signed)'}`),
       ...(view.result === null ? [] : [`  signed: ${resultLine(view.result)}`]),
     ].join('\n'),
   );

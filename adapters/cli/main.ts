@@ -47,6 +47,17 @@ const accessOf = (k: ApiKeyRecord) => ({
   group: k.group ?? null,
   approverAddress: k.approverAddress ?? null,
 });
+/** A key's lifecycle as printed (issue 52): null where it has none. */
+const lifecycleOf = (k: ApiKeyRecord) => ({
+  label: k.label ?? null,
+  expires: iso(k.expires ?? null),
+  replacedBy: k.replacedBy ?? null,
+  overlapEnds: iso(k.overlapEnds ?? null),
+  replaces: k.replaces ?? null,
+  firstUsed: iso(k.firstUsed ?? null),
+});
+/** ` label "deploy"; expires 2027-…` for the text lines: what an operator reads a key by. */
+const lifecycleText = (k: ApiKeyRecord) => `${k.label == null ? '' : `; label ${JSON.stringify(k.label)}`}${k.expires == null ? '' : `; expires ${k.expires.toISOString()}`}`;
 
 const program = new Command()
   .name('wallet-vault')
@@ -104,8 +115,10 @@ apiKeys
   .option('--allow-cidrs <ranges>', 'networks the key may call from, comma-separated (10.0.0.0/8,192.0.2.7/32,2001:db8::/32; default: anywhere)', usageOf(parseCidrs))
   .option('--group <group>', 'the approver group of an approver key: approval rules naming it count only its keys\' votes')
   .option('--approver-address <0x…>', "an approver key's credential: its votes count only signed (EIP-712 Decision) by this Ethereum address", usageOf((text) => parseAddress(text, 'approver-address')))
+  .option('--label <label>', 'the key\'s name for people (who holds it, what for): shown beside its id in lists, approvals and the console')
+  .option('--expires <when>', 'when the key stops authenticating: a duration (30d, 12h) or an ISO 8601 time with a zone (2027-01-31T00:00Z); default: never')
   .option('--json', 'print JSON')
-  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; approverAddress?: string; allowSignerApprover?: boolean; json?: boolean }) => {
+  .action(async (o: { vault: string; roles?: ApiKeyRole[]; allowCidrs?: Cidr[]; group?: string; approverAddress?: string; allowSignerApprover?: boolean; label?: string; expires?: string; json?: boolean }) => {
     // A usage error (exit 2), as a bad --roles is, before the store is opened.
     try {
       checkApproverSeparation(o.roles ?? [], o.allowSignerApprover === true);
@@ -119,12 +132,15 @@ apiKeys
       ...(o.allowCidrs === undefined ? {} : { allowCidrs: o.allowCidrs }),
       ...(o.group === undefined ? {} : { group: o.group }),
       ...(o.approverAddress === undefined ? {} : { approverAddress: o.approverAddress }),
+      ...(o.label === undefined ? {} : { label: o.label }),
+      ...(o.expires === undefined ? {} : { expires: o.expires }),
     };
     const { apiKey, record, proposal, warnings } = await withManageVaults((m) => m.createApiKey(o.vault, access));
     for (const warning of warnings ?? []) note(`warning: ${warning}`);
     const { roles, allowCidrs, group, approverAddress } = accessOf(record);
-    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group, approverAddress, ...(proposal ? { proposal } : {}) }, () =>
-      `API key created for vault ${record.vaultId} (id ${record.id}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}` +
+    const { label, expires } = lifecycleOf(record);
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, roles, allowCidrs, group, approverAddress, label, expires, ...(proposal ? { proposal } : {}) }, () =>
+      `API key created for vault ${record.vaultId} (id ${record.id}${lifecycleText(record)}; roles ${roles.join(',')}${group === null ? '' : `; group ${group}`}` +
         `${approverAddress === null ? '' : `; votes signed by ${approverAddress}`}; from ${allowCidrs?.join(',') ?? 'anywhere'}). ` +
         `It is shown only now; store it safely:\n${apiKey}` +
         proposed(record.vaultId, proposal, 'the key authenticates once the approvers sign it'),
@@ -137,12 +153,15 @@ apiKeys
   .option('--json', 'print JSON')
   .action(async (o: { vault: string; json?: boolean }) => {
     const keys = await withManageVaults((m) => m.listApiKeys(o.vault));
-    const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked), ...accessOf(k) }));
+    const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked), ...accessOf(k), ...lifecycleOf(k) }));
     print(!!o.json, rows, () =>
       rows
         .map(
           (r) =>
-            `${r.id}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}  roles ${r.roles.join(',')}  from ${r.allowCidrs?.join(',') ?? 'anywhere'}` +
+            `${r.id}${r.label === null ? '' : `  ${JSON.stringify(r.label)}`}  sha256 ${r.hash}  created ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}` +
+            (r.expires === null ? '' : `  expires ${r.expires}`) +
+            (r.replacedBy === null ? '' : `  rotated: replaced by ${r.replacedBy}, works until ${r.overlapEnds} or its first use`) +
+            `  roles ${r.roles.join(',')}  from ${r.allowCidrs?.join(',') ?? 'anywhere'}` +
             (r.group === null ? '' : `  group ${r.group}`) +
             (r.approverAddress === null ? (r.roles.includes('approver') ? '  votes unsigned (no credential)' : '') : `  votes signed by ${r.approverAddress}`),
         )
@@ -157,6 +176,24 @@ apiKeys
   .action(async (o: { id: string; json?: boolean }) => {
     const { proposal } = await withManageVaults((m) => m.revokeApiKey(o.id));
     print(!!o.json, { id: o.id, revoked: true, ...(proposal ? { proposal } : {}) }, () => `API key ${o.id} revoked` + proposed(null, proposal, 'its removal from the signed state takes effect once the approvers sign it; the key is refused from now on'));
+  });
+
+apiKeys
+  .command('rotate')
+  .description('replace an API key by a new one (printed once) with the same roles, group, credential, networks, label and expiry; the old key works until the overlap ends or the new key is first used')
+  .requiredOption('--vault <vaultId>', 'vault the key belongs to')
+  .addOption(new Option('--id <keyId>', 'id of the key to replace (see api-keys list)').makeOptionMandatory())
+  .option('--overlap <duration>', 'how long the old key keeps working unless the new one is used first (0s to 31d)', '1h')
+  .option('--json', 'print JSON')
+  .action(async (o: { vault: string; id: string; overlap: string; json?: boolean }) => {
+    const { apiKey, record, replaced } = await withManageVaults((m) => m.rotateApiKey(o.vault, o.id, o.overlap));
+    const { roles, allowCidrs, group, approverAddress } = accessOf(record);
+    const { label, expires } = lifecycleOf(record);
+    const overlapEnds = iso(replaced.overlapEnds ?? null);
+    print(!!o.json, { apiKey, vault: record.vaultId, id: record.id, replaces: replaced.id, overlapEnds, roles, allowCidrs, group, approverAddress, label, expires }, () =>
+      `API key ${replaced.id} rotated: new key ${record.id}${lifecycleText(record)} (roles ${roles.join(',')}). ` +
+        `The old key works until ${overlapEnds} or the new key's first use, whichever comes first. It is shown only now; store it safely:\n${apiKey}`,
+    );
   });
 
 const credential = apiKeys.command('credential').description("an approver key's credential: the address its votes are signed with");

@@ -50,6 +50,18 @@ const namedAddress = (named) => {
   return named.name ? [h('strong', null, named.name), ' ', code(named.address)] : code(named.address);
 };
 
+/**
+ * A key as people read it: its passkey's name, and where the operator labelled the key (issue 52) the label
+ * with the id beside it (a label is the operator's word; the id is what identifies the key).
+ * @param {{ id: string, name: string | null, label?: string | null }} k
+ */
+const keyText = (k) => (k.label ? `${k.name ? `${k.name} \u00b7 ` : ''}${k.label} (${k.id})` : k.name || k.id);
+/** The same, as markup: the name and label in bold, the id muted beside them. @param {{ id: string, name: string | null, label?: string | null }} k */
+const keyNamed = (k) => {
+  const shown = [k.name, k.label].filter(Boolean).join(' \u00b7 ');
+  return [h('strong', null, shown || k.id), shown ? [' ', h('span', { class: 'muted' }, k.id)] : null];
+};
+
 /** @param {{ address: string | null, name: string | null }} w */
 const walletShort = (w) => (w.address === null ? w.name ?? 'unknown' : w.name ? `${w.name} (${shortHex(w.address)})` : shortHex(w.address));
 
@@ -108,7 +120,7 @@ function votesTable(votes, caption) {
     caption,
     hideCaption: true,
     head: ['Approver', 'Decision', 'When', 'Signed with'],
-    rows: votes.map((v) => [v.approver.name || v.approver.id, badge(v.decision), time(v.at), v.kind === 'passkey' ? 'passkey' : v.kind === 'address' ? 'address key' : 'no signature']),
+    rows: votes.map((v) => [keyText(v.approver), badge(v.decision), time(v.at), v.kind === 'passkey' ? 'passkey' : v.kind === 'address' ? 'address key' : 'no signature']),
   });
 }
 
@@ -302,7 +314,7 @@ function approvalCard(a, level = 2, ...more) {
           ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, f.value]), fieldCount(a)) : null],
           ['Warning', a.call?.uniqBinding?.warning ?? null],
           ['Value', a.value !== null && a.value !== '0' ? `${formatEther(a.value)} ETH` : null],
-          ['Requested by', a.requester.name || a.requester.id],
+          ['Requested by', keyText(a.requester)],
           ['Requested', time(a.created)],
           [a.status === 'pending' ? 'Expires' : 'Expired', a.status === 'pending' || a.status === 'expired' ? time(a.expires) : null],
           ['Votes', tally(a)],
@@ -553,7 +565,7 @@ export async function approvalView(ctx, id) {
     section(
       'Decision',
       facts([
-        ['Requested by', [h('strong', null, a.requester.name || a.requester.id), a.requester.name ? [' ', h('span', { class: 'muted' }, a.requester.id)] : null]],
+        ['Requested by', keyNamed(a.requester)],
         ['Requested', when(a.created)],
         [a.status === 'pending' ? 'Expires' : 'Expiry', when(a.expires)],
         ['Held by rule', a.rule === null ? 'none named' : [code(a.rule), a.ruleDescription ? `: ${a.ruleDescription}` : '']],

@@ -46,7 +46,7 @@ export interface UseCasePorts {
   signCall: Pick<SignCall, 'executeBody'>;
   /** Approvals (issue 25): signs held for a quorum of approver keys. */
   listApprovals: Pick<ListApprovals, 'execute'>;
-  getApproval: Pick<GetApproval, 'execute' | 'shownPolicy'>;
+  getApproval: Pick<GetApproval, 'execute' | 'shownPolicy' | 'keyLabels'>;
   voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
   governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze'>;

@@ -1,4 +1,4 @@
-import { presentApprovalOf, type ShownPolicy } from '../../src/application/approvals.use-case.js';
+import { presentApprovalOf, type KeyLabels, type ShownPolicy } from '../../src/application/approvals.use-case.js';
 import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
@@ -35,7 +35,7 @@ export function presentSubmission(r: SignatureRecord): SubmissionView {
 }
 
 /** An approval as the API shows it (the status as of the read: pending turns expired at `expires`); `shown`: the policy in force, for a call's contract. */
-export const presentApproval = (a: Approval, shown?: ShownPolicy): ApprovalView => presentApprovalOf(a, shown);
+export const presentApproval = (a: Approval, shown?: ShownPolicy, labels?: KeyLabels): ApprovalView => presentApprovalOf(a, shown, labels);
 
 /** A proposal as the API shows it: instants as ISO text, the rest as the use case reads it. */
 export function presentProposal(p: ProposalView): ProposalJson {

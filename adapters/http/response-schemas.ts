@@ -113,6 +113,7 @@ export const approvalSchema = z
     rule: z.string().meta({ description: 'The approval rule of the vault policy that held the sign (`a1`, ...).' }),
     group: z.string().nullable().meta({ description: 'Only approver keys of this group vote on it; null: any approver key of the vault.' }),
     requester: z.string().meta({ description: '`api-key:<id>`: the key that asked. It can never vote on its own request.' }),
+    requesterLabel: z.string().optional().meta({ description: "The requester key's label (`api-keys create --label`), beside its id; absent when it has none. The operator's words, not part of a governed vault's signed state: the id is what identifies the key." }),
     request: z
       .union([
         z
@@ -167,6 +168,7 @@ export const approvalSchema = z
       .array(
         z.object({
           by: z.string().meta({ description: '`api-key:<id>`' }),
+          byLabel: z.string().optional().meta({ description: "The voting key's label, beside `by`; absent when it has none." }),
           vote: z.enum(['approve', 'reject']),
           at: instant('When the vote was counted.'),
           signature: z.string().nullable().meta({ description: "The vote's EIP-712 `Decision` signature by its key's approver address; null: a key without credential." }),

@@ -113,8 +113,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r) => ({ vaultId: r.vaultId, ...parseOrThrow(approvalListSchema, queryParameters(r.query, APPROVAL_LIST_PARAMETERS)) }),
     answer: async (deps, c) => {
       const { vaultId, ...query } = c;
-      const [result, shown] = await Promise.all([deps.listApprovals.execute(vaultId, query), deps.getApproval.shownPolicy(vaultId)]);
-      return ok({ count: result.count, page: result.page.map((a) => presentApproval(a, shown)) });
+      const [result, shown, labels] = await Promise.all([deps.listApprovals.execute(vaultId, query), deps.getApproval.shownPolicy(vaultId), deps.getApproval.keyLabels(vaultId)]);
+      return ok({ count: result.count, page: result.page.map((a) => presentApproval(a, shown, labels)) });
     },
   }),
   route({
@@ -125,8 +125,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     role: APPROVAL_READERS,
     command: (r) => ({ vaultId: r.vaultId, id: r.params.approvalId! }),
     answer: async (deps, c) => {
-      const [approval, shown] = await Promise.all([deps.getApproval.execute(c.vaultId, c.id), deps.getApproval.shownPolicy(c.vaultId)]);
-      return ok(presentApproval(approval, shown));
+      const [approval, shown, labels] = await Promise.all([deps.getApproval.execute(c.vaultId, c.id), deps.getApproval.shownPolicy(c.vaultId), deps.getApproval.keyLabels(c.vaultId)]);
+      return ok(presentApproval(approval, shown, labels));
     },
   }),
   route({
@@ -136,7 +136,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'approve', ...voteOf(r.body) }),
-    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.shownPolicy(c.principal.vaultId))),
+    answer: async (deps, c) => ok(await votedApproval(deps, c)),
   }),
   route({
     method: 'POST',
@@ -145,7 +145,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     body: 'optional-json',
     role: 'approver',
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
-    answer: async (deps, c) => ok(presentApproval(await deps.voteOnApproval.execute(c), await deps.getApproval.shownPolicy(c.principal.vaultId))),
+    answer: async (deps, c) => ok(await votedApproval(deps, c)),
   }),
   // Governance (issue 35, docs/governance.md): the state in force, proposals voted with approvers' EIP-712 signatures, the freeze.
   route({
@@ -373,7 +373,13 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
 const LIST_PARAMETERS = ['offset', 'count'] as const;
 const APPROVAL_LIST_PARAMETERS = ['offset', 'count', 'status'] as const;
 
-/** The `Idempotency-Key` header (1 to 255 characters), or undefined. */
+/** A vote's answer: the approval after it, with the policy's names and the keys' labels, as a read shows it. */
+async function votedApproval(deps: HttpDeps, c: VoteCommand) {
+  const approval = await deps.voteOnApproval.execute(c);
+  const [shown, labels] = await Promise.all([deps.getApproval.shownPolicy(c.principal.vaultId), deps.getApproval.keyLabels(c.principal.vaultId)]);
+  return presentApproval(approval, shown, labels);
+}
+
 /** A signature, or the approval that holds the request: 202, nothing signed yet (docs/api.md#approvals-four-eyes), on every signing route. */
 function outcomeReply(outcome: object): Reply {
   return 'approval' in outcome ? jsonReply(202, { success: true, data: { approval: presentApproval(outcome.approval as Approval) } }) : ok(outcome);
@@ -385,6 +391,7 @@ function keyOf(r: RouteRequest): { idempotencyKey?: string } {
   return key === undefined ? {} : { idempotencyKey: key };
 }
 
+/** The `Idempotency-Key` header (1 to 255 characters), or undefined. */
 function idempotencyKeyOf(r: RouteRequest): string | undefined {
   const given = r.headers['idempotency-key'];
   return parseIdempotencyKey(Array.isArray(given) ? given.join(', ') : given);

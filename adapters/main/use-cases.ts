@@ -193,7 +193,7 @@ export const USE_CASES = {
   /** A page of the vault's approvals, oldest first, optionally of one status. */
   listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock, p.policyCache)),
   /** One approval: what is asked, the votes, and once approved the Sign result. */
-  getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock, p.policyCache)),
+  getApproval: entry(GetApproval, (p) => new GetApproval(p.approvals, p.clock, p.policyCache, p.repo)),
   /** An approver key's vote; the approve that completes the quorum releases the signature (once), by the request's kind. */
   voteOnApproval: entry(
     VoteOnApproval,

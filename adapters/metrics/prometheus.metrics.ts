@@ -113,7 +113,7 @@ export class PrometheusMetrics {
     });
     this.authRefused = new Counter({
       name: 'wallet_vault_auth_refused_total',
-      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, other_vault, malformed_vault, foreign_network, ungoverned_key, ungoverned_secret).',
+      help: 'Requests whose API key was refused, by reason (missing_header, malformed_header, not_bearer, malformed_key, unknown_key, wrong_secret, revoked_key, expired_key, rotated_key, other_vault, malformed_vault, foreign_network, ungoverned_key, ungoverned_secret).',
       labelNames: ['reason'],
       registers,
     });

@@ -89,6 +89,22 @@ export class InMemoryWalletRepository implements WalletRepository {
       return () => this.apiKeys.set(id, key);
     });
   }
+  rotateApiKey(id: string, successor: ApiKeyRecord, overlapEnds: Date, recorded: AuditEvent): Promise<boolean> {
+    return changeAudited(this.audit, recorded, () => {
+      const key = this.apiKeys.get(id);
+      if (!key || key.revoked !== null || key.replacedBy != null) return null;
+      this.apiKeys.set(id, { ...key, replacedBy: successor.id, overlapEnds });
+      this.apiKeys.set(successor.id, successor);
+      return () => {
+        this.apiKeys.set(id, key);
+        this.apiKeys.delete(successor.id);
+      };
+    });
+  }
+  async markFirstUsed(id: string, now: Date): Promise<void> {
+    const key = this.apiKeys.get(id);
+    if (key && key.firstUsed == null) this.apiKeys.set(id, { ...key, firstUsed: now });
+  }
   async countActiveApiKeys(vaultId: string): Promise<number> {
     return [...this.apiKeys.values()].filter((k) => k.vaultId === vaultId && k.revoked === null).length;
   }

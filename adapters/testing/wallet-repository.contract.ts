@@ -80,6 +80,31 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(trail.filter((r) => r.action === 'api-key.credential-set').map((r) => r.subject)).toEqual([legacy.id]);
     });
 
+    it("keeps an API key's label and expiry; rotateApiKey marks the old key and inserts its successor with its audit record, once; markFirstUsed keeps the first time (issue 52)", async () => {
+      const vault = await newVault();
+      const old = anApiKey(vault, { roles: ['signer'], label: 'ci deploy', expires: ms(86_400_000) });
+      const gone = anApiKey(vault, { created: ms(1), revoked: ms(2) });
+      await f.repo.insertApiKey(old);
+      await f.repo.insertApiKey(gone);
+      expect(await f.repo.findApiKey(old.id)).toEqual(old);
+      const successor = anApiKey(vault, { roles: ['signer'], label: 'ci deploy', expires: old.expires!, created: ms(3), replaces: old.id });
+      const recorded = { action: 'api-key.rotated', at: ms(3), actor: 'operator', vaultId: vault.id, subject: old.id, details: { replacedBy: successor.id } } as const;
+      expect(await f.repo.rotateApiKey(old.id, successor, ms(3_600_003), recorded)).toBe(true);
+      expect(await f.repo.findApiKey(old.id)).toEqual({ ...old, replacedBy: successor.id, overlapEnds: ms(3_600_003) });
+      expect(await f.repo.findApiKey(successor.id)).toEqual(successor);
+      // Rotated already, revoked, or no such key: nothing written, no record.
+      const again = anApiKey(vault, { created: ms(4) });
+      expect(await f.repo.rotateApiKey(old.id, again, ms(5), recorded)).toBe(false);
+      expect(await f.repo.rotateApiKey(gone.id, again, ms(5), { ...recorded, subject: gone.id })).toBe(false);
+      expect(await f.repo.rotateApiKey('0000000000000000', again, ms(5), { ...recorded, subject: '0000000000000000' })).toBe(false);
+      expect(await f.repo.findApiKey(again.id)).toBeNull();
+      const trail = await f.auditLog.list({ afterSeq: 0, limit: 1000, vaultId: vault.id });
+      expect(trail.filter((r) => r.action === 'api-key.rotated').map((r) => r.subject)).toEqual([old.id]);
+      await f.repo.markFirstUsed(successor.id, ms(10));
+      await f.repo.markFirstUsed(successor.id, ms(20));
+      expect((await f.repo.findApiKey(successor.id))?.firstUsed).toEqual(ms(10));
+    });
+
     it("keeps an API key's roles and networks (IPv4 and IPv6 ranges) as given; none bound means null", async () => {
       const vault = await newVault();
       const bound = anApiKey(vault, { roles: ['signer', 'reader'], allowCidrs: parseCidrs('10.0.0.0/8,192.0.2.7/32,2001:db8::/32') });

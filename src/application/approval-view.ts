@@ -27,7 +27,8 @@ export interface ApprovalViewArgument {
 }
 
 export interface ApprovalViewVote {
-  readonly approver: { readonly id: string; readonly name: string | null };
+  /** `name`: the passkey's; `label`: the operator's label of the key (issue 52), shown beside its id. */
+  readonly approver: { readonly id: string; readonly name: string | null; readonly label: string | null };
   readonly decision: 'approve' | 'reject';
   readonly at: string;
   /** passkey: a WebAuthn assertion; address: an EIP-712 signature; unsigned: a key without credential. */
@@ -101,7 +102,7 @@ export interface ApprovalView {
   readonly message: string | null;
   /** An EIP-7702 authorization's delegate, chain id and nonce; null for the other kinds. */
   readonly authorization: Readonly<Record<string, unknown>> | null;
-  readonly requester: { readonly id: string; readonly name: string | null };
+  readonly requester: { readonly id: string; readonly name: string | null; readonly label: string | null };
   readonly created: string;
   readonly expires: string;
   readonly decided: string | null;
@@ -129,6 +130,8 @@ export interface ApprovalViewContext {
   readonly chainName: (id: string) => string | null;
   /** An approver's name (the passkey's) by API key id, or null. */
   readonly approverName: (apiKeyId: string) => string | null;
+  /** The operator's label of a key (`api-keys create --label`), or null. */
+  readonly keyLabel: (apiKeyId: string) => string | null;
   /** Whether the key has a passkey (its votes are passkey votes). */
   readonly hasPasskey: (apiKeyId: string) => boolean;
   readonly payloads: Pick<StandardPayloads, 'unsignedTransaction' | 'decodeArguments'>;
@@ -326,7 +329,7 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     typedData,
     message,
     authorization,
-    requester: { id: a.requester, name: ctx.approverName(a.requester) },
+    requester: { id: a.requester, name: ctx.approverName(a.requester), label: ctx.keyLabel(a.requester) },
     created: a.created.toISOString(),
     expires: a.expires.toISOString(),
     decided: a.decided?.toISOString() ?? null,
@@ -337,7 +340,7 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     ruleDescription: rule?.description ?? null,
     requestHash: `0x${a.requestHash.replace(/^0x/, '').toLowerCase()}`,
     votes: a.votes.map((v) => ({
-      approver: { id: v.apiKeyId, name: ctx.approverName(v.apiKeyId) },
+      approver: { id: v.apiKeyId, name: ctx.approverName(v.apiKeyId), label: ctx.keyLabel(v.apiKeyId) },
       decision: v.vote,
       at: v.at.toISOString(),
       kind: ctx.hasPasskey(v.apiKeyId) ? 'passkey' : v.signature ? 'address' : 'unsigned',

@@ -10,6 +10,7 @@ import { parseAbiFunction } from '../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../domain/signing/argument-coercion.js';
 import type { ApprovalPage, ApprovalStore, CountedVote } from '../ports/approval-store.port.js';
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
+import type { ApiKeyRecord } from '../domain/vault.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import { actorOf, apiKeyActor, audit, SYSTEM } from './audit-actor.js';
@@ -105,6 +106,8 @@ export class GetApproval {
     private readonly store: ApprovalStore | undefined,
     private readonly clock: Clock,
     private readonly policies?: Pick<PolicyCache, 'state'>,
+    /** The vault's keys, for their labels; absent: approvals are shown without labels. */
+    private readonly apiKeys?: Pick<ApiKeyStore, 'listApiKeys'>,
   ) {}
 
   async execute(vaultId: string, id: string): Promise<Approval> {
@@ -121,7 +124,20 @@ export class GetApproval {
   async shownPolicy(vaultId: string): Promise<ShownPolicy> {
     return documentForReads(this.policies, vaultId);
   }
+
+  /**
+   * The operator's labels of the vault's keys (issue 52), by key id: shown beside the requester's and the
+   * voters' ids, never instead of them. A label is the row's (not in a governed vault's signed state), so
+   * the id stays what an approver checks.
+   */
+  async keyLabels(vaultId: string): Promise<KeyLabels> {
+    return keyLabelsOf(await (this.apiKeys?.listApiKeys(vaultId) ?? []));
+  }
 }
+
+/** API key id → its label, for the keys that have one. */
+export type KeyLabels = ReadonlyMap<string, string>;
+export const keyLabelsOf = (keys: readonly ApiKeyRecord[]): KeyLabels => new Map(keys.flatMap((k) => (k.label == null ? [] : [[k.id, k.label] as const])));
 
 export interface VoteCommand {
   readonly principal: Principal;
@@ -500,6 +516,8 @@ export interface ApprovalPresentation {
   rule: string;
   group: string | null;
   requester: string;
+  /** The requester key's label (`api-keys create --label`), beside `requester`; absent when it has none. */
+  requesterLabel?: string;
   request: (Omit<ApprovalRequestView, 'arguments'> & { arguments: DecodedArgument[] }) | StandardRequestView;
   /**
    * sha256 of the stored request as `0x` + 64 lower-case hex digits: the EIP-712 `Decision`'s `request`,
@@ -507,7 +525,7 @@ export interface ApprovalPresentation {
    */
   requestHash: string;
   /** `signature`: the vote's EIP-712 Decision signature; null for a vote of a key without credential. */
-  votes: { by: string; vote: ApprovalVoteKind; at: string; signature: string | null }[];
+  votes: { by: string; byLabel?: string; vote: ApprovalVoteKind; at: string; signature: string | null }[];
   result: ApprovalResultView | null;
   simulation: SimulationView | null;
 }
@@ -525,7 +543,11 @@ export interface SimulationView {
  * undefined where it was not read (the answer that holds a sign): then neither is given, rather than a
  * binding that would say the uniq is pinned to nothing.
  */
-export function presentApprovalOf(a: Approval, shown?: ShownPolicy): ApprovalPresentation {
+export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: KeyLabels): ApprovalPresentation {
+  const labelled = (field: 'requesterLabel' | 'byLabel', id: string) => {
+    const label = labels?.get(id);
+    return label === undefined ? {} : { [field]: label };
+  };
   const kind = approvalKind(a);
   let request: ApprovalPresentation['request'];
   if (kind === 'call') {
@@ -553,9 +575,10 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy): ApprovalPre
     rule: a.ruleId,
     group: a.group,
     requester: apiKeyActor(a.requester),
+    ...labelled('requesterLabel', a.requester),
     request,
     requestHash: asBytes32(a.requestHash),
-    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
+    votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), ...labelled('byLabel', v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
     result: approvalResult(a),
     simulation: a.simulation ? (JSON.parse(a.simulation) as SimulationView) : null,
   };

@@ -15,7 +15,7 @@ import type { StandardPayloads } from '../ports/standard-payloads.port.js';
 import type { VaultStore } from '../ports/vault-store.port.js';
 import type { WalletStore } from '../ports/wallet-store.port.js';
 import { approvalView, typedDataFieldPage, type ApprovalView, type ApprovalViewContext, type TypedDataFieldPage } from './approval-view.js';
-import type { GetApproval, ListApprovals, VoteOnApproval } from './approvals.use-case.js';
+import { keyLabelsOf, type GetApproval, type ListApprovals, type VoteOnApproval } from './approvals.use-case.js';
 import { governedApiKey, withEntry, type GovernedApiKey, type GovernedPasskey } from '../domain/governance.js';
 import { apiKeyActor, auditEvent, OPERATOR } from './audit-actor.js';
 import type { EntriesProposer, Governance, ProposalView } from './governance.use-case.js';
@@ -457,7 +457,8 @@ export class ApproversConsole {
 
   private async viewContext(vaultId: string): Promise<ApprovalViewContext> {
     const { store } = this.parts();
-    const [state, passkeys] = await Promise.all([this.deps.policies.state(vaultId), store.passkeys(vaultId)]);
+    const [state, passkeys, keys] = await Promise.all([this.deps.policies.state(vaultId), store.passkeys(vaultId), this.deps.repository.listApiKeys(vaultId)]);
+    const labels = keyLabelsOf(keys);
     // The operator's names come from the document in force whether or not the vault is frozen (its approvers
     // still read and reject what it holds); a governed state that does not verify names nothing.
     const policy = state.problem === null ? state.document : null;
@@ -469,6 +470,7 @@ export class ApproversConsole {
       chainId: (name) => this.deps.chainIds[name] ?? null,
       chainName: (id) => byId.get(id) ?? null,
       approverName: (id) => names.get(id) ?? null,
+      keyLabel: (id) => labels.get(id) ?? null,
       hasPasskey: (id) => names.has(id),
       payloads: this.deps.payloads,
     };

@@ -1,4 +1,5 @@
 import { addressInCidrs } from '../domain/api-key-access.js';
+import { expiredRefusal, rotatedRefusal } from '../domain/api-key-lifecycle.js';
 import { DomainError, ErrorCode } from '../domain/errors.js';
 import { escapeControlCharacters } from '../domain/unicode.js';
 import { isWellFormedVaultId } from '../domain/vault.js';
@@ -67,6 +68,11 @@ export class Authenticate {
       return refuse('revoked_key', refused, parsed.id);
     }
     if (record.vaultId !== vaultId) return refuse('other_vault', refused, parsed.id);
+    // Its lifecycle (issue 52), named to the holder alone (the secret matched): an expired key says when,
+    // a rotated one that it was replaced, so the holder knows to use the new key rather than call support.
+    const now = this.clock.now();
+    const ended = expiredRefusal(record, now) ?? (record.replacedBy == null ? null : rotatedRefusal(record, now, await this.successorFirstUse(record.replacedBy)));
+    if (ended !== null) return refuse(ended.reason, ended.message, parsed.id);
     // On a vault whose signed state governs its keys, the row only proves its revocation (and a first check
     // of the secret): a key the state does not list is unknown, a listed key's powers are the state's, not
     // the row's, and where the state lists the secret's hash the secret must match that one too, so a
@@ -82,6 +88,8 @@ export class Authenticate {
       this.refusals.refused({ source, reason: 'foreign_network', vaultId, apiKeyId: parsed.id });
       throw new DomainError(ErrorCode.FORBIDDEN_NETWORK, `this API key may not be used from ${escapeControlCharacters(source)}`);
     }
+    // A rotation's new key: its first use ends the old key's overlap, on every instance (the row says so).
+    if (record.replaces != null && record.firstUsed == null) await this.repository.markFirstUsed(record.id, now).catch(unnamedDatabaseFailure);
     return {
       apiKeyId: record.id,
       vaultId,
@@ -89,6 +97,12 @@ export class Authenticate {
       ...(powers.group ? { group: powers.group } : {}),
       ...(powers.approverAddress ? { approverAddress: powers.approverAddress } : {}),
     };
+  }
+
+  /** When a rotated key's successor was first used (null: not yet, or its row is gone). */
+  private async successorFirstUse(id: string): Promise<Date | null> {
+    const successor = await this.repository.findApiKey(id).catch(unnamedDatabaseFailure);
+    return successor?.firstUsed ?? null;
   }
 }
 

@@ -1,6 +1,7 @@
 import { parseAddress } from '../domain/address.js';
 import { parseApproverGroup } from '../domain/approval-rules.js';
 import { invalidArgument, DomainError, ErrorCode } from '../domain/errors.js';
+import { parseApiKeyExpiry, parseApiKeyLabel, parseOverlap } from '../domain/api-key-lifecycle.js';
 import { checkApproverSeparation, DEFAULT_ROLES, parseRoles, type ApiKeyRole, type Cidr } from '../domain/api-key-access.js';
 import type { ApiKeyRecord, Vault } from '../domain/vault.js';
 import { showValue } from '../domain/show-value.js';
@@ -15,6 +16,12 @@ import { audit, auditEvent, OPERATOR } from './audit-actor.js';
 import { requireVault } from './wallet-lookup.js';
 import { governedApiKey, withEntry, withoutEntry, type GovernedApiKey } from '../domain/governance.js';
 import type { EntriesProposer, MadeProposal } from './governance.use-case.js';
+
+/** A key's label and expiry as its audit records carry them (only those it has). */
+const lifecycleDetails = (key: ApiKeyRecord) => ({
+  ...(key.label == null ? {} : { label: key.label }),
+  ...(key.expires == null ? {} : { expires: key.expires.toISOString() }),
+});
 
 /** The account vaults go to when none is named: a self-hosted deployment usually has just one. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -65,8 +72,10 @@ export class ManageVaults {
    */
   async createApiKey(
     vaultId: string,
-    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean; approverAddress?: string } = {},
+    access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean; approverAddress?: string; label?: string; expires?: string } = {},
   ): Promise<{ apiKey: string; record: ApiKeyRecord } & MadeProposal & Warned> {
+    // Checked first, with the clock the expiry counts from: a bad label or expiry writes nothing.
+    const lifecycle = this.lifecycleOf(access.label, access.expires);
     const roles = access.roles === undefined ? DEFAULT_ROLES : parseRoles(access.roles.join(','));
     checkApproverSeparation(roles, access.allowSignerApprover === true);
     await requireVault(this.repository, vaultId);
@@ -85,6 +94,7 @@ export class ManageVaults {
       id, vaultId, secretHash, created: this.clock.now(), revoked: null, roles, allowCidrs,
       ...(group === null ? {} : { group }),
       ...(approverAddress === null ? {} : { approverAddress }),
+      ...lifecycle,
     };
     await this.repository.insertApiKey(record);
     await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id, {
@@ -92,6 +102,7 @@ export class ManageVaults {
       allowCidrs: allowCidrs === null ? null : allowCidrs.map((c) => c.text).join(','),
       ...(group === null ? {} : { group }),
       ...(approverAddress === null ? {} : { approverAddress }),
+      ...lifecycleDetails(record),
     });
     if (governed === null) return { apiKey, record, ...warned };
     return { apiKey, record, ...warned, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey(record)))) };
@@ -144,6 +155,48 @@ export class ManageVaults {
     const recorded = auditEvent('api-key.credential-set', now, OPERATOR, vaultId, keyId, { approverAddress, previous: key.approverAddress ?? null });
     if (!(await this.repository.setApproverAddress(keyId, approverAddress, recorded))) throw invalidArgument(`key: api key ${keyId} does not exist`);
     return { ...key, approverAddress, ...warned };
+  }
+
+  /**
+   * Rotates key `id` of vault `vaultId` (issue 52): a new key with the old one's roles, group, credential,
+   * networks, label and expiry, shown once, while the old one keeps working until `overlap` (`1h`) has passed
+   * or the new one is first used, whichever comes first. Audited `api-key.rotated` (subject the old key) in
+   * the transaction that writes both rows. Refused on a vault whose signed state governs its keys: there the
+   * state lists each key with its secret's hash, so a new key authenticates only once a quorum signed it, and
+   * an overlap counted from now could end before that (locking the holder out); rotate there with
+   * `api-keys create` (a proposal) and `api-keys revoke` once the new key is in force (docs/governance.md).
+   */
+  async rotateApiKey(vaultId: string, id: string, overlap: string): Promise<{ apiKey: string; record: ApiKeyRecord; replaced: ApiKeyRecord }> {
+    const overlapMs = parseOverlap(overlap);
+    await requireVault(this.repository, vaultId);
+    const old = await this.repository.findApiKey(id);
+    if (old === null || old.vaultId !== vaultId) throw invalidArgument(`id: api key ${showValue(id)} is not a key of vault ${vaultId}`);
+    if (old.revoked !== null) throw invalidArgument(`id: api key ${id} is revoked; create a new key instead`);
+    if (old.replacedBy != null) throw invalidArgument(`id: api key ${id} was rotated already (replaced by ${old.replacedBy}); rotate that key instead`);
+    const now = this.clock.now();
+    if (old.expires != null && old.expires.getTime() <= now.getTime()) throw invalidArgument(`id: api key ${id} expired at ${old.expires.toISOString()}; create a new key instead`);
+    if ((await this.governedKeys(vaultId)) !== null) {
+      throw new DomainError(
+        ErrorCode.INVALID_ARGUMENT,
+        `id: vault ${vaultId} is governed: its keys change only by proposals its approvers sign, and a rotation's overlap cannot wait for their quorum; ` +
+          'create the new key with api-keys create (a proposal), then revoke this one with api-keys revoke once the new key is in force (docs/governance.md, "API keys and webhooks")',
+      );
+    }
+    const { id: newId, apiKey, secretHash } = generateApiKey();
+    const { id: _old, created: _c, revoked: _r, secretHash: _h, replacedBy: _b, overlapEnds: _e, firstUsed: _f, replaces: _p, ...kept } = old;
+    const record: ApiKeyRecord = { ...kept, id: newId, secretHash, created: now, revoked: null, replaces: id };
+    const overlapEnds = new Date(now.getTime() + overlapMs);
+    const recorded = auditEvent('api-key.rotated', now, OPERATOR, vaultId, id, { replacedBy: newId, overlapEnds: overlapEnds.toISOString(), ...lifecycleDetails(record) });
+    if (!(await this.repository.rotateApiKey(id, record, overlapEnds, recorded))) throw invalidArgument(`id: api key ${id} was revoked or rotated meanwhile`);
+    return { apiKey, record, replaced: { ...old, replacedBy: newId, overlapEnds } };
+  }
+
+  /** The label and expiry of a new key, checked (absent fields: none). */
+  private lifecycleOf(label: string | undefined, expires: string | undefined): Pick<ApiKeyRecord, 'label' | 'expires'> {
+    return {
+      ...(label === undefined ? {} : { label: parseApiKeyLabel(label) }),
+      ...(expires === undefined ? {} : { expires: parseApiKeyExpiry(expires, this.clock.now()) }),
+    };
   }
 
   async listApiKeys(vaultId: string): Promise<ApiKeyRecord[]> {

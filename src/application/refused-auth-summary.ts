@@ -14,6 +14,9 @@ export const REFUSAL_REASONS = {
   unknown_key: 'unknown API key',
   wrong_secret: 'wrong secret',
   revoked_key: 'revoked API key',
+  // The key's own lifecycle (issue 52): past its expiry, or rotated and its overlap over (or its successor in use).
+  expired_key: 'expired API key',
+  rotated_key: 'rotated API key',
   other_vault: 'API key of another vault',
   malformed_vault: 'malformed vault id',
   foreign_network: 'API key used from outside its networks',

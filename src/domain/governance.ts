@@ -1,3 +1,4 @@
+import { durationMs } from './duration.js';
 import { parseAddress } from './address.js';
 import { API_KEY_ROLES, type ApiKeyRole } from './api-key-access.js';
 import { invalidArgument } from './errors.js';
@@ -119,17 +120,11 @@ export const GOVERNANCE_READERS: readonly ApiKeyRole[] = ['reader', 'approver', 
 
 export const GOVERNED_STATE_VERSION = 1;
 const MAX_APPROVERS = 20;
-const DELAY = /^(0|[1-9][0-9]{0,8})(s|m|h|d)$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const MAX_DELAY_MS = 31 * UNIT_MS.d;
+const MAX_DELAY_MS = 31 * 86_400_000;
 
 /** `0s`, `90s`, `1h`, `2d` in milliseconds (0 allowed: a change then applies at its M-th signature). */
 export function delayMs(text: string): number {
-  const match = DELAY.exec(text.trim());
-  if (match === null) throw invalidArgument(`delay: ${JSON.stringify(text)} is not a whole number and a unit (s, m, h, d), such as 1h or 0s`);
-  const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-  if (ms > MAX_DELAY_MS) throw invalidArgument(`delay: ${text} is longer than 31d`);
-  return ms;
+  return durationMs(text, 'delay', MAX_DELAY_MS, '31d');
 }
 
 /** The settings as given (`--required 2 --approvers 0xA,0xB,0xC --delay 1h`), checked: M within 1..approvers, addresses distinct. */

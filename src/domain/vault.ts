@@ -32,6 +32,18 @@ export interface ApiKeyRecord {
    * before credentials, whose votes count unsigned until the operator attaches one.
    */
   readonly approverAddress?: string | null;
+  /** The operator's name for the key (`--label`, issue 52), shown beside its id; null or absent: none. */
+  readonly label?: string | null;
+  /** When it stops authenticating (`--expires`); null or absent: never. */
+  readonly expires?: Date | null;
+  /** The key that replaced it (`api-keys rotate`); null or absent: not rotated. */
+  readonly replacedBy?: string | null;
+  /** A rotated key's last instant, unless its successor is used first. */
+  readonly overlapEnds?: Date | null;
+  /** The key it replaced, on a key made by a rotation: its first use ends that key's overlap. */
+  readonly replaces?: string | null;
+  /** When a key made by a rotation first authenticated (recorded for those only). */
+  readonly firstUsed?: Date | null;
 }
 
 /** A vault id as this service makes them: a UUID (v7 from UuidV7IdGenerator), 36 characters. */

@@ -16,6 +16,14 @@ export interface ApiKeyStore {
    * the same transaction; false (nothing written) when there is no such key.
    */
   setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean>;
+  /**
+   * Rotation (issue 52): marks key `id` replaced by `successor` until `overlapEnds`, inserts `successor`
+   * and records `recorded`, in one transaction; false (nothing written) when `id` is no key, is revoked or
+   * was rotated already.
+   */
+  rotateApiKey(id: string, successor: ApiKeyRecord, overlapEnds: Date, recorded: AuditEvent): Promise<boolean>;
+  /** Records the first use of a key made by a rotation (a second call keeps the first time): it ends the old key's overlap. */
+  markFirstUsed(id: string, now: Date): Promise<void>;
   /** Number of keys of the vault that are not revoked. */
   countActiveApiKeys(vaultId: string): Promise<number>;
 }

@@ -47,6 +47,8 @@ export const AUDIT_ACTIONS = [
   // without a valid signature of their key's credential (counted for nothing, the approval left pending).
   'api-key.credential-set',
   'approval.vote-invalid',
+  // API keys with a lifecycle (issue 52): a key replaced by a new one, the old one working for an overlap.
+  'api-key.rotated',
   // EIP-7702 (issue 40): an authorization delegating a wallet's account to a contract's code.
   'sign.authorization',
   // The approvers' console (issue 36, docs/console.md): an invite made, an approver enrolled with a passkey,

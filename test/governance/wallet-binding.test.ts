@@ -194,7 +194,9 @@ describe.each(DIALECTS)('the wallets of a release before bindings on %s', (diale
   /** The schema as the release before bindings left it: no binding column, no marker (nor what later migrations added). */
   const asBeforeBindings = async () => {
     const bindings = (dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS).findIndex((m) => m.name === 'wallet-binding') + 1;
-    await store.sql('ALTER TABLE approvals DROP COLUMN seal'); // held-request-seal, the migration after it
+    // What the migrations after it added (held-request-seal, api-key-lifecycle).
+    await store.sql('ALTER TABLE approvals DROP COLUMN seal');
+    for (const column of ['label', 'expires', 'replaced_by', 'overlap_ends', 'replaces', 'first_used']) await store.sql(`ALTER TABLE api_keys DROP COLUMN ${column}`);
     await store.sql('ALTER TABLE wallets DROP COLUMN binding');
     await store.sql('DROP TABLE wallet_binding_upgrade');
     await store.sql('DELETE FROM wallet_vault_migrations WHERE version >= $1', [bindings]);

@@ -321,4 +321,34 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     expect(final).toMatchObject({ status: 'approved', approvals: 3 });
     expect((await signatures(v.vaultId)).map((r) => r.subject)).toEqual([final.result.submissionHash]);
   });
+
+  it("shows the operator's labels of the requester's and the voters' keys beside their ids (issue 52), never instead of them; an unlabelled key shows none", async () => {
+    const v = await aHeldVault('labels');
+    const labelled = async (roles: ApiKeyRole[], label: string) => {
+      const { apiKey, record } = await s.vault.manageVaults.createApiKey(v.vaultId, { roles, label, allowSignerApprover: true });
+      return { api: client(s.url, apiKey), id: record.id };
+    };
+    const bot = await labelled(['signer'], 'payments bot');
+    const alice = await labelled(['approver'], 'alice (finance)');
+    const held = await bot.api.post(`${v.base}/sign`, v.body());
+    expect(held.status).toBe(202);
+    const { id } = held.body.data.approval;
+    expect((await alice.api.post(`${v.base}/approvals/${id}/approve`)).body.data).toMatchObject({
+      requester: `api-key:${bot.id}`,
+      requesterLabel: 'payments bot',
+      votes: [{ by: `api-key:${alice.id}`, byLabel: 'alice (finance)', vote: 'approve' }],
+    });
+    await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/reject`);
+    const shown = (await v.admin.get(`${v.base}/approvals/${id}`)).body.data;
+    expect(shown).toMatchObject({ requester: `api-key:${bot.id}`, requesterLabel: 'payments bot' });
+    expect(shown.votes.map((x: { by: string; byLabel?: string }) => [x.by, x.byLabel])).toEqual([
+      [`api-key:${alice.id}`, 'alice (finance)'],
+      [`api-key:${v.approvers[0]!.id}`, undefined],
+    ]);
+    const listed = (await v.admin.get(`${v.base}/approvals`)).body.data.page.find((a: { id: string }) => a.id === id);
+    expect(listed).toMatchObject({ requesterLabel: 'payments bot', votes: [{ byLabel: 'alice (finance)' }, {}] });
+    // A key without a label: no field, as before.
+    const plain = (await v.requester.api.post(`${v.base}/sign`, v.body())).body.data.approval;
+    expect((await v.admin.get(`${v.base}/approvals/${plain.id}`)).body.data).not.toHaveProperty('requesterLabel');
+  });
 });

@@ -136,7 +136,7 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     const first = await decide(alice, id, 'approve');
     expect(first.status).toBe(200);
     expect(first.body.approval).toMatchObject({ status: 'pending', approvals: 1 });
-    expect(first.body.approval.votes).toEqual([expect.objectContaining({ approver: { id: alice.approver.id, name: 'Alice (finance)' }, decision: 'approve', kind: 'passkey' })]);
+    expect(first.body.approval.votes).toEqual([expect.objectContaining({ approver: { id: alice.approver.id, name: 'Alice (finance)', label: null }, decision: 'approve', kind: 'passkey' })]);
     const second = await decide(bob, id, 'approve');
     expect(second.status).toBe(200);
     expect(second.body.approval.status).toBe('approved');

@@ -362,7 +362,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       recordSubmission: { execute: boom },
       getSubmission: { execute: boom },
       listApprovals: { execute: boom },
-      getApproval: { execute: boom, shownPolicy: boom },
+      getApproval: { execute: boom, shownPolicy: boom, keyLabels: boom },
       voteOnApproval: { execute: boom },
       governance: { show: boom, list: boom, get: boom, vote: boom, freeze: boom },
       // Readiness failing otherwise than by a dependency down (a ReadinessFailure, 503) is just as unexpected.

@@ -115,6 +115,7 @@ describe("the approval view shows the operator's name beside the contract", () =
     chainId: () => '31337',
     chainName: () => null,
     approverName: () => null,
+    keyLabel: () => null,
     hasPasskey: () => false,
     payloads: new EthersStandardPayloads(),
   });
@@ -167,6 +168,15 @@ describe("the approval view shows the operator's name beside the contract", () =
     expect(presentApprovalOf(call).request).not.toHaveProperty('contractName');
     // A governed vault whose state does not verify: its document may be a database writer's, so no names from it.
     expect(presentApprovalOf(call, await namer({ document: policy, problem: 'the state chain is broken' })).request).not.toHaveProperty('contractName');
+  });
+
+  it("shows the operator's label of the requester's and each voter's key beside its id (issue 52), null where there is none", () => {
+    const request = held({ chain: 'local', contract: TREASURY.toLowerCase(), sender: wallet, abi: MINT_ABI, args: [MINT_TO, '1'] });
+    const voted = { ...request, votes: [{ apiKeyId: 'k2', vote: 'approve', at: new Date('2026-06-01T01:00:00Z') }, { apiKeyId: 'k3', vote: 'reject', at: new Date('2026-06-01T02:00:00Z') }] } as unknown as Approval;
+    const labels = new Map([['k1', 'payments bot'], ['k2', 'alice']]);
+    const view = approvalView(voted, { ...ctx(policy), keyLabel: (id) => labels.get(id) ?? null });
+    expect(view.requester).toEqual({ id: 'k1', name: null, label: 'payments bot' });
+    expect(view.votes.map((x) => x.approver)).toEqual([{ id: 'k2', name: null, label: 'alice' }, { id: 'k3', name: null, label: null }]);
   });
 
   it('names no contract the document does not name', () => {

@@ -17,7 +17,13 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "roles": "text NOT NULL DEFAULT 'admin,signer,reader,approver'::text",
       "allow_cidrs": "text",
       "approver_group": "text",
-      "approver_address": "text"
+      "approver_address": "text",
+      "label": "text",
+      "expires": "timestamp with time zone",
+      "replaced_by": "text COLLATE \"C\"",
+      "overlap_ends": "timestamp with time zone",
+      "replaces": "text COLLATE \"C\"",
+      "first_used": "timestamp with time zone"
     },
     "approval_votes": {
       "approval_id": "text COLLATE \"C\" NOT NULL",

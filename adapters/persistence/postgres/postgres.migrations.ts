@@ -418,6 +418,19 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'held-request-seal',
     sql: `ALTER TABLE approvals ADD COLUMN IF NOT EXISTS seal text;`,
   },
+  // API keys with a lifecycle (issue 52, docs/security.md "API key lifecycle"): an operator's label, an
+  // expiry, and rotation: the old key's row names its successor and the end of the overlap, the successor
+  // names the key it replaces and when it was first used (which ends the old key's overlap early). Keys
+  // from before have none of them: no label, no expiry, never rotated. Re-runnable.
+  {
+    name: 'api-key-lifecycle',
+    sql: `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS label text;
+   ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS expires timestamptz;
+   ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS replaced_by text COLLATE "C";
+   ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS overlap_ends timestamptz;
+   ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS replaces text COLLATE "C";
+   ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS first_used timestamptz;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -108,7 +108,10 @@ export const AUDIT = new Table<AuditRecord>('audit_log', {
   prevHash: AS_IS, hash: AS_IS,
 });
 
-const API_KEYS = new Table<Omit<ApiKeyRecord, 'group' | 'approverAddress'> & { group: string | null; approverAddress: string | null }>('api_keys', {
+/** The record's optional fields, each a column that reads null when the key has none. */
+const OPTIONAL_KEY_FIELDS = ['group', 'approverAddress', 'label', 'expires', 'replacedBy', 'overlapEnds', 'replaces', 'firstUsed'] as const;
+type KeyRow = Omit<ApiKeyRecord, (typeof OPTIONAL_KEY_FIELDS)[number]> & { [K in (typeof OPTIONAL_KEY_FIELDS)[number]]-?: NonNullable<ApiKeyRecord[K]> | null };
+const API_KEYS = new Table<KeyRow>('api_keys', {
   id: AS_IS, vaultId: AS_IS, secretHash: AS_IS, created: INSTANT, revoked: INSTANT,
   // Comma-separated roles (API_KEY_ROLES) and CIDR ranges (null: from anywhere).
   roles: parseRoles, allowCidrs: parseCidrs,
@@ -116,13 +119,25 @@ const API_KEYS = new Table<Omit<ApiKeyRecord, 'group' | 'approverAddress'> & { g
   group: ['approver_group', AS_IS],
   // The approver's credential (issue 35); null: none, and the record has no `approverAddress`.
   approverAddress: AS_IS,
+  // The lifecycle (issue 52, migration api-key-lifecycle); null: none, and the record lacks the field.
+  label: AS_IS, expires: INSTANT, replacedBy: AS_IS, overlapEnds: INSTANT, replaces: AS_IS, firstUsed: INSTANT,
 });
 export const { select: SELECT_API_KEY, insert: INSERT_API_KEY } = API_KEYS;
+/** A row as the record: a field whose column is null is left out (keys from before it compare equal to their records). */
 export const toApiKey = (row: object, at: InstantDecoder<unknown>): ApiKeyRecord => {
-  const { group, approverAddress, ...key } = API_KEYS.read(row, at);
-  return { ...key, ...(group ? { group } : {}), ...(approverAddress ? { approverAddress } : {}) };
+  const read: Record<string, unknown> = API_KEYS.read(row, at);
+  for (const field of OPTIONAL_KEY_FIELDS) if (read[field] === null) delete read[field];
+  return read as unknown as ApiKeyRecord;
 };
-/** The columns `roles`, `allow_cidrs`, `approver_group` and `approver_address` of a record, as toApiKey reads them. */
+/** The parameters of INSERT_API_KEY for a record (roles and networks as apiKeyAccessColumns writes them). */
+export const apiKeyValues = (key: ApiKeyRecord): unknown[] => {
+  const [roles, allowCidrs, group, approverAddress] = apiKeyAccessColumns(key);
+  return API_KEYS.values({
+    ...key, roles: roles as never, allowCidrs: allowCidrs as never, group, approverAddress,
+    label: key.label ?? null, expires: key.expires ?? null, replacedBy: key.replacedBy ?? null,
+    overlapEnds: key.overlapEnds ?? null, replaces: key.replaces ?? null, firstUsed: key.firstUsed ?? null,
+  });
+};
 export const apiKeyAccessColumns = (key: ApiKeyRecord): [string, string | null, string | null, string | null] => [
   key.roles.join(','),
   key.allowCidrs === null ? null : key.allowCidrs.map((c) => c.text).join(','),

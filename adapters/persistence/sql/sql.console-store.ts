@@ -2,7 +2,7 @@ import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import type { ApiKeyRecord } from '../../../src/domain/vault.js';
 import type { AuditEvent, AuditRecord } from '../../../src/ports/audit-log.port.js';
 import type { ChallengePurpose, ConsoleInvite, ConsoleSession, ConsoleStore, IssuedChallenge, OutstandingChallenges, Passkey } from '../../../src/ports/console-store.port.js';
-import { apiKeyAccessColumns, AS_IS, AUDIT, FOUND_BY_SUBJECT, INSERT_API_KEY, INSTANT, NUMBER, Table } from './rows.js';
+import { apiKeyValues, AS_IS, AUDIT, FOUND_BY_SUBJECT, INSERT_API_KEY, INSTANT, NUMBER, Table } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
 const PASSKEYS = new Table<Passkey>('approver_passkeys', {
@@ -52,7 +52,7 @@ export class SqlConsoleStore implements ConsoleStore {
     const done = await this.db.auditedTransaction(async (tx, audit) => {
       const used = await tx.run('UPDATE console_invites SET used = $2, api_key_id = $3 WHERE token_hash = $1 AND used IS NULL AND expires > $2', [tokenHash, now, key.id]);
       if (used === 0) return false;
-      await tx.run(INSERT_API_KEY, [key.id, key.vaultId, key.secretHash, key.created, key.revoked, ...apiKeyAccessColumns(key)]);
+      await tx.run(INSERT_API_KEY, apiKeyValues(key));
       await tx.run(PASSKEYS.insert, [
         passkey.apiKeyId, passkey.vaultId, passkey.name, passkey.credentialId, passkey.publicKey, passkey.counter,
         passkey.transports.length === 0 ? null : passkey.transports.join(','), passkey.created,

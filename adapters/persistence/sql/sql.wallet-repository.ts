@@ -1,9 +1,10 @@
+import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
-import { apiKeyAccessColumns, AS_IS, IDEMPOTENCY, INSERT_API_KEY, INSTANT, SELECT_API_KEY, Table, toApiKey, VAULTS, WALLETS, type InstantDecoder } from './rows.js';
+import { apiKeyValues, AS_IS, IDEMPOTENCY, INSERT_API_KEY, INSTANT, SELECT_API_KEY, Table, toApiKey, VAULTS, WALLETS, type InstantDecoder } from './rows.js';
 import { runAudited, type ApiKeyCache, type SqlDatabase } from './sql-database.js';
 
 const ACCOUNTS = new Table<Account>('accounts', { id: AS_IS, created: INSTANT });
@@ -62,14 +63,26 @@ export class SqlWalletRepository implements WalletRepository {
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.db.run(INSERT_API_KEY, [
-      key.id,
-      key.vaultId,
-      key.secretHash,
-      key.created,
-      key.revoked,
-      ...apiKeyAccessColumns(key),
-    ]);
+    await this.db.run(INSERT_API_KEY, apiKeyValues(key));
+    this.apiKeys?.forget?.();
+  }
+
+  async rotateApiKey(id: string, successor: ApiKeyRecord, overlapEnds: Date, recorded: AuditEvent): Promise<boolean> {
+    // One transaction: the old row names its successor only if the successor row is there, and both are on record.
+    const done = await this.db.auditedTransaction(async (tx, audit) => {
+      const marked = await tx.run('UPDATE api_keys SET replaced_by = $1, overlap_ends = $2 WHERE id = $3 AND replaced_by IS NULL AND revoked IS NULL', [successor.id, overlapEnds, id]);
+      if (marked === 0) return false;
+      await tx.run(INSERT_API_KEY, apiKeyValues(successor));
+      audit(prepareAuditEvent(recorded));
+      return true;
+    });
+    this.apiKeys?.forget?.();
+    return done;
+  }
+
+  async markFirstUsed(id: string, now: Date): Promise<void> {
+    // COALESCE: the first instance to record it keeps its time; PostgreSQL's trigger tells every instance's cache.
+    await this.db.run('UPDATE api_keys SET first_used = COALESCE(first_used, $1) WHERE id = $2', [now, id]);
     this.apiKeys?.forget?.();
   }
 

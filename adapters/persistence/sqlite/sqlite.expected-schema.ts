@@ -17,7 +17,13 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "roles": "TEXT NOT NULL DEFAULT 'admin,signer,reader,approver'",
       "allow_cidrs": "TEXT",
       "approver_group": "TEXT",
-      "approver_address": "TEXT"
+      "approver_address": "TEXT",
+      "label": "TEXT",
+      "expires": "INTEGER",
+      "replaced_by": "TEXT",
+      "overlap_ends": "INTEGER",
+      "replaces": "TEXT",
+      "first_used": "INTEGER"
     },
     "approval_votes": {
       "approval_id": "TEXT NOT NULL PRIMARY KEY",

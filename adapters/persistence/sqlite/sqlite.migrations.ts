@@ -426,6 +426,19 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'held-request-seal',
     sql: `ALTER TABLE approvals ADD COLUMN seal TEXT;`,
   },
+  // API keys with a lifecycle (issue 52, docs/security.md "API key lifecycle"): an operator's label, an
+  // expiry, and rotation: the old key's row names its successor and the end of the overlap, the successor
+  // names the key it replaces and when it was first used (which ends the old key's overlap early). Keys
+  // from before have none of them: no label, no expiry, never rotated.
+  {
+    name: 'api-key-lifecycle',
+    sql: `ALTER TABLE api_keys ADD COLUMN label TEXT;
+   ALTER TABLE api_keys ADD COLUMN expires INTEGER;
+   ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
+   ALTER TABLE api_keys ADD COLUMN overlap_ends INTEGER;
+   ALTER TABLE api_keys ADD COLUMN replaces TEXT;
+   ALTER TABLE api_keys ADD COLUMN first_used INTEGER;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
