@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { AuditDetails, AuditLog } from '../../../src/ports/audit-log.port.js';
 import type { Clock } from '../../../src/ports/clock.port.js';
@@ -135,6 +136,7 @@ function describe(share: MasterKeyShare): AuditDetails {
   return { split: share.split, index: share.index, threshold: share.threshold };
 }
 
+/** Share bytes are secret: compared in constant time (the lengths are not: every share of a split has the key's). */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
