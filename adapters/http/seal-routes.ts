@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { HttpDeps } from './http-deps.js';
 import { jsonReply } from './routes.js';
-import type { ServiceRoute } from './service-routes.js';
+import type { ServiceRoute } from './service-route.js';
 
 /** Where the seal is read and driven (docs/keystores.md#sealed-start). */
 export const SEAL_STATUS_PATH = '/api/v1/sys/seal-status';

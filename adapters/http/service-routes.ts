@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, ErrorCode, isDomainError } from '../../src/domain/errors.js';
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
@@ -6,47 +5,15 @@ import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.
 import { operatorTokenMatches } from './operator-token.js';
 import { jsonReply, type Reply } from './routes.js';
 import { sealRoutes } from './seal-routes.js';
+import type { ServiceRequest, ServiceRoute } from './service-route.js';
+
+export type { ServiceRequest, ServiceRoute } from './service-route.js';
 
 /*
  * The routes outside the vaults: health, readiness, metrics, the public keys and the API docs. Apart from
  * the vault routes (routes.ts) because the API docs render the OpenAPI document, which reads the vault
  * routes: the two tables in one module would import each other.
  */
-
-/** A route outside the vaults, at the root of where the app is served; no API key. */
-export interface ServiceRoute {
-  readonly path: string;
-  /** GET (and so HEAD) when absent. */
-  readonly method?: 'GET' | 'POST' | 'DELETE';
-  /** `json`: the body read within the vault's limit and parsed within its bounds (none sent: undefined); absent: no body read. */
-  readonly body?: 'json';
-  /** A tighter bound than the vault's body limit for this route's body (an anonymous route's cost). */
-  readonly bodyLimitBytes?: number;
-  /** Counted under the per-address limit before anything else (a route anyone may call that costs a write). */
-  readonly limited?: boolean;
-  /** Headers on every answer of the route, errors included. */
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
-}
-
-export interface ServiceRequest {
-  readonly params: Readonly<Record<string, string>>;
-  /** The query string without `?` ('' when none). */
-  readonly query: string;
-  /** The path as asked (below the mount). */
-  readonly pathname: string;
-  readonly headers: IncomingHttpHeaders;
-  /** The client's address: the connection's peer, or the client trusted proxies name (VAULT_TRUSTED_PROXIES). */
-  readonly client: string;
-  /** The parsed JSON body of a `body: 'json'` route (undefined when none was sent). */
-  readonly body: unknown;
-  readonly authorization: string | undefined;
-  /** Where the app is mounted ('' at the root), for links. */
-  readonly base: string;
-  readonly requestId: string;
-  /** Call before refusing a Bearer token that was presented: the 401's challenge then says `invalid_token`. */
-  readonly refusedToken: () => void;
-}
 
 /** Where the public keys of webhook deliveries are served (decisions.md). */
 export const WEBHOOK_KEYS_PATH = '/.well-known/wallet-vault-webhook-keys';

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
-import type { MasterKeyHolder } from './local-file/master-key-holder.js';
 
 /**
  * A setting of a key store that cannot be used; the configuration reports it as ConfigError naming
@@ -62,7 +61,19 @@ export interface KeyStoreOpenContext {
    * VAULT_SEAL=shamir: the local store takes its master key from this holder, empty at start and filled
    * by the unseal; it reads neither VAULT_MASTER_KEY nor master.key.
    */
-  readonly sealedMasterKey?: MasterKeyHolder;
+  readonly sealedMasterKey?: HeldMasterKey;
+}
+
+/**
+ * A master key the process holds in memory only (the local store's MasterKeyHolder): empty while sealed.
+ * Declared here as a shape, so this contract of every store depends on no store's folder.
+ */
+export interface HeldMasterKey {
+  readonly sealed: boolean;
+  /** The key, or VAULT_SEALED while none is held. */
+  key(): Buffer;
+  /** `listener` runs each time the key is dropped (the seal). */
+  onDrop(listener: () => void): void;
 }
 
 /**

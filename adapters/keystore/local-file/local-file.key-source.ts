@@ -8,6 +8,7 @@ import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 import { fsyncDir, publishFileOnce, writeFileDurably } from './durable-file.js';
 import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
 import { verifyMasterKey, type MasterKeySource } from './master-key-check.js';
+import type { HeldMasterKey } from '../key-store-module.js';
 import { MasterKeyHolder } from './master-key-holder.js';
 
 /** Where the `local` key store keeps its key files, and the key that wraps them. */
@@ -18,7 +19,7 @@ export interface LocalFileKeySourceConfig {
    * 32-byte AES-256-GCM key that wraps every key file, or the holder it is asked of at each use
    * (VAULT_SEAL=shamir: empty until the unseal, and every use is VAULT_SEALED meanwhile).
    */
-  readonly masterKey: Buffer | MasterKeyHolder;
+  readonly masterKey: Buffer | HeldMasterKey;
   /**
    * Where the master key came from (default VAULT_MASTER_KEY): a mismatch with the key directory's
    * check value names it.
@@ -39,10 +40,10 @@ const unavailable = (message: string, cause?: unknown) =>
  */
 export class LocalFileKeySource implements KeySource {
   private dirReady: Promise<void> | undefined;
-  readonly holder: MasterKeyHolder;
+  readonly holder: HeldMasterKey;
 
   constructor(private readonly config: LocalFileKeySourceConfig) {
-    this.holder = config.masterKey instanceof MasterKeyHolder ? config.masterKey : new MasterKeyHolder(config.masterKey);
+    this.holder = Buffer.isBuffer(config.masterKey) ? new MasterKeyHolder(config.masterKey) : config.masterKey;
   }
 
   async create(owner?: KeyOwner): Promise<CreatedKey> {
