@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CliRefusal, print } from './output.js';
+import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 
 /**
  * The seal's commands (docs/keystores.md#sealed-start): `wallet-vault master-key split` turns the local
@@ -45,7 +46,7 @@ export function registerSealCommands(program: Command): void {
       } catch (error) {
         throw new CliRefusal(`--share-file: cannot read ${o.shareFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'SHARE_FILE_UNREADABLE');
       }
-      const url = `${o.url.replace(/\/+$/, '')}/api/v1/sys/unseal`;
+      const url = `${withoutTrailingSlashes(o.url)}/api/v1/sys/unseal`;
       let response: Response;
       try {
         response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ share }) });
