@@ -35,28 +35,28 @@ export type { ChainReader, SignableValues } from '../src/ports/chain-reader.port
 export type { Clock } from '../src/ports/clock.port.js';
 
 // The in-process API (docs/library.md, "The Vault's methods"): who calls, and each use case's command and result.
-export type { Principal } from '../src/application/principal.js';
-export type { UnreadableCredential } from '../src/application/authenticate.use-case.js';
-export type { CreateWalletCommand } from '../src/application/create-wallet.use-case.js';
-export type { ImportKeyCommand } from '../src/application/import-key.use-case.js';
+export type { Principal } from '../src/application/access/principal.js';
+export type { UnreadableCredential } from '../src/application/access/authenticate.use-case.js';
+export type { CreateWalletCommand } from '../src/application/wallets/create-wallet.use-case.js';
+export type { ImportKeyCommand } from '../src/application/wallets/import-key.use-case.js';
 export type { KeystoreDecryptor } from '../src/ports/keystore-decryptor.port.js';
-export type { IdempotentRequest } from '../src/application/idempotency.js';
-export type { ApprovalRequested, SignAbiItem, SignCallCommand, SignOutcome, SignResult } from '../src/application/sign-call.use-case.js';
-export type { ApprovalRequestView, DecodedArgument, VoteCommand } from '../src/application/approvals.use-case.js';
+export type { IdempotentRequest } from '../src/application/shared/idempotency.js';
+export type { ApprovalRequested, SignAbiItem, SignCallCommand, SignOutcome, SignResult } from '../src/application/signing/sign-call.use-case.js';
+export type { ApprovalRequestView, DecodedArgument, VoteCommand } from '../src/application/approvals/approvals.use-case.js';
 export type { Approval, ApprovalKind, ApprovalStatus, ApprovalVote, ApprovalVoteKind } from '../src/domain/approval.js';
 export type { ApprovalRule, ApprovalRuleInput } from '../src/domain/approval-rules.js';
 export type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../src/ports/approval-store.port.js';
-export type { SignMessageCommand } from '../src/application/sign-message.use-case.js';
-export type { StandardOutcome } from '../src/application/standard-signing.js';
-export type { SignTypedDataCommand } from '../src/application/sign-typed-data.use-case.js';
-export type { SignTransactionCommand } from '../src/application/sign-transaction.use-case.js';
+export type { SignMessageCommand } from '../src/application/signing/sign-message.use-case.js';
+export type { StandardOutcome } from '../src/application/signing/standard-signing.js';
+export type { SignTypedDataCommand } from '../src/application/signing/sign-typed-data.use-case.js';
+export type { SignTransactionCommand } from '../src/application/signing/sign-transaction.use-case.js';
 export type { SignedTransaction, StandardPayloads } from '../src/ports/standard-payloads.port.js';
-export type { RecordSubmissionCommand } from '../src/application/record-submission.use-case.js';
-export type { VaultStatus } from '../src/application/get-vault-status.use-case.js';
-export type { PurgeReport } from '../src/application/purge-expired-wallets.use-case.js';
-export type { SweepReport } from '../src/application/sweep-orphan-keys.use-case.js';
-export type { RewrapProgress } from '../src/application/rewrap-keys.use-case.js';
-export type { AuditVerdict } from '../src/application/verify-audit-chain.use-case.js';
+export type { RecordSubmissionCommand } from '../src/application/signing/record-submission.use-case.js';
+export type { VaultStatus } from '../src/application/vaults/get-vault-status.use-case.js';
+export type { PurgeReport } from '../src/application/wallets/purge-expired-wallets.use-case.js';
+export type { SweepReport } from '../src/application/keys/sweep-orphan-keys.use-case.js';
+export type { RewrapProgress } from '../src/application/keys/rewrap-keys.use-case.js';
+export type { AuditVerdict } from '../src/application/audit/verify-audit-chain.use-case.js';
 export type { Wallet } from '../src/domain/wallet.js';
 // The tenant vault as stored; `Vault` is the service createVault returns.
 export type { Vault as VaultRecord, ApiKeyRecord } from '../src/domain/vault.js';

@@ -1,7 +1,7 @@
 import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import { ReadThroughCache } from '../../src/application/read-through-cache.js';
+import { ReadThroughCache } from '../../src/application/signing/read-through-cache.js';
 import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
 import type { ChainRpc, RelayedAnswer } from '../../src/ports/chain-rpc.port.js';
 import { postJson, PostTimeout } from './json-post.js';

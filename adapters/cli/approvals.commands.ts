@@ -3,15 +3,15 @@ import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
-import type { KeyLabels, ShownPolicy } from '../../src/application/approvals.use-case.js';
+import type { KeyLabels, ShownPolicy } from '../../src/application/approvals/approvals.use-case.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
 
 const operatorContext = async () => import('./operator-context.js');
-const approvalsUseCases = async () => import('../../src/application/approvals.use-case.js');
+const approvalsUseCases = async () => import('../../src/application/approvals/approvals.use-case.js');
 const useCasesOf = async () => {
-  const [{ Authenticate }, { Authorize }] = await Promise.all([import('../../src/application/authenticate.use-case.js'), import('../../src/application/authorize.use-case.js')]);
+  const [{ Authenticate }, { Authorize }] = await Promise.all([import('../../src/application/access/authenticate.use-case.js'), import('../../src/application/access/authorize.use-case.js')]);
   return { Authenticate, Authorize };
 };
 
@@ -46,7 +46,7 @@ function apiKeyOf(o: KeyOptions): string {
  * Authenticates the key as an HTTP caller of the vault would be (the same refusals, a network-bound key
  * refused: the command has no client address), checks its role, then runs `action` as that key.
  */
-async function asApiKey<T>(container: Container, o: KeyOptions, role: ApiKeyRole | readonly ApiKeyRole[], operation: string, action: (principal: import('../../src/application/principal.js').Principal) => Promise<T>): Promise<T> {
+async function asApiKey<T>(container: Container, o: KeyOptions, role: ApiKeyRole | readonly ApiKeyRole[], operation: string, action: (principal: import('../../src/application/access/principal.js').Principal) => Promise<T>): Promise<T> {
   const { Authenticate, Authorize } = await useCasesOf();
   const principal = await container.get(Authenticate).execute(apiKeyOf(o), o.vault, 'command line');
   await container.get(Authorize).execute(principal, role, `wallet-vault approvals ${operation}`);

@@ -5,7 +5,7 @@ const withPersistence: typeof import('./operator-context.js').withPersistence = 
   (await import('./operator-context.js')).withPersistence(action);
 const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action) =>
   (await import('./operator-context.js')).withManageVaults(action);
-const approversConsole = async () => (await import('../../src/application/approvers-console.use-case.js')).ApproversConsole;
+const approversConsole = async () => (await import('../../src/application/console/approvers-console.use-case.js')).ApproversConsole;
 
 /** A governed vault's enrolment, as `approvers list` prints it. */
 const standing = (e: { status: string; proposal: string | null } | undefined): string =>

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Container } from 'inversify';
-import type { CheckpointVerdict } from '../../src/application/audit-checkpoints.use-case.js';
+import type { CheckpointVerdict } from '../../src/application/audit/audit-checkpoints.use-case.js';
 import type { AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
@@ -40,7 +40,7 @@ export function registerAuditCommands(program: Command): void {
     .option('--limit <n>', 'at most this many records (1 to 1000)', integerOption('--limit'), 100)
     .option('--json', 'print JSON')
     .action(async (o: { vault?: string; after: number; limit: number; json?: boolean }) => {
-      const { ListAuditRecords } = await import('../../src/application/list-audit-records.use-case.js');
+      const { ListAuditRecords } = await import('../../src/application/audit/list-audit-records.use-case.js');
       const records = await withPersistence((c) =>
         c.get(ListAuditRecords).execute({ afterSeq: o.after, limit: o.limit, ...(o.vault ? { vaultId: o.vault } : {}) }),
       );
@@ -79,8 +79,8 @@ export function registerAuditCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { out?: string; json?: boolean }) => {
       const [{ AuditCheckpoints }, { OPERATOR }, { checkpointKeyOf }, { loadConfig }] = await Promise.all([
-        import('../../src/application/audit-checkpoints.use-case.js'),
-        import('../../src/application/audit-actor.js'),
+        import('../../src/application/audit/audit-checkpoints.use-case.js'),
+        import('../../src/application/audit/audit-actor.js'),
         import('../main/checkpoint-key.js'),
         import('../main/config.js'),
       ]);
@@ -97,21 +97,21 @@ export function registerAuditCommands(program: Command): void {
     });
 }
 
-type Checkpoints = typeof import('../../src/application/audit-checkpoints.use-case.js');
+type Checkpoints = typeof import('../../src/application/audit/audit-checkpoints.use-case.js');
 
 /** The use case over the container's audit log, clock and outbox (it is not one of the vault's USE_CASES). */
 const checkpoints = (c: Container, AuditCheckpoints: Checkpoints['AuditCheckpoints']) =>
   new AuditCheckpoints(c.get<AuditLog>(TOKENS.AUDIT_LOG), c.get<Clock>(TOKENS.CLOCK), c.get<WebhookOutbox | undefined>(TOKENS.WEBHOOK_OUTBOX));
 
 async function verifyChain(): Promise<CheckpointVerdict> {
-  const { VerifyAuditChain } = await import('../../src/application/verify-audit-chain.use-case.js');
+  const { VerifyAuditChain } = await import('../../src/application/audit/verify-audit-chain.use-case.js');
   return withPersistence((c) => c.get(VerifyAuditChain).execute());
 }
 
 /** The checkpoint file read and parsed, and the trusted key, before the store is opened: a bad file or key touches nothing. */
 async function verifyCheckpoint(file: string, publicKeyText: string | undefined): Promise<CheckpointVerdict> {
   const [{ AuditCheckpoints }, { parseCheckpoint, parsePublicKey }, { checkpointKeyOf }, { loadConfig }] = await Promise.all([
-    import('../../src/application/audit-checkpoints.use-case.js'),
+    import('../../src/application/audit/audit-checkpoints.use-case.js'),
     import('../../src/domain/audit-checkpoint.js'),
     import('../main/checkpoint-key.js'),
     import('../main/config.js'),

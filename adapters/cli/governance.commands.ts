@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { readPrivateKeyFile } from './private-key-file.js';
-import type { Governance, ProposalView } from '../../src/application/governance.use-case.js';
+import type { Governance, ProposalView } from '../../src/application/governance/governance.use-case.js';
 import type { EntriesDiff } from '../../src/domain/governance.js';
-import { OPERATOR } from '../../src/application/audit-actor.js';
+import { OPERATOR } from '../../src/application/audit/audit-actor.js';
 import { CliRefusal, note, print } from './output.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
-const governanceOf = async (c: import('inversify').Container): Promise<Governance> => c.get((await import('../../src/application/governance.use-case.js')).Governance);
+const governanceOf = async (c: import('inversify').Container): Promise<Governance> => c.get((await import('../../src/application/governance/governance.use-case.js')).Governance);
 
 const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter((v) => v !== '');
 

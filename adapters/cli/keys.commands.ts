@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { ImportKeyCommand } from '../../src/application/import-key.use-case.js';
+import type { ImportKeyCommand } from '../../src/application/wallets/import-key.use-case.js';
 import { CliRefusal, EXIT, fail, print } from './output.js';
 import { passwordOfFile, privateKeyOfFile, readSecretFile } from './private-key-file.js';
 
@@ -44,7 +44,7 @@ export function registerKeyImportCommand(keys: Command): void {
           ? { vaultId: o.vault, name: o.name, keystore: { json: readKeystore(o.keystoreFile!), password: passwordOfFile(hold(held, readSecretFile(o.passwordFile!, '--password-file'))) } }
           : { vaultId: o.vault, name: o.name, privateKey: privateKeyOfFile(hold(held, readSecretFile(o.privateKeyFile!, '--private-key-file')), '--private-key-file', o.privateKeyFile!) };
         if (command.privateKey) held.push(command.privateKey as Buffer);
-        const [{ withKeyStores }, { ImportKey }] = await Promise.all([import('./operator-context.js'), import('../../src/application/import-key.use-case.js')]);
+        const [{ withKeyStores }, { ImportKey }] = await Promise.all([import('./operator-context.js'), import('../../src/application/wallets/import-key.use-case.js')]);
         const wallet = await withKeyStores((c) => c.get(ImportKey).import(command));
         const view = {
           id: wallet.id,

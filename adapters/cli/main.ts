@@ -224,7 +224,7 @@ keys
   .action(async (o: { store: string; json?: boolean }) => {
     const [{ SingleBar }, { RewrapKeys }, { withKeyStores }] = await Promise.all([
       import('cli-progress'),
-      import('../../src/application/rewrap-keys.use-case.js'),
+      import('../../src/application/keys/rewrap-keys.use-case.js'),
       import('./operator-context.js'),
     ]);
     // The bar goes to stderr so --json output stays clean.

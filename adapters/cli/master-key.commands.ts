@@ -23,7 +23,7 @@ export function registerMasterKeyCommands(keys: Command): void {
         import('./rotate-master.js'),
         import('./operator-context.js'),
         import('../main/maintenance-audit.js'),
-        import('../../src/application/audit-actor.js'),
+        import('../../src/application/audit/audit-actor.js'),
       ]);
       // The trail is opened first: a rotation is not started where it could not be recorded.
       const outcome = await withPersistence(async (c) => {

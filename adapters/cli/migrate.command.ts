@@ -1,4 +1,4 @@
-import { OPERATOR } from '../../src/application/audit-actor.js';
+import { OPERATOR } from '../../src/application/audit/audit-actor.js';
 import { loadConfig } from '../main/config.js';
 import { migrationRecorded, recordSchemaMigration } from '../main/maintenance-audit.js';
 import { migrateStore } from '../main/vault-from-config.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Container } from 'inversify';
-import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
 import { loadConfig, type AppConfig } from '../main/config.js';
 import type { Vault } from '../main/create-vault.js';
 import { createLogger } from '../main/logger.js';

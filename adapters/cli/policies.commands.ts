@@ -1,4 +1,4 @@
-import type { Proposed } from '../../src/application/manage-policies.use-case.js';
+import type { Proposed } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { Command } from 'commander';
 import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
 import { describeApprovalRule, type ApprovalRuleInput } from '../../src/domain/approval-rules.js';
@@ -14,7 +14,7 @@ import { addStandardSigningOptions, describeStandardSigning, standardSigningInpu
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
-const managePolicies = async () => (await import('../../src/application/manage-policies.use-case.js')).ManagePolicies;
+const managePolicies = async () => (await import('../../src/application/vaults/manage-policies.use-case.js')).ManagePolicies;
 
 /** `a, b,c` as ['a', 'b', 'c']; an empty value is an empty list, which the domain refuses by name. */
 const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter((v) => v !== '');

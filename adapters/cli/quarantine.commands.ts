@@ -3,7 +3,7 @@ import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quaranti
 import { print } from './output.js';
 
 const context = () => import('./operator-context.js');
-const manageQuarantine = async () => (await import('../../src/application/manage-quarantine.use-case.js')).ManageQuarantine;
+const manageQuarantine = async () => (await import('../../src/application/keys/manage-quarantine.use-case.js')).ManageQuarantine;
 
 const present = (k: QuarantinedKey) => ({
   address: k.address,

@@ -21,7 +21,7 @@ export function registerSealCommands(program: Command): void {
         import('./master-key-split.js'),
         import('./operator-context.js'),
         import('../main/maintenance-audit.js'),
-        import('../../src/application/audit-actor.js'),
+        import('../../src/application/audit/audit-actor.js'),
       ]);
       // The trail is opened first: a split is not made where it could not be recorded.
       const outcome = await withPersistence(async (c) => {

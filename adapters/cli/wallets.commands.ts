@@ -19,7 +19,7 @@ export function registerWalletCommands(program: Command): void {
     .option('--address <address>', 'only this wallet (any letter case)')
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; address?: string; json?: boolean }) => {
-      const [{ withKeyStores }, { BindWallets }] = await Promise.all([import('./operator-context.js'), import('../../src/application/bind-wallets.use-case.js')]);
+      const [{ withKeyStores }, { BindWallets }] = await Promise.all([import('./operator-context.js'), import('../../src/application/wallets/bind-wallets.use-case.js')]);
       const report = await withKeyStores((c) => c.get(BindWallets).bind({ vaultId: o.vault, ...(o.address === undefined ? {} : { address: o.address }) }));
       print(!!o.json, report, () =>
         [

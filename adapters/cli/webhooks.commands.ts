@@ -4,7 +4,7 @@ import { print, proposed } from './output.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
-const manageWebhooks = async () => (await import('../../src/application/manage-webhooks.use-case.js')).ManageWebhooks;
+const manageWebhooks = async () => (await import('../../src/application/vaults/manage-webhooks.use-case.js')).ManageWebhooks;
 
 const present = (e: WebhookEndpoint) => ({
   id: e.id,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
-import type { UnreadableCredential } from '../../src/application/authenticate.use-case.js';
+import type { UnreadableCredential } from '../../src/application/access/authenticate.use-case.js';
 
 /*
  * Who is asking, as the request says it: the client's address (the socket's peer, or what trusted

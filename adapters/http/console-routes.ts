@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ConsoleCaller } from '../../src/application/approvers-console.use-case.js';
+import type { ConsoleCaller } from '../../src/application/console/approvers-console.use-case.js';
 import { DomainError, ErrorCode, invalidArgument } from '../../src/domain/errors.js';
 import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { consoleAssets } from './console-assets.js';

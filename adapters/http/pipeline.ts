@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { bearerCredential, clientAddressOf } from './caller.js';
 import { errorEnvelope, toErrorResponse, type ErrorResponse } from './error-response.js';
 import { STATUS_BY_CODE } from './error-status.js';

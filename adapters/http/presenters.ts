@@ -1,8 +1,8 @@
-import { presentApprovalOf, type KeyLabels, type ShownPolicy } from '../../src/application/approvals.use-case.js';
+import { presentApprovalOf, type KeyLabels, type ShownPolicy } from '../../src/application/approvals/approvals.use-case.js';
 import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';
-import type { GovernanceView, ProposalView } from '../../src/application/governance.use-case.js';
+import type { GovernanceView, ProposalView } from '../../src/application/governance/governance.use-case.js';
 import type { ApprovalView, GovernanceJson, ProposalJson, SubmissionView, WalletView } from './response-schemas.js';
 
 /** The wallet as the interface shows it: internal fields (key store, key reference, version) never leave. */

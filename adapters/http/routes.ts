@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SignBodyCommand } from '../../src/application/sign-call.use-case.js';
-import type { VoteCommand } from '../../src/application/approvals.use-case.js';
-import type { Principal } from '../../src/application/principal.js';
-import type { SignMessageCommand } from '../../src/application/sign-message.use-case.js';
-import type { EvaluatePolicyCommand } from '../../src/application/evaluate-policy.use-case.js';
-import type { SignTransactionCommand } from '../../src/application/sign-transaction.use-case.js';
-import type { SignAuthorizationCommand } from '../../src/application/sign-authorization.use-case.js';
-import type { SignTypedDataCommand } from '../../src/application/sign-typed-data.use-case.js';
-import { parseIdempotencyKey } from '../../src/application/idempotency.js';
+import type { SignBodyCommand } from '../../src/application/signing/sign-call.use-case.js';
+import type { VoteCommand } from '../../src/application/approvals/approvals.use-case.js';
+import type { Principal } from '../../src/application/access/principal.js';
+import type { SignMessageCommand } from '../../src/application/signing/sign-message.use-case.js';
+import type { EvaluatePolicyCommand } from '../../src/application/signing/evaluate-policy.use-case.js';
+import type { SignTransactionCommand } from '../../src/application/signing/sign-transaction.use-case.js';
+import type { SignAuthorizationCommand } from '../../src/application/signing/sign-authorization.use-case.js';
+import type { SignTypedDataCommand } from '../../src/application/signing/sign-typed-data.use-case.js';
+import { parseIdempotencyKey } from '../../src/application/shared/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, type Approval } from '../../src/domain/approval.js';
 import { invalidArgument } from '../../src/domain/errors.js';
@@ -16,7 +16,7 @@ import type { OperationWithErrors } from './openapi/operation-codes.js';
 import { presentApproval, presentGovernance, presentProposal, presentSubmission, presentWallet } from './presenters.js';
 import { queryParameters } from './query-string.js';
 import { approvalListSchema, freezeBodySchema, listQuerySchema, nameBodySchema, parseOrThrow, proposalVoteBodySchema, submissionBodySchema } from './schemas.js';
-import { actorOf } from '../../src/application/audit-actor.js';
+import { actorOf } from '../../src/application/audit/audit-actor.js';
 import { GOVERNANCE_READERS } from '../../src/domain/governance.js';
 
 /*

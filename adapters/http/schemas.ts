@@ -1,7 +1,7 @@
 import { APPROVAL_STATUSES } from '../../src/domain/approval.js';
 import { z } from 'zod';
 import { invalidArgument } from '../../src/domain/errors.js';
-import { LIST_DEFAULT_COUNT, LIST_MAX_COUNT } from '../../src/application/list-wallets.use-case.js';
+import { LIST_DEFAULT_COUNT, LIST_MAX_COUNT } from '../../src/application/wallets/list-wallets.use-case.js';
 import { CHAINS } from '../../src/domain/chains.js';
 import { CHAIN_NAME } from '../chain/chains.js';
 import { WALLET_NAME_MAX } from '../../src/domain/wallet.js';

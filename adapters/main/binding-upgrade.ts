@@ -1,4 +1,4 @@
-import type { BindWallets } from '../../src/application/bind-wallets.use-case.js';
+import type { BindWallets } from '../../src/application/wallets/bind-wallets.use-case.js';
 import type { VaultLogger } from './vault-logger.js';
 
 /**

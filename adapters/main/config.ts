@@ -10,7 +10,7 @@ import { trueOrFalseVariable, wholeNumberVariable as integer } from '../environm
 import { KeyStoreSettingsError } from '../keystore/key-store-module.js';
 import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
-import { DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from '../../src/application/sign-in-challenges.js';
+import { DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from '../../src/application/console/sign-in-challenges.js';
 import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { RPC_CHAINS } from '../../src/domain/chains.js';
 

@@ -1,5 +1,5 @@
 import type { Container } from 'inversify';
-import { audit } from '../../src/application/audit-actor.js';
+import { audit } from '../../src/application/audit/audit-actor.js';
 import type { AuditDetails, AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import { TOKENS } from './tokens.js';

@@ -1,11 +1,11 @@
-import type { ExpireApprovals } from '../../src/application/approvals.use-case.js';
-import type { ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
-import type { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
-import type { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
-import type { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import type { ExpireApprovals } from '../../src/application/approvals/approvals.use-case.js';
+import type { ScheduledCheckpoints } from '../../src/application/audit/audit-checkpoints.use-case.js';
+import type { PurgeExpiredIdempotency } from '../../src/application/shared/purge-expired-idempotency.use-case.js';
+import type { PurgeExpiredWallets } from '../../src/application/wallets/purge-expired-wallets.use-case.js';
+import type { SweepOrphanKeys } from '../../src/application/keys/sweep-orphan-keys.use-case.js';
 import { describeCauses } from '../../src/domain/errors.js';
 import type { JobLock } from '../../src/ports/job-lock.port.js';
-import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
+import type { PurgeRunReport } from '../../src/application/shared/purge-run-report.js';
 import type { VaultLogger } from './vault-logger.js';
 
 /** The background jobs one scheduler run performs, in this order. */

@@ -1,11 +1,11 @@
-import type { FlushResult } from '../../src/application/refused-auth-summary.js';
+import type { FlushResult } from '../../src/application/access/refused-auth-summary.js';
 import { escapeControlCharacters } from '../../src/domain/unicode.js';
 import type { VaultLogger } from './vault-logger.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Flushes the refused-authentication summary (src/application/refused-auth-summary.ts) every `everyMs`,
+ * Flushes the refused-authentication summary (src/application/access/refused-auth-summary.ts) every `everyMs`,
  * and once more on `stop`, so a shutdown loses no refusal it had counted. Each source's record stands
  * alone: one that could not be written is logged (its source, count and error; never a key), the others
  * are written. A lost record's tally is gone; the counter in /metrics still has it.

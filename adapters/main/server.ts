@@ -9,7 +9,7 @@ import { createHttpPipeline } from '../http/pipeline.js';
 import { httpDepsOf } from './vault-router.js';
 import { MeteredKeyStore } from '../metrics/metered.key-store.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
-import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
+import { GovernanceVerifier } from '../../src/application/governance/governance-verifier.js';
 import { MissingDriverError } from '../optional-driver.js';
 import { clusterMetricsExposition } from './cluster.js';
 import { ConfigError, type AppConfig } from './config.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyStore } from '../../src/ports/key-store.port.js';
-import { SYSTEM } from '../../src/application/audit-actor.js';
+import { SYSTEM } from '../../src/application/audit/audit-actor.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import { KeyStoreSettingsError, type KeyStoreOpenContext, type KeyStoreRetryReason } from '../keystore/key-store-module.js';
 import { MASTER_KEY_FILE, resolveMasterKey } from '../keystore/local-file/master-key.js';

@@ -1,9 +1,9 @@
-import type { SimulationObserver } from '../../src/application/transaction-simulation.js';
+import type { SimulationObserver } from '../../src/application/signing/transaction-simulation.js';
 import type { Container } from 'inversify';
 import { z } from 'zod';
-import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
-import type { RefusedAuthObserver } from '../../src/application/refused-auth-summary.js';
-import type { InvalidVoteObserver } from '../../src/application/approvals.use-case.js';
+import type { PurgeRunReport } from '../../src/application/shared/purge-run-report.js';
+import type { RefusedAuthObserver } from '../../src/application/access/refused-auth-summary.js';
+import type { InvalidVoteObserver } from '../../src/application/approvals/approvals.use-case.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';

@@ -10,7 +10,7 @@ import { redisRequestRates, type RedisClientLike } from '../rate-limit/redis.req
 import { skipFailingStore } from '../rate-limit/store-breaker.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { RequestRateCounter } from '../../src/ports/request-rate-store.port.js';
-import { GovernanceVerifier } from '../../src/application/governance-verifier.js';
+import { GovernanceVerifier } from '../../src/application/governance/governance-verifier.js';
 import type { Vault } from './create-vault.js';
 import { TOKENS } from './tokens.js';
 import { USE_CASES, type UseCases } from './use-cases.js';

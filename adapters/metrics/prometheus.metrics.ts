@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import type { PurgeRunReport } from '../../src/application/purge-run-report.js';
+import type { PurgeRunReport } from '../../src/application/shared/purge-run-report.js';
 import { LabelledCounter, LabelledHistogram } from './labelled-series.js';
 
 /** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */

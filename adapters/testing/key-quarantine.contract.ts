@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { VerifyAuditChain } from '../../src/application/audit/verify-audit-chain.use-case.js';
 import type { AuditEvent, AuditLog } from '../../src/ports/audit-log.port.js';
 import type { KeyQuarantine, QuarantinedKey } from '../../src/ports/key-quarantine.port.js';
 import { anAuditEvent, randomAddress } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SigningKey, Wallet, recoverAddress, computeAddress, hexlify } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WalletBindings } from '../../src/application/wallet-binding.js';
+import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import type { Wallet as WalletRow } from '../../src/domain/wallet.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';

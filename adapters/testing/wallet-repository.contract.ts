@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { VerifyAuditChain } from '../../src/application/audit/verify-audit-chain.use-case.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';

@@ -12,7 +12,7 @@ export const AUDIT_ACTIONS = [
   'wallet.deleted',
   'signature.issued',
   'sign.denied',
-  // Standard signing (src/application/standard-signing.ts): an EIP-191 message, EIP-712 typed data, a transaction.
+  // Standard signing (src/application/signing/standard-signing.ts): an EIP-191 message, EIP-712 typed data, a transaction.
   'sign.message',
   'sign.typed-data',
   'sign.transaction',

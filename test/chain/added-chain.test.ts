@@ -1,6 +1,6 @@
 import type { Contract, InterfaceAbi } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { client } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

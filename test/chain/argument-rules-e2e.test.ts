@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contract } from 'ethers';
-import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ListAuditRecords } from '../../src/application/audit/list-audit-records.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
 import { signableAbiItem, startSignableChain, type SignableChain } from '../support/signable-chain.js';
 

@@ -6,7 +6,7 @@ import { VaultSigner } from '../../client/ethers-signer.js';
 import { VaultClient } from '../../client/index.js';
 import { vaultAccount } from '../../client/viem-account.js';
 import type { Vault } from '../../adapters/main/create-vault.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 

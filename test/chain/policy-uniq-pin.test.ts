@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contract, InterfaceAbi } from 'ethers';
-import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ListAuditRecords } from '../../src/application/audit/list-audit-records.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import { client } from '../support/http-client.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';

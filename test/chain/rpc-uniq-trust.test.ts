@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonRpcChainReader } from '../../adapters/chain/json-rpc.chain-reader.js';
-import { ListAuditRecords } from '../../src/application/list-audit-records.use-case.js';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ListAuditRecords } from '../../src/application/audit/list-audit-records.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import { freePort } from '../support/cli.js';

@@ -7,7 +7,7 @@ import { VaultClient } from '../../client/index.js';
 import type { StandardSigningClient } from '../../client/standard-signing.js';
 import { vaultAccount } from '../../client/viem-account.js';
 import type { Vault } from '../../adapters/main/create-vault.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { permit } from '../support/typed-data-fixtures.js';

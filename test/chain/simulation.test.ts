@@ -1,7 +1,7 @@
 import { Contract, Interface, parseEther, Transaction } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../adapters/main/create-vault.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { freePort } from '../support/cli.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { signableAbiItem } from '../support/signable-chain.js';

@@ -1,7 +1,7 @@
 import { parseEther } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VaultClient, VaultError } from '../../client/index.js';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { startAnvil, type Anvil } from '../support/anvil.js';
 import { signAndSend as sendSigned } from '../support/send-signed.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localFileKeyStore } from '../../adapters/keystore/local-file/index.js';
 import { createVault, type Vault } from '../../adapters/main/create-vault.js';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { deploy, loadArtifact, startAnvil, type Anvil } from '../support/anvil.js';
 import { signAndSend as sendSigned } from '../support/send-signed.js';
 import { inMemoryPersistence } from '../support/in-memory.persistence.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import { POLICY_CACHE_TTL_MS } from '../../src/application/signing/policy-cache.js';
 import { client } from '../support/http-client.js';
 import { cliJson, runCli, spawnServer, type ChildServer, migrateStore } from '../support/cli.js';
 

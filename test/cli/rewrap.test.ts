@@ -6,7 +6,7 @@ import { startFakeVault, type FakeVault } from '../support/fake-vault.server.js'
 import { client } from '../support/http-client.js';
 import { recoverWithStore } from '../support/recover-with-store.js';
 import { startTestServer } from '../support/test-server.js';
-import { WalletBindings } from '../../src/application/wallet-binding.js';
+import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 
 describe('wallet-vault keys rewrap', () => {
   let transit: FakeVault;

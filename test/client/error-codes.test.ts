@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VAULT_ERROR_CODES, VaultClient, VaultError, isVaultErrorCode, type VaultErrorCode } from '../../client/index.js';
-import { APPROVAL_PENDING } from '../../src/application/json-rpc.use-case.js';
+import { APPROVAL_PENDING } from '../../src/application/signing/json-rpc.use-case.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 
 /** True only when A and B are the same type (neither wider nor narrower). */

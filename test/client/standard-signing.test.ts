@@ -1,7 +1,7 @@
 import { keccak256, parseTransaction, recoverMessageAddress, recoverTransactionAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { VaultClient, VaultError } from '../../client/index.js';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { permit } from '../support/typed-data-fixtures.js';
 

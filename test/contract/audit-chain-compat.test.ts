@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { AUDIT } from '../../adapters/persistence/sql/rows.js';
-import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { VerifyAuditChain } from '../../src/application/audit/verify-audit-chain.use-case.js';
 import { appendChained, prepareAuditEvent } from '../../src/domain/audit-chain.js';
 import type { AuditEvent, AuditLog } from '../../src/ports/audit-log.port.js';
 import type { SignatureLog } from '../../src/ports/signature-log.port.js';

@@ -4,8 +4,8 @@ import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/pers
 import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
 import { expectValidChain } from 'wallet-vault/testing';
-import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
-import { RenameWallet } from '../../src/application/rename-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/wallets/expire-wallet.use-case.js';
+import { RenameWallet } from '../../src/application/wallets/rename-wallet.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, openTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig } from '../support/postgres.js';

@@ -15,7 +15,7 @@ import { SqlWalletRepository } from '../../adapters/persistence/sql/sql.wallet-r
 import { openSqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
 import { sqliteSql } from '../../adapters/persistence/sqlite/sqlite.sql.js';
-import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { VerifyAuditChain } from '../../src/application/audit/verify-audit-chain.use-case.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig, type TestDatabase } from '../support/postgres.js';

@@ -13,7 +13,7 @@ import { Pkcs11KeyStore } from '../../adapters/keystore/pkcs11/pkcs11.key-store.
 import { PrometheusMetrics } from '../../adapters/metrics/prometheus.metrics.js';
 import { postgresPersistence } from '../../adapters/persistence/postgres/index.js';
 import { sqlitePersistence } from '../../adapters/persistence/sqlite/index.js';
-import type { Principal } from '../../src/application/authenticate.use-case.js';
+import type { Principal } from '../../src/application/access/authenticate.use-case.js';
 import type { KeyStore, KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import type { Persistence } from '../../src/ports/persistence.port.js';
 import type { WalletRepository } from '../../src/ports/wallet-repository.port.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
 import type { Vault } from '../../lib/index.js';
-import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
+import { RefusedAuthSummary } from '../../src/application/access/refused-auth-summary.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { until } from '../support/webhook-receiver.js';

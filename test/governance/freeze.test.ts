@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
-import { PolicyCache } from '../../src/application/policy-cache.js';
+import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { DOCUMENT, ethersApprover, openStore, type Dialect, type Store } from './support.js';

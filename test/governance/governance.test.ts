@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
-import { GetApproval } from '../../src/application/approvals.use-case.js';
+import { GetApproval } from '../../src/application/approvals/approvals.use-case.js';
 import { contractNameOf } from '../../src/domain/policy/contract-names.js';
-import { PolicyCache } from '../../src/application/policy-cache.js';
+import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { DOCUMENT, ethersApprover, openStore, viemApprover, WIDER, type Approver, type Dialect, type Store } from './support.js';
@@ -187,7 +187,7 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     expect(await verifiedFind()).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/pinned/) });
     await store.sql('DELETE FROM vault_governance WHERE vault_id = $1', [vaultId]);
     expect(await verifiedFind()).toMatchObject({ code: 'GOVERNANCE_UNVERIFIED', message: expect.stringMatching(/holds no governance/) });
-    expect(pinned.container.get((await import('../../src/application/governance-verifier.js')).GovernanceVerifier).health().unverified.map((u) => u.vault)).toContain(vaultId);
+    expect(pinned.container.get((await import('../../src/application/governance/governance-verifier.js')).GovernanceVerifier).health().unverified.map((u) => u.vault)).toContain(vaultId);
   });
 
   it('attack: signature rows inserted by SQL (garbage, copied from another proposal) count for nothing; marking it applied by SQL breaks the chain', async () => {

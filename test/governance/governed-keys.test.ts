@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
-import { PolicyCache } from '../../src/application/policy-cache.js';
+import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { canonicalStateJson, stateHash } from '../../src/domain/governance.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { startReceiver, until, type Receiver } from '../support/webhook-receiver.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
 import type { Vault } from '../../lib/index.js';
 import type { Approval } from '../../src/domain/approval.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { approveDecision, heldMessage, openStore, type Dialect, type Store } from './support.js';
 

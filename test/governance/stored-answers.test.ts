@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
 import type { Vault } from '../../lib/index.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { openStore, type Dialect, type Store } from './support.js';
 

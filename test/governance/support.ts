@@ -11,8 +11,8 @@ import { sqlitePersistence } from '../../lib/persistence/sqlite.js';
 import { localFileKeyStore } from '../../lib/keystores/local-file.js';
 import { MovableClock } from '../support/movable-clock.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import type { ProposalView } from '../../src/application/governance.use-case.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { ProposalView } from '../../src/application/governance/governance.use-case.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import type { Approval } from '../../src/domain/approval.js';
 import { decisionTypedData } from '../../src/domain/signed-decisions.js';
 

@@ -2,7 +2,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Wallet, type HDNodeWallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import { POLICY_CACHE_TTL_MS } from '../../src/application/signing/policy-cache.js';
 import { cliJson, migrateStore, spawnServer, type ChildServer } from '../support/cli.js';
 import { startFakeKms, type FakeKms } from '../support/fake-kms.server.js';
 import { client, type Reply } from '../support/http-client.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { client } from '../support/http-client.js';
 import { localSignBody, MINT_ABI, MINT_TO } from '../support/sign-request.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RefusedAuthSummary } from '../../src/application/refused-auth-summary.js';
+import { RefusedAuthSummary } from '../../src/application/access/refused-auth-summary.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import { client } from '../support/http-client.js';

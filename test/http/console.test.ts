@@ -1,6 +1,6 @@
 import { Interface } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIELD_PAGE_CHARS } from '../../src/application/approval-view.js';
+import { FIELD_PAGE_CHARS } from '../../src/application/approvals/approval-view.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { SignCall } from '../../src/application/signing/sign-call.use-case.js';
 import { client } from '../support/http-client.js';
 import { boundOf } from '../support/linear-cost.js';
 import { localSignBody, SIGNATURE_PARAM as SIG } from '../support/sign-request.js';

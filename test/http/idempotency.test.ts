@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_TTL_MS } from '../../src/application/idempotency.js';
+import { IDEMPOTENCY_TTL_MS } from '../../src/application/shared/idempotency.js';
 import { client } from '../support/http-client.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RELAY_BATCH_MAX_BYTES, RELAY_CALL_MAX_BYTES } from '../../src/application/json-rpc.use-case.js';
+import { RELAY_BATCH_MAX_BYTES, RELAY_CALL_MAX_BYTES } from '../../src/application/signing/json-rpc.use-case.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**

@@ -12,7 +12,7 @@ import { client, type Reply } from '../support/http-client.js';
 import { localSignBody, MINT_TO } from '../support/sign-request.js';
 import { STATUS_BY_CODE } from '../../adapters/http/error-status.js';
 import { EXAMPLES } from '../../adapters/http/openapi/examples.js';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { stateHash } from '../../src/domain/governance.js';

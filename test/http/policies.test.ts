@@ -1,8 +1,8 @@
 import { id, Interface } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../lib/index.js';
-import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
-import { POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
+import { POLICY_CACHE_TTL_MS } from '../../src/application/signing/policy-cache.js';
 import type { PolicyRepository } from '../../src/ports/policy-repository.port.js';
 import { client } from '../support/http-client.js';
 import { describeEachBackend, type Target } from '../support/backends.js';

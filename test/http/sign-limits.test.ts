@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { client } from '../support/http-client.js';
 import { describeEachBackend, itOn, type Target } from '../support/backends.js';
 

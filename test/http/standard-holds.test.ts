@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseTransaction, recoverMessageAddress, recoverTransactionAddress, recoverTypedDataAddress, type Hex } from 'viem';
-import { AUDIT_LIST_MAX } from '../../src/application/list-audit-records.use-case.js';
+import { AUDIT_LIST_MAX } from '../../src/application/audit/list-audit-records.use-case.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagePolicies } from '../../src/application/manage-policies.use-case.js';
+import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { Reply } from '../support/http-client.js';
 import { startSigningServer } from '../support/signing-server.js';
 import type { TestServer } from '../support/test-server.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keccak256, parseTransaction, recoverMessageAddress, recoverTransactionAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { createAuthSignature } from '../../src/domain/auth-signature.js';
-import { AUDIT_LIST_MAX } from '../../src/application/list-audit-records.use-case.js';
+import { AUDIT_LIST_MAX } from '../../src/application/audit/list-audit-records.use-case.js';
 import type { SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';

@@ -1,6 +1,6 @@
 import { CHAIN_IDS } from '../../src/domain/chains.js';
-import { documentOf } from '../../src/application/policy-cache.js';
-import { SignPolicyGate } from '../../src/application/sign-policy-gate.js';
+import { documentOf } from '../../src/application/signing/policy-cache.js';
+import { SignPolicyGate } from '../../src/application/signing/sign-policy-gate.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';

@@ -1,6 +1,6 @@
 import { ALL_ROLES } from '../../src/domain/api-key-access.js';
-import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
-import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { MapKeyStoreRegistry } from '../../src/application/keys/key-store-registry.js';
+import { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
 import { InMemoryAuditLog, InMemoryWalletRepository } from './in-memory.persistence.js';
 import { InMemoryKeyStore } from './in-memory.key-store.js';
 import { FixedClock } from './movable-clock.js';

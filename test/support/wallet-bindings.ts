@@ -1,5 +1,5 @@
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
-import { WalletBindings } from '../../src/application/wallet-binding.js';
+import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Authenticate } from '../../src/application/authenticate.use-case.js';
-import { Authorize } from '../../src/application/authorize.use-case.js';
-import { generateApiKey } from '../../src/application/api-key-format.js';
-import type { RefusedAuth } from '../../src/application/refused-auth-summary.js';
+import { Authenticate } from '../../src/application/access/authenticate.use-case.js';
+import { Authorize } from '../../src/application/access/authorize.use-case.js';
+import { generateApiKey } from '../../src/application/access/api-key-format.js';
+import type { RefusedAuth } from '../../src/application/access/refused-auth-summary.js';
 import { addressInCidrs, ALL_ROLES, parseCidrs, parseRoles } from '../../src/domain/api-key-access.js';
-import { ManageVaults } from '../../src/application/manage-vaults.use-case.js';
+import { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
 import { UuidV7IdGenerator } from '../../adapters/system/uuid-v7.id-generator.js';
 import { FixedClock } from '../../adapters/testing/clocks.js';
 import { InMemoryAuditLog, InMemoryWalletRepository } from '../../adapters/testing/in-memory.persistence.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashSecret, secretMatches } from '../../src/application/api-key-format.js';
+import { hashSecret, secretMatches } from '../../src/application/access/api-key-format.js';
 
 describe('API key secrets', () => {
   const secret = fc.string({ unit: 'binary', maxLength: 80 });

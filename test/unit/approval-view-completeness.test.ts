@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIELD_PAGE, FIELD_PAGE_CHARS, typedDataFieldPage } from '../../src/application/approval-view.js';
+import { FIELD_PAGE, FIELD_PAGE_CHARS, typedDataFieldPage } from '../../src/application/approvals/approval-view.js';
 import { uniqBinding } from '../../src/domain/policy/uniq-binding.js';
 
 /*

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FixedClock } from '../../adapters/testing/clocks.js';
 import { InMemoryAuditLog } from '../../adapters/testing/in-memory.persistence.js';
-import { AuditCheckpoints, ScheduledCheckpoints } from '../../src/application/audit-checkpoints.use-case.js';
-import { VerifyAuditChain } from '../../src/application/verify-audit-chain.use-case.js';
+import { AuditCheckpoints, ScheduledCheckpoints } from '../../src/application/audit/audit-checkpoints.use-case.js';
+import { VerifyAuditChain } from '../../src/application/audit/verify-audit-chain.use-case.js';
 import { checkpointKeyFrom, checkpointProblem, parseCheckpoint } from '../../src/domain/audit-checkpoint.js';
 import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 

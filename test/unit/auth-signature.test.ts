@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { VerifyAuthSignature } from '../../src/application/verify-auth-signature.use-case.js';
+import { VerifyAuthSignature } from '../../src/application/access/verify-auth-signature.use-case.js';
 import { createAuthSignature, verifyAuthSignature } from '../../src/domain/auth-signature.js';
 import { InMemoryReplayGuard } from '../../adapters/replay/in-memory.replay-guard.js';
 import { InMemoryAuditLog } from '../support/in-memory.persistence.js';

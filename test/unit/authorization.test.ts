@@ -2,7 +2,7 @@ import { hashAuthorization, Transaction, Wallet } from 'ethers';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';
 import { evaluatePolicy } from '../../src/domain/policy/policy-evaluation.js';
 import { NO_FACTS } from '../../src/domain/policy/sign-intent.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createVault } from '../../adapters/main/create-vault.js';
-import { WalletBindings } from '../../src/application/wallet-binding.js';
+import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 import { addressFromPublicKey } from '../../src/domain/address.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';

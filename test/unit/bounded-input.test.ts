@@ -3,7 +3,7 @@ import { TYPED_DATA_LIMITS, typedDataDigest } from '../../adapters/ethereum/type
 import { checkJsonText } from '../../adapters/http/json-shape.js';
 import { bodyLimits, parseJsonBody, signBodyLimits } from '../../adapters/http/request-body.js';
 import { loadConfig } from '../../adapters/main/config.js';
-import { abiKey, AbiFunctionCache, entryBytes, MAX_TEXT_KEY } from '../../src/application/abi-function-cache.js';
+import { abiKey, AbiFunctionCache, entryBytes, MAX_TEXT_KEY } from '../../src/application/signing/abi-function-cache.js';
 import { ABI_LIMITS, parseAbiFunction } from '../../src/domain/signing/abi-function.js';
 import { coerceArguments } from '../../src/domain/signing/argument-coercion.js';
 import { costsBySize } from '../support/linear-cost.js';

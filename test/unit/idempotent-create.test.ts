@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
-import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, requestHash } from '../../src/application/idempotency.js';
-import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
+import { CreateWallet } from '../../src/application/wallets/create-wallet.use-case.js';
+import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, requestHash } from '../../src/application/shared/idempotency.js';
+import { MapKeyStoreRegistry } from '../../src/application/keys/key-store-registry.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { InMemoryAuditLog, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';

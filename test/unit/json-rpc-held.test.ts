@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_PENDING, JsonRpcSigner, type JsonRpcSigners } from '../../src/application/json-rpc.use-case.js';
+import { APPROVAL_PENDING, JsonRpcSigner, type JsonRpcSigners } from '../../src/application/signing/json-rpc.use-case.js';
 import type { Approval } from '../../src/domain/approval.js';
 import type { ChainRpc } from '../../src/ports/chain-rpc.port.js';
 

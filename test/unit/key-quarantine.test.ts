@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UuidV7IdGenerator } from '../../adapters/system/uuid-v7.id-generator.js';
 import { createVault } from '../../adapters/main/create-vault.js';
-import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
-import { ManageQuarantine } from '../../src/application/manage-quarantine.use-case.js';
-import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import { MapKeyStoreRegistry } from '../../src/application/keys/key-store-registry.js';
+import { ManageQuarantine } from '../../src/application/keys/manage-quarantine.use-case.js';
+import { SweepOrphanKeys } from '../../src/application/keys/sweep-orphan-keys.use-case.js';
 import { addressFromPublicKey } from '../../src/domain/address.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { inMemoryPersistence, InMemoryAuditLog, InMemoryKeyQuarantine, InMemoryWalletRepository } from '../support/in-memory.persistence.js';

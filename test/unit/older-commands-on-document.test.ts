@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import type { PolicyDocument } from '../../src/domain/policy/policy-document.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';

@@ -1,6 +1,6 @@
 import { AbiCoder, Interface } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import type { SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';

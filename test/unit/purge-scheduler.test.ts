@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../adapters/main/logger.js';
 import { PURGE_JOB, PurgeScheduler } from '../../adapters/main/purge-scheduler.js';
-import { MapKeyStoreRegistry } from '../../src/application/key-store-registry.js';
-import { PurgeExpiredIdempotency } from '../../src/application/purge-expired-idempotency.use-case.js';
-import { PurgeExpiredWallets } from '../../src/application/purge-expired-wallets.use-case.js';
-import { SweepOrphanKeys } from '../../src/application/sweep-orphan-keys.use-case.js';
+import { MapKeyStoreRegistry } from '../../src/application/keys/key-store-registry.js';
+import { PurgeExpiredIdempotency } from '../../src/application/shared/purge-expired-idempotency.use-case.js';
+import { PurgeExpiredWallets } from '../../src/application/wallets/purge-expired-wallets.use-case.js';
+import { SweepOrphanKeys } from '../../src/application/keys/sweep-orphan-keys.use-case.js';
 import { InMemoryKeyStore } from '../support/in-memory.key-store.js';
 import { InMemoryJobLock, InMemoryKeyQuarantine, InMemoryWalletRepository } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { signBodySchema } from '../../adapters/http/schemas.js';
-import { readSignFields, SIGN_FIELDS } from '../../src/application/sign-call.use-case.js';
+import { readSignFields, SIGN_FIELDS } from '../../src/application/signing/sign-call.use-case.js';
 import { CHAINS } from '../../src/domain/chains.js';
 import { localSignBody } from '../support/sign-request.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
+import { CreateWallet } from '../../src/application/wallets/create-wallet.use-case.js';
+import { SignCall } from '../../src/application/signing/sign-call.use-case.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { parseSignLimit, type SignLimitInput } from '../../src/domain/sign-limits.js';
 import type { SignCounter } from '../../src/ports/sign-counter.port.js';

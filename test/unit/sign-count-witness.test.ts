@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignCountWitness } from '../../src/application/sign-count-witness.js';
+import { SignCountWitness } from '../../src/application/signing/sign-count-witness.js';
 import type { SignCountDemand } from '../../src/domain/sign-limits.js';
 
 const T0 = new Date('2026-06-01T00:00:00Z').getTime();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { challengeRefusal, clientRefusal, DEFAULT_CHALLENGE_BOUNDS } from '../../src/application/sign-in-challenges.js';
+import { challengeRefusal, clientRefusal, DEFAULT_CHALLENGE_BOUNDS } from '../../src/application/console/sign-in-challenges.js';
 import { isDomainError } from '../../src/domain/errors.js';
 import type { OutstandingChallenges } from '../../src/ports/console-store.port.js';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CreateWallet } from '../../src/application/create-wallet.use-case.js';
-import { ExpireWallet } from '../../src/application/expire-wallet.use-case.js';
-import { ReadThroughCache } from '../../src/application/read-through-cache.js';
-import { SignCall } from '../../src/application/sign-call.use-case.js';
-import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallet-lookup.js';
+import { CreateWallet } from '../../src/application/wallets/create-wallet.use-case.js';
+import { ExpireWallet } from '../../src/application/wallets/expire-wallet.use-case.js';
+import { ReadThroughCache } from '../../src/application/signing/read-through-cache.js';
+import { SignCall } from '../../src/application/signing/sign-call.use-case.js';
+import { SIGNER_CACHE_TTL_MS } from '../../src/application/wallets/wallet-lookup.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { InMemoryPolicyRepository, InMemorySignatureLog } from '../support/in-memory.persistence.js';
 import { CONTRACT, SENDER, SIGNER_ABI } from '../support/sign-fixtures.js';

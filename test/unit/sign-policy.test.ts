@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PolicyCache, POLICY_CACHE_TTL_MS } from '../../src/application/policy-cache.js';
+import { PolicyCache, POLICY_CACHE_TTL_MS } from '../../src/application/signing/policy-cache.js';
 import { CHAINS } from '../../src/domain/chains.js';
 import { parseSignPolicy, pinnedUniqViolation, type SignPolicy } from '../../src/domain/sign-policy.js';
 import { InMemoryPolicyRepository } from '../support/in-memory.persistence.js';

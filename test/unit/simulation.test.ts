@@ -1,6 +1,6 @@
 import { AbiCoder, Interface } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { outflowOverBound, TransactionSimulator, type SimulationOutcome } from '../../src/application/transaction-simulation.js';
+import { outflowOverBound, TransactionSimulator, type SimulationOutcome } from '../../src/application/signing/transaction-simulation.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';
 import { evaluatePolicy } from '../../src/domain/policy/policy-evaluation.js';

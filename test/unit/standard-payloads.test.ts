@@ -11,7 +11,7 @@ import {
 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
-import { signatureHex } from '../../src/application/standard-signing.js';
+import { signatureHex } from '../../src/application/signing/standard-signing.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localFileKeyStore } from '../../adapters/keystore/local-file/index.js';
 import { createVault, type Vault } from '../../adapters/main/create-vault.js';
 import { TOKENS } from '../../adapters/main/tokens.js';
-import type { Principal } from '../../src/application/principal.js';
+import type { Principal } from '../../src/application/access/principal.js';
 import { EXPIRY_TTL_MS } from '../../src/domain/wallet.js';
 import type { SignPolicyInput } from '../../src/domain/sign-policy.js';
 import type { AuditEvent, AuditLog } from '../../src/ports/audit-log.port.js';

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { AuditDetails, AuditLog } from '../../../src/ports/audit-log.port.js';
 import type { Clock } from '../../../src/ports/clock.port.js';
-import { audit } from '../../../src/application/audit-actor.js';
+import { audit } from '../../../src/application/audit/audit-actor.js';
 import type { MasterKeyHolder } from './master-key-holder.js';
 import { combineShares, parseShare, ShareError, type MasterKeyShare } from './master-key-shares.js';
 

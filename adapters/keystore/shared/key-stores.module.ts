@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { MapKeyStoreRegistry } from '../../../src/application/key-store-registry.js';
+import { MapKeyStoreRegistry } from '../../../src/application/keys/key-store-registry.js';
 import type { KeyStore, KeyStoreRegistry } from '../../../src/ports/key-store.port.js';
 import { PORT_TOKENS } from '../../../src/ports/port-tokens.js';
 

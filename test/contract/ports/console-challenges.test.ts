@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { SqlConsoleStore } from '../../../adapters/persistence/sql/sql.console-store.js';
-import { challengeRefusal } from '../../../src/application/sign-in-challenges.js';
+import { challengeRefusal } from '../../../src/application/console/sign-in-challenges.js';
 import type { ChallengePurpose } from '../../../src/ports/console-store.port.js';
 import { describeEachDialect } from '../../support/sql-dialects.js';
 
