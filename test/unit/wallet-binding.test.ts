@@ -140,6 +140,6 @@ describe('the one way to a wallet key', () => {
     const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
     const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     const signing = files.filter((f) => /\.sign\([^)]*keyRef/.test(readFileSync(path.join(src, f), 'utf8')));
-    expect(signing).toEqual([path.join('application', 'wallet-binding.ts')]);
+    expect(signing).toEqual([path.join('application', 'wallets', 'wallet-binding.ts')]);
   });
 });
