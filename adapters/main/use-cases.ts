@@ -49,7 +49,7 @@ import { VerifyAuthSignature } from '../../src/application/access/verify-auth-si
 import type { ChallengeBounds } from '../../src/application/console/sign-in-challenges.js';
 import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 import { HeldRequestSeals } from '../../src/application/approvals/held-request-seals.js';
-import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
+import { PORT_TOKENS, type PortOf } from './tokens.js';
 import type { RelyingParty } from '../../src/ports/relying-party.port.js';
 import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
 import { webhookUrlProblem } from '../webhooks/webhook-url.js';
