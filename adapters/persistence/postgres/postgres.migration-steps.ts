@@ -162,7 +162,7 @@ export const MIGRATIONS: readonly Migration[] = [
      ADD COLUMN roles text NOT NULL DEFAULT 'admin,signer,reader,approver',
      ADD COLUMN allow_cidrs text;`,
   },
-  // Sign limits per window (issue 26; independent of the other migrations of that issue): a row per
+  // Sign limits per window (self-contained: it needs no other migration): a row per
   // counted key, whose row lock each take holds to its commit so takes on one key go one at a time
   // across instances, and a row per sign counted.
   {
@@ -190,7 +190,7 @@ export const MIGRATIONS: readonly Migration[] = [
      expire bigint
    );`,
   },
-  // 9: approvals (issue 25, independent of the webhook migration of that issue): an approver key's group, the
+  // 9: approvals (a migration of its own, apart from the webhooks'): an approver key's group, the
   // signs held for a quorum (the request whole, as asked), and one vote per key (the primary key).
   {
     name: 'approvals',
@@ -230,7 +230,7 @@ export const MIGRATIONS: readonly Migration[] = [
      PRIMARY KEY (approval_id, api_key_id)
    );`,
   },
-  // 10: webhooks (issue 25): the endpoints of each vault with their delivery cursor (the last audit seq done)
+  // 10: webhooks: the endpoints of each vault with their delivery cursor (the last audit seq done)
   // and retry state, the events given up on after 24 h, and the signing key generated when none is
   // configured (one row, so every instance signs with it).
   {
@@ -267,7 +267,7 @@ export const MIGRATIONS: readonly Migration[] = [
      created timestamptz NOT NULL
    );`,
   },
-  // The one policy document (issue 34). sign_policies.policy may now hold a version-2 document, which a
+  // The one policy document. sign_policies.policy may now hold a version-2 document, which a
   // build before this one would read as allow-lists that allow every call: the version bump makes such a
   // build refuse the database instead. Limits in value keep what each signature moved beside the counts.
   {
@@ -279,7 +279,7 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
   },
-  // Votes are signatures (issue 35): an approver key's credential (the Ethereum address its votes are
+  // Votes are signatures: an approver key's credential (the Ethereum address its votes are
   // signed with; null: a key from before, whose votes count unsigned) and each vote's EIP-712 signature,
   // which the vault verifies again at release against the stored request. The api_keys trigger announces
   // a credential set or changed to every instance's cache, as any other change of the row.
@@ -289,7 +289,7 @@ export const MIGRATIONS: readonly Migration[] = [
    ALTER TABLE approval_votes ADD COLUMN IF NOT EXISTS signature text;
    ALTER TABLE approvals ADD COLUMN IF NOT EXISTS simulation text;`,
   },
-  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
+  // Governance (docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
   {
     name: 'governance',
@@ -331,7 +331,7 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
   },
-  // The approvers' console (issue 36, docs/console.md): an enrolled approver's passkey (keyed by its API
+  // The approvers' console (docs/console.md): an enrolled approver's passkey (keyed by its API
   // key, whose row holds the vault, the role and the group), one-time enrolment invites and console
   // sessions (both stored as sha256 hashes of what the browser holds), and the WebAuthn challenges handed
   // out for sign-in (one use, five minutes); the audit records behind an approval found by their subject. Self-contained and re-runnable (IF NOT EXISTS).
@@ -401,7 +401,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'held-request-seal',
     sql: `ALTER TABLE approvals ADD COLUMN IF NOT EXISTS seal text;`,
   },
-  // API keys with a lifecycle (issue 52, docs/security.md "API key lifecycle"): an operator's label, an
+  // API keys with a lifecycle (docs/security.md "API key lifecycle"): an operator's label, an
   // expiry, and rotation: the old key's row names its successor and the end of the overlap, the successor
   // names the key it replaces and when it was first used (which ends the old key's overlap early). Keys
   // from before have none of them: no label, no expiry, never rotated. Re-runnable.
