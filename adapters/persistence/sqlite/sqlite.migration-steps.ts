@@ -252,7 +252,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // 10: signatures found by a short index on the submission hash's first 8 hex digits instead of a primary
   // key on the whole 66-character hash. Each sign's random hash dirties a leaf of that index: a b-tree
   // of a fifth of the size writes, checkpoints and caches fewer pages per commit (about 5 % of a sign's
-  // CPU, docs/benchmarks.md "Sixth pass"). Lookups compare the whole hash after the prefix; a shared prefix
+  // CPU, docs/benchmarks.md "Measured design decisions"). Lookups compare the whole hash after the prefix; a shared prefix
   // costs one more row read. No uniqueness is lost that mattered: the hash covers a fresh 32-byte nonce.
   // SQLite cannot drop a primary key, so the table is rebuilt (rows keep their order and values).
   {
