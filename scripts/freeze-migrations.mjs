@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run migrations:freeze`: after a migration was appended to
-// sqlite.migrations.ts or postgres.migrations.ts, adds it (name and checksum) to
+// sqlite.migration-steps.ts or postgres.migration-steps.ts, adds it (name and checksum) to
 // adapters/persistence/migrations.manifest.json and writes the schema the build then expects
 // (sqlite.expected-schema.ts, postgres.expected-schema.ts: what the start-up check compares a database
 // with), from the migrations run on a new in-memory SQLite database and a new PostgreSQL database
@@ -18,8 +18,8 @@ const persistence = (...parts) => path.join(root, 'adapters', 'persistence', ...
 const compiled = (module) => import(path.join(root, 'dist', 'adapters', 'persistence', module));
 const MANIFEST = persistence('migrations.manifest.json');
 
-const { MIGRATIONS: sqliteList } = await compiled('sqlite/sqlite.migrations.js');
-const { MIGRATIONS: postgresList } = await compiled('postgres/postgres.migrations.js');
+const { MIGRATIONS: sqliteList } = await compiled('sqlite/sqlite.migration-steps.js');
+const { MIGRATIONS: postgresList } = await compiled('postgres/postgres.migration-steps.js');
 const { frozenManifest, expectedSchemaFileText } = await compiled('sql/migrations-manifest.js');
 const { sqliteShapeOf } = await compiled('sqlite/sqlite.schema-shape.js');
 const { postgresShapeOf } = await compiled('postgres/postgres.schema-shape.js');

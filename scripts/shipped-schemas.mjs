@@ -4,7 +4,8 @@
 // Run once; the output is committed and never regenerated for commits already there.
 //
 // For each first-parent commit of main up to --until (default 23d9637, main when migrations got names)
-// whose sqlite.migrations.ts or postgres.migrations.ts (read with `git show`) gives a migration list, or
+// whose migration list (sqlite.migration-steps.ts, postgres.migration-steps.ts, or before the split the
+// dialect's .migrations.ts, read with `git show`) gives a migration list, or
 // a way of recording it, not seen before, it runs that list on a new SQLite file and a new PostgreSQL
 // database (VAULT_TEST_POSTGRES_URL, else postgres://postgres@127.0.0.1:5432/postgres), records the
 // versions as that build did (SQLite PRAGMA user_version; PostgreSQL schema_migrations before a65c9b1,
@@ -40,7 +41,11 @@ const show = (commit, file) => {
 };
 const checksum = (sql) => createHash('sha256').update(sql, 'utf8').digest('hex');
 
-const FILES = { sqlite: 'adapters/persistence/sqlite/sqlite.migrations.ts', postgres: 'adapters/persistence/postgres/postgres.migrations.ts' };
+// The list's file of each dialect, newest name first (the migrator and its steps were one file until the split).
+const FILES = {
+  sqlite: ['adapters/persistence/sqlite/sqlite.migration-steps.ts', 'adapters/persistence/sqlite/sqlite.migrations.ts'],
+  postgres: ['adapters/persistence/postgres/postgres.migration-steps.ts', 'adapters/persistence/postgres/postgres.migrations.ts'],
+};
 const ROWS_FILES = ['adapters/persistence/sql/rows.ts', 'adapters/persistence/shared/rows.ts'];
 
 /**
@@ -63,10 +68,11 @@ function migrationList(commit, text) {
 function builds(dialect) {
   const found = new Map();
   for (const commit of git('rev-list', '--first-parent', '--reverse', until).trim().split('\n')) {
-    const text = show(commit, FILES[dialect]);
+    const [split, before] = FILES[dialect].map((f) => show(commit, f));
+    const text = split ?? before;
     if (text === null) continue;
     const list = migrationList(commit, text);
-    const records = dialect === 'sqlite' ? 'user_version' : text.includes("'wallet_vault_migrations'") ? 'wallet_vault_migrations' : 'schema_migrations';
+    const records = dialect === 'sqlite' ? 'user_version' : split !== null || text.includes("'wallet_vault_migrations'") ? 'wallet_vault_migrations' : 'schema_migrations';
     const key = `${records} ${list.map(checksum).join(' ')}`;
     const [short, date, subject] = git('log', '-1', '--format=%h%n%cs%n%s', commit).trim().split('\n');
     const seen = found.get(key);

@@ -47,7 +47,7 @@ const accessOf = (k: ApiKeyRecord) => ({
   group: k.group ?? null,
   approverAddress: k.approverAddress ?? null,
 });
-/** A key's lifecycle as printed (issue 52): null where it has none. */
+/** A key's lifecycle as printed: null where it has none. */
 const lifecycleOf = (k: ApiKeyRecord) => ({
   label: k.label ?? null,
   expires: iso(k.expires ?? null),

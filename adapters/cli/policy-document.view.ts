@@ -11,8 +11,8 @@ const limitAmounts = (l: PolicyLimit): string =>
 
 /**
  * `key value; key value`: every field of a rule or limit but those its line shows otherwise (`shown`).
- * Nothing else is left out: an operator reading `policies show` sees the whole document (issue 53: it
- * once left out a rule's `maxValue` and `description`). Free text is quoted, so a `;` in it reads as text.
+ * Nothing else is left out: an operator reading `policies show` sees the whole document (a view that
+ * picks fields drops the next one added, as it once dropped a rule's `maxValue` and `description`). Free text is quoted, so a `;` in it reads as text.
  */
 const fields = (entry: object, shown: readonly string[]) =>
   Object.entries(entry)

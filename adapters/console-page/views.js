@@ -51,7 +51,7 @@ const namedAddress = (named) => {
 };
 
 /**
- * A key as people read it: its passkey's name, and where the operator labelled the key (issue 52) the label
+ * A key as people read it: its passkey's name, and where the operator labelled the key the label
  * with the id beside it (a label is the operator's word; the id is what identifies the key).
  * @param {{ id: string, name: string | null, label?: string | null }} k
  */

@@ -44,7 +44,7 @@ export interface UseCasePorts {
   getVaultStatus: Pick<GetVaultStatus, 'execute'>;
   /** `chains`: the chain names a Sign may give (its body's schema names them in its refusal). */
   signCall: Pick<SignCall, 'executeBody'>;
-  /** Approvals (issue 25): signs held for a quorum of approver keys. */
+  /** Approvals: signs held for a quorum of approver keys. */
   listApprovals: Pick<ListApprovals, 'execute'>;
   getApproval: Pick<GetApproval, 'execute' | 'shownPolicy' | 'keyLabels'>;
   voteOnApproval: Pick<VoteOnApproval, 'execute'>;

@@ -25,7 +25,7 @@ export interface LogOutput {
  *   over the bound is dropped at once;
  * - exit never waits on the reader: `settle(ms)` waits for the queue to empty at most that long, and
  *   nothing is flushed synchronously at exit (pino's SonicBoom destination retries a failed synchronous
- *   write every 100 ms for ever, which hung a server whose stdout reader had exited: issue 39, item 11).
+ *   write every 100 ms for ever, which hung a server whose stdout reader had exited).
  * A file or a terminal on stdout is written synchronously by node (no queue, so no bound is needed).
  */
 export class GuardedLogDestination implements DestinationStream {

@@ -49,7 +49,7 @@ import { VerifyAuthSignature } from '../../src/application/access/verify-auth-si
 import type { ChallengeBounds } from '../../src/application/console/sign-in-challenges.js';
 import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 import { HeldRequestSeals } from '../../src/application/approvals/held-request-seals.js';
-import { PORT_TOKENS, type PortOf } from '../../src/ports/port-tokens.js';
+import { PORT_TOKENS, type PortOf } from './tokens.js';
 import type { RelyingParty } from '../../src/ports/relying-party.port.js';
 import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
 import { webhookUrlProblem } from '../webhooks/webhook-url.js';
@@ -64,7 +64,7 @@ export interface UseCaseSettings {
   readonly authSecret?: string;
   /** Told of each refused authentication besides the audit summary. */
   readonly authRefused?: RefusedAuthObserver;
-  /** Told of votes a release found without a valid signature (issue 35), besides the audit record. */
+  /** Told of votes a release found without a valid signature, besides the audit record. */
   readonly invalidVotes?: InvalidVoteObserver;
   /** What `GET …/status` reports. */
   readonly version: string;
@@ -189,7 +189,7 @@ export const USE_CASES = {
       }),
     KEYS,
   ),
-  // Approvals (issue 25): signs an approval rule holds until a quorum of approver keys approves them
+  // Approvals: signs an approval rule holds until a quorum of approver keys approves them
   /** A page of the vault's approvals, oldest first, optionally of one status. */
   listApprovals: entry(ListApprovals, (p) => new ListApprovals(p.approvals, p.clock, p.policyCache)),
   /** One approval: what is asked, the votes, and once approved the Sign result. */

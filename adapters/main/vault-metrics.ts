@@ -3,7 +3,7 @@ import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
 import type { VaultOptions } from './vault-options.js';
 
 /**
- * The standalone server's Prometheus series for an application that embeds the vault (issue 39, item 5):
+ * The standalone server's Prometheus series for an application that embeds the vault:
  * `createVault({ metrics: true })` (or a `prometheusMetrics()` of yours) times the key stores and counts
  * the background jobs, refused authentications, webhook deliveries and invalid votes into one registry,
  * and `vaultRouter(vault, { metrics: true })` counts the requests and serves `GET /metrics` from it, so

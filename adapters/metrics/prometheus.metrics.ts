@@ -219,7 +219,7 @@ export class PrometheusMetrics {
     this.webhookOldestFailure.set(oldestSeconds);
   }
 
-  /** Votes a release found without a valid signature of their key's credential (issue 35): an alert fires on any. */
+  /** Votes a release found without a valid signature of their key's credential: an alert fires on any. */
   observeInvalidVotes(count: number): void {
     this.invalidVotes.inc(count);
   }

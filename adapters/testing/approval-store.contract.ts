@@ -16,7 +16,7 @@ export interface ApprovalStoreFixture {
   readonly auditLog: AuditLog;
   /** A stored vault (approvals name their vault). */
   newVault(): Promise<string>;
-  /** The API keys on the same storage: only votes of keys still valid approvers count (issue 34). */
+  /** The API keys on the same storage: only votes of keys still valid approvers count. */
   readonly apiKeys: Pick<ApiKeyStore, 'insertApiKey' | 'revokeApiKey'>;
   cleanup(): Promise<void>;
 }
@@ -155,7 +155,7 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
       expect(await store.claimRelease(vaultId, a.id, 't2', at(4500), at(4500 + HOUR))).toBe(true);
     });
 
-    it('keeps each vote\'s signature; countedVotes answers the votes the quorum counts, each with its signature and its key\'s approver address now (issue 35)', async () => {
+    it('keeps each vote\'s signature; countedVotes answers the votes the quorum counts, each with its signature and its key\'s approver address now', async () => {
       const [store, other] = f.stores;
       const vaultId = await f.newVault();
       const address = randomAddress();

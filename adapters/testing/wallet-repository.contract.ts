@@ -62,7 +62,7 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect((await f.repo.listApiKeys(vault.id)).map((k) => k.id)).toEqual([k1.id, k2.id]);
     });
 
-    it("keeps an approver key's address; setApproverAddress changes it with its audit record, and reports a missing key (issue 35)", async () => {
+    it("keeps an approver key's address; setApproverAddress changes it with its audit record, and reports a missing key", async () => {
       const vault = await newVault();
       const address = randomAddress();
       const signed = anApiKey(vault, { roles: ['approver'], approverAddress: address });
@@ -80,7 +80,7 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(trail.filter((r) => r.action === 'api-key.credential-set').map((r) => r.subject)).toEqual([legacy.id]);
     });
 
-    it("keeps an API key's label and expiry; rotateApiKey marks the old key and inserts its successor with its audit record, once; markFirstUsed keeps the first time (issue 52)", async () => {
+    it("keeps an API key's label and expiry; rotateApiKey marks the old key and inserts its successor with its audit record, once; markFirstUsed keeps the first time", async () => {
       const vault = await newVault();
       const old = anApiKey(vault, { roles: ['signer'], label: 'ci deploy', expires: ms(86_400_000) });
       const gone = anApiKey(vault, { created: ms(1), revoked: ms(2) });

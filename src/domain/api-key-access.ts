@@ -17,7 +17,7 @@ export const ALL_ROLES: readonly ApiKeyRole[] = API_KEY_ROLES;
 
 /**
  * Keys created without `--roles`: every role but `approver`. A holder of two plain keys (the rotation the
- * docs recommend) must not be able to approve its own request with the second one (issue 34).
+ * docs recommend) must not be able to approve its own request with the second one.
  */
 export const DEFAULT_ROLES: readonly ApiKeyRole[] = ['admin', 'signer', 'reader'];
 

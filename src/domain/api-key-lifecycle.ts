@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from './vault.js';
 import { normalizeWalletName } from './wallet.js';
 
 /*
- * An API key's lifecycle (issue 52, docs/security.md "API key lifecycle"): the operator's label, an
+ * An API key's lifecycle (docs/security.md "API key lifecycle"): the operator's label, an
  * expiry, and rotation with an overlap. Pure: the application reads the clock and the rows and asks here.
  */
 

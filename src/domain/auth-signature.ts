@@ -13,7 +13,9 @@ const PART = /^[a-z2-7]+=*$/;
 /**
  * `X-Vault-Auth-Signature`: three lower-case RFC 4648 base32 strings (with padding) joined by `.`:
  * 32 random bytes of nonce, the request time as 8-byte big-endian milliseconds, and
- * sha256(body || nonce || timestamp || utf8(secret)). Compatible with the existing public client.
+ * sha256(body || nonce || timestamp || utf8(secret)). Compatible with the existing public client. The
+ * routes that require it are those whose body asks for a signature (body kind `signed` or `signed-json`
+ * in adapters/http/routes.ts); it covers the body only, so it travels with the API key.
  */
 export function createAuthSignature(body: Uint8Array, secret: string, now: Date, nonce: Uint8Array = randomBytes(32)): string {
   const timestamp = Buffer.alloc(8);

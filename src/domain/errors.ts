@@ -40,7 +40,7 @@ export const ErrorCode = {
   APPROVAL_ALREADY_VOTED: 'APPROVAL_ALREADY_VOTED',
   /** The approval is decided (approved or rejected): it takes no more votes. */
   APPROVAL_CLOSED: 'APPROVAL_CLOSED',
-  /** A vote of an approver key with a credential whose signature is missing, malformed or not its EIP-712 Decision (issue 35). */
+  /** A vote of an approver key with a credential whose signature is missing, malformed or not its EIP-712 Decision. */
   APPROVAL_SIGNATURE_INVALID: 'APPROVAL_SIGNATURE_INVALID',
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   /** A chain RPC's answer the JSON-RPC endpoint relays is over its byte cap (per call, or per batch). */
@@ -48,7 +48,7 @@ export const ErrorCode = {
   KEYSTORE_UNAVAILABLE: 'KEYSTORE_UNAVAILABLE',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
-  // Signed decisions (issue 35, docs/governance.md).
+  // Signed decisions (docs/governance.md).
   /** A governed vault whose state in force does not verify (pin, chain of signed changes, policy row): it signs nothing. */
   GOVERNANCE_UNVERIFIED: 'GOVERNANCE_UNVERIFIED',
   /** The vault is frozen (`wallet-vault freeze`): it signs nothing until the freeze is lifted. */

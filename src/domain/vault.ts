@@ -24,15 +24,15 @@ export interface ApiKeyRecord {
   readonly roles: readonly ApiKeyRole[];
   /** The networks it may call from; null: from anywhere. */
   readonly allowCidrs: readonly Cidr[] | null;
-  /** The approver group whose approval rules its votes count for (issue 25); null or absent: none. */
+  /** The approver group whose approval rules its votes count for; null or absent: none. */
   readonly group?: string | null;
   /**
-   * The credential an approver key's votes are signed with (issue 35): an EIP-55 Ethereum address. Its
+   * The credential an approver key's votes are signed with: an EIP-55 Ethereum address. Its
    * votes count only with an EIP-712 `Decision` signature of that address; null or absent: a key from
    * before credentials, whose votes count unsigned until the operator attaches one.
    */
   readonly approverAddress?: string | null;
-  /** The operator's name for the key (`--label`, issue 52), shown beside its id; null or absent: none. */
+  /** The operator's name for the key (`--label`), shown beside its id; null or absent: none. */
   readonly label?: string | null;
   /** When it stops authenticating (`--expires`); null or absent: never. */
   readonly expires?: Date | null;

@@ -17,7 +17,7 @@ export interface ApiKeyStore {
    */
   setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean>;
   /**
-   * Rotation (issue 52): marks key `id` replaced by `successor` until `overlapEnds`, inserts `successor`
+   * Rotation: marks key `id` replaced by `successor` until `overlapEnds`, inserts `successor`
    * and records `recorded`, in one transaction; false (nothing written) when `id` is no key, is revoked or
    * was rotated already.
    */

@@ -30,14 +30,14 @@ export interface ApprovalPage {
 }
 
 /**
- * Signs held for a quorum (issue 25). Every change and its audit record are one transaction: an approval
+ * Signs held for a quorum. Every change and its audit record are one transaction: an approval
  * is never stored without its approval.requested record, a vote without approval.voted, a decision without
  * approval.decided. Each write re-checks its condition in the database (still pending, not expired, the
  * release still claimed by its caller), so concurrent callers on any instance agree.
  */
 export interface ApprovalStore {
   // Every Approval it answers has `approvals` counted as it is then: approve votes of the vault's API keys
-  // still unrevoked, still holding `approver`, and of the approval's group when it names one (issue 34),
+  // still unrevoked, still holding `approver`, and of the approval's group when it names one,
   // counted per approver (the keys of one approver address count once), not per key.
   /**
    * Stores a pending approval with its approval.requested record. With an idempotency key already bound to

@@ -22,13 +22,13 @@ export const AUDIT_ACTIONS = [
   'key.quarantined',
   'key.restored',
   'key.destroyed',
-  // Key import (issue 37): a wallet made of a key the operator brought (`wallet-vault keys import`).
+  // Key import: a wallet made of a key the operator brought (`wallet-vault keys import`).
   'key.imported',
-  // Approvals (issue 25): a sign held for a quorum, each vote, and how it ended (approved, rejected, expired).
+  // Approvals: a sign held for a quorum, each vote, and how it ended (approved, rejected, expired).
   'approval.requested',
   'approval.voted',
   'approval.decided',
-  // Governance (issue 35, docs/governance.md): a vault made governed, proposals, their signed votes, what
+  // Governance (docs/governance.md): a vault made governed, proposals, their signed votes, what
   // was applied, a state that did not verify; freezes and their lifting.
   'governance.set',
   'governance.proposed',
@@ -37,21 +37,21 @@ export const AUDIT_ACTIONS = [
   'governance.unverified',
   'vault.frozen',
   'vault.unfrozen',
-  // Operator actions outside the vaults' data (issue 35): the local master key rotated, a store's keys
+  // Operator actions outside the vaults' data: the local master key rotated, a store's keys
   // re-wrapped, the database's schema migrated; and the signed checkpoints of the chain's head.
   'master-key.rotated',
   'keys.rewrapped',
   'schema.migrated',
   'audit.checkpoint',
-  // Signed decisions (issue 35): a credential attached to an approver key, and votes the release found
+  // Signed decisions: a credential attached to an approver key, and votes the release found
   // without a valid signature of their key's credential (counted for nothing, the approval left pending).
   'api-key.credential-set',
   'approval.vote-invalid',
-  // API keys with a lifecycle (issue 52): a key replaced by a new one, the old one working for an overlap.
+  // API keys with a lifecycle: a key replaced by a new one, the old one working for an overlap.
   'api-key.rotated',
-  // EIP-7702 (issue 40): an authorization delegating a wallet's account to a contract's code.
+  // EIP-7702: an authorization delegating a wallet's account to a contract's code.
   'sign.authorization',
-  // The approvers' console (issue 36, docs/console.md): an invite made, an approver enrolled with a passkey,
+  // The approvers' console (docs/console.md): an invite made, an approver enrolled with a passkey,
   // a console session started (passkey sign-in or enrolment) and ended (signed out).
   'approver.invited',
   'approver.enrolled',

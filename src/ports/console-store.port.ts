@@ -2,7 +2,7 @@ import type { ApiKeyRecord } from '../domain/vault.js';
 import type { AuditEvent, AuditRecord } from './audit-log.port.js';
 
 /*
- * The approvers' console (issue 36, docs/console.md): passkeys of enrolled approvers, one-time enrolment
+ * The approvers' console (docs/console.md): passkeys of enrolled approvers, one-time enrolment
  * invites, console sessions and sign-in challenges. What a browser holds (an invite token, a session id)
  * is stored only as its sha256 hash.
  */

@@ -39,7 +39,7 @@ export interface Persistence {
    */
   readonly signCounter?: SignCounter;
   /**
-   * Signs held for a quorum (issue 25). Absent (a persistence written for an earlier release): a sign an
+   * Signs held for a quorum. Absent (a persistence written for an earlier release): a sign an
    * approval rule holds is refused, since nothing could hold it.
    */
   readonly approvals?: ApprovalStore;

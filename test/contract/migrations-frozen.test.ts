@@ -3,12 +3,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_EXPECTED_SCHEMA } from '../../adapters/persistence/postgres/postgres.expected-schema.js';
-import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../adapters/persistence/postgres/postgres.migration-steps.js';
 import { postgresShapeOf } from '../../adapters/persistence/postgres/postgres.schema-shape.js';
 import type { Migration } from '../../adapters/persistence/sql/migration-history.js';
 import { departureFromManifest, frozenManifest, type MigrationsManifest } from '../../adapters/persistence/sql/migrations-manifest.js';
 import { SQLITE_EXPECTED_SCHEMA } from '../../adapters/persistence/sqlite/sqlite.expected-schema.js';
-import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../adapters/persistence/sqlite/sqlite.migration-steps.js';
 import { sqliteShapeOf } from '../../adapters/persistence/sqlite/sqlite.schema-shape.js';
 import { createTestDatabase, POSTGRES_AVAILABLE } from '../support/postgres.js';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
-import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migration-steps.js';
 import { PostgresJobLock } from '../../adapters/persistence/postgres/postgres.job-lock.js';
 import { expectValidChain } from 'wallet-vault/testing';
 import { ExpireWallet } from '../../src/application/wallets/expire-wallet.use-case.js';

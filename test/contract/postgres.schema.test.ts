@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresApiKeyCache } from '../../adapters/persistence/postgres/postgres.api-key-cache.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
-import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migration-steps.js';
 import { postgresPersistence } from '../../adapters/persistence/postgres/index.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig, type TestDatabase } from '../support/postgres.js';

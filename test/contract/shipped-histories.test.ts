@@ -4,10 +4,11 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase } from '../../adapters/persistence/postgres/postgres.database.js';
-import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../adapters/persistence/postgres/postgres.migrations.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../adapters/persistence/postgres/postgres.migration-steps.js';
 import { migrationChecksum, type Migration } from '../../adapters/persistence/sql/migration-history.js';
 import type { SchemaMigration } from '../../adapters/persistence/sql/schema-version.js';
-import { checkSchema, migrate, MIGRATIONS as SQLITE_MIGRATIONS } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { checkSchema, migrate } from '../../adapters/persistence/sqlite/sqlite.migrator.js';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../adapters/persistence/sqlite/sqlite.migration-steps.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, testPostgresConfig, type TestDatabase } from '../support/postgres.js';
 
 /** test/fixtures/shipped-schemas/lists.json: every list a build of main shipped, by its migrations' checksums, and their SQL. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/persistence/sqlite/sqlite.database.js';
-import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migration-steps.js';
 import { ErrorCode } from '../../src/domain/errors.js';
 import { aSignatureRecord, anApiKey, anAuditEvent, aVault, aWallet } from '../support/wallet-mother.js';
 import { expectValidChain } from 'wallet-vault/testing';

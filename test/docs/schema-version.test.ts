@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migrations.js';
-import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migrations.js';
+import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from '../../adapters/persistence/postgres/postgres.migration-steps.js';
+import { SCHEMA_VERSION } from '../../adapters/persistence/sqlite/sqlite.migration-steps.js';
 import { withoutFencedCode } from '../support/markdown.js';
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { SchemaMigration } from '../sql/schema-version.js';
-import { checkSchema, migrate } from './postgres.migrations.js';
+import { checkSchema, migrate } from './postgres.migrator.js';
 import { DEFAULT_WAITING_PER_CONNECTION } from './postgres.pool-bounds.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 

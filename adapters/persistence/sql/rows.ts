@@ -115,11 +115,11 @@ const API_KEYS = new Table<KeyRow>('api_keys', {
   id: AS_IS, vaultId: AS_IS, secretHash: AS_IS, created: INSTANT, revoked: INSTANT,
   // Comma-separated roles (API_KEY_ROLES) and CIDR ranges (null: from anywhere).
   roles: parseRoles, allowCidrs: parseCidrs,
-  // The approver group (issue 25); null: none, and the record has no `group`.
+  // The approver group; null: none, and the record has no `group`.
   group: ['approver_group', AS_IS],
-  // The approver's credential (issue 35); null: none, and the record has no `approverAddress`.
+  // The approver's credential; null: none, and the record has no `approverAddress`.
   approverAddress: AS_IS,
-  // The lifecycle (issue 52, migration api-key-lifecycle); null: none, and the record lacks the field.
+  // The lifecycle (migration api-key-lifecycle); null: none, and the record lacks the field.
   label: AS_IS, expires: INSTANT, replacedBy: AS_IS, overlapEnds: INSTANT, replaces: AS_IS, firstUsed: INSTANT,
 });
 export const { select: SELECT_API_KEY, insert: INSERT_API_KEY } = API_KEYS;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import { notMigrated, type SchemaMigration } from '../sql/schema-version.js';
-import { checkSchema, migrate, SCHEMA_VERSION } from './sqlite.migrations.js';
+import { checkSchema, migrate } from './sqlite.migrator.js';
+import { SCHEMA_VERSION } from './sqlite.migration-steps.js';
 
 export type SqliteDatabase = Database.Database;
 

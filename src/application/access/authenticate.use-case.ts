@@ -68,7 +68,7 @@ export class Authenticate {
       return refuse('revoked_key', refused, parsed.id);
     }
     if (record.vaultId !== vaultId) return refuse('other_vault', refused, parsed.id);
-    // Its lifecycle (issue 52), named to the holder alone (the secret matched): an expired key says when,
+    // Its lifecycle, named to the holder alone (the secret matched): an expired key says when,
     // a rotated one that it was replaced, so the holder knows to use the new key rather than call support.
     const now = this.clock.now();
     const ended = expiredRefusal(record, now) ?? (record.replacedBy == null ? null : rotatedRefusal(record, now, await this.successorFirstUse(record.replacedBy)));

@@ -12,6 +12,6 @@ export interface Principal {
   readonly roles: readonly ApiKeyRole[];
   /** The key's approver group (a rule naming a group counts only its keys' votes); absent or null: none. */
   readonly group?: string | null;
-  /** The key's approver credential (issue 35): its votes count only signed by this address. Absent or null: none. */
+  /** The key's approver credential: its votes count only signed by this address. Absent or null: none. */
   readonly approverAddress?: string | null;
 }

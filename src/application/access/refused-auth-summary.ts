@@ -14,7 +14,7 @@ export const REFUSAL_REASONS = {
   unknown_key: 'unknown API key',
   wrong_secret: 'wrong secret',
   revoked_key: 'revoked API key',
-  // The key's own lifecycle (issue 52): past its expiry, or rotated and its overlap over (or its successor in use).
+  // The key's own lifecycle: past its expiry, or rotated and its overlap over (or its successor in use).
   expired_key: 'expired API key',
   rotated_key: 'rotated API key',
   other_vault: 'API key of another vault',

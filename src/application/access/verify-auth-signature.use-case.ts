@@ -6,7 +6,11 @@ import type { ReplayGuard } from '../../ports/replay-guard.port.js';
 import { actorOf, audit } from '../audit/audit-actor.js';
 import type { Principal } from './authenticate.use-case.js';
 
-/** Enforces X-Vault-Auth-Signature on Sign and the standard signing routes: required with a shared secret, refused without one. */
+/**
+ * Enforces X-Vault-Auth-Signature on every route whose body asks for a signature (body kind `signed` or
+ * `signed-json` in adapters/http/routes.ts: Sign, the standard signing routes, the JSON-RPC endpoint):
+ * required with a shared secret, refused without one.
+ */
 export class VerifyAuthSignature {
   constructor(
     private readonly secret: string | undefined,

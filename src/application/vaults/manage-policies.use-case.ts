@@ -292,7 +292,7 @@ class ProposalMade {
 }
 
 /**
- * An integer comparison on a function named by selector alone is refused (issue 34): the selector does not
+ * An integer comparison on a function named by selector alone is refused: the selector does not
  * say the argument's type, and a function with a colliding selector could pass the rule with other types.
  * Rules stored before this keep deciding as they did; new ones name the function by its signature text.
  */

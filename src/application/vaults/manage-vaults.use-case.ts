@@ -130,7 +130,7 @@ export class ManageVaults {
 
   /**
    * Attaches a credential to an approver key of the vault (or replaces it): from then on its votes count
-   * only signed by `address` (issue 35), also the votes it cast before, which the release verifies again.
+   * only signed by `address`, also the votes it cast before, which the release verifies again.
    * Audited (`api-key.credential-set`) in the same transaction. On a vault whose signed state governs its
    * keys the row is left as it is and a proposal changing the state's credential of the key is made: the
    * state's is the one its votes are checked with.
@@ -158,7 +158,7 @@ export class ManageVaults {
   }
 
   /**
-   * Rotates key `id` of vault `vaultId` (issue 52): a new key with the old one's roles, group, credential,
+   * Rotates key `id` of vault `vaultId`: a new key with the old one's roles, group, credential,
    * networks, label and expiry, shown once, while the old one keeps working until `overlap` (`1h`) has passed
    * or the new one is first used, whichever comes first. Audited `api-key.rotated` (subject the old key) in
    * the transaction that writes both rows. Refused on a vault whose signed state governs its keys: there the

@@ -16,8 +16,9 @@ export const isListRule = (id: string): boolean =>
 /**
  * A policy of the releases before the one document (Sign's allow-lists, argument rules, approval rules,
  * limits; the standard-signing switches) as the document that decides every request the same way
- * (test/unit/policy-migration-corpus.test.ts holds the two side by side), with the fixes of issue 34:
- * approval rules and limits, which counted only Sign calls, hold and count every kind they match.
+ * (test/unit/policy-migration-corpus.test.ts holds the two side by side), but for one gap closed:
+ * approval rules and limits, which counted only Sign calls, hold and count every kind they match, so a
+ * message or a transaction of the same wallet no longer passes unheld and uncounted.
  *
  * - Sign's lists: one allow rule `calls` (an absent list allows everything of its kind, as before).
  * - An argument rule: a deny rule `r<n>` on its function, `unless` the argument keeps the rule.

@@ -1,17 +1,11 @@
-import type Database from 'better-sqlite3';
-import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import { describeRepair, planRepairs } from '../sql/legacy-layouts.js';
-import { namedRecords, verifyHistory, type AppliedMigration, type Migration } from '../sql/migration-history.js';
+import type { Migration } from '../sql/migration-history.js';
 import { FOUND_BY_SUBJECT } from '../sql/rows.js';
-import { schemaDifferences, schemaMismatch } from '../sql/schema-shape.js';
-import { notMigrated, type SchemaMigration } from '../sql/schema-version.js';
-import { SQLITE_EXPECTED_SCHEMA } from './sqlite.expected-schema.js';
-import { sqliteLegacyLayouts } from './sqlite.legacy-layouts.js';
-import { MIGRATIONS_TABLE, readSqliteShape } from './sqlite.schema-shape.js';
 
 /**
- * The schema changes, applied in order, each recorded by name and checksum in MIGRATIONS_TABLE (and
- * counted in PRAGMA user_version, which builds before named migrations read). A shipped migration is
+ * The schema changes, applied in order by sqlite.migrator.ts, which records each by name and checksum
+ * in MIGRATIONS_TABLE (and counts them in PRAGMA user_version, which builds before named migrations
+ * read); this file is the DDL only, so the list reads as the schema's history and the runner's rules
+ * (adopting older layouts, the start-up check) live apart from it. A shipped migration is
  * never edited, reordered or renamed: a change is a new entry at the end, `{ name, sql }`, and
  * `npm run migrations:freeze` then adds it to adapters/persistence/migrations.manifest.json
  * and to the schema this build expects (test/contract/migrations-frozen.test.ts holds both to the list).
@@ -164,7 +158,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE api_keys ADD COLUMN roles TEXT NOT NULL DEFAULT 'admin,signer,reader,approver';
    ALTER TABLE api_keys ADD COLUMN allow_cidrs TEXT;`,
   },
-  // Sign limits per window (issue 26; independent of the other migrations of that issue): a row per
+  // Sign limits per window (self-contained: it needs no other migration): a row per
   // counted key, written first by each take to serialise takes on it, and a row per sign counted.
   {
     name: 'sign-counts',
@@ -178,7 +172,7 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX sign_counts_by_key ON sign_counts (key, at);`,
   },
-  // Approvals (issue 25, independent of the webhook migration of that issue): an approver key's group, the
+  // Approvals (a migration of its own, apart from the webhooks'): an approver key's group, the
   // signs held for a quorum (the request whole, as asked), and one vote per key (the primary key).
   {
     name: 'approvals',
@@ -218,7 +212,7 @@ export const MIGRATIONS: readonly Migration[] = [
      PRIMARY KEY (approval_id, api_key_id)
    ) WITHOUT ROWID;`,
   },
-  // Webhooks (issue 25): the endpoints of each vault with their delivery cursor (the last audit seq done)
+  // Webhooks: the endpoints of each vault with their delivery cursor (the last audit seq done)
   // and retry state, the events given up on after 24 h, and the signing key generated when none is
   // configured (one row, so every instance signs with it).
   {
@@ -258,7 +252,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // 10: signatures found by a short index on the submission hash's first 8 hex digits instead of a primary
   // key on the whole 66-character hash. Each sign's random hash dirties a leaf of that index: a b-tree
   // of a fifth of the size writes, checkpoints and caches fewer pages per commit (about 5 % of a sign's
-  // CPU, docs/benchmarks.md "Sixth pass"). Lookups compare the whole hash after the prefix; a shared prefix
+  // CPU, docs/benchmarks.md "Measured design decisions"). Lookups compare the whole hash after the prefix; a shared prefix
   // costs one more row read. No uniqueness is lost that mattered: the hash covers a fresh 32-byte nonce.
   // SQLite cannot drop a primary key, so the table is rebuilt (rows keep their order and values).
   {
@@ -282,7 +276,7 @@ export const MIGRATIONS: readonly Migration[] = [
    DROP TABLE signatures_before_v10;
    CREATE INDEX signatures_by_hash ON signatures (substr(submission_hash, 3, 8));`,
   },
-  // 11: the one policy document (issue 34). sign_policies.policy may now hold a version-2 document, which
+  // 11: the one policy document. sign_policies.policy may now hold a version-2 document, which
   // a build before this one would read as allow-lists that allow every call: the version bump makes such
   // a build refuse the database instead. Limits in value keep what each signature moved (wei or token
   // units, decimal text) beside the counts of signs.
@@ -295,9 +289,9 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX IF NOT EXISTS sign_value_counts_by_key ON sign_value_counts (key, at);`,
   },
-  // Votes are signatures (issue 35): an approver key's credential (the Ethereum address its votes are
+  // Votes are signatures: an approver key's credential (the Ethereum address its votes are
   // signed with; null: a key from before, whose votes count unsigned) and each vote's EIP-712 signature,
-  // which the vault verifies again at release against the stored request. And (issue 40) what the
+  // which the vault verifies again at release against the stored request. And what the
   // simulation of a held transaction found, shown with the approval.
   {
     name: 'signed-votes',
@@ -305,7 +299,7 @@ export const MIGRATIONS: readonly Migration[] = [
    ALTER TABLE approval_votes ADD COLUMN signature TEXT;
    ALTER TABLE approvals ADD COLUMN simulation TEXT;`,
   },
-  // Governance (issue 35, docs/governance.md): a governed vault's genesis state and head, proposals of new
+  // Governance (docs/governance.md): a governed vault's genesis state and head, proposals of new
   // states with their signed votes, and freezes. One self-contained entry.
   {
     name: 'governance',
@@ -347,7 +341,7 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX IF NOT EXISTS vault_freezes_by_vault ON vault_freezes (vault_id);`,
   },
-  // The approvers' console (issue 36, docs/console.md): an enrolled approver's passkey (keyed by its API
+  // The approvers' console (docs/console.md): an enrolled approver's passkey (keyed by its API
   // key, whose row holds the vault, the role and the group), one-time enrolment invites and console
   // sessions (both stored as sha256 hashes of what the browser holds), and the WebAuthn challenges handed
   // out for sign-in (one use, five minutes); the audit records behind an approval found by their subject. Self-contained and re-runnable (IF NOT EXISTS).
@@ -426,7 +420,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'held-request-seal',
     sql: `ALTER TABLE approvals ADD COLUMN seal TEXT;`,
   },
-  // API keys with a lifecycle (issue 52, docs/security.md "API key lifecycle"): an operator's label, an
+  // API keys with a lifecycle (docs/security.md "API key lifecycle"): an operator's label, an
   // expiry, and rotation: the old key's row names its successor and the end of the overlap, the successor
   // names the key it replaces and when it was first used (which ends the old key's overlap early). Keys
   // from before have none of them: no label, no expiry, never rotated.
@@ -442,70 +436,3 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/**
- * Brings the schema up to date in one IMMEDIATE transaction, and checks it is this build's. Refuses
- * (changing nothing) a database whose recorded migrations are not a prefix of this list, by name and
- * checksum, or that a newer build migrated. A database from before named migrations (a user_version
- * only) is adopted: each number taken as this build's migration of that number, the rest applied, and
- * what an earlier build left differently (sqliteLegacyLayouts) repaired, all in the same transaction.
- */
-export function migrate(db: Database.Database): SchemaMigration {
-  return db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, checksum TEXT NOT NULL, applied INTEGER NOT NULL)`);
-    const history = verifyHistory(db.name, MIGRATIONS, appliedMigrations(db));
-    for (let v = history.version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!.sql);
-    const repaired = history.unnamed > 0 ? repairLegacy(db) : [];
-    const insert = db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, checksum, applied) VALUES (?, ?, ?, ?)`);
-    const now = Date.now();
-    for (const r of namedRecords(MIGRATIONS, history.version - history.unnamed, MIGRATIONS.length)) insert.run(r.version, r.name, r.checksum, now);
-    // Written only when it moves: setting it rewrites the file's header, a commit for nothing at each start.
-    if (history.version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
-    assertExpectedSchema(db);
-    return { from: history.version, to: MIGRATIONS.length, ...(repaired.length > 0 ? { repaired } : {}) };
-  }).immediate();
-}
-
-/**
- * Checks, changing nothing, that the schema is exactly this build's (openSqliteDatabase's `migrate:
- * false`): its migrations recorded by name as this build's, and its tables, columns, indexes and
- * triggers as this build's migrations make them.
- */
-export function checkSchema(db: Database.Database): SchemaMigration {
-  const history = verifyHistory(db.name, MIGRATIONS, appliedMigrations(db));
-  if (history.version < MIGRATIONS.length) throw notMigrated(`SQLite ${db.name}`, history.version, MIGRATIONS.length);
-  if (history.unnamed > 0) throw notMigrated(`SQLite ${db.name}`, 'unnamed', MIGRATIONS.length);
-  assertExpectedSchema(db);
-  return { from: history.version, to: history.version };
-}
-
-/**
- * The migrations recorded by name, then (up to PRAGMA user_version) those recorded by number only, by a
- * build before named migrations. A user_version below the named ones was set by hand: refused.
- */
-function appliedMigrations(db: Database.Database): AppliedMigration[] {
-  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE) !== undefined;
-  const named = hasTable ? (db.prepare(`SELECT version, name, checksum FROM ${MIGRATIONS_TABLE} ORDER BY version`).all() as AppliedMigration[]) : [];
-  const counted = db.pragma('user_version', { simple: true }) as number;
-  const last = named.at(-1)?.version ?? 0;
-  if (counted < last) {
-    throw new DomainError(
-      ErrorCode.DATABASE_UNAVAILABLE,
-      `${db.name} records ${last} migrations by name but PRAGMA user_version is ${counted}: restore the backup taken before the last upgrade. This build changed nothing`,
-    );
-  }
-  return [...named, ...Array.from({ length: counted - last }, (_, i) => ({ version: last + i + 1, name: null, checksum: null }))];
-}
-
-/** What a build before named migrations left differently from this build's schema, repaired (sqliteLegacyLayouts); what none left is refused. */
-function repairLegacy(db: Database.Database): string[] {
-  const differences = schemaDifferences(SQLITE_EXPECTED_SCHEMA, readSqliteShape(db));
-  const planned = planRepairs(db.name, sqliteLegacyLayouts(MIGRATIONS), differences);
-  for (const repair of planned) db.exec(repair.sql);
-  return planned.map(describeRepair);
-}
-
-function assertExpectedSchema(db: Database.Database): void {
-  const differences = schemaDifferences(SQLITE_EXPECTED_SCHEMA, readSqliteShape(db));
-  if (differences.length > 0) throw schemaMismatch(`SQLite ${db.name}`, differences);
-}
