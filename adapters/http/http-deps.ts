@@ -8,7 +8,9 @@ import type { ExpireWallet } from '../../src/application/wallets/expire-wallet.u
 import type { UnexpireWallet } from '../../src/application/wallets/unexpire-wallet.use-case.js';
 import type { GetVaultStatus } from '../../src/application/vaults/get-vault-status.use-case.js';
 import type { SignCall } from '../../src/application/signing/sign-call.use-case.js';
-import type { GetApproval, ListApprovals, VoteOnApproval } from '../../src/application/approvals/approvals.use-case.js';
+import type { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
+import type { ListApprovals } from '../../src/application/approvals/list-approvals.use-case.js';
+import type { VoteOnApproval } from '../../src/application/approvals/vote-on-approval.use-case.js';
 import type { Governance } from '../../src/application/governance/governance.use-case.js';
 import type { ConsoleEnrolment } from '../../src/application/console/console-enrolment.js';
 import type { ConsoleSessions } from '../../src/application/console/console-sessions.js';

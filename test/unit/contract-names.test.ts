@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
 import { approvalView, type ApprovalViewContext } from '../../src/application/approvals/approval-view.js';
-import { GetApproval, presentApprovalOf } from '../../src/application/approvals/approvals.use-case.js';
+import { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
+import { presentApprovalOf } from '../../src/application/approvals/approval-presenter.js';
 import type { Approval } from '../../src/domain/approval.js';
 import { diffStates, stateHash, type GovernedState } from '../../src/domain/governance.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';

@@ -6,7 +6,7 @@ import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../../doma
 import { coerceArguments, type AbiValue } from '../../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../domain/signing/function-signature.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
-import { approvalResult, type ApprovalResultView, type SimulationView } from './approvals.use-case.js';
+import { approvalResult, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
 
 /*
  * What the approvers' console shows of an approval (docs/console.md, "What an approver sees"): the request
