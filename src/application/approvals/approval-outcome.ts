@@ -17,3 +17,6 @@ export interface SimulationView {
 /** The result of an approved request (Sign's, or a standard request's), or null. */
 export const approvalResult = (approval: Approval): ApprovalResultView | null =>
   approval.status === 'approved' && approval.result !== null ? (JSON.parse(approval.result) as ApprovalResultView) : null;
+
+/** What the simulation before the hold found, or null when none ran. */
+export const approvalSimulation = (approval: Approval): SimulationView | null => (approval.simulation ? (JSON.parse(approval.simulation) as SimulationView) : null);

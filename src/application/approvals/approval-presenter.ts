@@ -2,26 +2,32 @@ import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus, ty
 import { contractNameOf } from '../../domain/policy/contract-names.js';
 import { uniqBinding, type UniqBinding } from '../../domain/policy/uniq-binding.js';
 import { parseAbiFunction } from '../../domain/signing/abi-function.js';
-import { coerceArguments, type AbiValue } from '../../domain/signing/argument-coercion.js';
+import { coerceArguments } from '../../domain/signing/argument-coercion.js';
 import { apiKeyActor } from '../audit/audit-actor.js';
 import { asBytes32 } from '../../domain/signed-decisions.js';
 import type { KeyLabels, ShownPolicy } from './approval-reads.js';
-import { approvalResult, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
+import { approvalResult, approvalSimulation, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
+import { heldBy, namedArguments, operatorFunctions, type ApprovalViewArgument } from './approval-view.js';
 
-/** One argument of the held request, as parsed against its ABI item. */
-export interface DecodedArgument {
-  /**
-   * `args[0]`, `args[1]`, ...: by position, never the parameter name of the requester's ABI item. The
-   * requester chooses those names freely (the selector hashes only types), so an `amount` named
-   * `harmlessFee` would tell approvers what the requester wants them to read (issue 34).
-   */
-  readonly name: string;
-  readonly type: string;
-  /** Integers as decimal strings, addresses EIP-55, bytes lower-case hex, tuples and arrays as arrays. */
-  readonly value: unknown;
-}
+/*
+ * The one approval presenter: how a held request is shown to people. The console's view (approvalView of
+ * approval-view.ts: every signed field, for an approver to judge) and the API's and the CLI's presentation
+ * (presentApprovalOf, here: the request as it was asked, decoded) name things by the same rules: arguments
+ * by the operator's names, as approval-view.ts finds them (heldBy, operatorFunctions, namedArguments: the
+ * function of the rule that held the request, else of the first rule with its selector; `args[i]` where
+ * that function names none or no rule has it), contracts by the policy's `contractNames` (contractNameOf),
+ * never by what the requester sent; the outcome (result, simulation) as approval-outcome.ts reads it.
+ */
 
-/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded (by position). */
+/**
+ * One argument of the held request, as parsed against its ABI item and named as the console names it: by
+ * the operator's function (`amount`), `args[i]` where it has no name. Never the parameter name of the
+ * requester's ABI item: the requester chooses those freely (the selector hashes only types), so an
+ * `amount` named `harmlessFee` would tell approvers what the requester wants them to read.
+ */
+export type DecodedArgument = ApprovalViewArgument;
+
+/** What a held request asks, for people to judge: the fields as asked, the function and its arguments decoded (by the operator's names). */
 export interface ApprovalRequestView {
   readonly chain: string;
   readonly contract: string;
@@ -41,10 +47,12 @@ export interface ApprovalRequestView {
   readonly arguments: readonly DecodedArgument[];
 }
 
-export function describeApprovalRequest(approval: Approval): ApprovalRequestView {
+/** A held call decoded; `policy`: the document in force, whose functions name its arguments (none: `args[i]`). */
+export function describeApprovalRequest(approval: Approval, policy: ShownPolicy = null): ApprovalRequestView {
   const fields = JSON.parse(approval.request) as { chain: string; contract: string; sender: string; uniq?: string; signer?: string; abi: unknown; args: unknown[] };
   const fn = parseAbiFunction(fields.abi);
   const values = coerceArguments(fields.args, fn.argParams);
+  const [named] = operatorFunctions(policy, heldBy(policy, approval.ruleId), fn.selector);
   return {
     chain: fields.chain,
     contract: fields.contract,
@@ -53,11 +61,9 @@ export function describeApprovalRequest(approval: Approval): ApprovalRequestView
     ...(fields.signer === undefined ? {} : { signer: fields.signer }),
     function: fn.signature,
     selector: fn.selector,
-    arguments: fn.argParams.map((param, i) => ({ name: `args[${i}]`, type: param.type, value: shown(values[i]!) })),
+    arguments: namedArguments(fn.argParams, values, named?.argParams),
   };
 }
-
-const shown = (value: AbiValue): unknown => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? value.map(shown) : value);
 
 /**
  * What a held message, typed data or transaction asks: the signing wallet and the request as it was
@@ -83,7 +89,7 @@ export interface ApprovalPresentation {
   status: ApprovalStatus;
   required: number;
   approvals: number;
-  /** The same count as `approvals`, under the name a proposal's count has too (issue 53). */
+  /** The same count as `approvals`, under the name a proposal's count has too. */
   approvalCount: number;
   expires: string;
   created: string;
@@ -106,9 +112,9 @@ export interface ApprovalPresentation {
 }
 
 /**
- * `shown`: the policy in force (GetApproval.shownPolicy), for a call's `contractName` and `uniqBinding`;
- * undefined where it was not read (the answer that holds a sign): then neither is given, rather than a
- * binding that would say the uniq is pinned to nothing.
+ * `shown`: the policy in force (GetApproval.shownPolicy), for a call's `contractName`, `uniqBinding` and argument names;
+ * undefined where it was not read (the answer that holds a sign): then no contract name and no binding are
+ * given, rather than a binding that would say the uniq is pinned to nothing, and arguments are named `args[i]`.
  */
 export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: KeyLabels): ApprovalPresentation {
   const labelled = (field: 'requesterLabel' | 'byLabel', id: string) => {
@@ -118,7 +124,7 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: Key
   const kind = approvalKind(a);
   let request: ApprovalPresentation['request'];
   if (kind === 'call') {
-    const { arguments: args, ...call } = describeApprovalRequest(a);
+    const { arguments: args, ...call } = describeApprovalRequest(a, shown ?? null);
     const contractName = contractNameOf(shown ?? null, call.contract);
     request = {
       ...call,
@@ -147,6 +153,6 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: Key
     requestHash: asBytes32(a.requestHash),
     votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), ...labelled('byLabel', v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
     result: approvalResult(a),
-    simulation: a.simulation ? (JSON.parse(a.simulation) as SimulationView) : null,
+    simulation: approvalSimulation(a),
   };
 }

@@ -38,8 +38,11 @@ export async function documentForReads(policies: Pick<PolicyCache, 'state'> | un
   return state.problem === null ? state.document : null;
 }
 
-/** The parts of a policy document that approvals are shown with (GetApproval.shownPolicy); null: none. */
-export type ShownPolicy = Pick<PolicyDocument, 'contractNames' | 'uniqs'> | null;
+/**
+ * The policy document approvals are shown against (GetApproval.shownPolicy): its contract names, uniq pins
+ * and the functions of its rules, whose parameter names name a held call's arguments; null: none.
+ */
+export type ShownPolicy = PolicyDocument | null;
 
 /** API key id → its label, for the keys that have one. */
 export type KeyLabels = ReadonlyMap<string, string>;

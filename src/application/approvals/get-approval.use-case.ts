@@ -23,7 +23,7 @@ export class GetApproval {
 
   /**
    * What the vault's policy in force says for showing its approvals: the operator's contract names
-   * (`contractName`) and uniq pins (`uniqBinding`). A governed vault's are those of its verified state; one
+   * (`contractName`), uniq pins (`uniqBinding`) and argument names (its rules' functions). A governed vault's are those of its verified state; one
    * whose state does not verify shows none (its document may be a database writer's), and a frozen vault
    * still shows them (reading is not signing).
    */
@@ -32,7 +32,7 @@ export class GetApproval {
   }
 
   /**
-   * The operator's labels of the vault's keys (issue 52), by key id: shown beside the requester's and the
+   * The operator's labels of the vault's keys, by key id: shown beside the requester's and the
    * voters' ids, never instead of them. A label is the row's (not in a governed vault's signed state), so
    * the id stays what an approver checks.
    */

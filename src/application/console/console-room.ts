@@ -155,6 +155,7 @@ export abstract class ConsoleRoom {
     return challenge;
   }
 
+  /** A new session of the key with this passkey, audited (approver.session-started); its id, which only the cookie keeps. */
   protected async start(store: ConsoleStore, key: ApiKeyRecord, passkey: Passkey, via: string): Promise<string> {
     const sessionId = secret();
     const idHash = sha256(sessionId);
@@ -170,6 +171,7 @@ export abstract class ConsoleRoom {
     return (await requireVault(this.deps.repository, vaultId)).name;
   }
 
+  /** The names an approval of the vault is shown with: the policy in force, passkeys' and keys' labels, chains. */
   protected async viewContext(vaultId: string): Promise<ApprovalViewContext> {
     const { store } = this.parts();
     const [state, passkeys, keys] = await Promise.all([this.deps.policies.state(vaultId), store.passkeys(vaultId), this.deps.repository.listApiKeys(vaultId)]);
