@@ -118,7 +118,7 @@ export interface ApprovalCallRequest {
   };
   readonly function: string;
   readonly selector: Hex;
-  /** `name` is `args[0]`, `args[1]`, ...: by position, never the names of the requester's ABI item. */
+  /** `name` is the operator's (its policy's function of this selector), else `args[0]`, `args[1]`, ...: never the names of the requester's ABI item. */
   readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
 }
 

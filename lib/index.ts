@@ -42,7 +42,8 @@ export type { ImportKeyCommand } from '../src/application/wallets/import-key.use
 export type { KeystoreDecryptor } from '../src/ports/keystore-decryptor.port.js';
 export type { IdempotentRequest } from '../src/application/shared/idempotency.js';
 export type { ApprovalRequested, SignAbiItem, SignCallCommand, SignOutcome, SignResult } from '../src/application/signing/sign-call.use-case.js';
-export type { ApprovalRequestView, DecodedArgument, VoteCommand } from '../src/application/approvals/approvals.use-case.js';
+export type { ApprovalRequestView, DecodedArgument } from '../src/application/approvals/approval-presenter.js';
+export type { VoteCommand } from '../src/application/approvals/vote-on-approval.use-case.js';
 export type { Approval, ApprovalKind, ApprovalStatus, ApprovalVote, ApprovalVoteKind } from '../src/domain/approval.js';
 export type { ApprovalRule, ApprovalRuleInput } from '../src/domain/approval-rules.js';
 export type { ApprovalPage, ApprovalStore, NewApproval, VoteOutcome } from '../src/ports/approval-store.port.js';

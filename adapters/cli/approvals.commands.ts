@@ -3,13 +3,19 @@ import type { Command } from 'commander';
 import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
-import type { KeyLabels, ShownPolicy } from '../../src/application/approvals/approvals.use-case.js';
+import type { KeyLabels, ShownPolicy } from '../../src/application/approvals/approval-reads.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
 
 const operatorContext = async () => import('./operator-context.js');
-const approvalsUseCases = async () => import('../../src/application/approvals/approvals.use-case.js');
+// Loaded when a command runs: `--help` reads none of them.
+const approvalsUseCases = async () => ({
+  ...(await import('../../src/application/approvals/list-approvals.use-case.js')),
+  ...(await import('../../src/application/approvals/get-approval.use-case.js')),
+  ...(await import('../../src/application/approvals/vote-on-approval.use-case.js')),
+});
+const approvalPresenter = async () => import('../../src/application/approvals/approval-presenter.js');
 const useCasesOf = async () => {
   const [{ Authenticate }, { Authorize }] = await Promise.all([import('../../src/application/access/authenticate.use-case.js'), import('../../src/application/access/authorize.use-case.js')]);
   return { Authenticate, Authorize };
@@ -82,7 +88,7 @@ export function registerApprovalCommands(program: Command): void {
           labels: await c.get(GetApproval).keyLabels(p.vaultId),
         })),
       );
-      const { presentApprovalOf } = await approvalsUseCases();
+      const { presentApprovalOf } = await approvalPresenter();
       print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, shown, labels)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
     });
   withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
@@ -158,7 +164,7 @@ const resultLine = (r: object): string =>
 
 /** `shown`: the policy in force (the operator's contract names beside a call's contract, its uniq pins). */
 async function printApproval(approval: Approval, json: boolean, shown: ShownPolicy, labels: KeyLabels): Promise<void> {
-  const { presentApprovalOf } = await approvalsUseCases();
+  const { presentApprovalOf } = await approvalPresenter();
   const view = presentApprovalOf(approval, shown, labels);
   const labelOf = (label: string | undefined) => (label === undefined ? '' : ` (${JSON.stringify(label)})`);
   print(json, view, () =>

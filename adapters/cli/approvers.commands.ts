@@ -5,7 +5,7 @@ const withPersistence: typeof import('./operator-context.js').withPersistence = 
   (await import('./operator-context.js')).withPersistence(action);
 const withManageVaults: typeof import('./operator-context.js').withManageVaults = async (action) =>
   (await import('./operator-context.js')).withManageVaults(action);
-const approversConsole = async () => (await import('../../src/application/console/approvers-console.use-case.js')).ApproversConsole;
+const consoleInvites = async () => (await import('../../src/application/console/console-invites.js')).ConsoleInvites;
 
 /** A governed vault's enrolment, as `approvers list` prints it. */
 const standing = (e: { status: string; proposal: string | null } | undefined): string =>
@@ -26,8 +26,8 @@ export function registerApproverCommands(program: Command): void {
     .option('--expires <duration>', 'how long the URL can be used: 1m to 30d', '24h')
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; group?: string; expires: string; json?: boolean }) => {
-      const ApproversConsole = await approversConsole();
-      const { url, expires, governed } = await withPersistence((c) => c.get(ApproversConsole).invite(o.vault, { ...(o.group ? { group: o.group } : {}), expires: o.expires }));
+      const ConsoleInvites = await consoleInvites();
+      const { url, expires, governed } = await withPersistence((c) => c.get(ConsoleInvites).invite(o.vault, { ...(o.group ? { group: o.group } : {}), expires: o.expires }));
       print(!!o.json, { url, expires: expires.toISOString() }, () =>
         `${url}\n(one use, until ${expires.toISOString()}; send it to the approver over a channel you trust)` +
         (governed ? '\nthe vault is governed: the enrolment makes a proposal listing the passkey; its votes count once the approvers sign it (docs/console.md)' : ''),
@@ -39,8 +39,8 @@ export function registerApproverCommands(program: Command): void {
     .requiredOption('--vault <vaultId>', 'vault whose approvers to list')
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; json?: boolean }) => {
-      const ApproversConsole = await approversConsole();
-      const rows = await withPersistence((c) => c.get(ApproversConsole).list(o.vault));
+      const ConsoleInvites = await consoleInvites();
+      const rows = await withPersistence((c) => c.get(ConsoleInvites).list(o.vault));
       print(!!o.json, rows, () =>
         rows.map((r) => `${r.id}  ${JSON.stringify(r.name)}  enrolled ${r.created}  ${r.revoked ? `revoked ${r.revoked}` : 'active'}${r.group === null ? '' : `  group ${r.group}`}${standing(r.enrolment)}`).join('\n') ||
         '(no approvers enrolled)',

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ConsoleCaller } from '../../src/application/console/approvers-console.use-case.js';
+import type { ConsoleCaller } from '../../src/application/console/console-room.js';
 import { DomainError, ErrorCode, invalidArgument } from '../../src/domain/errors.js';
 import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { consoleAssets } from './console-assets.js';
@@ -30,7 +30,7 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 });
 const API_HEADERS = Object.freeze({ ...CONSOLE_HEADERS, 'Cache-Control': 'no-store' });
 
-type ConsolePorts = NonNullable<HttpDeps['approversConsole']>;
+type ConsoleSessionPorts = NonNullable<HttpDeps['consoleSessions']>;
 
 /** The session id of the request's cookie, or undefined. */
 export function sessionCookieOf(headers: IncomingHttpHeaders): string | undefined {
@@ -48,7 +48,7 @@ function cookiePath(publicUrl: string | undefined): string {
   return `${path}/console`;
 }
 
-function sessionCookie(c: ConsolePorts, sessionId: string | null): string {
+function sessionCookie(c: ConsoleSessionPorts, sessionId: string | null): string {
   const url = c.publicUrl();
   const secure = url?.startsWith('https:') ? '; Secure' : '';
   const value = sessionId ?? '';
@@ -76,8 +76,8 @@ function stateOf(query: string): 'pending' | 'decided' {
 
 /** The console's routes: the page, its assets and the JSON API. */
 export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
-  const c = deps.approversConsole;
-  if (c === undefined) return [];
+  const { consoleEnrolment: enrolment, consoleSessions: c, consoleReview: review, consoleVotes: votes } = deps;
+  if (enrolment === undefined || c === undefined || review === undefined || votes === undefined) return [];
   const assets = consoleAssets();
   const enabled = () => {
     if (c.publicUrl() === undefined) throw new DomainError(ErrorCode.CONSOLE_UNAVAILABLE, "the approvers' console is not enabled: set VAULT_PUBLIC_URL to the URL people reach this vault at (docs/console.md)");
@@ -102,7 +102,7 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
   const vote = (decision: 'approve' | 'reject') =>
     api('POST', `/approvals/:id/${decision}`, async (r) => {
       const who = await caller(r);
-      return jsonReply(200, { approval: await c.vote(who, r.params.id!, decision, objectBody(r.body).response) });
+      return jsonReply(200, { approval: await votes.vote(who, r.params.id!, decision, objectBody(r.body).response) });
     });
   return [
     {
@@ -120,12 +120,12 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
     api(
       'POST',
       '/enrol/options',
-      async (r) => jsonReply(200, await c.enrolOptions(objectBody(r.body).token, challengeClientKey(r.client))),
+      async (r) => jsonReply(200, await enrolment.enrolOptions(objectBody(r.body).token, challengeClientKey(r.client))),
       true,
     ),
     api('POST', '/enrol', async (r) => {
       const b = objectBody(r.body);
-      return signedIn(201, await c.enrol(b.token, b.name, b.response));
+      return signedIn(201, await enrolment.enrol(b.token, b.name, b.response));
     }),
     api('POST', '/session/options', async (r) => jsonReply(200, await c.sessionOptions(challengeClientKey(r.client)))),
     api('POST', '/session', async (r) => signedIn(200, await c.signIn(objectBody(r.body).response))),
@@ -134,17 +134,17 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
       await c.endSession(await caller(r));
       return { status: 204, type: 'text/plain', headers: { 'Set-Cookie': sessionCookie(c, null) }, body: '' };
     }),
-    api('GET', '/approvals', async (r) => jsonReply(200, { approvals: await c.approvals(await caller(r), stateOf(r.query)) })),
-    api('GET', '/approvals/:id', async (r) => jsonReply(200, await c.approval(await caller(r), r.params.id!))),
-    api('GET', '/approvals/:id/fields', async (r) => jsonReply(200, await c.typedDataFields(await caller(r), r.params.id!, new URLSearchParams(r.query).get('offset') ?? '0'))),
+    api('GET', '/approvals', async (r) => jsonReply(200, { approvals: await review.approvals(await caller(r), stateOf(r.query)) })),
+    api('GET', '/approvals/:id', async (r) => jsonReply(200, await review.approval(await caller(r), r.params.id!))),
+    api('GET', '/approvals/:id/fields', async (r) => jsonReply(200, await review.typedDataFields(await caller(r), r.params.id!, new URLSearchParams(r.query).get('offset') ?? '0'))),
     api('POST', '/approvals/:id/challenge', async (r) => {
       const who = await caller(r);
-      return jsonReply(200, await c.decisionOptions(who, r.params.id!, objectBody(r.body).decision));
+      return jsonReply(200, await votes.decisionOptions(who, r.params.id!, objectBody(r.body).decision));
     }),
     vote('approve'),
     vote('reject'),
-    api('GET', '/proposals', async (r) => jsonReply(200, { proposals: await c.proposals(await caller(r), stateOf(r.query)) })),
-    api('GET', '/proposals/:id', async (r) => jsonReply(200, await c.proposal(await caller(r), r.params.id!))),
-    api('GET', '/history', async (r) => jsonReply(200, await c.history(await caller(r)))),
+    api('GET', '/proposals', async (r) => jsonReply(200, { proposals: await review.proposals(await caller(r), stateOf(r.query)) })),
+    api('GET', '/proposals/:id', async (r) => jsonReply(200, await review.proposal(await caller(r), r.params.id!))),
+    api('GET', '/history', async (r) => jsonReply(200, await review.history(await caller(r)))),
   ];
 }

@@ -8,9 +8,14 @@ import type { ExpireWallet } from '../../src/application/wallets/expire-wallet.u
 import type { UnexpireWallet } from '../../src/application/wallets/unexpire-wallet.use-case.js';
 import type { GetVaultStatus } from '../../src/application/vaults/get-vault-status.use-case.js';
 import type { SignCall } from '../../src/application/signing/sign-call.use-case.js';
-import type { GetApproval, ListApprovals, VoteOnApproval } from '../../src/application/approvals/approvals.use-case.js';
+import type { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
+import type { ListApprovals } from '../../src/application/approvals/list-approvals.use-case.js';
+import type { VoteOnApproval } from '../../src/application/approvals/vote-on-approval.use-case.js';
 import type { Governance } from '../../src/application/governance/governance.use-case.js';
-import type { ApproversConsole } from '../../src/application/console/approvers-console.use-case.js';
+import type { ConsoleEnrolment } from '../../src/application/console/console-enrolment.js';
+import type { ConsoleSessions } from '../../src/application/console/console-sessions.js';
+import type { ConsoleReview } from '../../src/application/console/console-review.js';
+import type { ConsoleVotes } from '../../src/application/console/console-votes.js';
 import type { SignMessage } from '../../src/application/signing/sign-message.use-case.js';
 import type { SignTypedData } from '../../src/application/signing/sign-typed-data.use-case.js';
 import type { SignTransaction } from '../../src/application/signing/sign-transaction.use-case.js';
@@ -60,11 +65,11 @@ export interface UseCasePorts {
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
   jsonRpc: Pick<JsonRpcSigner, 'defaultChain' | 'answerBudget' | 'execute'>;
   verifyAuthSignature: Pick<VerifyAuthSignature, 'execute'>;
-  /** The approvers' console (docs/console.md): passkey enrolment and sessions, approvals decoded and decided with a passkey. */
-  approversConsole?: Pick<
-    ApproversConsole,
-    'publicUrl' | 'enrolOptions' | 'enrol' | 'sessionOptions' | 'signIn' | 'session' | 'endSession' | 'approvals' | 'approval' | 'typedDataFields' | 'decisionOptions' | 'vote' | 'proposals' | 'proposal' | 'history'
-  >;
+  /** The approvers' console (docs/console.md), by room: passkey enrolment, sessions, approvals decoded, and decided with a passkey. */
+  consoleEnrolment?: Pick<ConsoleEnrolment, 'enrolOptions' | 'enrol'>;
+  consoleSessions?: Pick<ConsoleSessions, 'publicUrl' | 'sessionOptions' | 'signIn' | 'session' | 'endSession'>;
+  consoleReview?: Pick<ConsoleReview, 'approvals' | 'approval' | 'typedDataFields' | 'proposals' | 'proposal' | 'history'>;
+  consoleVotes?: Pick<ConsoleVotes, 'decisionOptions' | 'vote'>;
   recordSubmission: Pick<RecordSubmission, 'execute'>;
   getSubmission: Pick<GetSubmission, 'execute'>;
 }

@@ -1,4 +1,5 @@
-import { presentApprovalOf, type KeyLabels, type ShownPolicy } from '../../src/application/approvals/approvals.use-case.js';
+import { presentApprovalOf } from '../../src/application/approvals/approval-presenter.js';
+import { type KeyLabels, type ShownPolicy } from '../../src/application/approvals/approval-reads.js';
 import type { Approval } from '../../src/domain/approval.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { SignatureRecord } from '../../src/ports/signature-log.port.js';

@@ -142,7 +142,7 @@ export const approvalSchema = z
             function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
             selector: z.string().regex(/^0x[0-9a-f]{8}$/),
             arguments: z
-              .array(z.object({ name: z.string().meta({ description: '`args[0]`, `args[1]`, ...: by position, never the parameter names of the ABI item the requester sent.' }), type: z.string(), value: z.unknown() }))
+              .array(z.object({ name: z.string().meta({ description: "The operator's name: the parameter's in the function of the policy rule that held the request (else of the first rule with this selector); `args[0]`, `args[1]`, ... where that function names none, no rule has it, or in the answer that holds the sign. Never the parameter names of the ABI item the requester sent." }), type: z.string(), value: z.unknown() }))
               .meta({ description: 'The arguments as parsed against the ABI item: integers as decimal strings, addresses EIP-55, tuples and arrays as arrays.' }),
           })
           .meta({ id: 'ApprovalCallRequest', description: 'A held Sign call: what is asked, exactly as the Sign request gave it (what is approved is what is signed).' }),

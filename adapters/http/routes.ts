@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SignBodyCommand } from '../../src/application/signing/sign-call.use-case.js';
-import type { VoteCommand } from '../../src/application/approvals/approvals.use-case.js';
+import type { VoteCommand } from '../../src/application/approvals/vote-on-approval.use-case.js';
 import type { Principal } from '../../src/application/access/principal.js';
 import type { SignMessageCommand } from '../../src/application/signing/sign-message.use-case.js';
 import type { EvaluatePolicyCommand } from '../../src/application/signing/evaluate-policy.use-case.js';

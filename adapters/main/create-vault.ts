@@ -1,4 +1,4 @@
-import { ExpireApprovals } from '../../src/application/approvals/approvals.use-case.js';
+import { ExpireApprovals } from '../../src/application/approvals/expire-approvals.use-case.js';
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import { PurgeExpiredIdempotency } from '../../src/application/shared/purge-expired-idempotency.use-case.js';

@@ -1,4 +1,4 @@
-import type { ExpireApprovals } from '../../src/application/approvals/approvals.use-case.js';
+import type { ExpireApprovals } from '../../src/application/approvals/expire-approvals.use-case.js';
 import type { ScheduledCheckpoints } from '../../src/application/audit/audit-checkpoints.use-case.js';
 import type { PurgeExpiredIdempotency } from '../../src/application/shared/purge-expired-idempotency.use-case.js';
 import type { PurgeExpiredWallets } from '../../src/application/wallets/purge-expired-wallets.use-case.js';

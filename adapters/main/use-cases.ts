@@ -2,8 +2,18 @@ import { audit } from '../../src/application/audit/audit-actor.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import { ContainerModule } from 'inversify';
-import { ExpireApprovals, GetApproval, ListApprovals, ReleaseByKind, VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals/approvals.use-case.js';
-import { ApproversConsole, PasskeyVotes } from '../../src/application/console/approvers-console.use-case.js';
+import { ExpireApprovals } from '../../src/application/approvals/expire-approvals.use-case.js';
+import { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
+import { ListApprovals } from '../../src/application/approvals/list-approvals.use-case.js';
+import { ReleaseByKind } from '../../src/application/approvals/approval-releaser.js';
+import { VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals/vote-on-approval.use-case.js';
+import { PasskeyVotes } from '../../src/application/approvals/passkey-votes.js';
+import type { ConsoleDeps } from '../../src/application/console/console-room.js';
+import { ConsoleInvites } from '../../src/application/console/console-invites.js';
+import { ConsoleEnrolment } from '../../src/application/console/console-enrolment.js';
+import { ConsoleSessions } from '../../src/application/console/console-sessions.js';
+import { ConsoleReview } from '../../src/application/console/console-review.js';
+import { ConsoleVotes } from '../../src/application/console/console-votes.js';
 import { Authenticate } from '../../src/application/access/authenticate.use-case.js';
 import { Authorize } from '../../src/application/access/authorize.use-case.js';
 import { BindWallets } from '../../src/application/wallets/bind-wallets.use-case.js';
@@ -136,6 +146,26 @@ function relyingPartyOf(s: UseCaseSettings): RelyingParty | undefined {
 
 const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
 const KEYS = true;
+/** What every room of the approvers' console is built on (docs/console.md). */
+const consoleDeps = (p: Ports, s: UseCaseSettings): ConsoleDeps => ({
+  store: p.console,
+  relyingParty: relyingPartyOf(s),
+  publicUrl: s.publicUrl,
+  repository: p.repo,
+  clock: p.clock,
+  auditLog: p.audit,
+  payloads: p.payloads,
+  policies: p.policyCache,
+  chainIds: s.chainIds,
+  governed: (vaultId) => governedKeysStateOf(p.policyCache, vaultId),
+  listApprovals: p.resolve(ListApprovals),
+  getApproval: p.resolve(GetApproval),
+  // Resolved at the first vote: the CLI's invite and list open no key store.
+  voteOnApproval: { execute: (command) => p.resolve(VoteOnApproval).execute(command) },
+  governance: p.resolve(Governance),
+  challengeBounds: s.consoleChallenges,
+});
+
 /** What SignMessage, SignTypedData and SignTransaction share: the policy Sign reads, the payloads' encoding. */
 const standardSigning = (p: Ports, s: UseCaseSettings): StandardSigningDeps => ({
   repository: p.repo,
@@ -215,29 +245,17 @@ export const USE_CASES = {
       ),
     KEYS,
   ),
-  /** The approvers' console (docs/console.md): invites, passkey enrolment and sessions, approvals decoded and decided with a passkey. */
-  approversConsole: entry(
-    ApproversConsole,
-    (p, s) =>
-      new ApproversConsole({
-        store: p.console,
-        relyingParty: relyingPartyOf(s),
-        publicUrl: s.publicUrl,
-        repository: p.repo,
-        clock: p.clock,
-        auditLog: p.audit,
-        payloads: p.payloads,
-        policies: p.policyCache,
-        chainIds: s.chainIds,
-        governed: (vaultId) => governedKeysStateOf(p.policyCache, vaultId),
-        listApprovals: p.resolve(ListApprovals),
-        getApproval: p.resolve(GetApproval),
-        // Resolved at the first vote: the CLI's invite and list open no key store.
-        voteOnApproval: { execute: (command) => p.resolve(VoteOnApproval).execute(command) },
-        governance: p.resolve(Governance),
-        challengeBounds: s.consoleChallenges,
-      }),
-  ),
+  // The approvers' console (docs/console.md), one use case per room over the same deps
+  /** `approvers invite|list`: one-time enrolment URLs, and the vault's enrolled approvers. */
+  consoleInvites: entry(ConsoleInvites, (p, s) => new ConsoleInvites(consoleDeps(p, s))),
+  /** An invite's passkey registered as a new approver key, signed in at once. */
+  consoleEnrolment: entry(ConsoleEnrolment, (p, s) => new ConsoleEnrolment(consoleDeps(p, s))),
+  /** Passkey sign-in, the session each console request finds, the sign-out. */
+  consoleSessions: entry(ConsoleSessions, (p, s) => new ConsoleSessions(consoleDeps(p, s))),
+  /** Approvals decoded and proposals, as a signed-in approver reads them. */
+  consoleReview: entry(ConsoleReview, (p, s) => new ConsoleReview(consoleDeps(p, s))),
+  /** A signed-in approver's vote with its passkey, then counted as any approver's. */
+  consoleVotes: entry(ConsoleVotes, (p, s) => new ConsoleVotes(consoleDeps(p, s))),
   /** Marks pending approvals past their expiry as expired, on record (run by the server's scheduler). */
   expireApprovals: entry(ExpireApprovals, (p) => new ExpireApprovals(p.approvals, p.clock)),
   /** Signs an EIP-191 personal message with a wallet, when the vault's policy allows messages (deny by default). */

@@ -3,7 +3,7 @@ import type { Container } from 'inversify';
 import { z } from 'zod';
 import type { PurgeRunReport } from '../../src/application/shared/purge-run-report.js';
 import type { RefusedAuthObserver } from '../../src/application/access/refused-auth-summary.js';
-import type { InvalidVoteObserver } from '../../src/application/approvals/approvals.use-case.js';
+import type { InvalidVoteObserver } from '../../src/application/approvals/vote-on-approval.use-case.js';
 import type { ChainReader } from '../../src/ports/chain-reader.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { KeyStore } from '../../src/ports/key-store.port.js';

@@ -216,7 +216,7 @@ describe.skipIf(!chromiumAvailable)("the approvers' console in a real Chromium",
     await vault.governance.set(vaultId, { required: 1, approvers: [governor.address] }, 'operator');
     const kim = await newApprover(browser);
     approvers.push(kim);
-    await enrol(kim, (await vault.approversConsole.invite(vaultId)).url, 'Kim Ito');
+    await enrol(kim, (await vault.consoleInvites.invite(vaultId)).url, 'Kim Ito');
     const notice = kim.page.getByRole('link', { name: 'the proposal that lists your passkey' });
     await notice.waitFor();
     expect(await kim.page.getByRole('main').innerText()).toContain('This vault is governed: your votes count once its governance approvers have signed');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
-import { GetApproval } from '../../src/application/approvals/approvals.use-case.js';
+import { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
 import { contractNameOf } from '../../src/domain/policy/contract-names.js';
 import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';

@@ -3,7 +3,7 @@ import { TOKENS, type Vault } from '../../lib/index.js';
 import type { Approval } from '../../src/domain/approval.js';
 import { decisionTypedData } from '../../src/domain/signed-decisions.js';
 import type { Principal } from '../../src/application/access/principal.js';
-import { decisionChallenge } from '../../src/application/console/approvers-console.use-case.js';
+import { decisionChallenge } from '../../src/application/approvals/passkey-votes.js';
 import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { SoftwareAuthenticator } from '../support/software-authenticator.js';
@@ -44,11 +44,11 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
   };
   /** Invited and enrolled through the console, as the page does it with the approver's authenticator. */
   const enrol = async (name: string, on = vaultId) => {
-    const { url } = await vault.approversConsole.invite(on);
+    const { url } = await vault.consoleInvites.invite(on);
     const token = url.slice(url.indexOf('#enrol=') + '#enrol='.length);
-    const { options } = await vault.approversConsole.enrolOptions(token, CLIENT);
+    const { options } = await vault.consoleEnrolment.enrolOptions(token, CLIENT);
     const authenticator = new SoftwareAuthenticator();
-    const { approver, sessionId } = await vault.approversConsole.enrol(token, name, authenticator.register(options as { challenge: string }, RP));
+    const { approver, sessionId } = await vault.consoleEnrolment.enrol(token, name, authenticator.register(options as { challenge: string }, RP));
     return { approver, sessionId, authenticator };
   };
   const held = async (message: string): Promise<Approval> => {
@@ -58,9 +58,9 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
   };
   /** A passkey vote through the console: the session's challenge (the Decision digest) asserted by `by`. */
   const passkeyVote = async (sessionId: string, approval: Approval, by: SoftwareAuthenticator) => {
-    const caller = await vault.approversConsole.session(sessionId);
-    const { options } = await vault.approversConsole.decisionOptions(caller, approval.id, 'approve');
-    return vault.approversConsole.vote(caller, approval.id, 'approve', by.assert((options as { challenge: string }).challenge, RP));
+    const caller = await vault.consoleSessions.session(sessionId);
+    const { options } = await vault.consoleVotes.decisionOptions(caller, approval.id, 'approve');
+    return vault.consoleVotes.vote(caller, approval.id, 'approve', by.assert((options as { challenge: string }).challenge, RP));
   };
   const addressVote = async (approval: Approval) => {
     const t = decisionTypedData(vaultId, approval.id, approval.requestHash, 'approve');
@@ -108,8 +108,8 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
       passkey: { credentialId: alice.authenticator.id, publicKey: alice.authenticator.publicKey },
     });
     // The waiting approver's session says so, naming the proposal; so does `approvers list`.
-    expect((await vault.approversConsole.session(alice.sessionId)).approver.enrolment).toEqual({ status: 'waiting-for-quorum', proposal });
-    const listed = async () => (await vault.approversConsole.list(vaultId)).find((r) => r.id === alice.approver.id)!.enrolment;
+    expect((await vault.consoleSessions.session(alice.sessionId)).approver.enrolment).toEqual({ status: 'waiting-for-quorum', proposal });
+    const listed = async () => (await vault.consoleInvites.list(vaultId)).find((r) => r.id === alice.approver.id)!.enrolment;
     expect(await listed()).toEqual({ status: 'waiting-for-quorum', proposal });
 
     const early = await held('pay 1');
@@ -126,7 +126,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
 
     await vault.governance.vote(vaultId, proposal, 'approve', await approvers[1]!.sign(t), 'operator');
     expect((await vault.governance.get(vaultId, proposal)).status).toBe('applied');
-    expect((await vault.approversConsole.session(alice.sessionId)).approver.enrolment).toEqual({ status: 'in-force', proposal: null });
+    expect((await vault.consoleSessions.session(alice.sessionId)).approver.enrolment).toEqual({ status: 'in-force', proposal: null });
     expect(await listed()).toEqual({ status: 'in-force', proposal: null });
     const later = await held('pay 2');
     expect((await passkeyVote(alice.sessionId, later, alice.authenticator)).approvals).toBe(1);
@@ -143,11 +143,11 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     const [row] = (await store.sql('SELECT public_key FROM approver_passkeys WHERE api_key_id = $1', [bob.approver.id])) as { public_key: string }[];
     expect(row!.public_key).toBe(forger.publicKey);
     // `approvers list` shows the row no longer matches what the state lists.
-    expect((await vault.approversConsole.list(vaultId)).find((r) => r.id === bob.approver.id)!.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: null });
+    expect((await vault.consoleInvites.list(vaultId)).find((r) => r.id === bob.approver.id)!.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: null });
 
     // Sign-in is verified against the state's key: the forger gets no session.
-    const { options } = await vault.approversConsole.sessionOptions(CLIENT);
-    expect(await refusal(vault.approversConsole.signIn(forger.assert((options as { challenge: string }).challenge, RP)))).toBe('UNAUTHENTICATED');
+    const { options } = await vault.consoleSessions.sessionOptions(CLIENT);
+    expect(await refusal(vault.consoleSessions.signIn(forger.assert((options as { challenge: string }).challenge, RP)))).toBe('UNAUTHENTICATED');
     // A vote cast with the forger's assertion (as any caller of the use case would) is refused, nothing written.
     const approval = await held('pay 3');
     const principal: Principal = { apiKeyId: bob.approver.id, vaultId, roles: ['approver'], approverAddress: null };
@@ -160,8 +160,8 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     expect(await invalidVotes(approval)).toEqual([expect.objectContaining({ votes: `api-key:${bob.approver.id}`, released: false })]);
 
     // Bob's own authenticator still signs in and votes: the state's public key is the one it is verified with.
-    const again = await vault.approversConsole.sessionOptions(CLIENT);
-    const signedIn = await vault.approversConsole.signIn(bob.authenticator.assert((again.options as { challenge: string }).challenge, RP));
+    const again = await vault.consoleSessions.sessionOptions(CLIENT);
+    const signedIn = await vault.consoleSessions.signIn(bob.authenticator.assert((again.options as { challenge: string }).challenge, RP));
     const next = await held('pay 4');
     await passkeyVote(signedIn.sessionId, next, bob.authenticator);
     expect((await addressVote(next)).status).toBe('approved');
@@ -177,8 +177,8 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
       [plain.record.id, vaultId, 'Mallory', forger.id, forger.publicKey, 0, null, dialect === 'postgres' ? new Date() : Date.now()],
     );
     // The row signs the writer in (the state pins no passkey for the key), but its votes count for nothing.
-    const { options } = await vault.approversConsole.sessionOptions(CLIENT);
-    const session = await vault.approversConsole.signIn(forger.assert((options as { challenge: string }).challenge, RP));
+    const { options } = await vault.consoleSessions.sessionOptions(CLIENT);
+    const session = await vault.consoleSessions.signIn(forger.assert((options as { challenge: string }).challenge, RP));
     expect(session.approver.enrolment).toEqual({ status: 'waiting-for-quorum', proposal: null });
     const approval = await held('pay 5');
     expect(await refusal(passkeyVote(session.sessionId, approval, forger))).toBe('APPROVAL_SIGNATURE_INVALID');
@@ -194,7 +194,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     await inForce(carol.approver.enrolment!.proposal!);
     const { proposal } = await vault.manageVaults.revokeApiKey(carol.approver.id);
     expect((await vault.governance.get(vaultId, proposal!.id)).diff.apiKeys).toEqual({ added: [], removed: [carol.approver.id], changed: [] });
-    expect(await refusal(vault.approversConsole.session(carol.sessionId))).toBe('UNAUTHENTICATED');
+    expect(await refusal(vault.consoleSessions.session(carol.sessionId))).toBe('UNAUTHENTICATED');
     await inForce(proposal!.id);
     expect((await vault.governance.show(vaultId)).state!.apiKeys!.some((k) => k.id === carol.approver.id)).toBe(false);
     // The writer un-revokes the row: carol signs in again, but the state lists her no more.
@@ -202,8 +202,8 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     // Signed in again once this process reads the row again (PostgreSQL's key cache: when the trigger's NOTIFY arrives).
     let back: { sessionId: string } | undefined;
     await until(async () => {
-      const { options } = await vault.approversConsole.sessionOptions(CLIENT);
-      back = await vault.approversConsole.signIn(carol.authenticator.assert((options as { challenge: string }).challenge, RP)).catch(() => undefined);
+      const { options } = await vault.consoleSessions.sessionOptions(CLIENT);
+      back = await vault.consoleSessions.signIn(carol.authenticator.assert((options as { challenge: string }).challenge, RP)).catch(() => undefined);
       return back !== undefined;
     }, 'the un-revoked row signs carol in');
     const approval = await held('pay 6');
@@ -218,7 +218,7 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     const set = await vault.governance.set(other, { required: 2, approvers: approvers.map((a) => a.address) }, 'operator');
     if (!('genesis' in set)) throw new Error('expected a genesis');
     expect(set.genesis.state.apiKeys!.find((k) => k.id === dave.approver.id)!.passkey).toEqual({ credentialId: dave.authenticator.id, publicKey: dave.authenticator.publicKey });
-    expect((await vault.approversConsole.session(dave.sessionId)).approver.enrolment).toEqual({ status: 'in-force', proposal: null });
+    expect((await vault.consoleSessions.session(dave.sessionId)).approver.enrolment).toEqual({ status: 'in-force', proposal: null });
   });
 
   it('invite refuses a governed vault whose state does not list its keys, naming governance set', async () => {
@@ -231,6 +231,6 @@ describe.each(DIALECTS)('passkey approvers on a governed vault on %s', (dialect)
     const text = canonicalStateJson(earlier);
     await store.sql('UPDATE vault_governance SET genesis_state = $1, genesis_hash = $2, head_hash = $2 WHERE vault_id = $3', [text, stateHash(text), other]);
     vault.container.get(PolicyCache).invalidate(other);
-    await expect(vault.approversConsole.invite(other)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/does not list its API keys.*governance set/) });
+    await expect(vault.consoleInvites.invite(other)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/does not list its API keys.*governance set/) });
   });
 });

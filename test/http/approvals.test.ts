@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { client } from '../support/http-client.js';
-import { localSignBody, MINT_ABI, MINT_TO } from '../support/sign-request.js';
+import { LOCAL_CONTRACT, LOCAL_UNIQ, localSignBody, MINT_ABI, MINT_TO } from '../support/sign-request.js';
 import { describeEachBackend, itOn, type Target } from '../support/backends.js';
 
 const MINT_TEXT = 'mint(address to, uint256 amount, (bytes32,bytes32,bytes32,uint8) sig)';
@@ -136,6 +136,35 @@ describeEachBackend('approvals (four eyes) over HTTP', (backend) => {
     expect(JSON.stringify(listed)).not.toMatch(/harmlessFee|yourOwnTreasury/);
     const records = (await trailOf(v.vaultId)).filter((r) => r.subject === id);
     expect(JSON.stringify(records)).not.toMatch(/harmlessFee|yourOwnTreasury/);
+  });
+
+  it("the reads name arguments by the operator's function, as the console does: the holding rule's parameter names, never the requester's", async () => {
+    const v = await aHeldVault('operator names');
+    // The holding rule names its function `mint(address to, uint256 amount, … sig)`; the requester calls them otherwise.
+    await policies.apply(v.vaultId, {
+      version: 2,
+      rules: [{ id: 'mints', effect: { hold: { required: 2 } }, kinds: ['call'], function: MINT_TEXT }],
+      limits: [],
+      uniqs: { [LOCAL_CONTRACT]: LOCAL_UNIQ },
+    });
+    const [to, amount, sig] = MINT_ABI.inputs;
+    const abi = { ...MINT_ABI, inputs: [{ ...to, name: 'yourOwnTreasury' }, { ...amount, name: 'harmlessFee' }, { ...sig, name: 'whatever' }] };
+    const held = await v.requester.api.post(`${v.base}/sign`, { ...v.body(), abi });
+    expect(held.status).toBe(202);
+    const id = held.body.data.approval.id;
+    // The answer that holds the sign reads no policy: by position.
+    expect(held.body.data.approval.request.arguments.map((a: { name: string }) => a.name)).toEqual(['args[0]', 'args[1]']);
+    const named = [
+      { name: 'to', type: 'address', value: MINTED_TO },
+      { name: 'amount', type: 'uint256', value: '20000' },
+    ];
+    const read = (await v.approvers[0]!.api.get(`${v.base}/approvals/${id}`)).body.data;
+    expect(read.request.arguments).toEqual(named);
+    const listed = (await v.approvers[0]!.api.get(`${v.base}/approvals?status=pending`)).body.data;
+    expect(listed.page.find((a: { id: string }) => a.id === id).request.arguments).toEqual(named);
+    const voted = (await v.approvers[0]!.api.post(`${v.base}/approvals/${id}/approve`)).body.data;
+    expect(voted.request.arguments).toEqual(named);
+    expect(JSON.stringify([read, listed, voted])).not.toMatch(/harmlessFee|yourOwnTreasury|whatever/);
   });
 
   it('a key without the approver role cannot vote; a key outside the rule\'s group neither', async () => {

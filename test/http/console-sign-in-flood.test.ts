@@ -32,7 +32,7 @@ const consoleFrom = (s: Target, address: string) => {
 /** An approver of a fresh vault, enrolled through the API from `address`: its authenticator. */
 async function enrolledApprover(s: Target, address: string): Promise<SoftwareAuthenticator> {
   const { vaultId } = await s.vaultWithKey(`approvers-${address}`);
-  const { url } = await s.vault.approversConsole.invite(vaultId);
+  const { url } = await s.vault.consoleInvites.invite(vaultId);
   const token = url.slice(url.indexOf('#enrol=') + '#enrol='.length);
   const api = consoleFrom(s, address);
   const options = await api.post('/enrol/options', { token });

@@ -48,7 +48,7 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
 
   /** Invited and enrolled through the API: the approver, its authenticator and its session cookie. */
   const enrol = async (vaultId: string, name: string, group?: string) => {
-    const { url } = await s.vault.approversConsole.invite(vaultId, group ? { group } : {});
+    const { url } = await s.vault.consoleInvites.invite(vaultId, group ? { group } : {});
     expect(url.startsWith(`${PUBLIC_URL}/console/#enrol=`)).toBe(true);
     const token = tokenOf(url);
     const options = await post('/enrol/options', { token });
@@ -230,7 +230,7 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
     const alice = await enrol(vaultId, 'Alice');
     const again = await post('/enrol/options', { token: alice.token });
     expect([again.status, again.body.code]).toEqual([401, 'UNAUTHENTICATED']);
-    const { url } = await s.vault.approversConsole.invite(vaultId, { expiresMs: 60_000 });
+    const { url } = await s.vault.consoleInvites.invite(vaultId, { expiresMs: 60_000 });
     const options = await post('/enrol/options', { token: tokenOf(url) });
     expect(options.status).toBe(200);
     s.clock.advance(61_000);
@@ -491,6 +491,6 @@ describe("approvers' console without VAULT_PUBLIC_URL", () => {
     expect([page.status, body.code]).toEqual([503, 'CONSOLE_UNAVAILABLE']);
     expect(body.error).toMatch(/VAULT_PUBLIC_URL/);
     const { vaultId } = await s.vaultWithKey('no-console');
-    await expect(s.vault.approversConsole.invite(vaultId)).rejects.toMatchObject({ code: 'CONSOLE_UNAVAILABLE' });
+    await expect(s.vault.consoleInvites.invite(vaultId)).rejects.toMatchObject({ code: 'CONSOLE_UNAVAILABLE' });
   });
 });

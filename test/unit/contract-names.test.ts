@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
-import { approvalView, type ApprovalViewContext } from '../../src/application/approvals/approval-view.js';
-import { GetApproval, presentApprovalOf } from '../../src/application/approvals/approvals.use-case.js';
+import { approvalView } from '../../src/application/approvals/approval-view.js';
+import { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
+import { presentApprovalOf } from '../../src/application/approvals/approval-presenter.js';
 import type { Approval } from '../../src/domain/approval.js';
 import { diffStates, stateHash, type GovernedState } from '../../src/domain/governance.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';
 import type { PolicyDocument } from '../../src/domain/policy/policy-document.js';
+import { heldApproval, viewContextOf } from '../support/held-approval.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { inProcessVault } from '../support/in-process-vault.js';
 import { MINT_ABI, MINT_TO } from '../support/sign-request.js';
@@ -109,41 +110,8 @@ describe('policies apply, export and the older commands', () => {
 
 describe("the approval view shows the operator's name beside the contract", () => {
   const policy = parse({ contractNames: { [TREASURY]: 'Treasury payouts', [USDC]: 'USDC', [DELEGATE]: 'Batch delegate' } });
-  const ctx = (p: PolicyDocument | null): ApprovalViewContext => ({
-    policy: p,
-    walletName: () => null,
-    chainId: () => '31337',
-    chainName: () => null,
-    approverName: () => null,
-    keyLabel: () => null,
-    hasPasskey: () => false,
-    payloads: new EthersStandardPayloads(),
-  });
-  const held = (request: Record<string, unknown>): Approval =>
-    ({
-      id: '00000000-0000-4000-8000-000000000001',
-      vaultId: 'v1',
-      status: 'pending',
-      ruleId: 'all',
-      required: 1,
-      group: null,
-      approvals: 0,
-      requester: 'k1',
-      request: JSON.stringify(request),
-      requestHash: 'ab'.repeat(32),
-      idempotencyKey: null,
-      chain: 'local',
-      contract: '',
-      sender: '',
-      selector: '',
-      functionSignature: '',
-      created: new Date('2026-06-01T00:00:00Z'),
-      expires: new Date('2026-06-02T00:00:00Z'),
-      decided: null,
-      votes: [],
-      result: null,
-      simulation: null,
-    }) as unknown as Approval;
+  const ctx = viewContextOf;
+  const held = (request: Record<string, unknown>): Approval => heldApproval(request);
   const wallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
   it.each([

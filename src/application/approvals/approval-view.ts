@@ -6,7 +6,7 @@ import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../../doma
 import { coerceArguments, type AbiValue } from '../../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../domain/signing/function-signature.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
-import { approvalResult, type ApprovalResultView, type SimulationView } from './approvals.use-case.js';
+import { approvalResult, approvalSimulation, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
 
 /*
  * What the approvers' console shows of an approval (docs/console.md, "What an approver sees"): the request
@@ -150,7 +150,7 @@ export const FIELD_PAGE_CHARS = 64 * 1024;
 const MAX_DEPTH = 8;
 
 /** The rule of the document `approval` names (a rule, or an older approval rule), or undefined. */
-function heldBy(policy: PolicyDocument | null, ruleId: string): PolicyRule | undefined {
+export function heldBy(policy: PolicyDocument | null, ruleId: string): PolicyRule | undefined {
   if (policy === null) return undefined;
   return policy.rules.find((r) => r.id === ruleId) ?? policy.approvalRules?.find((r) => r.id === ruleId || ruleId.startsWith(`${r.id}.`));
 }
@@ -177,13 +177,14 @@ function functionOf(rule: PolicyRule, selector: string): ParsedFunction | undefi
  * The operator's functions (with names) of `selector`: the holding rule's first, then every other rule's
  * of the document, in its order. The operator wrote each, so each names the arguments as the operator reads them.
  */
-function operatorFunctions(policy: PolicyDocument | null, held: PolicyRule | undefined, selector: string | null): ParsedFunction[] {
+export function operatorFunctions(policy: PolicyDocument | null, held: PolicyRule | undefined, selector: string | null): ParsedFunction[] {
   if (selector === null) return [];
   const rules = new Set([...(held === undefined ? [] : [held]), ...(policy?.rules ?? []), ...(policy?.approvalRules ?? [])]);
   return [...rules].flatMap((r) => functionOf(r, selector) ?? []);
 }
 
-function namedArguments(params: readonly AbiParam[], values: readonly AbiValue[], names: readonly AbiParam[] | undefined): ApprovalViewArgument[] {
+/** The arguments named by the operator's function `names` (its parameter's name, else `args[i]`), values shown as JSON. */
+export function namedArguments(params: readonly AbiParam[], values: readonly AbiValue[], names: readonly AbiParam[] | undefined): ApprovalViewArgument[] {
   return params.map((p, i) => ({ name: names?.[i]?.name || `args[${i}]`, type: p.type, value: shown(values[i]!) }));
 }
 
@@ -347,6 +348,6 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     })),
     status: a.status,
     result: approvalResult(a),
-    simulation: a.simulation ? (JSON.parse(a.simulation) as SimulationView) : null,
+    simulation: approvalSimulation(a),
   };
 }
