@@ -36,6 +36,8 @@ export interface HttpPipeline {
 }
 
 const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
+/** The methods that write nothing but what authentication records: never refused for want of an audit sink. */
+const READS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The admission sequence, written once: the per-address limit, authentication (the API key of
@@ -96,6 +98,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     label(route.label);
     // After the per-key limit, so a key refused its role still spends its rate (each refusal is audited).
     await deps.authorize.execute(principal, route.role, `${req.method} ${route.label}`);
+    // Before the body is read or anything written: a write refused for want of an audit sink leaves nothing half-done.
+    if (deps.auditSinkGate !== undefined && !READS.has(req.method ?? '')) deps.auditSinkGate();
     let body: unknown;
     if (route.body === 'signed' || route.body === 'signed-json') {
       const raw = await readRequestBody(req, exchange.body, signedReading);
