@@ -214,14 +214,6 @@ export class AuditStreamer {
     const due = this.states.filter((s) => s.retryAt > 0).map((s) => s.retryAt - Date.now());
     return Math.max(0, Math.min(this.settings.pollIntervalMs, ...due));
   }
-
-  /**
-   * Replays from `fromSeq` on: each named sink's cursor (every sink's when none is named) set to
-   * `fromSeq - 1`, so the instance streaming sends those records again (`wallet-vault audit stream`).
-   */
-  static async replay(cursors: AuditStreamCursors, sinks: readonly string[], fromSeq: number): Promise<void> {
-    for (const sink of sinks) await cursors.write(sink, fromSeq - 1);
-  }
 }
 
 const describe = (e: unknown) => (e instanceof Error ? { name: e.name, message: e.message } : { message: String(e) });

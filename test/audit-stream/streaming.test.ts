@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TOKENS } from '../../adapters/main/tokens.js';
 import type { AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
 import { startOtlpReceiver, startSyslogReceiver, type Received } from '../support/audit-receivers.js';
+import { cliJson } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
 import { localSignBody } from '../support/sign-request.js';
@@ -89,6 +90,15 @@ describe.each(DIALECTS)('audit streaming (%s)', (dialect) => {
       await until(() => syslog.received.length >= trail.length && collected.length + otlp.received.length >= trail.length, 'the records after the restart');
       expectTrail(syslog.received, trail);
       expectTrail([...collected, ...otlp.received], trail);
+
+      // A replay from seq 2 for the OTLP sink: the instance streaming sends from there on again, syslog nothing.
+      const before = syslog.received.length;
+      otlp.received.length = 0;
+      const replay = await cliJson<{ sinks: string[]; fromSeq: number }>(['audit', 'stream', '--from-seq', '2', '--sink', 'otlp'], { ...env, VAULT_DATA_DIR: store.dataDir });
+      expect(replay).toEqual({ sinks: ['otlp'], fromSeq: 2 });
+      await until(() => otlp.received.length >= trail.length - 1, 'the replay');
+      expectTrail(otlp.received, trail.slice(1));
+      expect(syslog.received.length).toBe(before);
     } finally {
       await s?.stop({ keepData: true });
       await syslog.close();
