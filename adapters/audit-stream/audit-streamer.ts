@@ -27,6 +27,12 @@ export interface AuditStreamSettings {
   readonly leaseMs: number;
   /** False in a process that runs no background jobs (a worker past the first): it only probes the sinks, for its own writes' gate. */
   readonly streams: boolean;
+  /**
+   * Whether this instance's writes ask accepting() (VAULT_AUDIT_REQUIRE_SINK): then the sinks are probed
+   * at start and, while another instance streams, every poll interval. Without it only the streaming
+   * instance learns (and reports) whether a sink accepts.
+   */
+  readonly probes: boolean;
 }
 
 export const DEFAULT_AUDIT_STREAM_SETTINGS: AuditStreamSettings = {
@@ -36,10 +42,13 @@ export const DEFAULT_AUDIT_STREAM_SETTINGS: AuditStreamSettings = {
   maxBackoffMs: 60_000,
   leaseMs: 60_000,
   streams: true,
+  probes: false,
 };
 
 /** The job lock name: with several instances on one database, one of them streams (in `seq` order). */
 export const AUDIT_STREAM_JOB = 'audit-stream';
+/** Failures of the database (not of sinks) are logged at most this often while they last. */
+const ERROR_LOG_MS = 30_000;
 /** Passes prompted by records appended here start at most this often (ms). */
 const NUDGE_SPACING_MS = 25;
 
@@ -70,6 +79,7 @@ export class AuditStreamer {
   private nudged = false;
   private wake: (() => void) | undefined;
   private unwatch: (() => void) | undefined;
+  private lastErrorLogged = 0;
 
   constructor(
     private readonly auditLog: AuditLog,
@@ -89,12 +99,12 @@ export class AuditStreamer {
     return this.states.some((s) => s.up);
   }
 
-  /** Starts streaming; resolves once each sink was tried once (so the first write knows whether a sink accepts). */
+  /** Starts streaming; with `probes`, resolves once each sink was tried once (so the first write knows whether a sink accepts). */
   async start(): Promise<void> {
     this.unwatch = this.watchAudit?.(() => this.nudge());
     this.timer = setInterval(() => this.poll(), this.settings.pollIntervalMs);
     this.timer.unref();
-    await Promise.all(this.states.map((s) => this.probe(s)));
+    if (this.settings.probes) await Promise.all(this.states.map((s) => this.probe(s)));
     this.poll();
   }
 
@@ -121,7 +131,7 @@ export class AuditStreamer {
           // Another instance streams: this one only asks whether a sink accepts, for its own writes' gate.
           if (outcome.ran) return;
           this.standbyUntil = Date.now() + this.settings.pollIntervalMs;
-          await Promise.all(this.states.map((s) => this.probe(s)));
+          if (this.settings.probes) await Promise.all(this.states.map((s) => this.probe(s)));
         },
         (error: unknown) => this.logger.warn({ err: describe(error) }, 'audit stream could not take its job lock; will retry'),
       )
@@ -144,25 +154,45 @@ export class AuditStreamer {
   /** One batch to the sink after its cursor; true when more records may be waiting. */
   private async deliver(state: SinkState): Promise<boolean> {
     if (Date.now() < state.retryAt) return false;
+    let records;
     try {
       // Read at each batch: another instance may have streamed since, or a replay moved it back.
       const cursor = this.cursors ? ((await this.cursors.read(state.sink.name)) ?? 0) : state.cursor;
-      const records = await this.auditLog.list({ afterSeq: cursor, limit: this.settings.batch });
-      if (records.length === 0) {
-        if (!state.up) await this.probe(state);
-        return false;
-      }
+      records = await this.auditLog.list({ afterSeq: cursor, limit: this.settings.batch });
+    } catch (error) {
+      // The database, not the sink: the next pass reads again.
+      this.databaseFailed(error);
+      return false;
+    }
+    if (records.length === 0) {
+      if (!state.up) await this.probe(state);
+      return false;
+    }
+    try {
       await state.sink.send(records);
-      const last = records[records.length - 1]!.seq;
-      await this.cursors?.write(state.sink.name, last);
-      state.cursor = last;
-      this.metrics?.observeAuditStreamed(state.sink.name, records.length);
-      this.succeeded(state);
-      return records.length === this.settings.batch;
     } catch (error) {
       this.failed(state, error);
       return false;
     }
+    const last = records[records.length - 1]!.seq;
+    this.metrics?.observeAuditStreamed(state.sink.name, records.length);
+    this.succeeded(state);
+    try {
+      await this.cursors?.write(state.sink.name, last);
+    } catch (error) {
+      // Sent but not recorded: sent again at the next pass (at least once; receivers dedupe by seq).
+      this.databaseFailed(error);
+      return false;
+    }
+    state.cursor = last;
+    return records.length === this.settings.batch;
+  }
+
+  /** Logs a failure of the database at most once every ERROR_LOG_MS while it lasts. */
+  private databaseFailed(error: unknown): void {
+    if (Date.now() - this.lastErrorLogged < ERROR_LOG_MS) return;
+    this.lastErrorLogged = Date.now();
+    this.logger.warn({ err: describe(error) }, 'audit stream could not read the trail or write its cursor; will retry');
   }
 
   private async probe(state: SinkState): Promise<void> {
@@ -211,8 +241,9 @@ export class AuditStreamer {
 
   /** The poll interval, or sooner when a sink's retry falls due before it. */
   private nextWait(): number {
-    const due = this.states.filter((s) => s.retryAt > 0).map((s) => s.retryAt - Date.now());
-    return Math.max(0, Math.min(this.settings.pollIntervalMs, ...due));
+    const now = Date.now();
+    const due = this.states.filter((s) => s.retryAt > now).map((s) => s.retryAt - now);
+    return Math.min(this.settings.pollIntervalMs, ...due);
   }
 }
 

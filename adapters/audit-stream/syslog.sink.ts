@@ -118,21 +118,24 @@ export class SyslogSink implements AuditSink {
   }
 
   private connection(): Promise<Socket> {
+    let socket: Socket | undefined;
     this.tcp ??= this.bounded(
       new Promise<Socket>((resolve, reject) => {
-        const socket = connect({ host: this.target.host, port: this.target.port });
-        socket.once('connect', () => {
-          socket.off('error', reject);
+        socket = connect({ host: this.target.host, port: this.target.port });
+        const connected = socket;
+        connected.once('connect', () => {
+          connected.off('error', reject);
           // Once connected, any error or close means the next send connects anew.
-          socket.on('error', () => socket.destroy());
-          socket.on('close', () => {
+          connected.on('error', () => connected.destroy());
+          connected.on('close', () => {
             if (this.tcp === connecting) this.tcp = undefined;
           });
-          resolve(socket);
+          resolve(connected);
         });
-        socket.once('error', reject);
+        connected.once('error', reject);
       }),
-      () => undefined,
+      // A connection that did not complete in time is abandoned, not left to complete later.
+      () => socket?.destroy(),
     );
     const connecting = this.tcp;
     connecting.catch(() => {

@@ -39,11 +39,13 @@ export function auditSinksOf(options: AuditStreamOptions): AuditSink[] {
 /** `streams`: false where no background job runs (a worker past the first), which only probes the sinks for its gate. */
 export function auditStreamerOf(options: AuditStreamOptions, persistence: Persistence, jobLock: JobLock, logger: Logger, streams: boolean): AuditStreamer | undefined {
   const sinks = auditSinksOf(options);
-  if (sinks.length === 0) return undefined;
+  // A process that neither streams nor refuses writes has nothing to do with the sinks.
+  if (sinks.length === 0 || (!streams && options.requireSink !== true)) return undefined;
   return new AuditStreamer(persistence.auditLog, persistence.auditStreamCursors, jobLock, sinks, logger, options.metrics, persistence.watchAudit?.bind(persistence), {
     ...DEFAULT_AUDIT_STREAM_SETTINGS,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_AUDIT_STREAM_SETTINGS.pollIntervalMs,
     streams,
+    probes: options.requireSink === true,
   });
 }
 
