@@ -166,3 +166,41 @@ describe.each(DIALECTS)('audit streaming (%s)', (dialect) => {
     }
   });
 });
+
+describe.skipIf(!POSTGRES_AVAILABLE)('audit streaming with two instances on one PostgreSQL database', () => {
+  it('sends the records both write once each, in seq order, and the other instance takes over when the streaming one stops', async () => {
+    const store = await storage('postgres');
+    const syslog = await startSyslogReceiver('tcp');
+    const otlp = await startOtlpReceiver();
+    const env = { ...store.env, VAULT_AUDIT_SYSLOG_URL: syslog.url, VAULT_AUDIT_OTLP_URL: otlp.url };
+    const running: TestServer[] = [];
+    try {
+      const a = await startTestServer({ env, dataDir: store.dataDir });
+      running.push(a);
+      const b = await startTestServer({ env, dataDir: store.dataDir });
+      running.push(b);
+      const vault = await a.createVault({ name: 'two' });
+      const { apiKey } = await a.createApiKey(vault.id);
+      const base = `/api/v1/vaults/${vault.id}`;
+      for (let i = 0; i < 6; i++) expect((await client((i % 2 === 0 ? a : b).url, apiKey).post(`${base}/wallets`, { name: `w${i}` })).status).toBe(200);
+      let trail = await trailOf(a);
+      await until(() => syslog.received.length >= trail.length && otlp.received.length >= trail.length, 'the records of both instances');
+      expectTrail(syslog.received, trail);
+      expectTrail(otlp.received, trail);
+
+      // The first instance stops (whichever streamed); the second goes on writing, and streams what follows.
+      await a.stop({ keepData: true });
+      running.splice(running.indexOf(a), 1);
+      for (let i = 0; i < 3; i++) expect((await client(b.url, apiKey).post(`${base}/wallets`, { name: `after-${i}` })).status).toBe(200);
+      trail = await trailOf(b);
+      await until(() => syslog.received.length >= trail.length && otlp.received.length >= trail.length, 'the records after the takeover');
+      expectTrail(syslog.received, trail);
+      expectTrail(otlp.received, trail);
+    } finally {
+      for (const s of running) await s.stop({ keepData: true });
+      await syslog.close();
+      await otlp.close();
+      await store.remove();
+    }
+  });
+});
