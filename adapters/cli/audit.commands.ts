@@ -6,8 +6,9 @@ import type { CheckpointVerdict } from '../../src/application/audit/audit-checkp
 import type { AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
+import type { AuditStreamCursors } from '../../src/ports/audit-stream-cursors.port.js';
 import { TOKENS } from '../main/tokens.js';
-import { EXIT, fail, print } from './output.js';
+import { CliRefusal, EXIT, fail, print } from './output.js';
 
 const withPersistence: typeof import('./operator-context.js').withPersistence = async (action) =>
   (await import('./operator-context.js')).withPersistence(action);
@@ -50,6 +51,26 @@ export function registerAuditCommands(program: Command): void {
           .map((r) => `${r.seq}  ${r.at}  ${r.action}  ${r.actor}  vault=${r.vault ?? '-'}  subject=${r.subject ?? '-'}  ${JSON.stringify(r.details)}`)
           .join('\n') || '(no audit records)',
       );
+    });
+  audit
+    .command('stream')
+    .description("replay the audit stream (VAULT_AUDIT_SYSLOG_URL, VAULT_AUDIT_OTLP_URL): the sinks' cursors set before --from-seq, so the serving instance sends the records from there on again")
+    .requiredOption('--from-seq <seq>', 'the first record to send again (1: the whole trail)', integerOption('--from-seq'))
+    .option('--sink <sink>', 'syslog or otlp (default: every sink configured in the environment)')
+    .option('--json', 'print JSON')
+    .action(async (o: { fromSeq: number; sink?: string; json?: boolean }) => {
+      if (o.fromSeq < 1) fail('--from-seq must be at least 1', EXIT.USAGE);
+      if (o.sink !== undefined && o.sink !== 'syslog' && o.sink !== 'otlp') fail('--sink must be syslog or otlp', EXIT.USAGE);
+      const { loadConfig } = await import('../main/config.js');
+      const configured = loadConfig().auditStream;
+      const sinks = o.sink !== undefined ? [o.sink] : [...(configured?.syslogUrl ? ['syslog'] : []), ...(configured?.otlpUrl ? ['otlp'] : [])];
+      if (sinks.length === 0) fail('no audit sink is configured (VAULT_AUDIT_SYSLOG_URL, VAULT_AUDIT_OTLP_URL); name one with --sink', EXIT.USAGE);
+      await withPersistence(async (c) => {
+        const cursors = c.get<AuditStreamCursors | undefined>(TOKENS.AUDIT_STREAM_CURSORS);
+        if (!cursors) throw new CliRefusal('this database keeps no audit stream cursors (run wallet-vault migrate)', 'NO_AUDIT_STREAM');
+        for (const sink of sinks) await cursors.write(sink, o.fromSeq - 1);
+      });
+      print(!!o.json, { sinks, fromSeq: o.fromSeq }, () => `${sinks.join(', ')}: records from seq ${o.fromSeq} on are sent again by the instance streaming, at its next read`);
     });
   audit
     .command('verify')

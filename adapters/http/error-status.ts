@@ -36,6 +36,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.INTERNAL]: 500,
   // The vault's own state is what cannot be trusted, not the request: an operator must act (docs/governance.md).
   [ErrorCode.GOVERNANCE_UNVERIFIED]: 503,
+  [ErrorCode.AUDIT_SINK_UNAVAILABLE]: 503,
   [ErrorCode.VAULT_FROZEN]: 403,
   // Refused for good, whoever asks: the row was changed in the database, and no retry or other request fixes that.
   [ErrorCode.WALLET_BINDING_INVALID]: 403,

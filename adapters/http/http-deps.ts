@@ -102,6 +102,11 @@ export interface HttpDeps extends UseCasePorts, ClientAddressDeps, AddressGuardD
   auditCheckpointKeys?: () => unknown;
   /** Resolves when the database and key stores answer; rejects otherwise. */
   readiness: () => Promise<void>;
+  /**
+   * VAULT_AUDIT_REQUIRE_SINK: throws AUDIT_SINK_UNAVAILABLE while no audit sink accepts records; the
+   * pipeline asks it before a vault write (any method but GET, HEAD, OPTIONS) reads its body. Absent: never refused.
+   */
+  auditSinkGate?: () => void;
   /** Governed vaults whose state does not verify (each signs nothing), for `/readyz`'s body; absent: not reported. */
   governanceHealth?: () => Promise<{ readonly unverified: ReadonlyArray<{ readonly vault: string; readonly problem: string }> }>;
   logger: {

@@ -14,6 +14,14 @@ export interface RequestContext {
   route?: string;
   /** Set when the request went back to the embedding app: neither counted nor logged as the vault's. */
   untracked?: boolean;
+  /** The client's address as caller.ts resolved it (behind trusted proxies: the forwarded one), once known. */
+  client?: string;
+  /** The vault the path names, once its request reached authentication. */
+  vaultId?: string;
+  /** The id (never the value) of the API key that authenticated. */
+  apiKeyId?: string;
+  /** The named operator that authenticated, where a route takes operators' credentials. */
+  operator?: string;
 }
 
 /*
@@ -88,9 +96,24 @@ export function trackRequest(req: IncomingMessage, res: ServerResponse, metrics:
     const route = context.route ?? 'unmatched';
     const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
     metrics?.observeRequest(method, route, res.statusCode, seconds);
-    log?.({ requestId: context.requestId, method, route, status: res.statusCode, ms: seconds * 1000 });
+    log?.(requestLine(context, method, route, res.statusCode, seconds * 1000));
   });
   attachRequestContext(req, context);
+}
+
+/**
+ * The request's log line (docs/operations.md "Request log lines"): who asked (vault, API key id or
+ * operator, client address), what (method, route pattern, never the raw path, which can carry anything)
+ * and how it ended. Only what the pipeline already resolved: no look-up is made for the log. Never a
+ * header or a body, so never a credential.
+ */
+function requestLine(context: RequestContext, method: string, route: string, status: number, ms: number): object {
+  const line: Record<string, string | number> = { requestId: context.requestId, method, route, status, ms };
+  if (context.client !== undefined) line.client = context.client;
+  if (context.vaultId !== undefined) line.vault = context.vaultId;
+  if (context.apiKeyId !== undefined) line.keyId = context.apiKeyId;
+  if (context.operator !== undefined) line.operator = context.operator;
+  return line;
 }
 
 /** A request the embedding app serves after all (the router's `notFound: false`): not the vault's to count. */

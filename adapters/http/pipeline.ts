@@ -7,7 +7,7 @@ import { errorEnvelope, toErrorResponse, type ErrorResponse } from './error-resp
 import { STATUS_BY_CODE } from './error-status.js';
 import type { HttpDeps } from './http-deps.js';
 import { DEFAULT_ARGS_BOUNDS } from './json-shape.js';
-import { requestContextOf } from './observed-requests.js';
+import { requestContextOf, type RequestContext } from './observed-requests.js';
 import { takeAddressLimit, takeRateLimit } from './rate-limits.js';
 import { bodyLimits, parseJsonBody, parseSignBody, readRequestBody, signBodyLimits, type BodyReading } from './request-body.js';
 import { matchRoute, routeTable, type RouteMatch, type RouteTable } from './route-matcher.js';
@@ -36,6 +36,8 @@ export interface HttpPipeline {
 }
 
 const VAULT_UNMATCHED = `${VAULT_ROUTE_PREFIX}/*`;
+/** The methods that write nothing but what authentication records: never refused for want of an audit sink. */
+const READS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The admission sequence, written once: the per-address limit, authentication (the API key of
@@ -58,6 +60,7 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     req: IncomingMessage,
     match: VaultMatch,
     exchange: Exchange,
+    context: RequestContext | undefined,
     label: (route: string) => void,
     refusedToken: () => void,
   ): Promise<Reply | undefined> {
@@ -71,6 +74,7 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     if (!sign) label(VAULT_UNMATCHED);
     // The address is what authentication reports refusals under.
     const source = clientAddressOf(deps, req);
+    if (context) context.client = source;
     takeAddressLimit(deps, source);
     const credential = bearerCredential(req.headers.authorization);
     let principal: Principal;
@@ -81,6 +85,11 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
       if (typeof credential === 'string') refusedToken();
       throw error;
     }
+    // The log line names the vault once a key of it authenticated: a refused path's text is not logged.
+    if (context) {
+      context.vaultId = principal.vaultId;
+      context.apiKeyId = principal.apiKeyId;
+    }
     // Awaited only when the limit is counted in a shared store: the in-process one answers synchronously.
     const limited = takeRateLimit(deps, principal.apiKeyId);
     if (limited) await limited;
@@ -89,6 +98,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
     label(route.label);
     // After the per-key limit, so a key refused its role still spends its rate (each refusal is audited).
     await deps.authorize.execute(principal, route.role, `${req.method} ${route.label}`);
+    // Before the body is read or anything written: a write refused for want of an audit sink leaves nothing half-done.
+    if (deps.auditSinkGate !== undefined && !READS.has(req.method ?? '')) deps.auditSinkGate();
     let body: unknown;
     if (route.body === 'signed' || route.body === 'signed-json') {
       const raw = await readRequestBody(req, exchange.body, signedReading);
@@ -124,11 +135,12 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
       let challenge = BEARER_CHALLENGE;
       try {
         if (match.kind === 'vault') {
-          reply = await vaultRequest(req, match, exchange, label, () => (challenge = INVALID_TOKEN_CHALLENGE));
+          reply = await vaultRequest(req, match, exchange, context, label, () => (challenge = INVALID_TOKEN_CHALLENGE));
         } else if (match.kind === 'service') {
           label(match.route.path);
           const route = match.route;
           const client = clientAddressOf(deps, req);
+          if (context) context.client = client;
           if (route.limited) takeAddressLimit(deps, client);
           let body: unknown;
           if (route.body === 'json') {

@@ -1,3 +1,4 @@
+import { isOtlpUrl, isSyslogUrl } from '../audit-stream/sink-urls.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { addedChainProblem, CHAIN_NAME, type AddedChain } from '../chain/chains.js';
@@ -140,6 +141,8 @@ export interface AppConfig {
    * shares (docs/keystores.md#sealed-start); `unsealTimeoutMs` is VAULT_UNSEAL_TIMEOUT_SECONDS. Undefined: no seal.
    */
   readonly seal: { readonly kind: 'shamir'; readonly unsealTimeoutMs: number } | undefined;
+  /** VAULT_AUDIT_SYSLOG_URL, VAULT_AUDIT_OTLP_URL, VAULT_AUDIT_REQUIRE_SINK (docs/operations.md "Audit streaming"); undefined: no sink. */
+  readonly auditStream?: { readonly syslogUrl?: string; readonly otlpUrl?: string; readonly requireSink: boolean };
 }
 
 /** VAULT_UNSEAL_TIMEOUT_SECONDS' default: shares submitted are forgotten ten minutes after the first. */
@@ -204,6 +207,9 @@ const coreEnvironment = {
   VAULT_RPC_ALLOW_HTTP: trueOrFalseVariable.default('false'),
   VAULT_SEAL: z.enum(['shamir']).optional(),
   VAULT_UNSEAL_TIMEOUT_SECONDS: integer(10, 86_400).optional(),
+  VAULT_AUDIT_SYSLOG_URL: z.string().refine(isSyslogUrl, 'must be udp://host:port or tcp://host:port').optional(),
+  VAULT_AUDIT_OTLP_URL: z.string().refine(isOtlpUrl, 'must be an http(s) URL without credentials (http://collector:4318/v1/logs)').optional(),
+  VAULT_AUDIT_REQUIRE_SINK: trueOrFalseVariable.default('false'),
 };
 
 /**
@@ -338,8 +344,20 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
     auditCheckpointIntervalMs: e.VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
     version: e.VAULT_VERSION,
     seal,
+    ...auditStreamOf(e),
   };
 }
+
+/** The audit sinks' variables; VAULT_AUDIT_REQUIRE_SINK without a sink would refuse every write for ever. */
+function auditStreamOf(e: { VAULT_AUDIT_SYSLOG_URL?: string; VAULT_AUDIT_OTLP_URL?: string; VAULT_AUDIT_REQUIRE_SINK: string }): Pick<AppConfig, 'auditStream'> {
+  const requireSink = e.VAULT_AUDIT_REQUIRE_SINK === 'true';
+  if (e.VAULT_AUDIT_SYSLOG_URL === undefined && e.VAULT_AUDIT_OTLP_URL === undefined) {
+    if (requireSink) throw new ConfigError('VAULT_AUDIT_REQUIRE_SINK: needs a sink (VAULT_AUDIT_SYSLOG_URL or VAULT_AUDIT_OTLP_URL)');
+    return {};
+  }
+  return { auditStream: { syslogUrl: e.VAULT_AUDIT_SYSLOG_URL, otlpUrl: e.VAULT_AUDIT_OTLP_URL, requireSink } };
+}
+
 
 /** VAULT_SEAL and what it cannot be combined with: the key in the environment, or workers that would each need unsealing. */
 function sealOf(e: Record<string, unknown>): AppConfig['seal'] {

@@ -23,6 +23,7 @@ import type { WebhookOutbox } from '../../src/ports/webhook-outbox.port.js';
 import { requireNativeBindingsFor } from '../native-bindings.js';
 import { installKeccak256 } from '../system/keccak.js';
 import { DEFAULT_DISPATCHER_SETTINGS, WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { auditSinkGate, auditStreamerOf } from './audit-stream.js';
 import { WebhookKeys, type WebhookKeySet } from '../webhooks/webhook-signing-key.js';
 import type { ShamirUnseal } from '../keystore/local-file/shamir-unseal.js';
 import { bindEarlierWallets } from './binding-upgrade.js';
@@ -68,6 +69,8 @@ export interface Vault extends UseCases {
    * answers; null without `auditCheckpoints`.
    */
   auditCheckpointKeys(): CheckpointKeySet | null;
+  /** With `auditStream.requireSink`: throws AUDIT_SINK_UNAVAILABLE while no audit sink accepts records. */
+  readonly auditSinkGate?: () => void;
   /** VAULT_SEAL=shamir (the standalone server's configuration): this process's unseal; absent without a seal. */
   readonly seal?: ShamirUnseal;
   /** The Prometheus series of `createVault({ metrics })`; absent without that option. */
@@ -111,6 +114,8 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
     // Read once: the keys this vault creates carry it, and its sweep looks only at keys that do.
     const deploymentId = (await persistence.keyQuarantine?.deploymentId()) ?? null;
     vault = build(options, keyStores, deploymentId, closeAll);
+    // Each audit sink tried once before the first write can ask whether one accepts (VAULT_AUDIT_REQUIRE_SINK).
+    await streamStarts.get(vault);
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;
@@ -124,6 +129,9 @@ export async function createVault(input: VaultOptions): Promise<Vault> {
   }
   return vault;
 }
+
+/** The audit stream's start of each vault built here: its sinks' first probes (bounded by their timeout). */
+const streamStarts = new WeakMap<Vault, Promise<void>>();
 
 /** The container, the use cases and the jobs over stores that answered. */
 function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyStores: readonly KeyStore[], deploymentId: string | null, closeAll: () => Promise<void>): Vault {
@@ -220,6 +228,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
           (endpoint) => isServedEndpoint(container.get(PolicyCache), endpoint),
         )
       : undefined;
+  const streamer = options.auditStream ? auditStreamerOf(options.auditStream, persistence, container.get<JobLock>(TOKENS.JOB_LOCK), logger, options.jobs !== false) : undefined;
   let closing: Promise<void> | undefined;
   let refusedAuthFlush: { stop(): Promise<void> } | undefined;
   const built: Vault = Object.assign(useCasesFrom(container), {
@@ -233,8 +242,10 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
     runJobsOnce: () => scheduler.runAfterNow(),
     webhookKeys: () => webhookKeys.keySet(),
     auditCheckpointKeys: () => (checkpointKey ? { keys: [checkpointJwk(checkpointKey.publicKey)] } : null),
+    ...(streamer && options.auditStream?.requireSink ? { auditSinkGate: auditSinkGate(streamer, options.auditStream.metrics) } : {}),
     close: () =>
       (closing ??= (async () => {
+        await streamer?.stop();
         await dispatcher?.stop();
         await scheduler.stop();
         await refusedAuthFlush?.stop();
@@ -244,6 +255,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
   // Last, once everything resolved: a bad rebind in configure() must not leave jobs running.
   if (options.jobs !== false && keyStores.length > 0) scheduler.start();
   dispatcher?.start();
+  if (streamer) streamStarts.set(built, streamer.start());
   refusedAuthFlush = startRefusedAuthFlush(container.get(RefusedAuthSummary), options.authRefusedSummaryIntervalMs ?? 60_000, logger);
   return built;
 }

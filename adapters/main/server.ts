@@ -75,6 +75,7 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     // Votes a release found without a valid signature: wallet_vault_approval_votes_invalid_total.
     invalidVotes: metrics,
     simulationMetrics: metrics,
+    auditStreamMetrics: metrics,
   });
   await warnOfGovernance(vault, logger);
   let redis: Awaited<ReturnType<typeof openRateLimitRedis>> | undefined;

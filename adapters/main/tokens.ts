@@ -48,6 +48,8 @@ export const PERSISTENCE_PORTS = {
   GOVERNANCE_STORE: 'governance',
   /** The approvers' console's invites, passkeys and sessions (src/ports/console-store.port.ts). */
   CONSOLE_STORE: 'console',
+  /** The audit sinks' cursors (audit streaming), or undefined when the persistence keeps none. */
+  AUDIT_STREAM_CURSORS: 'auditStreamCursors',
 } as const satisfies Readonly<Record<string, keyof Persistence>>;
 
 type PersistenceTokens = { readonly [N in keyof typeof PERSISTENCE_PORTS]: PortToken<Persistence[(typeof PERSISTENCE_PORTS)[N]]> };

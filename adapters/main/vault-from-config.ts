@@ -43,6 +43,8 @@ export interface FromConfigOptions {
   /** Told of votes a release found without a valid signature (the server's metrics). */
   readonly invalidVotes?: VaultOptions['invalidVotes'];
   readonly simulationMetrics?: VaultOptions['simulationMetrics'];
+  /** Told of the audit sinks' state and of writes refused for want of one (the server's metrics). */
+  readonly auditStreamMetrics?: NonNullable<VaultOptions['auditStream']>['metrics'];
   /**
    * Apply the migrations the database lacks, creating it when missing (default true: the server). False:
    * the CLI's operator commands, which only check and refuse a database that is not at this build's
@@ -108,6 +110,8 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     // Delivered where the jobs run; the operator commands (no key stores) neither deliver nor read the key.
     webhooks: o.keyStores === false ? false : { signingKey: webhookKey, pollIntervalMs: config.webhookPollMs },
     webhookMetrics: o.webhookMetrics,
+    // Streamed where the vault serves; the operator commands stream nothing (the serving instance sends their records).
+    ...(o.keyStores === false || config.auditStream === undefined ? {} : { auditStream: { ...config.auditStream, ...(o.auditStreamMetrics ? { metrics: o.auditStreamMetrics } : {}) } }),
     // Signed with a key derived from the master key, which never enters the database (docs/security.md).
     auditCheckpoints: masterKey && config.auditCheckpointIntervalMs > 0 ? { key: masterKey, intervalMs: config.auditCheckpointIntervalMs } : false,
     simulationMetrics: o.simulationMetrics,

@@ -14,6 +14,8 @@ import { webhookSigningKey } from '../webhooks/webhook-signing-key.js';
 import { RPC_CHAINS } from '../../src/domain/chains.js';
 import { PrometheusMetrics } from '../metrics/prometheus.metrics.js';
 import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.js';
+import { isOtlpUrl, isSyslogUrl } from '../audit-stream/sink-urls.js';
+import type { AuditStreamOptions } from './audit-stream.js';
 import type { VaultLogger } from './vault-logger.js';
 
 /** Named here too: the library's entry (lib/index.ts) and createVault take it with the options. */
@@ -92,6 +94,12 @@ export interface VaultOptions {
   readonly webhooks?: false | { readonly signingKey?: string; readonly pollIntervalMs?: number };
   /** Told of each webhook delivery attempt and of the backlog (Prometheus in the standalone server). */
   readonly webhookMetrics?: WebhookMetrics;
+  /**
+   * Audit streaming (docs/operations.md "Audit streaming"): each record, as it is written, to syslog
+   * and/or OTLP, under the job lock; with `jobs` false the sinks are only probed (for `requireSink`, which
+   * refuses writes, 503 AUDIT_SINK_UNAVAILABLE, while none accepts records). Absent: nothing is streamed.
+   */
+  readonly auditStream?: AuditStreamOptions;
   /**
    * Signed audit checkpoints (docs/security.md, "Audit checkpoints"): `key` is a secret of at least 32
    * bytes kept outside the database (the standalone server passes its master key), from which the
@@ -182,6 +190,7 @@ const persistenceSchema = implementing<unknown>({ methods: ['close'] }).pipe(
   }),
 );
 
+
 const schema = z
   .strictObject({
     persistence: persistenceSchema,
@@ -211,6 +220,17 @@ const schema = z
       ])
       .optional(),
     webhookMetrics: port(['observeWebhookDelivery', 'observeWebhookBacklog']).optional(),
+    auditStream: z
+      .strictObject({
+        syslogUrl: z.string().refine(isSyslogUrl, 'must be udp://host:port or tcp://host:port').optional(),
+        otlpUrl: z.string().refine(isOtlpUrl, 'must be an http(s) URL without credentials').optional(),
+        requireSink: z.boolean().optional(),
+        pollIntervalMs: z.int().min(10).max(3_600_000).optional(),
+        timeoutMs: z.int().min(100).max(600_000).optional(),
+        metrics: port(['observeAuditSink', 'observeAuditStreamed', 'observeAuditSinkRefusal']).optional(),
+      })
+      .refine((a) => a.requireSink !== true || a.syslogUrl !== undefined || a.otlpUrl !== undefined, 'requireSink needs a sink (syslogUrl or otlpUrl)')
+      .optional(),
     auditCheckpoints: z
       .union([
         z.literal(false),
@@ -274,3 +294,4 @@ export function checkOptions(what: string, optionsSchema: z.ZodType, options: un
   );
   throw new VaultOptionsError(`invalid ${what} options:\n  ${lines.join('\n  ')}`);
 }
+

@@ -164,6 +164,7 @@ export function httpDepsOf(vault: Vault, options: Omit<VaultRouterOptions, 'metr
     governanceHealth: () => vault.container.get(GovernanceVerifier).recentHealth(),
     webhookKeys: () => vault.webhookKeys(),
     auditCheckpointKeys: () => vault.auditCheckpointKeys(),
+    ...(vault.auditSinkGate ? { auditSinkGate: vault.auditSinkGate } : {}),
     logger: options.logger ?? SILENT,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     metrics: options.metrics,

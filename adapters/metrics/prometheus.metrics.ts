@@ -44,6 +44,9 @@ export class PrometheusMetrics {
   /** How many log lines the log destination has dropped so far (read at each scrape). */
   private logLinesDroppedSource: () => number = () => 0;
   private logLinesDroppedSeen = 0;
+  private readonly auditSinkUp: Gauge<'sink'>;
+  private readonly auditStreamed: Counter<'sink'>;
+  private readonly auditSinkRefused: Counter;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
@@ -170,6 +173,32 @@ export class PrometheusMetrics {
         this.logLinesDroppedSeen = dropped;
       },
     });
+    this.auditSinkUp = new Gauge({
+      name: 'wallet_vault_audit_sink_up',
+      help: 'Whether the audit sink accepted its last delivery or probe from this instance (1) or not (0).',
+      labelNames: ['sink'],
+      registers,
+      aggregator: 'min',
+    });
+    this.auditStreamed = new Counter({ name: 'wallet_vault_audit_records_streamed_total', help: 'Audit records the sink accepted from this instance.', labelNames: ['sink'], registers });
+    this.auditSinkRefused = new Counter({
+      name: 'wallet_vault_audit_sink_refused_writes_total',
+      help: 'Writes refused (503 AUDIT_SINK_UNAVAILABLE) because VAULT_AUDIT_REQUIRE_SINK is set and no audit sink accepted records.',
+      registers,
+    });
+  }
+
+  /** Audit streaming (docs/operations.md "Audit streaming"): a sink's state after each delivery or probe. */
+  observeAuditSink(sink: string, up: boolean): void {
+    this.auditSinkUp.set({ sink }, up ? 1 : 0);
+  }
+
+  observeAuditStreamed(sink: string, records: number): void {
+    this.auditStreamed.inc({ sink }, records);
+  }
+
+  observeAuditSinkRefusal(): void {
+    this.auditSinkRefused.inc();
   }
 
   /** Reads wallet_vault_governance_unverified_vaults from `unverified()` at each scrape. */

@@ -81,6 +81,8 @@ export const ErrorCode = {
   CONSOLE_CSRF_HEADER_MISSING: 'CONSOLE_CSRF_HEADER_MISSING',
   /** VAULT_SEAL=shamir and the master key not (yet, or no longer) unsealed: nothing is signed (docs/keystores.md#sealed-start). */
   VAULT_SEALED: 'VAULT_SEALED',
+  /** VAULT_AUDIT_REQUIRE_SINK: a write refused, nothing written, while no configured audit sink accepts records. */
+  AUDIT_SINK_UNAVAILABLE: 'AUDIT_SINK_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,3 +1,4 @@
+import type { AuditStreamCursors } from './audit-stream-cursors.port.js';
 import type { ApprovalStore } from './approval-store.port.js';
 import type { AuditAction, AuditLog } from './audit-log.port.js';
 import type { ConsoleStore } from './console-store.port.js';
@@ -48,6 +49,8 @@ export interface Persistence {
    * persistence written for an earlier release): no endpoint can be added and nothing is delivered.
    */
   readonly webhooks?: WebhookOutbox;
+  /** The audit sinks' cursors (docs/operations.md "Audit streaming"). Absent: each instance streams from its start. */
+  readonly auditStreamCursors?: AuditStreamCursors;
   /**
    * Governed vaults, their proposals and freezes (docs/governance.md). Absent (a persistence written for
    * an earlier release): no vault can be governed or frozen, and every vault is read as ungoverned.

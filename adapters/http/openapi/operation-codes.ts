@@ -17,8 +17,10 @@ const ANY_REQUEST = [C.INVALID_ARGUMENT, C.REQUEST_TIMEOUT, C.HEADERS_TOO_LARGE,
  * does not percent-decode.
  */
 const IN_VAULT = [...ANY_REQUEST, C.UNAUTHENTICATED, C.FORBIDDEN_NETWORK, C.ROLE_REQUIRED, C.RATE_LIMITED, C.ROUTE_NOT_FOUND, C.DATABASE_UNAVAILABLE] as const;
-/** Routes that read a JSON body. */
-const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
+/** A write (any method but GET, HEAD, OPTIONS) while VAULT_AUDIT_REQUIRE_SINK is set and no audit sink accepts records. */
+const AUDITED_WRITE = [C.AUDIT_SINK_UNAVAILABLE] as const;
+/** Routes that read a JSON body (every one of them a POST or PUT, so an audited write). */
+const WITH_BODY = [...IN_VAULT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE, ...AUDITED_WRITE] as const;
 /**
  * A vault whose signed governance does not verify (docs/governance.md) or that is frozen refuses every
  * sign, wherever it is asked: the routes, a release, the dry run.
@@ -87,8 +89,8 @@ export const ERROR_CODES_BY_OPERATION = {
   createWallet: [...WITH_BODY, C.IDEMPOTENCY_CONFLICT, C.VAULT_NOT_FOUND, C.KEYSTORE_UNAVAILABLE, C.VAULT_SEALED, ...BOUND],
   getWallet: [...IN_VAULT, C.WALLET_NOT_FOUND],
   renameWallet: [...WITH_BODY, ...CHANGE],
-  expireWallet: [...IN_VAULT, ...CHANGE],
-  unexpireWallet: [...IN_VAULT, ...CHANGE],
+  expireWallet: [...IN_VAULT, ...AUDITED_WRITE, ...CHANGE],
+  unexpireWallet: [...IN_VAULT, ...AUDITED_WRITE, ...CHANGE],
   status: [...IN_VAULT],
   recordSubmission: [...WITH_BODY, C.SUBMISSION_NOT_FOUND, C.CONFLICT],
   getSubmission: [...IN_VAULT, C.SUBMISSION_NOT_FOUND],

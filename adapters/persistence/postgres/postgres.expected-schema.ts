@@ -79,6 +79,10 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "prev_hash": "text NOT NULL",
       "hash": "text NOT NULL"
     },
+    "audit_stream_cursors": {
+      "sink": "text COLLATE \"C\" NOT NULL",
+      "delivered_seq": "bigint NOT NULL"
+    },
     "auth_nonces": {
       "nonce": "text COLLATE \"C\" NOT NULL",
       "expires": "timestamp with time zone NOT NULL"
@@ -305,7 +309,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
     "console_challenges_by_expiry": "CREATE INDEX console_challenges_by_expiry ON console_challenges USING btree (expires)",
     "audit_log_by_subject": "CREATE INDEX audit_log_by_subject ON audit_log USING btree (vault_id, subject, seq) WHERE (action <> ALL (ARRAY['signature.issued'::text, 'sign.message'::text, 'sign.typed-data'::text, 'sign.transaction'::text, 'sign.authorization'::text]))",
     "console_challenges_by_client": "CREATE INDEX console_challenges_by_client ON console_challenges USING btree (client, expires)",
-    "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)"
+    "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)",
+    "audit_stream_cursors_pkey": "CREATE UNIQUE INDEX audit_stream_cursors_pkey ON audit_stream_cursors USING btree (sink)"
   },
   "triggers": {
     "api_keys_truncated": "CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed()",

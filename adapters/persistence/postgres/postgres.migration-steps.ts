@@ -414,6 +414,15 @@ export const MIGRATIONS: readonly Migration[] = [
    ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS replaces text COLLATE "C";
    ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS first_used timestamptz;`,
   },
+  // Audit streaming (docs/operations.md "Audit streaming"): how far each sink (syslog, OTLP) has received
+  // the audit chain, so a restarted instance, or the next one to take the job lock, resumes after it.
+  {
+    name: 'audit-stream-cursors',
+    sql: `CREATE TABLE IF NOT EXISTS audit_stream_cursors (
+     sink text COLLATE "C" PRIMARY KEY,
+     delivered_seq bigint NOT NULL
+   );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

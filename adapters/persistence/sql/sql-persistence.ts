@@ -12,6 +12,7 @@ import { SqlSignCounter } from './sql.sign-counter.js';
 import { SqlSignatureLog } from './sql.signature-log.js';
 import { SqlWalletRepository } from './sql.wallet-repository.js';
 import { SqlWebhookOutbox } from './sql.webhook-outbox.js';
+import { SqlAuditStreamCursors } from './sql.audit-stream-cursors.js';
 import type { SqlDatabase } from './sql-database.js';
 
 /** What a dialect's factory adds to the ports written once: its name, its job lock, how it closes. */
@@ -36,6 +37,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     signCounter: new SqlSignCounter(db),
     approvals: new SqlApprovalStore(db),
     webhooks: new SqlWebhookOutbox(db),
+    auditStreamCursors: new SqlAuditStreamCursors(db),
     governance: new SqlGovernanceStore(db),
     console: new SqlConsoleStore(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,

@@ -79,6 +79,10 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "prev_hash": "TEXT NOT NULL",
       "hash": "TEXT NOT NULL"
     },
+    "audit_stream_cursors": {
+      "sink": "TEXT PRIMARY KEY",
+      "delivered_seq": "INTEGER NOT NULL"
+    },
     "auth_nonces": {
       "nonce": "TEXT NOT NULL PRIMARY KEY",
       "expires": "INTEGER NOT NULL"

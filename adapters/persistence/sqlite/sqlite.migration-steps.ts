@@ -433,6 +433,15 @@ export const MIGRATIONS: readonly Migration[] = [
    ALTER TABLE api_keys ADD COLUMN replaces TEXT;
    ALTER TABLE api_keys ADD COLUMN first_used INTEGER;`,
   },
+  // Audit streaming (docs/operations.md "Audit streaming"): how far each sink (syslog, OTLP) has received
+  // the audit chain, so a restarted instance, or the next one to take the job lock, resumes after it.
+  {
+    name: 'audit-stream-cursors',
+    sql: `CREATE TABLE IF NOT EXISTS audit_stream_cursors (
+     sink TEXT PRIMARY KEY,
+     delivered_seq INTEGER NOT NULL
+   );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
