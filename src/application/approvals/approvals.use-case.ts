@@ -1,8 +1,11 @@
 import type { HeldRequestSeals } from './held-request-seals.js';
 import { randomUUID } from 'node:crypto';
 import { showValue } from '../../domain/show-value.js';
-import { approvalKind, effectiveStatus, isWellFormedApprovalId, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../../domain/approval.js';
+import { approvalKind, effectiveStatus, heldOfKind, heldRequestOf, isWellFormedApprovalId, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../../domain/approval.js';
 import { DomainError, ErrorCode } from '../../domain/errors.js';
+import { unreadableHeld } from '../../domain/signing/held-request.js';
+import { CALL_KIND } from '../../domain/signing/kinds/call/call.kind.js';
+import { standardKindOf } from '../../domain/signing/kinds/registered-signing-kinds.js';
 import { contractNameOf } from '../../domain/policy/contract-names.js';
 import type { PolicyDocument } from '../../domain/policy/policy-document.js';
 import { uniqBinding, type UniqBinding } from '../../domain/policy/uniq-binding.js';
@@ -464,7 +467,7 @@ export interface ApprovalRequestView {
 }
 
 export function describeApprovalRequest(approval: Approval): ApprovalRequestView {
-  const fields = JSON.parse(approval.request) as { chain: string; contract: string; sender: string; uniq?: string; signer?: string; abi: unknown; args: unknown[] };
+  const fields = heldOfKind(CALL_KIND, approval);
   const fn = parseAbiFunction(fields.abi);
   const values = coerceArguments(fields.args, fn.argParams);
   return {
@@ -493,8 +496,9 @@ export interface StandardRequestView {
 }
 
 export function describeStandardRequest(approval: Approval): StandardRequestView {
-  const { kind: _kind, address, ...request } = JSON.parse(approval.request) as { kind: string; address: string } & Record<string, unknown>;
-  return { wallet: address, ...request };
+  const { kind, held } = heldRequestOf(approval);
+  if (kind === CALL_KIND.name) throw unreadableHeld('it holds a call, not a standard payload');
+  return { wallet: held.address, [standardKindOf(kind).requestField]: held.payload };
 }
 
 /** The result of an approved request: Sign's, a message's or typed data's `{signature}`, a transaction's `{serialized, hash}`. */

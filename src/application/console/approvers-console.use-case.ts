@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseApproverGroup } from '../../domain/approval-rules.js';
-import { approvalKind, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../../domain/approval.js';
+import { heldRequestOf, type Approval, type ApprovalStatus, type ApprovalVoteKind } from '../../domain/approval.js';
+import { TYPED_DATA_KIND } from '../../domain/signing/kinds/typed-data/typed-data.kind.js';
 import { DomainError, ErrorCode, invalidArgument } from '../../domain/errors.js';
 import { decisionTypedData, type DecisionKind } from '../../domain/signed-decisions.js';
 import { parseWindow } from '../../domain/sign-limits.js';
@@ -521,8 +522,9 @@ export class ApproversConsole {
     const from = typeof offset === 'string' && /^\d{1,9}$/.test(offset) ? Number(offset) : Number.NaN;
     if (!Number.isSafeInteger(from)) throw invalidArgument('offset: a whole number of fields from 0');
     const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
-    if (approvalKind(approval) !== 'typed-data') throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${approvalKind(approval)})`);
-    return typedDataFieldPage((JSON.parse(approval.request) as { typedData?: unknown }).typedData, from);
+    const held = heldRequestOf(approval);
+    if (held.kind !== TYPED_DATA_KIND.name) throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${held.kind})`);
+    return typedDataFieldPage(held.held.payload, from);
   }
 
   /** `POST /console/api/approvals/{id}/challenge`: the assertion options whose challenge is the Decision digest. */
