@@ -28,6 +28,11 @@ export interface SigningKind<Name extends string = string> {
 export interface StandardSigningKind<Name extends string = string> extends SigningKind<Name> {
   readonly standard: true;
   readonly held: HeldRequestCodec<StandardHeld>;
+  /**
+   * Its route, as plain facts the HTTP adapter mounts: `POST /wallets/{address}/<operation>`, named
+   * `operationId` in the OpenAPI document (and the name of its use case among the HTTP adapter's deps).
+   */
+  readonly route: { readonly operation: string; readonly operationId: string };
   /** What approval lists show of a held request in place of a call's function (its arguments: facts of the request). */
   readonly describeHeld: (...facts: never[]) => string;
 }

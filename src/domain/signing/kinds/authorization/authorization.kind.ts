@@ -7,6 +7,7 @@ export const AUTHORIZATION_KIND = {
   standard: true,
   requestField: 'authorization',
   held: standardHeldCodec('authorization', 'authorization', objectPayload),
+  route: { operation: 'sign-authorization', operationId: 'signAuthorization' },
   resultSchema: 'SignedAuthorization',
   /** What approval lists show of a held authorization. */
   describeHeld: (): string => 'authorization (EIP-7702 delegation)',

@@ -7,6 +7,7 @@ export const MESSAGE_KIND = {
   standard: true,
   requestField: 'message',
   held: standardHeldCodec('message', 'message', anyPayload),
+  route: { operation: 'sign-message', operationId: 'signMessage' },
   resultSchema: 'SignatureResult',
   /** What approval lists show of a held message in place of a call's function. */
   describeHeld: (): string => 'message',

@@ -7,6 +7,7 @@ export const TRANSACTION_KIND = {
   standard: true,
   requestField: 'transaction',
   held: standardHeldCodec('transaction', 'transaction', objectPayload),
+  route: { operation: 'sign-transaction', operationId: 'signTransaction' },
   resultSchema: 'SignedTransaction',
   /** What approval lists show of a held transaction; `to` null: it creates a contract. */
   describeHeld: (to: string | null): string => (to === null ? 'transaction (contract creation)' : 'transaction'),

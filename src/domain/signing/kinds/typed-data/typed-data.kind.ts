@@ -7,6 +7,7 @@ export const TYPED_DATA_KIND = {
   standard: true,
   requestField: 'typedData',
   held: standardHeldCodec('typed-data', 'typedData', objectPayload),
+  route: { operation: 'sign-typed-data', operationId: 'signTypedData' },
   resultSchema: 'SignatureResult',
   /** What approval lists show of held typed data: `typed-data Permit` (`primaryType` as it is recorded). */
   describeHeld: (primaryType: string | null): string => `typed-data ${primaryType}`,
