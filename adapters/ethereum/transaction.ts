@@ -48,10 +48,9 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
   const extra = unknownKeys(raw, FIELDS);
   if (extra.length > 0) throw invalidArgument(`${extra[0]}: is not a field of a legacy, eip2930, eip1559 or eip7702 transaction`);
   const type = transactionType(raw);
-  const intent = transactionIntent(raw);
-  const { chainId, to, value } = intent;
+  const intent = intentOf(raw);
+  const { chainId, to, value, data } = intent;
   const nonce = Number(required(raw, 'nonce', BigInt(Number.MAX_SAFE_INTEGER)));
-  const data = callData(raw);
   const gasLimit = same(raw, 'gas', 'gasLimit', (v, f) => quantity(v, f, UINT64_MAX));
   if (gasLimit === undefined) throw invalidArgument('gas: is required');
 
@@ -98,6 +97,11 @@ export function unsignedTransaction(raw: unknown): UnsignedTransaction {
 /** What a policy reads of a transaction before its nonce, gas and fees: unsignedTransaction's checks of these fields. */
 export function transactionIntent(raw: unknown): TransactionIntent {
   if (!isObject(raw)) throw invalidArgument('transaction: must be an object (type, chainId, nonce, to, value, data, gas and fees)');
+  return intentOf(raw);
+}
+
+/** The intent's fields of a transaction already known to be an object: each read once, also within unsignedTransaction. */
+function intentOf(raw: Record<string, unknown>): TransactionIntent {
   if (raw.chainId === undefined || raw.chainId === null) throw invalidArgument('chainId: is required');
   const chainId = quantity(raw.chainId, 'chainId', UINT64_MAX);
   // Legacy's chain id 0 is a pre-EIP-155 signature: valid on every chain at once.
@@ -107,7 +111,7 @@ export function transactionIntent(raw: unknown): TransactionIntent {
   const value = raw.value === undefined ? 0n : quantity(raw.value, 'value');
   const data = callData(raw);
   const selector = data.length >= 10 ? data.slice(0, 10) : null;
-  return { chainId, to, selector, shortData: data !== '0x' && selector === null, value, from, data: data as HexString };
+  return { chainId, to, selector, shortData: data !== '0x' && selector === null, value, from, data };
 }
 
 export function serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction {

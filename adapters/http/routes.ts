@@ -2,15 +2,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SignBodyCommand } from '../../src/application/signing/sign-call.use-case.js';
 import type { VoteCommand } from '../../src/application/approvals/vote-on-approval.use-case.js';
 import type { Principal } from '../../src/application/access/principal.js';
-import type { SignMessageCommand } from '../../src/application/signing/sign-message.use-case.js';
 import type { EvaluatePolicyCommand } from '../../src/application/signing/evaluate-policy.use-case.js';
-import type { SignTransactionCommand } from '../../src/application/signing/sign-transaction.use-case.js';
-import type { SignAuthorizationCommand } from '../../src/application/signing/sign-authorization.use-case.js';
-import type { SignTypedDataCommand } from '../../src/application/signing/sign-typed-data.use-case.js';
 import { parseIdempotencyKey } from '../../src/application/shared/idempotency.js';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, type Approval } from '../../src/domain/approval.js';
 import { invalidArgument } from '../../src/domain/errors.js';
+import { REGISTERED_SIGNING_KINDS, type RegisteredSigningKind, type StandardKindName } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
 import type { HttpDeps } from './http-deps.js';
 import type { OperationWithErrors } from './openapi/operation-codes.js';
 import { presentApproval, presentGovernance, presentProposal, presentSubmission, presentWallet } from './presenters.js';
@@ -91,6 +88,31 @@ export interface VaultRoute<C = unknown> {
 const route = <C>(r: Omit<VaultRoute<C>, 'label'>): VaultRoute => ({ ...r, label: `${VAULT_ROUTE_PREFIX}${r.path}` }) as VaultRoute;
 const address = (r: RouteRequest) => r.params.address!;
 
+
+type StandardKind = Extract<RegisteredSigningKind, { readonly standard: true }>;
+
+const STANDARD_KINDS: readonly StandardKind[] = REGISTERED_SIGNING_KINDS.filter((kind): kind is StandardKind => kind.standard);
+
+/** What each standard kind's route reads of its body: a message's body wraps it, the others are the payload itself. */
+const STANDARD_BODIES: { readonly [K in StandardKindName]: (body: Record<string, unknown>) => unknown } = {
+  message: messageOf,
+  'typed-data': (body) => body,
+  transaction: (body) => body,
+  authorization: (body) => body,
+};
+
+/** A standard kind's route, from its facts (`route`, `requestField`): its use case is the deps' entry of its operationId. */
+function standardRoute(kind: StandardKind): VaultRoute {
+  return route({
+    method: 'POST',
+    path: `/wallets/:address/${kind.route.operation}`,
+    operationId: kind.route.operationId,
+    body: 'signed-json',
+    role: 'signer',
+    command: (r) => ({ principal: r.principal, address: address(r), [kind.requestField]: STANDARD_BODIES[kind.name](bodyObject(r.body)), ...keyOf(r) }),
+    answer: async (deps, command) => outcomeReply(await deps[kind.route.operationId].execute(command as never)),
+  });
+}
 
 export const VAULT_ROUTES: readonly VaultRoute[] = [
   route({
@@ -292,44 +314,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r) => ({ vaultId: r.vaultId, hash: r.params.submissionHash! }),
     answer: async (deps, c) => ok(presentSubmission(await deps.getSubmission.execute(c.vaultId, c.hash))),
   }),
-  // Standard signing with a wallet (docs/standard-signing.md); X-Vault-Auth-Signature as on Sign.
-  route({
-    method: 'POST',
-    path: '/wallets/:address/sign-message',
-    operationId: 'signMessage',
-    body: 'signed-json',
-    role: 'signer',
-    command: (r): SignMessageCommand => ({ principal: r.principal, address: address(r), message: messageOf(bodyObject(r.body)), ...keyOf(r) }),
-    answer: async (deps, command) => outcomeReply(await deps.signMessage.execute(command)),
-  }),
-  route({
-    method: 'POST',
-    path: '/wallets/:address/sign-typed-data',
-    operationId: 'signTypedData',
-    body: 'signed-json',
-    role: 'signer',
-    command: (r): SignTypedDataCommand => ({ principal: r.principal, address: address(r), typedData: bodyObject(r.body), ...keyOf(r) }),
-    answer: async (deps, command) => outcomeReply(await deps.signTypedData.execute(command)),
-  }),
-  route({
-    method: 'POST',
-    path: '/wallets/:address/sign-transaction',
-    operationId: 'signTransaction',
-    body: 'signed-json',
-    role: 'signer',
-    command: (r): SignTransactionCommand => ({ principal: r.principal, address: address(r), transaction: bodyObject(r.body), ...keyOf(r) }),
-    answer: async (deps, command) => outcomeReply(await deps.signTransaction.execute(command)),
-  }),
-  // EIP-7702 (docs/standard-signing.md#eip-7702-authorizations): a delegation of the wallet's account.
-  route({
-    method: 'POST',
-    path: '/wallets/:address/sign-authorization',
-    operationId: 'signAuthorization',
-    body: 'signed-json',
-    role: 'signer',
-    command: (r): SignAuthorizationCommand => ({ principal: r.principal, address: address(r), authorization: bodyObject(r.body), ...keyOf(r) }),
-    answer: async (deps, command) => outcomeReply(await deps.signAuthorization.execute(command)),
-  }),
+  // Standard signing with a wallet (docs/standard-signing.md), one route per registered standard kind; X-Vault-Auth-Signature as on Sign.
+  ...STANDARD_KINDS.map(standardRoute),
   // The policy's dry run (docs/policy.md#dry-run): what would be decided, nothing signed, recorded or counted.
   route({
     method: 'POST',

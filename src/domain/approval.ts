@@ -1,6 +1,7 @@
 import type { ApiKeyRole } from './api-key-access.js';
-import { CALL_KIND } from './signing/kinds/call/call.kind.js';
-import { isStandardKindName, type SigningKindName } from './signing/kinds/registered-signing-kinds.js';
+import { readHeldJson, unreadableHeld, versionedHeld, type HeldFields, type StandardHeld } from './signing/held-request.js';
+import { CALL_KIND, type CallHeld } from './signing/kinds/call/call.kind.js';
+import { REGISTERED_SIGNING_KINDS, type RegisteredSigningKind, type SigningKindName, type StandardKindName } from './signing/kinds/registered-signing-kinds.js';
 
 /** Who may read approvals: the keys that ask (signer), read (reader) or vote (approver). */
 export const APPROVAL_READERS: readonly ApiKeyRole[] = ['signer', 'reader', 'approver'];
@@ -45,7 +46,9 @@ export interface Approval {
   readonly requester: string;
   /**
    * The request as canonical JSON: a Sign command's fields (chain, contract, sender, abi, args, uniq?,
-   * signer?), or a standard request `{"kind", "address", "message"|"typedData"|"transaction"}`.
+   * signer?), or a standard request `{"kind", "address", <its requestField>}`,
+   * with the `version` of its kind's codec (absent in rows held before versions: version 1). Read it with
+   * heldRequestOf or heldOfKind, never as it is.
    */
   readonly request: string;
   /** sha256 of `request`: what an Idempotency-Key repeat is compared with. */
@@ -93,10 +96,37 @@ export interface Approval {
  */
 export type ApprovalKind = SigningKindName;
 
+/** A held request's kind, as its fields say: a standard payload's `kind`, else a Sign call (whose fields have none). */
+export function kindOfHeld(fields: HeldFields): RegisteredSigningKind {
+  const kind = fields.kind;
+  return REGISTERED_SIGNING_KINDS.find((k) => k.standard && k.name === kind) ?? CALL_KIND;
+}
+
 /** The kind of the request an approval holds (no column of its own: its request says it). */
 export function approvalKind(approval: Pick<Approval, 'request'>): ApprovalKind {
-  const kind = (JSON.parse(approval.request) as { kind?: unknown }).kind;
-  return isStandardKindName(kind) ? kind : CALL_KIND.name;
+  return kindOfHeld(readHeldJson(approval.request).fields).name;
+}
+
+/** What an approval holds: its kind and the request as that kind's codec reads it (checked, any stored version). */
+export type HeldRequestOf = { readonly kind: typeof CALL_KIND.name; readonly held: CallHeld } | { readonly kind: StandardKindName; readonly held: StandardHeld };
+
+export function heldRequestOf(approval: Pick<Approval, 'request'>): HeldRequestOf {
+  const { version, fields } = readHeldJson(approval.request);
+  const kind = kindOfHeld(fields);
+  return { kind: kind.name, held: kind.held.decode(fields, version) } as HeldRequestOf;
+}
+
+/** The request an approval of `kind` holds, as its release reads it; unreadableHeld() when it holds another kind. */
+export function heldOfKind<K extends RegisteredSigningKind>(kind: K, approval: Pick<Approval, 'request'>): ReturnType<K['held']['decode']> {
+  const { version, fields } = readHeldJson(approval.request);
+  const held = kindOfHeld(fields);
+  if (held !== kind) throw unreadableHeld(`it holds a ${held.name}, not a ${kind.name}`);
+  return kind.held.decode(fields, version) as ReturnType<K['held']['decode']>;
+}
+
+/** A kind's request as an approval stores it: the kind's fields and the version of its codec (canonical JSON of this). */
+export function encodeHeld(fields: HeldFields): Readonly<Record<string, unknown>> {
+  return versionedHeld(fields, kindOfHeld(fields).held.version);
 }
 
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { clientChainsFileText, clientSigningKindsFileText } from '../../adapters/http/client-lists-file.js';
 import { buildOpenApiDocument } from '../../adapters/http/openapi/openapi-document.js';
 import { approvalSchema } from '../../adapters/http/response-schemas.js';
+import { VAULT_ROUTES } from '../../adapters/http/routes.js';
 import { CHAINS as CLIENT_CHAINS } from '../../client/chains.js';
 import { SIGNING_KINDS as CLIENT_KINDS } from '../../client/signing-kinds.js';
 import { approvalKind } from '../../src/domain/approval.js';
@@ -82,6 +83,15 @@ describe('the signing kinds: one registry, everything else read from it', () => 
     for (const id of refs.filter(Boolean)) expect(document.components.schemas[id], id).toBeDefined();
     const fields = Object.keys(approvalSchema.shape.request.options[1].shape);
     for (const kind of REGISTERED_SIGNING_KINDS) if (kind.requestField !== null) expect(fields, kind.name).toContain(kind.requestField);
+  });
+
+  it("gives each standard kind's route from its facts: one POST /wallets/{address}/<operation> each, under its operationId", () => {
+    for (const kind of REGISTERED_SIGNING_KINDS) {
+      if (!kind.standard) continue;
+      const mounted = VAULT_ROUTES.filter((route) => route.operationId === kind.route.operationId);
+      expect(mounted.map((route) => [route.method, route.path, route.body, route.role]), kind.name).toEqual([['POST', `/wallets/:address/${kind.route.operation}`, 'signed-json', 'signer']]);
+      expect(schemaAt(document, ['paths', `/api/v1/vaults/{vaultId}/wallets/{address}/${kind.route.operation}`, 'post']).operationId, kind.name).toBe(kind.route.operationId);
+    }
   });
 
   it("gives the client's union: client/signing-kinds.ts is as the build writes it", () => {

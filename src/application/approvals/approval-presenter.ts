@@ -1,4 +1,7 @@
-import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../../domain/approval.js';
+import { approvalKind, heldOfKind, heldRequestOf, type Approval, type ApprovalKind, type ApprovalStatus, type ApprovalVoteKind } from '../../domain/approval.js';
+import { unreadableHeld } from '../../domain/signing/held-request.js';
+import { CALL_KIND } from '../../domain/signing/kinds/call/call.kind.js';
+import { standardKindOf } from '../../domain/signing/kinds/registered-signing-kinds.js';
 import { contractNameOf } from '../../domain/policy/contract-names.js';
 import { uniqBinding, type UniqBinding } from '../../domain/policy/uniq-binding.js';
 import { parseAbiFunction } from '../../domain/signing/abi-function.js';
@@ -49,7 +52,7 @@ export interface ApprovalRequestView {
 
 /** A held call decoded; `policy`: the document in force, whose functions name its arguments (none: `args[i]`). */
 export function describeApprovalRequest(approval: Approval, policy: ShownPolicy = null): ApprovalRequestView {
-  const fields = JSON.parse(approval.request) as { chain: string; contract: string; sender: string; uniq?: string; signer?: string; abi: unknown; args: unknown[] };
+  const fields = heldOfKind(CALL_KIND, approval);
   const fn = parseAbiFunction(fields.abi);
   const values = coerceArguments(fields.args, fn.argParams);
   const [named] = operatorFunctions(policy, heldBy(policy, approval.ruleId), fn.selector);
@@ -77,8 +80,9 @@ export interface StandardRequestView {
 }
 
 export function describeStandardRequest(approval: Approval): StandardRequestView {
-  const { kind: _kind, address, ...request } = JSON.parse(approval.request) as { kind: string; address: string } & Record<string, unknown>;
-  return { wallet: address, ...request };
+  const { kind, held } = heldRequestOf(approval);
+  if (kind === CALL_KIND.name) throw unreadableHeld('it holds a call, not a standard payload');
+  return { wallet: held.address, [standardKindOf(kind).requestField]: held.payload };
 }
 
 /** An approval as the API and the CLI show it: instants as ISO 8601, keys as `api-key:<id>`, the request decoded. */

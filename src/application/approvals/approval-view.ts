@@ -1,4 +1,4 @@
-import { approvalKind, type Approval, type ApprovalKind, type ApprovalStatus } from '../../domain/approval.js';
+import { heldRequestOf, type Approval, type ApprovalKind, type ApprovalStatus, type HeldRequestOf } from '../../domain/approval.js';
 import { contractNameOf } from '../../domain/policy/contract-names.js';
 import type { PolicyDocument, PolicyRule } from '../../domain/policy/policy-document.js';
 import { uniqBinding, type UniqBinding } from '../../domain/policy/uniq-binding.js';
@@ -247,74 +247,112 @@ export function typedDataFieldPage(typedData: unknown, offset: number): TypedDat
   return { offset, total, fields };
 }
 
-export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalView {
-  const kind = approvalKind(a);
-  const rule = heldBy(ctx.policy, a.ruleId);
-  const request = JSON.parse(a.request) as Record<string, unknown>;
-  let wallet: string | null = null;
-  let chainName: string | null = null;
-  let chainId: string | null = null;
-  let contract: string | null = null;
-  let fn: ApprovalView['function'] = null;
-  let call: ApprovalViewCall | null = null;
-  let transaction: ApprovalViewTransaction | null = null;
-  let value: string | null = null;
-  let fee: string | null = null;
-  let typedData: ApprovalView['typedData'] = null;
-  let message: string | null = null;
-  let authorization: ApprovalView['authorization'] = null;
-  if (kind === 'call') {
+/** What a view shows that depends on the kind held (view fields, some named as kinds are, in an order that is no list of kinds). */
+type KindView = Pick<ApprovalView, 'message' | 'function' | 'call' | 'value' | 'transaction' | 'fee' | 'authorization' | 'typedData'> & {
+  readonly wallet: string | null;
+  readonly chainName: string | null;
+  readonly chainId: string | null;
+  readonly contract: string | null;
+};
+
+/** Every field null: each kind fills its own. */
+const NOTHING_OF_A_KIND: KindView = {
+  wallet: null,
+  chainName: null,
+  chainId: null,
+  contract: null,
+  function: null,
+  call: null,
+  transaction: null,
+  value: null,
+  fee: null,
+  typedData: null,
+  message: null,
+  authorization: null,
+};
+
+type HeldOf<K extends ApprovalKind> = Extract<HeldRequestOf, { kind: K }>['held'];
+
+/** Each kind's part of the view, from its held request as its codec reads it (keyed by the registry: a new kind is asked for). */
+const KIND_VIEWS: { readonly [K in ApprovalKind]: (held: HeldOf<K>, ctx: ApprovalViewContext, rule: PolicyRule | undefined) => KindView } = {
+  call: (request, ctx, rule) => {
     const parsed = parseAbiFunction(request.abi);
-    const values = coerceArguments(request.args as unknown[], parsed.argParams);
+    const values = coerceArguments(request.args, parsed.argParams);
     const [named] = operatorFunctions(ctx.policy, rule, parsed.selector);
-    fn = { signature: parsed.signature, name: parsed.name, args: namedArguments(parsed.argParams, values, named?.argParams) };
-    chainName = String(request.chain);
-    chainId = ctx.chainId(chainName);
-    contract = String(request.contract);
-    wallet = typeof request.signer === 'string' ? request.signer : null;
-    const uniq = typeof request.uniq === 'string' ? request.uniq : null;
-    call = { sender: String(request.sender), uniq, signer: wallet, uniqBinding: uniq === null ? null : uniqBinding(ctx.policy, contract, uniq) };
-  } else {
-    wallet = typeof request.address === 'string' ? request.address : null;
-    if (kind === 'transaction') {
-      const { facts } = ctx.payloads.unsignedTransaction(request.transaction);
-      chainId = facts.chainId.toString();
-      chainName = ctx.chainName(chainId);
-      contract = facts.to;
-      value = facts.value.toString();
-      fee = facts.fee.toString();
-      // The first of the operator's functions of this selector that decodes the calldata names its arguments.
-      for (const named of operatorFunctions(ctx.policy, rule, facts.selector)) {
-        const decoded = ctx.payloads.decodeArguments(named, facts.data);
-        if (decoded === null) continue;
-        fn = { signature: named.signature, name: named.name, args: namedArguments(named.argParams, decoded, named.argParams) };
-        break;
-      }
-      const { data: _data, input: _input, ...fields } = request.transaction as Record<string, unknown>;
-      transaction = { calldata: facts.data, selector: facts.selector, fields };
-    } else if (kind === 'typed-data') {
-      const td = request.typedData as TypedDataRequest;
-      const domain = td.domain ?? {};
-      const page = typedDataFieldPage(td, 0);
-      typedData = { primaryType: String(td.primaryType), domain, fields: page.fields, fieldCount: page.total };
-      if (domain.chainId !== undefined) {
-        chainId = String(domain.chainId);
-        chainName = ctx.chainName(chainId);
-      }
-      contract = typeof domain.verifyingContract === 'string' ? domain.verifyingContract : null;
-    } else if (kind === 'message') {
-      message = typeof request.message === 'string' ? request.message : JSON.stringify(request.message);
-    } else {
-      const { kind: _k, address: _a, ...rest } = request;
-      authorization = rest;
-      const auth = (rest.authorization ?? rest) as Record<string, unknown>;
-      if (auth.chainId !== undefined) {
-        chainId = String(auth.chainId);
-        chainName = ctx.chainName(chainId);
-      }
-      contract = typeof auth.address === 'string' ? auth.address : null;
+    const chainName = request.chain;
+    const contract = request.contract;
+    const wallet = request.signer ?? null;
+    const uniq = request.uniq ?? null;
+    return {
+      ...NOTHING_OF_A_KIND,
+      wallet,
+      chainName,
+      chainId: ctx.chainId(chainName),
+      contract,
+      function: { signature: parsed.signature, name: parsed.name, args: namedArguments(parsed.argParams, values, named?.argParams) },
+      call: { sender: request.sender, uniq, signer: wallet, uniqBinding: uniq === null ? null : uniqBinding(ctx.policy, contract, uniq) },
+    };
+  },
+  message: ({ address, payload }) => ({ ...NOTHING_OF_A_KIND, wallet: address, message: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
+  'typed-data': ({ address, payload }, ctx) => {
+    const td = payload as TypedDataRequest;
+    const domain = td.domain ?? {};
+    const page = typedDataFieldPage(td, 0);
+    const chainId = domain.chainId === undefined ? null : String(domain.chainId);
+    return {
+      ...NOTHING_OF_A_KIND,
+      wallet: address,
+      chainId,
+      chainName: chainId === null ? null : ctx.chainName(chainId),
+      contract: typeof domain.verifyingContract === 'string' ? domain.verifyingContract : null,
+      typedData: { primaryType: String(td.primaryType), domain, fields: page.fields, fieldCount: page.total },
+    };
+  },
+  transaction: ({ address, payload }, ctx, rule) => {
+    const { facts } = ctx.payloads.unsignedTransaction(payload);
+    const chainId = facts.chainId.toString();
+    let fn: ApprovalView['function'] = null;
+    // The first of the operator's functions of this selector that decodes the calldata names its arguments.
+    for (const named of operatorFunctions(ctx.policy, rule, facts.selector)) {
+      const decoded = ctx.payloads.decodeArguments(named, facts.data);
+      if (decoded === null) continue;
+      fn = { signature: named.signature, name: named.name, args: namedArguments(named.argParams, decoded, named.argParams) };
+      break;
     }
-  }
+    const { data: _data, input: _input, ...fields } = payload as Record<string, unknown>;
+    return {
+      ...NOTHING_OF_A_KIND,
+      wallet: address,
+      chainId,
+      chainName: ctx.chainName(chainId),
+      contract: facts.to,
+      value: facts.value.toString(),
+      fee: facts.fee.toString(),
+      function: fn,
+      transaction: { calldata: facts.data, selector: facts.selector, fields },
+    };
+  },
+  authorization: ({ address, payload }, ctx) => {
+    const auth = payload as Record<string, unknown>;
+    const chainId = auth.chainId === undefined ? null : String(auth.chainId);
+    return {
+      ...NOTHING_OF_A_KIND,
+      wallet: address,
+      chainId,
+      chainName: chainId === null ? null : ctx.chainName(chainId),
+      contract: typeof auth.address === 'string' ? auth.address : null,
+      // As held: `{ authorization }`, the request's field and its value.
+      authorization: { authorization: payload },
+    };
+  },
+};
+
+export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalView {
+  const held = heldRequestOf(a);
+  const { kind } = held;
+  const rule = heldBy(ctx.policy, a.ruleId);
+  const view = (KIND_VIEWS[kind] as (held: HeldRequestOf['held'], ctx: ApprovalViewContext, rule: PolicyRule | undefined) => KindView)(held.held, ctx, rule);
+  const { wallet, chainName, chainId, contract, function: fn, call, transaction, value, fee, typedData, message, authorization } = view;
   return {
     id: a.id,
     vault: a.vaultId,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { effectiveStatus, type Approval } from '../../domain/approval.js';
+import { effectiveStatus, encodeHeld, type Approval } from '../../domain/approval.js';
 import { DomainError, ErrorCode } from '../../domain/errors.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import type { ApprovalStore, NewApproval } from '../../ports/approval-store.port.js';
@@ -15,6 +15,17 @@ import type { Principal } from '../access/principal.js';
 import type { DenialRecord, SignPolicyGate } from '../signing/sign-policy-gate.js';
 import type { WalletBindings } from '../wallets/wallet-binding.js';
 import type { Wallet } from '../../domain/wallet.js';
+
+/**
+ * Whether a held approval is of `body` (a kind's fields, as hold() takes them): as stored now, with its
+ * codec's version; or as stored before versions were written (its text has none), for a repeat across
+ * the upgrade.
+ */
+function sameRequest(approval: Approval, body: HoldSpec['body']): boolean {
+  if (approval.requestHash === sha256(canonicalJson(encodeHeld(body)))) return true;
+  // The text of a row held before versions is the fields alone (a kind's fields carry no `version`).
+  return approval.requestHash === sha256(canonicalJson(body));
+}
 
 /** A request an approval rule holds: nothing is signed until its quorum approves (`status` pending). */
 export interface ApprovalRequested {
@@ -90,7 +101,7 @@ export class HeldRequests {
     if (key === undefined || approvals === undefined) return null;
     const approval = await approvals.findByIdempotencyKey(vaultId, key);
     if (approval === null) return null;
-    if (approval.requestHash !== sha256(canonicalJson(body))) {
+    if (!sameRequest(approval, body)) {
       throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, `Idempotency-Key: already used for another ${this.noun} of this vault (approval ${approval.id}); use a new key for a new request`);
     }
     return approvalOutcome<T>(approval, this.deps.clock.now());
@@ -107,7 +118,7 @@ export class HeldRequests {
       return gate.refuse(principal, "policy: this vault's hold rules need a persistence that holds approvals, and this one does not", denial);
     }
     const rule = { id: decision.rule!, ...decision.hold! };
-    const request = canonicalJson(held.body);
+    const request = canonicalJson(encodeHeld(held.body));
     const expires = new Date(now.getTime() + rule.expiresInMs);
     const id = ids.next();
     const requestHash = sha256(request);

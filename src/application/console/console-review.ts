@@ -1,5 +1,6 @@
 import type { Approval, ApprovalStatus } from '../../domain/approval.js';
-import { approvalKind } from '../../domain/approval.js';
+import { heldRequestOf } from '../../domain/approval.js';
+import { TYPED_DATA_KIND } from '../../domain/signing/kinds/typed-data/typed-data.kind.js';
 import { invalidArgument } from '../../domain/errors.js';
 import type { AuditRecord } from '../../ports/audit-log.port.js';
 import { typedDataFieldPage, type ApprovalView, type TypedDataFieldPage } from '../approvals/approval-view.js';
@@ -46,8 +47,9 @@ export class ConsoleReview extends ConsoleRoom {
     const from = typeof offset === 'string' && /^\d{1,9}$/.test(offset) ? Number(offset) : Number.NaN;
     if (!Number.isSafeInteger(from)) throw invalidArgument('offset: a whole number of fields from 0');
     const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
-    if (approvalKind(approval) !== 'typed-data') throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${approvalKind(approval)})`);
-    return typedDataFieldPage((JSON.parse(approval.request) as { typedData?: unknown }).typedData, from);
+    const held = heldRequestOf(approval);
+    if (held.kind !== TYPED_DATA_KIND.name) throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${held.kind})`);
+    return typedDataFieldPage(held.held.payload, from);
   }
 
   private auditOf(vaultId: string, subject: string, limit: number): Promise<AuditRecord[]> {

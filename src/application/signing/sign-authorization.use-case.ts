@@ -1,4 +1,4 @@
-import type { Approval } from '../../domain/approval.js';
+import { heldOfKind, type Approval } from '../../domain/approval.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../../domain/policy/sign-intent.js';
 import { toHex, type Hex } from '../../domain/signing/signable-digest.js';
@@ -6,7 +6,7 @@ import type { Wallet } from '../../domain/wallet.js';
 import { AUTHORIZATION_KIND } from '../../domain/signing/kinds/authorization/authorization.kind.js';
 import type { RecoverableSignature } from '../../ports/key-store.port.js';
 import type { AuthorizationFacts } from '../../ports/standard-payloads.port.js';
-import { asJsonValue, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
+import { asJsonValue, heldPayload, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
 import type { ReleaseQuorum } from '../approvals/held-quorum.js';
 
 /** `authorization`: `{ chainId, address, nonce }` (EIP-7702: the delegate `address` on `chainId`, 0 for every chain). */
@@ -46,7 +46,7 @@ export class SignAuthorization extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details);
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.authorization, facts);
-      sameDigest(this.signing.payloads.authorizationDigest(request.body.authorization).digest, digest, 'authorization');
+      sameDigest(this.signing.payloads.authorizationDigest(heldPayload(AUTHORIZATION_KIND, request)).digest, digest, 'authorization');
       return this.signing.hold(principal, wallet, 'authorization', decision, request, details, key);
     }
     const result = resultOf(await this.signing.sign(wallet, digest));
@@ -60,9 +60,9 @@ export class SignAuthorization extends StandardSigningUseCase {
    * the approval's result and approval.decided are written in one transaction before it is returned.
    */
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignedAuthorizationResult> {
-    const stored = JSON.parse(approval.request) as { address: string; authorization: unknown };
+    const stored = heldOfKind(AUTHORIZATION_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const { digest, facts } = this.signing.payloads.authorizationDigest(stored.authorization);
+    const { digest, facts } = this.signing.payloads.authorizationDigest(stored.payload);
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = detailsOf(facts, digest);
     const { fence } = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details, { release: quorum });
@@ -72,10 +72,10 @@ export class SignAuthorization extends StandardSigningUseCase {
   }
 
   /** The request as an approval stores it: chain (name, else id; `any` for 0), the delegate as its contract. */
-  private heldOf(wallet: Wallet, authorization: unknown, facts: AuthorizationFacts): HeldRequest & { body: { authorization: unknown } } {
+  private heldOf(wallet: Wallet, authorization: unknown, facts: AuthorizationFacts): HeldRequest {
     const chainId = facts.chainId.toString();
     return {
-      body: { kind: 'authorization', address: wallet.address, authorization: asJsonValue(authorization) },
+      body: AUTHORIZATION_KIND.held.encode({ address: wallet.address, payload: asJsonValue(authorization) }),
       chain: facts.chainId === 0n ? 'any' : (this.signing.chains.nameOf(chainId) ?? chainId),
       contract: facts.address,
       selector: '',

@@ -1,5 +1,6 @@
 import { parseAddress } from '../../domain/address.js';
-import type { Approval } from '../../domain/approval.js';
+import { heldOfKind, type Approval } from '../../domain/approval.js';
+import { CALL_KIND } from '../../domain/signing/kinds/call/call.kind.js';
 import type { ParsedFunction } from '../../domain/signing/abi-function.js';
 import type { AbiValue } from '../../domain/signing/argument-coercion.js';
 import type { Wallet } from '../../domain/wallet.js';
@@ -276,7 +277,7 @@ export class SignCall {
    * signature and its records before it is answered.
    */
   async signApproved(approval: Approval, quorum: Pick<ReleaseQuorum, 'require'>, record: RecordSigned): Promise<SignResult> {
-    const fields = readSignFields(JSON.parse(approval.request), this.chains);
+    const fields = readSignFields(heldOfKind(CALL_KIND, approval), this.chains);
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal = this.held.releasePrincipal(approval);
     // Read from the contract now (no value kept from an earlier read): what the wait cannot make stale.

@@ -1,10 +1,10 @@
-import type { Approval } from '../../domain/approval.js';
+import { heldOfKind, type Approval } from '../../domain/approval.js';
 import { toHex, type Hex } from '../../domain/signing/signable-digest.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../../domain/policy/sign-intent.js';
 import type { Wallet } from '../../domain/wallet.js';
 import { MESSAGE_KIND } from '../../domain/signing/kinds/message/message.kind.js';
-import { asJsonValue, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
+import { asJsonValue, heldPayload, sameDigest, signatureHex, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
 import type { ReleaseQuorum } from '../approvals/held-quorum.js';
 
 /** `message`: text (signed as its UTF-8 bytes) or `{ raw: "0x…" }` (bytes as they are). */
@@ -37,7 +37,7 @@ export class SignMessage extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), { digest: digestHex });
     if (decision.decision === 'hold') {
       const request = held ?? heldOf(wallet, storedMessage(command.message));
-      sameDigest(this.signing.payloads.messageDigest(request.body.message), digest, 'message');
+      sameDigest(this.signing.payloads.messageDigest(heldPayload(MESSAGE_KIND, request)), digest, 'message');
       return this.signing.hold(principal, wallet, 'message', decision, request, { digest: digestHex }, key);
     }
     const signature = signatureHex(await this.signing.sign(wallet, digest));
@@ -51,9 +51,9 @@ export class SignMessage extends StandardSigningUseCase {
    * approval's result and approval.decided are written in one transaction before it is returned.
    */
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<{ signature: Hex }> {
-    const stored = JSON.parse(approval.request) as { address: string; message: unknown };
+    const stored = heldOfKind(MESSAGE_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const digest = this.signing.payloads.messageDigest(stored.message);
+    const digest = this.signing.payloads.messageDigest(stored.payload);
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = { digest: toHex(digest) };
     const { fence } = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), details, { release: quorum });
@@ -63,8 +63,8 @@ export class SignMessage extends StandardSigningUseCase {
   }
 }
 
-const heldOf = (wallet: Wallet, message: unknown): HeldRequest & { body: { message: unknown } } => ({
-  body: { kind: 'message', address: wallet.address, message },
+const heldOf = (wallet: Wallet, message: unknown): HeldRequest => ({
+  body: MESSAGE_KIND.held.encode({ address: wallet.address, payload: message }),
   chain: '',
   contract: '',
   selector: '',

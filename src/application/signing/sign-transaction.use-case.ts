@@ -1,4 +1,4 @@
-import type { Approval } from '../../domain/approval.js';
+import { heldOfKind, type Approval } from '../../domain/approval.js';
 import { invalidArgument } from '../../domain/errors.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../../domain/policy/sign-intent.js';
@@ -7,7 +7,7 @@ import { TRANSACTION_KIND } from '../../domain/signing/kinds/transaction/transac
 import type { SignedTransaction, TransactionFacts, TransactionIntent, UnsignedTransaction } from '../../ports/standard-payloads.port.js';
 import type { Principal } from '../access/principal.js';
 import type { SimulatedCall } from './transaction-simulation.js';
-import { asJsonValue, sameDigest, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
+import { asJsonValue, heldPayload, sameDigest, StandardSigningUseCase, type HeldRequest, type StandardOutcome, type WalletCommand } from './standard-signing.js';
 import type { ReleaseQuorum } from '../approvals/held-quorum.js';
 
 /** `transaction`: legacy, eip2930 or eip1559 as viem serialises it; `chainId`, `nonce`, `gas` and its fees required. */
@@ -31,7 +31,7 @@ export class SignTransaction extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), details, 'sign', simulatedCall(wallet, unsigned.facts));
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.transaction, unsigned.facts);
-      sameDigest(this.signing.payloads.unsignedTransaction(request.body.transaction).digest, unsigned.digest, 'transaction');
+      sameDigest(this.signing.payloads.unsignedTransaction(heldPayload(TRANSACTION_KIND, request)).digest, unsigned.digest, 'transaction');
       return this.signing.hold(principal, wallet, 'transaction', decision, request, details, key);
     }
     const signed = await this.signAndRecord(principal, wallet, unsigned);
@@ -46,9 +46,9 @@ export class SignTransaction extends StandardSigningUseCase {
    * are written in one transaction before it is returned. It is not sent: the holder sends `serialized`.
    */
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignedTransaction> {
-    const stored = JSON.parse(approval.request) as { address: string; transaction: unknown };
+    const stored = heldOfKind(TRANSACTION_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const unsigned = this.signing.payloads.unsignedTransaction(stored.transaction);
+    const unsigned = this.signing.payloads.unsignedTransaction(stored.payload);
     const wallet = await this.walletOf(principal, stored.address, unsigned.facts);
     // Simulated again: the chain may have changed while the request waited for its quorum.
     const { fence } = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), { release: quorum }, simulatedCall(wallet, unsigned.facts));
@@ -74,10 +74,10 @@ export class SignTransaction extends StandardSigningUseCase {
   }
 
   /** The request as an approval stores it, and its columns: chain (name, else id), `to`, selector, `transaction`. */
-  private heldOf(wallet: Wallet, transaction: unknown, facts: TransactionFacts): HeldRequest & { body: { transaction: unknown } } {
+  private heldOf(wallet: Wallet, transaction: unknown, facts: TransactionFacts): HeldRequest {
     const chainId = facts.chainId.toString();
     return {
-      body: { kind: 'transaction', address: wallet.address, transaction: asJsonValue(transaction) },
+      body: TRANSACTION_KIND.held.encode({ address: wallet.address, payload: asJsonValue(transaction) }),
       chain: this.signing.chains.nameOf(chainId) ?? chainId,
       contract: facts.to ?? '',
       selector: facts.selector ?? '',

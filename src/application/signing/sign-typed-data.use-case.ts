@@ -1,4 +1,4 @@
-import type { Approval } from '../../domain/approval.js';
+import { heldOfKind, type Approval } from '../../domain/approval.js';
 import { toHex, type Hex } from '../../domain/signing/signable-digest.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../../domain/policy/sign-intent.js';
@@ -7,6 +7,7 @@ import { TYPED_DATA_KIND } from '../../domain/signing/kinds/typed-data/typed-dat
 import type { TypedDataDigest } from '../../ports/standard-payloads.port.js';
 import {
   asJsonValue,
+  heldPayload,
   recordedText,
   sameDigest,
   signatureHex,
@@ -58,7 +59,7 @@ export class SignTypedData extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'typed-data', intent, facts);
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.typedData, read);
-      sameDigest(this.signing.payloads.typedDataDigest(request.body.typedData).digest, read.digest, 'typedData');
+      sameDigest(this.signing.payloads.typedDataDigest(heldPayload(TYPED_DATA_KIND, request)).digest, read.digest, 'typedData');
       return this.signing.hold(principal, wallet, 'typed-data', decision, request, facts, key);
     }
     const signature = signatureHex(await this.signing.sign(wallet, read.digest));
@@ -72,22 +73,22 @@ export class SignTypedData extends StandardSigningUseCase {
    * approval's result and approval.decided are written in one transaction before it is returned.
    */
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<{ signature: Hex }> {
-    const stored = JSON.parse(approval.request) as { address: string; typedData: unknown };
+    const stored = heldOfKind(TYPED_DATA_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const read = this.signing.payloads.typedDataDigest(stored.typedData);
+    const read = this.signing.payloads.typedDataDigest(stored.payload);
     const wallet = await this.signing.wallet(principal, stored.address);
     const facts = factsOf(read);
-    const { fence } = await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.typedData, read), facts, { release: quorum });
+    const { fence } = await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.payload, read), facts, { release: quorum });
     const result = { signature: signatureHex(await this.signing.sign(wallet, read.digest)) };
     await this.signing.released(approval, token, actor, wallet, 'sign.typed-data', facts, result, fence);
     return result;
   }
 
   /** The request as an approval stores it, and its columns: chain, verifying contract, `typed-data <primaryType>`. */
-  private heldOf(wallet: Wallet, typedData: unknown, { domain, primaryType }: Pick<TypedDataDigest, 'domain' | 'primaryType'>): HeldRequest & { body: { typedData: unknown } } {
+  private heldOf(wallet: Wallet, typedData: unknown, { domain, primaryType }: Pick<TypedDataDigest, 'domain' | 'primaryType'>): HeldRequest {
     const chainId = domain.chainId === null ? null : domain.chainId.toString();
     return {
-      body: { kind: 'typed-data', address: wallet.address, typedData: asJsonValue(typedData) },
+      body: TYPED_DATA_KIND.held.encode({ address: wallet.address, payload: asJsonValue(typedData) }),
       chain: chainId === null ? '' : (this.signing.chains.nameOf(chainId) ?? chainId),
       contract: domain.verifyingContract ?? '',
       selector: '',

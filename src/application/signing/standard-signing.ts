@@ -3,6 +3,7 @@ import { DomainError, ErrorCode } from '../../domain/errors.js';
 import { toHex, type Hex } from '../../domain/signing/signable-digest.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import type { StandardKindName } from '../../domain/signing/kinds/registered-signing-kinds.js';
+import type { StandardSigningKind } from '../../domain/signing/signing-kind.js';
 import type { ChainDirectory, SignIntent } from '../../domain/policy/sign-intent.js';
 import { escapeControlCharacters } from '../../domain/unicode.js';
 import type { Wallet } from '../../domain/wallet.js';
@@ -263,6 +264,9 @@ export function asJsonValue(value: unknown): unknown {
   }
   return value;
 }
+
+/** What `kind` reads back of the body it holds (its codec's decode): what its release will sign. */
+export const heldPayload = (kind: StandardSigningKind, request: HeldRequest): unknown => kind.held.decode(request.body, kind.held.version).payload;
 
 /** Stored and given must sign the same digest: a request that does not survive JSON as it is is not held. */
 export function sameDigest(stored: Uint8Array, given: Uint8Array, what: string): void {

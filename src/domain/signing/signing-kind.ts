@@ -1,3 +1,5 @@
+import type { HeldFields, HeldRequestCodec, StandardHeld } from './held-request.js';
+
 /**
  * What the vault knows of one kind of signature (a Sign call, an EIP-191 message, EIP-712 typed data, a
  * transaction, an EIP-7702 authorization), written once in the kind's own module under `kinds/<name>/`
@@ -18,11 +20,19 @@ export interface SigningKind<Name extends string = string> {
   readonly requestField: string | null;
   /** The OpenAPI schema (its id) of what the kind's route answers, and of an approved request's `result`. */
   readonly resultSchema: SigningResultSchema;
+  /** How its held request is written and read back (held-request.ts: versioned, checked on the way in). */
+  readonly held: Pick<HeldRequestCodec<unknown>, 'version' | 'decode'> & { readonly encode: (held: never) => HeldFields };
 }
 
 /** A standard payload of one wallet: held with a description of its own (a Sign call's is its function's signature). */
 export interface StandardSigningKind<Name extends string = string> extends SigningKind<Name> {
   readonly standard: true;
+  readonly held: HeldRequestCodec<StandardHeld>;
+  /**
+   * Its route, as plain facts the HTTP adapter mounts: `POST /wallets/{address}/<operation>`, named
+   * `operationId` in the OpenAPI document (and the name of its use case among the HTTP adapter's deps).
+   */
+  readonly route: { readonly operation: string; readonly operationId: string };
   /** What approval lists show of a held request in place of a call's function (its arguments: facts of the request). */
   readonly describeHeld: (...facts: never[]) => string;
 }

@@ -21,3 +21,7 @@ export const STANDARD_KIND_NAMES: readonly StandardKindName[] = REGISTERED_SIGNI
 
 export const isSigningKindName = (value: unknown): value is SigningKindName => typeof value === 'string' && (SIGNING_KIND_NAMES as readonly string[]).includes(value);
 export const isStandardKindName = (value: unknown): value is StandardKindName => typeof value === 'string' && (STANDARD_KIND_NAMES as readonly string[]).includes(value);
+
+/** The registered standard kind of `name`. */
+export const standardKindOf = (name: StandardKindName): Extract<RegisteredSigningKind, { readonly standard: true }> =>
+  REGISTERED_SIGNING_KINDS.find((kind): kind is Extract<RegisteredSigningKind, { readonly standard: true }> => kind.name === name)!;

@@ -1,3 +1,4 @@
+import { objectPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
 
 /** An EIP-7702 authorization of a wallet: its code delegated to a contract (docs/standard-signing.md). */
@@ -5,6 +6,8 @@ export const AUTHORIZATION_KIND = {
   name: 'authorization',
   standard: true,
   requestField: 'authorization',
+  held: standardHeldCodec('authorization', 'authorization', objectPayload),
+  route: { operation: 'sign-authorization', operationId: 'signAuthorization' },
   resultSchema: 'SignedAuthorization',
   /** What approval lists show of a held authorization. */
   describeHeld: (): string => 'authorization (EIP-7702 delegation)',

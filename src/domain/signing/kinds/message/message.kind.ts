@@ -1,3 +1,4 @@
+import { anyPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
 
 /** An EIP-191 personal message of a wallet (docs/standard-signing.md). */
@@ -5,6 +6,8 @@ export const MESSAGE_KIND = {
   name: 'message',
   standard: true,
   requestField: 'message',
+  held: standardHeldCodec('message', 'message', anyPayload),
+  route: { operation: 'sign-message', operationId: 'signMessage' },
   resultSchema: 'SignatureResult',
   /** What approval lists show of a held message in place of a call's function. */
   describeHeld: (): string => 'message',

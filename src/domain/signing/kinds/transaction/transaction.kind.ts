@@ -1,3 +1,4 @@
+import { objectPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
 
 /** A transaction of a wallet, signed and serialized (docs/standard-signing.md). */
@@ -5,6 +6,8 @@ export const TRANSACTION_KIND = {
   name: 'transaction',
   standard: true,
   requestField: 'transaction',
+  held: standardHeldCodec('transaction', 'transaction', objectPayload),
+  route: { operation: 'sign-transaction', operationId: 'signTransaction' },
   resultSchema: 'SignedTransaction',
   /** What approval lists show of a held transaction; `to` null: it creates a contract. */
   describeHeld: (to: string | null): string => (to === null ? 'transaction (contract creation)' : 'transaction'),

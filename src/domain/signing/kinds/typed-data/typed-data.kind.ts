@@ -1,3 +1,4 @@
+import { objectPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
 
 /** EIP-712 typed data of a wallet (docs/standard-signing.md). */
@@ -5,6 +6,8 @@ export const TYPED_DATA_KIND = {
   name: 'typed-data',
   standard: true,
   requestField: 'typedData',
+  held: standardHeldCodec('typed-data', 'typedData', objectPayload),
+  route: { operation: 'sign-typed-data', operationId: 'signTypedData' },
   resultSchema: 'SignatureResult',
   /** What approval lists show of held typed data: `typed-data Permit` (`primaryType` as it is recorded). */
   describeHeld: (primaryType: string | null): string => `typed-data ${primaryType}`,
