@@ -10,8 +10,16 @@ import { trueOrFalseVariable, wholeNumberVariable as integer } from '../environm
 import { KeyStoreSettingsError } from '../keystore/key-store-module.js';
 import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
+import {
+  authSecretSetting,
+  CONSOLE_CHALLENGE_LIMITS,
+  GOVERNANCE_PIN_HASH,
+  normalisedPublicUrl,
+  OUTBOUND_TIMEOUT_LIMITS,
+  publicUrlProblem,
+  WEBHOOK_POLL_LIMITS,
+} from './setting-rules.js';
 import { DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from '../../src/application/console/sign-in-challenges.js';
-import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { RPC_CHAINS } from '../../src/domain/chains.js';
 
 
@@ -158,9 +166,9 @@ const coreEnvironment = {
   VAULT_CONFIG_FILE: z.string().optional(),
   VAULT_GOVERNANCE_PINS: z.string().optional(),
   VAULT_PUBLIC_URL: z.string().optional(),
-  VAULT_CONSOLE_CHALLENGES_PER_CLIENT: integer(1, 1000).default(DEFAULT_CHALLENGE_BOUNDS.perClient),
-  VAULT_CONSOLE_CHALLENGES: integer(2, 10_000_000).default(DEFAULT_CHALLENGE_BOUNDS.outstanding),
-  VAULT_AUTH_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  VAULT_CONSOLE_CHALLENGES_PER_CLIENT: integer(CONSOLE_CHALLENGE_LIMITS.perClient.min, CONSOLE_CHALLENGE_LIMITS.perClient.max).default(DEFAULT_CHALLENGE_BOUNDS.perClient),
+  VAULT_CONSOLE_CHALLENGES: integer(CONSOLE_CHALLENGE_LIMITS.outstanding.min, CONSOLE_CHALLENGE_LIMITS.outstanding.max).default(DEFAULT_CHALLENGE_BOUNDS.outstanding),
+  VAULT_AUTH_SECRET_KEY: authSecretSetting.optional(),
   VAULT_KEYSTORE: z.enum(KEYSTORES as [string, ...string[]]).default(KEYSTORES[0]!),
   VAULT_DATABASE_URL: z
     .string()
@@ -187,7 +195,7 @@ const coreEnvironment = {
   VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(0, 31 * 86_400).refine((n) => n === 0 || n >= 60, 'must be 0 (off) or at least 60').default(3600),
   VAULT_MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
   VAULT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
+  VAULT_OUTBOUND_TIMEOUT_MS: integer(OUTBOUND_TIMEOUT_LIMITS.min, OUTBOUND_TIMEOUT_LIMITS.max).default(5000),
   VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(DEFAULT_ARGS_BOUNDS.maxDepth),
   VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(DEFAULT_ARGS_BOUNDS.maxArrayLength),
   VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(DEFAULT_ARGS_BOUNDS.maxStringLength),
@@ -199,7 +207,7 @@ const coreEnvironment = {
   VAULT_SIGNING_THREAD: trueOrFalseVariable.optional(),
   VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
   VAULT_WEBHOOK_SIGNING_KEY: z.string().min(1).optional(),
-  VAULT_WEBHOOK_POLL_MS: integer(10, 3_600_000).default(1000),
+  VAULT_WEBHOOK_POLL_MS: integer(WEBHOOK_POLL_LIMITS.min, WEBHOOK_POLL_LIMITS.max).default(1000),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_RPC_ALLOW_HTTP: trueOrFalseVariable.default('false'),
   VAULT_SEAL: z.enum(['shamir']).optional(),
@@ -382,12 +390,12 @@ export function parseGovernancePins(value: string | undefined): ReadonlyMap<stri
   for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
     const at = entry.lastIndexOf(':');
     const vault = entry.slice(0, at);
-    const hash = entry.slice(at + 1).toLowerCase();
-    if (at <= 0 || !/^0x[0-9a-f]{64}$/.test(hash)) {
+    const hash = entry.slice(at + 1);
+    if (at <= 0 || !GOVERNANCE_PIN_HASH.test(hash)) {
       throw new ConfigError(`VAULT_GOVERNANCE_PINS: "${entry.slice(0, 100)}" must be vault-id:0x<64 hex>, as \`wallet-vault governance set\` printed it`);
     }
     if (pins.has(vault)) throw new ConfigError(`VAULT_GOVERNANCE_PINS: vault ${vault} is pinned twice`);
-    pins.set(vault, hash);
+    pins.set(vault, hash.toLowerCase());
   }
   return pins;
 }
@@ -437,21 +445,9 @@ function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly Adde
   return rpcUrls;
 }
 
-/**
- * VAULT_PUBLIC_URL: an http(s) origin, optionally with a path prefix (a reverse proxy's), no query or
- * fragment. https everywhere but on loopback (`localhost`, 127.0.0.1, ::1): browsers offer passkeys only
- * to a secure context.
- */
+/** VAULT_PUBLIC_URL, by the rule createVault's `publicUrl` follows too (setting-rules.ts). */
 export function parsePublicUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(`VAULT_PUBLIC_URL: "${text.slice(0, 100)}" is not a URL (e.g. https://vault.example)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('VAULT_PUBLIC_URL: must be an https (or, on loopback, http) URL');
-  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol === 'http:' && !loopback) throw new ConfigError(`VAULT_PUBLIC_URL: http is a secure context for passkeys only on loopback; use https://${url.host}`);
-  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError('VAULT_PUBLIC_URL: no query, fragment or credentials');
-  return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
+  const problem = publicUrlProblem(text);
+  if (problem !== null) throw new ConfigError(`VAULT_PUBLIC_URL: ${problem}`);
+  return normalisedPublicUrl(text);
 }
