@@ -12,10 +12,12 @@ import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
 import {
   authSecretSetting,
+  CHECKPOINT_INTERVAL_LIMITS_MS,
   CONSOLE_CHALLENGE_LIMITS,
   GOVERNANCE_PIN_HASH,
   normalisedPublicUrl,
   OUTBOUND_TIMEOUT_LIMITS,
+  PURGE_INTERVAL_LIMITS_MS,
   publicUrlProblem,
   WEBHOOK_POLL_LIMITS,
 } from './setting-rules.js';
@@ -84,7 +86,9 @@ const coreEnvironment = {
   VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_TRUSTED_PROXIES: z.string().optional(),
   VAULT_AUTH_REFUSED_SUMMARY_SECONDS: integer(1, 86_400).default(60),
-  VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(0, 31 * 86_400).refine((n) => n === 0 || n >= 60, 'must be 0 (off) or at least 60').default(3600),
+  VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(0, CHECKPOINT_INTERVAL_LIMITS_MS.max / 1000)
+    .refine((n) => n === 0 || n >= CHECKPOINT_INTERVAL_LIMITS_MS.min / 1000, `must be 0 (off) or at least ${CHECKPOINT_INTERVAL_LIMITS_MS.min / 1000}`)
+    .default(3600),
   VAULT_MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
   VAULT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   VAULT_OUTBOUND_TIMEOUT_MS: integer(OUTBOUND_TIMEOUT_LIMITS.min, OUTBOUND_TIMEOUT_LIMITS.max).default(5000),
@@ -97,7 +101,7 @@ const coreEnvironment = {
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   VAULT_API_DOCS: trueOrFalseVariable.default('true'),
   VAULT_SIGNING_THREAD: trueOrFalseVariable.optional(),
-  VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
+  VAULT_PURGE_INTERVAL_SECONDS: integer(PURGE_INTERVAL_LIMITS_MS.min / 1000, PURGE_INTERVAL_LIMITS_MS.max / 1000).default(60),
   VAULT_WEBHOOK_SIGNING_KEY: z.string().min(1).optional(),
   VAULT_WEBHOOK_POLL_MS: integer(WEBHOOK_POLL_LIMITS.min, WEBHOOK_POLL_LIMITS.max).default(1000),
   VAULT_VERSION: z.string().min(1).optional(),

@@ -23,6 +23,12 @@ export const OUTBOUND_TIMEOUT_LIMITS = { min: 100, max: 600_000 } as const;
 /** How often the webhook outbox is read, in ms (VAULT_WEBHOOK_POLL_MS, `webhooks.pollIntervalMs`). */
 export const WEBHOOK_POLL_LIMITS = { min: 10, max: 3_600_000 } as const;
 
+/** How often the expiry purge runs, in ms (VAULT_PURGE_INTERVAL_SECONDS × 1000, `jobs.intervalMs`): a second to a day. */
+export const PURGE_INTERVAL_LIMITS_MS = { min: 1000, max: 86_400_000 } as const;
+
+/** How often the signed audit checkpoint is written, in ms (VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS × 1000, `auditCheckpoints.intervalMs`): a minute to 31 days. */
+export const CHECKPOINT_INTERVAL_LIMITS_MS = { min: 60_000, max: 31 * 86_400_000 } as const;
+
 const isLoopbackHost = (hostname: string) => hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
 
 /**

@@ -17,10 +17,12 @@ import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.js';
 import type { VaultLogger } from './vault-logger.js';
 import {
   authSecretSetting,
+  CHECKPOINT_INTERVAL_LIMITS_MS,
   CONSOLE_CHALLENGE_LIMITS,
   GOVERNANCE_PIN_HASH,
   normalisedPublicUrl,
   OUTBOUND_TIMEOUT_LIMITS,
+  PURGE_INTERVAL_LIMITS_MS,
   publicUrlProblem,
   WEBHOOK_POLL_LIMITS,
 } from './setting-rules.js';
@@ -219,7 +221,7 @@ const schema = z
     outboundTimeoutMs: z.int().min(OUTBOUND_TIMEOUT_LIMITS.min).max(OUTBOUND_TIMEOUT_LIMITS.max).optional(),
     version: z.string().min(1).optional(),
     clock: port(['now']).optional(),
-    jobs: z.union([z.literal(false), z.strictObject({ intervalMs: z.int().min(1).optional() })]).optional(),
+    jobs: z.union([z.literal(false), z.strictObject({ intervalMs: z.int().min(PURGE_INTERVAL_LIMITS_MS.min).max(PURGE_INTERVAL_LIMITS_MS.max).optional() })]).optional(),
     logger: port(['info', 'warn', 'error']).optional(),
     jobMetrics: port(['observePurge']).optional(),
     webhooks: z
@@ -237,7 +239,7 @@ const schema = z
         z.literal(false),
         z.strictObject({
           key: z.instanceof(Uint8Array, { error: 'must be a Uint8Array (a Buffer)' }).refine((k) => k.length >= 32, 'must be at least 32 bytes of secret'),
-          intervalMs: z.int().min(1000).max(31 * 86_400_000).optional(),
+          intervalMs: z.int().min(CHECKPOINT_INTERVAL_LIMITS_MS.min).max(CHECKPOINT_INTERVAL_LIMITS_MS.max).optional(),
         }),
       ])
       .optional(),

@@ -106,4 +106,19 @@ describe('one rule per setting, whichever source gives it', () => {
       expect(refusal(() => pins.options(bad)).setting).toBe('governancePins');
     }
   });
+
+  it('the purge and checkpoint intervals: the environment in seconds, createVault in ms, within the same bounds', () => {
+    const options = (o: Partial<VaultOptions>) => () => validateVaultOptions({ persistence, ...o });
+    const key = new Uint8Array(32);
+    expect(loadConfig({ VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '60' }, dir).auditCheckpointIntervalMs).toBe(60_000);
+    expect(options({ auditCheckpoints: { key, intervalMs: 60_000 } })).not.toThrow();
+    expect(refusal(() => loadConfig({ VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '59' }, dir)).setting).toBe('VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS');
+    expect(refusal(options({ auditCheckpoints: { key, intervalMs: 59_999 } })).setting).toBe('auditCheckpoints');
+    expect(loadConfig({ VAULT_PURGE_INTERVAL_SECONDS: '86400' }, dir).purgeIntervalMs).toBe(86_400_000);
+    expect(options({ jobs: { intervalMs: 86_400_000 } })).not.toThrow();
+    expect(options({ jobs: { intervalMs: 1000 } })).not.toThrow();
+    expect(refusal(() => loadConfig({ VAULT_PURGE_INTERVAL_SECONDS: '86401' }, dir)).setting).toBe('VAULT_PURGE_INTERVAL_SECONDS');
+    expect(refusal(options({ jobs: { intervalMs: 86_400_001 } })).setting).toBe('jobs');
+    expect(refusal(options({ jobs: { intervalMs: 999 } })).setting).toBe('jobs');
+  });
 });
