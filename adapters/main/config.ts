@@ -11,8 +11,18 @@ import { trueOrFalseVariable, wholeNumberVariable as integer } from '../environm
 import { KeyStoreSettingsError } from '../keystore/key-store-module.js';
 import { REGISTERED_KEY_STORES } from '../keystore/registered-key-stores.js';
 import { ConfigFileProblem, withConfigFile, withSources, type ConfigEnvironment } from './config-file.js';
+import {
+  authSecretSetting,
+  CHECKPOINT_INTERVAL_LIMITS_MS,
+  CONSOLE_CHALLENGE_LIMITS,
+  GOVERNANCE_PIN_HASH,
+  normalisedPublicUrl,
+  OUTBOUND_TIMEOUT_LIMITS,
+  PURGE_INTERVAL_LIMITS_MS,
+  publicUrlProblem,
+  WEBHOOK_POLL_LIMITS,
+} from './setting-rules.js';
 import { DEFAULT_CHALLENGE_BOUNDS, type ChallengeBounds } from '../../src/application/console/sign-in-challenges.js';
-import { withoutTrailingSlashes } from '../../src/domain/url-path.js';
 import { RPC_CHAINS } from '../../src/domain/chains.js';
 
 
@@ -29,121 +39,11 @@ export function keyStoresHelp(): string {
   return REGISTERED_KEY_STORES.map((store) => `${store.name} (docs/keystores.md#${store.docsAnchor})`).join(', ');
 }
 
-/** The shared PostgreSQL database of several instances (VAULT_DATABASE_URL); absent means embedded SQLite. */
-export interface DatabaseSettings {
-  /** `postgres://user:password@host:port/database`; never logged (it may carry a password). */
-  readonly url: string;
-  /** Connections each instance keeps at most (VAULT_DATABASE_POOL_SIZE). */
-  readonly poolSize: number;
-  /** Bound on opening a connection or waiting for a free one (VAULT_DATABASE_CONNECT_TIMEOUT_MS). */
-  readonly connectTimeoutMs: number;
-  /** Requests that may wait for a connection while all are in use (VAULT_DATABASE_MAX_WAITING, default 4 × pool size). */
-  readonly maxWaiting: number;
-  /** Bound on every statement, enforced by the server and the client (VAULT_DATABASE_QUERY_TIMEOUT_MS). */
-  readonly queryTimeoutMs: number;
-  /** The schema of the vault's tables, created if missing (VAULT_DATABASE_SCHEMA); absent: the connection's current one. */
-  readonly schema: string | undefined;
-}
-
-/** Everything the service reads from its environment, validated once at start. */
-export interface AppConfig {
-  readonly host: string;
-  readonly port: number;
-  /** Absolute path of the data directory (SQLite file, local key files, master key). */
-  readonly dataDir: string;
-  /**
-   * VAULT_MASTER_KEY (a variable of the local store, adapters/keystore/local-file/module.ts): 64 hex
-   * characters, or undefined to use (and on first start create) `<dataDir>/master.key`. Here too because
-   * the audit checkpoint key derives from it and `keys rotate-master` re-wraps under it.
-   */
-  readonly masterKeyHex: string | undefined;
-  /** Shared secret for X-Vault-Auth-Signature; undefined means the header is refused. */
-  readonly authSecret: string | undefined;
-  /**
-   * RPC URLs by chain name, for the interface's chains and the added ones (`VAULT_RPC_URL_<CHAIN>`,
-   * comma-separated): several must all agree on every value read.
-   */
-  readonly rpcUrls: Readonly<Record<string, readonly string[]>>;
-  /** VAULT_RPC_ALLOW_HTTP: http:// RPC URLs off loopback were accepted (the operator's explicit choice). */
-  readonly rpcAllowHttp: boolean;
-  /** Chains beyond the interface's (VAULT_CHAINS); sign requests and policies accept their names. */
-  readonly addedChains: readonly AddedChain[];
-  /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash (docs/governance.md), the root of trust outside the database. */
-  readonly governancePins: ReadonlyMap<string, string>;
-  /**
-   * VAULT_PUBLIC_URL: where people reach this vault (`https://vault.example`, `http://localhost:8080`), the
-   * approvers' console's origin and WebAuthn relying party (docs/console.md); absent: no console.
-   */
-  readonly publicUrl?: string;
-  /**
-   * VAULT_CONSOLE_CHALLENGES_PER_CLIENT and VAULT_CONSOLE_CHALLENGES: the console's challenges one client
-   * may hold, and all may (docs/console.md, "Sign-in challenges").
-   */
-  readonly consoleChallenges: ChallengeBounds;
-  /** The key store new wallets go to (VAULT_KEYSTORE): the name of a registered store. */
-  readonly keyStore: string;
-  /**
-   * The settings of every configured key store by name, in the order they are registered (each store's
-   * `settings`, adapters/keystore/<folder>/module.ts). `local` is always there; another store is when
-   * VAULT_KEYSTORE names it or one of its own variables is set: a configured store keeps serving its
-   * wallets after VAULT_KEYSTORE moves on.
-   */
-  readonly keyStoreSettings: ReadonlyMap<string, unknown>;
-  /** PostgreSQL shared by every instance, or undefined for SQLite in the data directory. */
-  readonly database: DatabaseSettings | undefined;
-  /** Requests per minute per API key, per instance; undefined: no limit. */
-  readonly rateLimitPerMinute: number | undefined;
-  /** Longest wait for one count by the shared rate-limit store before it is skipped (VAULT_RATE_LIMIT_STORE_TIMEOUT_MS). */
-  readonly rateLimitStoreTimeoutMs: number;
-  /**
-   * Where the per-API-key limit is counted (VAULT_RATE_LIMIT_STORE): the PostgreSQL database or Redis,
-   * shared by every instance, or each process in memory. Default: redis with VAULT_REDIS_URL, database
-   * with VAULT_DATABASE_URL, else process.
-   */
-  readonly rateLimitStore: 'process' | 'database' | 'redis';
-  /** VAULT_REDIS_URL (`redis://` or `rediss://`; may carry a password: never in messages). */
-  readonly redisUrl: string | undefined;
-  /** Requests per minute per client address, taken before authentication, per process; undefined: no limit. */
-  readonly addressRateLimitPerMinute: number | undefined;
-  /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client; empty: the socket's peer counts. */
-  readonly trustedProxies: readonly string[];
-  /** How often refused authentications are summarised into the audit trail (one record per source). */
-  readonly authRefusedSummaryMs: number;
-  /** Open connections per process; past it new connections are closed at once. */
-  readonly maxConnections: number;
-  /** VAULT_METRICS_TOKEN: guards /metrics and /readyz's details; undefined: /metrics is open. */
-  readonly metricsToken: string | undefined;
-  /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
-  readonly outboundTimeoutMs: number;
-  /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length, values in all. */
-  readonly argsBounds: { readonly maxDepth: number; readonly maxArrayLength: number; readonly maxStringLength: number; readonly maxValues: number };
-  /** Largest request head (request line and headers) node accepts; 431 above it. */
-  readonly maxHeaderBytes: number;
-  readonly workers: number;
-  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  readonly bodyLimitBytes: number;
-  /** Swagger UI at `/docs` (VAULT_API_DOCS, default on); `/openapi.json` is served regardless. */
-  readonly apiDocs: boolean;
-  /** The local and vault-transit key stores sign on a thread of its own (VAULT_SIGNING_THREAD; default: with more than one CPU). */
-  readonly signingThread: boolean | undefined;
-  /** How often the expiry purge runs (it also runs at start). */
-  readonly purgeIntervalMs: number;
-  /** VAULT_WEBHOOK_SIGNING_KEY: a PKCS#8 PEM file of an Ed25519 key; undefined: the key kept in the database. */
-  readonly webhookSigningKeyFile: string | undefined;
-  /** VAULT_WEBHOOK_POLL_MS: how often the webhook outbox is read. */
-  readonly webhookPollMs: number;
-  /** VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: how often the signed audit checkpoint is written; 0: never (by the server). */
-  readonly auditCheckpointIntervalMs: number;
-  /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
-  readonly version: string | undefined;
-  /**
-   * VAULT_SEAL=shamir: the server starts sealed (no master key read) and custodians unseal it with their
-   * shares (docs/keystores.md#sealed-start); `unsealTimeoutMs` is VAULT_UNSEAL_TIMEOUT_SECONDS. Undefined: no seal.
-   */
-  readonly seal: { readonly kind: 'shamir'; readonly unsealTimeoutMs: number } | undefined;
-  /** VAULT_AUDIT_SYSLOG_URL, VAULT_AUDIT_OTLP_URL, VAULT_AUDIT_REQUIRE_SINK (docs/operations.md "Audit streaming"); undefined: no sink. */
-  readonly auditStream?: { readonly syslogUrl?: string; readonly otlpUrl?: string; readonly requireSink: boolean };
-}
+/**
+ * Everything the service reads from its environment (and configuration file), validated once at start:
+ * the type of what loadConfig answers, inferred from it (each field's doc is where it is read, below).
+ */
+export type AppConfig = ReturnType<typeof parseConfig>;
 
 /** VAULT_UNSEAL_TIMEOUT_SECONDS' default: shares submitted are forgotten ten minutes after the first. */
 export const DEFAULT_UNSEAL_TIMEOUT_SECONDS = 600;
@@ -161,9 +61,9 @@ const coreEnvironment = {
   VAULT_CONFIG_FILE: z.string().optional(),
   VAULT_GOVERNANCE_PINS: z.string().optional(),
   VAULT_PUBLIC_URL: z.string().optional(),
-  VAULT_CONSOLE_CHALLENGES_PER_CLIENT: integer(1, 1000).default(DEFAULT_CHALLENGE_BOUNDS.perClient),
-  VAULT_CONSOLE_CHALLENGES: integer(2, 10_000_000).default(DEFAULT_CHALLENGE_BOUNDS.outstanding),
-  VAULT_AUTH_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  VAULT_CONSOLE_CHALLENGES_PER_CLIENT: integer(CONSOLE_CHALLENGE_LIMITS.perClient.min, CONSOLE_CHALLENGE_LIMITS.perClient.max).default(DEFAULT_CHALLENGE_BOUNDS.perClient),
+  VAULT_CONSOLE_CHALLENGES: integer(CONSOLE_CHALLENGE_LIMITS.outstanding.min, CONSOLE_CHALLENGE_LIMITS.outstanding.max).default(DEFAULT_CHALLENGE_BOUNDS.outstanding),
+  VAULT_AUTH_SECRET_KEY: authSecretSetting.optional(),
   VAULT_KEYSTORE: z.enum(KEYSTORES as [string, ...string[]]).default(KEYSTORES[0]!),
   VAULT_DATABASE_URL: z
     .string()
@@ -187,10 +87,12 @@ const coreEnvironment = {
   VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000).optional(),
   VAULT_TRUSTED_PROXIES: z.string().optional(),
   VAULT_AUTH_REFUSED_SUMMARY_SECONDS: integer(1, 86_400).default(60),
-  VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(0, 31 * 86_400).refine((n) => n === 0 || n >= 60, 'must be 0 (off) or at least 60').default(3600),
+  VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(0, CHECKPOINT_INTERVAL_LIMITS_MS.max / 1000)
+    .refine((n) => n === 0 || n >= CHECKPOINT_INTERVAL_LIMITS_MS.min / 1000, `must be 0 (off) or at least ${CHECKPOINT_INTERVAL_LIMITS_MS.min / 1000}`)
+    .default(3600),
   VAULT_MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
   VAULT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  VAULT_OUTBOUND_TIMEOUT_MS: integer(100, 600_000).default(5000),
+  VAULT_OUTBOUND_TIMEOUT_MS: integer(OUTBOUND_TIMEOUT_LIMITS.min, OUTBOUND_TIMEOUT_LIMITS.max).default(5000),
   VAULT_ARGS_MAX_DEPTH: integer(2, 64).default(DEFAULT_ARGS_BOUNDS.maxDepth),
   VAULT_ARGS_MAX_ARRAY_LENGTH: integer(1, 1_000_000).default(DEFAULT_ARGS_BOUNDS.maxArrayLength),
   VAULT_ARGS_MAX_STRING_LENGTH: integer(64, 64 * 1024 * 1024).default(DEFAULT_ARGS_BOUNDS.maxStringLength),
@@ -200,9 +102,9 @@ const coreEnvironment = {
   VAULT_BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   VAULT_API_DOCS: trueOrFalseVariable.default('true'),
   VAULT_SIGNING_THREAD: trueOrFalseVariable.optional(),
-  VAULT_PURGE_INTERVAL_SECONDS: integer(1, 86_400).default(60),
+  VAULT_PURGE_INTERVAL_SECONDS: integer(PURGE_INTERVAL_LIMITS_MS.min / 1000, PURGE_INTERVAL_LIMITS_MS.max / 1000).default(60),
   VAULT_WEBHOOK_SIGNING_KEY: z.string().min(1).optional(),
-  VAULT_WEBHOOK_POLL_MS: integer(10, 3_600_000).default(1000),
+  VAULT_WEBHOOK_POLL_MS: integer(WEBHOOK_POLL_LIMITS.min, WEBHOOK_POLL_LIMITS.max).default(1000),
   VAULT_VERSION: z.string().min(1).optional(),
   VAULT_RPC_ALLOW_HTTP: trueOrFalseVariable.default('false'),
   VAULT_SEAL: z.enum(['shamir']).optional(),
@@ -259,7 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
 }
 
-function parseConfig(env: Record<string, string | undefined>, cwd: string): AppConfig {
+function parseConfig(env: Record<string, string | undefined>, cwd: string) {
   // An empty variable means "unset": `VAULT_AUTH_SECRET_KEY= npm start` must not configure an empty secret.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(present);
@@ -294,62 +196,128 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string): AppC
   return {
     host: e.HOST,
     port: e.PORT,
+    /** Absolute path of the data directory (SQLite file, local key files, master key). */
     dataDir: path.resolve(cwd, e.VAULT_DATA_DIR),
+    /**
+     * VAULT_MASTER_KEY (a variable of the local store, adapters/keystore/local-file/module.ts): 64 hex
+     * characters, or undefined to use (and on first start create) `<dataDir>/master.key`. Here too because
+     * the audit checkpoint key derives from it and `keys rotate-master` re-wraps under it.
+     */
     masterKeyHex: typeof e.VAULT_MASTER_KEY === 'string' ? e.VAULT_MASTER_KEY : undefined,
+    /** Shared secret for X-Vault-Auth-Signature; undefined means the header is refused. */
     authSecret: e.VAULT_AUTH_SECRET_KEY,
+    /**
+     * RPC URLs by chain name, for the interface's chains and the added ones (`VAULT_RPC_URL_<CHAIN>`,
+     * comma-separated): several must all agree on every value read.
+     */
     rpcUrls,
+    /** VAULT_RPC_ALLOW_HTTP: http:// RPC URLs off loopback were accepted (the operator's explicit choice). */
     rpcAllowHttp: e.VAULT_RPC_ALLOW_HTTP === 'true',
+    /** Chains beyond the interface's (VAULT_CHAINS); sign requests and policies accept their names. */
     addedChains,
+    /** VAULT_GOVERNANCE_PINS: each governed vault's genesis hash (docs/governance.md), the root of trust outside the database. */
     governancePins: parseGovernancePins(e.VAULT_GOVERNANCE_PINS),
+    /**
+     * VAULT_PUBLIC_URL: where people reach this vault (`https://vault.example`, `http://localhost:8080`), the
+     * approvers' console's origin and WebAuthn relying party (docs/console.md); absent: no console.
+     */
     ...(e.VAULT_PUBLIC_URL === undefined || e.VAULT_PUBLIC_URL === '' ? {} : { publicUrl: parsePublicUrl(e.VAULT_PUBLIC_URL) }),
+    /**
+     * VAULT_CONSOLE_CHALLENGES_PER_CLIENT and VAULT_CONSOLE_CHALLENGES: the console's challenges one client
+     * may hold, and all may (docs/console.md, "Sign-in challenges").
+     */
     consoleChallenges: { perClient: e.VAULT_CONSOLE_CHALLENGES_PER_CLIENT, outstanding: e.VAULT_CONSOLE_CHALLENGES },
+    /** The key store new wallets go to (VAULT_KEYSTORE): the name of a registered store. */
     keyStore: e.VAULT_KEYSTORE,
+    /**
+     * The settings of every configured key store by name, in the order they are registered (each store's
+     * `settings`, adapters/keystore/<folder>/module.ts). `local` is always there; another store is when
+     * VAULT_KEYSTORE names it or one of its own variables is set: a configured store keeps serving its
+     * wallets after VAULT_KEYSTORE moves on.
+     */
     keyStoreSettings,
+    /** PostgreSQL shared by every instance (VAULT_DATABASE_URL), or undefined for SQLite in the data directory. */
     database:
       e.VAULT_DATABASE_URL === undefined
         ? undefined
         : {
+            /** `postgres://user:password@host:port/database`; never logged (it may carry a password). */
             url: e.VAULT_DATABASE_URL,
+            /** Connections each instance keeps at most (VAULT_DATABASE_POOL_SIZE). */
             poolSize: e.VAULT_DATABASE_POOL_SIZE,
+            /** Bound on opening a connection or waiting for a free one (VAULT_DATABASE_CONNECT_TIMEOUT_MS). */
             connectTimeoutMs: e.VAULT_DATABASE_CONNECT_TIMEOUT_MS,
+            /** Requests that may wait for a connection while all are in use (VAULT_DATABASE_MAX_WAITING, default 4 × pool size). */
             maxWaiting: e.VAULT_DATABASE_MAX_WAITING ?? DEFAULT_WAITING_PER_CONNECTION * e.VAULT_DATABASE_POOL_SIZE,
+            /** Bound on every statement, enforced by the server and the client (VAULT_DATABASE_QUERY_TIMEOUT_MS). */
             queryTimeoutMs: e.VAULT_DATABASE_QUERY_TIMEOUT_MS,
+            /** The schema of the vault's tables, created if missing (VAULT_DATABASE_SCHEMA); absent: the connection's current one. */
             schema: e.VAULT_DATABASE_SCHEMA,
           },
+    /** Requests per minute per API key, per instance; undefined: no limit. */
     rateLimitPerMinute: e.VAULT_RATE_LIMIT_PER_MINUTE,
+    /** Longest wait for one count by the shared rate-limit store before it is skipped (VAULT_RATE_LIMIT_STORE_TIMEOUT_MS). */
     rateLimitStoreTimeoutMs: e.VAULT_RATE_LIMIT_STORE_TIMEOUT_MS,
+    /**
+     * Where the per-API-key limit is counted (VAULT_RATE_LIMIT_STORE): the PostgreSQL database or Redis,
+     * shared by every instance, or each process in memory. Default: redis with VAULT_REDIS_URL, database
+     * with VAULT_DATABASE_URL, else process.
+     */
     rateLimitStore,
+    /** VAULT_REDIS_URL (`redis://` or `rediss://`; may carry a password: never in messages). */
     redisUrl: e.VAULT_REDIS_URL,
+    /** Requests per minute per client address, taken before authentication, per process; undefined: no limit. */
     addressRateLimitPerMinute: e.VAULT_ADDRESS_RATE_LIMIT_PER_MINUTE,
+    /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client; empty: the socket's peer counts. */
     trustedProxies,
+    /** How often refused authentications are summarised into the audit trail (one record per source). */
     authRefusedSummaryMs: e.VAULT_AUTH_REFUSED_SUMMARY_SECONDS * 1000,
+    /** Open connections per process; past it new connections are closed at once. */
     maxConnections: e.VAULT_MAX_CONNECTIONS,
+    /** VAULT_METRICS_TOKEN: guards /metrics and /readyz's details; undefined: /metrics is open. */
     metricsToken: e.VAULT_METRICS_TOKEN,
+    /** Bound on every outbound call (chain RPC, AWS KMS, Vault) and on each readiness check. */
     outboundTimeoutMs: e.VAULT_OUTBOUND_TIMEOUT_MS,
+    /** Shape limits on Sign's `args` (and `abi`): nesting depth, array length, string length, values in all. */
     argsBounds: {
       maxDepth: e.VAULT_ARGS_MAX_DEPTH,
       maxArrayLength: e.VAULT_ARGS_MAX_ARRAY_LENGTH,
       maxStringLength: e.VAULT_ARGS_MAX_STRING_LENGTH,
       maxValues: e.VAULT_ARGS_MAX_VALUES,
     },
+    /** Largest request head (request line and headers) node accepts; 431 above it. */
     maxHeaderBytes: e.VAULT_MAX_HEADER_BYTES,
     workers: e.VAULT_WORKERS,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.VAULT_BODY_LIMIT_BYTES,
+    /** Swagger UI at `/docs` (VAULT_API_DOCS, default on); `/openapi.json` is served regardless. */
     apiDocs: e.VAULT_API_DOCS === 'true',
+    /** The local and vault-transit key stores sign on a thread of its own (VAULT_SIGNING_THREAD; default: with more than one CPU). */
     signingThread: e.VAULT_SIGNING_THREAD === undefined ? undefined : e.VAULT_SIGNING_THREAD === 'true',
+    /** How often the expiry purge runs (it also runs at start). */
     purgeIntervalMs: e.VAULT_PURGE_INTERVAL_SECONDS * 1000,
+    /** VAULT_WEBHOOK_SIGNING_KEY: a PKCS#8 PEM file of an Ed25519 key; undefined: the key kept in the database. */
     webhookSigningKeyFile: e.VAULT_WEBHOOK_SIGNING_KEY === undefined ? undefined : path.resolve(cwd, e.VAULT_WEBHOOK_SIGNING_KEY),
+    /** VAULT_WEBHOOK_POLL_MS: how often the webhook outbox is read. */
     webhookPollMs: e.VAULT_WEBHOOK_POLL_MS,
+    /** VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS: how often the signed audit checkpoint is written; 0: never (by the server). */
     auditCheckpointIntervalMs: e.VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
+    /** Reported by the status endpoint; defaults to the git commit of the checkout, else the package version. */
     version: e.VAULT_VERSION,
+    /**
+     * VAULT_SEAL=shamir: the server starts sealed (no master key read) and custodians unseal it with their
+     * shares (docs/keystores.md#sealed-start); `unsealTimeoutMs` is VAULT_UNSEAL_TIMEOUT_SECONDS. Undefined: no seal.
+     */
     seal,
     ...auditStreamOf(e),
   };
 }
 
 /** The audit sinks' variables; VAULT_AUDIT_REQUIRE_SINK without a sink would refuse every write for ever. */
-function auditStreamOf(e: { VAULT_AUDIT_SYSLOG_URL?: string; VAULT_AUDIT_OTLP_URL?: string; VAULT_AUDIT_REQUIRE_SINK: string }): Pick<AppConfig, 'auditStream'> {
+function auditStreamOf(e: { VAULT_AUDIT_SYSLOG_URL?: string; VAULT_AUDIT_OTLP_URL?: string; VAULT_AUDIT_REQUIRE_SINK: string }): {
+  /** VAULT_AUDIT_SYSLOG_URL, VAULT_AUDIT_OTLP_URL, VAULT_AUDIT_REQUIRE_SINK (docs/operations.md "Audit streaming"); absent: no sink. */
+  readonly auditStream?: { readonly syslogUrl?: string; readonly otlpUrl?: string; readonly requireSink: boolean };
+} {
   const requireSink = e.VAULT_AUDIT_REQUIRE_SINK === 'true';
   if (e.VAULT_AUDIT_SYSLOG_URL === undefined && e.VAULT_AUDIT_OTLP_URL === undefined) {
     if (requireSink) throw new ConfigError('VAULT_AUDIT_REQUIRE_SINK: needs a sink (VAULT_AUDIT_SYSLOG_URL or VAULT_AUDIT_OTLP_URL)');
@@ -360,7 +328,7 @@ function auditStreamOf(e: { VAULT_AUDIT_SYSLOG_URL?: string; VAULT_AUDIT_OTLP_UR
 
 
 /** VAULT_SEAL and what it cannot be combined with: the key in the environment, or workers that would each need unsealing. */
-function sealOf(e: Record<string, unknown>): AppConfig['seal'] {
+function sealOf(e: Record<string, unknown>): { readonly kind: 'shamir'; readonly unsealTimeoutMs: number } | undefined {
   if (e.VAULT_SEAL === undefined) {
     if (e.VAULT_UNSEAL_TIMEOUT_SECONDS !== undefined) throw new ConfigError('VAULT_UNSEAL_TIMEOUT_SECONDS: only with VAULT_SEAL=shamir');
     return undefined;
@@ -400,12 +368,12 @@ export function parseGovernancePins(value: string | undefined): ReadonlyMap<stri
   for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
     const at = entry.lastIndexOf(':');
     const vault = entry.slice(0, at);
-    const hash = entry.slice(at + 1).toLowerCase();
-    if (at <= 0 || !/^0x[0-9a-f]{64}$/.test(hash)) {
+    const hash = entry.slice(at + 1);
+    if (at <= 0 || !GOVERNANCE_PIN_HASH.test(hash)) {
       throw new ConfigError(`VAULT_GOVERNANCE_PINS: "${entry.slice(0, 100)}" must be vault-id:0x<64 hex>, as \`wallet-vault governance set\` printed it`);
     }
     if (pins.has(vault)) throw new ConfigError(`VAULT_GOVERNANCE_PINS: vault ${vault} is pinned twice`);
-    pins.set(vault, hash);
+    pins.set(vault, hash.toLowerCase());
   }
   return pins;
 }
@@ -455,21 +423,9 @@ function rpcUrlsOf(env: Record<string, string | undefined>, added: readonly Adde
   return rpcUrls;
 }
 
-/**
- * VAULT_PUBLIC_URL: an http(s) origin, optionally with a path prefix (a reverse proxy's), no query or
- * fragment. https everywhere but on loopback (`localhost`, 127.0.0.1, ::1): browsers offer passkeys only
- * to a secure context.
- */
+/** VAULT_PUBLIC_URL, by the rule createVault's `publicUrl` follows too (setting-rules.ts). */
 export function parsePublicUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(`VAULT_PUBLIC_URL: "${text.slice(0, 100)}" is not a URL (e.g. https://vault.example)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('VAULT_PUBLIC_URL: must be an https (or, on loopback, http) URL');
-  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol === 'http:' && !loopback) throw new ConfigError(`VAULT_PUBLIC_URL: http is a secure context for passkeys only on loopback; use https://${url.host}`);
-  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError('VAULT_PUBLIC_URL: no query, fragment or credentials');
-  return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
+  const problem = publicUrlProblem(text);
+  if (problem !== null) throw new ConfigError(`VAULT_PUBLIC_URL: ${problem}`);
+  return normalisedPublicUrl(text);
 }

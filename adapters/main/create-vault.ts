@@ -153,7 +153,8 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
       chains: [...CHAINS, ...(options.chains ?? []).map((c) => c.name)],
       chainIds: Object.fromEntries([...Object.entries(CHAIN_IDS), ...(options.chains ?? []).map((c) => [c.name, c.chainId] as const)].map(([name, id]) => [name, id.toString()])),
       authSecret: options.authSecret,
-      governancePins: new Map([...(options.governancePins ?? new Map<string, string>())].map(([vault, hash]) => [vault, hash.toLowerCase()])),
+      // Lower-case already (validateVaultOptions).
+      governancePins: options.governancePins ?? new Map<string, string>(),
       authRefused: options.authRefused,
       invalidVotes: options.invalidVotes,
       simulations: options.simulationMetrics,

@@ -17,6 +17,17 @@ import type { WebhookMetrics } from '../webhooks/webhook-dispatcher.js';
 import { isOtlpUrl, isSyslogUrl } from '../audit-stream/sink-urls.js';
 import type { AuditStreamOptions } from './audit-stream.js';
 import type { VaultLogger } from './vault-logger.js';
+import {
+  authSecretSetting,
+  CHECKPOINT_INTERVAL_LIMITS_MS,
+  CONSOLE_CHALLENGE_LIMITS,
+  GOVERNANCE_PIN_HASH,
+  normalisedPublicUrl,
+  OUTBOUND_TIMEOUT_LIMITS,
+  PURGE_INTERVAL_LIMITS_MS,
+  publicUrlProblem,
+  WEBHOOK_POLL_LIMITS,
+} from './setting-rules.js';
 
 /** Named here too: the library's entry (lib/index.ts) and createVault take it with the options. */
 export type { VaultLogger };
@@ -41,8 +52,9 @@ export interface VaultOptions {
    */
   readonly governancePins?: ReadonlyMap<string, string>;
   /**
-   * VAULT_PUBLIC_URL: the approvers' console's origin and WebAuthn relying party (docs/console.md), an
-   * http(s) URL; absent: `/console` answers 503 CONSOLE_UNAVAILABLE.
+   * VAULT_PUBLIC_URL: the approvers' console's origin and WebAuthn relying party (docs/console.md): https,
+   * or http on loopback only, no query, fragment or credentials; kept without its trailing slashes.
+   * Absent: `/console` answers 503 CONSOLE_UNAVAILABLE.
    */
   readonly publicUrl?: string;
   /**
@@ -196,18 +208,29 @@ const schema = z
     persistence: persistenceSchema,
     keyStores: z.array(keyStoreSchema).optional(),
     defaultKeyStore: z.string().min(1).optional(),
-    authSecret: z.string().min(32, 'must be at least 32 characters').optional(),
-    governancePins: z.map(z.string().min(1), z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex digits')).optional(),
-    publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-    consoleChallenges: z.strictObject({ perClient: z.int().min(1).max(1000).optional(), outstanding: z.int().min(2).max(10_000_000).optional() }).optional(),
+    authSecret: authSecretSetting.optional(),
+    governancePins: z.map(z.string().min(1), z.string().regex(GOVERNANCE_PIN_HASH, 'must be 0x and 64 hex digits')).optional(),
+    publicUrl: z
+      .string()
+      .superRefine((text, ctx) => {
+        const problem = publicUrlProblem(text);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    consoleChallenges: z
+      .strictObject({
+        perClient: z.int().min(CONSOLE_CHALLENGE_LIMITS.perClient.min).max(CONSOLE_CHALLENGE_LIMITS.perClient.max).optional(),
+        outstanding: z.int().min(CONSOLE_CHALLENGE_LIMITS.outstanding.min).max(CONSOLE_CHALLENGE_LIMITS.outstanding.max).optional(),
+      })
+      .optional(),
     rpcUrls: z.record(z.string(), z.union([z.string(), z.array(z.string())], { error: 'must be a URL or an array of URLs' })).optional(),
     rpcAllowHttp: z.boolean().optional(),
     chains: z.array(z.strictObject({ name: z.string(), chainId: z.bigint() })).optional(),
     chainReader: port(['readSignable']).optional(),
-    outboundTimeoutMs: z.int().min(100).max(600_000).optional(),
+    outboundTimeoutMs: z.int().min(OUTBOUND_TIMEOUT_LIMITS.min).max(OUTBOUND_TIMEOUT_LIMITS.max).optional(),
     version: z.string().min(1).optional(),
     clock: port(['now']).optional(),
-    jobs: z.union([z.literal(false), z.strictObject({ intervalMs: z.int().min(1).optional() })]).optional(),
+    jobs: z.union([z.literal(false), z.strictObject({ intervalMs: z.int().min(PURGE_INTERVAL_LIMITS_MS.min).max(PURGE_INTERVAL_LIMITS_MS.max).optional() })]).optional(),
     logger: port(['info', 'warn', 'error']).optional(),
     jobMetrics: port(['observePurge']).optional(),
     webhooks: z
@@ -215,7 +238,7 @@ const schema = z
         z.literal(false),
         z.strictObject({
           signingKey: z.string().refine(isWebhookKey, 'must be an Ed25519 private key, PKCS#8 PEM (openssl genpkey -algorithm ed25519)').optional(),
-          pollIntervalMs: z.int().min(10).max(3_600_000).optional(),
+          pollIntervalMs: z.int().min(WEBHOOK_POLL_LIMITS.min).max(WEBHOOK_POLL_LIMITS.max).optional(),
         }),
       ])
       .optional(),
@@ -236,7 +259,7 @@ const schema = z
         z.literal(false),
         z.strictObject({
           key: z.instanceof(Uint8Array, { error: 'must be a Uint8Array (a Buffer)' }).refine((k) => k.length >= 32, 'must be at least 32 bytes of secret'),
-          intervalMs: z.int().min(1000).max(31 * 86_400_000).optional(),
+          intervalMs: z.int().min(CHECKPOINT_INTERVAL_LIMITS_MS.min).max(CHECKPOINT_INTERVAL_LIMITS_MS.max).optional(),
         }),
       ])
       .optional(),
@@ -277,7 +300,14 @@ const pathOf = (path: readonly PropertyKey[]) =>
 
 /** Checks `createVault`'s options; a bad one throws VaultOptionsError naming every offending option. */
 export function validateVaultOptions(options: unknown): VaultOptions {
-  return checkOptions('createVault', schema, options) as VaultOptions;
+  const checked = checkOptions('createVault', schema, options) as VaultOptions;
+  if (checked.publicUrl === undefined && checked.governancePins === undefined) return checked;
+  // Normalised as the environment's are (setting-rules.ts): the URL without trailing slashes, the pins lower-case.
+  return {
+    ...checked,
+    ...(checked.publicUrl === undefined ? {} : { publicUrl: normalisedPublicUrl(checked.publicUrl) }),
+    ...(checked.governancePins === undefined ? {} : { governancePins: new Map([...checked.governancePins].map(([vault, hash]) => [vault, hash.toLowerCase()])) }),
+  };
 }
 
 /**

@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { httpUrlVariable } from '../../environment-variables.js';
 import { KeyStoreSettingsError, type KeyStoreModule } from '../key-store-module.js';
+import type { AwsKmsSettings } from './options.js';
 
-/** AWS KMS settings of `serve` (docs/keystores.md#aws-kms); credentials come from the SDK's default chain unless both keys are given. */
-export interface AwsKmsSettings {
-  readonly region: string | undefined;
-  readonly endpoint: string | undefined;
-  readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
-}
+export type { AwsKmsSettings } from './options.js';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 

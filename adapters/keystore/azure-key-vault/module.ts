@@ -1,14 +1,9 @@
 import { z } from 'zod';
 import type { KeyStoreModule } from '../key-store-module.js';
 import { KeyStoreSettingsError } from '../key-store-module.js';
+import { azureKeyVaultFields, type AzureKeyVaultSettings } from './options.js';
 
-/** What `serve` reads for the `azure-key-vault` store; the credential is the SDK's (DefaultAzureCredential). */
-export interface AzureKeyVaultSettings {
-  readonly vaultUrl: string;
-  readonly keyType: 'EC' | 'EC-HSM';
-  readonly allowHttp: boolean;
-  readonly disableChallengeResourceVerification: boolean;
-}
+export type { AzureKeyVaultSettings } from './options.js';
 
 const flag = z.enum(['true', 'false'], { error: 'must be true or false' });
 
@@ -22,8 +17,8 @@ export const azureKeyVaultModule: KeyStoreModule<AzureKeyVaultSettings> = {
   name: 'azure-key-vault',
   docsAnchor: 'azure-key-vault',
   environment: {
-    VAULT_AZURE_KEY_VAULT_URL: z.url({ protocol: /^https?$/, error: 'must be the vault URL, https://<name>.vault.azure.net' }).optional(),
-    VAULT_AZURE_KEY_TYPE: z.enum(['EC-HSM', 'EC'], { error: 'must be EC-HSM or EC' }).optional(),
+    VAULT_AZURE_KEY_VAULT_URL: azureKeyVaultFields.vaultUrl.optional(),
+    VAULT_AZURE_KEY_TYPE: azureKeyVaultFields.keyType,
     VAULT_AZURE_KEY_VAULT_ALLOW_HTTP: flag.optional(),
     VAULT_AZURE_DISABLE_CHALLENGE_RESOURCE_VERIFICATION: flag.optional(),
   },

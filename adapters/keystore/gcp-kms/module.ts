@@ -1,27 +1,17 @@
-import { z } from 'zod';
 import type { KeyStore } from '../../../src/ports/key-store.port.js';
 import { requireDriver } from '../../optional-driver.js';
 import { KeyStoreSettingsError, type KeyStoreModule } from '../key-store-module.js';
-import { KEY_RING_NAME } from './key-ring.js';
+import { gcpKmsFields, type GcpKmsSettings } from './options.js';
 
-/** The `gcp-kms` store's settings from the environment. Credentials are Google's application default credentials. */
-export interface GcpKmsSettings {
-  /** VAULT_GCP_KMS_KEY_RING: `projects/P/locations/L/keyRings/R`. */
-  readonly keyRing: string;
-  /** VAULT_GCP_KMS_ENDPOINT: a private endpoint, or a test server. */
-  readonly endpoint?: string;
-  /** VAULT_GCP_KMS_PROTECTION_LEVEL: HSM (default) or SOFTWARE. */
-  readonly protectionLevel?: 'HSM' | 'SOFTWARE';
-}
-
+export type { GcpKmsSettings } from './options.js';
 
 /** Google Cloud KMS (`VAULT_KEYSTORE=gcp-kms`): EC_SIGN_SECP256K1_SHA256 keys, HSM-protected by default. */
 export const gcpKmsModule: KeyStoreModule<GcpKmsSettings> = {
   name: 'gcp-kms',
   environment: {
-    VAULT_GCP_KMS_KEY_RING: z.string().regex(KEY_RING_NAME, 'must be projects/PROJECT/locations/LOCATION/keyRings/KEY_RING').optional(),
-    VAULT_GCP_KMS_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-    VAULT_GCP_KMS_PROTECTION_LEVEL: z.enum(['HSM', 'SOFTWARE']).optional(),
+    VAULT_GCP_KMS_KEY_RING: gcpKmsFields.keyRing.optional(),
+    VAULT_GCP_KMS_ENDPOINT: gcpKmsFields.endpoint,
+    VAULT_GCP_KMS_PROTECTION_LEVEL: gcpKmsFields.protectionLevel,
   },
   settings(environment, selected) {
     const keyRing = environment.VAULT_GCP_KMS_KEY_RING as string | undefined;

@@ -1,12 +1,8 @@
 import path from 'node:path';
-import { z } from 'zod';
 import { KeyStoreSettingsError, type KeyStoreModule } from '../key-store-module.js';
+import { localFileFields, type LocalFileSettings } from './options.js';
 
-/** The `local` store's settings of `serve` (docs/keystores.md#local-default). */
-export interface LocalFileSettings {
-  /** VAULT_MASTER_KEY: 64 hex characters, or undefined to use (and on first start create) `<dataDir>/master.key`. */
-  readonly masterKeyHex: string | undefined;
-}
+export type { LocalFileSettings } from './options.js';
 
 /**
  * The `local` key store as the configuration sees it. The one special store, in two ways:
@@ -21,10 +17,7 @@ export const localFileModule: KeyStoreModule<LocalFileSettings> = {
   name: 'local',
   docsAnchor: 'local-default',
   environment: {
-    VAULT_MASTER_KEY: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
-      .optional(),
+    VAULT_MASTER_KEY: localFileFields.masterKeyHex,
   },
   settings(env) {
     return { masterKeyHex: typeof env.VAULT_MASTER_KEY === 'string' ? env.VAULT_MASTER_KEY : undefined };

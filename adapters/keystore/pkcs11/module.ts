@@ -1,21 +1,18 @@
-import { z } from 'zod';
 import { requireVariables, type KeyStoreModule } from '../key-store-module.js';
+import { pkcs11OptionsSchema, type Pkcs11Settings } from './options.js';
 
-/** PKCS#11 settings of `serve` (docs/keystores.md#pkcs11). */
-export interface Pkcs11Settings {
-  readonly modulePath: string;
-  readonly tokenLabel: string;
-  readonly pin: string;
-}
+export type { Pkcs11Settings } from './options.js';
+
+const field = pkcs11OptionsSchema.shape;
 
 /** The `pkcs11` key store as the configuration sees it: configured by VAULT_KEYSTORE=pkcs11 or VAULT_PKCS11_MODULE. */
 export const pkcs11Module: KeyStoreModule<Pkcs11Settings> = {
   name: 'pkcs11',
   docsAnchor: 'pkcs11',
   environment: {
-    VAULT_PKCS11_MODULE: z.string().min(1).optional(),
-    VAULT_PKCS11_TOKEN: z.string().min(1).max(32, 'must be at most 32 characters (a PKCS#11 token label)').optional(),
-    VAULT_PKCS11_PIN: z.string().min(1).optional(),
+    VAULT_PKCS11_MODULE: field.modulePath.optional(),
+    VAULT_PKCS11_TOKEN: field.tokenLabel.optional(),
+    VAULT_PKCS11_PIN: field.pin.optional(),
   },
   settings(env, selected) {
     if (!selected && env.VAULT_PKCS11_MODULE === undefined) return undefined;

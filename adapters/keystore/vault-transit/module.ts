@@ -1,18 +1,9 @@
 import { z } from 'zod';
 import { httpUrlVariable, trueOrFalseVariable, wholeNumberVariable } from '../../environment-variables.js';
 import { KeyStoreSettingsError, requireVariables, type KeyStoreModule } from '../key-store-module.js';
+import { transitKeyFields, type VaultTransitSettings } from './options.js';
 
-/** HashiCorp Vault Transit settings of `serve` (docs/keystores.md#vault-transit). */
-export interface VaultTransitSettings {
-  readonly address: string;
-  readonly token: string;
-  readonly mount: string;
-  readonly keyName: string;
-  /** 0 keeps no unwrapped key in memory (one decrypt per signature). */
-  readonly cacheTtlMs: number;
-  /** VAULT_TRANSIT_ALLOW_HTTP: an http:// VAULT_ADDR is accepted (the token and keys travel in clear). */
-  readonly allowHttp: boolean;
-}
+export type { VaultTransitSettings } from './options.js';
 
 /** The `vault-transit` key store as the configuration sees it: configured by VAULT_KEYSTORE=vault-transit or VAULT_TRANSIT_KEY. */
 export const vaultTransitModule: KeyStoreModule<VaultTransitSettings> = {
@@ -21,8 +12,8 @@ export const vaultTransitModule: KeyStoreModule<VaultTransitSettings> = {
   environment: {
     VAULT_ADDR: httpUrlVariable.optional(),
     VAULT_TOKEN: z.string().optional(),
-    VAULT_TRANSIT_MOUNT: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a mount path such as transit').default('transit'),
-    VAULT_TRANSIT_KEY: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a Transit key name').optional(),
+    VAULT_TRANSIT_MOUNT: transitKeyFields.mount.default('transit'),
+    VAULT_TRANSIT_KEY: transitKeyFields.keyName.optional(),
     VAULT_TRANSIT_CACHE_SECONDS: wholeNumberVariable(0, 86_400).default(0),
     VAULT_TRANSIT_ALLOW_HTTP: trueOrFalseVariable.default('false'),
   },

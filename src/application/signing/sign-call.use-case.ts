@@ -23,7 +23,7 @@ import {
 import type { PolicyDocument } from '../../domain/policy/policy-document.js';
 import { decidesByWallet, evaluatePolicy, type PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type ChainDirectory, type SignIntent } from '../../domain/policy/sign-intent.js';
-import { pinnedUniqViolation, unpinnedViolation, type SignRequestFacts } from '../../domain/sign-policy.js';
+import { pinnedUniqViolation, unpinnedViolation } from '../../domain/sign-policy.js';
 import { CHAINS } from '../../domain/chains.js';
 import type { AuditEvent } from '../../ports/audit-log.port.js';
 import type { ChainReader } from '../../ports/chain-reader.port.js';
@@ -66,30 +66,59 @@ const requestFields = (f: SignFields): Omit<SignCallCommand, 'principal' | 'idem
   ...(f.simulate ? { simulate: true } : {}),
 });
 
-/** What prepare() found: the request parsed, the policy, the uniq and the wallet that signs. */
-interface Prepared {
+/**
+ * What a preparation is for: a sign (a refusal is recorded and thrown), the release of a held request (the
+ * same, with the contract read afresh) or a dry run (a refusal answered; nothing recorded or counted).
+ */
+type SignMode = 'sign' | 'release' | 'dry-run';
+
+/** Step 1, read: the request as checked, its call parsed against its ABI. */
+interface ReadSignBase {
   readonly principal: Principal;
-  readonly vaultId: string;
-  readonly chain: string;
-  readonly contract: string;
-  readonly sender: Hex;
+  readonly fields: SignFields;
   readonly fn: ParsedFunction;
   readonly abiKey: string;
   readonly cached: boolean;
-  readonly args: readonly AbiValue[];
+  /** The arguments as parsed against the ABI: what gets signed, and what rules on the arguments judge. */
+  readonly call: { readonly fn: ParsedFunction; readonly args: readonly AbiValue[] };
   readonly message: Hex;
-  readonly facts: SignRequestFacts;
+}
+
+/**
+ * Where uniq and signer come from: the request (`local`, a chain without an RPC: `fromRequest` says which,
+ * and the request's uniq is there, required), or the contract (read in step 4: no uniq known before).
+ */
+type UniqSource = { readonly fromRequest: string; readonly knownUniq: Hex } | { readonly fromRequest: null; readonly knownUniq: null };
+
+type ReadSign = ReadSignBase & UniqSource;
+
+/** Step 4, the chain's values: the uniq the digest binds, the wallet that signs, and when. */
+interface Signable {
+  readonly uniq: Hex;
+  readonly wallet: Wallet;
+  readonly now: Date;
+}
+
+/** What the preparation found: the request read, the policy, the chain's values and the one decision. */
+interface Prepared extends Signable {
+  readonly ask: ReadSign;
   /** The one policy's decision (allow or hold: a deny was thrown), the document it was made with and the fence of its record. */
   readonly decision: PolicyDecision;
   readonly document: PolicyDocument | null;
   readonly fence: FreezeFence | null;
   readonly intent: SignIntent;
   readonly denial: DenialRecord;
-  readonly uniq: Hex;
-  readonly wallet: Wallet;
-  readonly now: Date;
-  /** The request asked `simulate: true`: run with its signature before the signature is answered. */
-  readonly simulate: boolean;
+}
+
+/** A dry run refused before the chain was read (a sign's refusal is thrown instead). */
+interface RefusedAhead {
+  readonly refused: PolicyDecision;
+}
+
+/** A sign's and a release's refusals are thrown by the gate, so only a dry run is ever answered one. */
+function mustSign(p: Prepared | RefusedAhead): Prepared {
+  if ('refused' in p) throw new DomainError(ErrorCode.INTERNAL, 'a refused sign reached the signer');
+  return p;
 }
 
 /**
@@ -261,9 +290,9 @@ export class SignCall {
       const known = await this.held.repeated<SignResult>(principal.vaultId, key, requestFields(fields));
       if (known !== null) return known;
     }
-    const p = await this.prepare(principal, fields);
-    if (p.decision.decision === 'hold') return this.hold(fields, p, key);
-    return this.issue(p, fields.args, this.recordSigned);
+    const p = mustSign(await this.prepare('sign', principal, fields));
+    if (p.decision.decision === 'hold') return this.hold(p, key);
+    return this.issue(p, this.recordSigned);
   }
 
   /** How a sign no rule holds is recorded (made once: the sign path allocates no closure for it). */
@@ -281,10 +310,10 @@ export class SignCall {
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal = this.held.releasePrincipal(approval);
     // Read from the contract now (no value kept from an earlier read): what the wait cannot make stale.
-    const p = await this.prepare(principal, fields, true);
+    const p = mustSign(await this.prepare('release', principal, fields));
     // The votes against what this decision asks (a hold's quorum and group), not what the approval's row says.
     quorum.require(p.decision);
-    return this.issue(p, fields.args, record, approval.id);
+    return this.issue(p, record, approval.id);
   }
 
   /**
@@ -292,101 +321,136 @@ export class SignCall {
    * the decision, the uniq pins included; nothing recorded, counted or signed.
    */
   async evaluate(principal: Principal, body: unknown): Promise<PolicyDecision> {
-    return (await this.prepare(principal, readSignFields(body, this.chains), false, true)).decision;
+    const p = await this.prepare('dry-run', principal, readSignFields(body, this.chains));
+    return 'refused' in p ? p.refused : p.decision;
   }
 
-  private async prepare(principal: Principal, fields: SignFields, fresh = false, dryRun = false): Promise<Prepared> {
-    const vaultId = principal.vaultId;
-    const { chain, contract, sender, uniq: requestedUniq, signer: requestedSigner } = fields;
+  /**
+   * Read, resolve the chain's values, decide once, in that order; `evaluate`, `executeBody` and
+   * `signApproved` then answer, sign or hold. The decision is made before the chain is read when it cannot
+   * depend on which wallet signs: a request outside the policy then costs nothing more (an RPC's answer
+   * could not have changed it).
+   */
+  private async prepare(mode: SignMode, principal: Principal, fields: SignFields): Promise<Prepared | RefusedAhead> {
+    const ask = this.read(principal, fields);
+    const { document, fence } = await this.deps.gate.policy(principal.vaultId);
+    const ahead = decidesByWallet(document) ? null : await this.decide(mode, ask, document, this.intentOf(ask, ''), this.denialOf(ask, ask.knownUniq));
+    if (ahead?.decision === 'deny') return { refused: ahead };
+    const signable = await this.resolve(mode, ask);
+    const denial = this.denialOf(ask, signable.uniq);
+    const intent = this.intentOf(ask, signable.wallet.address);
+    const decided = ahead ?? (await this.decide(mode, ask, document, intent, denial));
+    // The uniq the digest binds against its contract's pin, once the decision and the uniq are both known: a pin always binds.
+    const pinViolation = decided.decision === 'deny' ? null : pinnedUniqViolation(document, ask.fields.contract, signable.uniq);
+    const decision = pinViolation === null ? decided : await this.refuse(mode, principal, pinViolation, denial);
+    return { ask, uniq: signable.uniq, wallet: signable.wallet, now: signable.now, decision, document, fence, intent, denial };
+  }
+
+  /** Step 1: the simulation's chain, the call against its ABI, and where uniq and signer come from (uniq required from the request there). */
+  private read(principal: Principal, fields: SignFields): ReadSign {
+    const { chain } = fields;
     if (fields.simulate && this.deps.simulator?.chainOf({ chain, chainId: null }) == null) {
       throw invalidArgument(`simulate: chain ${chain} has no RPC configured to run the call on`);
     }
-
     const { fn, key: abiKey, cached } = this.functions.parse(fields.abi);
     const args = coerceArguments(fields.args, fn.argParams);
+    const call = { fn, args };
     const message = encodeMessage(fn, args);
-
-    // Where the uniq comes from the request, it must be there before anything else is asked.
     const fromRequest = this.uniqFromRequest(chain);
-    if (fromRequest !== null && requestedUniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
-    const intentFor = (walletAddress: string): SignIntent => ({
-      ...NO_FACTS,
-      kind: 'call',
-      chain,
-      chainId: this.chainIds.idOf(chain),
-      wallet: walletAddress,
-      contract,
-      selector: fn.selector,
-      sender,
-      // Rules on the arguments judge the values as parsed against the ABI, which is what gets signed.
-      call: { fn, args },
-    });
-    const { document, fence } = await this.deps.gate.policy(vaultId);
-    // The uniq known so far: the request's where it comes from the request, none yet where the contract is read.
-    const knownUniq = fromRequest === null ? null : requestedUniq!;
-    const denialOf = (u: string | null): DenialRecord => ({ subject: null, details: { chain, contract, uniq: u, selector: fn.selector, sender } });
-    /**
-     * The one policy's decision, then the uniq pins: the digest binds the uniq, not the contract, so a
-     * call let through only by rules naming its contract needs the contract's uniq pinned (or, on an RPC
-     * chain, the RPC trusted for it), and a pin always binds. A dry run answers a refusal; otherwise it is
-     * recorded and thrown.
-     */
-    const judge = async (intent: SignIntent, u: string | null): Promise<PolicyDecision> => {
-      const record = denialOf(u);
-      const decision = dryRun ? evaluatePolicy(document, intent) : await this.deps.gate.decideWith(principal, document, intent, record);
-      if (decision.decision === 'deny') return decision;
-      const pins = document ?? {};
-      const violation = (decision.contractBound ? unpinnedViolation(pins, { chain, contract, uniq: knownUniq }) : null) ?? (u === null ? null : pinnedUniqViolation(pins, contract, u));
-      if (violation === null) return decision;
-      if (!dryRun) await this.deps.gate.refuse(principal, violation, record);
-      return { decision: 'deny', rule: null, message: violation, contractBound: false };
-    };
-    // Before any chain read or key store, when the decision cannot depend on which wallet signs: a request
-    // outside the policy costs nothing more (an RPC's answer could not have changed it).
-    const early = decidesByWallet(document) ? null : await judge(intentFor(''), knownUniq);
-    // Reached only by a dry run (otherwise the refusal was thrown), which reads only `decision`.
-    if (early?.decision === 'deny') return { decision: early } as Prepared;
+    if (fromRequest === null) return { principal, fields, fn, abiKey, cached, call, message, fromRequest, knownUniq: null };
+    // Where the uniq comes from the request, it must be there before anything else is asked.
+    if (fields.uniq === undefined) throw invalidArgument(`uniq: is required ${fromRequest}`);
+    return { principal, fields, fn, abiKey, cached, call, message, fromRequest, knownUniq: fields.uniq };
+  }
 
-    const { uniq, signer } = await this.signableValues(chain, contract, requestedUniq, requestedSigner, fresh);
+  /** The request as the policy judges it, signed by `wallet` ('' while the chain is not read yet). */
+  private intentOf(ask: ReadSign, wallet: string): SignIntent {
+    const { chain, contract, sender } = ask.fields;
+    return { ...NO_FACTS, kind: 'call', chain, chainId: this.chainIds.idOf(chain), wallet, contract, selector: ask.fn.selector, sender, call: ask.call };
+  }
+
+  /** How a refusal of this request is put on record: with the uniq known when it is refused. */
+  private denialOf(ask: ReadSign, uniq: string | null): DenialRecord {
+    const { chain, contract, sender } = ask.fields;
+    return { subject: null, details: { chain, contract, uniq, selector: ask.fn.selector, sender } };
+  }
+
+  /**
+   * Steps 2 and 3: the one policy's decision, then (a decision its contract's rules let through) the
+   * contract's pin: the digest binds the uniq, not the contract, so a call let through only by rules naming
+   * its contract needs the contract's uniq pinned (or, on an RPC chain, the RPC trusted for it).
+   */
+  private async decide(mode: SignMode, ask: ReadSign, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord): Promise<PolicyDecision> {
+    const decision = mode === 'dry-run' ? evaluatePolicy(document, intent) : await this.deps.gate.decideWith(ask.principal, document, intent, record);
+    if (decision.decision === 'deny' || !decision.contractBound) return decision;
+    const { chain, contract } = ask.fields;
+    const violation = unpinnedViolation(document ?? {}, { chain, contract, uniq: ask.knownUniq });
+    return violation === null ? decision : this.refuse(mode, ask.principal, violation, record);
+  }
+
+  /** A refusal: recorded and thrown (SignPolicyGate.refuse), or answered to a dry run. */
+  private async refuse(mode: SignMode, principal: Principal, message: string, record: DenialRecord): Promise<PolicyDecision> {
+    if (mode !== 'dry-run') await this.deps.gate.refuse(principal, message, record);
+    return { decision: 'deny', rule: null, message, contractBound: false };
+  }
+
+  /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */
+  private uniqFromRequest(chain: string): string | null {
+    if (chain === 'local') return 'for chain local';
+    return this.deps.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
+  }
+
+  /**
+   * Step 4: uniq and signer from the request on `local` and chains without an RPC, from the contract
+   * itself otherwise (afresh for a release), and the signer's wallet.
+   */
+  private async resolve(mode: SignMode, ask: ReadSign): Promise<Signable> {
+    const { chain, contract, uniq: requestedUniq, signer: requestedSigner } = ask.fields;
+    let uniq: Hex;
+    let signer: string;
+    if (ask.fromRequest !== null) {
+      if (requestedSigner === undefined) throw invalidArgument(`signer: is required ${ask.fromRequest}`);
+      uniq = ask.knownUniq;
+      signer = requestedSigner;
+    } else {
+      const reader = this.deps.chainReader;
+      const onChain = await (mode === 'release' ? reader.readSignable(chain, contract, { fresh: true }) : reader.readSignable(chain, contract));
+      if (requestedUniq !== undefined && requestedUniq.toLowerCase() !== onChain.uniq.toLowerCase()) {
+        throw invalidArgument(`uniq: ${requestedUniq} does not match the contract's uniq() on ${chain} (${onChain.uniq})`);
+      }
+      if (requestedSigner !== undefined && requestedSigner !== onChain.signer) {
+        throw invalidArgument(`signer: ${requestedSigner} does not match the contract's signer() on ${chain} (${onChain.signer})`);
+      }
+      uniq = onChain.uniq.toLowerCase() as Hex;
+      signer = onChain.signer;
+    }
     const now = this.deps.clock.now();
-    const wallet = await this.signers.requireParsed(vaultId, signer, now).catch((error: unknown) => {
+    const wallet = await this.signers.requireParsed(ask.principal.vaultId, signer, now).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === ErrorCode.WALLET_NOT_FOUND) {
         throw new DomainError(ErrorCode.WALLET_NOT_FOUND, `signer ${signer} is not a wallet of this vault`);
       }
       throw error;
     });
-    const facts: SignRequestFacts = { chain, contract, selector: fn.selector, sender, uniq };
-    const denial = denialOf(uniq);
-    const intent = intentFor(wallet.address);
-    let decision = early ?? (await judge(intent, uniq));
-    if (early !== null && fromRequest === null && decision.decision !== 'deny') {
-      // The uniq read from the contract, against its pin.
-      const violation = pinnedUniqViolation(document ?? {}, contract, uniq);
-      if (violation !== null && !dryRun) await this.deps.gate.refuse(principal, violation, denial);
-      if (violation !== null) decision = { decision: 'deny', rule: null, message: violation, contractBound: false };
-    }
-    return { principal, vaultId, chain, contract, sender, fn, abiKey, cached, args, message, facts, decision, document, fence, intent, denial, uniq, wallet, now, simulate: fields.simulate };
+    return { uniq, wallet, now };
   }
 
   /** Counts the sign under the policy's limits, signs, and hands the record to `record` before answering. */
-  private async issue(
-    p: Prepared,
-    suppliedArgs: readonly unknown[],
-    record: RecordSigned,
-    approvalId?: string,
-  ): Promise<SignResult> {
-    const { principal, vaultId, chain, contract, sender, fn, wallet, uniq, now } = p;
+  private async issue(p: Prepared, record: RecordSigned, approvalId?: string): Promise<SignResult> {
+    const { ask, wallet, uniq, now } = p;
+    const { principal, fn } = ask;
+    const { chain, contract, sender } = ask.fields;
+    const vaultId = principal.vaultId;
     // Last of the checks, once every rule passed: only a sign that would otherwise go ahead is counted.
     await this.deps.gate.count(principal, p.document, p.intent, p.denial);
 
     const nonce = toHex(this.deps.random(32));
-    const digest = signableDigest({ uniq, nonce, sender, message: p.message });
+    const digest = signableDigest({ uniq, nonce, sender, message: ask.message });
     const raw = await this.deps.bindings.sign(wallet, digest);
     const signature: SignatureStruct = { nonce, r: toHex(raw.r), s: toHex(raw.s), v: raw.v };
-    if (p.simulate) {
+    if (ask.fields.simulate) {
       // With its signature in place, from its sender: what the contract will do with it. A revert answers
       // 422 and this signature is never handed out nor recorded (its nonce is fresh, so it is never made again).
-      const data = encodeSignedCall(fn, p.args, signature);
+      const data = encodeSignedCall(fn, ask.call.args, signature);
       await this.deps.simulator!.simulate({ chain, chainId: null, from: sender, to: contract, data, value: 0n }, undefined, 'call');
     }
     const hash = submissionHash(signature);
@@ -404,7 +468,7 @@ export class SignCall {
           ? { chain, contract, selector: fn.selector, sender, uniq, wallet: wallet.address }
           : { approval: approvalId, chain, contract, selector: fn.selector, sender, uniq, wallet: wallet.address },
     };
-    const result: SignResult = { submissionHash: hash, args: argsWithSignature(fn, suppliedArgs as unknown[], signature) };
+    const result: SignResult = { submissionHash: hash, args: argsWithSignature(fn, ask.fields.args as unknown[], signature) };
     await record(
       {
         submissionHash: hash,
@@ -423,54 +487,24 @@ export class SignCall {
       result,
       p.fence,
     );
-    if (!p.cached) this.functions.remember(p.abiKey, fn);
+    if (!ask.cached) this.functions.remember(ask.abiKey, fn);
     return result;
   }
 
   /** Stores the request whole as a pending approval (HeldRequests.hold, with approval.requested) and answers it. */
-  private hold(fields: SignFields, p: Prepared, key: string | undefined): Promise<SignOutcome> {
+  private hold(p: Prepared, key: string | undefined): Promise<SignOutcome> {
+    const { fields, fn, principal } = p.ask;
     const held = {
       body: requestFields(fields),
-      chain: p.chain,
-      contract: p.contract,
-      sender: p.sender,
-      selector: p.fn.selector,
-      description: p.fn.signature,
-      details: { sender: p.sender },
+      chain: fields.chain,
+      contract: fields.contract,
+      sender: fields.sender,
+      selector: fn.selector,
+      description: fn.signature,
+      details: { sender: fields.sender },
       wallet: p.wallet,
     };
-    return this.held.hold<SignResult>(p.principal, p.decision, held, key, p.denial, p.now);
-  }
-
-  /** Why uniq and signer come from the request (`local`, or a chain without an RPC), or null when read from the contract. */
-  private uniqFromRequest(chain: string): string | null {
-    if (chain === 'local') return 'for chain local';
-    return this.deps.chainReader.hasRpc(chain) ? null : `for chain ${chain} (no RPC configured)`;
-  }
-
-  /** From the request on `local` and chains without an RPC; from the contract itself otherwise. */
-  private async signableValues(
-    chain: string,
-    contract: string,
-    uniq: Hex | undefined,
-    signer: string | undefined,
-    fresh: boolean,
-  ): Promise<{ uniq: Hex; signer: string }> {
-    const why = this.uniqFromRequest(chain);
-    if (why !== null) {
-      if (uniq === undefined) throw invalidArgument(`uniq: is required ${why}`);
-      if (signer === undefined) throw invalidArgument(`signer: is required ${why}`);
-      return { uniq, signer };
-    }
-    const reader = this.deps.chainReader;
-    const onChain = await (fresh ? reader.readSignable(chain, contract, { fresh }) : reader.readSignable(chain, contract));
-    if (uniq !== undefined && uniq.toLowerCase() !== onChain.uniq.toLowerCase()) {
-      throw invalidArgument(`uniq: ${uniq} does not match the contract's uniq() on ${chain} (${onChain.uniq})`);
-    }
-    if (signer !== undefined && signer !== onChain.signer) {
-      throw invalidArgument(`signer: ${signer} does not match the contract's signer() on ${chain} (${onChain.signer})`);
-    }
-    return { uniq: onChain.uniq.toLowerCase() as Hex, signer: onChain.signer };
+    return this.held.hold<SignResult>(principal, p.decision, held, key, p.denial, p.now);
   }
 }
 
