@@ -47,6 +47,7 @@ async function seed(dataDir: string, vaultId: string, accountId: string, count: 
       keyRef: address.toLowerCase(),
       // Seeds for list and get only: never signed with, so never bound.
       binding: null,
+      derivationPath: null,
       created: at,
       updated: at,
       expires: null,

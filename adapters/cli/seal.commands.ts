@@ -32,6 +32,29 @@ export function registerSealCommands(program: Command): void {
       print(!!o.json, outcome, () => outcome.summary);
     });
 
+  masterKey
+    .command('resplit')
+    .description('write new share files of the same master key from the threshold of the current split\'s share files; the old split unseals nothing afterwards')
+    .requiredOption('--share-file <file>', 'a share file of the current split; give it once per share, at least its threshold', (file: string, files: string[]) => [...files, file], [] as string[])
+    .requiredOption('--shares <n>', 'how many new share files (one per custodian), 2 to 255')
+    .requiredOption('--threshold <m>', 'how many new shares unseal, 2 to --shares')
+    .requiredOption('--out-dir <dir>', 'where the new share-1.json … share-N.json are written (0600; must hold no share files yet)')
+    .option('--json', 'print JSON')
+    .action(async (o: { shareFile: string[]; shares: string; threshold: string; outDir: string; json?: boolean }) => {
+      const [{ resplitToFiles }, { withPersistence }, { recordMaintenance }, { OPERATOR }] = await Promise.all([
+        import('./master-key-split.js'),
+        import('./operator-context.js'),
+        import('../main/maintenance-audit.js'),
+        import('../../src/application/audit/audit-actor.js'),
+      ]);
+      const outcome = await withPersistence(async (c) => {
+        const done = await resplitToFiles(o.shareFile, o.outDir, Number(o.shares), Number(o.threshold));
+        await recordMaintenance(c, 'master-key.resplit', OPERATOR, { previousSplit: done.previousSplit, split: done.split, shares: done.shares, threshold: done.threshold });
+        return done;
+      });
+      print(!!o.json, outcome, () => outcome.summary);
+    });
+
   program
     .command('unseal')
     .description("submit one custodian's master key share to a sealed server (POST /api/v1/sys/unseal); prints the progress")

@@ -17,6 +17,7 @@ export function presentWallet(w: Wallet): WalletView {
     created: w.created.toISOString(),
     updated: w.updated.toISOString(),
     ...(w.expires ? { expires: w.expires.toISOString() } : {}),
+    ...(w.derivationPath ? { derivationPath: w.derivationPath } : {}),
   };
 }
 

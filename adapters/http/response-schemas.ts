@@ -23,6 +23,11 @@ export const walletSchema = z
     created: instant('ISO 8601, UTC.'),
     updated: instant('Equals `created` at creation; changes on rename, expire and unexpire.'),
     expires: instant('Present while the wallet is expiring: the expire call plus 30 days. From then on the wallet is gone (404).').optional(),
+    derivationPath: z
+      .string()
+      .regex(/^m\/44'\/60'\/0'\/0\/\d+$/)
+      .meta({ description: "Present for a wallet derived from its vault's HD seed (`\"derivation\": \"hd\"`): its BIP-32 path; the seed and this path restore its key." })
+      .optional(),
   })
   .meta({ id: 'Wallet' });
 export type WalletView = z.infer<typeof walletSchema>;

@@ -12,7 +12,7 @@ import type { HttpDeps } from './http-deps.js';
 import type { OperationWithErrors } from './openapi/operation-codes.js';
 import { presentApproval, presentGovernance, presentProposal, presentSubmission, presentWallet } from './presenters.js';
 import { queryParameters } from './query-string.js';
-import { approvalListSchema, freezeBodySchema, listQuerySchema, nameBodySchema, parseOrThrow, proposalVoteBodySchema, submissionBodySchema } from './schemas.js';
+import { approvalListSchema, createWalletBodySchema, freezeBodySchema, listQuerySchema, nameBodySchema, parseOrThrow, proposalVoteBodySchema, submissionBodySchema } from './schemas.js';
 import { actorOf } from '../../src/application/audit/audit-actor.js';
 import { GOVERNANCE_READERS } from '../../src/domain/governance.js';
 
@@ -242,8 +242,8 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     role: 'admin',
     command: (r) => {
       const key = idempotencyKeyOf(r);
-      const { name } = parseOrThrow(nameBodySchema, r.body);
-      return { principal: r.principal, name, ...(key === undefined ? {} : { idempotency: { key, body: r.body } }) };
+      const { name, derivation } = parseOrThrow(createWalletBodySchema, r.body);
+      return { principal: r.principal, name, ...(derivation ? { derivation } : {}), ...(key === undefined ? {} : { idempotency: { key, body: r.body } }) };
     },
     answer: async (deps, command) => ok(presentWallet(await deps.createWallet.execute(command))),
   }),

@@ -78,6 +78,21 @@ export const nameBodySchema = z.strictObject(
   { error: bodyError(['name']) },
 );
 
+/** The body of a wallet's creation: its name and, to derive it from the vault's HD seed, `derivation`. */
+export const createWalletBodySchema = z.strictObject(
+  {
+    name: nameBodySchema.shape.name,
+    derivation: z
+      .literal('hd', { error: 'must be "hd" (a wallet derived from the vault\'s HD seed) or left out (a generated key)' })
+      .optional()
+      .meta({
+        description:
+          "`hd`: the key is derived from the vault's BIP-39 seed (generated in the vault at its first derived wallet, kept under the master key) at the vault's next index, `m/44'/60'/0'/0/<index>`, recorded as `derivationPath`. Only in a key store that holds key material (`local`); any other is 400 naming `derivation` and the store. Left out: a generated key.",
+      }),
+  },
+  { error: bodyError(['name', 'derivation']) },
+);
+
 /**
  * A vote's body, for the OpenAPI document (the route checks it field by field, naming the field). Left
  * out entirely by a key without credential.

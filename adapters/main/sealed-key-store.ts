@@ -1,4 +1,4 @@
-import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
+import type { CreatedKey, DerivedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
 import { sealedError } from '../keystore/local-file/master-key-holder.js';
 
 /**
@@ -12,6 +12,7 @@ export class SealedKeyStore implements KeyStore {
   readonly name: string;
   readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
   readonly rewrap?: (keyRef: string) => Promise<string>;
+  readonly deriveKey?: (index: number, owner: KeyOwner) => Promise<DerivedKey>;
   readonly listKeys?: (query: { readonly deploymentId: string; readonly createdBefore: Date }) => Promise<StoredKey[]>;
   readonly listKeyRefs?: (createdBefore: Date) => Promise<string[]>;
 
@@ -24,6 +25,10 @@ export class SealedKeyStore implements KeyStore {
     if (inner.importKey) {
       const importKey = inner.importKey.bind(inner);
       this.importKey = (privateKey, owner) => this.unsealed(() => importKey(privateKey, owner));
+    }
+    if (inner.deriveKey) {
+      const deriveKey = inner.deriveKey.bind(inner);
+      this.deriveKey = (index, owner) => this.unsealed(() => deriveKey(index, owner));
     }
     if (inner.rewrap) {
       const rewrap = inner.rewrap.bind(inner);

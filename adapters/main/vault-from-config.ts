@@ -7,6 +7,7 @@ import { KeyStoreSettingsError, type KeyStoreOpenContext, type KeyStoreRetryReas
 import { MASTER_KEY_FILE, resolveMasterKey } from '../keystore/local-file/master-key.js';
 import { MasterKeyHolder } from '../keystore/local-file/master-key-holder.js';
 import { verifyMasterKey } from '../keystore/local-file/master-key-check.js';
+import { readCurrentSplit } from '../keystore/local-file/current-split.js';
 import { ShamirUnseal } from '../keystore/local-file/shamir-unseal.js';
 import type { AuditLog } from '../../src/ports/audit-log.port.js';
 import type { Clock } from '../../src/ports/clock.port.js';
@@ -303,6 +304,7 @@ function withSeal(vault: Vault, config: AppConfig, holder: MasterKeyHolder, time
   const seal = new ShamirUnseal({
     holder,
     verify: (key) => verifyMasterKey(keysDir, key, { kind: 'shares' }),
+    currentSplit: async () => (await readCurrentSplit(keysDir))?.split ?? null,
     auditLog: vault.container.get<AuditLog>(TOKENS.AUDIT_LOG),
     clock: vault.container.get<Clock>(TOKENS.CLOCK),
     timeoutMs,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
+import type { CreatedKey, DerivedKey, KeyOwner, KeyStore, RecoverableSignature, StoredKey } from '../../src/ports/key-store.port.js';
 import type { KeyStoreOperation } from './prometheus.metrics.js';
 
 /** Where a metered store reports; PrometheusMetrics implements it. */
@@ -15,6 +15,7 @@ export class MeteredKeyStore implements KeyStore {
   readonly name: string;
   readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
   readonly rewrap?: (keyRef: string) => Promise<string>;
+  readonly deriveKey?: (index: number, owner: KeyOwner) => Promise<DerivedKey>;
   readonly listKeys?: (query: { readonly deploymentId: string; readonly createdBefore: Date }) => Promise<StoredKey[]>;
   readonly listKeyRefs?: (createdBefore: Date) => Promise<string[]>;
 
@@ -27,6 +28,10 @@ export class MeteredKeyStore implements KeyStore {
     if (inner.importKey) {
       const importKey = inner.importKey.bind(inner);
       this.importKey = (privateKey, owner) => this.timed('importKey', () => importKey(privateKey, owner));
+    }
+    if (inner.deriveKey) {
+      const deriveKey = inner.deriveKey.bind(inner);
+      this.deriveKey = (index, owner) => this.timed('deriveKey', () => deriveKey(index, owner));
     }
     if (inner.rewrap) {
       const rewrap = inner.rewrap.bind(inner);

@@ -25,6 +25,7 @@ export function aWallet(vault: Vault, overrides: Partial<Wallet> = {}): Wallet {
     keyStore: 'local',
     keyRef: address.toLowerCase(),
     binding: null,
+    derivationPath: null,
     created,
     updated: created,
     expires: null,

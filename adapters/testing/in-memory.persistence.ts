@@ -121,6 +121,12 @@ export class InMemoryWalletRepository implements WalletRepository {
     this.wallets.set(wallet.id, wallet);
     if (idempotency) this.idempotency.set(idempotencyKey(idempotency.vaultId, idempotency.key), idempotency);
   }
+  private readonly derivationIndexes = new Map<string, number>();
+  async reserveDerivationIndex(vaultId: string): Promise<number> {
+    const index = this.derivationIndexes.get(vaultId) ?? 0;
+    this.derivationIndexes.set(vaultId, index + 1);
+    return index;
+  }
   async findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
     const record = this.idempotency.get(idempotencyKey(vaultId, key));
     return record && record.expires.getTime() > now.getTime() ? record : null;

@@ -23,6 +23,11 @@ export interface Wallet {
    * bound (a wallet of a release before bindings, until the upgrade or an operator binds it), signs nothing.
    */
   readonly binding: string | null;
+  /**
+   * For a wallet derived from its vault's HD seed, the BIP-32 path it was derived at (`m/44'/60'/0'/0/i`):
+   * the seed and this path restore its key. Null for a generated or imported key.
+   */
+  readonly derivationPath: string | null;
   readonly created: Date;
   readonly updated: Date;
   readonly expires: Date | null;

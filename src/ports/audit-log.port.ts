@@ -66,8 +66,10 @@ export const AUDIT_ACTIONS = [
   // the refusal that follows is recorded too.
   'records.missing',
   // The seal (VAULT_SEAL=shamir, docs/keystores.md#sealed-start): the master key split into custodians'
-  // shares, each share submitted (accepted or refused, never the share itself), the unseal, the seal.
+  // shares (and split anew from the threshold of them), each share submitted (accepted or refused, never
+  // the share itself), the unseal, the seal.
   'master-key.split',
+  'master-key.resplit',
   'seal.share-accepted',
   'seal.share-refused',
   'seal.unsealed',

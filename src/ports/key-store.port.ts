@@ -6,6 +6,12 @@ export interface CreatedKey {
   readonly publicKey: Uint8Array;
 }
 
+/** A key derived from its vault's HD seed: where, so the seed alone restores it. */
+export interface DerivedKey extends CreatedKey {
+  /** The BIP-32 path, `m/44'/60'/0'/0/<index>`. */
+  readonly derivationPath: string;
+}
+
 /** A recoverable secp256k1 signature with s in the lower half of the curve order. */
 export interface RecoverableSignature {
   /** 32 bytes. */
@@ -57,6 +63,13 @@ export interface KeyStore {
    * that cannot import lacks this method: the import is refused naming the store.
    */
   importKey?(privateKey: Uint8Array, owner?: KeyOwner): Promise<CreatedKey>;
+  /**
+   * Derives the key at `index` of the vault's HD seed (`owner.vaultId`; the seed is generated in the store
+   * at the vault's first derived wallet, wrapped as its keys are) and keeps it durably, as `create` does.
+   * The caller reserves `index` durably first and never reuses it. A store that cannot derive (its keys
+   * never leave a device or a service) lacks this method: a derived wallet is refused naming the store.
+   */
+  deriveKey?(index: number, owner: KeyOwner): Promise<DerivedKey>;
   /** Signs a 32-byte digest as is (no hashing, no prefix). */
   sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature>;
   /** Destroys the key; destroying a key that is already gone succeeds. */

@@ -21,6 +21,11 @@ export interface WalletStore {
    * request hash (the caller re-reads it with findIdempotency and compares); an expired one is replaced.
    */
   insertWallet(wallet: Wallet, idempotency?: IdempotencyRecord): Promise<void>;
+  /**
+   * The next HD derivation index of the vault (0 first), reserved durably before it resolves: never
+   * handed out again, even when the wallet it was for is never written.
+   */
+  reserveDerivationIndex(vaultId: string): Promise<number>;
   /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
   /**

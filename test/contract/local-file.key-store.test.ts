@@ -134,6 +134,20 @@ describe('local key store specifics', () => {
       expect(recoverAddress(digest, { r: hexlify(sig.r), s: hexlify(sig.s), v: sig.v }).toLowerCase()).toBe(k.keyRef);
     }
   });
+
+  it("re-wraps a vault's HD seed with the key files: after a rotation the next derived key is the seed's next", async () => {
+    const dir = await fresh();
+    const [currentKey, newKey] = [randomBytes(32), randomBytes(32)];
+    const before = new LocalFileKeyStore({ keysDir: dir, masterKey: currentKey });
+    const first = await before.deriveKey!(0, owner('c'.repeat(32)));
+    const twin = await before.deriveKey!(1, owner('c'.repeat(32)));
+    await before.destroy(twin.keyRef);
+    expect(await rotateMasterKey({ keysDir: dir, currentKey, currentSource: { kind: 'env' }, newKey })).toMatchObject({ files: 2, rewrapped: 2 });
+    const after = new LocalFileKeyStore({ keysDir: dir, masterKey: newKey, cacheSize: 0 });
+    // The same seed under the new key: index 1 derives the key it derived before the rotation.
+    expect((await after.deriveKey!(1, owner('c'.repeat(32)))).keyRef).toBe(twin.keyRef);
+    expect(first.derivationPath).toBe("m/44'/60'/0'/0/0");
+  });
 });
 
 describe('master key', () => {

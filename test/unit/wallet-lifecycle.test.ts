@@ -20,6 +20,7 @@ const wallet: Wallet = {
   keyStore: 'local',
   keyRef: 'ref',
   binding: null,
+  derivationPath: null,
   created: T0,
   updated: T0,
   expires: null,

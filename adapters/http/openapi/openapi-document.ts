@@ -26,6 +26,7 @@ import {
   freezeBodySchema,
   listQuerySchema,
   proposalVoteBodySchema,
+  createWalletBodySchema,
   nameBodySchema,
   signBodySchema,
   signMessageBodySchema,
@@ -516,7 +517,8 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           requestParams: { ...inVault(), query: listQuerySchema },
           responses: responses('listWallets', ok(walletPageSchema, 'One page, and the total.', EXAMPLES.walletPage)),
         },
-        walletOp('createWallet', 'Create a wallet', 'A new key in the configured key store.', false, true, {
+        walletOp('createWallet', 'Create a wallet', "A new key in the configured key store; with `\"derivation\": \"hd\"`, derived from the vault's HD seed at its next index.", false, true, {
+          requestBody: jsonBody(createWalletBodySchema, { name: 'treasury' }),
           requestParams: withIdempotencyKey(
             'Makes a retry safe: the same key and the same JSON body within 24 hours answer the first wallet and create nothing; the same key with another body is 409. 1 to 255 characters without control characters, per vault.',
           ),

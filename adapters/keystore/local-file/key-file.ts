@@ -31,6 +31,21 @@ export function keyRefOfFileName(name: string): string | undefined {
   return KEY_REF.test(ref) ? ref : undefined;
 }
 
+/**
+ * A vault's HD seed (its BIP-39 entropy, 32 bytes like a key) is wrapped as a key file is, in
+ * `hd-seed-<vault id>.key`, that name (without `.key`) its associated data: it is re-wrapped by a master
+ * key rotation with the key files, and never taken for a wallet's key (it names no address).
+ */
+const SEED_REF = /^hd-seed-[A-Za-z0-9_-]{1,64}$/;
+export const seedRefOf = (vaultId: string): string => `hd-seed-${vaultId}`;
+
+/** The reference of a key file or a seed file (what a rotation re-wraps), or undefined. */
+export function wrappedRefOfFileName(name: string): string | undefined {
+  if (!name.endsWith(KEY_FILE_SUFFIX)) return undefined;
+  const ref = name.slice(0, -KEY_FILE_SUFFIX.length);
+  return KEY_REF.test(ref) || SEED_REF.test(ref) ? ref : undefined;
+}
+
 /** Wraps a private key under `masterKey` (AES-256-GCM); with a label, in the WVK2 format that carries it. */
 export function sealKey(masterKey: Buffer, keyRef: string, privateKey: Buffer, label?: KeyLabel | null): Buffer {
   const header = label ? labelHeader(label) : MAGIC_V1;

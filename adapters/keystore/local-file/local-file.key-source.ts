@@ -2,11 +2,12 @@ import { access, mkdir, open, readdir, readFile, stat, unlink, constants } from 
 import path from 'node:path';
 import { addressFromPublicKey } from '../../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
-import type { CreatedKey, KeyOwner, StoredKey } from '../../../src/ports/key-store.port.js';
+import type { CreatedKey, DerivedKey, KeyOwner, StoredKey } from '../../../src/ports/key-store.port.js';
 import type { KeySource } from '../shared/local-signing.key-store.js';
+import { deriveHdKey, hdPath, newHdSeed } from '../shared/hd-seed.js';
 import { generatePrivateKey, publicKeyOf } from '../shared/secp256k1.js';
 import { fsyncDir, publishFileOnce, writeFileDurably } from './durable-file.js';
-import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
+import { KEY_FILE_HEADER_MAX, KEY_FILE_SUFFIX as SUFFIX, KEY_REF, keyLabelOf, keyRefOfFileName, sealKey, seedRefOf, unsealKey } from './key-file.js';
 import { verifyMasterKey, type MasterKeySource } from './master-key-check.js';
 import type { HeldMasterKey } from '../key-store-module.js';
 import { MasterKeyHolder } from './master-key-holder.js';
@@ -67,6 +68,54 @@ export class LocalFileKeySource implements KeySource {
     } finally {
       copy.fill(0);
     }
+  }
+
+  /**
+   * The key at `index` of the vault's HD seed, kept as a created key is (its own key file, so it signs as
+   * any other), durable before this resolves. The seed is generated at the vault's first derived wallet
+   * and published once (two instances racing on a shared directory agree on the first), wrapped under the
+   * master key in `hd-seed-<vault>.key`; it is read for each derivation and zeroed, never cached.
+   */
+  async derive(index: number, owner: KeyOwner): Promise<DerivedKey> {
+    const derivationPath = hdPath(index);
+    const seed = await this.seedOf(owner);
+    try {
+      const privateKey = deriveHdKey(seed, derivationPath);
+      try {
+        return { ...(await this.keep(privateKey, owner, 'create')), derivationPath };
+      } finally {
+        privateKey.fill(0);
+      }
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  private async seedOf(owner: KeyOwner): Promise<Buffer> {
+    // Asked first: a sealed store refuses (VAULT_SEALED) before it reads or writes anything.
+    const masterKey = this.holder.key();
+    const ref = seedRefOf(owner.vaultId);
+    const file = this.fileOf(ref);
+    const label = owner.deploymentId ? { deploymentId: owner.deploymentId, vaultId: owner.vaultId } : null;
+    let sealed: Buffer;
+    try {
+      await this.ensureDir();
+      sealed = await readFile(file).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        const fresh = newHdSeed();
+        try {
+          await publishFileOnce(file, sealKey(masterKey, ref, fresh, label));
+        } finally {
+          fresh.fill(0);
+        }
+        return readFile(file);
+      });
+    } catch (error) {
+      throw unavailable(`could not keep the vault's HD seed (${errorCode(error)})`, error);
+    }
+    const seed = unsealKey(masterKey, ref, sealed);
+    if (!seed) throw unavailable((await this.checkMasterKey().catch(() => null)) ?? "the vault's HD seed file failed authentication");
+    return seed;
   }
 
   private async keep(privateKey: Buffer, owner: KeyOwner | undefined, how: 'create' | 'import'): Promise<CreatedKey> {

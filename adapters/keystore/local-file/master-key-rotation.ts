@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileDurably } from './durable-file.js';
-import { keyLabelOf, keyRefOfFileName, sealKey, unsealKey } from './key-file.js';
+import { keyLabelOf, sealKey, unsealKey, wrappedRefOfFileName } from './key-file.js';
 import {
   beginRotation,
   endRotation,
@@ -68,7 +68,8 @@ export async function rotateMasterKey(input: RotateMasterKeyInput): Promise<Rota
   const oldKey = sameCheck(journal.from, currentCheck) ? currentKey : undefined;
   if (!oldKey && !sameCheck(journal.to, currentCheck)) throw new MasterKeyError(mismatchMessage(input.currentSource, keysDir));
 
-  const refs = (await readdir(keysDir)).map(keyRefOfFileName).filter((r): r is string => r !== undefined).sort();
+  // The vaults' HD seed files too: under the old key they would open no more.
+  const refs = (await readdir(keysDir)).map(wrappedRefOfFileName).filter((r): r is string => r !== undefined).sort();
   let done = 0;
   let rewrapped = 0;
   input.onProgress?.({ done, total: refs.length });

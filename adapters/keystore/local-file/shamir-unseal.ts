@@ -17,6 +17,8 @@ export interface ShamirUnsealDeps {
   readonly holder: MasterKeyHolder;
   /** Null when `key` is the key directory's master key; else why not (master-key-check.ts). */
   readonly verify: (key: Buffer) => Promise<string | null>;
+  /** The split the key directory records as current (current-split.ts), or null when none is recorded. */
+  readonly currentSplit: () => Promise<string | null>;
   readonly auditLog: AuditLog;
   readonly clock: Clock;
   /** VAULT_UNSEAL_TIMEOUT_SECONDS, in ms: shares submitted longer ago than this since the first are forgotten. */
@@ -72,6 +74,10 @@ export class ShamirUnseal {
     } catch (error) {
       if (!(error instanceof ShareError)) throw error;
       throw await this.refused(client, 'malformed', {}, ErrorCode.INVALID_ARGUMENT, `share: ${error.message}; nothing was counted`);
+    }
+    const current = await this.deps.currentSplit();
+    if (current !== null && current !== share.split) {
+      throw await this.refused(client, 'retired-split', describe(share), ErrorCode.CONFLICT, `share: of split ${share.split}, which a re-split replaced (\`wallet-vault master-key resplit\`); submit a share of the current split; nothing was counted`);
     }
     const first = this.pending[0];
     if (first !== undefined && first.split !== share.split) {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { CreatedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
+import type { CreatedKey, DerivedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
 import { invalidArgument } from '../../../src/domain/errors.js';
 import { isPrivateKey } from '../../../src/domain/private-key.js';
 import { signDigest } from './secp256k1.js';
@@ -24,6 +24,8 @@ export interface KeySource {
    * another reference is refused, never signed with. Rejects with KEYSTORE_UNAVAILABLE naming the store.
    */
   load(keyRef: string): Promise<Buffer>;
+  /** Derives and keeps the key at `index` of the owner's vault's HD seed (KeyStore.deriveKey): a source without it cannot derive. */
+  derive?(index: number, owner: KeyOwner): Promise<DerivedKey>;
   /** Removes the wrapped key; one already gone is not an error. */
   destroy(keyRef: string): Promise<void>;
   /** Resolves when the backend answers; rejects with KEYSTORE_UNAVAILABLE otherwise. */
@@ -62,6 +64,8 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
   private thread: SigningThread | null | undefined;
   /** Present when the source can import (KeyStore.importKey is optional: without it an import is refused naming the store). */
   readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
+  /** Present when the source can derive from an HD seed (KeyStore.deriveKey). */
+  readonly deriveKey?: (index: number, owner: KeyOwner) => Promise<DerivedKey>;
 
   constructor(
     readonly name: string,
@@ -74,6 +78,7 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
         return source.import!(privateKey, owner);
       };
     }
+    if (source.derive) this.deriveKey = (index, owner) => source.derive!(index, owner);
   }
 
   create(owner?: KeyOwner): Promise<CreatedKey> {

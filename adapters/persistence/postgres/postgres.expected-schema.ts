@@ -135,6 +135,10 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "signature": "text NOT NULL",
       "created": "timestamp with time zone NOT NULL"
     },
+    "hd_indexes": {
+      "vault_id": "text COLLATE \"C\" NOT NULL",
+      "next_index": "integer NOT NULL"
+    },
     "idempotency_records": {
       "vault_id": "text COLLATE \"C\" NOT NULL",
       "key": "text COLLATE \"C\" NOT NULL",
@@ -227,7 +231,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "updated": "timestamp with time zone NOT NULL",
       "expires": "timestamp with time zone",
       "version": "integer NOT NULL",
-      "binding": "text"
+      "binding": "text",
+      "derivation_path": "text"
     },
     "webhook_endpoints": {
       "id": "text COLLATE \"C\" NOT NULL",
@@ -310,7 +315,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
     "audit_log_by_subject": "CREATE INDEX audit_log_by_subject ON audit_log USING btree (vault_id, subject, seq) WHERE (action <> ALL (ARRAY['signature.issued'::text, 'sign.message'::text, 'sign.typed-data'::text, 'sign.transaction'::text, 'sign.authorization'::text]))",
     "console_challenges_by_client": "CREATE INDEX console_challenges_by_client ON console_challenges USING btree (client, expires)",
     "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)",
-    "audit_stream_cursors_pkey": "CREATE UNIQUE INDEX audit_stream_cursors_pkey ON audit_stream_cursors USING btree (sink)"
+    "audit_stream_cursors_pkey": "CREATE UNIQUE INDEX audit_stream_cursors_pkey ON audit_stream_cursors USING btree (sink)",
+    "hd_indexes_pkey": "CREATE UNIQUE INDEX hd_indexes_pkey ON hd_indexes USING btree (vault_id)"
   },
   "triggers": {
     "api_keys_truncated": "CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed()",

@@ -423,6 +423,17 @@ export const MIGRATIONS: readonly Migration[] = [
      delivered_seq bigint NOT NULL
    );`,
   },
+  // HD wallets (docs/keystores.md#hd-wallets): the BIP-32 path a derived wallet's key was derived at (null
+  // for every wallet before, and for generated or imported keys), and each vault's next derivation index,
+  // reserved before the key is derived so that no index is used twice. Re-runnable.
+  {
+    name: 'hd-derivation',
+    sql: `ALTER TABLE wallets ADD COLUMN IF NOT EXISTS derivation_path text;
+   CREATE TABLE IF NOT EXISTS hd_indexes (
+     vault_id text COLLATE "C" PRIMARY KEY,
+     next_index integer NOT NULL
+   );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,9 @@ import { apiKeyValues, AS_IS, IDEMPOTENCY, INSERT_API_KEY, INSTANT, SELECT_API_K
 import { runAudited, type ApiKeyCache, type SqlDatabase } from './sql-database.js';
 
 const ACCOUNTS = new Table<Account>('accounts', { id: AS_IS, created: INSTANT });
+// One statement: two instances reserving at once each get their own index.
+const RESERVE_DERIVATION_INDEX = `INSERT INTO hd_indexes (vault_id, next_index) VALUES ($1, 1)
+  ON CONFLICT (vault_id) DO UPDATE SET next_index = hd_indexes.next_index + 1 RETURNING next_index - 1 AS reserved`;
 // The no-op update makes RETURNING give the existing row too, in one statement and one snapshot.
 const ENSURE_ACCOUNT = `${ACCOUNTS.insert} ON CONFLICT (id) DO UPDATE SET id = accounts.id RETURNING ${ACCOUNTS.columns}`;
 // Takes the slot only when it is free or its holder has expired at the new record's creation. A concurrent
@@ -129,6 +132,11 @@ export class SqlWalletRepository implements WalletRepository {
       }
       await tx.run(WALLETS.insert, WALLETS.values(wallet));
     });
+  }
+
+  async reserveDerivationIndex(vaultId: string): Promise<number> {
+    const [row] = await this.db.transaction((tx) => tx.all<{ reserved: number | string }>(RESERVE_DERIVATION_INDEX, [vaultId]));
+    return Number(row!.reserved);
   }
 
   findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {

@@ -135,6 +135,10 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "signature": "TEXT NOT NULL",
       "created": "INTEGER NOT NULL"
     },
+    "hd_indexes": {
+      "vault_id": "TEXT PRIMARY KEY",
+      "next_index": "INTEGER NOT NULL"
+    },
     "idempotency_records": {
       "vault_id": "TEXT NOT NULL PRIMARY KEY",
       "key": "TEXT NOT NULL PRIMARY KEY",
@@ -227,7 +231,8 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "updated": "INTEGER NOT NULL",
       "expires": "INTEGER",
       "version": "INTEGER NOT NULL",
-      "binding": "TEXT"
+      "binding": "TEXT",
+      "derivation_path": "TEXT"
     },
     "webhook_endpoints": {
       "id": "TEXT PRIMARY KEY",

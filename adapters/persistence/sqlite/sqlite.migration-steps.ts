@@ -442,6 +442,17 @@ export const MIGRATIONS: readonly Migration[] = [
      delivered_seq INTEGER NOT NULL
    );`,
   },
+  // HD wallets (docs/keystores.md#hd-wallets): the BIP-32 path a derived wallet's key was derived at (null
+  // for every wallet before, and for generated or imported keys), and each vault's next derivation index,
+  // reserved before the key is derived so that no index is used twice.
+  {
+    name: 'hd-derivation',
+    sql: `ALTER TABLE wallets ADD COLUMN derivation_path TEXT;
+   CREATE TABLE IF NOT EXISTS hd_indexes (
+     vault_id TEXT PRIMARY KEY,
+     next_index INTEGER NOT NULL
+   );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

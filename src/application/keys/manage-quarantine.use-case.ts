@@ -67,6 +67,8 @@ export class ManageQuarantine {
       keyStore: key.keyStore,
       keyRef: key.keyRef,
       binding: null,
+      // A restored key's path is not in its file: the wallet comes back as a plain key.
+      derivationPath: null,
       created: now,
       updated: now,
       expires: null,

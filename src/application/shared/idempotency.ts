@@ -77,6 +77,7 @@ export function decodeCreatedWallet(response: string): Wallet {
     created: date(w.created),
     updated: date(w.updated),
     expires: w.expires === null ? null : date(w.expires),
+    derivationPath: typeof w.derivationPath === 'string' ? w.derivationPath : null,
     version: w.version as number,
   };
 }

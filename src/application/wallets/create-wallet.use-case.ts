@@ -1,10 +1,10 @@
 import { addressFromPublicKey } from '../../domain/address.js';
-import { DomainError, ErrorCode } from '../../domain/errors.js';
+import { DomainError, ErrorCode, invalidArgument } from '../../domain/errors.js';
 import { normalizeWalletName, type Wallet } from '../../domain/wallet.js';
 import type { AuditLog } from '../../ports/audit-log.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { IdGenerator } from '../../ports/id-generator.port.js';
-import type { KeyStoreRegistry } from '../../ports/key-store.port.js';
+import type { CreatedKey, DerivedKey, KeyOwner, KeyStore, KeyStoreRegistry } from '../../ports/key-store.port.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../../ports/idempotency-store.port.js';
 import type { VaultStore } from '../../ports/vault-store.port.js';
 import type { WalletStore } from '../../ports/wallet-store.port.js';
@@ -26,6 +26,8 @@ export interface CreateWalletCommand {
   readonly principal: Principal;
   /** Trimmed, 1 to WALLET_NAME_MAX code points (the domain checks it). */
   readonly name: string;
+  /** `hd`: the key derived from the vault's HD seed at its next index (KeyStore.deriveKey); absent: a generated key. */
+  readonly derivation?: 'hd';
   readonly idempotency?: IdempotentRequest;
 }
 
@@ -63,7 +65,8 @@ export class CreateWallet {
 
     const store = this.keyStores.default;
     const id = this.ids.next();
-    const key = await store.create({ accountId: vault.accountId, vaultId: vault.id, walletId: id, ...(this.deploymentId ? { deploymentId: this.deploymentId } : {}) });
+    const owner = { accountId: vault.accountId, vaultId: vault.id, walletId: id, ...(this.deploymentId ? { deploymentId: this.deploymentId } : {}) };
+    const key: CreatedKey & { readonly derivationPath?: string } = input.derivation === 'hd' ? await this.derive(store, owner) : await store.create(owner);
     const now = this.clock.now();
     const unbound: Wallet = {
       id,
@@ -74,6 +77,7 @@ export class CreateWallet {
       keyStore: store.name,
       keyRef: key.keyRef,
       binding: null,
+      derivationPath: key.derivationPath ?? null,
       created: now,
       updated: now,
       expires: null,
@@ -106,8 +110,20 @@ export class CreateWallet {
       walletId: wallet.id,
       name: wallet.name,
       keyStore: wallet.keyStore,
+      ...(wallet.derivationPath ? { derivationPath: wallet.derivationPath } : {}),
     });
     return wallet;
+  }
+
+  /**
+   * The key at the vault's next HD index: the index is reserved (durably, never handed out again) before
+   * the key is derived, so two wallets never share one even across a crash or a failed insert.
+   */
+  private async derive(store: KeyStore, owner: KeyOwner): Promise<DerivedKey> {
+    if (!store.deriveKey) {
+      throw invalidArgument(`derivation: key store ${store.name} cannot derive HD wallets (its keys never leave it); leave out "derivation" for a generated key, or derive in a store that holds key material (local)`);
+    }
+    return store.deriveKey(await this.repository.reserveDerivationIndex(owner.vaultId), owner);
   }
 
   /**
