@@ -44,6 +44,8 @@ export const PERSISTENCE_PORTS = {
   GOVERNANCE_STORE: 'governance',
   /** The approvers' console's invites, passkeys and sessions (src/ports/console-store.port.ts). */
   CONSOLE_STORE: 'console',
+  /** The named operators (src/ports/operator-store.port.ts), or undefined when the persistence has none. */
+  OPERATOR_STORE: 'operators',
 } as const satisfies Readonly<Record<string, keyof Persistence>>;
 
 type PersistenceTokens = { readonly [N in keyof typeof PERSISTENCE_PORTS]: PortToken<Persistence[(typeof PERSISTENCE_PORTS)[N]]> };

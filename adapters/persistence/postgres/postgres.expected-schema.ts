@@ -139,6 +139,15 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "created": "timestamp with time zone NOT NULL",
       "expires": "timestamp with time zone NOT NULL"
     },
+    "operators": {
+      "id": "text COLLATE \"C\" NOT NULL",
+      "name": "text COLLATE \"C\" NOT NULL",
+      "roles": "text NOT NULL",
+      "vaults": "text",
+      "secret_hash": "text NOT NULL",
+      "created": "timestamp with time zone NOT NULL",
+      "revoked": "timestamp with time zone"
+    },
     "quarantined_keys": {
       "key_store": "text COLLATE \"C\" NOT NULL",
       "key_ref": "text COLLATE \"C\" NOT NULL",
@@ -305,7 +314,9 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
     "console_challenges_by_expiry": "CREATE INDEX console_challenges_by_expiry ON console_challenges USING btree (expires)",
     "audit_log_by_subject": "CREATE INDEX audit_log_by_subject ON audit_log USING btree (vault_id, subject, seq) WHERE (action <> ALL (ARRAY['signature.issued'::text, 'sign.message'::text, 'sign.typed-data'::text, 'sign.transaction'::text, 'sign.authorization'::text]))",
     "console_challenges_by_client": "CREATE INDEX console_challenges_by_client ON console_challenges USING btree (client, expires)",
-    "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)"
+    "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)",
+    "operators_pkey": "CREATE UNIQUE INDEX operators_pkey ON operators USING btree (id)",
+    "operators_name_key": "CREATE UNIQUE INDEX operators_name_key ON operators USING btree (name)"
   },
   "triggers": {
     "api_keys_truncated": "CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed()",
