@@ -97,7 +97,7 @@ describe('sqlite specifics', () => {
         CREATE TABLE signatures (submission_hash TEXT PRIMARY KEY, vault_id TEXT NOT NULL, wallet_id TEXT NOT NULL, wallet_address TEXT NOT NULL,
           chain TEXT NOT NULL, contract TEXT NOT NULL, sender TEXT NOT NULL, selector TEXT NOT NULL, created INTEGER NOT NULL, transaction_hash TEXT, submitted INTEGER);
         ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; ALTER TABLE approval_votes DROP COLUMN signature; ALTER TABLE approvals DROP COLUMN simulation; ALTER TABLE approvals DROP COLUMN seal;
-        ALTER TABLE api_keys DROP COLUMN label; ALTER TABLE api_keys DROP COLUMN expires; ALTER TABLE api_keys DROP COLUMN replaced_by; ALTER TABLE api_keys DROP COLUMN overlap_ends; ALTER TABLE api_keys DROP COLUMN replaces; ALTER TABLE api_keys DROP COLUMN first_used;`);
+        DROP TABLE operators; ALTER TABLE api_keys DROP COLUMN label; ALTER TABLE api_keys DROP COLUMN expires; ALTER TABLE api_keys DROP COLUMN replaced_by; ALTER TABLE api_keys DROP COLUMN overlap_ends; ALTER TABLE api_keys DROP COLUMN replaces; ALTER TABLE api_keys DROP COLUMN first_used;`);
       backTo(db, 9);
       const records = Array.from({ length: 3 }, (_, i) => aSignatureRecord(i, { submissionHash: `0x${randomBytes(32).toString('hex')}` }));
       const insert = db.prepare('INSERT INTO signatures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -281,7 +281,7 @@ describe('sqlite specifics', () => {
       await repo.ensureAccount(vault.accountId, new Date());
       await repo.insertVault(vault);
       // The schema and the key as the release before roles (schema 5) left them.
-      db.exec('ALTER TABLE api_keys DROP COLUMN label; ALTER TABLE api_keys DROP COLUMN expires; ALTER TABLE api_keys DROP COLUMN replaced_by; ALTER TABLE api_keys DROP COLUMN overlap_ends; ALTER TABLE api_keys DROP COLUMN replaces; ALTER TABLE api_keys DROP COLUMN first_used; DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
+      db.exec('DROP TABLE operators; ALTER TABLE api_keys DROP COLUMN label; ALTER TABLE api_keys DROP COLUMN expires; ALTER TABLE api_keys DROP COLUMN replaced_by; ALTER TABLE api_keys DROP COLUMN overlap_ends; ALTER TABLE api_keys DROP COLUMN replaces; ALTER TABLE api_keys DROP COLUMN first_used; DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs; DROP TABLE sign_count_keys; DROP TABLE sign_counts;');
       db.exec('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key;');
       backTo(db, 5);
       const key = anApiKey(vault);
@@ -305,7 +305,7 @@ describe('sqlite specifics', () => {
       await new SqlWalletRepository(sqliteSql(db)).ensureAccount(vault.accountId, new Date());
       await new SqlWalletRepository(sqliteSql(db)).insertVault(vault);
       // The schema as the release before deployment ids (schema 4) left it; the later migrations run again.
-      db.exec('ALTER TABLE api_keys DROP COLUMN label; ALTER TABLE api_keys DROP COLUMN expires; ALTER TABLE api_keys DROP COLUMN replaced_by; ALTER TABLE api_keys DROP COLUMN overlap_ends; ALTER TABLE api_keys DROP COLUMN replaces; ALTER TABLE api_keys DROP COLUMN first_used; DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
+      db.exec('DROP TABLE operators; ALTER TABLE api_keys DROP COLUMN label; ALTER TABLE api_keys DROP COLUMN expires; ALTER TABLE api_keys DROP COLUMN replaced_by; ALTER TABLE api_keys DROP COLUMN overlap_ends; ALTER TABLE api_keys DROP COLUMN replaces; ALTER TABLE api_keys DROP COLUMN first_used; DROP TABLE approval_votes; DROP TABLE approvals; ALTER TABLE api_keys DROP COLUMN approver_group; ALTER TABLE api_keys DROP COLUMN approver_address; ALTER TABLE wallets DROP COLUMN binding; DROP TABLE deployment; DROP TABLE quarantined_keys; DROP TABLE sign_count_keys; DROP TABLE sign_counts; ALTER TABLE api_keys DROP COLUMN roles; ALTER TABLE api_keys DROP COLUMN allow_cidrs;');
       db.exec('DROP TABLE webhook_endpoints; DROP TABLE webhook_undeliverable; DROP TABLE webhook_signing_key;');
       backTo(db, 4);
       db.close();
