@@ -1,3 +1,4 @@
+export { AdminClient, type AdminClientOptions } from './admin-client.js';
 export { VaultClient, type VaultClientOptions, type VoteOptions, type VaultProposals, type ProposalVoteOptions } from './vault-client.js';
 export { decisionTypedData, signDecision, type DecisionKind, type DecisionMessage, type DecisionSigner, type DecisionTypedData, type EthersDecisionSigner, type ViemDecisionSigner } from './signed-votes.js';
 export { ApprovalPendingError, VaultError, vaultErrorOf } from './vault-error.js';

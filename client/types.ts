@@ -390,3 +390,73 @@ export interface FreezeResult {
 }
 
 export type { TypedDataToSignWith, TypedDataSigner, EthersTypedDataSigner, ViemTypedDataSigner } from './typed-data-signer.js';
+
+/** The admin API (docs/operators.md): a vault as an operator lists it. */
+export interface AdminVault {
+  readonly id: string;
+  readonly account: string;
+  readonly name: string;
+  readonly created: string;
+}
+
+/** An API key as an operator reads it: never the key, nor its hash. */
+export interface AdminApiKey {
+  readonly id: string;
+  readonly vault: string;
+  readonly label: string | null;
+  readonly roles: readonly ('admin' | 'signer' | 'reader' | 'approver')[];
+  /** null: from anywhere. */
+  readonly allowCidrs: readonly string[] | null;
+  readonly group: string | null;
+  readonly approverAddress: string | null;
+  readonly created: string;
+  readonly revoked: string | null;
+  readonly expires: string | null;
+  readonly replacedBy: string | null;
+  readonly overlapEnds: string | null;
+  readonly replaces: string | null;
+  readonly firstUsed: string | null;
+}
+
+/** What a new key may do and how long (every field optional: the server's defaults). */
+export interface ApiKeyOptions {
+  readonly roles?: readonly ('admin' | 'signer' | 'reader' | 'approver')[];
+  readonly allowSignerApprover?: boolean;
+  readonly allowCidrs?: readonly string[];
+  readonly group?: string;
+  readonly approverAddress?: string;
+  readonly label?: string;
+  /** A duration (`30d`) or an ISO 8601 time with a zone. */
+  readonly expires?: string;
+}
+
+/** A governed vault's change: the proposal its approvers sign. */
+export interface MadeProposal {
+  readonly id: string;
+  readonly documentHash: string;
+}
+
+export interface AdminCreatedApiKey extends AdminApiKey {
+  /** The key itself, shown only in this answer. */
+  readonly apiKey: string;
+  readonly proposal?: MadeProposal;
+  readonly warnings?: readonly string[];
+}
+
+export interface AdminRotatedApiKey extends AdminApiKey {
+  /** The new key, shown only in this answer. */
+  readonly apiKey: string;
+}
+
+export interface AdminRevokedApiKey {
+  readonly id: string;
+  readonly revoked: true;
+  readonly proposal?: MadeProposal;
+}
+
+export interface AdminPolicy {
+  readonly vault: string;
+  /** The document in force (null: none); absent when a proposal was made instead. */
+  readonly policy?: Record<string, unknown> | null;
+  readonly proposal?: MadeProposal;
+}

@@ -1,4 +1,3 @@
-import { createAuthSignature } from './auth-signature.js';
 import type {
   AbiFunction,
   AuthorizationToSign,
@@ -28,12 +27,12 @@ import type {
   Wallet,
   WalletPage,
 } from './types.js';
-import { isVaultErrorCode } from './error-codes.js';
 import { signDecision, type DecisionSigner } from './signed-votes.js';
 import { typedArgs } from './signed-args.js';
 import { decisionTypedData, policyChangeTypedData } from '../src/domain/signed-decisions.js';
 import { signDecisionTypedData, type TypedDataSigner } from './typed-data-signer.js';
 import { ApprovalPendingError, VaultError } from './vault-error.js';
+import { sendCall, withoutTrailingSlashes, type Call, type Transport } from './http-call.js';
 
 /*
  * A typed client for the wallet-vault HTTP API. It imports nothing but its own files and uses only what
@@ -57,21 +56,6 @@ export interface VaultClientOptions {
   readonly retryDelayMs?: number;
   /** A fetch of your own (instrumented, proxied, mocked); default globalThis.fetch. */
   readonly fetch?: typeof globalThis.fetch;
-}
-
-interface Call {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  readonly path: string;
-  readonly body?: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Whether a failure with this status (0: no answer) may be retried. */
-  readonly retryOn?: (status: number) => boolean;
-  /** Sign: a fresh X-Vault-Auth-Signature for every attempt. */
-  readonly signed?: boolean;
-  /** The one answer without the `{success, data}` envelope. */
-  readonly bare?: boolean;
-  /** Sign: what a 202 (held for approval) answers, from its `data` (absent: a 202 is as any success). */
-  readonly accepted?: (data: { approval: Approval }, requestId: string) => unknown;
 }
 
 /** How a vote is cast: signed by the key's approver address, or unsigned (a key without one). */
@@ -103,12 +87,11 @@ const WALLET_PAGE_MAX = 1000;
 export class VaultClient {
   private readonly base: string;
   private readonly vaultId: string;
-  private readonly apiKey: string;
-  private readonly authSecret: string | undefined;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly fetch: typeof globalThis.fetch;
+  private readonly transport: Transport;
   /** A governed vault's proposals: `list()`, `get(id)`, `approve(id, { signer })`, `reject(id, { signer })`. */
   readonly proposals: VaultProposals;
 
@@ -140,9 +123,8 @@ export class VaultClient {
     if (typeof fetchImpl !== 'function') throw new TypeError('VaultClient: no fetch available; pass options.fetch');
     this.fetch = fetchImpl;
     this.base = `${withoutTrailingSlashes(baseUrl)}/api/v1/vaults/${encodeURIComponent(vaultId)}`;
-    this.apiKey = apiKey;
     this.vaultId = vaultId;
-    this.authSecret = authSecret;
+    this.transport = { base: this.base, bearer: apiKey, authSecret, timeoutMs: this.timeoutMs, retries: this.retries, retryDelayMs: this.retryDelayMs, fetch: this.fetch };
     this.proposals = Object.freeze({
       list: () => this.call<ProposalPage>({ method: 'GET', path: '/proposals' }),
       get: (id: string) => this.call<Proposal>({ method: 'GET', path: `/proposals/${pathId(id, 'proposal')}` }),
@@ -459,72 +441,9 @@ export class VaultClient {
     return this.call<Proposal>({ method: 'POST', path: `/proposals/${pathId(id, 'proposal')}/${decision}`, body: { signature } });
   }
 
-  private async call<T>(call: Call): Promise<T> {
-    // The exact bytes sent are the bytes X-Vault-Auth-Signature covers.
-    const body = call.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(call.body, bigintAsDecimal));
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.attempt<T>(call, body);
-      } catch (error) {
-        const retryable = error instanceof VaultError && call.retryOn?.(error.status) === true;
-        if (!retryable || attempt >= this.retries) throw error;
-        if (this.retryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs * 2 ** attempt));
-      }
-    }
+  private call<T>(call: Call): Promise<T> {
+    return sendCall<T>(this.transport, call);
   }
-
-  private async attempt<T>(call: Call, body: Uint8Array<ArrayBuffer> | undefined): Promise<T> {
-    const requestId = newRequestId();
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${this.apiKey}`,
-      'x-request-id': requestId,
-      ...call.headers,
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (call.signed && this.authSecret !== undefined) {
-      headers['x-vault-auth-signature'] = await createAuthSignature(body ?? new Uint8Array(0), this.authSecret);
-    }
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    let response: Response;
-    let text: string;
-    try {
-      response = await this.fetch(`${this.base}${call.path}`, { method: call.method, headers, ...(body === undefined ? {} : { body }), signal });
-      text = await response.text();
-    } catch (error) {
-      const timedOut = signal.aborted;
-      throw new VaultError(
-        timedOut ? `${call.method} ${call.path}: no answer within ${this.timeoutMs} ms` : `${call.method} ${call.path}: ${describe(error)}`,
-        { status: 0, requestId, reason: timedOut ? 'timeout' : 'network', cause: error },
-      );
-    }
-    const answeredId = response.headers.get('x-request-id') ?? requestId;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new VaultError(`${call.method} ${call.path}: answer ${response.status} is not JSON`, { status: response.status, requestId: answeredId, reason: 'http' });
-    }
-    const envelope = parsed as { success?: unknown; data?: unknown; error?: unknown; code?: unknown };
-    if (!response.ok) {
-      const message = typeof envelope?.error === 'string' ? envelope.error : `HTTP ${response.status}`;
-      const code = isVaultErrorCode(envelope?.code) ? envelope.code : undefined;
-      throw new VaultError(message, { status: response.status, code, requestId: answeredId, reason: 'http' });
-    }
-    if (call.bare) return parsed as T;
-    if (envelope?.success !== true) {
-      throw new VaultError(`${call.method} ${call.path}: answer without the success envelope`, { status: response.status, requestId: answeredId, reason: 'http' });
-    }
-    if (response.status === 202 && call.accepted !== undefined) return call.accepted(envelope.data as { approval: Approval }, answeredId) as T;
-    return envelope.data as T;
-  }
-}
-
-/** The base URL without the slashes it ends with, read from the end once (`/\/+$/` retries every slash of a run). */
-function withoutTrailingSlashes(url: string): string {
-  let end = url.length;
-  while (end > 0 && url.charCodeAt(end - 1) === 0x2f) end--;
-  return url.slice(0, end);
 }
 
 /** A sign-message body, checked before it is sent. */
@@ -539,11 +458,6 @@ function messageBody(message: MessageToSign, method: string): { message: Message
 function objectBody(value: unknown, method: string, name: string): object {
   if (typeof value !== 'object' || value === null) throw new TypeError(`${method}: ${name} must be an object`);
   return value;
-}
-
-/** JSON has no bigint: quantities go as decimal strings, which the server reads as viem writes them. */
-function bigintAsDecimal(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 function requireName(name: unknown): void {
@@ -563,13 +477,4 @@ function pathId(id: unknown, what = 'approval'): string {
 function pathAddress(address: unknown): string {
   if (typeof address !== 'string' || address === '') throw new TypeError('wallet address must be a non-empty string');
   return encodeURIComponent(address);
-}
-
-function newRequestId(): string {
-  return `vc-${globalThis.crypto.randomUUID()}`;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
-  return String(error);
 }

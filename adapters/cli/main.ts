@@ -13,6 +13,7 @@ import { registerGovernanceCommands } from './governance.commands.js';
 import { registerKeyImportCommand } from './keys.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
+import { registerOperatorCommands } from './operators.commands.js';
 import { registerPolicyCommands } from './policies.commands.js';
 import { registerSealCommands } from './seal.commands.js';
 import { registerQuarantineCommands } from './quarantine.commands.js';
@@ -250,6 +251,7 @@ registerApproverCommands(program);
 registerWebhookCommands(program);
 registerGovernanceCommands(program);
 registerSealCommands(program);
+registerOperatorCommands(program);
 
 markRequiredOptions(program);
 

@@ -25,6 +25,9 @@ import type { JsonRpcSigner } from '../../src/application/signing/json-rpc.use-c
 import type { VerifyAuthSignature } from '../../src/application/access/verify-auth-signature.use-case.js';
 import type { RecordSubmission } from '../../src/application/signing/record-submission.use-case.js';
 import type { GetSubmission } from '../../src/application/signing/get-submission.use-case.js';
+import type { ManageOperators } from '../../src/application/access/manage-operators.use-case.js';
+import type { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
+import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { ClientAddressDeps } from './caller.js';
 import type { JsonBounds } from './json-shape.js';
 import type { AddressGuardDeps } from './rate-limits.js';
@@ -72,6 +75,12 @@ export interface UseCasePorts {
   consoleVotes?: Pick<ConsoleVotes, 'decisionOptions' | 'vote'>;
   recordSubmission: Pick<RecordSubmission, 'execute'>;
   getSubmission: Pick<GetSubmission, 'execute'>;
+  /** The admin API (docs/operators.md): an operator's credential checked, its roles and scope, each refusal audited. */
+  manageOperators: Pick<ManageOperators, 'authenticate' | 'authorize'>;
+  /** The admin API's vaults and API keys, each change audited under the operator's name. */
+  manageVaults: Pick<ManageVaults, 'create' | 'list' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey'>;
+  /** The admin API's policy: the document in force, a whole document applied (a proposal on a governed vault). */
+  managePolicies: Pick<ManagePolicies, 'export' | 'apply'>;
 }
 
 /** What `GET /api/v1/sys/seal-status`, the unseal and the seal answer. */

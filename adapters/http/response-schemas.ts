@@ -380,3 +380,45 @@ export type GovernanceJson = z.infer<typeof governanceSchema>;
 export const freezeResultSchema = z
   .object({ vault: z.string(), frozen: z.literal(true), freezes: z.int().min(1).meta({ description: 'Freezes so far, this one included.' }) })
   .meta({ id: 'Freeze' });
+
+/*
+ * The admin API (docs/operators.md): vaults, API keys as an operator reads them (never the key, nor its
+ * hash; the key itself only in the answer that made it), a policy document, a proposal made instead.
+ */
+const instantOrNull = z.string().nullable();
+export const adminVaultSchema = z.object({ id: z.string(), account: z.string(), name: z.string(), created: z.string() }).meta({ id: 'AdminVault' });
+export const adminApiKeySchema = z
+  .object({
+    id: z.string(),
+    vault: z.string(),
+    label: z.string().nullable(),
+    roles: z.array(z.enum(['admin', 'signer', 'reader', 'approver'])),
+    allowCidrs: z.array(z.string()).nullable().meta({ description: 'null: from anywhere.' }),
+    group: z.string().nullable(),
+    approverAddress: z.string().nullable(),
+    created: z.string(),
+    revoked: instantOrNull,
+    expires: instantOrNull,
+    replacedBy: z.string().nullable().meta({ description: 'The key that replaced this one (rotated).' }),
+    overlapEnds: instantOrNull.meta({ description: "A rotated key's last instant, unless its successor is used first." }),
+    replaces: z.string().nullable(),
+    firstUsed: instantOrNull,
+  })
+  .meta({ id: 'AdminApiKey' });
+const proposalMadeSchema = z.object({ id: z.string(), documentHash: z.string() }).meta({ description: "A governed vault's change is a proposal its approvers sign (docs/governance.md)." });
+export const adminCreatedApiKeySchema = adminApiKeySchema
+  .extend({
+    apiKey: z.string().meta({ description: 'The key itself: shown only in this answer.' }),
+    proposal: proposalMadeSchema.optional(),
+    warnings: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'AdminCreatedApiKey' });
+export const adminRotatedApiKeySchema = adminApiKeySchema
+  .extend({ apiKey: z.string().meta({ description: 'The new key: shown only in this answer.' }), overlapEnds: instantOrNull.meta({ description: "The old key's last instant, unless the new key is used first." }) })
+  .meta({ id: 'AdminRotatedApiKey' });
+export const adminRevokedApiKeySchema = z.object({ id: z.string(), revoked: z.literal(true), proposal: proposalMadeSchema.optional() });
+export const adminPolicySchema = z.object({
+  vault: z.string(),
+  policy: z.looseObject({}).nullable().optional().meta({ description: 'The policy document in force (docs/policy.md); null: none. Absent when a proposal was made instead.' }),
+  proposal: proposalMadeSchema.optional(),
+});

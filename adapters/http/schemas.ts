@@ -314,3 +314,40 @@ export const signAuthorizationBodySchema = z
     nonce: quantity("The wallet's account nonce when the authorization is applied: the current nonce + 1 when the wallet sends the type-4 transaction itself."),
   })
   .meta({ id: 'SignAuthorizationRequest' });
+
+/*
+ * The admin API's bodies (docs/operators.md). Types are checked here; values (a label's characters, an
+ * expiry, a CIDR range, an address) by the use case, which names the field whose value it refuses.
+ */
+const optionalText = (description: string, example?: string) =>
+  z.string({ error: 'must be a string' }).optional().meta({ description, ...(example === undefined ? {} : { example }) });
+
+export const adminVaultBodySchema = z.strictObject(
+  {
+    name: z.string({ error: requiredOr('must be a string') }).meta({ description: 'The vault\'s name (as `vaults create --name`).', example: 'payments' }),
+    account: optionalText('The owning account (1 to 100 of letters, digits, `.`, `_`, `-`); default `default`.', 'default'),
+  },
+  { error: bodyError(['name', 'account']) },
+);
+
+export const adminApiKeyBodySchema = z.strictObject(
+  {
+    roles: z
+      .array(z.enum(['admin', 'signer', 'reader', 'approver'], { error: 'each must be one of admin, signer, reader, approver' }), { error: 'must be an array of roles' })
+      .min(1, 'at least one role')
+      .optional()
+      .meta({ description: 'What the key may do; default: every role but `approver`.', example: ['signer', 'reader'] }),
+    allowSignerApprover: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Let one key hold `approver` with `signer` or `admin` (refused otherwise).' }),
+    allowCidrs: z.array(z.string({ error: 'each must be a string' }), { error: 'must be an array of addresses or CIDR ranges' }).optional().meta({ description: 'Networks the key may call from; default: anywhere.', example: ['10.0.0.0/8'] }),
+    group: optionalText("An approver key's group."),
+    approverAddress: optionalText("An approver key's credential: the address its votes must be signed by."),
+    label: optionalText('The key\'s name for people.', 'payments backend'),
+    expires: optionalText('When the key stops authenticating: a duration (`30d`) or an ISO 8601 time with a zone; default: never.', '30d'),
+  },
+  { error: bodyError(['roles', 'allowSignerApprover', 'allowCidrs', 'group', 'approverAddress', 'label', 'expires']) },
+);
+
+export const adminRotateBodySchema = z.strictObject(
+  { overlap: optionalText('How long the old key keeps working unless the new one is used first (`0s` to `31d`); default `1h`.', '1h') },
+  { error: bodyError(['overlap']) },
+);

@@ -10,7 +10,7 @@ import type { Reply } from './routes.js';
 export interface ServiceRoute {
   readonly path: string;
   /** GET (and so HEAD) when absent. */
-  readonly method?: 'GET' | 'POST' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** `json`: the body read within the vault's limit and parsed within its bounds (none sent: undefined); absent: no body read. */
   readonly body?: 'json';
   /** A tighter bound than the vault's body limit for this route's body (an anonymous route's cost). */

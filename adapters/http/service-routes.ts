@@ -4,6 +4,7 @@ import type { HttpDeps } from './http-deps.js';
 import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.routes.js';
 import { operatorTokenMatches } from './operator-token.js';
 import { jsonReply, type Reply } from './routes.js';
+import { adminRoutes } from './admin-routes.js';
 import { sealRoutes } from './seal-routes.js';
 import type { ServiceRequest, ServiceRoute } from './service-route.js';
 
@@ -70,6 +71,7 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
     });
   }
   routes.push(...sealRoutes(deps, operator));
+  routes.push(...adminRoutes(deps));
   if (options.apiDocs) {
     const docs = apiDocs(options.apiDocs);
     const file = (f: DocsFile | undefined): Reply | undefined => f && { status: 200, type: f.type, ...(f.headers ? { headers: f.headers } : {}), body: f.body };

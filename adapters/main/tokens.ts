@@ -50,6 +50,8 @@ export const PERSISTENCE_PORTS = {
   CONSOLE_STORE: 'console',
   /** The audit sinks' cursors (audit streaming), or undefined when the persistence keeps none. */
   AUDIT_STREAM_CURSORS: 'auditStreamCursors',
+  /** The named operators (src/ports/operator-store.port.ts), or undefined when the persistence has none. */
+  OPERATOR_STORE: 'operators',
 } as const satisfies Readonly<Record<string, keyof Persistence>>;
 
 type PersistenceTokens = { readonly [N in keyof typeof PERSISTENCE_PORTS]: PortToken<Persistence[(typeof PERSISTENCE_PORTS)[N]]> };

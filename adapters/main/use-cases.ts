@@ -31,6 +31,7 @@ import type { GovernanceStore } from '../../src/ports/governance-store.port.js';
 import { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import { ManageQuarantine } from '../../src/application/keys/manage-quarantine.use-case.js';
 import { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
+import { ManageOperators } from '../../src/application/access/manage-operators.use-case.js';
 import { ManageWebhooks } from '../../src/application/vaults/manage-webhooks.use-case.js';
 import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { governedKeysOf, governedKeysStateOf, governedVotersOf } from '../../src/application/governance/governed-entries.js';
@@ -112,6 +113,7 @@ const PORTS = {
   chainRpc: PORT_TOKENS.CHAIN_RPC,
   keystores: PORT_TOKENS.KEYSTORE_DECRYPTOR,
   console: PORT_TOKENS.CONSOLE_STORE,
+  operators: PORT_TOKENS.OPERATOR_STORE,
   /** Proves governed vaults' states (and applies what their quorum made effective). */
   verifier: GovernanceVerifier,
   policyCache: PolicyCache,
@@ -300,6 +302,8 @@ export const USE_CASES = {
   authorize: entry(Authorize, (p) => new Authorize(p.clock, p.audit)),
   /** Vaults and their API keys (create, list, revoke). */
   manageVaults: entry(ManageVaults, (p) => new ManageVaults(p.repo, p.clock, p.ids, p.audit, p.resolve(Governance))),
+  /** Named operators (docs/operators.md): made and revoked by the local operator; their credentials checked by the admin API. */
+  manageOperators: entry(ManageOperators, (p) => new ManageOperators(p.operators, p.repo, p.clock, p.audit)),
   /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */
   managePolicies: entry(
     ManagePolicies,

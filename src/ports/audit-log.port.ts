@@ -74,6 +74,9 @@ export const AUDIT_ACTIONS = [
   'seal.share-refused',
   'seal.unsealed',
   'seal.sealed',
+  // Named operators (docs/operators.md): one made with its credential, one revoked.
+  'operator.created',
+  'operator.revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -84,7 +87,7 @@ export type AuditDetails = Readonly<Record<string, string | number | boolean | n
 export interface AuditEvent {
   readonly action: AuditAction;
   readonly at: Date;
-  /** Who did it: `api-key:<id>` (the key's id, never its value), `operator` (the CLI) or `system` (jobs). */
+  /** Who did it: `api-key:<id>` (the key's id, never its value), `operator:<name>` (a named operator), `operator` (the local CLI, break-glass) or `system` (jobs). */
   readonly actor: string;
   /** The vault concerned, or null (an authentication refused before any vault was established). */
   readonly vaultId: string | null;

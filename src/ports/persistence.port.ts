@@ -5,6 +5,7 @@ import type { ConsoleStore } from './console-store.port.js';
 import type { GovernanceStore } from './governance-store.port.js';
 import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
+import type { OperatorStore } from './operator-store.port.js';
 import type { PolicyRepository } from './policy-repository.port.js';
 import type { ReplayGuard } from './replay-guard.port.js';
 import type { RequestRateStore } from './request-rate-store.port.js';
@@ -61,6 +62,11 @@ export interface Persistence {
    * persistence written for an earlier release, the in-memory twin): the console answers 503.
    */
   readonly console?: ConsoleStore;
+  /**
+   * Named operators and their credentials (docs/operators.md). Absent (a persistence written for an
+   * earlier release, the in-memory twin): no operator can be made, and the admin API refuses every call.
+   */
+  readonly operators?: OperatorStore;
   /**
    * A replay guard shared by every process on the same database, made with the vault's clock; absent
    * when one process owns the store, which then keeps nonces in memory.

@@ -70,8 +70,8 @@ async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql
   if (backend === sqlite) {
     const db = new Database(path.join(dataDir, 'vault.db'));
     db.prepare('DELETE FROM wallet_vault_migrations WHERE version = ?').run(SQLITE_VERSION);
-    // Without the column the last migration adds: SQLite cannot add a column only where it is missing.
-    db.exec('ALTER TABLE wallets DROP COLUMN derivation_path; DROP TABLE hd_indexes;');
+    // Without the table the last migration adds: its CREATE TABLE would find it there.
+    db.exec('DROP TABLE operators;');
     db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
     db.close();
     return SQLITE_VERSION;

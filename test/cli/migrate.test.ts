@@ -59,9 +59,9 @@ describe('wallet-vault migrate, and the commands that do not migrate', { timeout
     const env = { ...NO_STORE, VAULT_DATA_DIR: dataDir };
     await migrateStore(env);
     const file = path.join(dataDir, 'vault.db');
-    // The schema as the release before the last migration left it: without the column that migration adds.
+    // The schema as the release before the last migration left it: without the table that migration adds.
     const before = new Database(file);
-    before.exec('ALTER TABLE wallets DROP COLUMN derivation_path; DROP TABLE hd_indexes;');
+    before.exec('DROP TABLE operators;');
     before.close();
     setUserVersion(file, SQLITE_VERSION - 1);
     const refused = await runCli(['vaults', 'list', '--json'], env);

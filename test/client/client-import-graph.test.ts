@@ -69,7 +69,7 @@ describe('wallet-vault/client loads in a browser bundle or a worker', () => {
       const built = (file: string) => path.join(out, path.relative('dist', file));
       expect(existsSync(built(entry.types)), entry.types).toBe(true);
       const loaded = (await import(pathToFileURL(built(entry.default)).href)) as Record<string, unknown>;
-      expect(Object.keys(loaded).sort()).toEqual(['ApprovalPendingError', 'REQUIRED_ROLE', 'VAULT_ERROR_CODES', 'VAULT_ROLES', 'VaultClient', 'VaultError', 'createAuthSignature', 'decisionTypedData', 'isVaultErrorCode', 'signDecision', 'vaultErrorOf']);
+      expect(Object.keys(loaded).sort()).toEqual(['AdminClient', 'ApprovalPendingError', 'REQUIRED_ROLE', 'VAULT_ERROR_CODES', 'VAULT_ROLES', 'VaultClient', 'VaultError', 'createAuthSignature', 'decisionTypedData', 'isVaultErrorCode', 'signDecision', 'vaultErrorOf']);
       // Nothing of abitype in what runs: its types are gone from the compiled client.
       for (const file of execFileSync('find', [out, '-name', '*.js'], { encoding: 'utf8' }).trim().split('\n')) expect(readFileSync(file, 'utf8'), file).not.toMatch(/from ['"]abitype['"]|import\(['"]abitype/);
     } finally {

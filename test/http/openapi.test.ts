@@ -81,6 +81,16 @@ describe('the OpenAPI document', () => {
         'GET /openapi.json',
         'GET /.well-known/wallet-vault-webhook-keys',
         'GET /.well-known/wallet-vault-audit-checkpoint-keys',
+        // The admin API (docs/operators.md): a named operator's credential, not an API key.
+        'GET /api/v1/admin/vaults',
+        'POST /api/v1/admin/vaults',
+        'GET /api/v1/admin/vaults/{vaultId}/api-keys',
+        'POST /api/v1/admin/vaults/{vaultId}/api-keys',
+        'DELETE /api/v1/admin/vaults/{vaultId}/api-keys/{keyId}',
+        'POST /api/v1/admin/vaults/{vaultId}/api-keys/{keyId}/rotate',
+        'GET /api/v1/admin/vaults/{vaultId}/policy',
+        'PUT /api/v1/admin/vaults/{vaultId}/policy',
+        'POST /api/v1/admin/vaults/{vaultId}/freeze',
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;

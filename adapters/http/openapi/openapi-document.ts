@@ -41,6 +41,7 @@ import type { ErrorCode } from '../../../src/domain/errors.js';
 import { SIGNING_KIND_NAMES } from '../../../src/domain/signing/kinds/registered-signing-kinds.js';
 import { STATUS_BY_CODE } from '../error-status.js';
 import { VAULT_ROUTE_PREFIX, VAULT_ROUTES, type VaultRoute } from '../routes.js';
+import { adminPaths } from './admin-operations.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors } from './operation-codes.js';
 
@@ -372,6 +373,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
       { name: 'Vault' },
       { name: 'Operations', description: 'Unauthenticated: health, readiness, metrics, this document.' },
       { name: 'Webhooks', description: 'Unauthenticated: the public key that signs webhook deliveries (docs/webhooks.md).' },
+      { name: 'Admin', description: "What the operator commands do, for named operators: an operator's credential, its roles and vault scope (docs/operators.md)." },
     ],
     security: [{ apiKey: [] }],
     components: {
@@ -381,6 +383,12 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           scheme: 'bearer',
           description:
             'An API key of the vault in the path (`wallet-vault api-keys create`). A key of another vault is 401. Each operation names the role its key must hold (`admin`, `signer`, `reader`, `approver`; a list means any one of them): a key without it is 403 `ROLE_REQUIRED`. A key bound to networks (`--allow-cidrs`) used from any other client address is 403 `FORBIDDEN_NETWORK`.',
+        },
+        operatorCredential: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A named operator's credential (`wvop_…`, `wallet-vault operators create`). Each admin operation lists the operator roles that may call it (`vault-admin`, `key-admin`, `auditor`); an operator without one, or acting on a vault outside its scope, is 403 `ROLE_REQUIRED`. Unknown, malformed or revoked: 401.",
         },
         operatorToken: {
           type: 'http',
@@ -676,6 +684,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           },
         },
       },
+      ...adminPaths({ responses, ok, jsonBody }),
       '/api/v1/sys/seal-status': {
         get: {
           operationId: 'sealStatus',

@@ -67,6 +67,18 @@ const PROPOSAL_VOTE = [
   C.CONFLICT,
 ] as const;
 
+/**
+ * The admin API (docs/operators.md): the operator's credential (401), its role or vault scope (403
+ * ROLE_REQUIRED), the per-address limit, a database that cannot answer; with a body, its reading.
+ */
+const ADMIN = [...ANY_REQUEST, C.UNAUTHENTICATED, C.ROLE_REQUIRED, C.RATE_LIMITED, C.DATABASE_UNAVAILABLE] as const;
+const ADMIN_WITH_BODY = [...ADMIN, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
+/** An action on one vault: the vault must exist. */
+const ADMIN_VAULT = [...ADMIN, C.VAULT_NOT_FOUND] as const;
+const ADMIN_VAULT_WITH_BODY = [...ADMIN_WITH_BODY, C.VAULT_NOT_FOUND] as const;
+/** A change a governed vault's state owns: its governance must verify (else 503), and a proposal can conflict. */
+const ADMIN_GOVERNED = [C.GOVERNANCE_UNVERIFIED, C.CONFLICT] as const;
+
 export const ERROR_CODES_BY_OPERATION = {
   // A repeat of a held sign (its Idempotency-Key) answers the approval's end: rejected or expired.
   sign: [
@@ -128,6 +140,16 @@ export const ERROR_CODES_BY_OPERATION = {
   sealStatus: [C.INTERNAL],
   unseal: [C.INVALID_ARGUMENT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],
   seal: [C.UNAUTHENTICATED, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],
+  adminListVaults: [...ADMIN],
+  adminCreateVault: [...ADMIN_WITH_BODY],
+  adminListApiKeys: [...ADMIN_VAULT],
+  adminCreateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  adminRevokeApiKey: [...ADMIN_VAULT, ...ADMIN_GOVERNED],
+  adminRotateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  adminGetPolicy: [...ADMIN_VAULT],
+  adminSetPolicy: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  // No quorum, and a vault frozen already takes another freeze.
+  adminFreezeVault: [...ADMIN_VAULT_WITH_BODY, C.CONFLICT],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;

@@ -147,6 +147,15 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "created": "timestamp with time zone NOT NULL",
       "expires": "timestamp with time zone NOT NULL"
     },
+    "operators": {
+      "id": "text COLLATE \"C\" NOT NULL",
+      "name": "text COLLATE \"C\" NOT NULL",
+      "roles": "text NOT NULL",
+      "vaults": "text",
+      "secret_hash": "text NOT NULL",
+      "created": "timestamp with time zone NOT NULL",
+      "revoked": "timestamp with time zone"
+    },
     "quarantined_keys": {
       "key_store": "text COLLATE \"C\" NOT NULL",
       "key_ref": "text COLLATE \"C\" NOT NULL",
@@ -316,7 +325,9 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
     "console_challenges_by_client": "CREATE INDEX console_challenges_by_client ON console_challenges USING btree (client, expires)",
     "wallet_binding_upgrade_pkey": "CREATE UNIQUE INDEX wallet_binding_upgrade_pkey ON wallet_binding_upgrade USING btree (pending)",
     "audit_stream_cursors_pkey": "CREATE UNIQUE INDEX audit_stream_cursors_pkey ON audit_stream_cursors USING btree (sink)",
-    "hd_indexes_pkey": "CREATE UNIQUE INDEX hd_indexes_pkey ON hd_indexes USING btree (vault_id)"
+    "hd_indexes_pkey": "CREATE UNIQUE INDEX hd_indexes_pkey ON hd_indexes USING btree (vault_id)",
+    "operators_pkey": "CREATE UNIQUE INDEX operators_pkey ON operators USING btree (id)",
+    "operators_name_key": "CREATE UNIQUE INDEX operators_name_key ON operators USING btree (name)"
   },
   "triggers": {
     "api_keys_truncated": "CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed()",

@@ -434,6 +434,21 @@ export const MIGRATIONS: readonly Migration[] = [
      next_index integer NOT NULL
    );`,
   },
+  // Named operators (docs/operators.md): a person's name, roles and vault scope, and the sha256 of the secret
+  // of its credential (never the credential). A name is one person for good: revoked rows stay, so the
+  // audit trail's `operator:<name>` always names one row. Re-runnable.
+  {
+    name: 'operators',
+    sql: `CREATE TABLE IF NOT EXISTS operators (
+     id text COLLATE "C" PRIMARY KEY,
+     name text COLLATE "C" NOT NULL UNIQUE,
+     roles text NOT NULL,
+     vaults text,
+     secret_hash text NOT NULL,
+     created timestamptz NOT NULL,
+     revoked timestamptz
+   );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { SqlAuditLog } from './sql.audit-log.js';
 import { SqlConsoleStore } from './sql.console-store.js';
 import { SqlGovernanceStore } from './sql.governance-store.js';
 import { SqlKeyQuarantine } from './sql.key-quarantine.js';
+import { SqlOperatorStore } from './sql.operator-store.js';
 import { SqlPolicyRepository } from './sql.policy-repository.js';
 import { SqlReplayGuard } from './sql.replay-guard.js';
 import { SqlSignCounter } from './sql.sign-counter.js';
@@ -40,6 +41,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     auditStreamCursors: new SqlAuditStreamCursors(db),
     governance: new SqlGovernanceStore(db),
     console: new SqlConsoleStore(db),
+    operators: new SqlOperatorStore(db),
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     watchAudit: db.watchAudit,

@@ -147,6 +147,15 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "created": "INTEGER NOT NULL",
       "expires": "INTEGER NOT NULL"
     },
+    "operators": {
+      "id": "TEXT PRIMARY KEY",
+      "name": "TEXT NOT NULL",
+      "roles": "TEXT NOT NULL",
+      "vaults": "TEXT",
+      "secret_hash": "TEXT NOT NULL",
+      "created": "INTEGER NOT NULL",
+      "revoked": "INTEGER"
+    },
     "quarantined_keys": {
       "key_store": "TEXT NOT NULL PRIMARY KEY",
       "key_ref": "TEXT NOT NULL PRIMARY KEY",

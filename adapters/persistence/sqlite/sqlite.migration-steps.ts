@@ -453,6 +453,21 @@ export const MIGRATIONS: readonly Migration[] = [
      next_index INTEGER NOT NULL
    );`,
   },
+  // Named operators (docs/operators.md): a person's name, roles and vault scope, and the sha256 of the secret
+  // of its credential (never the credential). A name is one person for good: revoked rows stay, so the
+  // audit trail's `operator:<name>` always names one row.
+  {
+    name: 'operators',
+    sql: `CREATE TABLE operators (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     roles TEXT NOT NULL,
+     vaults TEXT,
+     secret_hash TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     revoked INTEGER
+   );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

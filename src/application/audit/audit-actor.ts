@@ -1,8 +1,13 @@
 import type { AuditAction, AuditDetails, AuditEvent, AuditLog } from '../../ports/audit-log.port.js';
 import type { Principal } from '../access/principal.js';
 
-/** The CLI: whoever can run `wallet-vault` against the store. */
+/**
+ * The break-glass local operator: the CLI run without an operator credential, by whoever can open the
+ * store. The same word as every operator record before named operators existed, which were all this.
+ */
 export const OPERATOR = 'operator';
+/** A named operator (docs/operators.md), by its name: one person for good (names are never reused). */
+export const operatorActor = (name: string): string => `operator:${name}`;
 /** Background jobs (the expiry purge). */
 export const SYSTEM = 'system';
 /** A refused request whose credentials did not even parse. */

@@ -70,11 +70,11 @@ export class ManagePolicies {
    * Replaces the vault's policy with a whole document (`policies apply`), validated first: a bad
    * document changes nothing and is refused naming its first wrong field.
    */
-  async apply(vaultId: string, raw: unknown): Promise<PolicyDocument | Proposed> {
+  async apply(vaultId: string, raw: unknown, actor: string = OPERATOR): Promise<PolicyDocument | Proposed> {
     return this.edit(async () => {
       const document = parsePolicyDocument(raw, { chains: this.chains });
       await requireVault(this.repository, vaultId);
-      await this.save(vaultId, document);
+      await this.save(vaultId, document, actor);
       return document;
     });
   }
@@ -230,24 +230,25 @@ export class ManagePolicies {
   }
 
   /** Removing a policy that does not exist changes nothing and records nothing. */
-  async clear(vaultId: string): Promise<{ cleared: boolean } | Proposed> {
+  async clear(vaultId: string, actor: string = OPERATOR): Promise<{ cleared: boolean } | Proposed> {
     return this.edit(async () => {
       await requireVault(this.repository, vaultId);
       if ((await this.policies.find(vaultId)) === null) return { cleared: false };
-      await this.save(vaultId, null);
+      await this.save(vaultId, null, actor);
       return { cleared: true };
     });
   }
 
-  private async save(vaultId: string, policy: StoredPolicy | null): Promise<void> {
-    const proposal = await this.governance?.proposePolicy(vaultId, documentOf(policy, this.chainIds), OPERATOR);
+  /** `actor`: who made the change (the audit record's and the proposal's); the local operator by default. */
+  private async save(vaultId: string, policy: StoredPolicy | null, actor: string = OPERATOR): Promise<void> {
+    const proposal = await this.governance?.proposePolicy(vaultId, documentOf(policy, this.chainIds), actor);
     if (proposal) throw new ProposalMade(proposal);
     const now = this.clock.now();
     await this.policies.save(vaultId, policy, now);
     this.onChange(vaultId);
     if (policy !== null && isPolicyDocument(policy)) {
       // The document's hash says exactly what was applied; the ids say what it holds at a glance.
-      await audit(this.auditLog, 'policy.changed', now, OPERATOR, vaultId, vaultId, {
+      await audit(this.auditLog, 'policy.changed', now, actor, vaultId, vaultId, {
         policy: 'applied',
         documentHash: createHash('sha256').update(canonicalJson(policy)).digest('hex'),
         rules: policy.rules.map((r) => `${r.id}:${describeEffect(r.effect)}`).join(','),
@@ -257,7 +258,7 @@ export class ManagePolicies {
       return;
     }
     const list = (values: readonly string[] | undefined) => (values ? values.join(',') : null);
-    await audit(this.auditLog, 'policy.changed', now, OPERATOR, vaultId, vaultId, {
+    await audit(this.auditLog, 'policy.changed', now, actor, vaultId, vaultId, {
       policy: policy === null ? 'none' : 'set',
       chains: list(policy?.chains),
       contracts: list(policy?.contracts),

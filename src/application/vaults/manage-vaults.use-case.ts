@@ -34,7 +34,10 @@ export interface Warned {
   readonly warnings?: readonly string[];
 }
 
-/** Operator actions from the CLI: vaults and their API keys, each recorded in the audit trail (actor `operator`). */
+/**
+ * Operator actions (the CLI, the admin API): vaults and their API keys, each recorded in the audit trail
+ * under `actor`: a named operator's `operator:<name>`, or `operator` (the local CLI, break-glass) by default.
+ */
 export class ManageVaults {
   constructor(
     private readonly repository: VaultStore & ApiKeyStore,
@@ -46,7 +49,7 @@ export class ManageVaults {
   ) {}
 
   /** A new vault (a tenant: its wallets, API keys and policy) under `account` (default: `default`). */
-  async create(input: { name: string; account?: string }): Promise<Vault> {
+  async create(input: { name: string; account?: string }, actor: string = OPERATOR): Promise<Vault> {
     const name = normalizeWalletName(input.name);
     const accountId = input.account ?? DEFAULT_ACCOUNT;
     if (!IDENTIFIER.test(accountId)) {
@@ -56,7 +59,7 @@ export class ManageVaults {
     await this.repository.ensureAccount(accountId, now);
     const vault: Vault = { id: this.ids.next(), accountId, name, created: now };
     await this.repository.insertVault(vault);
-    await audit(this.auditLog, 'vault.created', now, OPERATOR, vault.id, vault.id, { name, account: accountId });
+    await audit(this.auditLog, 'vault.created', now, actor, vault.id, vault.id, { name, account: accountId });
     return vault;
   }
 
@@ -73,6 +76,7 @@ export class ManageVaults {
   async createApiKey(
     vaultId: string,
     access: { roles?: readonly ApiKeyRole[]; allowCidrs?: readonly Cidr[]; group?: string; allowSignerApprover?: boolean; approverAddress?: string; label?: string; expires?: string } = {},
+    actor: string = OPERATOR,
   ): Promise<{ apiKey: string; record: ApiKeyRecord } & MadeProposal & Warned> {
     // Checked first, with the clock the expiry counts from: a bad label or expiry writes nothing.
     const lifecycle = this.lifecycleOf(access.label, access.expires);
@@ -97,7 +101,7 @@ export class ManageVaults {
       ...lifecycle,
     };
     await this.repository.insertApiKey(record);
-    await audit(this.auditLog, 'api-key.created', record.created, OPERATOR, vaultId, id, {
+    await audit(this.auditLog, 'api-key.created', record.created, actor, vaultId, id, {
       roles: roles.join(','),
       allowCidrs: allowCidrs === null ? null : allowCidrs.map((c) => c.text).join(','),
       ...(group === null ? {} : { group }),
@@ -105,7 +109,7 @@ export class ManageVaults {
       ...lifecycleDetails(record),
     });
     if (governed === null) return { apiKey, record, ...warned };
-    return { apiKey, record, ...warned, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey(record)))) };
+    return { apiKey, record, ...warned, ...(await this.propose(vaultId, (keys) => withEntry(keys, governedApiKey(record)), actor)) };
   }
 
   /**
@@ -166,7 +170,7 @@ export class ManageVaults {
    * an overlap counted from now could end before that (locking the holder out); rotate there with
    * `api-keys create` (a proposal) and `api-keys revoke` once the new key is in force (docs/governance.md).
    */
-  async rotateApiKey(vaultId: string, id: string, overlap: string): Promise<{ apiKey: string; record: ApiKeyRecord; replaced: ApiKeyRecord }> {
+  async rotateApiKey(vaultId: string, id: string, overlap: string, actor: string = OPERATOR): Promise<{ apiKey: string; record: ApiKeyRecord; replaced: ApiKeyRecord }> {
     const overlapMs = parseOverlap(overlap);
     await requireVault(this.repository, vaultId);
     const old = await this.repository.findApiKey(id);
@@ -186,7 +190,7 @@ export class ManageVaults {
     const { id: _old, created: _c, revoked: _r, secretHash: _h, replacedBy: _b, overlapEnds: _e, firstUsed: _f, replaces: _p, ...kept } = old;
     const record: ApiKeyRecord = { ...kept, id: newId, secretHash, created: now, revoked: null, replaces: id };
     const overlapEnds = new Date(now.getTime() + overlapMs);
-    const recorded = auditEvent('api-key.rotated', now, OPERATOR, vaultId, id, { replacedBy: newId, overlapEnds: overlapEnds.toISOString(), ...lifecycleDetails(record) });
+    const recorded = auditEvent('api-key.rotated', now, actor, vaultId, id, { replacedBy: newId, overlapEnds: overlapEnds.toISOString(), ...lifecycleDetails(record) });
     if (!(await this.repository.rotateApiKey(id, record, overlapEnds, recorded))) throw invalidArgument(`id: api key ${id} was revoked or rotated meanwhile`);
     return { apiKey, record, replaced: { ...old, replacedBy: newId, overlapEnds } };
   }
@@ -209,24 +213,26 @@ export class ManageVaults {
    * needs no quorum: the row is revoked at once (and refused from then on, whatever the state lists); on
    * a vault whose signed state lists the key, a proposal removing it from the state is made as well.
    */
-  async revokeApiKey(id: string): Promise<MadeProposal> {
+  async revokeApiKey(id: string, actor: string = OPERATOR, vaultId?: string): Promise<MadeProposal> {
     const before = await this.repository.findApiKey(id);
+    // With `vaultId` (the admin API, whose operator may be scoped to it): a key of another vault is not found.
+    if (before && vaultId !== undefined && before.vaultId !== vaultId) throw invalidArgument(`id: api key ${showValue(id)} is not a key of vault ${vaultId}`);
     const now = this.clock.now();
     if (!before || !(await this.repository.revokeApiKey(id, now))) {
       throw new DomainError(ErrorCode.INVALID_ARGUMENT, `api key ${id} does not exist`);
     }
-    if (before.revoked === null) await audit(this.auditLog, 'api-key.revoked', now, OPERATOR, before.vaultId, id);
+    if (before.revoked === null) await audit(this.auditLog, 'api-key.revoked', now, actor, before.vaultId, id);
     const governed = await this.governedKeys(before.vaultId);
     if (governed === null || !governed.some((k) => k.id === id)) return {};
-    return this.propose(before.vaultId, (keys) => withoutEntry(keys, id));
+    return this.propose(before.vaultId, (keys) => withoutEntry(keys, id), actor);
   }
 
   private async governedKeys(vaultId: string) {
     return this.governance === undefined ? null : this.governance.governedEntries(vaultId, 'apiKeys');
   }
 
-  private async propose(vaultId: string, edit: (keys: readonly GovernedApiKey[]) => GovernedApiKey[]): Promise<MadeProposal> {
-    const proposal = await this.governance!.proposeEntries(vaultId, 'apiKeys', edit, OPERATOR);
+  private async propose(vaultId: string, edit: (keys: readonly GovernedApiKey[]) => GovernedApiKey[], actor: string = OPERATOR): Promise<MadeProposal> {
+    const proposal = await this.governance!.proposeEntries(vaultId, 'apiKeys', edit, actor);
     return proposal === null ? {} : { proposal };
   }
 }
