@@ -277,6 +277,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   PROPOSAL_NOT_FOUND: /^proposal \S+ not found in this vault$/,
   PROPOSAL_CLOSED: /^proposal \S+ is (applied|rejected|superseded): it takes no more votes$/,
   VAULT_SEALED: /^the vault is sealed \(VAULT_SEAL=shamir\): nothing is signed until custodians unseal it/,
+  AUDIT_SINK_UNAVAILABLE: /^no audit sink accepts records \(VAULT_AUDIT_REQUIRE_SINK\): writes are refused until one does/,
   SIMULATION_REVERTED: /^simulation: the (transaction|call) reverts on \S+ \((eth_call|eth_simulateV1) from 0x[0-9a-fA-F]{40} at the pending block\): .+; nothing was signed$/,
 };
 
