@@ -125,7 +125,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r): SignBodyCommand => ({ principal: r.principal, body: r.body, ...keyOf(r) }),
     answer: async (deps, command) => outcomeReply(await deps.signCall.executeBody(command)),
   }),
-  // Approvals (issue 25): signs held for a quorum of approver keys. Reads for any key that signs, reads or votes.
+  // Approvals (docs/api.md, "Approvals"): signs held for a quorum of approver keys. Reads for any key that signs, reads or votes.
   route({
     method: 'GET',
     path: '/approvals',
@@ -169,7 +169,7 @@ export const VAULT_ROUTES: readonly VaultRoute[] = [
     command: (r): VoteCommand => ({ principal: r.principal, id: r.params.approvalId!, vote: 'reject', ...voteOf(r.body) }),
     answer: async (deps, c) => ok(await votedApproval(deps, c)),
   }),
-  // Governance (issue 35, docs/governance.md): the state in force, proposals voted with approvers' EIP-712 signatures, the freeze.
+  // Governance (docs/governance.md): the state in force, proposals voted with approvers' EIP-712 signatures, the freeze.
   route({
     method: 'GET',
     path: '/governance',

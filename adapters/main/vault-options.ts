@@ -127,7 +127,7 @@ export interface VaultOptions {
   readonly configure?: (container: Container) => void;
   /** Told of each refused authentication (reason, client address), besides the audit summary. */
   readonly authRefused?: RefusedAuthObserver;
-  /** Told of votes a release found without a valid signature (issue 35), besides `approval.vote-invalid`. */
+  /** Told of votes a release found without a valid signature (a row no approver signed), besides `approval.vote-invalid`. */
   readonly invalidVotes?: InvalidVoteObserver;
   /**
    * The standalone server's Prometheus series for this vault (docs/library.md, "Metrics"): `true` makes a

@@ -74,7 +74,7 @@ export interface Approval {
    */
   readonly result: string | null;
   /**
-   * What the simulation of a held transaction found when it was held (issue 40), as JSON text:
+   * What the simulation of a held transaction found when it was held, as JSON text:
    * `{"chain", "method", "nativeOutflow"?, "tokenOutflow"?}` (outflows as decimal strings), shown to its
    * approvers; null when it was not simulated (no RPC for its chain, a rule's `simulate: false`, not a
    * transaction). It ran again at the release, on the chain as it is then.

@@ -27,7 +27,7 @@ export interface ApprovalViewArgument {
 }
 
 export interface ApprovalViewVote {
-  /** `name`: the passkey's; `label`: the operator's label of the key (issue 52), shown beside its id. */
+  /** `name`: the passkey's; `label`: the operator's label of the key, shown beside its id so approvers read a name, not a bare id. */
   readonly approver: { readonly id: string; readonly name: string | null; readonly label: string | null };
   readonly decision: 'approve' | 'reject';
   readonly at: string;

@@ -6,7 +6,7 @@ import type { CountedVote } from '../../ports/approval-store.port.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
 
 /*
- * Votes are signatures (issue 35, decisions.md "Signed decisions"): a vote of an approver key with a
+ * Votes are signatures (docs/api.md, "Signed votes"): a vote of an approver key with a
  * credential counts only with that address's EIP-712 `Decision` over the approval's requestHash. Checked
  * when the vote is cast (a refusal the voter sees) and again at release, from the stored rows, so a vote
  * row a database writer inserted, copied from another approval or left behind by a changed credential
