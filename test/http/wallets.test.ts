@@ -161,7 +161,7 @@ describeEachBackend('the wallet endpoints over HTTP', (backend) => {
       ['an empty body', { raw: '' }, /body is required/, 'MALFORMED_JSON'],
       ['a JSON array', { body: ['x'] }, /body: must be a JSON object/, 'INVALID_ARGUMENT'],
       ['a missing name', { body: {} }, /^name: is required$/, 'INVALID_ARGUMENT'],
-      ['an unknown field', { body: { name: 'ok', expires: 5 } }, /^expires: is not a field of this request \(name\)$/, 'INVALID_ARGUMENT'],
+      ['an unknown field', { body: { name: 'ok', expires: 5 } }, /^expires: is not a field of this request \(name, derivation\)$/, 'INVALID_ARGUMENT'],
       ['a numeric name', { body: { name: 7 } }, /name: must be a string/, 'INVALID_ARGUMENT'],
       ['a blank name', { body: { name: '   ' } }, /name: must not be empty/, 'INVALID_ARGUMENT'],
       ['a 201-character name', { body: { name: 'n'.repeat(201) } }, /name: must be at most 200 characters/, 'INVALID_ARGUMENT'],
