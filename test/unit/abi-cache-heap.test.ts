@@ -14,7 +14,7 @@ const dist = pathToFileURL(path.resolve(import.meta.dirname, '../../dist/src')).
 const FILL = `
 // The domain hashes with the keccak256 it is given, as every entry point of the package gives it.
 (await import('${dist}/../adapters/system/keccak.js')).installKeccak256();
-const { AbiFunctionCache } = await import('${dist}/application/abi-function-cache.js');
+const { AbiFunctionCache } = await import('${dist}/application/signing/abi-function-cache.js');
 const { coerceArguments } = await import('${dist}/domain/signing/argument-coercion.js');
 const { encodeMessage } = await import('${dist}/domain/signing/signable-digest.js');
 const { shapes, bound } = JSON.parse(process.env.FILL);
