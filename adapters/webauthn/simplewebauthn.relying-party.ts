@@ -1,12 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Passkey } from '../../src/ports/console-store.port.js';
 import type { RegisteredCredential, RelyingParty } from '../../src/ports/relying-party.port.js';
 
@@ -14,6 +6,13 @@ import type { RegisteredCredential, RelyingParty } from '../../src/ports/relying
 const TIMEOUT_MS = 120_000;
 /** ES256 (-7) and RS256 (-257), as every platform authenticator offers one of them; EdDSA (-8) too. */
 const ALGORITHMS = [-7, -8, -257];
+
+/**
+ * The library, loaded at the console's first passkey step: it costs a quarter of a second to load, which
+ * every CLI command and every server that never enrols an approver would otherwise pay at start.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
 
 const fromBase64url = (text: string): Uint8Array<ArrayBuffer> => new Uint8Array(Buffer.from(text, 'base64url'));
 
@@ -29,8 +28,8 @@ export function simpleWebAuthnRelyingParty(publicUrl: string): RelyingParty {
   return {
     origin,
     rpId,
-    registrationOptions: ({ challenge, userId, userName }) =>
-      generateRegistrationOptions({
+    registrationOptions: async ({ challenge, userId, userName }) =>
+      (await webauthn()).generateRegistrationOptions({
         rpName: `wallet-vault ${url.host}`,
         rpID: rpId,
         userName,
@@ -43,7 +42,7 @@ export function simpleWebAuthnRelyingParty(publicUrl: string): RelyingParty {
       }),
     async verifyRegistration(response, challenge): Promise<RegisteredCredential | null> {
       try {
-        const result = await verifyRegistrationResponse({
+        const result = await (await webauthn()).verifyRegistrationResponse({
           response: response as RegistrationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: origin,
@@ -63,8 +62,8 @@ export function simpleWebAuthnRelyingParty(publicUrl: string): RelyingParty {
         return null;
       }
     },
-    authenticationOptions: (challenge, allow) =>
-      generateAuthenticationOptions({
+    authenticationOptions: async (challenge, allow) =>
+      (await webauthn()).generateAuthenticationOptions({
         rpID: rpId,
         challenge: fromBase64url(challenge),
         timeout: TIMEOUT_MS,
@@ -78,7 +77,7 @@ export function simpleWebAuthnRelyingParty(publicUrl: string): RelyingParty {
     async verifyAssertion(response, challenge, passkey: Passkey) {
       try {
         if ((response as { id?: unknown }).id !== passkey.credentialId) return null;
-        const result = await verifyAuthenticationResponse({
+        const result = await (await webauthn()).verifyAuthenticationResponse({
           response: response as AuthenticationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: origin,
