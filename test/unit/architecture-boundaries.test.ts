@@ -75,6 +75,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 
   // The audit trail streamed to syslog and OTLP (docs/operations.md "Audit streaming").
   'audit-stream': [],
+  // The operators' OpenID Connect identity provider (openid-client, jose).
+  oidc: [],
   chain: [],
   // The encoding of standard payloads (messages, typed data, transactions) with ethers.
   ethereum: [],
