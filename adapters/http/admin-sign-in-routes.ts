@@ -23,13 +23,6 @@ const COOKIE = 'wallet_vault_oidc';
 const PENDING_MAX_AGE_S = 600;
 const HEADERS = Object.freeze({ 'Cache-Control': 'no-store' });
 
-function publicUrlOf(deps: HttpDeps): string {
-  const url = deps.manageOperators.publicUrl();
-  if (url === undefined) {
-    throw new DomainError(ErrorCode.OIDC_UNAVAILABLE, 'operator sign-in with OpenID Connect is not configured: the browser sign-in needs VAULT_PUBLIC_URL (where the provider sends the browser back)');
-  }
-  return url;
-}
 
 function cookie(publicUrl: string, value: string, maxAge: number): string {
   const path = `${withoutTrailingSlashes(new URL(publicUrl).pathname)}${SIGN_IN_PATH}`;
@@ -65,7 +58,7 @@ export function adminSignInRoutes(deps: HttpDeps): ServiceRoute[] {
       limited: true,
       headers: HEADERS,
       answer: async (): Promise<Reply> => {
-        const publicUrl = publicUrlOf(deps);
+        const publicUrl = deps.manageOperators.signInPublicUrl();
         const { url, pending } = await deps.manageOperators.beginSignIn(redirectUri(publicUrl));
         return { status: 302, type: 'text/plain; charset=utf-8', headers: { Location: url, 'Set-Cookie': cookie(publicUrl, encode(pending), PENDING_MAX_AGE_S) }, body: '' };
       },
@@ -75,7 +68,7 @@ export function adminSignInRoutes(deps: HttpDeps): ServiceRoute[] {
       limited: true,
       headers: HEADERS,
       answer: async (r): Promise<Reply> => {
-        const publicUrl = publicUrlOf(deps);
+        const publicUrl = deps.manageOperators.signInPublicUrl();
         const pending = pendingOf(r.headers);
         if (pending === undefined) {
           throw new DomainError(ErrorCode.UNAUTHENTICATED, `operator sign-in: no sign-in is under way in this browser (its cookie is missing or expired); start again at ${SIGN_IN_PATH}`);

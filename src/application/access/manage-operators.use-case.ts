@@ -45,8 +45,12 @@ export class ManageOperators {
     private readonly publicUrlSetting?: string,
   ) {}
 
-  /** VAULT_PUBLIC_URL, or undefined (no browser sign-in). */
-  publicUrl(): string | undefined {
+  /** VAULT_PUBLIC_URL, where the browser sign-in comes back to; OIDC_UNAVAILABLE when sign-in or the public URL is not configured. */
+  signInPublicUrl(): string {
+    this.identityProvider();
+    if (this.publicUrlSetting === undefined) {
+      throw new DomainError(ErrorCode.OIDC_UNAVAILABLE, 'operator sign-in with OpenID Connect is not configured: the browser sign-in needs VAULT_PUBLIC_URL (where the provider sends the browser back)');
+    }
     return this.publicUrlSetting;
   }
 
