@@ -1,5 +1,6 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import * as oidc from 'openid-client';
+import type { JWTPayload } from 'jose';
+import type * as Jose from 'jose';
+import type * as OpenIdClient from 'openid-client';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { IdentityClaims, OperatorIdentityProvider, PendingSignIn } from '../../src/ports/operator-identity.port.js';
 
@@ -7,8 +8,13 @@ import type { IdentityClaims, OperatorIdentityProvider, PendingSignIn } from '..
  * The operators' identity provider over openid-client (the relying party: discovery, the authorization
  * code flow with PKCE, the token request with the client's secret) and jose, the JOSE library openid-client
  * is built on (a token's signature against the provider's JWKS, its claims against the vault's clock).
- * Nothing here parses a JWT or checks a signature by hand.
+ * Nothing here parses a JWT or checks a signature by hand. Both load at the first sign-in or token, not
+ * with the module: every command of the CLI builds the use cases, and none of them needs these.
  */
+
+type Libraries = { readonly oidc: typeof OpenIdClient; readonly jose: typeof Jose };
+let loaded: Promise<Libraries> | undefined;
+const libraries = (): Promise<Libraries> => (loaded ??= Promise.all([import('openid-client'), import('jose')]).then(([oidc, jose]) => ({ oidc, jose })));
 
 export interface OidcSettings {
   /** VAULT_OIDC_ISSUER: the issuer identifier; its discovery document is `<issuer>/.well-known/openid-configuration`. */
@@ -37,10 +43,10 @@ const unavailable = (why: string, cause?: unknown) =>
 const refused = (why: string) => new DomainError(ErrorCode.UNAUTHENTICATED, `operator token refused: ${why}`);
 
 /** Whether an error is the network's or the provider's being down (not an answer that refuses). */
-function isUnreachable(error: unknown): boolean {
+function isUnreachable(error: unknown, jose: typeof Jose): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (e.name === 'TimeoutError' || e.name === 'AbortError' || (e instanceof TypeError && /fetch failed/.test(e.message))) return true;
-    if (e instanceof joseErrors.JWKSTimeout) return true;
+    if (e instanceof jose.errors.JWKSTimeout) return true;
     if (/^E(CONNREFUSED|CONNRESET|HOSTUNREACH|NOTFOUND|AI_AGAIN|TIMEDOUT)$/.test(String((e as { code?: unknown }).code))) return true;
   }
   return false;
@@ -48,7 +54,7 @@ function isUnreachable(error: unknown): boolean {
 
 export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorIdentityProvider {
   const issuerUrl = new URL(settings.issuer);
-  let discovered: { configuration: oidc.Configuration; keys: ReturnType<typeof createRemoteJWKSet>; issuer: string } | undefined;
+  let discovered: (Libraries & { configuration: OpenIdClient.Configuration; keys: ReturnType<typeof Jose.createRemoteJWKSet>; issuer: string }) | undefined;
   let pending: Promise<NonNullable<typeof discovered>> | undefined;
   let failedAt = -Infinity;
 
@@ -58,6 +64,7 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
     if (pending === undefined) {
       if (Date.now() - failedAt < DISCOVERY_RETRY_MS) throw unavailable(`its discovery document at ${settings.issuer} could not be read a moment ago`);
       pending = (async () => {
+        const { oidc, jose } = await libraries();
         const configuration = await oidc.discovery(
           issuerUrl,
           settings.clientId,
@@ -68,8 +75,8 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
         );
         const metadata = configuration.serverMetadata();
         if (metadata.jwks_uri === undefined) throw new Error('the discovery document names no jwks_uri');
-        const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: settings.timeoutMs });
-        return (discovered = { configuration, keys, issuer: metadata.issuer });
+        const keys = jose.createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: settings.timeoutMs });
+        return (discovered = { oidc, jose, configuration, keys, issuer: metadata.issuer });
       })();
       pending.catch(() => {
         pending = undefined;
@@ -84,10 +91,11 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
   }
 
   async function verify(token: string, now: Date): Promise<{ claims: IdentityClaims; expires: Date }> {
-    const { keys, issuer } = await provider();
+    const { keys, issuer, jose } = await provider();
+    const joseErrors = jose.errors;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
+      ({ payload } = await jose.jwtVerify(token, keys, {
         issuer,
         audience: settings.clientId,
         algorithms: ALGORITHMS,
@@ -96,7 +104,7 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
         requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub'],
       }));
     } catch (error) {
-      if (isUnreachable(error)) throw unavailable('its signing keys (jwks_uri) could not be fetched', error);
+      if (isUnreachable(error, jose)) throw unavailable('its signing keys (jwks_uri) could not be fetched', error);
       if (error instanceof joseErrors.JWTExpired) throw refused(`it expired at ${new Date(Number(error.payload.exp) * 1000).toISOString()}; sign in again`);
       if (error instanceof joseErrors.JWTClaimValidationFailed) throw refused(`its ${error.claim} claim does not match (${error.reason}): it was not issued for this vault by ${issuer}`);
       if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) throw refused(`its signature is not one of ${issuer}'s keys`);
@@ -112,7 +120,7 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
     issuer: settings.issuer,
     operatorClaim: settings.operatorClaim,
     async begin(redirectUri) {
-      const { configuration } = await provider();
+      const { configuration, oidc } = await provider();
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const nonce = oidc.randomNonce();
@@ -128,7 +136,7 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
       return { url: url.href, pending: { state, nonce, codeVerifier } };
     },
     async complete(callbackUrl, redirectUri, expected: PendingSignIn) {
-      const { configuration } = await provider();
+      const { configuration, oidc, jose } = await provider();
       let idToken: string | undefined;
       try {
         const tokens = await oidc.authorizationCodeGrant(
@@ -139,7 +147,7 @@ export function openIdConnectIdentityProvider(settings: OidcSettings): OperatorI
         );
         idToken = tokens.id_token;
       } catch (error) {
-        if (isUnreachable(error)) throw unavailable('its token endpoint did not answer', error);
+        if (isUnreachable(error, jose)) throw unavailable('its token endpoint did not answer', error);
         if (error instanceof oidc.AuthorizationResponseError) throw refused(`the identity provider answered ${error.error}${error.error_description ? ` (${error.error_description.slice(0, 200)})` : ''}`);
         if (error instanceof oidc.ResponseBodyError) throw refused(`the token request was refused: ${error.error}`);
         throw refused(`the sign-in's answer does not check out (${(error as Error).message.slice(0, 200)})`);

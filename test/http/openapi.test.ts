@@ -91,6 +91,9 @@ describe('the OpenAPI document', () => {
         'GET /api/v1/admin/vaults/{vaultId}/policy',
         'PUT /api/v1/admin/vaults/{vaultId}/policy',
         'POST /api/v1/admin/vaults/{vaultId}/freeze',
+        // Operators' sign-in through the OpenID Connect provider: a browser's redirect and its way back.
+        'GET /api/v1/admin/sign-in',
+        'GET /api/v1/admin/sign-in/callback',
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;
