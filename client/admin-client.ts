@@ -10,7 +10,7 @@ import type { AdminApiKey, AdminCreatedApiKey, AdminPolicy, AdminRevokedApiKey, 
 export interface AdminClientOptions {
   /** Where the server is, e.g. `https://vault.example.com` (a path prefix is kept). */
   readonly baseUrl: string;
-  /** The operator's credential (`wvop_…`). */
+  /** The operator's credential (`wvop_…`), or the ID token its sign-in through the OpenID Connect provider answered (`GET /api/v1/admin/sign-in`, docs/operators.md). */
   readonly credential: string;
   /** Per attempt; default 30 000. */
   readonly timeoutMs?: number;

@@ -52,4 +52,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.CONSOLE_CSRF_HEADER_MISSING]: 403,
   // The service cannot sign until custodians unseal it: retry once unsealed (another instance may be).
   [ErrorCode.VAULT_SEALED]: 503,
+  // The identity provider (or its configuration) is what is missing: the operator's token may be fine.
+  [ErrorCode.OIDC_UNAVAILABLE]: 503,
 };

@@ -76,7 +76,7 @@ export interface UseCasePorts {
   recordSubmission: Pick<RecordSubmission, 'execute'>;
   getSubmission: Pick<GetSubmission, 'execute'>;
   /** The admin API (docs/operators.md): an operator's credential checked, its roles and scope, each refusal audited. */
-  manageOperators: Pick<ManageOperators, 'authenticate' | 'authorize'>;
+  manageOperators: Pick<ManageOperators, 'authenticate' | 'authorize' | 'beginSignIn' | 'completeSignIn' | 'signInPublicUrl'>;
   /** The admin API's vaults and API keys, each change audited under the operator's name. */
   manageVaults: Pick<ManageVaults, 'create' | 'list' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey'>;
   /** The admin API's policy: the document in force, a whole document applied (a proposal on a governed vault). */

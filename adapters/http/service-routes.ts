@@ -5,6 +5,7 @@ import { apiDocs, type ApiDocsOptions, type DocsFile } from './openapi/api-docs.
 import { operatorTokenMatches } from './operator-token.js';
 import { jsonReply, type Reply } from './routes.js';
 import { adminRoutes } from './admin-routes.js';
+import { adminSignInRoutes } from './admin-sign-in-routes.js';
 import { sealRoutes } from './seal-routes.js';
 import type { ServiceRequest, ServiceRoute } from './service-route.js';
 
@@ -71,7 +72,7 @@ export function serviceRoutes(deps: HttpDeps, options: ServiceOptions): ServiceR
     });
   }
   routes.push(...sealRoutes(deps, operator));
-  routes.push(...adminRoutes(deps));
+  routes.push(...adminRoutes(deps), ...adminSignInRoutes(deps));
   if (options.apiDocs) {
     const docs = apiDocs(options.apiDocs);
     const file = (f: DocsFile | undefined): Reply | undefined => f && { status: 200, type: f.type, ...(f.headers ? { headers: f.headers } : {}), body: f.body };

@@ -15,8 +15,11 @@ import {
   authSecretSetting,
   CHECKPOINT_INTERVAL_LIMITS_MS,
   CONSOLE_CHALLENGE_LIMITS,
+  DEFAULT_OIDC_OPERATOR_CLAIM,
   GOVERNANCE_PIN_HASH,
   normalisedPublicUrl,
+  OIDC_CLAIM_NAME,
+  oidcIssuerProblem,
   OUTBOUND_TIMEOUT_LIMITS,
   PURGE_INTERVAL_LIMITS_MS,
   publicUrlProblem,
@@ -112,6 +115,16 @@ const coreEnvironment = {
   VAULT_AUDIT_SYSLOG_URL: z.string().refine(isSyslogUrl, 'must be udp://host:port or tcp://host:port').optional(),
   VAULT_AUDIT_OTLP_URL: z.string().refine(isOtlpUrl, 'must be an http(s) URL without credentials (http://collector:4318/v1/logs)').optional(),
   VAULT_AUDIT_REQUIRE_SINK: trueOrFalseVariable.default('false'),
+  VAULT_OIDC_ISSUER: z
+    .string()
+    .superRefine((text, ctx) => {
+      const problem = oidcIssuerProblem(text);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  VAULT_OIDC_CLIENT_ID: z.string().min(1).max(1000).optional(),
+  VAULT_OIDC_CLIENT_SECRET: z.string().min(1).max(10_000).optional(),
+  VAULT_OIDC_OPERATOR_CLAIM: z.string().regex(OIDC_CLAIM_NAME, 'must be a claim name (email, preferred_username, upn, …)').optional(),
 };
 
 /**
@@ -310,6 +323,29 @@ function parseConfig(env: Record<string, string | undefined>, cwd: string) {
      */
     seal,
     ...auditStreamOf(e),
+    ...oidcOf(e),
+  };
+}
+
+/** The operators' OpenID Connect sign-in (docs/operators.md): the issuer and client together, or none of its variables. */
+function oidcOf(e: { VAULT_OIDC_ISSUER?: string; VAULT_OIDC_CLIENT_ID?: string; VAULT_OIDC_CLIENT_SECRET?: string; VAULT_OIDC_OPERATOR_CLAIM?: string }): {
+  /** VAULT_OIDC_ISSUER, VAULT_OIDC_CLIENT_ID, VAULT_OIDC_CLIENT_SECRET, VAULT_OIDC_OPERATOR_CLAIM; absent: only operator credentials (`wvop_`). */
+  readonly oidc?: { readonly issuer: string; readonly clientId: string; readonly clientSecret?: string; readonly operatorClaim: string };
+} {
+  if (e.VAULT_OIDC_ISSUER === undefined) {
+    // Silently ignored, any of them would let the operator believe sign-in is on.
+    const stray = (['VAULT_OIDC_CLIENT_ID', 'VAULT_OIDC_CLIENT_SECRET', 'VAULT_OIDC_OPERATOR_CLAIM'] as const).find((name) => e[name] !== undefined);
+    if (stray !== undefined) throw new ConfigError(`${stray}: only with VAULT_OIDC_ISSUER (the identity provider)`);
+    return {};
+  }
+  if (e.VAULT_OIDC_CLIENT_ID === undefined) throw new ConfigError('VAULT_OIDC_CLIENT_ID: needed with VAULT_OIDC_ISSUER (the client registered for the vault at the identity provider)');
+  return {
+    oidc: {
+      issuer: e.VAULT_OIDC_ISSUER,
+      clientId: e.VAULT_OIDC_CLIENT_ID,
+      ...(e.VAULT_OIDC_CLIENT_SECRET === undefined ? {} : { clientSecret: e.VAULT_OIDC_CLIENT_SECRET }),
+      operatorClaim: e.VAULT_OIDC_OPERATOR_CLAIM ?? DEFAULT_OIDC_OPERATOR_CLAIM,
+    },
   };
 }
 

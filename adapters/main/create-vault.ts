@@ -159,6 +159,7 @@ function build(options: VaultOptions & { readonly metrics?: VaultMetrics }, keyS
       invalidVotes: options.invalidVotes,
       simulations: options.simulationMetrics,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      ...(options.oidc === undefined ? {} : { oidc: { ...options.oidc, timeoutMs: options.outboundTimeoutMs ?? 5000 } }),
       consoleChallenges: { ...DEFAULT_CHALLENGE_BOUNDS, ...options.consoleChallenges },
       version,
     }),

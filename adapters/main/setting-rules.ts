@@ -54,3 +54,25 @@ export function normalisedPublicUrl(text: string): string {
   const url = new URL(text);
   return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
 }
+
+/**
+ * Why `text` cannot be the OpenID Connect issuer (VAULT_OIDC_ISSUER, `oidc.issuer`), or null: an https URL
+ * (http on loopback only, a test's or a developer's provider), no query, fragment or credentials. It is
+ * kept exactly as given: a token's `iss` must equal the issuer its discovery document names, character
+ * for character (a trailing slash included).
+ */
+export function oidcIssuerProblem(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${text.slice(0, 100)}" is not a URL (e.g. https://login.example.com/realms/ops)`;
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) return 'must be an https URL (http on loopback only)';
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') return 'no query, fragment or credentials';
+  return null;
+}
+
+/** The claim that names the operator (VAULT_OIDC_OPERATOR_CLAIM, `oidc.operatorClaim`): a claim name, default `email`. */
+export const OIDC_CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,99}$/;
+export const DEFAULT_OIDC_OPERATOR_CLAIM = 'email';

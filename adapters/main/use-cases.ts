@@ -63,6 +63,9 @@ import { HeldRequestSeals } from '../../src/application/approvals/held-request-s
 import { PORT_TOKENS, type PortOf } from './tokens.js';
 import type { RelyingParty } from '../../src/ports/relying-party.port.js';
 import { simpleWebAuthnRelyingParty } from '../webauthn/simplewebauthn.relying-party.js';
+import type { OperatorIdentityProvider } from '../../src/ports/operator-identity.port.js';
+import { openIdConnectIdentityProvider } from '../oidc/openid-client.identity-provider.js';
+import { DEFAULT_OIDC_OPERATOR_CLAIM } from './setting-rules.js';
 import { webhookUrlProblem } from '../webhooks/webhook-url.js';
 import { pooledRandom } from '../system/pooled-random.js';
 
@@ -87,6 +90,8 @@ export interface UseCaseSettings {
   readonly publicUrl?: string;
   /** The console's challenges one client may hold, and all may (VAULT_CONSOLE_CHALLENGES_PER_CLIENT, VAULT_CONSOLE_CHALLENGES). */
   readonly consoleChallenges: ChallengeBounds;
+  /** VAULT_OIDC_*: the operators' identity provider, each call bounded by VAULT_OUTBOUND_TIMEOUT_MS; absent: operator credentials only. */
+  readonly oidc?: { readonly issuer: string; readonly clientId: string; readonly clientSecret?: string; readonly operatorClaim?: string; readonly timeoutMs: number };
 }
 
 /**
@@ -144,6 +149,15 @@ function relyingPartyOf(s: UseCaseSettings): RelyingParty | undefined {
   let rp = relyingParties.get(s.publicUrl);
   if (rp === undefined) relyingParties.set(s.publicUrl, (rp = simpleWebAuthnRelyingParty(s.publicUrl)));
   return rp;
+}
+
+/** One identity provider per settings object (its discovery and signing keys are read once, cached). */
+const identityProviders = new WeakMap<object, OperatorIdentityProvider>();
+function identityProviderOf(s: UseCaseSettings): OperatorIdentityProvider | undefined {
+  if (s.oidc === undefined) return undefined;
+  let provider = identityProviders.get(s.oidc);
+  if (provider === undefined) identityProviders.set(s.oidc, (provider = openIdConnectIdentityProvider({ ...s.oidc, operatorClaim: s.oidc.operatorClaim ?? DEFAULT_OIDC_OPERATOR_CLAIM })));
+  return provider;
 }
 
 const entry = <T>(type: UseCaseEntry<T>['type'], build: UseCaseEntry<T>['build'], needsKeyStores = false): UseCaseEntry<T> => ({ type, build, needsKeyStores });
@@ -303,7 +317,7 @@ export const USE_CASES = {
   /** Vaults and their API keys (create, list, revoke). */
   manageVaults: entry(ManageVaults, (p) => new ManageVaults(p.repo, p.clock, p.ids, p.audit, p.resolve(Governance))),
   /** Named operators (docs/operators.md): made and revoked by the local operator; their credentials checked by the admin API. */
-  manageOperators: entry(ManageOperators, (p) => new ManageOperators(p.operators, p.repo, p.clock, p.audit)),
+  manageOperators: entry(ManageOperators, (p, s) => new ManageOperators(p.operators, p.repo, p.clock, p.audit, identityProviderOf(s), s.publicUrl)),
   /** A vault's sign policy (show, set, clear); a change reaches every sign at once. */
   managePolicies: entry(
     ManagePolicies,

@@ -96,6 +96,7 @@ export async function vaultFromConfig(config: AppConfig, o: FromConfigOptions = 
     authSecret: config.authSecret,
     governancePins: config.governancePins,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+    ...(config.oidc === undefined ? {} : { oidc: config.oidc }),
     consoleChallenges: config.consoleChallenges,
     rpcUrls: config.rpcUrls,
     rpcAllowHttp: config.rpcAllowHttp,

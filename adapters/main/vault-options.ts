@@ -26,6 +26,8 @@ import {
   OUTBOUND_TIMEOUT_LIMITS,
   PURGE_INTERVAL_LIMITS_MS,
   publicUrlProblem,
+  oidcIssuerProblem,
+  OIDC_CLAIM_NAME,
   WEBHOOK_POLL_LIMITS,
 } from './setting-rules.js';
 
@@ -57,6 +59,13 @@ export interface VaultOptions {
    * Absent: `/console` answers 503 CONSOLE_UNAVAILABLE.
    */
   readonly publicUrl?: string;
+  /**
+   * The operators' sign-in through the company's OpenID Connect provider (VAULT_OIDC_*, docs/operators.md):
+   * `issuer` (https, or http on loopback), the vault's `clientId` and `clientSecret` (absent: a public client,
+   * PKCE only), `operatorClaim` (default `email`), the claim whose value, lower-cased, is an operator's name.
+   * The browser sign-in (`/api/v1/admin/sign-in`) also needs `publicUrl`. Absent: operator credentials only.
+   */
+  readonly oidc?: { readonly issuer: string; readonly clientId: string; readonly clientSecret?: string; readonly operatorClaim?: string };
   /**
    * The console's challenges (sign-in and enrolment) one client may hold, `perClient` (default 8: an IPv6
    * client counts per /48), and all clients together, `outstanding` (default 10 000, the second half one per
@@ -215,6 +224,17 @@ const schema = z
       .superRefine((text, ctx) => {
         const problem = publicUrlProblem(text);
         if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    oidc: z
+      .strictObject({
+        issuer: z.string().superRefine((text, ctx) => {
+          const problem = oidcIssuerProblem(text);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+        clientId: z.string().min(1).max(1000),
+        clientSecret: z.string().min(1).max(10_000).optional(),
+        operatorClaim: z.string().regex(OIDC_CLAIM_NAME, 'must be a claim name (email, preferred_username, upn, …)').optional(),
       })
       .optional(),
     consoleChallenges: z

@@ -83,6 +83,8 @@ export const ErrorCode = {
   VAULT_SEALED: 'VAULT_SEALED',
   /** VAULT_AUDIT_REQUIRE_SINK: a write refused, nothing written, while no configured audit sink accepts records. */
   AUDIT_SINK_UNAVAILABLE: 'AUDIT_SINK_UNAVAILABLE',
+  /** Operator sign-in with OpenID Connect is not configured (VAULT_OIDC_ISSUER), or the identity provider cannot be reached. */
+  OIDC_UNAVAILABLE: 'OIDC_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -38,11 +38,16 @@ export interface OperatorRecord {
   readonly revoked: Date | null;
 }
 
-/** Lower case only, so `alice` and `Alice` cannot be two people in the trail. */
-const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/**
+ * Lower case only, so `alice` and `Alice` cannot be two people in the trail; `@` and `+` so that an
+ * operator can be named by the e-mail address the identity provider signs (`alice@example.com`).
+ */
+const NAME = /^[a-z0-9][a-z0-9._@+-]{0,63}$/;
+
+export const isOperatorName = (text: string): boolean => NAME.test(text);
 
 export function parseOperatorName(text: string): string {
-  if (!NAME.test(text)) throw invalidArgument(`name: ${showValue(text)} is not an operator name (1 to 64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit)`);
+  if (!NAME.test(text)) throw invalidArgument(`name: ${showValue(text)} is not an operator name (1 to 64 of a-z, 0-9, ".", "_", "-", "@", "+", starting with a letter or digit)`);
   return text;
 }
 

@@ -74,9 +74,11 @@ export const AUDIT_ACTIONS = [
   'seal.share-refused',
   'seal.unsealed',
   'seal.sealed',
-  // Named operators (docs/operators.md): one made with its credential, one revoked.
+  // Named operators (docs/operators.md): one made with its credential, one revoked, one signed in through
+  // the identity provider (OpenID Connect).
   'operator.created',
   'operator.revoked',
+  'operator.signed-in',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -361,7 +361,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       verifyAuthSignature: { execute: async () => undefined },
       recordSubmission: { execute: boom },
       getSubmission: { execute: boom },
-      manageOperators: { authenticate: boom, authorize: boom },
+      manageOperators: { authenticate: boom, authorize: boom, beginSignIn: boom, completeSignIn: boom, signInPublicUrl: () => 'http://127.0.0.1' },
       manageVaults: { create: boom, list: boom, listApiKeys: boom, createApiKey: boom, revokeApiKey: boom, rotateApiKey: boom },
       managePolicies: { export: boom, apply: boom },
       listApprovals: { execute: boom },

@@ -91,6 +91,9 @@ describe('the OpenAPI document', () => {
         'GET /api/v1/admin/vaults/{vaultId}/policy',
         'PUT /api/v1/admin/vaults/{vaultId}/policy',
         'POST /api/v1/admin/vaults/{vaultId}/freeze',
+        // Operators' sign-in through the OpenID Connect provider: a browser's redirect and its way back.
+        'GET /api/v1/admin/sign-in',
+        'GET /api/v1/admin/sign-in/callback',
       ].sort(),
     );
     const sign = operations.find((o) => o.id === 'sign')!;
@@ -240,7 +243,7 @@ const NOT_OVER_HTTP: readonly ErrorCode[] = [ErrorCode.KEYSTORE_IMPORT_UNSUPPORT
 const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   INVALID_ARGUMENT: /^[a-zA-Z][\w.[\]-]*: /,
   MALFORMED_JSON: /request body|Content-Type/,
-  UNAUTHENTICATED: /API key|Authorization|X-Vault-Auth-Signature|operator token/,
+  UNAUTHENTICATED: /API key|Authorization|X-Vault-Auth-Signature|operator token|operator credential/,
   POLICY_DENIED: /^policy: /,
   ROLE_REQUIRED: /^this API key lacks (the role "(admin|signer|reader|approver)"|one of the roles ("(admin|signer|reader|approver)"(, )?)+) needed here \(it holds: [a-z,]+\)$/,
   FORBIDDEN_NETWORK: /^this API key may not be used from \S+$/,
@@ -277,6 +280,7 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   PROPOSAL_NOT_FOUND: /^proposal \S+ not found in this vault$/,
   PROPOSAL_CLOSED: /^proposal \S+ is (applied|rejected|superseded): it takes no more votes$/,
   VAULT_SEALED: /^the vault is sealed \(VAULT_SEAL=shamir\): nothing is signed until custodians unseal it/,
+  OIDC_UNAVAILABLE: /^(the identity provider cannot be reached: |operator sign-in with OpenID Connect is not configured)/,
   AUDIT_SINK_UNAVAILABLE: /^no audit sink accepts records \(VAULT_AUDIT_REQUIRE_SINK\): writes are refused until one does/,
   SIMULATION_REVERTED: /^simulation: the (transaction|call) reverts on \S+ \((eth_call|eth_simulateV1) from 0x[0-9a-fA-F]{40} at the pending block\): .+; nothing was signed$/,
 };

@@ -75,6 +75,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 
   // The audit trail streamed to syslog and OTLP (docs/operations.md "Audit streaming").
   'audit-stream': [],
+  // The operators' OpenID Connect identity provider (openid-client, jose).
+  oidc: [],
   chain: [],
   // The encoding of standard payloads (messages, typed data, transactions) with ethers.
   ethereum: [],
@@ -103,7 +105,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   webauthn: [],
 
   // The composition root knows every family but the command line, which is built on it.
-  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'audit-stream/', 'webauthn/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts', 'environment-variables.ts'],
+  main: ['chain/', 'ethereum/', 'http/', 'keystore/', 'metrics/', 'persistence/', 'rate-limit/', 'replay/', 'system/', 'webhooks/', 'audit-stream/', 'webauthn/', 'oidc/', 'factory-options.ts', 'optional-driver.ts', 'native-bindings.ts', 'environment-variables.ts'],
 };
 
 /** The family of a file under adapters/: `keystore/pkcs11`, `http`, `native-bindings.ts`. */

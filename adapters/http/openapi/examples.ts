@@ -385,6 +385,7 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   CONSOLE_CSRF_HEADER_MISSING: 'console: a state-changing request needs the header X-Requested-With: wallet-vault-console',
   VAULT_SEALED: 'the vault is sealed (VAULT_SEAL=shamir): nothing is signed until custodians unseal it with their master key shares (POST /api/v1/sys/unseal, wallet-vault unseal)',
   AUDIT_SINK_UNAVAILABLE: 'no audit sink accepts records (VAULT_AUDIT_REQUIRE_SINK): writes are refused until one does; nothing was written',
+  OIDC_UNAVAILABLE: 'the identity provider cannot be reached: its signing keys (jwks_uri) could not be fetched (docs/operators.md, "Sign-in with OpenID Connect")',
 };
 
 export const ERROR_EXAMPLES_BY_OPERATION: Readonly<Record<string, Partial<Record<ErrorCode, string>>>> = {

@@ -42,6 +42,7 @@ import { SIGNING_KIND_NAMES } from '../../../src/domain/signing/kinds/registered
 import { STATUS_BY_CODE } from '../error-status.js';
 import { VAULT_ROUTE_PREFIX, VAULT_ROUTES, type VaultRoute } from '../routes.js';
 import { adminPaths } from './admin-operations.js';
+import { signInPaths } from './sign-in-operations.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
 import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors } from './operation-codes.js';
 
@@ -388,7 +389,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           description:
-            "A named operator's credential (`wvop_…`, `wallet-vault operators create`). Each admin operation lists the operator roles that may call it (`vault-admin`, `key-admin`, `auditor`); an operator without one, or acting on a vault outside its scope, is 403 `ROLE_REQUIRED`. Unknown, malformed or revoked: 401.",
+            "A named operator's credential (`wvop_…`, `wallet-vault operators create`), or, with `VAULT_OIDC_ISSUER`, an ID token of the company's OpenID Connect provider (`GET /api/v1/admin/sign-in`; signature, issuer, audience and expiry checked; its `VAULT_OIDC_OPERATOR_CLAIM` claim names the operator). Each admin operation lists the operator roles that may call it (`vault-admin`, `key-admin`, `auditor`); an operator without one, or acting on a vault outside its scope, is 403 `ROLE_REQUIRED`. Unknown, malformed or revoked: 401.",
         },
         operatorToken: {
           type: 'http',
@@ -685,6 +686,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
         },
       },
       ...adminPaths({ responses, ok, jsonBody }),
+      ...signInPaths({ responses, ok, jsonBody }),
       '/api/v1/sys/seal-status': {
         get: {
           operationId: 'sealStatus',

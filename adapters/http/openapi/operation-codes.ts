@@ -68,10 +68,11 @@ const PROPOSAL_VOTE = [
 ] as const;
 
 /**
- * The admin API (docs/operators.md): the operator's credential (401), its role or vault scope (403
+ * The admin API (docs/operators.md): the operator's credential or OpenID Connect token (401; 503 OIDC_UNAVAILABLE when the
+ * identity provider cannot be reached to check a token), its role or vault scope (403
  * ROLE_REQUIRED), the per-address limit, a database that cannot answer; with a body, its reading.
  */
-const ADMIN = [...ANY_REQUEST, C.UNAUTHENTICATED, C.ROLE_REQUIRED, C.RATE_LIMITED, C.DATABASE_UNAVAILABLE] as const;
+const ADMIN = [...ANY_REQUEST, C.UNAUTHENTICATED, C.ROLE_REQUIRED, C.RATE_LIMITED, C.DATABASE_UNAVAILABLE, C.OIDC_UNAVAILABLE] as const;
 const ADMIN_WITH_BODY = [...ADMIN, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE] as const;
 /** An action on one vault: the vault must exist. */
 const ADMIN_VAULT = [...ADMIN, C.VAULT_NOT_FOUND] as const;
@@ -150,6 +151,9 @@ export const ERROR_CODES_BY_OPERATION = {
   adminSetPolicy: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
   // No quorum, and a vault frozen already takes another freeze.
   adminFreezeVault: [...ADMIN_VAULT_WITH_BODY, C.CONFLICT],
+  // The operators' OpenID Connect sign-in: not configured or the provider unreachable (503), the way back refused (401).
+  adminSignIn: [...ANY_REQUEST, C.RATE_LIMITED, C.OIDC_UNAVAILABLE],
+  adminSignInCallback: [...ANY_REQUEST, C.UNAUTHENTICATED, C.RATE_LIMITED, C.OIDC_UNAVAILABLE, C.DATABASE_UNAVAILABLE, AUDITED_WRITE[0]],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;
