@@ -68,17 +68,19 @@ const walletShort = (w) =>
 
 /**
  * A wallet whose key left the vault (keys export): said beside it wherever it is shown, since its key is
- * known outside the vault for ever. @param {{ exported?: string }} w
+ * known outside the vault for ever. @param {{ address: string | null, name: string | null, exported?: string }} w
  */
 const exportedNote = (w) => (w.exported ? warning('Key exported', `This wallet\u2019s key (or its vault\u2019s HD seed) was exported on ${w.exported}: whoever holds the export can sign for it outside the vault.`) : null);
 
 /**
  * The key exports a proposal allows (state.exports entries it adds), as lines: what leaves, to which key.
- * @param {{ state?: { exports?: { id: string, kind: string, wallet: string | null, recipient: string }[] }, diff?: { exports?: { added?: string[] } } }} p
+ * @param {{ state?: unknown, diff?: unknown }} p
  */
 const proposedExports = (p) => {
-  const added = new Set(p.diff?.exports?.added ?? []);
-  const entries = (p.state?.exports ?? []).filter((e) => added.has(e.id));
+  const diff = /** @type {{ exports?: { added?: string[] } } | undefined} */ (p.diff);
+  const state = /** @type {{ exports?: { id: string, kind: string, wallet: string | null, recipient: string }[] } | undefined} */ (p.state);
+  const added = new Set(diff?.exports?.added ?? []);
+  const entries = (state?.exports ?? []).filter((e) => added.has(e.id));
   if (entries.length === 0) return null;
   return section(
     'Key exports',
