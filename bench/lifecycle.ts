@@ -47,7 +47,7 @@ async function seed(dataDir: string, vaultId: string, accountId: string, count: 
       keyRef: address.toLowerCase(),
       // Seeds for list and get only: never signed with, so never bound.
       binding: null,
-      derivationPath: null,
+      derivationPath: null, exported: null,
       created: at,
       updated: at,
       expires: null,

@@ -18,6 +18,10 @@ export interface Wallet {
   readonly updated: string;
   /** Present while the wallet is expiring; from that instant on it is gone (404). */
   readonly expires?: string;
+  /** For a wallet derived from its vault's HD seed: its BIP-32 path (`m/44'/60'/0'/0/i`). */
+  readonly derivationPath?: string;
+  /** Present once its key (or its vault's HD seed) was exported, encrypted to a recipient: when it first was (ISO 8601). Never removed. */
+  readonly exported?: string;
 }
 
 export interface WalletPage {

@@ -11,6 +11,7 @@ import { registerApproverCommands } from './approvers.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { registerGovernanceCommands } from './governance.commands.js';
 import { registerKeyImportCommand } from './keys.commands.js';
+import { registerKeyExportCommands } from './key-export.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
 import { registerMasterKeyCommands } from './master-key.commands.js';
 import { registerOperatorCommands } from './operators.commands.js';
@@ -241,6 +242,7 @@ keys
   });
 
 registerKeyImportCommand(keys);
+registerKeyExportCommands(keys);
 registerWalletCommands(program);
 registerMasterKeyCommands(keys);
 registerQuarantineCommands(keys);

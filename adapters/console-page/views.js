@@ -62,8 +62,31 @@ const keyNamed = (k) => {
   return [h('strong', null, shown || k.id), shown ? [' ', h('span', { class: 'muted' }, k.id)] : null];
 };
 
-/** @param {{ address: string | null, name: string | null }} w */
-const walletShort = (w) => (w.address === null ? w.name ?? 'unknown' : w.name ? `${w.name} (${shortHex(w.address)})` : shortHex(w.address));
+/** @param {{ address: string | null, name: string | null, exported?: string }} w */
+const walletShort = (w) =>
+  (w.address === null ? w.name ?? 'unknown' : w.name ? `${w.name} (${shortHex(w.address)})` : shortHex(w.address)) + (w.exported ? ` \u00b7 key exported ${w.exported}` : '');
+
+/**
+ * A wallet whose key left the vault (keys export): said beside it wherever it is shown, since its key is
+ * known outside the vault for ever. @param {{ address: string | null, name: string | null, exported?: string }} w
+ */
+const exportedNote = (w) => (w.exported ? warning('Key exported', `This wallet\u2019s key (or its vault\u2019s HD seed) was exported on ${w.exported}: whoever holds the export can sign for it outside the vault.`) : null);
+
+/**
+ * The key exports a proposal allows (state.exports entries it adds), as lines: what leaves, to which key.
+ * @param {{ state?: unknown, diff?: unknown }} p
+ */
+const proposedExports = (p) => {
+  const diff = /** @type {{ exports?: { added?: string[] } } | undefined} */ (p.diff);
+  const state = /** @type {{ exports?: { id: string, kind: string, wallet: string | null, recipient: string }[] } | undefined} */ (p.state);
+  const added = new Set(diff?.exports?.added ?? []);
+  const entries = (state?.exports ?? []).filter((e) => added.has(e.id));
+  if (entries.length === 0) return null;
+  return section(
+    'Key exports',
+    h('ul', { class: 'diff' }, entries.map((e) => h('li', null, e.kind === 'hd-seed' ? 'the vault\u2019s HD seed (every derived wallet\u2019s key)' : ['the private key of ', code(e.wallet ?? '')], ', encrypted to recipient key ', code(e.recipient)))),
+  );
+};
 
 /** @param {{ name: string | null, id: string | number | null }} c */
 const chainText = (c) => (c.name ?? '') + (c.id !== null && c.id !== undefined ? `${c.name ? ' ' : ''}(chain id ${c.id})` : '') || 'unknown';
@@ -462,6 +485,7 @@ function requestSections(ctx, a, opened) {
         ['Value', amount(a.value)],
         ['Fee (at most)', amount(a.fee)],
       ]),
+      exportedNote(a.wallet),
       binding?.warning ? warning('Not the contract named', binding.warning) : null,
     ),
   ];
@@ -670,6 +694,7 @@ export async function proposalView(_ctx, id) {
     h('h1', { tabindex: '-1' }, `Proposal ${shortHex(p.id)}`),
     section('Proposal', facts(rows)),
     section('Changes', diffList(p.diff)),
+    proposedExports(p),
     section('Votes', p.votes ? votesTable(p.votes, 'Votes') : h('p', null, (p.approvals ?? []).length === 0 ? 'No signatures yet.' : `Signed by ${(p.approvals ?? []).map(person).join(', ')}.`)),
     section('Audit records', auditList(audit)),
   ];

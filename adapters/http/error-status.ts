@@ -48,6 +48,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.SIMULATION_REVERTED]: 422,
   // The request is understood and the store answers; this store cannot do it (another store can).
   [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED]: 422,
+  [ErrorCode.KEYSTORE_EXPORT_UNSUPPORTED]: 422,
+  [ErrorCode.EXPORT_NOT_AUTHORIZED]: 403,
   [ErrorCode.CONSOLE_UNAVAILABLE]: 503,
   [ErrorCode.CONSOLE_CSRF_HEADER_MISSING]: 403,
   // The service cannot sign until custodians unseal it: retry once unsealed (another instance may be).

@@ -18,6 +18,7 @@ export function presentWallet(w: Wallet): WalletView {
     updated: w.updated.toISOString(),
     ...(w.expires ? { expires: w.expires.toISOString() } : {}),
     ...(w.derivationPath ? { derivationPath: w.derivationPath } : {}),
+    ...(w.exported ? { exported: w.exported.toISOString() } : {}),
   };
 }
 

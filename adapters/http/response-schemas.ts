@@ -28,6 +28,9 @@ export const walletSchema = z
       .regex(/^m\/44'\/60'\/0'\/0\/\d+$/)
       .meta({ description: "Present for a wallet derived from its vault's HD seed (`\"derivation\": \"hd\"`): its BIP-32 path; the seed and this path restore its key." })
       .optional(),
+    exported: instant(
+      "Present once the wallet's key, or its vault's HD seed, was exported (encrypted to a recipient, `wallet-vault keys export`): when it first was. Never removed: the key is known outside the vault for ever.",
+    ).optional(),
   })
   .meta({ id: 'Wallet' });
 export type WalletView = z.infer<typeof walletSchema>;

@@ -13,6 +13,8 @@ export class SealedKeyStore implements KeyStore {
   readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
   readonly rewrap?: (keyRef: string) => Promise<string>;
   readonly deriveKey?: (index: number, owner: KeyOwner) => Promise<DerivedKey>;
+  readonly exportKey?: (keyRef: string) => Promise<Buffer>;
+  readonly exportSeed?: (vaultId: string) => Promise<Buffer | null>;
   readonly listKeys?: (query: { readonly deploymentId: string; readonly createdBefore: Date }) => Promise<StoredKey[]>;
   readonly listKeyRefs?: (createdBefore: Date) => Promise<string[]>;
 
@@ -29,6 +31,14 @@ export class SealedKeyStore implements KeyStore {
     if (inner.deriveKey) {
       const deriveKey = inner.deriveKey.bind(inner);
       this.deriveKey = (index, owner) => this.unsealed(() => deriveKey(index, owner));
+    }
+    if (inner.exportKey) {
+      const exportKey = inner.exportKey.bind(inner);
+      this.exportKey = (keyRef) => this.unsealed(() => exportKey(keyRef));
+    }
+    if (inner.exportSeed) {
+      const exportSeed = inner.exportSeed.bind(inner);
+      this.exportSeed = (vaultId) => this.unsealed(() => exportSeed(vaultId));
     }
     if (inner.rewrap) {
       const rewrap = inner.rewrap.bind(inner);

@@ -23,6 +23,8 @@ import { GetSubmission } from '../../src/application/signing/get-submission.use-
 import { GetVaultStatus } from '../../src/application/vaults/get-vault-status.use-case.js';
 import { GetWallet } from '../../src/application/wallets/get-wallet.use-case.js';
 import { ImportKey } from '../../src/application/wallets/import-key.use-case.js';
+import { ExportKey } from '../../src/application/keys/export-key.use-case.js';
+import { hpkeKeyExportSealer } from '../system/key-export-hpke.js';
 import { ListAuditRecords } from '../../src/application/audit/list-audit-records.use-case.js';
 import { ListWallets } from '../../src/application/wallets/list-wallets.use-case.js';
 import { Governance } from '../../src/application/governance/governance.use-case.js';
@@ -357,6 +359,15 @@ export const USE_CASES = {
   sweepOrphanKeys: entry(SweepOrphanKeys, (p) => new SweepOrphanKeys(p.repo, p.keys, p.quarantine, p.clock), KEYS),
   /** `wallet-vault keys import` (`vault.keys.import`): a wallet of an existing key (raw or a V3 keystore) in the default key store. */
   keys: entry(ImportKey, (p) => new ImportKey({ repository: p.repo, keyStores: p.keys, bindings: p.bindings, decryptor: p.keystores, clock: p.clock, ids: p.ids, auditLog: p.audit, deploymentId: p.deploymentId }), KEYS),
+  /**
+   * `wallet-vault keys export` (`vault.exportKeys.export`): a wallet's key or the vault's HD seed, encrypted
+   * to a recipient's X25519 key (HPKE); on a governed vault only as a proposal M approvers sign.
+   */
+  exportKeys: entry(
+    ExportKey,
+    (p) => new ExportKey({ repository: p.repo, keyStores: p.keys, sealer: hpkeKeyExportSealer, governance: p.resolve(Governance), clock: p.clock, ids: p.ids, auditLog: p.audit }),
+    KEYS,
+  ),
   /**
    * Wallets without a binding bound by their keys: once by the upgrade that introduced bindings (createVault
    * runs it), and by an operator (`wallet-vault wallets bind`).

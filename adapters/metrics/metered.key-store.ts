@@ -16,6 +16,8 @@ export class MeteredKeyStore implements KeyStore {
   readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
   readonly rewrap?: (keyRef: string) => Promise<string>;
   readonly deriveKey?: (index: number, owner: KeyOwner) => Promise<DerivedKey>;
+  readonly exportKey?: (keyRef: string) => Promise<Buffer>;
+  readonly exportSeed?: (vaultId: string) => Promise<Buffer | null>;
   readonly listKeys?: (query: { readonly deploymentId: string; readonly createdBefore: Date }) => Promise<StoredKey[]>;
   readonly listKeyRefs?: (createdBefore: Date) => Promise<string[]>;
 
@@ -32,6 +34,14 @@ export class MeteredKeyStore implements KeyStore {
     if (inner.deriveKey) {
       const deriveKey = inner.deriveKey.bind(inner);
       this.deriveKey = (index, owner) => this.timed('deriveKey', () => deriveKey(index, owner));
+    }
+    if (inner.exportKey) {
+      const exportKey = inner.exportKey.bind(inner);
+      this.exportKey = (keyRef) => this.timed('exportKey', () => exportKey(keyRef));
+    }
+    if (inner.exportSeed) {
+      const exportSeed = inner.exportSeed.bind(inner);
+      this.exportSeed = (vaultId) => this.timed('exportSeed', () => exportSeed(vaultId));
     }
     if (inner.rewrap) {
       const rewrap = inner.rewrap.bind(inner);

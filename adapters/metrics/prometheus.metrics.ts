@@ -5,7 +5,7 @@ import { LabelledCounter, LabelledHistogram } from './labelled-series.js';
 /** Buckets in seconds: signing is sub-millisecond locally and up to seconds against a remote store. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export type KeyStoreOperation = 'create' | 'importKey' | 'deriveKey' | 'sign' | 'destroy' | 'ping' | 'listKeys' | 'listKeyRefs' | 'rewrap';
+export type KeyStoreOperation = 'create' | 'importKey' | 'deriveKey' | 'exportKey' | 'exportSeed' | 'sign' | 'destroy' | 'ping' | 'listKeys' | 'listKeyRefs' | 'rewrap';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (not prom-client's global one), so several

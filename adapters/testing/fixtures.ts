@@ -26,6 +26,7 @@ export function aWallet(vault: Vault, overrides: Partial<Wallet> = {}): Wallet {
     keyRef: address.toLowerCase(),
     binding: null,
     derivationPath: null,
+    exported: null,
     created,
     updated: created,
     expires: null,

@@ -16,6 +16,7 @@ import { heldAfter, valueWaitMs, witnessedMissing, type SignCountDemand } from '
 import type { SignCountDecision, SignCounter } from '../../src/ports/sign-counter.port.js';
 import type { AttachResult, SignatureLog, SignatureRecord } from '../../src/ports/signature-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../src/ports/wallet-repository.port.js';
+import type { KeyExportRecord } from '../../src/ports/wallet-store.port.js';
 
 const idempotencyKey = (vaultId: string, key: string) => JSON.stringify([vaultId, key]);
 const visible = (w: Wallet, now: Date) => w.expires === null || w.expires.getTime() > now.getTime();
@@ -126,6 +127,27 @@ export class InMemoryWalletRepository implements WalletRepository {
     const index = this.derivationIndexes.get(vaultId) ?? 0;
     this.derivationIndexes.set(vaultId, index + 1);
     return index;
+  }
+  /** The key exports done (recordExport). */
+  readonly exports: KeyExportRecord[] = [];
+  recordExport(r: KeyExportRecord, recorded: AuditEvent): Promise<boolean> {
+    return changeAudited(this.audit, recorded, () => {
+      if (r.authorization !== null && this.exports.some((e) => e.authorization === r.authorization)) return null;
+      const before = new Map(this.wallets);
+      this.exports.push(r);
+      for (const w of this.wallets.values()) {
+        const hit = r.kind === 'hd-seed' ? w.vaultId === r.vaultId && w.derivationPath !== null : w.id === r.walletId;
+        if (hit) this.wallets.set(w.id, { ...w, exported: w.exported ?? r.at, version: w.version + 1 });
+      }
+      return () => {
+        this.exports.splice(this.exports.indexOf(r), 1);
+        this.wallets.clear();
+        for (const [k, v] of before) this.wallets.set(k, v);
+      };
+    });
+  }
+  async seedExported(vaultId: string): Promise<Date | null> {
+    return this.exports.find((e) => e.vaultId === vaultId && e.kind === 'hd-seed')?.at ?? null;
   }
   async findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
     const record = this.idempotency.get(idempotencyKey(vaultId, key));

@@ -134,7 +134,7 @@ export function describeKeyStoreContract(
       if (store.importKey) keys.push(await store.importKey(Buffer.from(Wallet.createRandom().privateKey.slice(2), 'hex')));
       for (const key of keys) {
         const at = new Date(0);
-        const unbound: WalletRow = { id: 'w', accountId: 'a', vaultId: 'vault-1', name: 'w', address: computeAddress(hexlify(key.publicKey)), keyStore: store.name, keyRef: key.keyRef, binding: null, derivationPath: null, created: at, updated: at, expires: null, version: 1 };
+        const unbound: WalletRow = { id: 'w', accountId: 'a', vaultId: 'vault-1', name: 'w', address: computeAddress(hexlify(key.publicKey)), keyStore: store.name, keyRef: key.keyRef, binding: null, derivationPath: null, exported: null, created: at, updated: at, expires: null, version: 1 };
         const wallet = { ...unbound, binding: await bindings.bind(unbound) };
         const digest = randomBytes(32);
         const sig = await bindings.sign(wallet, digest);

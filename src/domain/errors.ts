@@ -85,6 +85,10 @@ export const ErrorCode = {
   AUDIT_SINK_UNAVAILABLE: 'AUDIT_SINK_UNAVAILABLE',
   /** Operator sign-in with OpenID Connect is not configured (VAULT_OIDC_ISSUER), or the identity provider cannot be reached. */
   OIDC_UNAVAILABLE: 'OIDC_UNAVAILABLE',
+  /** A key export (`wallet-vault keys export`) from a key store whose keys never leave it (KMS, HSM): the message names the store. */
+  KEYSTORE_EXPORT_UNSUPPORTED: 'KEYSTORE_EXPORT_UNSUPPORTED',
+  /** A key export of a governed vault without a proposal in force that allows it (M signatures and the delay): the message names the proposal. */
+  EXPORT_NOT_AUTHORIZED: 'EXPORT_NOT_AUTHORIZED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -31,6 +31,23 @@ export interface GovernedState {
   readonly apiKeys?: readonly GovernedApiKey[];
   /** The webhook endpoints events are delivered to, sorted by id (absent: not governed by the state). */
   readonly webhooks?: readonly GovernedWebhook[];
+  /**
+   * Key exports the approvers allow (docs/governance.md, "Key export"), sorted by id (absent: none ever
+   * allowed). Each is carried out once, by `wallet-vault keys export`, after the state listing it is in force.
+   */
+  readonly exports?: readonly GovernedExport[];
+}
+
+/** One export a quorum allowed: what leaves (a wallet's key or the HD seed) and to which recipient key. */
+export interface GovernedExport {
+  readonly id: string;
+  readonly kind: 'wallet' | 'hd-seed';
+  /** The wallet's EIP-55 address (kind `wallet`); null for the seed. */
+  readonly wallet: string | null;
+  /** The recipient's X25519 public key (32 bytes, base64url): the approvers sign the very key, not only its name. */
+  readonly recipientKey: string;
+  /** Its fingerprint (`sha256:<hex>`), as the audit trail names it. */
+  readonly recipient: string;
 }
 
 /** An API key as the state governs it: its id (the public part of the key), its powers and the hash of its secret, never the secret. */
@@ -175,6 +192,8 @@ export function readState(text: string, vaultId: string): GovernedState {
   };
   listOfIds(state.apiKeys, 'apiKeys');
   listOfIds(state.webhooks, 'webhooks');
+  listOfIds(state.exports, 'exports');
+  if (state.exports?.some((e) => (e.kind !== 'wallet' && e.kind !== 'hd-seed') || typeof e.recipientKey !== 'string' || typeof e.recipient !== 'string')) throw new Error('exports: an entry without kind, recipientKey or recipient');
   if (state.apiKeys?.some((k) => !Array.isArray(k.roles))) throw new Error('apiKeys: an entry without roles');
   if (state.apiKeys?.some((k) => k.passkey !== undefined && !isGovernedPasskey(k.passkey))) throw new Error('apiKeys: a passkey without a base64url credentialId and publicKey');
   // Any text a row held is kept as it was (one that is no sha256 hex matches no secret: the key is locked, not opened).
@@ -198,6 +217,8 @@ export interface StateDiff {
   readonly apiKeys?: EntriesDiff;
   /** Webhook endpoints (by id) added, removed or changed; present when either state governs them. */
   readonly webhooks?: EntriesDiff;
+  /** Key exports (by id) allowed; present when either state lists exports. */
+  readonly exports?: EntriesDiff;
 }
 
 export interface EntriesDiff {
@@ -245,6 +266,7 @@ export function diffStates(before: GovernedState, after: GovernedState): StateDi
     ...(after.liftedFreezes !== before.liftedFreezes ? { liftedFreezes: { from: before.liftedFreezes, to: after.liftedFreezes } } : {}),
     ...optional('apiKeys', diffEntries(before.apiKeys, after.apiKeys)),
     ...optional('webhooks', diffEntries(before.webhooks, after.webhooks)),
+    ...optional('exports', diffEntries(before.exports, after.exports)),
   };
 }
 

@@ -28,6 +28,12 @@ export interface Wallet {
    * the seed and this path restore its key. Null for a generated or imported key.
    */
   readonly derivationPath: string | null;
+  /**
+   * When the wallet's key (or, for a derived wallet, its vault's HD seed) was first exported, encrypted to a
+   * recipient (docs/keystores.md#key-export): set once and never cleared, since a key that left the store
+   * once is known outside it for ever. Null: never exported.
+   */
+  readonly exported: Date | null;
   readonly created: Date;
   readonly updated: Date;
   readonly expires: Date | null;

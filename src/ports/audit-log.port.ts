@@ -24,6 +24,8 @@ export const AUDIT_ACTIONS = [
   'key.destroyed',
   // Key import: a wallet made of a key the operator brought (`wallet-vault keys import`).
   'key.imported',
+  // Key export: a wallet's key or a vault's HD seed encrypted to a recipient's public key (`wallet-vault keys export`).
+  'key.exported',
   // Approvals: a sign held for a quorum, each vote, and how it ended (approved, rejected, expired).
   'approval.requested',
   'approval.voted',

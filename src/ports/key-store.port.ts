@@ -70,6 +70,17 @@ export interface KeyStore {
    * never leave a device or a service) lacks this method: a derived wallet is refused naming the store.
    */
   deriveKey?(index: number, owner: KeyOwner): Promise<DerivedKey>;
+  /**
+   * The private key `keyRef` names, in a fresh buffer the caller owns and zeroes: only for a key export,
+   * which encrypts it to a recipient at once (docs/keystores.md#key-export). A store whose keys never leave
+   * it (a KMS, an HSM) lacks this method: the export is refused naming the store.
+   */
+  exportKey?(keyRef: string): Promise<Buffer>;
+  /**
+   * The vault's HD seed (its 32-byte BIP-39 entropy) in a fresh buffer the caller zeroes, for an export as
+   * exportKey; null when the vault has none (no derived wallet yet). A store that cannot derive lacks it.
+   */
+  exportSeed?(vaultId: string): Promise<Buffer | null>;
   /** Signs a 32-byte digest as is (no hashing, no prefix). */
   sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature>;
   /** Destroys the key; destroying a key that is already gone succeeds. */

@@ -2,6 +2,21 @@ import type { Wallet } from '../domain/wallet.js';
 import type { AuditEvent } from './audit-log.port.js';
 import type { IdempotencyRecord } from './idempotency-store.port.js';
 
+/** One key export as kept: who, what and to which recipient key (its fingerprint), never the key. */
+export interface KeyExportRecord {
+  readonly id: string;
+  readonly vaultId: string;
+  readonly kind: 'wallet' | 'hd-seed';
+  /** The wallet exported (kind `wallet`); null for the seed. */
+  readonly walletId: string | null;
+  /** The recipient key's fingerprint (`sha256:<hex>`). */
+  readonly recipient: string;
+  /** The governed export entry carried out (once), or null on an ungoverned vault. */
+  readonly authorization: string | null;
+  readonly actor: string;
+  readonly at: Date;
+}
+
 export interface WalletPage {
   /** Total wallets of the vault that are not deleted at `now`. */
   readonly count: number;
@@ -26,6 +41,16 @@ export interface WalletStore {
    * handed out again, even when the wallet it was for is never written.
    */
   reserveDerivationIndex(vaultId: string): Promise<number>;
+  /**
+   * Records a key export (docs/keystores.md#key-export) and marks what it exposed `exported` at `at`, in one
+   * transaction with `recorded` chained: the wallet `walletId`, or (kind `hd-seed`) the vault's seed and
+   * every wallet derived from it. A mark already set is kept (the first export's time, for ever). With an
+   * `authorization` (a governed proposal's export entry), false when that entry was already carried out:
+   * nothing is written then.
+   */
+  recordExport(record: KeyExportRecord, recorded: AuditEvent): Promise<boolean>;
+  /** When the vault's HD seed was first exported, or null: a wallet derived from it later is exported from its creation. */
+  seedExported(vaultId: string): Promise<Date | null>;
   /** The wallet with this checksummed address in this vault, unless deleted at `now`. */
   findWallet(vaultId: string, address: string, now: Date): Promise<Wallet | null>;
   /**

@@ -71,7 +71,7 @@ async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql
     const db = new Database(path.join(dataDir, 'vault.db'));
     db.prepare('DELETE FROM wallet_vault_migrations WHERE version = ?').run(SQLITE_VERSION);
     // Without the table the last migration adds: its CREATE TABLE would find it there.
-    db.exec('DROP TABLE operators;');
+    db.exec('DROP TABLE key_exports; ALTER TABLE wallets DROP COLUMN exported;');
     db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
     db.close();
     return SQLITE_VERSION;

@@ -61,7 +61,7 @@ describe('wallet-vault migrate, and the commands that do not migrate', { timeout
     const file = path.join(dataDir, 'vault.db');
     // The schema as the release before the last migration left it: without the table that migration adds.
     const before = new Database(file);
-    before.exec('DROP TABLE operators;');
+    before.exec('DROP TABLE key_exports; ALTER TABLE wallets DROP COLUMN exported;');
     before.close();
     setUserVersion(file, SQLITE_VERSION - 1);
     const refused = await runCli(['vaults', 'list', '--json'], env);

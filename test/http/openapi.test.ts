@@ -233,7 +233,7 @@ describe('error codes in the OpenAPI document', () => {
 });
 
 /** Codes no route answers: a key import (issue 37) is the command line's and the in-process API's only. */
-const NOT_OVER_HTTP: readonly ErrorCode[] = [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED];
+const NOT_OVER_HTTP: readonly ErrorCode[] = [ErrorCode.KEYSTORE_IMPORT_UNSUPPORTED, ErrorCode.KEYSTORE_EXPORT_UNSUPPORTED, ErrorCode.EXPORT_NOT_AUTHORIZED];
 
 /**
  * What a message of each code looks like. Most are also provoked on a real server below and compared

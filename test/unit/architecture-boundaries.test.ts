@@ -95,8 +95,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ['keystore/shared/secp256k1.ts', 'persistence/sqlite/in-process.job-lock.ts', 'persistence/sql/audit-watch.ts'],
 
   // The command line: the composition root, the master-key rotation of the local-file store, driver loading,
-  // and the keccak256 it gives the domain as an entry point (src/domain/keccak.ts).
-  cli: ['main/', 'keystore/local-file/', 'optional-driver.ts', 'system/keccak.ts'],
+  // the keccak256 it gives the domain as an entry point (src/domain/keccak.ts), and the HPKE of key exports
+  // (the recipient's key pair and the decryption run where no vault is opened).
+  cli: ['main/', 'keystore/local-file/', 'optional-driver.ts', 'system/keccak.ts', 'system/key-export-hpke.ts'],
 
   // Webhook delivery: the loopback rule of the RPC URLs (http:// only to a loopback receiver).
   webhooks: ['chain/rpc-urls.ts'],

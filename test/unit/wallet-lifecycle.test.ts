@@ -20,7 +20,7 @@ const wallet: Wallet = {
   keyStore: 'local',
   keyRef: 'ref',
   binding: null,
-  derivationPath: null,
+  derivationPath: null, exported: null,
   created: T0,
   updated: T0,
   expires: null,

@@ -380,6 +380,8 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',
   PROPOSAL_CLOSED: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 is applied: it takes no more votes',
   SIMULATION_REVERTED: `simulation: the transaction reverts on sepolia (eth_call from ${EXAMPLES_.wallet.address} at the pending block): Error("insufficient balance"); nothing was signed`,
+  KEYSTORE_EXPORT_UNSUPPORTED: 'key store aws-kms cannot export keys: its keys never leave it (docs/keystores.md#key-export)',
+  EXPORT_NOT_AUTHORIZED: 'vault 01a203ce-d2cc-77ef-ac68-6a9348ed87a0 is governed: this export waits for proposal 01a203ce-e0a1-7000-8000-000000000001 (1 of 2 signatures)',
   KEYSTORE_IMPORT_UNSUPPORTED: 'key store aws-kms cannot import keys: create the wallet in it instead, or import into a store that can (docs/keystores.md#key-import)',
   CONSOLE_UNAVAILABLE: "the approvers' console is not enabled: VAULT_PUBLIC_URL is not set (docs/console.md)",
   CONSOLE_CSRF_HEADER_MISSING: 'console: a state-changing request needs the header X-Requested-With: wallet-vault-console',

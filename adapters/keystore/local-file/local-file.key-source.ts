@@ -91,6 +91,22 @@ export class LocalFileKeySource implements KeySource {
     }
   }
 
+  /** The vault's seed as derive reads it, never generated here: null when the vault has none yet. */
+  async seed(vaultId: string): Promise<Buffer | null> {
+    const masterKey = this.holder.key();
+    const ref = seedRefOf(vaultId);
+    let sealed: Buffer;
+    try {
+      sealed = await readFile(this.fileOf(ref));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw unavailable(`could not read the vault's HD seed (${errorCode(error)})`, error);
+    }
+    const seed = unsealKey(masterKey, ref, sealed);
+    if (!seed) throw unavailable((await this.checkMasterKey().catch(() => null)) ?? "the vault's HD seed file failed authentication");
+    return seed;
+  }
+
   private async seedOf(owner: KeyOwner): Promise<Buffer> {
     // Asked first: a sealed store refuses (VAULT_SEALED) before it reads or writes anything.
     const masterKey = this.holder.key();

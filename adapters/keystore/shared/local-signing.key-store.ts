@@ -26,6 +26,8 @@ export interface KeySource {
   load(keyRef: string): Promise<Buffer>;
   /** Derives and keeps the key at `index` of the owner's vault's HD seed (KeyStore.deriveKey): a source without it cannot derive. */
   derive?(index: number, owner: KeyOwner): Promise<DerivedKey>;
+  /** The vault's HD seed unwrapped into a fresh buffer the caller zeroes, or null when it has none (KeyStore.exportSeed): a source without it has no seeds. */
+  seed?(vaultId: string): Promise<Buffer | null>;
   /** Removes the wrapped key; one already gone is not an error. */
   destroy(keyRef: string): Promise<void>;
   /** Resolves when the backend answers; rejects with KEYSTORE_UNAVAILABLE otherwise. */
@@ -66,6 +68,8 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
   readonly importKey?: (privateKey: Uint8Array, owner?: KeyOwner) => Promise<CreatedKey>;
   /** Present when the source can derive from an HD seed (KeyStore.deriveKey). */
   readonly deriveKey?: (index: number, owner: KeyOwner) => Promise<DerivedKey>;
+  /** Present when the source keeps HD seeds (KeyStore.exportSeed). */
+  readonly exportSeed?: (vaultId: string) => Promise<Buffer | null>;
 
   constructor(
     readonly name: string,
@@ -79,6 +83,15 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
       };
     }
     if (source.derive) this.deriveKey = (index, owner) => source.derive!(index, owner);
+    if (source.seed) this.exportSeed = (vaultId) => source.seed!(vaultId);
+  }
+
+  /**
+   * The key unwrapped by its source, checked by it to be the key the reference names (KeySource.load), in
+   * a buffer of the caller's: never the kept copy, so the caller's zeroing cannot reach a key a sign uses.
+   */
+  exportKey(keyRef: string): Promise<Buffer> {
+    return this.source.load(keyRef);
   }
 
   create(owner?: KeyOwner): Promise<CreatedKey> {

@@ -147,6 +147,16 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "created": "timestamp with time zone NOT NULL",
       "expires": "timestamp with time zone NOT NULL"
     },
+    "key_exports": {
+      "id": "text COLLATE \"C\" NOT NULL",
+      "vault_id": "text COLLATE \"C\" NOT NULL",
+      "kind": "text NOT NULL",
+      "wallet_id": "text COLLATE \"C\"",
+      "recipient": "text NOT NULL",
+      "authorization_id": "text COLLATE \"C\"",
+      "actor": "text NOT NULL",
+      "created": "timestamp with time zone NOT NULL"
+    },
     "operators": {
       "id": "text COLLATE \"C\" NOT NULL",
       "name": "text COLLATE \"C\" NOT NULL",
@@ -241,7 +251,8 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "expires": "timestamp with time zone",
       "version": "integer NOT NULL",
       "binding": "text",
-      "derivation_path": "text"
+      "derivation_path": "text",
+      "exported": "timestamp with time zone"
     },
     "webhook_endpoints": {
       "id": "text COLLATE \"C\" NOT NULL",
@@ -327,7 +338,10 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
     "audit_stream_cursors_pkey": "CREATE UNIQUE INDEX audit_stream_cursors_pkey ON audit_stream_cursors USING btree (sink)",
     "hd_indexes_pkey": "CREATE UNIQUE INDEX hd_indexes_pkey ON hd_indexes USING btree (vault_id)",
     "operators_pkey": "CREATE UNIQUE INDEX operators_pkey ON operators USING btree (id)",
-    "operators_name_key": "CREATE UNIQUE INDEX operators_name_key ON operators USING btree (name)"
+    "operators_name_key": "CREATE UNIQUE INDEX operators_name_key ON operators USING btree (name)",
+    "key_exports_pkey": "CREATE UNIQUE INDEX key_exports_pkey ON key_exports USING btree (id)",
+    "key_exports_authorization_id_key": "CREATE UNIQUE INDEX key_exports_authorization_id_key ON key_exports USING btree (authorization_id)",
+    "key_exports_vault": "CREATE INDEX key_exports_vault ON key_exports USING btree (vault_id, kind)"
   },
   "triggers": {
     "api_keys_truncated": "CREATE TRIGGER api_keys_truncated AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION wallet_vault_api_keys_changed()",

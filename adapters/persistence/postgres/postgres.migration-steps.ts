@@ -449,6 +449,25 @@ export const MIGRATIONS: readonly Migration[] = [
      revoked timestamptz
    );`,
   },
+  // Key export (docs/keystores.md#key-export): when a wallet's key (or its vault's HD seed) first left the
+  // vault, encrypted to a recipient (null for every wallet before: none was ever exported), and each export
+  // as done: who, what, to which recipient key fingerprint (never the key), and the governed entry it
+  // carried out, once (unique: a proposal's export is done one time). Re-runnable.
+  {
+    name: 'key-export',
+    sql: `ALTER TABLE wallets ADD COLUMN IF NOT EXISTS exported timestamptz;
+   CREATE TABLE IF NOT EXISTS key_exports (
+     id text COLLATE "C" PRIMARY KEY,
+     vault_id text COLLATE "C" NOT NULL,
+     kind text NOT NULL,
+     wallet_id text COLLATE "C",
+     recipient text NOT NULL,
+     authorization_id text COLLATE "C" UNIQUE,
+     actor text NOT NULL,
+     created timestamptz NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS key_exports_vault ON key_exports (vault_id, kind);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

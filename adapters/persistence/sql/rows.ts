@@ -82,7 +82,7 @@ export class Table<T> {
 
 export const WALLETS = new Table<Wallet>('wallets', {
   id: AS_IS, accountId: AS_IS, vaultId: AS_IS, name: AS_IS, address: AS_IS, keyStore: AS_IS, keyRef: AS_IS, binding: AS_IS,
-  derivationPath: AS_IS, created: INSTANT, updated: INSTANT, expires: INSTANT, version: AS_IS,
+  derivationPath: AS_IS, exported: INSTANT, created: INSTANT, updated: INSTANT, expires: INSTANT, version: AS_IS,
 });
 export const VAULTS = new Table<Vault>('vaults', { id: AS_IS, accountId: AS_IS, name: AS_IS, created: INSTANT });
 export const SIGNATURES = new Table<SignatureRecord>('signatures', {

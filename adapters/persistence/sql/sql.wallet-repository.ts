@@ -4,6 +4,7 @@ import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js'
 import type { Wallet } from '../../../src/domain/wallet.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { IdempotencyRecord, WalletPage, WalletRepository } from '../../../src/ports/wallet-repository.port.js';
+import type { KeyExportRecord } from '../../../src/ports/wallet-store.port.js';
 import { apiKeyValues, AS_IS, IDEMPOTENCY, INSERT_API_KEY, INSTANT, SELECT_API_KEY, Table, toApiKey, VAULTS, WALLETS, type InstantDecoder } from './rows.js';
 import { runAudited, type ApiKeyCache, type SqlDatabase } from './sql-database.js';
 
@@ -27,6 +28,14 @@ const DELETE_EXPIRED_IDEMPOTENCY = `DELETE FROM idempotency_records WHERE (vault
 // first commits and changes nothing.
 const UPDATE_WALLET = `UPDATE wallets SET name = $2, updated = $3, expires = $4, key_store = $5, key_ref = $6, version = $7, binding = $8
   WHERE id = $1 AND version = $7 - 1`;
+
+// A governed entry is carried out once: the unique authorization_id refuses the second (NULLs never collide).
+const INSERT_KEY_EXPORT = `INSERT INTO key_exports (id, vault_id, kind, wallet_id, recipient, authorization_id, actor, created)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`;
+// The first export's time stays: a key exported once is exported for ever.
+const MARK_WALLET_EXPORTED = 'UPDATE wallets SET exported = COALESCE(exported, $2), version = version + 1 WHERE id = $1';
+const MARK_DERIVED_EXPORTED = 'UPDATE wallets SET exported = COALESCE(exported, $2), version = version + 1 WHERE vault_id = $1 AND derivation_path IS NOT NULL';
+const SEED_EXPORTED = "SELECT created FROM key_exports WHERE vault_id = $1 AND kind = 'hd-seed' ORDER BY created LIMIT 1";
 
 /**
  * Accounts, vaults, API keys, wallets and idempotency records, written once for every SQL database (see
@@ -137,6 +146,21 @@ export class SqlWalletRepository implements WalletRepository {
   async reserveDerivationIndex(vaultId: string): Promise<number> {
     const [row] = await this.db.transaction((tx) => tx.all<{ reserved: number | string }>(RESERVE_DERIVATION_INDEX, [vaultId]));
     return Number(row!.reserved);
+  }
+
+  recordExport(r: KeyExportRecord, recorded: AuditEvent): Promise<boolean> {
+    return this.db.auditedTransaction(async (tx, audit) => {
+      if ((await tx.run(INSERT_KEY_EXPORT, [r.id, r.vaultId, r.kind, r.walletId, r.recipient, r.authorization, r.actor, r.at])) === 0) return false;
+      if (r.kind === 'hd-seed') await tx.run(MARK_DERIVED_EXPORTED, [r.vaultId, r.at]);
+      else await tx.run(MARK_WALLET_EXPORTED, [r.walletId, r.at]);
+      audit(prepareAuditEvent(recorded));
+      return true;
+    });
+  }
+
+  async seedExported(vaultId: string): Promise<Date | null> {
+    const [row] = await this.rows((row, at) => at((row as { created: never }).created), SEED_EXPORTED, [vaultId]);
+    return row ?? null;
   }
 
   findIdempotency(vaultId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {

@@ -147,6 +147,16 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "created": "INTEGER NOT NULL",
       "expires": "INTEGER NOT NULL"
     },
+    "key_exports": {
+      "id": "TEXT PRIMARY KEY",
+      "vault_id": "TEXT NOT NULL",
+      "kind": "TEXT NOT NULL",
+      "wallet_id": "TEXT",
+      "recipient": "TEXT NOT NULL",
+      "authorization_id": "TEXT",
+      "actor": "TEXT NOT NULL",
+      "created": "INTEGER NOT NULL"
+    },
     "operators": {
       "id": "TEXT PRIMARY KEY",
       "name": "TEXT NOT NULL",
@@ -241,7 +251,8 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "expires": "INTEGER",
       "version": "INTEGER NOT NULL",
       "binding": "TEXT",
-      "derivation_path": "TEXT"
+      "derivation_path": "TEXT",
+      "exported": "INTEGER"
     },
     "webhook_endpoints": {
       "id": "TEXT PRIMARY KEY",
@@ -284,6 +295,7 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
     "console_sessions_by_key": "CREATE INDEX console_sessions_by_key ON console_sessions (api_key_id)",
     "governance_proposals_by_vault": "CREATE INDEX governance_proposals_by_vault ON governance_proposals (vault_id, created)",
     "idempotency_by_expiry": "CREATE INDEX idempotency_by_expiry ON idempotency_records (expires)",
+    "key_exports_vault": "CREATE INDEX key_exports_vault ON key_exports (vault_id, kind)",
     "sign_counts_by_key": "CREATE INDEX sign_counts_by_key ON sign_counts (key, at)",
     "sign_value_counts_by_key": "CREATE INDEX sign_value_counts_by_key ON sign_value_counts (key, at)",
     "signatures_by_hash": "CREATE INDEX signatures_by_hash ON signatures (substr(submission_hash, 3, 8))",

@@ -468,6 +468,25 @@ export const MIGRATIONS: readonly Migration[] = [
      revoked INTEGER
    );`,
   },
+  // Key export (docs/keystores.md#key-export): when a wallet's key (or its vault's HD seed) first left the
+  // vault, encrypted to a recipient (null for every wallet before: none was ever exported), and each export
+  // as done: who, what, to which recipient key fingerprint (never the key), and the governed entry it
+  // carried out, once (unique: a proposal's export is done one time).
+  {
+    name: 'key-export',
+    sql: `ALTER TABLE wallets ADD COLUMN exported INTEGER;
+   CREATE TABLE IF NOT EXISTS key_exports (
+     id TEXT PRIMARY KEY,
+     vault_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     wallet_id TEXT,
+     recipient TEXT NOT NULL,
+     authorization_id TEXT UNIQUE,
+     actor TEXT NOT NULL,
+     created INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS key_exports_vault ON key_exports (vault_id, kind);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

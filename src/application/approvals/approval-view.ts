@@ -73,7 +73,8 @@ export interface ApprovalViewTransaction {
 export interface ApprovalView {
   readonly id: string;
   readonly vault: string;
-  readonly wallet: { readonly address: string | null; readonly name: string | null };
+  /** `exported`: when the wallet's key (or its HD seed) was exported, where the reader looked it up (the console). */
+  readonly wallet: { readonly address: string | null; readonly name: string | null; readonly exported?: string };
   readonly chain: { readonly name: string | null; readonly id: string | null };
   readonly kind: ApprovalKind;
   /**

@@ -198,13 +198,21 @@ export abstract class ConsoleRoom {
     const ctx = await this.viewContext(vaultId);
     const views = approvals.map((a) => approvalView(a, ctx));
     const now = this.deps.clock.now();
-    const names = new Map<string, string | null>();
+    // An approver deciding on a wallet's request is told when its key was exported (it may be known outside the vault).
+    const found = new Map<string, { name: string | null; exported: Date | null }>();
     for (const v of views) {
       const address = v.wallet.address;
-      if (address !== null && !names.has(address)) names.set(address, (await this.deps.repository.findWallet(vaultId, address, now))?.name ?? null);
+      if (address !== null && !found.has(address)) {
+        const w = await this.deps.repository.findWallet(vaultId, address, now);
+        found.set(address, { name: w?.name ?? null, exported: w?.exported ?? null });
+      }
     }
     const vaultName = await this.vaultName(vaultId);
-    return views.map((v) => ({ ...v, vaultName, ...(v.wallet.address === null ? {} : { wallet: { address: v.wallet.address, name: names.get(v.wallet.address) ?? null } }) }));
+    return views.map((v) => {
+      if (v.wallet.address === null) return { ...v, vaultName };
+      const w = found.get(v.wallet.address);
+      return { ...v, vaultName, wallet: { address: v.wallet.address, name: w?.name ?? null, ...(w?.exported ? { exported: w.exported.toISOString() } : {}) } };
+    });
   }
 }
 

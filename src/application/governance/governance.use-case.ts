@@ -12,6 +12,7 @@ import {
   stateHash,
   withSecretHashes,
   type GovernanceSettings,
+  type GovernedExport,
   type GovernedState,
   type StateDiff,
 } from '../../domain/governance.js';
@@ -28,6 +29,7 @@ import { auditEvent } from '../audit/audit-actor.js';
 import { governanceUnverified, type GovernanceVerifier } from './governance-verifier.js';
 import type { PolicyCache } from '../signing/policy-cache.js';
 import { requireVault } from '../wallets/wallet-lookup.js';
+import type { ExportGovernance } from '../keys/export-key.use-case.js';
 
 /** A proposal as shown (HTTP, client, CLI): what it changes, who signed, when it takes effect, what to sign. */
 export interface ProposalView {
@@ -115,7 +117,7 @@ export const pinLine = (vaultId: string, hash: string) => `VAULT_GOVERNANCE_PINS
  * proposes new governance settings; every policy edit of a governed vault is a proposal; approvers sign
  * PolicyChange to approve or reject; freeze needs no quorum, unfreezing a governed vault does.
  */
-export class Governance implements EntriesProposer {
+export class Governance implements EntriesProposer, ExportGovernance {
   constructor(private readonly deps: GovernanceDeps) {}
 
   private get store(): GovernanceStore {
@@ -213,6 +215,32 @@ export class Governance implements EntriesProposer {
       frozen: { freezes: freezes.frozen, lifted: head ? head.head.liftedFreezes : freezes.lifted },
       problem: loaded.problem,
     };
+  }
+
+  /** ExportKey's view of a governed vault: the exports its state in force allows, and those pending proposals would. */
+  async exportsOf(vaultId: string): ReturnType<ExportGovernance['exportsOf']> {
+    if (this.deps.store === undefined) return null;
+    const current = await this.verified(vaultId);
+    if (current.governed === null) return null;
+    const inForce = current.governed.head.exports ?? [];
+    const pending = (await this.store.proposals(vaultId))
+      .filter((p) => statusOf(p, current.governed!.headHash) === 'pending')
+      .map((p) => {
+        const view = this.view(p, current.governed!);
+        const exports = (view.state.exports ?? []).filter((e) => !inForce.some((f) => f.id === e.id));
+        return { id: p.id, exports, approvals: view.approvals.length, required: view.required, effectiveAt: view.effectiveAt };
+      })
+      .filter((p) => p.exports.length > 0);
+    return { inForce, pending };
+  }
+
+  /** A proposal of the state in force allowing one more export (ExportKey, on a governed vault). */
+  async proposeExport(vaultId: string, entry: Omit<GovernedExport, 'id'>, actor: string): Promise<{ id: string; documentHash: string; entry: string }> {
+    const current = await this.verified(vaultId);
+    if (current.governed === null) throw new DomainError(ErrorCode.CONFLICT, `vault ${vaultId} is not governed`);
+    const id = this.deps.ids.next();
+    const exports = [...(current.governed.head.exports ?? []), { id, kind: entry.kind, wallet: entry.wallet, recipientKey: entry.recipientKey, recipient: entry.recipient }].sort(byId);
+    return { ...(await this.propose(vaultId, { ...current.governed.head, exports }, actor)), entry: id };
   }
 
   /** ManagePolicies' proposer: a governed vault's new policy as a proposal; null when the vault is not governed. */

@@ -68,7 +68,7 @@ export class ManageQuarantine {
       keyRef: key.keyRef,
       binding: null,
       // A restored key's path is not in its file: the wallet comes back as a plain key.
-      derivationPath: null,
+      derivationPath: null, exported: null,
       created: now,
       updated: now,
       expires: null,

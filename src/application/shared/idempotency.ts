@@ -78,6 +78,7 @@ export function decodeCreatedWallet(response: string): Wallet {
     updated: date(w.updated),
     expires: w.expires === null ? null : date(w.expires),
     derivationPath: typeof w.derivationPath === 'string' ? w.derivationPath : null,
+    exported: typeof w.exported === 'string' ? date(w.exported) : null,
     version: w.version as number,
   };
 }

@@ -78,6 +78,8 @@ export class CreateWallet {
       keyRef: key.keyRef,
       binding: null,
       derivationPath: key.derivationPath ?? null,
+      // A wallet derived from a seed that was exported is known outside the vault from its first moment.
+      exported: key.derivationPath ? await this.repository.seedExported(vault.id) : null,
       created: now,
       updated: now,
       expires: null,

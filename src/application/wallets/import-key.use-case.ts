@@ -88,7 +88,7 @@ export class ImportKey {
         throw new DomainError(ErrorCode.KEYSTORE_UNAVAILABLE, `key store ${store.name}: the imported key answers with another public key`);
       }
       const now = this.clock.now();
-      const unbound: Wallet = { id, accountId: vault.accountId, vaultId: vault.id, name, address, keyStore: store.name, keyRef: created.keyRef, binding: null, derivationPath: null, created: now, updated: now, expires: null, version: 1 };
+      const unbound: Wallet = { id, accountId: vault.accountId, vaultId: vault.id, name, address, keyStore: store.name, keyRef: created.keyRef, binding: null, derivationPath: null, exported: null, created: now, updated: now, expires: null, version: 1 };
       let wallet = unbound;
       try {
         // As createWallet: bound by its key before the record exists, the binding written with the record.
