@@ -52,4 +52,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.CONSOLE_CSRF_HEADER_MISSING]: 403,
   // The service cannot sign until custodians unseal it: retry once unsealed (another instance may be).
   [ErrorCode.VAULT_SEALED]: 503,
+  // A limit in dollars cannot be held without its price: the feed (a dependency) is what must answer again.
+  [ErrorCode.PRICE_FEED_STALE]: 503,
+  [ErrorCode.PRICE_FEED_UNAVAILABLE]: 502,
 };

@@ -83,6 +83,10 @@ export const ErrorCode = {
   VAULT_SEALED: 'VAULT_SEALED',
   /** VAULT_AUDIT_REQUIRE_SINK: a write refused, nothing written, while no configured audit sink accepts records. */
   AUDIT_SINK_UNAVAILABLE: 'AUDIT_SINK_UNAVAILABLE',
+  /** A limit in dollars priced by a feed whose last answer is older than its maxAgeSeconds (or not positive): nothing signed, the message names the feed. */
+  PRICE_FEED_STALE: 'PRICE_FEED_STALE',
+  /** A limit in dollars priced by a feed that cannot be read (no RPC for the chain, a call that fails or answers nonsense): fails closed, naming the feed. */
+  PRICE_FEED_UNAVAILABLE: 'PRICE_FEED_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
