@@ -23,6 +23,8 @@ export interface ChainReader {
    * id is not the named chain's, and INVALID_ARGUMENT when the contract does not answer them.
    */
   readSignable(chain: string, contract: string, options?: ReadOptions): Promise<SignableValues>;
+  /** A price feed's latest answer (PriceFeedPort), where the reader can read one. */
+  readPriceFeed?(chain: string, feed: string): Promise<PriceFeedAnswer>;
 }
 
 /** A Chainlink AggregatorV3's latest answer (`latestRoundData`) and its `decimals`. */

@@ -38,6 +38,9 @@ const STANDARD_SIGN = [
   ...BOUND,
   C.POLICY_DENIED,
   C.SIGN_LIMIT_REACHED,
+  // A limit in dollars priced by a feed that is stale or cannot be read.
+  C.PRICE_FEED_STALE,
+  C.PRICE_FEED_UNAVAILABLE,
   C.WALLET_NOT_FOUND,
   C.KEYSTORE_UNAVAILABLE,
   C.IDEMPOTENCY_CONFLICT,

@@ -72,7 +72,7 @@ export class SignPolicyGate {
   /** The keys whose missing rows this instance has put on record (once each: every refusal is `sign.denied` too). */
   private readonly reportedMissing = new Set<string>();
 
-  private readonly usd: UsdPrices;
+  private readonly usd: UsdPrices<DenialRecord>;
 
   constructor(private readonly deps: SignPolicyGateDeps) {
     this.witness = deps.witness ?? new SignCountWitness();

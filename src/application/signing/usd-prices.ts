@@ -6,15 +6,14 @@ import type { SignIntent } from '../../domain/policy/sign-intent.js';
 import type { PriceFeedPort } from '../../ports/chain-reader.port.js';
 import type { Clock } from '../../ports/clock.port.js';
 import type { Principal } from '../access/principal.js';
-import type { DenialRecord } from './sign-policy-gate.js';
 
 export type PriceFeedReader = PriceFeedPort;
 
-export interface UsdPricesDeps {
+export interface UsdPricesDeps<R> {
   readonly clock: Clock;
   readonly feeds?: PriceFeedReader;
   /** Records the refusal (sign.denied) and throws it with `code`. */
-  readonly refuse: (principal: Principal, code: ErrorCode, message: string, record: DenialRecord) => Promise<never>;
+  readonly refuse: (principal: Principal, code: ErrorCode, message: string, record: R) => Promise<never>;
 }
 
 /**
@@ -24,10 +23,10 @@ export interface UsdPricesDeps {
  * older than its maxAgeSeconds, or one that answers 0 or less, is PRICE_FEED_STALE; one that cannot be
  * read PRICE_FEED_UNAVAILABLE; both refuse the request (fail closed), naming the feed.
  */
-export class UsdPrices {
-  constructor(private readonly deps: UsdPricesDeps) {}
+export class UsdPrices<R> {
+  constructor(private readonly deps: UsdPricesDeps<R>) {}
 
-  async pricesFor(principal: Principal, document: PolicyDocument, intent: SignIntent, record: DenialRecord): Promise<ReadonlyMap<string, bigint>> {
+  async pricesFor(principal: Principal, document: PolicyDocument, intent: SignIntent, record: R): Promise<ReadonlyMap<string, bigint>> {
     const prices = new Map<string, bigint>();
     for (const limit of document.limits) {
       if (limit.maxValueUsd === undefined || !filtersMatch(limit, intent)) continue;
@@ -45,7 +44,7 @@ export class UsdPrices {
     return prices;
   }
 
-  private async read(principal: Principal, limit: string, asset: string, feed: { feed: string; maxAgeSeconds: number }, chain: string | null, record: DenialRecord): Promise<bigint> {
+  private async read(principal: Principal, limit: string, asset: string, feed: { feed: string; maxAgeSeconds: number }, chain: string | null, record: R): Promise<bigint> {
     const named = `limit ${limit}: price feed ${feed.feed} of ${asset} on chain ${chain ?? '(none)'}`;
     const reader = this.deps.feeds;
     if (chain === null) return this.deps.refuse(principal, ErrorCode.PRICE_FEED_UNAVAILABLE, `${named} cannot be read (the request names no chain); nothing was signed`, record);
