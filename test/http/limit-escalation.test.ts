@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { client } from '../support/http-client.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
+import { localSignBody, MINT_TO } from '../support/sign-request.js';
 
 const ETHER = 10n ** 18n;
 const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -65,6 +66,25 @@ describeEachBackend('limits that escalate over HTTP', (backend) => {
     expect(next.body.data.approval.rule).toBe('limit:daily');
     s.clock.advance(86_400_000);
     expect((await v.sign(1n, 2)).status).toBe(200);
+  });
+
+  it('a Sign call past a count limit with onExceed: held (202), released by one approver, counted in the window', async () => {
+    const v = await aVaultWith('escalate sign', {
+      version: 2,
+      rules: [{ id: 'calls', effect: 'allow', kinds: ['call'] }],
+      limits: [{ id: 'one-a-day', kinds: ['call'], maxSigns: 1, per: '1d', onExceed: { hold: { required: 1 } } }],
+    });
+    s.clock.freeze();
+    const signer: string = (await v.api.post(`${v.base}/wallets`, { name: 'signer' })).body.data.address;
+    const body = () => localSignBody(signer, { args: [MINT_TO, '5'] });
+    expect((await v.api.post(`${v.base}/sign`, body())).status).toBe(200);
+    const held = await v.api.post(`${v.base}/sign`, body());
+    expect(held.status).toBe(202);
+    expect(held.body.data.approval).toMatchObject({ rule: 'limit:one-a-day', required: 1 });
+    const released = await v.approvers[0]!.api.post(`${v.base}/approvals/${held.body.data.approval.id}/approve`);
+    expect(released.body.data.status).toBe('approved');
+    expect(released.body.data.result.submissionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await v.api.post(`${v.base}/sign`, body())).status).toBe(202);
   });
 
   it('a limit without onExceed still refuses (429)', async () => {
