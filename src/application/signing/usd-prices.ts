@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '../../domain/errors.js';
-import { NATIVE, USD_DECIMALS, usdUnits } from '../../domain/policy/limit-escalation.js';
+import { USD_DECIMALS, usdUnits } from '../../domain/policy/limit-escalation.js';
 import type { PolicyDocument } from '../../domain/policy/policy-document.js';
-import { filtersMatch } from '../../domain/policy/policy-evaluation.js';
+import { pricedLimits } from '../../domain/policy/policy-limits.js';
 import type { SignIntent } from '../../domain/policy/sign-intent.js';
 import type { PriceFeedPort } from '../../ports/chain-reader.port.js';
 import type { Clock } from '../../ports/clock.port.js';
@@ -28,9 +28,7 @@ export class UsdPrices<R> {
 
   async pricesFor(principal: Principal, document: PolicyDocument, intent: SignIntent, record: R): Promise<ReadonlyMap<string, bigint>> {
     const prices = new Map<string, bigint>();
-    for (const limit of document.limits) {
-      if (limit.maxValueUsd === undefined || !filtersMatch(limit, intent)) continue;
-      const asset = limit.token ?? NATIVE;
+    for (const { limit, asset } of pricedLimits(document, intent)) {
       if (prices.has(asset)) continue;
       const fixed = document.prices?.[asset];
       if (fixed !== undefined) {

@@ -93,3 +93,16 @@ function usdValue(amount: bigint, price: bigint | undefined, decimals: number | 
   const scale = 10n ** BigInt(decimals);
   return (amount * price + scale - 1n) / scale;
 }
+
+/**
+ * The limits in dollars that count something of `intent` (matching it and moving more than 0 of their
+ * asset, readably): the only ones whose price is read. A sign that moves nothing a feed prices is never
+ * refused by that feed.
+ */
+export function pricedLimits(document: PolicyDocument, intent: SignIntent): { readonly limit: PolicyLimit; readonly asset: string }[] {
+  return document.limits.flatMap((limit) => {
+    if (limit.maxValueUsd === undefined || !filtersMatch(limit, intent)) return [];
+    const moved = movedBy(limit, intent);
+    return moved === null || moved.amount === 0n || moved.amount >= UNREADABLE ? [] : [{ limit, asset: limit.token ?? NATIVE }];
+  });
+}
