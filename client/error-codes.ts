@@ -52,6 +52,8 @@ export const VAULT_ERROR_CODES = [
   'VAULT_SEALED',
   'AUDIT_SINK_UNAVAILABLE',
   'OIDC_UNAVAILABLE',
+  'PRICE_FEED_STALE',
+  'PRICE_FEED_UNAVAILABLE',
   // Not an ErrorCode of an answer's envelope: a request held for approval (202), the JSON-RPC endpoint's
   // `data.code` for it and every ApprovalPendingError's code, so a program branches on it as on the others.
   'APPROVAL_PENDING',

@@ -2,7 +2,7 @@ import { JsonRpcProvider, Network } from 'ethers';
 import { parseAddress } from '../../src/domain/address.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import { ReadThroughCache } from '../../src/application/signing/read-through-cache.js';
-import type { ChainReader, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
+import type { ChainReader, PriceFeedAnswer, PriceFeedPort, ReadOptions, SignableValues } from '../../src/ports/chain-reader.port.js';
 import type { ChainRpc, RelayedAnswer } from '../../src/ports/chain-rpc.port.js';
 import { postJson, PostTimeout } from './json-post.js';
 import { CHAIN_IDS } from '../../src/domain/chains.js';
@@ -30,6 +30,10 @@ export interface JsonRpcChainReaderConfig {
 // Selectors of uniq() and signer(): constant, so no ABI coder on this path.
 const UNIQ_CALL = '0xae9320a4';
 const SIGNER_CALL = '0x238ac933';
+// AggregatorV3Interface's latestRoundData() and decimals().
+const LATEST_ROUND_CALL = '0xfeaf968c';
+const DECIMALS_CALL = '0x313ce567';
+const INT256_SIGN = 1n << 255n;
 
 const unavailable = (chain: string, problem: string, cause?: unknown) =>
   new DomainError(ErrorCode.CHAIN_UNAVAILABLE, `chain ${chain}: ${problem}`, { cause });
@@ -49,7 +53,7 @@ interface Endpoint {
 
 type Answer = { readonly values: SignableValues } | { readonly failed: unknown };
 
-export class JsonRpcChainReader implements ChainReader, ChainRpc {
+export class JsonRpcChainReader implements ChainReader, ChainRpc, PriceFeedPort {
   private readonly endpoints = new Map<string, readonly Endpoint[]>();
   /** What each contract answered: one read per contract however many signs miss it at once. */
   private readonly cache: ReadThroughCache<string, SignableValues>;
@@ -73,6 +77,43 @@ export class JsonRpcChainReader implements ChainReader, ChainRpc {
     if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
     // A fresh read joins no read already under way either: that one may have started before a change.
     return this.cache.read(`${chain}:${contract.toLowerCase()}`, this.now(), () => this.read(chain, contract), { fresh: options.fresh === true });
+  }
+
+  /**
+   * A Chainlink AggregatorV3's latest round and decimals, read now (never cached: a price is only as good
+   * as its read) from every RPC of the chain; they must all answer the same, as for uniq and signer.
+   */
+  async readPriceFeed(chain: string, feed: string): Promise<PriceFeedAnswer> {
+    if (!this.hasRpc(chain)) throw unavailable(chain, 'no RPC configured');
+    const endpoints = this.endpointsOf(chain);
+    const answers = await Promise.all(endpoints.map((e) => this.readFeedOne(e, feed)));
+    const said = answers.map((a) => `${a.answer}/${a.decimals}/${a.updatedAt}`);
+    if (new Set(said).size > 1) throw unavailable(chain, `RPCs disagree on latestRoundData of ${feed}: ${said.map((v, i) => `${endpoints[i]!.label} answers ${v}`).join(', ')}`);
+    return answers[0]!;
+  }
+
+  private async readFeedOne(e: Endpoint, feed: string): Promise<PriceFeedAnswer> {
+    await this.verifyChainId(e);
+    const notFeed = () => new DomainError(ErrorCode.INVALID_ARGUMENT, `${feed} on ${e.chain} does not answer latestRoundData()/decimals() (not an aggregator)`);
+    const read = async (data: string): Promise<string> => {
+      let result: unknown;
+      try {
+        result = await this.call(e, 'eth_call', [{ to: feed, data }, 'latest']);
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        if (isRevert(error)) throw notFeed();
+        throw unavailable(e.chain, `eth_call failed (${shortReason(error)})`, error);
+      }
+      if (typeof result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(result)) throw notFeed();
+      return result.slice(2);
+    };
+    const [round, decimalsWord] = await Promise.all([read(LATEST_ROUND_CALL), read(DECIMALS_CALL)]);
+    if (round.length !== 5 * 64 || decimalsWord.length !== 64) throw notFeed();
+    const word = (i: number) => BigInt(`0x${round.slice(i * 64, (i + 1) * 64)}`);
+    const rawAnswer = word(1);
+    const decimals = BigInt(`0x${decimalsWord}`);
+    if (decimals > 77n) throw notFeed();
+    return { answer: rawAnswer >= INT256_SIGN ? rawAnswer - (1n << 256n) : rawAnswer, decimals: Number(decimals), updatedAt: word(3) };
   }
 
   chainsWithRpc(): readonly string[] {

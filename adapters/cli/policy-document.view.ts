@@ -5,6 +5,7 @@ const limitAmounts = (l: PolicyLimit): string =>
   [
     l.maxSigns === undefined ? null : `${l.maxSigns} sign${l.maxSigns === 1 ? '' : 's'}`,
     l.maxValue === undefined ? null : `${l.maxValue} ${l.token === undefined ? 'wei' : `of token ${l.token}`}`,
+    l.maxValueUsd === undefined ? null : `${l.maxValueUsd} USD ${l.token === undefined ? 'of the native unit' : `of token ${l.token}`}`,
   ]
     .filter((part) => part !== null)
     .join(' and ');
@@ -23,7 +24,7 @@ const fields = (entry: object, shown: readonly string[]) =>
     .join('; ');
 
 const RULE_SHOWN = ['id', 'effect'];
-const LIMIT_SHOWN = ['id', 'maxSigns', 'maxValue', 'token', 'per', 'each'];
+const LIMIT_SHOWN = ['id', 'maxSigns', 'maxValue', 'maxValueUsd', 'token', 'per', 'each'];
 
 /** One line a rule, one a limit: `  deny      r1  kinds call; function …; unless args[1] lte 1000`; the document's version first. */
 export function describeDocument(document: PolicyDocument): string {
@@ -37,6 +38,8 @@ export function describeDocument(document: PolicyDocument): string {
     ...Object.entries(document.uniqs ?? {}).map(([contract, uniq]) => `  ${'uniq of'.padEnd(16)} ${contract} = ${uniq}`),
     ...(document.trustRpcUniq ?? []).map((contract) => `  ${'RPC trusted'.padEnd(16)} ${contract}`),
     ...Object.entries(document.contractNames ?? {}).map(([contract, name]) => `  ${'name of'.padEnd(16)} ${contract} = ${JSON.stringify(name)}`),
+    ...Object.entries(document.prices ?? {}).map(([asset, price]) => `  ${'price of'.padEnd(16)} ${asset} = ${price.usd} USD`),
+    ...Object.entries(document.priceFeeds ?? {}).map(([asset, f]) => `  ${'price feed of'.padEnd(16)} ${asset} = ${f.feed} (at most ${f.maxAgeSeconds} s old)`),
     // What `policies approvals add` asked, kept for `policies set` to hold it again within new lists; the holds above decide.
     ...(document.approvalRules ?? []).map((r) => `  ${'approval rule'.padEnd(16)} ${r.id.padEnd(20)} ${describeEffect(r.effect)} within the allow rules; ${fields(r, RULE_SHOWN) || 'every request'}`),
   ].join('\n');

@@ -56,4 +56,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.VAULT_SEALED]: 503,
   // The identity provider (or its configuration) is what is missing: the operator's token may be fine.
   [ErrorCode.OIDC_UNAVAILABLE]: 503,
+  // A limit in dollars cannot be held without its price: the feed (a dependency) is what must answer again.
+  [ErrorCode.PRICE_FEED_STALE]: 503,
+  [ErrorCode.PRICE_FEED_UNAVAILABLE]: 502,
 };

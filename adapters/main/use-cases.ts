@@ -421,7 +421,8 @@ export function useCasesModule(settings: UseCaseSettings): ContainerModule {
     });
     bind(SignPolicyGate).toDynamicValue((ctx) => {
       const ports = portsOf(ctx as Resolver);
-      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter });
+      const feeds = ports.chain.readPriceFeed === undefined ? {} : { priceFeeds: { readPriceFeed: ports.chain.readPriceFeed.bind(ports.chain) } };
+      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter, ...feeds });
     });
     bind(WalletBindings).toDynamicValue(
       (ctx) =>

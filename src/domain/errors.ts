@@ -89,6 +89,10 @@ export const ErrorCode = {
   KEYSTORE_EXPORT_UNSUPPORTED: 'KEYSTORE_EXPORT_UNSUPPORTED',
   /** A key export of a governed vault without a proposal in force that allows it (M signatures and the delay): the message names the proposal. */
   EXPORT_NOT_AUTHORIZED: 'EXPORT_NOT_AUTHORIZED',
+  /** A limit in dollars priced by a feed whose last answer is older than its maxAgeSeconds (or not positive): nothing signed, the message names the feed. */
+  PRICE_FEED_STALE: 'PRICE_FEED_STALE',
+  /** A limit in dollars priced by a feed that cannot be read (no RPC for the chain, a call that fails or answers nonsense): fails closed, naming the feed. */
+  PRICE_FEED_UNAVAILABLE: 'PRICE_FEED_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -108,6 +108,11 @@ export interface SignCountDemand {
    */
   readonly value?: { readonly amount: bigint; readonly max: bigint };
   /**
+   * The limit's `onExceed`: past it the request is held for these approvers instead of refused, and their
+   * release counts it past `max` (the counter's concern is only `max`: a release asks with it lifted).
+   */
+  readonly escalate?: { readonly limit: string; readonly required: number; readonly group?: string };
+  /**
    * What this instance itself counted under the key after `after` (SignCountWitness): the storage must
    * hold at least that many signs (or that much value) since then, or rows were deleted or rewritten in
    * the database, and the counter answers `missing` instead of counting.

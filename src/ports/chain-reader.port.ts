@@ -23,4 +23,21 @@ export interface ChainReader {
    * id is not the named chain's, and INVALID_ARGUMENT when the contract does not answer them.
    */
   readSignable(chain: string, contract: string, options?: ReadOptions): Promise<SignableValues>;
+  /** A price feed's latest answer (PriceFeedPort), where the reader can read one. */
+  readPriceFeed?(chain: string, feed: string): Promise<PriceFeedAnswer>;
+}
+
+/** A Chainlink AggregatorV3's latest answer (`latestRoundData`) and its `decimals`. */
+export interface PriceFeedAnswer {
+  /** The price, `decimals` fractional digits (int256: a feed may answer 0 or less, which no limit uses). */
+  readonly answer: bigint;
+  readonly decimals: number;
+  /** Seconds since the epoch of the answer's round. */
+  readonly updatedAt: bigint;
+}
+
+/** Reads a price feed on a chain with an RPC (ChainReader's adapters implement it too). */
+export interface PriceFeedPort {
+  /** CHAIN_UNAVAILABLE when the RPC fails; INVALID_ARGUMENT when the address does not answer as an aggregator. */
+  readPriceFeed(chain: string, feed: string): Promise<PriceFeedAnswer>;
 }

@@ -99,9 +99,9 @@ describe('the OpenAPI document', () => {
     const sign = operations.find((o) => o.id === 'sign')!;
     // 202: held for a quorum (approvals); 409: an Idempotency-Key of a held sign reused with another body; 422: `simulate: true` and it reverts.
     expect(sign.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '422', '429', '431', '500', '502', '503']);
-    // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body.
+    // As Sign: 202 held for a quorum; 409 an Idempotency-Key of a held request reused with another body; 502 a limit's price feed that cannot be read.
     for (const id of ['signMessage', 'signTypedData', 'signAuthorization']) {
-      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '503']);
+      expect(operations.find((o) => o.id === id)!.statuses, id).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '429', '431', '500', '502', '503']);
     }
     // A transaction is simulated before signing (decisions.md, "Knowing what is signed"): a revert is 422, an RPC that cannot answer 502.
     expect(operations.find((o) => o.id === 'signTransaction')!.statuses).toEqual(['200', '202', '400', '401', '403', '404', '405', '408', '409', '413', '422', '429', '431', '500', '502', '503']);
@@ -268,6 +268,8 @@ const PLAUSIBLE: Partial<Record<ErrorCode, RegExp>> = {
   APPROVAL_ALREADY_VOTED: /^(approval \S+: this key has already voted \((approve|reject)\)|proposal \S+: 0x[0-9a-fA-F]{40} has already signed it, or it closed meanwhile)$/,
   APPROVAL_CLOSED: /^approval \S+: (already (approved|rejected); it takes no more votes|it takes no more votes)$/,
   CHAIN_UNAVAILABLE: /^chain [a-z0-9-]+: /,
+  PRICE_FEED_STALE: /^limit \S+: price feed 0x[0-9a-fA-F]{40} of \S+ on chain \S+ answer(ed at \S+, older than its maxAgeSeconds \d+|s -?\d+, not a price); nothing was signed$/,
+  PRICE_FEED_UNAVAILABLE: /^limit \S+: price feed 0x[0-9a-fA-F]{40} of \S+ on chain \S+ cannot be read \(.+\); nothing was signed$/,
   RPC_ANSWER_TOO_LARGE: /^\w+: the chain RPC's answers? (is|to this batch are) over the relay's cap of \d+ bytes per (call|batch)/,
   KEYSTORE_UNAVAILABLE: /^key store [a-z0-9-]+[: ]/,
   DATABASE_UNAVAILABLE: /^database/,

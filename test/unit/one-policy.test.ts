@@ -189,7 +189,7 @@ describe('a bad document changes nothing and is refused naming its field', () =>
     [{ version: 2, rules: [{ id: 'x', effect: 'allow', maxFee: '1e18' }] }, /^rules\[0\]\.maxFee: must be an amount of wei/],
     [{ version: 2, rules: [{ id: 'x', effect: 'allow', kinds: ['typed-data'], where: [{ field: 'to', lte: 'ten' }] }] }, /^rules\[0\]\.where\[0\]\.lte: "ten" is not an integer/],
     [{ version: 2, rules: [{ id: 'x', effect: 'allow', where: [{ field: 'to', eq: '1' }] }] }, /^rules\[0\]\.where\[0\]\.field: a rule with field conditions says "kinds": \["typed-data"\]/],
-    [{ version: 2, rules: [], limits: [{ id: 'l', per: '1h' }] }, /^limits\[0\]: give maxSigns, maxValue or both/],
+    [{ version: 2, rules: [], limits: [{ id: 'l', per: '1h' }] }, /^limits\[0\]: give maxSigns, maxValue \(or maxValueUsd\) or both/],
     [{ version: 2, rules: [], limits: [{ id: 'l', maxSigns: 1, per: '1h', token: USDC }] }, /^limits\[0\]\.token: counts with maxValue/],
     [{ version: 2, rules: [], limits: [{ id: 'l', maxValue: '1 ether', per: '1h' }] }, /^limits\[0\]\.maxValue: must be an amount of wei/],
     [{ version: 2, rules: [{ id: 'x', effect: 'allow', contracts: [] }] }, /^rules\[0\]\.contracts: must name at least one entry/],

@@ -27,7 +27,10 @@ const EVERY_FIELD = {
       maxSigns: 3, maxValue: '50000000000', token: T, per: '1d',
       moves: [{ function: 'increaseAllowance(address spender, uint256 addedValue)', amount: 'addedValue', recipient: 'spender' }],
     },
+    { id: 'eth-usd', kinds: ['transaction'], maxValueUsd: '10000.50', per: '1d', onExceed: { hold: { required: 2, group: 'treasury' } } },
   ],
+  prices: { native: { usd: '3150.25' } },
+  priceFeeds: { [T]: { feed: W, maxAgeSeconds: 3600 } },
   uniqs: { [C]: `0x${'ab'.repeat(32)}` },
   trustRpcUniq: [T],
   contractNames: { [C]: 'Minter' },
@@ -71,5 +74,8 @@ describe("policies show's view of a policy document", () => {
     expect(shown).toMatch(new RegExp(`RPC trusted +${T}`));
     expect(shown).toContain(`${C} = "Minter"`);
     expect(lineOf('a1')).toMatch(/approval rule +a1 +hold/);
+    expect(lineOf('eth-usd')).toContain('at most 10000.50 USD of the native unit per 1d; kinds ["transaction"]; onExceed {"hold":{"required":2,"group":"treasury"}}');
+    expect(shown).toMatch(/price of +native = 3150\.25 USD/);
+    expect(shown).toContain(`${T} = ${W} (at most 3600 s old)`);
   });
 });

@@ -375,6 +375,8 @@ export const ERROR_EXAMPLES: Readonly<Record<ErrorCode, string>> = {
   GOVERNANCE_UNVERIFIED: "vault treasury's governance does not verify, so it signs nothing: the policy row is not the policy of the state in force",
   VAULT_FROZEN: 'vault treasury is frozen: it signs nothing until the freeze is lifted (docs/governance.md)',
   WALLET_BINDING_INVALID: `wallet ${EXAMPLES_.wallet.address}: its row does not match the vault its key was bound to (its vault, key store or key reference was changed since), which points to a change made in the database; nothing was signed (docs/security.md)`,
+  PRICE_FEED_STALE: 'limit daily-usd: price feed 0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419 of native on chain mainnet answered at 2026-06-01T00:00:00.000Z, older than its maxAgeSeconds 3600; nothing was signed',
+  PRICE_FEED_UNAVAILABLE: 'limit daily-usd: price feed 0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419 of native on chain mainnet cannot be read (latestRoundData reverted); nothing was signed',
   SIGN_LIMIT_RECORDS_MISSING: 'limit daily: at most 1000 signs per 1d for each wallet: the database holds fewer signs in its window than this instance counted (rows of sign_counts were deleted or changed in the database); nothing was signed, and the limit refuses until those signs have left its window (docs/security.md)',
   APPROVAL_RECORD_INVALID: 'approval 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a62: its row does not carry the seal its wallet made when it was held (its requester, expiry or request was changed in the database, or it was held by a release before seals); it is never released: ask for it again (docs/security.md)',
   PROPOSAL_NOT_FOUND: 'proposal 01a20a06-2b11-7c3e-8f5a-4d2c9e0b7a63 not found in this vault',

@@ -29,7 +29,7 @@ const GOVERNED = [C.GOVERNANCE_UNVERIFIED, C.VAULT_FROZEN] as const;
 /** A signature of a wallet whose row does not match its key's binding (docs/security.md): refused at the key store, wherever it is asked but the dry run. */
 const BOUND = [C.WALLET_BINDING_INVALID, C.VAULT_SEALED] as const;
 /** A sign under the vault's limits: one over a limit, or whose counts in the database are fewer than this instance counted. */
-const LIMITED = [C.SIGN_LIMIT_REACHED, C.SIGN_LIMIT_RECORDS_MISSING] as const;
+const LIMITED = [C.SIGN_LIMIT_REACHED, C.SIGN_LIMIT_RECORDS_MISSING, C.PRICE_FEED_STALE, C.PRICE_FEED_UNAVAILABLE] as const;
 /** Standard signing with a wallet: the policy, the wallet (unknown or expired), its key store. */
 // A limit counts every kind; a repeat of a held request (its Idempotency-Key) answers as Sign's does.
 const STANDARD_SIGN = [
@@ -38,6 +38,9 @@ const STANDARD_SIGN = [
   ...BOUND,
   C.POLICY_DENIED,
   C.SIGN_LIMIT_REACHED,
+  // A limit in dollars priced by a feed that is stale or cannot be read.
+  C.PRICE_FEED_STALE,
+  C.PRICE_FEED_UNAVAILABLE,
   C.WALLET_NOT_FOUND,
   C.KEYSTORE_UNAVAILABLE,
   C.IDEMPOTENCY_CONFLICT,

@@ -47,6 +47,16 @@ export class ReleaseQuorum {
     const counted = this.approvers(needed.group);
     if (counted < needed.required) throw new QuorumShort(this.approval.id, needed, counted);
   }
+
+  /**
+   * Throws QuorumShort unless the votes meet the hold of a limit's `onExceed` in force (the policy's, read
+   * at the release): what lets this release past that limit. Never less than the row's quorum.
+   */
+  requireEscalation(escalate: { readonly required: number; readonly group?: string }): void {
+    const needed = { required: Math.max(escalate.required, this.approval.required), group: escalate.group ?? null };
+    const counted = this.approvers(needed.group);
+    if (counted < needed.required) throw new QuorumShort(this.approval.id, needed, counted);
+  }
 }
 
 /**
@@ -55,9 +65,16 @@ export class ReleaseQuorum {
  * (its release decides again). `document` null: a vault whose state does not verify, whose row is all there is.
  */
 export function withPolicyQuorum<T extends Pick<Approval, 'ruleId' | 'required' | 'group'>>(approval: T, document: PolicyDocument | null): T {
-  const rule = document?.rules.find((r) => r.id === approval.ruleId);
-  if (rule === undefined || !isHold(rule.effect)) return approval;
-  const required = Math.max(rule.effect.hold.required, approval.required);
-  const group = rule.effect.hold.group ?? null;
+  const hold = policyHold(approval.ruleId, document);
+  if (hold === null) return approval;
+  const required = Math.max(hold.required, approval.required);
+  const group = hold.group ?? null;
   return required === approval.required && group === approval.group ? approval : { ...approval, required, group };
+}
+
+/** The hold in force of what held a request: its rule's effect, or (`limit:<id>`) its limit's onExceed. */
+function policyHold(ruleId: string, document: PolicyDocument | null): { readonly required: number; readonly group?: string } | null {
+  if (ruleId.startsWith('limit:')) return document?.limits.find((l) => `limit:${l.id}` === ruleId)?.onExceed?.hold ?? null;
+  const rule = document?.rules.find((r) => r.id === ruleId);
+  return rule === undefined || !isHold(rule.effect) ? null : rule.effect.hold;
 }

@@ -292,6 +292,9 @@ export class SignCall {
     }
     const p = mustSign(await this.prepare('sign', principal, fields));
     if (p.decision.decision === 'hold') return this.hold(p, key);
+    // Last of the checks, once every rule passed: only a sign that would otherwise go ahead is counted.
+    const escalated = await this.deps.gate.count(principal, p.document, p.intent, p.denial);
+    if (escalated !== null) return this.hold({ ...p, decision: escalated }, key);
     return this.issue(p, this.recordSigned);
   }
 
@@ -305,7 +308,7 @@ export class SignCall {
    * now must be met by `quorum` (its rule's quorum and group, QuorumShort otherwise). `record` writes the
    * signature and its records before it is answered.
    */
-  async signApproved(approval: Approval, quorum: Pick<ReleaseQuorum, 'require'>, record: RecordSigned): Promise<SignResult> {
+  async signApproved(approval: Approval, quorum: Pick<ReleaseQuorum, 'require' | 'requireEscalation'>, record: RecordSigned): Promise<SignResult> {
     const fields = readSignFields(heldOfKind(CALL_KIND, approval), this.chains);
     // The requester's key signs, as it asked; its roles are not checked again (Sign checked them).
     const principal = this.held.releasePrincipal(approval);
@@ -313,6 +316,8 @@ export class SignCall {
     const p = mustSign(await this.prepare('release', principal, fields));
     // The votes against what this decision asks (a hold's quorum and group), not what the approval's row says.
     quorum.require(p.decision);
+    // A limit its onExceed lets approvers pass: counted past its maximum when these approvers meet its hold.
+    await this.deps.gate.count(principal, p.document, p.intent, p.denial, quorum);
     return this.issue(p, record, approval.id);
   }
 
@@ -434,14 +439,12 @@ export class SignCall {
     return { uniq, wallet, now };
   }
 
-  /** Counts the sign under the policy's limits, signs, and hands the record to `record` before answering. */
+  /** Signs (its limits counted by the caller), and hands the record to `record` before answering. */
   private async issue(p: Prepared, record: RecordSigned, approvalId?: string): Promise<SignResult> {
     const { ask, wallet, uniq, now } = p;
     const { principal, fn } = ask;
     const { chain, contract, sender } = ask.fields;
     const vaultId = principal.vaultId;
-    // Last of the checks, once every rule passed: only a sign that would otherwise go ahead is counted.
-    await this.deps.gate.count(principal, p.document, p.intent, p.denial);
 
     const nonce = toHex(this.deps.random(32));
     const digest = signableDigest({ uniq, nonce, sender, message: ask.message });

@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '../../domain/errors.js';
 import type { PolicyDocument } from '../../domain/policy/policy-document.js';
+import { DEFAULT_APPROVAL_EXPIRY_MS } from '../../domain/approval-rules.js';
 import { evaluatePolicy, type PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { limitDemands } from '../../domain/policy/policy-limits.js';
 import type { SignIntent } from '../../domain/policy/sign-intent.js';
@@ -11,12 +12,35 @@ import { actorOf, audit } from '../audit/audit-actor.js';
 import { SignCountWitness } from './sign-count-witness.js';
 import type { SigningPolicy } from './policy-cache.js';
 import type { Principal } from '../access/principal.js';
+import { UsdPrices, type PriceFeedReader } from './usd-prices.js';
+
+/** The approvers of a release, as a limit's `onExceed` asks them (ReleaseQuorum). */
+export interface LimitRelease {
+  /** Throws QuorumShort unless the approvers meet the limit's hold. */
+  requireEscalation(escalate: NonNullable<SignCountDemand['escalate']>): void;
+}
+
+/** What limitDemands counts an amount it cannot read or price as: never let past a limit, by approvers neither. */
+const UNREADABLE_AMOUNT = 1n << 256n;
+/** More than any count or amount: a demand its approvers let past its limit. */
+const LIFTED_SIGNS = 2 ** 31 - 1;
+const LIFTED_VALUE = 1n << 320n;
+
+const lifted = (d: SignCountDemand): SignCountDemand => (d.value === undefined ? { ...d, max: LIFTED_SIGNS } : { ...d, value: { ...d.value, max: LIFTED_VALUE } });
+
+/** The hold a limit's onExceed asks, as a hold rule's decision reads (its rule `limit:<id>`: no rule id has a colon). */
+function escalation(escalate: NonNullable<SignCountDemand['escalate']>, message: string): PolicyDecision {
+  const hold = { required: escalate.required, expiresInMs: DEFAULT_APPROVAL_EXPIRY_MS, ...(escalate.group === undefined ? {} : { group: escalate.group }) };
+  return { decision: 'hold', rule: `limit:${escalate.limit}`, message: `policy: ${message}`, contractBound: false, hold };
+}
 
 export interface SignPolicyGateDeps {
   /** The vault's document and fence (usually the PolicyCache: this is read on every signature). */
   readonly policies: { forSigning(vaultId: string): Promise<SigningPolicy> };
   readonly auditLog: AuditLog;
   readonly clock: Clock;
+  /** Reads the on-chain price feeds of limits in dollars; without it, such a limit refuses (fails closed). */
+  readonly priceFeeds?: PriceFeedReader;
   /** Counts signatures for the document's limits; without it, a request a limit applies to is refused. */
   readonly signCounter?: SignCounter;
   /** What this instance counted, held against the counter's rows (a new one per gate when not given). */
@@ -48,8 +72,11 @@ export class SignPolicyGate {
   /** The keys whose missing rows this instance has put on record (once each: every refusal is `sign.denied` too). */
   private readonly reportedMissing = new Set<string>();
 
+  private readonly usd: UsdPrices<DenialRecord>;
+
   constructor(private readonly deps: SignPolicyGateDeps) {
     this.witness = deps.witness ?? new SignCountWitness();
+    this.usd = new UsdPrices({ clock: deps.clock, ...(deps.priceFeeds === undefined ? {} : { feeds: deps.priceFeeds }), refuse: (principal, code, message, record) => this.refuseWith(principal, code, message, record) });
   }
 
   /** The decision without any effect: for the dry run (nothing recorded, nothing counted). */
@@ -78,8 +105,13 @@ export class SignPolicyGate {
 
   /** Records the refusal, then throws it: a refused attempt is what an operator most wants on record. */
   async refuse(principal: Principal, message: string, record: DenialRecord): Promise<never> {
+    return this.refuseWith(principal, ErrorCode.POLICY_DENIED, message, record);
+  }
+
+  /** refuse() with another code (a price feed that is stale or cannot be read). */
+  private async refuseWith(principal: Principal, code: ErrorCode, message: string, record: DenialRecord): Promise<never> {
     await audit(this.deps.auditLog, 'sign.denied', this.deps.clock.now(), actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
-    throw new DomainError(ErrorCode.POLICY_DENIED, message);
+    throw new DomainError(code, message);
   }
 
   /**
@@ -87,25 +119,47 @@ export class SignPolicyGate {
    * Retry-After, recorded as sign.denied) when one is full. Counted before the key store signs: a sign
    * that fails after this still counts, as an attempt the limit was there to bound. A document without
    * limits costs nothing here.
+   *
+   * A full limit with `onExceed` does not refuse: without `release`, nothing is counted and the hold it
+   * asks is returned (the caller holds the request for those approvers, as a hold rule's); at the release
+   * of an approved request (`release`: its approvers), the limit is passed once they meet its hold (QuorumShort
+   * otherwise) and the spend is counted in the window all the same, past its maximum: what approvers let
+   * through still fills the day's limit for what comes after it.
    */
-  async count(principal: Principal, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord): Promise<void> {
-    const demands = limitDemands(document, intent, principal.vaultId);
-    if (demands.length === 0) return;
+  async count(principal: Principal, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord, release?: LimitRelease): Promise<PolicyDecision | null> {
+    if (document === null || document.limits.length === 0) return null;
+    const prices = await this.usd.pricesFor(principal, document, intent, record);
+    let demands = limitDemands(document, intent, principal.vaultId, prices);
+    if (demands.length === 0) return null;
     const counter = this.deps.signCounter;
     if (counter === undefined) {
       // Nothing to count with (a persistence of an earlier release): refusing is the only way to hold the limit.
       await this.refuse(principal, "policy: this vault's sign limits need a persistence that counts signs, and this one does not", record);
     }
     const now = this.deps.clock.now();
-    const asked = this.witness.witness(demands, now);
-    const decision = await counter!.take(asked, now);
-    if (decision.allowed) return this.witness.counted(demands, now);
-    if (decision.missing === true) await this.refuseMissing(principal, asked.find((d) => d.key === decision.refusedBy), now, record);
-    const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    const label = demands.find((d) => d.key === decision.refusedBy)?.label ?? 'a sign limit of this vault';
-    const message = `${label} reached; retry after ${retryAfterSeconds} s`;
-    await audit(this.deps.auditLog, 'sign.denied', now, actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
-    throw new DomainError(ErrorCode.SIGN_LIMIT_REACHED, message, { retryAfterSeconds });
+    for (;;) {
+      const asked = this.witness.witness(demands, now);
+      const decision = await counter!.take(asked, now);
+      if (decision.allowed) {
+        this.witness.counted(demands, now);
+        return null;
+      }
+      if (decision.missing === true) await this.refuseMissing(principal, asked.find((d) => d.key === decision.refusedBy), now, record);
+      const refusing = demands.find((d) => d.key === decision.refusedBy);
+      const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      const label = refusing?.label ?? 'a sign limit of this vault';
+      const message = `${label} reached; retry after ${retryAfterSeconds} s`;
+      const escalate = refusing?.escalate;
+      if (escalate !== undefined && refusing!.value?.amount !== UNREADABLE_AMOUNT) {
+        if (release === undefined) return escalation(escalate, `${label} reached: held for ${escalate.required} approval(s)${escalate.group === undefined ? '' : ` of group ${escalate.group}`} (onExceed)`);
+        release.requireEscalation(escalate);
+        // Its approvers let it past this limit: asked again with the limit's maximum lifted, counted in the window.
+        demands = demands.map((d) => (d.key === refusing!.key ? lifted(d) : d));
+        continue;
+      }
+      await audit(this.deps.auditLog, 'sign.denied', now, actorOf(principal), principal.vaultId, record.subject, { ...record.details, rule: message });
+      throw new DomainError(ErrorCode.SIGN_LIMIT_REACHED, message, { retryAfterSeconds });
+    }
   }
 
   /**

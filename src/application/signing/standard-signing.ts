@@ -84,7 +84,7 @@ export interface HeldRequest {
  * How authorize() treats a hold: `sign` returns it (the caller holds), `precheck` decides only, a release
  * (`{ release: quorum }`) counts it as allowed once `quorum` meets what it asks.
  */
-export type AuthorizeMode = 'sign' | 'precheck' | { readonly release: Pick<ReleaseQuorum, 'require'> };
+export type AuthorizeMode = 'sign' | 'precheck' | { readonly release: Pick<ReleaseQuorum, 'require' | 'requireEscalation'> };
 
 /** Which standard payload a record is about: `sign.denied`'s `payload` detail (Sign's refusals have none). */
 export type PayloadKind = StandardKindName;
@@ -145,7 +145,14 @@ export class StandardSigning {
     }
     if (mode === 'precheck') return decision;
     if (typeof mode === 'object') mode.release.require(decision);
-    await gate.count(principal, document, intent, record);
+    const escalated = await gate.count(principal, document, intent, record, typeof mode === 'object' ? mode.release : undefined);
+    if (escalated !== null) {
+      // A limit's onExceed holds it: as a hold rule's hold, simulated first so the approvers see what it does.
+      const held: HeldDecision = { ...escalated, fence };
+      if (simulated === undefined) return held;
+      const report = await this.simulate(principal, wallet, payload, simulated, decision, facts, undefined, { reportOutflows: true });
+      return report === null ? held : { ...held, simulated: report };
+    }
     if (simulated !== undefined) await this.simulate(principal, wallet, payload, simulated, decision, facts);
     return decision;
   }

@@ -19,6 +19,7 @@ import {
   type TokenMovement,
 } from './policy-document.js';
 import { movementKey } from './token-movements.js';
+import { LIMIT_ESCALATION_FIELDS, parseLimitEscalation, parseReferencePrices, PRICE_DOCUMENT_FIELDS } from './limit-escalation.js';
 
 /** What a document is read against: the chain names this deployment knows. */
 export interface PolicyParseContext {
@@ -36,9 +37,9 @@ export const RULE_FIELDS: ReadonlySet<string> = new Set([
   'primaryTypes', 'domainNames', 'create', 'where', 'unless', 'maxValue', 'minValue', 'maxFee',
   'simulate', 'maxOutflow', 'maxTokenOutflow', 'anyChain',
 ]);
-export const LIMIT_FIELDS: ReadonlySet<string> = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per']);
+export const LIMIT_FIELDS: ReadonlySet<string> = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per', ...LIMIT_ESCALATION_FIELDS]);
 const MOVE_FIELDS = new Set(['function', 'primaryType', 'amount', 'recipient']);
-export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames']);
+export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames', ...PRICE_DOCUMENT_FIELDS]);
 const APPROVAL_ID = /^a[1-9][0-9]{0,8}$/;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const WEI = /^(?:0|[1-9][0-9]{0,77})$/;
@@ -94,6 +95,7 @@ export function parsePolicyDocument(raw: unknown, context: PolicyParseContext): 
     // An empty map is no names: left out, so the document (and a governed vault's state hash) is the one without the field.
     if (Object.keys(names).length > 0) document.contractNames = names;
   }
+  parseReferencePrices(raw, document as Record<string, unknown>, limits);
   return document;
 }
 
@@ -152,7 +154,7 @@ function parseLimit(raw: unknown, at: string, context: PolicyParseContext, budge
     if (!LIMIT_EACH.includes(raw.each as never)) throw invalidArgument(`${at}.each: must be one of ${LIMIT_EACH.join(', ')}`);
     limit.each = raw.each;
   }
-  if (raw.maxSigns === undefined && raw.maxValue === undefined) throw invalidArgument(`${at}: give maxSigns, maxValue or both`);
+  if (raw.maxSigns === undefined && raw.maxValue === undefined && raw.maxValueUsd === undefined) throw invalidArgument(`${at}: give maxSigns, maxValue (or maxValueUsd) or both`);
   if (raw.maxSigns !== undefined) {
     if (!Number.isSafeInteger(raw.maxSigns) || (raw.maxSigns as number) < 1 || (raw.maxSigns as number) > 999_999_999) {
       throw invalidArgument(`${at}.maxSigns: must be a whole number from 1 to 999999999`);
@@ -161,7 +163,7 @@ function parseLimit(raw: unknown, at: string, context: PolicyParseContext, budge
   }
   if (raw.maxValue !== undefined) limit.maxValue = wei(raw.maxValue, `${at}.maxValue`);
   if (raw.token !== undefined) {
-    if (raw.maxValue === undefined) throw invalidArgument(`${at}.token: counts with maxValue (the most of the token moved per window)`);
+    if (raw.maxValue === undefined && raw.maxValueUsd === undefined) throw invalidArgument(`${at}.token: counts with maxValue (the most of the token moved per window) or maxValueUsd`);
     limit.token = parseAddress(raw.token, `${at}.token`);
   }
   if (raw.moves !== undefined) {
@@ -172,6 +174,7 @@ function parseLimit(raw: unknown, at: string, context: PolicyParseContext, budge
   const per = raw.per;
   within(() => parseWindow(per), at);
   limit.per = per.trim();
+  parseLimitEscalation(raw, at, limit);
   return limit as unknown as PolicyLimit;
 }
 

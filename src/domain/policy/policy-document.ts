@@ -1,5 +1,6 @@
 import type { ArgumentRuleInput } from '../argument-rule-input.js';
 import { SIGNING_KIND_NAMES, type SigningKindName } from '../signing/kinds/registered-signing-kinds.js';
+import type { FixedPrice, LimitOnExceed, PriceFeed } from './limit-escalation.js';
 
 /**
  * One policy document per vault: every kind of signature the vault makes (a Sign call, an EIP-191
@@ -139,6 +140,10 @@ export interface PolicyLimit {
   readonly moves?: readonly TokenMovement[];
   /** `30s` … `31d`. */
   readonly per: string;
+  /** Past the limit: held for approvers instead of refused (limit-escalation.ts). */
+  readonly onExceed?: LimitOnExceed;
+  /** US dollars moved in the window (decimal), priced by the document's prices or priceFeeds. */
+  readonly maxValueUsd?: string;
 }
 
 /**
@@ -190,6 +195,10 @@ export interface PolicyDocument {
    * decides by a name. Absent when none are given (an empty map is stored as none: the same state hash).
    */
   readonly contractNames?: Readonly<Record<string, string>>;
+  /** Operator-set USD prices (token EIP-55 or `native` → price of one whole unit), for limits' maxValueUsd. */
+  readonly prices?: Readonly<Record<string, FixedPrice>>;
+  /** On-chain USD price feeds (Chainlink AggregatorV3), keyed as prices. */
+  readonly priceFeeds?: Readonly<Record<string, PriceFeed>>;
 }
 
 /**
