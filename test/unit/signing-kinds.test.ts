@@ -125,10 +125,24 @@ describe('the signing kinds: one registry, everything else read from it', () => 
     expect(list.test('names `message`, `transaction` in a comment')).toBe(false);
   });
 
+  it("states each standard kind's body with the fields its reader reads (its field table)", () => {
+    for (const kind of REGISTERED_SIGNING_KINDS) {
+      if (!kind.standard) continue;
+      const operation = Object.values(document.paths as Record<string, Record<string, any>>)
+        .flatMap((item) => Object.values(item))
+        .find((op) => op.operationId === kind.route.operationId);
+      const body = operation.requestBody.content['application/json'].schema;
+      const resolved = typeof body.$ref === 'string' ? schemaAt(document, body.$ref.slice(2).split('/')) : body;
+      expect(Object.keys(resolved.properties), kind.name).toEqual([...kind.fields]);
+    }
+  });
+
   it('keeps kind modules apart: a kind imports no other kind, only the registry lists them', () => {
     const files = sourcesUnder(KINDS_DIR).filter((file) => file !== REGISTRY);
-    expect(files.length).toBe(names.length);
     const folderOf = (file: string) => path.relative(KINDS_DIR, file).split(path.sep)[0];
+    // One folder per kind, each with its module (`<name>.kind.ts`) beside what only it reads (its field table and reader).
+    expect([...new Set(files.map(folderOf))].sort()).toEqual([...names].sort());
+    for (const name of names) expect(files).toContain(path.join(KINDS_DIR, name, `${name}.kind.ts`));
     for (const file of files) {
       for (const { specifier } of importsOf(readFileSync(file, 'utf8'))) {
         const target = specifier.startsWith('.') ? resolveRelative(file, specifier) : null;

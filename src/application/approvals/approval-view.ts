@@ -5,6 +5,7 @@ import { uniqBinding, type UniqBinding } from '../../domain/policy/uniq-binding.
 import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../../domain/signing/abi-function.js';
 import { coerceArguments, type AbiValue } from '../../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../domain/signing/function-signature.js';
+import { TRANSACTION_KIND } from '../../domain/signing/kinds/transaction/transaction.kind.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
 import { approvalResult, approvalSimulation, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
 
@@ -309,7 +310,7 @@ const KIND_VIEWS: { readonly [K in ApprovalKind]: (held: HeldOf<K>, ctx: Approva
     };
   },
   transaction: ({ address, payload }, ctx, rule) => {
-    const { facts } = ctx.payloads.unsignedTransaction(payload);
+    const { facts } = TRANSACTION_KIND.read(payload);
     const chainId = facts.chainId.toString();
     let fn: ApprovalView['function'] = null;
     // The first of the operator's functions of this selector that decodes the calldata names its arguments.

@@ -1,5 +1,6 @@
 import { anyPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
+import { MESSAGE_FIELDS, readMessage } from './message.input.js';
 
 /** An EIP-191 personal message of a wallet (docs/standard-signing.md). */
 export const MESSAGE_KIND = {
@@ -7,6 +8,8 @@ export const MESSAGE_KIND = {
   standard: true,
   requestField: 'message',
   held: standardHeldCodec('message', 'message', anyPayload),
+  fields: MESSAGE_FIELDS,
+  read: readMessage,
   route: { operation: 'sign-message', operationId: 'signMessage' },
   resultSchema: 'SignatureResult',
   /** What approval lists show of a held message in place of a call's function. */

@@ -1,5 +1,6 @@
 import { objectPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
+import { TRANSACTION_FIELDS, readTransaction } from './transaction.input.js';
 
 /** A transaction of a wallet, signed and serialized (docs/standard-signing.md). */
 export const TRANSACTION_KIND = {
@@ -7,6 +8,8 @@ export const TRANSACTION_KIND = {
   standard: true,
   requestField: 'transaction',
   held: standardHeldCodec('transaction', 'transaction', objectPayload),
+  fields: TRANSACTION_FIELDS,
+  read: readTransaction,
   route: { operation: 'sign-transaction', operationId: 'signTransaction' },
   resultSchema: 'SignedTransaction',
   /** What approval lists show of a held transaction; `to` null: it creates a contract. */
