@@ -28,6 +28,8 @@ export interface SigningKind<Name extends string = string> {
 export interface StandardSigningKind<Name extends string = string> extends SigningKind<Name> {
   readonly standard: true;
   readonly held: HeldRequestCodec<StandardHeld>;
+  /** What an approval shows under `requestField` (the API's description of that field of a held request). */
+  readonly requestDescription: string;
   /**
    * Its request's fields (the field table, `<name>.input.ts`): the reader refuses any other, and the
    * HTTP body schema states each one's JSON keyed by this table, so the two cannot name different fields.

@@ -7,6 +7,7 @@ export const AUTHORIZATION_KIND = {
   name: 'authorization',
   standard: true,
   requestField: 'authorization',
+  requestDescription: 'A held EIP-7702 authorization, as given (`{chainId, address, nonce}`).',
   held: standardHeldCodec('authorization', 'authorization', objectPayload),
   fields: AUTHORIZATION_FIELDS,
   read: readAuthorization,

@@ -7,6 +7,7 @@ export const MESSAGE_KIND = {
   name: 'message',
   standard: true,
   requestField: 'message',
+  requestDescription: 'A held message, as given: text, or `{"raw": "0x…"}`.',
   held: standardHeldCodec('message', 'message', anyPayload),
   fields: MESSAGE_FIELDS,
   read: readMessage,

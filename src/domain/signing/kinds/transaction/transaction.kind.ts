@@ -7,6 +7,7 @@ export const TRANSACTION_KIND = {
   name: 'transaction',
   standard: true,
   requestField: 'transaction',
+  requestDescription: 'A held transaction, as given (quantities as given; decimal strings where they were bigints).',
   held: standardHeldCodec('transaction', 'transaction', objectPayload),
   fields: TRANSACTION_FIELDS,
   read: readTransaction,

@@ -7,6 +7,7 @@ export const TYPED_DATA_KIND = {
   name: 'typed-data',
   standard: true,
   requestField: 'typedData',
+  requestDescription: 'Held typed data, as given (`{domain, types, primaryType, message}`).',
   held: standardHeldCodec('typed-data', 'typedData', objectPayload),
   fields: TYPED_DATA_FIELDS,
   read: readTypedData,
