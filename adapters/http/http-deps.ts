@@ -16,10 +16,6 @@ import type { ConsoleEnrolment } from '../../src/application/console/console-enr
 import type { ConsoleSessions } from '../../src/application/console/console-sessions.js';
 import type { ConsoleReview } from '../../src/application/console/console-review.js';
 import type { ConsoleVotes } from '../../src/application/console/console-votes.js';
-import type { SignMessage } from '../../src/application/signing/sign-message.use-case.js';
-import type { SignTypedData } from '../../src/application/signing/sign-typed-data.use-case.js';
-import type { SignTransaction } from '../../src/application/signing/sign-transaction.use-case.js';
-import type { SignAuthorization } from '../../src/application/signing/sign-authorization.use-case.js';
 import type { EvaluatePolicy } from '../../src/application/signing/evaluate-policy.use-case.js';
 import type { JsonRpcSigner } from '../../src/application/signing/json-rpc.use-case.js';
 import type { VerifyAuthSignature } from '../../src/application/access/verify-auth-signature.use-case.js';
@@ -28,9 +24,20 @@ import type { GetSubmission } from '../../src/application/signing/get-submission
 import type { ManageOperators } from '../../src/application/access/manage-operators.use-case.js';
 import type { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
 import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
+import type { KindUseCase } from '../../src/application/signing/kinds/registered-application-kinds.js';
+import type { RegisteredSigningKind } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
 import type { ClientAddressDeps } from './caller.js';
 import type { JsonBounds } from './json-shape.js';
 import type { AddressGuardDeps } from './rate-limits.js';
+
+type StandardKind = Extract<RegisteredSigningKind, { readonly standard: true }>;
+
+/**
+ * Standard signing with a wallet (deny by default: the vault's policy must allow the payload), one entry
+ * per standard kind of the registry, named by its route's operationId: each answers its result or, held
+ * by a hold rule, `{ approval }` (202).
+ */
+export type StandardSigners = { readonly [K in StandardKind as K['route']['operationId']]: Pick<KindUseCase<K['name']>, 'execute'> };
 
 /**
  * The use cases the routes and the pipeline call, each as the methods they call of the use case's own
@@ -38,7 +45,7 @@ import type { AddressGuardDeps } from './rate-limits.js';
  * passes the old ones, and nothing here restates a signature. The property names are USE_CASES' (the
  * composition root checks at compile time that its registry serves this).
  */
-export interface UseCasePorts {
+export interface UseCasePorts extends StandardSigners {
   /** `apiKey` from `Authorization: Bearer` (caller.ts); `source` is the client address (clientAddressOf), under which refusals are summarised. */
   authenticate: Pick<Authenticate, 'execute'>;
   /** Whether the caller's key holds the role a route declares (ROLE_REQUIRED, audited, when not). */
@@ -58,12 +65,6 @@ export interface UseCasePorts {
   voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
   governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze'>;
-  /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
-  // Each answers its result or, held by a hold rule, `{ approval }` (202).
-  signMessage: Pick<SignMessage, 'execute'>;
-  signTypedData: Pick<SignTypedData, 'execute'>;
-  signTransaction: Pick<SignTransaction, 'execute'>;
-  signAuthorization: Pick<SignAuthorization, 'execute'>;
   evaluatePolicy: Pick<EvaluatePolicy, 'execute'>;
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
   jsonRpc: Pick<JsonRpcSigner, 'defaultChain' | 'answerBudget' | 'execute'>;

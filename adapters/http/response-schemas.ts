@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode } from '../../src/domain/errors.js';
 import type { SigningResultSchema } from '../../src/domain/signing/signing-kind.js';
-import { REGISTERED_SIGNING_KINDS, SIGNING_KIND_NAMES } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
+import { REGISTERED_SIGNING_KINDS, SIGNING_KIND_NAMES, standardKindOf, STANDARD_KIND_NAMES } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
 import { chainName } from './schemas.js';
 
 /*
@@ -12,6 +12,9 @@ import { chainName } from './schemas.js';
 const HEX32 = /^0x[0-9a-f]{64}$/;
 const instant = (description: string) => z.iso.datetime().meta({ description });
 const checksummed = (description: string) => z.string().regex(/^0x[0-9a-fA-F]{40}$/).meta({ description });
+
+
+const STANDARD_KINDS = STANDARD_KIND_NAMES.map(standardKindOf);
 
 export const walletSchema = z
   .object({
@@ -157,10 +160,8 @@ export const approvalSchema = z
         z
           .object({
             wallet: checksummed('The signing wallet.'),
-            message: z.unknown().optional().meta({ description: 'A held message, as given: text, or `{"raw": "0x…"}`.' }),
-            typedData: z.unknown().optional().meta({ description: 'Held typed data, as given (`{domain, types, primaryType, message}`).' }),
-            transaction: z.unknown().optional().meta({ description: 'A held transaction, as given (quantities as given; decimal strings where they were bigints).' }),
-            authorization: z.unknown().optional().meta({ description: 'A held EIP-7702 authorization, as given (`{chainId, address, nonce}`).' }),
+            // One field per standard kind of the registry: its held request's field.
+            ...Object.fromEntries(STANDARD_KINDS.map((kind) => [kind.requestField, z.unknown().optional().meta({ description: kind.requestDescription })])),
           })
           .meta({ id: 'ApprovalStandardRequest', description: 'A held message, typed data or transaction: the wallet and the request exactly as given (what is approved is what is signed).' }),
       ])

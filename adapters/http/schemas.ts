@@ -5,6 +5,10 @@ import { LIST_DEFAULT_COUNT, LIST_MAX_COUNT } from '../../src/application/wallet
 import { CHAINS } from '../../src/domain/chains.js';
 import { CHAIN_NAME } from '../chain/chains.js';
 import { WALLET_NAME_MAX } from '../../src/domain/wallet.js';
+import { AUTHORIZATION_FIELDS } from '../../src/domain/signing/kinds/authorization/authorization.input.js';
+import { MESSAGE_FIELDS } from '../../src/domain/signing/kinds/message/message.input.js';
+import { TRANSACTION_FIELDS } from '../../src/domain/signing/kinds/transaction/transaction.input.js';
+import { TYPED_DATA_FIELDS } from '../../src/domain/signing/kinds/typed-data/typed-data.input.js';
 
 /*
  * The request schemas the HTTP layer parses with. The OpenAPI document (openapi/openapi-document.ts) is
@@ -195,10 +199,13 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 /*
- * The standard-signing bodies (docs/standard-signing.md). As for Sign, the use case's encoder checks them
- * and names the field it refuses; these schemas state the JSON it accepts, for the document and for the
- * conformance check that holds them to every request the server signed.
+ * The standard-signing bodies (docs/standard-signing.md). As for Sign, the kind's reader checks them
+ * (src/domain/signing/kinds/<name>/<name>.input.ts) and names the field it refuses; these schemas state the
+ * JSON it accepts, for the document and for the conformance check that holds them to every request the
+ * server signed. Each is keyed by its kind's field table (`KindShape`): a field the reader reads and the
+ * schema does not state, or the other way round, does not compile.
  */
+type KindShape<Fields extends readonly string[]> = { readonly [F in Fields[number]]: z.ZodType };
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
 const hexBytes = (description: string) => z.string().regex(HEX_BYTES).meta({ description });
 const quantity = (description: string) =>
@@ -209,7 +216,7 @@ export const signMessageBodySchema = z
     message: z
       .union([z.string(), z.strictObject({ raw: hexBytes('The bytes to sign, as they are.') })])
       .meta({ description: 'Text (signed as its UTF-8 bytes, also when it looks like hex), or `{"raw": "0x…"}` for bytes.' }),
-  })
+  } satisfies KindShape<typeof MESSAGE_FIELDS>)
   .meta({ id: 'SignMessageRequest' });
 
 export const signTypedDataBodySchema = z
@@ -228,7 +235,7 @@ export const signTypedDataBodySchema = z
       .meta({ description: 'The struct types by name (`EIP712Domain` may be included, in the standard field order).' }),
     primaryType: z.string().meta({ description: 'The struct of `message` (not `EIP712Domain`).' }),
     message: z.record(z.string(), z.unknown()).meta({ description: 'The value of `primaryType`: integers as numbers or strings, bytes as `0x` hex.' }),
-  })
+  } satisfies KindShape<typeof TYPED_DATA_FIELDS>)
   .meta({ id: 'SignTypedDataRequest' });
 
 const gasQuantity = (description: string) => quantity(description).nullable().optional();
@@ -274,7 +281,7 @@ export const signTransactionBodySchema = z
       .nullable()
       .optional()
       .meta({ description: 'eip7702 (type 4): the signed EIP-7702 authorizations it carries (`sign-authorization` answers one).' }),
-  })
+  } satisfies KindShape<typeof TRANSACTION_FIELDS>)
   .meta({ id: 'SignTransactionRequest' });
 
 /*
@@ -312,7 +319,7 @@ export const signAuthorizationBodySchema = z
     chainId: quantity('The chain the delegation is valid on; 0: every chain (only under a rule with `anyChain: true`).'),
     address: address('The delegate contract: the wallet runs its code.'),
     nonce: quantity("The wallet's account nonce when the authorization is applied: the current nonce + 1 when the wallet sends the type-4 transaction itself."),
-  })
+  } satisfies KindShape<typeof AUTHORIZATION_FIELDS>)
   .meta({ id: 'SignAuthorizationRequest' });
 
 /*

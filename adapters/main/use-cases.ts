@@ -6,6 +6,7 @@ import { ExpireApprovals } from '../../src/application/approvals/expire-approval
 import { GetApproval } from '../../src/application/approvals/get-approval.use-case.js';
 import { ListApprovals } from '../../src/application/approvals/list-approvals.use-case.js';
 import { ReleaseByKind } from '../../src/application/approvals/approval-releaser.js';
+import { useCasesByKind } from '../../src/application/signing/kinds/registered-application-kinds.js';
 import { VoteOnApproval, type InvalidVoteObserver } from '../../src/application/approvals/vote-on-approval.use-case.js';
 import { PasskeyVotes } from '../../src/application/approvals/passkey-votes.js';
 import type { ConsoleDeps } from '../../src/application/console/console-room.js';
@@ -248,7 +249,8 @@ export const USE_CASES = {
     (p, s) =>
       new VoteOnApproval(
         p.approvals,
-        new ReleaseByKind({ call: new ReleaseCall({ signCall: p.resolve(SignCall), approvals: p.approvals, clock: p.clock, gate: p.gate, bindings: p.bindings }), message: p.resolve(SignMessage), 'typed-data': p.resolve(SignTypedData), transaction: p.resolve(SignTransaction), authorization: p.resolve(SignAuthorization) }),
+        // Each kind's use case releases it, but a call: ReleaseCall re-reads Sign's request round SignCall.
+        new ReleaseByKind({ ...useCasesByKind((type) => p.resolve(type)), call: new ReleaseCall({ signCall: p.resolve(SignCall), approvals: p.approvals, clock: p.clock, gate: p.gate, bindings: p.bindings }) }),
         p.clock,
         p.audit,
         p.repo,
@@ -287,7 +289,7 @@ export const USE_CASES = {
   /** The dry run: what the one policy would decide for a request of any kind; nothing signed, recorded or counted. */
   evaluatePolicy: entry(
     EvaluatePolicy,
-    (p) => new EvaluatePolicy({ signCall: p.resolve(SignCall), signMessage: p.resolve(SignMessage), signTypedData: p.resolve(SignTypedData), signTransaction: p.resolve(SignTransaction), signAuthorization: p.resolve(SignAuthorization) }),
+    (p) => new EvaluatePolicy(useCasesByKind((type) => p.resolve(type))),
     KEYS,
   ),
   /** The vault's wallets behind Ethereum JSON-RPC: the signing methods answered, eth_sendTransaction filled and sent, the rest relayed. */

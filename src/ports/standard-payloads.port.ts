@@ -1,9 +1,17 @@
 import type { ParsedFunction } from '../domain/signing/abi-function.js';
 import type { AbiValue } from '../domain/signing/argument-coercion.js';
+import type { AuthorizationFacts } from '../domain/signing/authorization-tuple.js';
+import type { AuthorizationInput } from '../domain/signing/kinds/authorization/authorization.input.js';
+import type { MessageInput } from '../domain/signing/kinds/message/message.input.js';
+import type { TransactionFacts, TransactionInput } from '../domain/signing/kinds/transaction/transaction.input.js';
+import type { TypedDataInput } from '../domain/signing/kinds/typed-data/typed-data.input.js';
+import type { HexString } from '../domain/signing/payload-values.js';
 import type { RecoverableSignature } from './key-store.port.js';
 
-/** A 0x-prefixed lower-case hex string. */
-export type HexString = `0x${string}`;
+// What the kinds' readers give (each kind's input is read and checked in its folder, at the edge of the core).
+export type { AuthorizationFacts, SignedAuthorization } from '../domain/signing/authorization-tuple.js';
+export type { TransactionFacts, TransactionIntent, TransactionType } from '../domain/signing/kinds/transaction/transaction.input.js';
+export type { HexString } from '../domain/signing/payload-values.js';
 
 /** The domain of EIP-712 typed data as a policy reads it: what binds a signature to a contract on a chain. */
 export interface TypedDataDomainFacts {
@@ -22,63 +30,11 @@ export interface TypedDataDigest {
   readonly primaryType: string;
 }
 
-export type TransactionType = 'legacy' | 'eip2930' | 'eip1559' | 'eip7702';
-
-/** What a transaction does, as a policy reads it. */
-export interface TransactionFacts {
-  readonly type: TransactionType;
-  readonly chainId: bigint;
-  readonly nonce: number;
-  /** EIP-55 recipient, or null for a contract creation. */
-  readonly to: string | null;
-  /** The first 4 bytes of the data (lower-case hex) when there are at least 4; null when the data is empty. */
-  readonly selector: string | null;
-  /** Data shorter than 4 bytes but not empty: it calls no function a selector could name. */
-  readonly shortData: boolean;
-  /** In wei. */
-  readonly value: bigint;
-  /**
-   * The most this transaction can pay in fees, in wei: gas × maxFeePerGas (eip1559) or gas × gasPrice.
-   * A wallet's balance is as much at risk from the fee as from the value.
-   */
-  readonly fee: bigint;
-  /** The calldata, lower-case hex (`0x` when empty). */
-  readonly data: HexString;
-  /** The `from` the caller gave (EIP-55), or null; the signing wallet must be it. */
-  readonly from: string | null;
-  /** The gas limit (the simulation runs the call with it). */
-  readonly gas: bigint;
-  /** An eip7702 (type-4) transaction's signed authorizations; empty for the other types. */
-  readonly authorizationList: readonly SignedAuthorization[];
-}
-
-/** What an EIP-7702 authorization says: the delegate (`address`) on `chainId` (0: every chain) at the authority's account nonce `nonce`. */
-export interface AuthorizationFacts {
-  readonly chainId: bigint;
-  /** The delegate contract (EIP-55). */
-  readonly address: string;
-  readonly nonce: bigint;
-}
-
-/** An authorization with its signature, as a type-4 transaction carries it. */
-export interface SignedAuthorization extends AuthorizationFacts {
-  readonly yParity: 0 | 1;
-  /** 32 bytes, 0x hex. */
-  readonly r: HexString;
-  readonly s: HexString;
-}
-
 /** An authorization ready to be signed: keccak256(0x05 ‖ rlp([chainId, address, nonce])), and what it says. */
 export interface AuthorizationDigest {
   readonly digest: Uint8Array;
   readonly facts: AuthorizationFacts;
 }
-
-/**
- * What a transaction's sender gave before its nonce, gas and fees are filled (the JSON-RPC endpoint's
- * eth_sendTransaction): what a policy can already read of it, so a refusal costs no call to the chain.
- */
-export type TransactionIntent = Pick<TransactionFacts, 'chainId' | 'to' | 'selector' | 'shortData' | 'value' | 'from' | 'data'>;
 
 /** A transaction parsed and ready to be signed: the digest to sign, and what it does. */
 export interface UnsignedTransaction {
@@ -96,22 +52,19 @@ export interface SignedTransaction {
 
 /**
  * The standard Ethereum payloads a wallet signs besides Sign's calls: EIP-191 personal messages,
- * EIP-712 typed data and transactions (legacy, EIP-2930, EIP-1559). Every method validates what it is
- * given as it came from a client (JSON, or the in-process API's values) and throws DomainError
- * INVALID_ARGUMENT naming the field; it never signs anything (the key stores do, over the digest).
+ * EIP-712 typed data, transactions (legacy, EIP-2930, EIP-1559, EIP-7702) and EIP-7702 authorizations.
+ * Every method takes what its kind's reader (src/domain/signing/kinds/<name>/<name>.input.ts) read and
+ * checked; what only the encoding can refuse (a message value not of its EIP-712 type, a priority fee
+ * above the fee cap) it throws as DomainError INVALID_ARGUMENT naming the field. It never signs anything
+ * (the key stores do, over the digest).
  */
 export interface StandardPayloads {
-  /**
-   * The EIP-191 personal-message digest: keccak256("\x19Ethereum Signed Message:\n" ‖ len ‖ bytes). A
-   * string is signed as its UTF-8 bytes (also when it looks like hex); `{ raw: "0x…" }` or bytes as they are.
-   */
-  messageDigest(message: unknown): Uint8Array;
-  /** The EIP-712 digest of `{ domain, types, primaryType, message }` as viem's signTypedData takes them. */
-  typedDataDigest(input: unknown): TypedDataDigest;
-  /** A transaction as viem serialises it (`type`, quantities as numbers, bigints, decimal or hex strings); `chainId` is required. */
-  unsignedTransaction(tx: unknown): UnsignedTransaction;
-  /** chainId (required), from, to, value and data (or input) of a transaction, checked as unsignedTransaction checks them; any other field is ignored. */
-  transactionIntent(tx: unknown): TransactionIntent;
+  /** The EIP-191 personal-message digest: keccak256("\x19Ethereum Signed Message:\n" ‖ len ‖ bytes). */
+  messageDigest(message: MessageInput): Uint8Array;
+  /** The EIP-712 digest of typed data (`{ domain, types, primaryType, message }` as viem's signTypedData takes them). */
+  typedDataDigest(input: TypedDataInput): TypedDataDigest;
+  /** A transaction's unsigned serialisation and its digest. */
+  unsignedTransaction(tx: TransactionInput): UnsignedTransaction;
   /**
    * Calldata decoded as the arguments of `fn` (after its selector; the signature parameter, if `fn` has
    * one, left out), in the form Sign's arguments take (integers bigint, addresses EIP-55, bytes lower-case
@@ -121,10 +74,10 @@ export interface StandardPayloads {
   decodeArguments(fn: ParsedFunction, data: HexString): readonly AbiValue[] | null;
   /**
    * The EIP-55 address whose key made `signature` (65 bytes, 0x hex; `v` 27/28 or 0/1) over the EIP-712
-   * typed data `input` (as typedDataDigest takes it), or null when the signature is malformed or recovers
+   * typed data `input`, or null when the signature is malformed or recovers
    * no address. Non-canonical high-S signatures are refused (null): a signature has exactly one form.
    */
-  recoverTypedDataSigner(input: unknown, signature: string): string | null;
+  recoverTypedDataSigner(input: TypedDataInput, signature: string): string | null;
   /**
    * The EIP-55 address whose key made `signature` (65 bytes, 0x hex; `v` 27/28 or 0/1) over the 32-byte
    * `digest` as it is, or null when the signature is malformed, high-S or recovers no address: how a
@@ -132,7 +85,7 @@ export interface StandardPayloads {
    */
   recoverDigestSigner(digest: Uint8Array, signature: string): string | null;
   /** The EIP-7702 authorization digest of `{ chainId, address, nonce }` (chainId 0: every chain). */
-  authorizationDigest(input: unknown): AuthorizationDigest;
+  authorizationDigest(input: AuthorizationInput): AuthorizationDigest;
   /** `unsigned` (as this port returned it) with the signature over its digest. */
   serializeSigned(unsigned: UnsignedTransaction, signature: RecoverableSignature): SignedTransaction;
 }

@@ -1,7 +1,7 @@
 import { hashAuthorization, Transaction, Wallet } from 'ethers';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
+import { readingPayloads } from '../support/read-payloads.js';
 import type { Principal } from '../../src/application/access/principal.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';
 import { evaluatePolicy } from '../../src/domain/policy/policy-evaluation.js';
@@ -15,7 +15,7 @@ import { FixedClock } from '../support/movable-clock.js';
  * serialised as ethers reads them, and the policy's `authorization` kind (deny by default, chain id 0
  * only with anyChain) through the in-process API, held and released as the other kinds.
  */
-const payloads = new EthersStandardPayloads();
+const payloads = readingPayloads();
 const DELEGATE = '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B';
 const OTHER = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const key = new Wallet('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TYPED_DATA_LIMITS, typedDataDigest } from '../../adapters/ethereum/typed-data.js';
+import { readTypedDataDigest as typedDataDigest } from '../support/read-payloads.js';
+import { TYPED_DATA_LIMITS } from '../../src/domain/signing/kinds/typed-data/typed-data.input.js';
 import { checkJsonText } from '../../adapters/http/json-shape.js';
 import { bodyLimits, parseJsonBody, signBodyLimits } from '../../adapters/http/request-body.js';
 import { loadConfig } from '../../adapters/main/config.js';

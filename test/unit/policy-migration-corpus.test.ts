@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
+import { readingPayloads } from '../support/read-payloads.js';
 import { CHAINS } from '../../src/domain/chains.js';
 import { parseArgumentRules } from '../../src/domain/argument-rule-input.js';
 
@@ -23,7 +23,7 @@ import { approvalRuleFor, argumentRuleViolation, messageViolation, signPolicyVio
  * hold and its quorum). Messages, typed data and transactions decide the same, but for the fix of issue
  * 34: an approval rule that matches one of them now holds it (before, only Sign was held), never more.
  */
-const payloads = new EthersStandardPayloads();
+const payloads = readingPayloads();
 const A = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const B = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const C = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { typedDataDigest } from '../../adapters/ethereum/typed-data.js';
+import { readTypedDataDigest as typedDataDigest } from '../support/read-payloads.js';
 import { routeTable } from '../../adapters/http/route-matcher.js';
 import { boundOf, costsBySize, regexCosts, type PatternCase, type PatternCost } from '../support/linear-cost.js';
 import { adversariesOf } from '../support/regex-adversaries.js';

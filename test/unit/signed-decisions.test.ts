@@ -1,9 +1,9 @@
 import { Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
+import { readingPayloads } from '../support/read-payloads.js';
 import { decisionTypedData, policyChangeTypedData } from '../../src/domain/signed-decisions.js';
 
-const payloads = new EthersStandardPayloads();
+const payloads = readingPayloads();
 const approver = Wallet.createRandom();
 const vault = '0190a3b0-0000-7000-8000-000000000001';
 const approval = '0190a3b0-0000-7000-8000-0000000000aa';

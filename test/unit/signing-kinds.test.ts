@@ -12,12 +12,15 @@ import { approvalKind } from '../../src/domain/approval.js';
 import { CHAIN_IDS, CHAIN_TABLE, CHAINS, RPC_CHAINS } from '../../src/domain/chains.js';
 import { POLICY_KINDS } from '../../src/domain/policy/policy-document.js';
 import { parsePolicyDocument } from '../../src/domain/policy/policy-document.parse.js';
+import { REGISTERED_APPLICATION_KINDS } from '../../src/application/signing/kinds/registered-application-kinds.js';
 import { REGISTERED_SIGNING_KINDS, SIGNING_KIND_NAMES, STANDARD_KIND_NAMES } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
 import { importsOf, resolveRelative } from '../support/import-graph.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KINDS_DIR = path.join(root, 'src/domain/signing/kinds');
 const REGISTRY = path.join(KINDS_DIR, 'registered-signing-kinds.ts');
+const APPLICATION_KINDS_DIR = path.join(root, 'src/application/signing/kinds');
+const APPLICATION_REGISTRY = path.join(APPLICATION_KINDS_DIR, 'registered-application-kinds.ts');
 const names = REGISTERED_SIGNING_KINDS.map((kind) => kind.name);
 
 /** Every .ts file under `dir`, declaration files left out. */
@@ -125,10 +128,45 @@ describe('the signing kinds: one registry, everything else read from it', () => 
     expect(list.test('names `message`, `transaction` in a comment')).toBe(false);
   });
 
+  it("states each standard kind's body with the fields its reader reads (its field table)", () => {
+    for (const kind of REGISTERED_SIGNING_KINDS) {
+      if (!kind.standard) continue;
+      const operation = Object.values(document.paths as Record<string, Record<string, any>>)
+        .flatMap((item) => Object.values(item))
+        .find((op) => op.operationId === kind.route.operationId);
+      const body = operation.requestBody.content['application/json'].schema;
+      const resolved = typeof body.$ref === 'string' ? schemaAt(document, body.$ref.slice(2).split('/')) : body;
+      expect(Object.keys(resolved.properties), kind.name).toEqual([...kind.fields]);
+    }
+  });
+
+  it('has one application module per kind, in the registry\'s order, each in a folder of its name that imports no other kind\'s', () => {
+    expect(REGISTERED_APPLICATION_KINDS.map((entry) => entry.kind)).toEqual([...REGISTERED_SIGNING_KINDS]);
+    const files = sourcesUnder(APPLICATION_KINDS_DIR).filter((file) => path.dirname(file) !== APPLICATION_KINDS_DIR);
+    const folderOf = (dir: string, file: string) => path.relative(dir, file).split(path.sep)[0];
+    expect([...new Set(files.map((file) => folderOf(APPLICATION_KINDS_DIR, file)))].sort()).toEqual([...names].sort());
+    for (const file of files) {
+      const kind = folderOf(APPLICATION_KINDS_DIR, file);
+      for (const { specifier } of importsOf(readFileSync(file, 'utf8'))) {
+        const target = specifier.startsWith('.') ? resolveRelative(file, specifier) : null;
+        if (target === null) continue;
+        // Its own folder, the shared interface; of the domain's kinds, only its own module.
+        if (target.startsWith(`${APPLICATION_KINDS_DIR}${path.sep}`) && path.dirname(target) !== APPLICATION_KINDS_DIR) expect(folderOf(APPLICATION_KINDS_DIR, target), `${path.relative(root, file)} imports ${specifier}`).toBe(kind);
+        if (target.startsWith(`${KINDS_DIR}${path.sep}`)) expect(folderOf(KINDS_DIR, target), `${path.relative(root, file)} imports ${specifier}`).toBe(kind);
+      }
+    }
+    const registered = importsOf(readFileSync(APPLICATION_REGISTRY, 'utf8'))
+      .map(({ specifier }) => resolveRelative(APPLICATION_REGISTRY, specifier))
+      .filter((target): target is string => target !== null && target.startsWith(`${APPLICATION_KINDS_DIR}${path.sep}`) && path.dirname(target) !== APPLICATION_KINDS_DIR);
+    expect(registered.map((target) => folderOf(APPLICATION_KINDS_DIR, target)).sort()).toEqual([...names].sort());
+  });
+
   it('keeps kind modules apart: a kind imports no other kind, only the registry lists them', () => {
     const files = sourcesUnder(KINDS_DIR).filter((file) => file !== REGISTRY);
-    expect(files.length).toBe(names.length);
     const folderOf = (file: string) => path.relative(KINDS_DIR, file).split(path.sep)[0];
+    // One folder per kind, each with its module (`<name>.kind.ts`) beside what only it reads (its field table and reader).
+    expect([...new Set(files.map(folderOf))].sort()).toEqual([...names].sort());
+    for (const name of names) expect(files).toContain(path.join(KINDS_DIR, name, `${name}.kind.ts`));
     for (const file of files) {
       for (const { specifier } of importsOf(readFileSync(file, 'utf8'))) {
         const target = specifier.startsWith('.') ? resolveRelative(file, specifier) : null;

@@ -10,7 +10,7 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
+import { readingPayloads } from '../support/read-payloads.js';
 import { signatureHex } from '../../src/application/signing/standard-signing.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { RecoverableSignature } from '../../src/ports/key-store.port.js';
@@ -20,7 +20,7 @@ import { asJson, permit } from '../support/typed-data-fixtures.js';
  * The ethers adapter of the StandardPayloads port, checked against viem as an independent verifier: the
  * digests are viem's, and what a key signs over them recovers, in viem, to the key's address.
  */
-const payloads = new EthersStandardPayloads();
+const payloads = readingPayloads();
 const key = new SigningKey(`0x${'42'.repeat(32)}`);
 const ADDRESS = computeAddress(key.publicKey);
 const TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
+import { readingPayloads } from '../support/read-payloads.js';
 import { CHAINS } from '../../src/domain/chains.js';
 import { parseSignPolicy, type SignPolicyInput } from '../../src/domain/sign-policy.js';
 import { asJson, permit } from '../support/typed-data-fixtures.js';
@@ -10,7 +10,7 @@ import { messageViolation, signPolicyViolation, transactionViolation, typedDataV
  * The standard-signing rules, written as attempts to get past them: each request is what a client
  * could send, read by the real payload adapter, against a policy parsed from what an operator types.
  */
-const payloads = new EthersStandardPayloads();
+const payloads = readingPayloads();
 const TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const ROUTER = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const STRANGER = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Signature, Wallet as EthersWallet, hexlify } from 'ethers';
 import { concat, keccak256, stringToHex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { EthersStandardPayloads } from '../../adapters/ethereum/ethers.standard-payloads.js';
+import { readingPayloads } from '../support/read-payloads.js';
 import { MapKeyStoreRegistry } from '../../src/application/keys/key-store-registry.js';
 import { WalletBindings } from '../../src/application/wallets/wallet-binding.js';
 import { addressFromPublicKey } from '../../src/domain/address.js';
@@ -16,7 +16,7 @@ import { InMemoryAuditLog } from '../support/in-memory.persistence.js';
 import { FixedClock } from '../support/movable-clock.js';
 import { aVault, aWallet } from '../support/wallet-mother.js';
 
-const payloads = new EthersStandardPayloads();
+const payloads = readingPayloads();
 const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 const N = 2n * HALF_ORDER + 1n;
 

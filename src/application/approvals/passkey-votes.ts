@@ -1,6 +1,7 @@
 import type { Approval } from '../../domain/approval.js';
 import type { GovernedPasskey } from '../../domain/governance.js';
 import { decisionTypedData, type DecisionKind } from '../../domain/signed-decisions.js';
+import { readTypedData } from '../../domain/signing/kinds/typed-data/typed-data.input.js';
 import type { ConsoleStore, Passkey } from '../../ports/console-store.port.js';
 import type { RelyingParty } from '../../ports/relying-party.port.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
@@ -8,7 +9,7 @@ import type { PasskeyVoteCheck } from './signed-votes.js';
 
 /** The base64url challenge a passkey signs to decide `decision` on `approval`: its EIP-712 Decision digest. */
 export function decisionChallenge(payloads: Pick<StandardPayloads, 'typedDataDigest'>, approval: Pick<Approval, 'vaultId' | 'id' | 'requestHash'>, decision: DecisionKind): string {
-  return Buffer.from(payloads.typedDataDigest(decisionTypedData(approval.vaultId, approval.id, approval.requestHash, decision)).digest).toString('base64url');
+  return Buffer.from(payloads.typedDataDigest(readTypedData(decisionTypedData(approval.vaultId, approval.id, approval.requestHash, decision))).digest).toString('base64url');
 }
 
 /**

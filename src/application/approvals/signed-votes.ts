@@ -1,3 +1,4 @@
+import { readTypedData } from '../../domain/signing/kinds/typed-data/typed-data.input.js';
 import { createHash } from 'node:crypto';
 import type { Approval } from '../../domain/approval.js';
 import type { GovernedPasskey } from '../../domain/governance.js';
@@ -31,7 +32,7 @@ export function isSignedDecision(
   if (typeof signature !== 'string') return false;
   let typedData;
   try {
-    typedData = decisionTypedData(approval.vaultId, approval.id, approval.requestHash, decision);
+    typedData = readTypedData(decisionTypedData(approval.vaultId, approval.id, approval.requestHash, decision));
   } catch {
     return false;
   }

@@ -1,3 +1,4 @@
+import { readTypedData } from '../../domain/signing/kinds/typed-data/typed-data.input.js';
 import { DomainError, ErrorCode } from '../../domain/errors.js';
 import { canonicalStateJson, delayMs, readState, stateHash, type GovernedState } from '../../domain/governance.js';
 import type { PolicyDocument } from '../../domain/policy/policy-document.js';
@@ -140,7 +141,7 @@ export class GovernanceVerifier {
     if (this.recovered.has(key)) return this.recovered.get(key)!;
     let signer: string | null;
     try {
-      signer = this.deps.payloads.recoverTypedDataSigner(proposalTypedData(vaultId, proposalId, documentHash, decision), signature);
+      signer = this.deps.payloads.recoverTypedDataSigner(readTypedData(proposalTypedData(vaultId, proposalId, documentHash, decision)), signature);
     } catch {
       signer = null;
     }

@@ -2,7 +2,7 @@ import { invalidArgument } from '../../domain/errors.js';
 import { POLICY_KINDS, type PolicyKind } from '../../domain/policy/policy-document.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import type { Principal } from '../access/principal.js';
-import { KIND_DRY_RUNS, type KindEvaluators } from './kind-handlers.js';
+import { KIND_DRY_RUNS, type KindEvaluators } from './kinds/registered-application-kinds.js';
 
 /** A dry run: the kind, the signing wallet (all but `call`, whose signer is in its request), and the body of that kind's route. */
 export interface EvaluatePolicyCommand {

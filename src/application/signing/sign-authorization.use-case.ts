@@ -29,14 +29,14 @@ export interface SignedAuthorizationResult {
 export class SignAuthorization extends StandardSigningUseCase {
   /** What the policy would decide (the dry run): the authorization read as execute reads it, nothing signed. */
   async evaluate(command: SignAuthorizationCommand): Promise<PolicyDecision> {
-    const { facts } = this.signing.payloads.authorizationDigest(command.authorization);
+    const facts = AUTHORIZATION_KIND.read(command.authorization);
     return this.signing.evaluate(command.principal, this.intentOf(await this.signing.wallet(command.principal, command.address), facts));
   }
 
   /** Signs, or holds the authorization for a quorum when a hold rule matches it (`{ approval }`, nothing signed). */
   async execute(command: SignAuthorizationCommand): Promise<StandardOutcome<SignedAuthorizationResult>> {
     const { principal } = command;
-    const { digest, facts } = this.signing.payloads.authorizationDigest(command.authorization);
+    const { digest, facts } = this.signing.payloads.authorizationDigest(AUTHORIZATION_KIND.read(command.authorization));
     const wallet = await this.signing.wallet(principal, command.address);
     const key = command.idempotencyKey;
     const held = key === undefined ? null : this.heldOf(wallet, command.authorization, facts);
@@ -46,7 +46,7 @@ export class SignAuthorization extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details);
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.authorization, facts);
-      sameDigest(this.signing.payloads.authorizationDigest(heldPayload(AUTHORIZATION_KIND, request)).digest, digest, 'authorization');
+      sameDigest(this.signing.payloads.authorizationDigest(AUTHORIZATION_KIND.read(heldPayload(AUTHORIZATION_KIND, request))).digest, digest, 'authorization');
       return this.signing.hold(principal, wallet, 'authorization', decision, request, details, key);
     }
     const result = resultOf(await this.signing.sign(wallet, digest));
@@ -62,7 +62,7 @@ export class SignAuthorization extends StandardSigningUseCase {
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignedAuthorizationResult> {
     const stored = heldOfKind(AUTHORIZATION_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const { digest, facts } = this.signing.payloads.authorizationDigest(stored.payload);
+    const { digest, facts } = this.signing.payloads.authorizationDigest(AUTHORIZATION_KIND.read(stored.payload));
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = detailsOf(facts, digest);
     const { fence } = await this.signing.authorize(principal, wallet, 'authorization', this.intentOf(wallet, facts), details, { release: quorum });

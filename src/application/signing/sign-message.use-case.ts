@@ -20,14 +20,14 @@ function storedMessage(message: unknown): unknown {
 export class SignMessage extends StandardSigningUseCase {
   /** What the policy would decide (the dry run): the message is read as execute reads it, nothing is signed. */
   async evaluate(command: SignMessageCommand): Promise<PolicyDecision> {
-    this.signing.payloads.messageDigest(command.message);
+    MESSAGE_KIND.read(command.message);
     return this.signing.evaluate(command.principal, intentOf(await this.signing.wallet(command.principal, command.address)));
   }
 
   /** Signs, or holds the message for a quorum when a hold rule matches it (`{ approval }`, nothing signed). */
   async execute(command: SignMessageCommand): Promise<StandardOutcome<{ signature: Hex }>> {
     const { principal } = command;
-    const digest = this.signing.payloads.messageDigest(command.message);
+    const digest = this.signing.payloads.messageDigest(MESSAGE_KIND.read(command.message));
     const wallet = await this.signing.wallet(principal, command.address);
     const key = command.idempotencyKey;
     const held = key === undefined ? null : heldOf(wallet, storedMessage(command.message));
@@ -37,7 +37,7 @@ export class SignMessage extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), { digest: digestHex });
     if (decision.decision === 'hold') {
       const request = held ?? heldOf(wallet, storedMessage(command.message));
-      sameDigest(this.signing.payloads.messageDigest(heldPayload(MESSAGE_KIND, request)), digest, 'message');
+      sameDigest(this.signing.payloads.messageDigest(MESSAGE_KIND.read(heldPayload(MESSAGE_KIND, request))), digest, 'message');
       return this.signing.hold(principal, wallet, 'message', decision, request, { digest: digestHex }, key);
     }
     const signature = signatureHex(await this.signing.sign(wallet, digest));
@@ -53,7 +53,7 @@ export class SignMessage extends StandardSigningUseCase {
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<{ signature: Hex }> {
     const stored = heldOfKind(MESSAGE_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const digest = this.signing.payloads.messageDigest(stored.payload);
+    const digest = this.signing.payloads.messageDigest(MESSAGE_KIND.read(stored.payload));
     const wallet = await this.signing.wallet(principal, stored.address);
     const details = { digest: toHex(digest) };
     const { fence } = await this.signing.authorize(principal, wallet, 'message', intentOf(wallet), details, { release: quorum });

@@ -3,6 +3,7 @@ import { invalidArgument } from '../../domain/errors.js';
 import type { PolicyDecision } from '../../domain/policy/policy-evaluation.js';
 import { NO_FACTS, type SignIntent } from '../../domain/policy/sign-intent.js';
 import type { Wallet } from '../../domain/wallet.js';
+import { readTransactionIntent } from '../../domain/signing/kinds/transaction/transaction.input.js';
 import { TRANSACTION_KIND } from '../../domain/signing/kinds/transaction/transaction.kind.js';
 import type { SignedTransaction, TransactionFacts, TransactionIntent, UnsignedTransaction } from '../../ports/standard-payloads.port.js';
 import type { Principal } from '../access/principal.js';
@@ -21,7 +22,7 @@ export class SignTransaction extends StandardSigningUseCase {
   /** Signs, or holds the transaction for a quorum when a hold rule matches it (`{ approval }`, nothing signed). */
   async execute(command: SignTransactionCommand): Promise<StandardOutcome<SignedTransaction>> {
     const { principal } = command;
-    const unsigned = this.signing.payloads.unsignedTransaction(command.transaction);
+    const unsigned = this.signing.payloads.unsignedTransaction(TRANSACTION_KIND.read(command.transaction));
     const wallet = await this.walletOf(principal, command.address, unsigned.facts);
     const key = command.idempotencyKey;
     const held = key === undefined ? null : this.heldOf(wallet, command.transaction, unsigned.facts);
@@ -31,7 +32,7 @@ export class SignTransaction extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), details, 'sign', simulatedCall(wallet, unsigned.facts));
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.transaction, unsigned.facts);
-      sameDigest(this.signing.payloads.unsignedTransaction(heldPayload(TRANSACTION_KIND, request)).digest, unsigned.digest, 'transaction');
+      sameDigest(this.signing.payloads.unsignedTransaction(TRANSACTION_KIND.read(heldPayload(TRANSACTION_KIND, request))).digest, unsigned.digest, 'transaction');
       return this.signing.hold(principal, wallet, 'transaction', decision, request, details, key);
     }
     const signed = await this.signAndRecord(principal, wallet, unsigned);
@@ -48,7 +49,7 @@ export class SignTransaction extends StandardSigningUseCase {
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<SignedTransaction> {
     const stored = heldOfKind(TRANSACTION_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const unsigned = this.signing.payloads.unsignedTransaction(stored.payload);
+    const unsigned = this.signing.payloads.unsignedTransaction(TRANSACTION_KIND.read(stored.payload));
     const wallet = await this.walletOf(principal, stored.address, unsigned.facts);
     // Simulated again: the chain may have changed while the request waited for its quorum.
     const { fence } = await this.signing.authorize(principal, wallet, 'transaction', this.intentOf(wallet, unsigned.facts, unsigned.facts.fee), detailsOf(unsigned.facts), { release: quorum }, simulatedCall(wallet, unsigned.facts));
@@ -92,7 +93,7 @@ export class SignTransaction extends StandardSigningUseCase {
    * the policy again over the filled transaction. One method, so the evaluator it asks is one line to change.
    */
   async precheckTransaction(command: SignTransactionCommand): Promise<void> {
-    const intent = this.signing.payloads.transactionIntent(command.transaction);
+    const intent = readTransactionIntent(command.transaction);
     const wallet = await this.signing.wallet(command.principal, command.address);
     // As execute's details; nonce and type are not known before the filling.
     const details = { chainId: intent.chainId.toString(), nonce: null, selector: intent.selector, to: intent.to, type: null, value: intent.value.toString() };
@@ -103,7 +104,7 @@ export class SignTransaction extends StandardSigningUseCase {
 
   /** What the policy would decide (the dry run): the transaction is read whole as execute reads it, nothing is signed. */
   async evaluate(command: SignTransactionCommand): Promise<PolicyDecision> {
-    const { facts } = this.signing.payloads.unsignedTransaction(command.transaction);
+    const { facts } = this.signing.payloads.unsignedTransaction(TRANSACTION_KIND.read(command.transaction));
     const wallet = await this.signing.wallet(command.principal, command.address);
     return this.signing.evaluate(command.principal, this.intentOf(wallet, facts, facts.fee));
   }

@@ -25,7 +25,7 @@ export type SignTypedDataCommand = WalletCommand<{ typedData: unknown }>;
 export class SignTypedData extends StandardSigningUseCase {
   /** What the policy would decide (the dry run): the typed data is read as execute reads it, nothing is signed. */
   async evaluate(command: SignTypedDataCommand): Promise<PolicyDecision> {
-    const read = this.signing.payloads.typedDataDigest(command.typedData);
+    const read = this.signing.payloads.typedDataDigest(TYPED_DATA_KIND.read(command.typedData));
     const wallet = await this.signing.wallet(command.principal, command.address);
     return this.signing.evaluate(command.principal, this.intentOf(wallet, command.typedData, read));
   }
@@ -48,7 +48,7 @@ export class SignTypedData extends StandardSigningUseCase {
   /** Signs, or holds the typed data for a quorum when a hold rule matches it (`{ approval }`, nothing signed). */
   async execute(command: SignTypedDataCommand): Promise<StandardOutcome<{ signature: Hex }>> {
     const { principal } = command;
-    const read = this.signing.payloads.typedDataDigest(command.typedData);
+    const read = this.signing.payloads.typedDataDigest(TYPED_DATA_KIND.read(command.typedData));
     const wallet = await this.signing.wallet(principal, command.address);
     const key = command.idempotencyKey;
     const held = key === undefined ? null : this.heldOf(wallet, command.typedData, read);
@@ -59,7 +59,7 @@ export class SignTypedData extends StandardSigningUseCase {
     const decision = await this.signing.authorize(principal, wallet, 'typed-data', intent, facts);
     if (decision.decision === 'hold') {
       const request = held ?? this.heldOf(wallet, command.typedData, read);
-      sameDigest(this.signing.payloads.typedDataDigest(heldPayload(TYPED_DATA_KIND, request)).digest, read.digest, 'typedData');
+      sameDigest(this.signing.payloads.typedDataDigest(TYPED_DATA_KIND.read(heldPayload(TYPED_DATA_KIND, request))).digest, read.digest, 'typedData');
       return this.signing.hold(principal, wallet, 'typed-data', decision, request, facts, key);
     }
     const signature = signatureHex(await this.signing.sign(wallet, read.digest));
@@ -75,7 +75,7 @@ export class SignTypedData extends StandardSigningUseCase {
   async release(approval: Approval, token: string, actor: string, quorum: ReleaseQuorum): Promise<{ signature: Hex }> {
     const stored = heldOfKind(TYPED_DATA_KIND, approval);
     const principal = this.signing.releasePrincipal(approval);
-    const read = this.signing.payloads.typedDataDigest(stored.payload);
+    const read = this.signing.payloads.typedDataDigest(TYPED_DATA_KIND.read(stored.payload));
     const wallet = await this.signing.wallet(principal, stored.address);
     const facts = factsOf(read);
     const { fence } = await this.signing.authorize(principal, wallet, 'typed-data', this.intentOf(wallet, stored.payload, read), facts, { release: quorum });

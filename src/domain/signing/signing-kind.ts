@@ -28,6 +28,19 @@ export interface SigningKind<Name extends string = string> {
 export interface StandardSigningKind<Name extends string = string> extends SigningKind<Name> {
   readonly standard: true;
   readonly held: HeldRequestCodec<StandardHeld>;
+  /** What an approval shows under `requestField` (the API's description of that field of a held request). */
+  readonly requestDescription: string;
+  /**
+   * Its request's fields (the field table, `<name>.input.ts`): the reader refuses any other, and the
+   * HTTP body schema states each one's JSON keyed by this table, so the two cannot name different fields.
+   */
+  readonly fields: readonly string[];
+  /**
+   * Its request as a client sent it (JSON, or the in-process API's values), read and checked at the edge
+   * of the core: what the payloads port then encodes, typed. Refuses with DomainError INVALID_ARGUMENT
+   * naming the field.
+   */
+  readonly read: (raw: unknown) => unknown;
   /**
    * Its route, as plain facts the HTTP adapter mounts: `POST /wallets/{address}/<operation>`, named
    * `operationId` in the OpenAPI document (and the name of its use case among the HTTP adapter's deps).

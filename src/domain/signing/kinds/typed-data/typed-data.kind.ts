@@ -1,12 +1,16 @@
 import { objectPayload, standardHeldCodec } from '../../held-request.js';
 import type { StandardSigningKind } from '../../signing-kind.js';
+import { TYPED_DATA_FIELDS, readTypedData } from './typed-data.input.js';
 
 /** EIP-712 typed data of a wallet (docs/standard-signing.md). */
 export const TYPED_DATA_KIND = {
   name: 'typed-data',
   standard: true,
   requestField: 'typedData',
+  requestDescription: 'Held typed data, as given (`{domain, types, primaryType, message}`).',
   held: standardHeldCodec('typed-data', 'typedData', objectPayload),
+  fields: TYPED_DATA_FIELDS,
+  read: readTypedData,
   route: { operation: 'sign-typed-data', operationId: 'signTypedData' },
   resultSchema: 'SignatureResult',
   /** What approval lists show of held typed data: `typed-data Permit` (`primaryType` as it is recorded). */

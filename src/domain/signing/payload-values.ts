@@ -1,5 +1,14 @@
-import { invalidArgument } from '../../src/domain/errors.js';
-import { showValue } from '../../src/domain/show-value.js';
+import { invalidArgument } from '../errors.js';
+import { showValue } from '../show-value.js';
+
+/*
+ * The values a standard payload's fields are written in, read as clients send them (JSON, or the
+ * in-process API's values). Shared by the kinds' readers (kinds/<name>/<name>.input.ts): each kind's
+ * field table says which field is which of these.
+ */
+
+/** A 0x-prefixed lower-case hex string. */
+export type HexString = `0x${string}`;
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 
@@ -27,18 +36,12 @@ export function quantity(raw: unknown, field: string, max: bigint = UINT256_MAX)
 }
 
 /** Bytes as 0x-prefixed hex with an even number of digits, returned lower-case. */
-export function hexBytes(raw: unknown, field: string): `0x${string}` {
+export function hexBytes(raw: unknown, field: string): HexString {
   if (typeof raw !== 'string' || !HEX_BYTES.test(raw)) throw invalidArgument(`${field}: must be 0x-prefixed hex bytes (an even number of hex digits)`);
-  return raw.toLowerCase() as `0x${string}`;
+  return raw.toLowerCase() as HexString;
 }
 
 /** The keys of `value` that are not in `known` and are set (an in-process caller may pass undefined ones). */
 export function unknownKeys(value: Record<string, unknown>, known: ReadonlySet<string>): string[] {
   return Object.keys(value).filter((k) => !known.has(k) && value[k] !== undefined);
-}
-
-/** ethers reports what it refuses as `shortMessage`; a client sees it under the field it came from, never as ethers' error. */
-export function refusedBy(field: string, error: unknown) {
-  const reason = (error as { shortMessage?: unknown }).shortMessage;
-  return invalidArgument(`${field}: ${typeof reason === 'string' ? reason : 'is not valid'}`);
 }
