@@ -9,6 +9,7 @@ import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
 import { registerApproverCommands } from './approvers.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
+import { registerBackupCommands } from './backup.commands.js';
 import { registerGovernanceCommands } from './governance.commands.js';
 import { registerKeyImportCommand } from './keys.commands.js';
 import { markRequiredOptions, registerGlobalOptions } from './global-options.js';
@@ -251,6 +252,7 @@ registerApproverCommands(program);
 registerWebhookCommands(program);
 registerGovernanceCommands(program);
 registerSealCommands(program);
+registerBackupCommands(program);
 registerOperatorCommands(program);
 
 markRequiredOptions(program);
