@@ -37,6 +37,7 @@ import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { governedKeysOf, governedKeysStateOf, governedVotersOf } from '../../src/application/governance/governed-entries.js';
 import { EvaluatePolicy } from '../../src/application/signing/evaluate-policy.use-case.js';
 import { SignPolicyGate } from '../../src/application/signing/sign-policy-gate.js';
+import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
 import { PurgeExpiredIdempotency } from '../../src/application/shared/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/wallets/purge-expired-wallets.use-case.js';
@@ -396,7 +397,15 @@ export function useCasesModule(settings: UseCaseSettings): ContainerModule {
     });
     bind(SignPolicyGate).toDynamicValue((ctx) => {
       const ports = portsOf(ctx as Resolver);
-      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter });
+      const registry = ctx.get<KeyStoreRegistry>(PORT_TOKENS.KEY_STORE_REGISTRY);
+      const refusesEverySign = () => {
+        for (const store of registry.all()) {
+          const refusal = store.refusesEverySign?.();
+          if (refusal) return refusal;
+        }
+        return null;
+      };
+      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter, refusesEverySign });
     });
     bind(WalletBindings).toDynamicValue(
       (ctx) =>
