@@ -9,6 +9,7 @@ import { installKeccak256 } from '../system/keccak.js';
 import { registerApprovalCommands } from './approvals.commands.js';
 import { registerApproverCommands } from './approvers.commands.js';
 import { registerAuditCommands } from './audit.commands.js';
+import { registerBackupCommands } from './backup.commands.js';
 import { registerGovernanceCommands } from './governance.commands.js';
 import { registerKeyImportCommand } from './keys.commands.js';
 import { registerKeyExportCommands } from './key-export.commands.js';
@@ -253,6 +254,7 @@ registerApproverCommands(program);
 registerWebhookCommands(program);
 registerGovernanceCommands(program);
 registerSealCommands(program);
+registerBackupCommands(program);
 registerOperatorCommands(program);
 
 markRequiredOptions(program);

@@ -102,7 +102,7 @@ async function keyDirectory(dataDir: string): Promise<string> {
 }
 
 /** The given share files parsed, all of one split and each index once; a refusal naming the file otherwise. */
-async function readShareFiles(files: readonly string[]): Promise<MasterKeyShare[]> {
+export async function readShareFiles(files: readonly string[]): Promise<MasterKeyShare[]> {
   if (files.length === 0) throw new CliRefusal('--share-file: give the threshold of the current split\'s share files, one --share-file each', 'SHARES_SHORT');
   const held: MasterKeyShare[] = [];
   try {

@@ -9,7 +9,7 @@ import { TOKENS } from './tokens.js';
  * a migration, a master-key rotation. Appended by whoever did it, once it is done, to the one chain the
  * vault's other records are in.
  */
-export function recordMaintenance(container: Container, action: 'schema.migrated' | 'master-key.rotated' | 'master-key.split' | 'master-key.resplit', actor: string, details: AuditDetails): Promise<void> {
+export function recordMaintenance(container: Container, action: 'schema.migrated' | 'master-key.rotated' | 'master-key.split' | 'master-key.resplit' | 'backup.created' | 'backup.restored', actor: string, details: AuditDetails): Promise<void> {
   const clock = container.get<Clock>(TOKENS.CLOCK);
   return audit(container.get<AuditLog>(TOKENS.AUDIT_LOG), action, clock.now(), actor, null, null, details);
 }

@@ -52,6 +52,11 @@ export class SealedKeyStore implements KeyStore {
     return this.unsealed(() => this.inner.create(owner));
   }
 
+  /** Sealed, every sign is refused before the policy gate: a sealed refusal counts against no limit. */
+  refusesEverySign(): Error | null {
+    return this.seal.sealed ? sealedError() : null;
+  }
+
   sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
     return this.seal.sealed ? Promise.reject(sealedError()) : this.inner.sign(keyRef, digest);
   }

@@ -52,6 +52,8 @@ export const PERSISTENCE_PORTS = {
   AUDIT_STREAM_CURSORS: 'auditStreamCursors',
   /** The named operators (src/ports/operator-store.port.ts), or undefined when the persistence has none. */
   OPERATOR_STORE: 'operators',
+  /** The logical copy of the tables a backup carries, or undefined when the persistence has none. */
+  DATABASE_DUMP: 'databaseDump',
 } as const satisfies Readonly<Record<string, keyof Persistence>>;
 
 type PersistenceTokens = { readonly [N in keyof typeof PERSISTENCE_PORTS]: PortToken<Persistence[(typeof PERSISTENCE_PORTS)[N]]> };

@@ -40,6 +40,7 @@ import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { governedKeysOf, governedKeysStateOf, governedVotersOf } from '../../src/application/governance/governed-entries.js';
 import { EvaluatePolicy } from '../../src/application/signing/evaluate-policy.use-case.js';
 import { SignPolicyGate } from '../../src/application/signing/sign-policy-gate.js';
+import type { KeyStoreRegistry } from '../../src/ports/key-store.port.js';
 import { chainDirectory } from '../../src/domain/policy/chain-directory.js';
 import { PurgeExpiredIdempotency } from '../../src/application/shared/purge-expired-idempotency.use-case.js';
 import { PurgeExpiredWallets } from '../../src/application/wallets/purge-expired-wallets.use-case.js';
@@ -423,8 +424,17 @@ export function useCasesModule(settings: UseCaseSettings): ContainerModule {
     });
     bind(SignPolicyGate).toDynamicValue((ctx) => {
       const ports = portsOf(ctx as Resolver);
+      // Unbound where no store is open (the operator commands): nothing can sign there, nothing refuses ahead.
+      const registry = ctx.get<KeyStoreRegistry | undefined>(PORT_TOKENS.KEY_STORE_REGISTRY, { optional: true });
+      const refusesEverySign = () => {
+        for (const store of registry?.all() ?? []) {
+          const refusal = store.refusesEverySign?.();
+          if (refusal) return refusal;
+        }
+        return null;
+      };
       const feeds = ports.chain.readPriceFeed === undefined ? {} : { priceFeeds: { readPriceFeed: ports.chain.readPriceFeed.bind(ports.chain) } };
-      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter, ...feeds });
+      return new SignPolicyGate({ policies: ports.policyCache, auditLog: ports.audit, clock: ports.clock, signCounter: ports.signCounter, refusesEverySign, ...feeds });
     });
     bind(WalletBindings).toDynamicValue(
       (ctx) =>

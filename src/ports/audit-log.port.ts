@@ -76,6 +76,10 @@ export const AUDIT_ACTIONS = [
   'seal.share-refused',
   'seal.unsealed',
   'seal.sealed',
+  // Backups (docs/operations.md#backup-and-restore): one written (what it holds, never a key), and one
+  // restored into an empty database (the backup's audit head, which the restored chain continues).
+  'backup.created',
+  'backup.restored',
   // Named operators (docs/operators.md): one made with its credential, one revoked, one signed in through
   // the identity provider (OpenID Connect).
   'operator.created',

@@ -53,6 +53,12 @@ export interface KeyStore {
   /** Stable name of the store, recorded on every wallet it holds (`local`, `pkcs11`, `aws-kms`, `vault-transit`). */
   readonly name: string;
   /**
+   * The refusal every sign would get from this store right now (a sealed vault's VAULT_SEALED), or null;
+   * asked before the policy gate, so a request no key could sign is neither recorded as a policy decision
+   * nor counted against the policy's limits. Optional: a store without it is asked only when it signs.
+   */
+  refusesEverySign?(): Error | null;
+  /**
    * Generates a key and stores it durably before returning: a returned key survives a crash. `owner`
    * names the wallet the key is for, so an operator looking at the store can tell whose key it is.
    */

@@ -2,6 +2,7 @@ import type { AuditStreamCursors } from './audit-stream-cursors.port.js';
 import type { ApprovalStore } from './approval-store.port.js';
 import type { AuditAction, AuditLog } from './audit-log.port.js';
 import type { ConsoleStore } from './console-store.port.js';
+import type { DatabaseDump } from './database-dump.port.js';
 import type { GovernanceStore } from './governance-store.port.js';
 import type { JobLock } from './job-lock.port.js';
 import type { KeyQuarantine } from './key-quarantine.port.js';
@@ -87,6 +88,12 @@ export interface Persistence {
    * an earlier release): no hint.
    */
   readonly watchAudit?: AuditWatch;
+  /**
+   * A logical copy of every table, and its restore into an empty database of this dialect
+   * (`wallet-vault backup`). Absent (a persistence written for an earlier release, the in-memory twin):
+   * `backup create` and `backup restore` refuse it.
+   */
+  readonly databaseDump?: DatabaseDump;
   /** `SQLite <path>` or `PostgreSQL database "name" on host:port`, for logs (never a password). */
   readonly description: string;
   close(): Promise<void>;

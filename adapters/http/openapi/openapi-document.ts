@@ -744,7 +744,7 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           operationId: 'auditCheckpointKeys',
           summary: 'Public key of the signed audit checkpoints',
           description:
-            'A JWKS of the Ed25519 key that signs audit checkpoints (`audit.checkpoint` webhooks, `wallet-vault audit checkpoint`); derived from the master key, so no database writer can sign one. Served where the vault writes checkpoints. No authentication; cacheable for 5 minutes. See docs/security.md, "Audit checkpoints".',
+            'A JWKS of the Ed25519 key that signs audit checkpoints (`audit.checkpoint` webhooks, `wallet-vault audit checkpoint`); derived from the master key, so no database writer can sign one. Served where the vault writes checkpoints: elsewhere (`VAULT_SEAL=shamir`, whose master key a start does not have, or `VAULT_AUDIT_CHECKPOINT_INTERVAL_SECONDS=0`) 404 `ROUTE_NOT_FOUND`. No authentication; cacheable for 5 minutes. See docs/security.md, "Audit checkpoints".',
           tags: ['Webhooks'],
           security: [],
           responses: responses('auditCheckpointKeys', json(ED25519_KEY_SET, 'The key set.', { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', use: 'sig', alg: 'EdDSA' }] })),

@@ -139,7 +139,8 @@ export const ERROR_CODES_BY_OPERATION = {
   metrics: [C.UNAUTHENTICATED],
   // The key kept in the database is read on first use (none configured).
   webhookKeys: [C.DATABASE_UNAVAILABLE, C.INTERNAL],
-  auditCheckpointKeys: [C.INTERNAL],
+  // Served only where the vault signs checkpoints: 404 with VAULT_SEAL=shamir (the key derives from the master key) or the interval 0.
+  auditCheckpointKeys: [C.ROUTE_NOT_FOUND, C.INTERNAL],
   // VAULT_SEAL=shamir (docs/keystores.md#sealed-start): anyone may read the status and submit a share (a share is its own credential).
   sealStatus: [C.INTERNAL],
   unseal: [C.INVALID_ARGUMENT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],

@@ -4,6 +4,8 @@ import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
 import { sqlPersistence } from '../sql/sql-persistence.js';
+import type { DumpDialect } from '../sql/sql.database-dump.js';
+import { POSTGRES_EXPECTED_SCHEMA } from './postgres.expected-schema.js';
 import { isSchemaName, SCHEMA_NAME_RULE } from './postgres.schema-name.js';
 
 await requireDriver('pg', 'persistence/postgres');
@@ -100,6 +102,30 @@ export async function postgresPersistence(options: PostgresPersistenceOptions): 
     requestRates: postgresRequestRates(db),
     sharedNonces: true,
     jobLock: new PostgresJobLock(db),
+    dump: POSTGRES_DUMP,
     close: () => db.close(),
   });
 }
+
+const isInstant = (type: string) => type.startsWith('timestamp');
+
+/**
+ * PostgreSQL's tables in a backup: an instant as its milliseconds (a Date back in), bigint as a number
+ * (sequence numbers and counters, far below 2^53), numeric as its decimal text. The export reads every
+ * table in one REPEATABLE READ transaction: one snapshot, however many instances write meanwhile.
+ * request_rates holds counts of the current minute only: not copied.
+ */
+const POSTGRES_DUMP: DumpDialect = {
+  name: 'postgres',
+  schema: POSTGRES_EXPECTED_SCHEMA,
+  derived: ['request_rates'],
+  snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+  exportValue: (type, value) => {
+    if (value === null || value === undefined) return null;
+    if (value instanceof Date) return value.getTime();
+    if (type.startsWith('bigint') || type.startsWith('integer')) return Number(value);
+    if (typeof value === 'number' || typeof value === 'string') return value;
+    throw new Error(`a value of type ${typeof value} cannot be copied`);
+  },
+  importValue: (type, value) => (value !== null && isInstant(type) ? new Date(Number(value)) : value),
+};

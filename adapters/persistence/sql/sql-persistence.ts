@@ -15,6 +15,7 @@ import { SqlWalletRepository } from './sql.wallet-repository.js';
 import { SqlWebhookOutbox } from './sql.webhook-outbox.js';
 import { SqlAuditStreamCursors } from './sql.audit-stream-cursors.js';
 import type { SqlDatabase } from './sql-database.js';
+import { SqlDatabaseDump, type DumpDialect } from './sql.database-dump.js';
 
 /** What a dialect's factory adds to the ports written once: its name, its job lock, how it closes. */
 export interface DialectParts {
@@ -24,6 +25,8 @@ export interface DialectParts {
   readonly sharedNonces: boolean;
   /** Request counts every process on the database shares (PostgreSQL); absent: each process counts its own. */
   readonly requestRates?: RequestRateStore;
+  /** How the dialect's tables are copied for a backup and written back by a restore. */
+  readonly dump?: DumpDialect;
   close(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ export function sqlPersistence(db: SqlDatabase, parts: DialectParts): Persistenc
     replayGuard: parts.sharedNonces ? (now) => new SqlReplayGuard(db, now) : undefined,
     ...(parts.requestRates ? { requestRates: parts.requestRates } : {}),
     watchAudit: db.watchAudit,
+    ...(parts.dump ? { databaseDump: new SqlDatabaseDump(db, parts.dump) } : {}),
     jobLock: parts.jobLock,
     description: parts.description,
     close: () => parts.close(),

@@ -3,6 +3,8 @@ import type { Persistence } from '../../../src/ports/persistence.port.js';
 import { parseFactoryOptions } from '../../factory-options.js';
 import { requireDriver } from '../../optional-driver.js';
 import { sqlPersistence } from '../sql/sql-persistence.js';
+import type { DumpDialect } from '../sql/sql.database-dump.js';
+import { SQLITE_EXPECTED_SCHEMA } from './sqlite.expected-schema.js';
 
 // better-sqlite3 is an optional peer dependency like pg: a PostgreSQL-only application does not install
 // (and compile) it. Checked before the modules that load it, so its absence names the package to install.
@@ -46,9 +48,28 @@ export async function sqlitePersistence(options: SqlitePersistenceOptions): Prom
     description: `SQLite ${o.path}`,
     sharedNonces: o.sharedNonces !== false,
     jobLock: new InProcessJobLock(),
+    dump: SQLITE_DUMP,
     close: async () => {
       await closeCommitQueueOf(db);
       db.close();
     },
   });
 }
+
+/**
+ * SQLite's tables in a backup: values as stored (an instant is already its milliseconds); wallet_counts
+ * is kept by the wallets' triggers, so a restore rebuilds it as it inserts the wallets. One write
+ * transaction reads every table, so the copy is one state of the database.
+ */
+const SQLITE_DUMP: DumpDialect = {
+  name: 'sqlite',
+  schema: SQLITE_EXPECTED_SCHEMA,
+  derived: ['wallet_counts'],
+  exportValue: (_type, value) => {
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'number' || typeof value === 'string') return value;
+    if (typeof value === 'bigint') return Number(value);
+    throw new Error(`a value of type ${typeof value} cannot be copied`);
+  },
+  importValue: (_type, value) => value,
+};

@@ -45,6 +45,11 @@ export interface SignPolicyGateDeps {
   readonly signCounter?: SignCounter;
   /** What this instance counted, held against the counter's rows (a new one per gate when not given). */
   readonly witness?: SignCountWitness;
+  /**
+   * A refusal every sign gets before any policy is asked (the key stores' refusesEverySign: a sealed
+   * vault), or null: thrown first, so it is neither a `sign.denied` nor a count under a limit.
+   */
+  readonly refusesEverySign?: () => Error | null;
 }
 
 /** How a refused request is put on record: the audit subject and the facts beside the rule. */
@@ -98,9 +103,15 @@ export class SignPolicyGate {
 
   /** decide() with a document already read. */
   async decideWith(principal: Principal, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord): Promise<PolicyDecision> {
+    this.refuseIfNoSign();
     const decision = evaluatePolicy(document, intent);
     if (decision.decision === 'deny') await this.refuse(principal, decision.message, record);
     return decision;
+  }
+
+  private refuseIfNoSign(): void {
+    const refusal = this.deps.refusesEverySign?.();
+    if (refusal) throw refusal;
   }
 
   /** Records the refusal, then throws it: a refused attempt is what an operator most wants on record. */
@@ -127,6 +138,8 @@ export class SignPolicyGate {
    * through still fills the day's limit for what comes after it.
    */
   async count(principal: Principal, document: PolicyDocument | null, intent: SignIntent, record: DenialRecord, release?: LimitRelease): Promise<PolicyDecision | null> {
+    // Again here: a seal closed between the decision and the count must not cost the limit a sign.
+    this.refuseIfNoSign();
     if (document === null || document.limits.length === 0) return null;
     const prices = await this.usd.pricesFor(principal, document, intent, record);
     let demands = limitDemands(document, intent, principal.vaultId, prices);
