@@ -28,6 +28,8 @@ import type { GetSubmission } from '../../src/application/signing/get-submission
 import type { ManageOperators } from '../../src/application/access/manage-operators.use-case.js';
 import type { ManageVaults } from '../../src/application/vaults/manage-vaults.use-case.js';
 import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
+import type { ManageWebhooks } from '../../src/application/vaults/manage-webhooks.use-case.js';
+import type { ConsoleInvites } from '../../src/application/console/console-invites.js';
 import type { ClientAddressDeps } from './caller.js';
 import type { JsonBounds } from './json-shape.js';
 import type { AddressGuardDeps } from './rate-limits.js';
@@ -57,7 +59,7 @@ export interface UseCasePorts {
   getApproval: Pick<GetApproval, 'execute' | 'shownPolicy' | 'keyLabels'>;
   voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
-  governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze'>;
+  governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze' | 'set' | 'unfreeze'>;
   /** Standard signing with a wallet (deny by default: the vault's policy must allow the payload). */
   // Each answers its result or, held by a hold rule, `{ approval }` (202).
   signMessage: Pick<SignMessage, 'execute'>;
@@ -81,6 +83,10 @@ export interface UseCasePorts {
   manageVaults: Pick<ManageVaults, 'create' | 'list' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey'>;
   /** The admin API's policy: the document in force, a whole document applied (a proposal on a governed vault). */
   managePolicies: Pick<ManagePolicies, 'export' | 'apply'>;
+  /** The admin API's webhook endpoints (add, list, remove, replay), each change audited under the operator's name. */
+  manageWebhooks: Pick<ManageWebhooks, 'add' | 'list' | 'remove' | 'replay'>;
+  /** The admin API's approvers: one-time enrolment URLs (needs VAULT_PUBLIC_URL) and the enrolled approvers. */
+  consoleInvites: Pick<ConsoleInvites, 'invite' | 'list'>;
 }
 
 /** What `GET /api/v1/sys/seal-status`, the unseal and the seal answer. */

@@ -150,6 +150,20 @@ export const ERROR_CODES_BY_OPERATION = {
   adminSetPolicy: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
   // No quorum, and a vault frozen already takes another freeze.
   adminFreezeVault: [...ADMIN_VAULT_WITH_BODY, C.CONFLICT],
+  // A proposal on a governed vault (its state must verify); lifted at once on another.
+  adminUnfreezeVault: [...ADMIN_VAULT, ...ADMIN_GOVERNED],
+  // The console's tables and VAULT_PUBLIC_URL: without them, 503 CONSOLE_UNAVAILABLE.
+  adminListApprovers: [...ADMIN_VAULT, C.CONSOLE_UNAVAILABLE, C.GOVERNANCE_UNVERIFIED],
+  adminInviteApprover: [...ADMIN_VAULT_WITH_BODY, C.CONSOLE_UNAVAILABLE, C.GOVERNANCE_UNVERIFIED],
+  adminRevokeApprover: [...ADMIN_VAULT, ...ADMIN_GOVERNED],
+  adminListWebhooks: [...ADMIN_VAULT],
+  adminAddWebhook: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  adminRemoveWebhook: [...ADMIN_VAULT, ...ADMIN_GOVERNED],
+  adminReplayWebhook: [...ADMIN_VAULT_WITH_BODY],
+  adminGetGovernance: [...ADMIN_VAULT],
+  adminSetGovernance: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  adminListProposals: [...ADMIN_VAULT, C.GOVERNANCE_UNVERIFIED],
+  adminGetProposal: [...ADMIN_VAULT, C.PROPOSAL_NOT_FOUND, C.GOVERNANCE_UNVERIFIED],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;
