@@ -339,7 +339,11 @@ export function adminRoutes(deps: HttpDeps): ServiceRoute[] {
           r.refusedToken();
           throw error;
         }
+        // Named on the request's log line from here on, a refusal of its role included.
+        r.operatorAuthenticated?.(operator.name);
         await deps.manageOperators.authorize(operator, route.permission, r.params.vaultId ?? null, `${route.method} ${ADMIN_PREFIX}${route.path}`);
+        // After authentication, as for a vault write: a change refused for want of an audit sink changes nothing.
+        if (route.method !== 'GET' && deps.auditSinkGate !== undefined) deps.auditSinkGate();
         return route.answer(deps, { operator, actor: operatorActor(operator.name), params: r.params, body: r.body });
       },
     }),
