@@ -1,9 +1,28 @@
 import { sendCall, withoutTrailingSlashes, type Call, type Transport } from './http-call.js';
-import type { AdminApiKey, AdminCreatedApiKey, AdminPolicy, AdminRevokedApiKey, AdminRotatedApiKey, AdminVault, ApiKeyOptions, FreezeResult } from './types.js';
+import type {
+  AdminApiKey,
+  AdminApprover,
+  AdminCreatedApiKey,
+  AdminGovernanceSet,
+  AdminInvite,
+  AdminPolicy,
+  AdminRevokedApiKey,
+  AdminRotatedApiKey,
+  AdminUnfreeze,
+  AdminVault,
+  AdminWebhook,
+  AdminWebhookRemoved,
+  AdminWebhookReplay,
+  ApiKeyOptions,
+  FreezeResult,
+  Governance,
+  Proposal,
+  ProposalPage,
+} from './types.js';
 
 /*
  * A typed client for the admin API (docs/operators.md): what `wallet-vault` does to vaults, API keys,
- * policies and freezes, as a named operator, with its credential (`wallet-vault operators create`). What it
+ * policies, approvers, webhooks, governance and freezes, as a named operator, with its credential (`wallet-vault operators create`). What it
  * may do is its roles' and vault scope's: a refusal is a VaultError 403 ROLE_REQUIRED naming the role.
  */
 
@@ -87,6 +106,57 @@ export class AdminClient {
 
   freeze(vaultId: string, reason?: string): Promise<FreezeResult> {
     return this.send({ method: 'POST', path: `${vault(vaultId)}/freeze`, body: reason === undefined ? {} : { reason } });
+  }
+
+  /** A governed vault's freezes are lifted by a `proposal`; another's at once (`lifted`). */
+  unfreeze(vaultId: string): Promise<AdminUnfreeze> {
+    return this.send({ method: 'POST', path: `${vault(vaultId)}/unfreeze` });
+  }
+
+  listApprovers(vaultId: string): Promise<AdminApprover[]> {
+    return this.read(`${vault(vaultId)}/approvers`);
+  }
+
+  /** A one-time enrolment URL (needs VAULT_PUBLIC_URL on the server); `expires` 1m to 30d, default 24h. */
+  inviteApprover(vaultId: string, options: { group?: string; expires?: string } = {}): Promise<AdminInvite> {
+    return this.send({ method: 'POST', path: `${vault(vaultId)}/approvers/invites`, body: options });
+  }
+
+  revokeApprover(vaultId: string, keyId: string): Promise<AdminRevokedApiKey> {
+    return this.send({ method: 'DELETE', path: `${vault(vaultId)}/approvers/${segment(keyId, 'key id')}` });
+  }
+
+  listWebhooks(vaultId: string): Promise<AdminWebhook[]> {
+    return this.read(`${vault(vaultId)}/webhooks`);
+  }
+
+  addWebhook(vaultId: string, url: string, options: { events?: string[] } = {}): Promise<AdminWebhook> {
+    return this.send({ method: 'POST', path: `${vault(vaultId)}/webhooks`, body: { url, ...options } });
+  }
+
+  removeWebhook(vaultId: string, webhookId: string): Promise<AdminWebhookRemoved> {
+    return this.send({ method: 'DELETE', path: `${vault(vaultId)}/webhooks/${segment(webhookId, 'webhook id')}` });
+  }
+
+  replayWebhook(vaultId: string, webhookId: string, fromSeq: number): Promise<AdminWebhookReplay> {
+    return this.send({ method: 'POST', path: `${vault(vaultId)}/webhooks/${segment(webhookId, 'webhook id')}/replay`, body: { fromSeq } });
+  }
+
+  getGovernance(vaultId: string): Promise<Governance> {
+    return this.read(`${vault(vaultId)}/governance`);
+  }
+
+  /** Governs a vault (the answer's `pin` goes in every instance's VAULT_GOVERNANCE_PINS), or proposes new approvers, quorum or delay. */
+  setGovernance(vaultId: string, settings: { required: number; approvers: string[]; delay?: string }): Promise<AdminGovernanceSet> {
+    return this.send({ method: 'PUT', path: `${vault(vaultId)}/governance`, body: settings });
+  }
+
+  listProposals(vaultId: string): Promise<ProposalPage> {
+    return this.read(`${vault(vaultId)}/proposals`);
+  }
+
+  getProposal(vaultId: string, proposalId: string): Promise<Proposal> {
+    return this.read(`${vault(vaultId)}/proposals/${segment(proposalId, 'proposal id')}`);
   }
 
   private read<T>(path: string): Promise<T> {

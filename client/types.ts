@@ -464,3 +464,68 @@ export interface AdminPolicy {
   readonly policy?: Record<string, unknown> | null;
   readonly proposal?: MadeProposal;
 }
+
+/** An approver enrolled with a passkey (`wallet-vault approvers list`); `id` is its API key's. */
+export interface AdminApprover {
+  readonly id: string;
+  readonly name: string;
+  readonly vault: string;
+  readonly vaultName: string;
+  readonly group: string | null;
+  readonly created: string;
+  readonly revoked: string | null;
+  readonly credential: string;
+  /** On a governed vault: whether the signed state lists its passkey yet. */
+  readonly enrolment?: { readonly status: 'in-force' | 'waiting-for-quorum'; readonly proposal: string | null };
+}
+
+export interface AdminInvite {
+  /** The one-time enrolment URL: shown only in this answer. */
+  readonly url: string;
+  readonly expires: string;
+  readonly governed: boolean;
+}
+
+export interface AdminWebhook {
+  readonly id: string;
+  readonly vault: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly created: string;
+  readonly deliveredSeq: number;
+  readonly attempts: number;
+  readonly nextAttempt: string | null;
+  readonly firstFailure: string | null;
+  readonly lastError: string | null;
+  readonly proposal?: MadeProposal;
+}
+
+export interface AdminWebhookRemoved {
+  readonly vault: string;
+  readonly id: string;
+  /** false: on a governed vault, `proposal` removes it once signed. */
+  readonly removed: boolean;
+  readonly proposal?: MadeProposal;
+}
+
+export interface AdminWebhookReplay extends AdminWebhook {
+  readonly fromSeq: number;
+  readonly previousSeq: number;
+}
+
+/** `governance set`: a genesis (with the pin to configure) on a vault not yet governed, else a proposal. */
+export interface AdminGovernanceSet {
+  readonly vault: string;
+  readonly genesis?: string;
+  readonly pin?: string;
+  readonly proposal?: MadeProposal;
+  readonly warnings: readonly string[];
+}
+
+export interface AdminUnfreeze {
+  readonly vault: string;
+  /** Lifted at once: a vault that is not governed. */
+  readonly lifted?: number;
+  /** A governed vault: the proposal lifting the freezes. */
+  readonly proposal?: MadeProposal;
+}

@@ -5,8 +5,9 @@ import type { AuditRecord } from '../../src/ports/audit-log.port.js';
 import { streamedAuditRecord, type AuditSink } from './audit-stream-schema.js';
 
 /*
- * RFC 5424 syslog messages over UDP (RFC 5426: one message per datagram) or TCP (RFC 6587 octet
- * counting: `LEN SP MSG`, so a message may hold any byte), one message per audit record.
+ * RFC 5424 syslog messages over UDP (RFC 5426: one message per datagram, at most MAX_UDP_MESSAGE_BYTES)
+ * or TCP (RFC 6587 octet counting: `LEN SP MSG`, so a message may hold any byte and any length), one
+ * message per audit record.
  */
 
 /** Facility 13 (log audit) and severity 6 (informational): PRI = 13 * 8 + 6. */
@@ -24,10 +25,33 @@ function header(value: string, max: number): string {
 /** RFC 5424 §6.3.3: `"`, `\` and `]` are escaped in a PARAM-VALUE. */
 const paramValue = (value: string) => value.replace(/["\\\]]/g, (c) => `\\${c}`);
 
+/**
+ * The largest datagram sent over UDP: RFC 5426 §3.2 has every receiver accept 480 octets and recommends
+ * 2048 over IPv4; a larger one may be cut or dropped by a receiver or a path without a word.
+ */
+export const MAX_UDP_MESSAGE_BYTES = 2048;
+
 /** One record as an RFC 5424 message: MSGID the action, the chain's fields as structured data, the ECS JSON as MSG. */
-export function syslogMessage(record: AuditRecord, host = hostname(), pid = process.pid): string {
-  const sd = `[${SD_ID} seq="${record.seq}" hash="${paramValue(record.hash)}" prevHash="${paramValue(record.prevHash)}"]`;
+export function syslogMessage(record: AuditRecord, host = hostname(), pid = process.pid, truncatedFrom?: number): string {
+  const cut = truncatedFrom === undefined ? '' : ` truncated="${truncatedFrom}"`;
+  const sd = `[${SD_ID} seq="${record.seq}" hash="${paramValue(record.hash)}" prevHash="${paramValue(record.prevHash)}"${cut}]`;
   return `<${PRI}>1 ${record.at.toISOString()} ${header(host, 255)} wallet-vault ${pid} ${header(record.action, 32)} ${sd} ${BOM}${JSON.stringify(streamedAuditRecord(record))}`;
+}
+
+/**
+ * One record as a UDP datagram of at most `max` bytes. A longer message keeps its header and structured
+ * data whole (seq, hash, previous hash: what finds the record again, `wallet-vault audit list` or a replay
+ * to a TCP or OTLP sink) and `truncated="<bytes of the whole message>"`, and its MSG is cut at a character
+ * boundary: the JSON is then incomplete, and said to be.
+ */
+export function syslogDatagram(record: AuditRecord, host = hostname(), pid = process.pid, max = MAX_UDP_MESSAGE_BYTES): Buffer {
+  const whole = Buffer.from(syslogMessage(record, host, pid), 'utf8');
+  if (whole.length <= max) return whole;
+  const marked = Buffer.from(syslogMessage(record, host, pid, whole.length), 'utf8');
+  let end = max;
+  // Back to the first byte of a UTF-8 sequence (continuation bytes are 10xxxxxx), so no character is split.
+  while (end > 0 && (marked[end]! & 0xc0) === 0x80) end--;
+  return marked.subarray(0, end);
 }
 
 /** `udp://host:port` or `tcp://host:port` (VAULT_AUDIT_SYSLOG_URL); throws naming what is wrong. */
@@ -57,11 +81,11 @@ export class SyslogSink implements AuditSink {
   ) {}
 
   async send(records: readonly AuditRecord[]): Promise<void> {
-    const messages = records.map((r) => Buffer.from(syslogMessage(r), 'utf8'));
     if (this.target.transport === 'udp') {
-      for (const m of messages) await this.datagram(m);
+      for (const r of records) await this.datagram(syslogDatagram(r));
       return;
     }
+    const messages = records.map((r) => Buffer.from(syslogMessage(r), 'utf8'));
     const socket = await this.connection();
     const framed = Buffer.concat(messages.flatMap((m) => [Buffer.from(`${m.length} `), m]));
     await this.bounded(

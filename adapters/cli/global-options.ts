@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
+import { applyRemoteOptions, type RemoteOptions } from './remote-operator.js';
 
 /** The options every command takes, before or after the command's name. */
-export interface GlobalOptions {
+export interface GlobalOptions extends RemoteOptions {
   readonly dataDir?: string;
   readonly databaseUrl?: string;
   readonly config?: string;
@@ -19,12 +20,18 @@ export function registerGlobalOptions(program: Command): void {
     .addOption(new Option('--data-dir <dir>', 'data directory (SQLite database, key files); default: VAULT_DATA_DIR, else ./data'))
     .addOption(new Option('--database-url <url>', 'PostgreSQL database instead of SQLite; default: VAULT_DATABASE_URL'))
     .addOption(new Option('--config <file>', 'configuration file: a JSON object of the environment variables (the environment wins over it); default: VAULT_CONFIG_FILE'))
+    .addOption(new Option('--server <url>', "act as a named operator through this vault's admin API (with --operator-key-file) instead of opening the store (docs/operators.md)"))
+    .addOption(new Option('--operator-key-file <file>', "the named operator's credential (wvop_…, as operators create printed it), in a file only its owner may read"))
     .option('-V, --version', 'print the version and exit')
     .on('option:version', () => {
       process.stdout.write(`wallet-vault ${packageVersion()}\n`);
       process.exit(0);
     })
-    .hook('preAction', (_program, command) => applyGlobalOptions(command.optsWithGlobals<GlobalOptions>()));
+    .hook('preAction', (_program, command) => {
+      const options = command.optsWithGlobals<GlobalOptions>();
+      applyGlobalOptions(options);
+      applyRemoteOptions(options, command);
+    });
 }
 
 export function applyGlobalOptions(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): void {

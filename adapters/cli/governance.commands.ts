@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { remoteOperator } from './remote-operator.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import type { Governance, ProposalView } from '../../src/application/governance/governance.use-case.js';
 import type { EntriesDiff } from '../../src/domain/governance.js';
@@ -160,7 +161,8 @@ export function registerGovernanceCommands(program: Command): void {
     .option('--reason <text>', 'why, for the audit trail')
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; reason?: string; json?: boolean }) => {
-      const { freezes } = await withPersistence(async (c) => (await governanceOf(c)).freeze(o.vault, o.reason ?? null, OPERATOR));
+      const admin = await remoteOperator();
+      const { freezes } = admin ? await admin.freeze(o.vault, o.reason) : await withPersistence(async (c) => (await governanceOf(c)).freeze(o.vault, o.reason ?? null, OPERATOR));
       print(!!o.json, { vault: o.vault, frozen: true, freezes }, () => `vault ${o.vault} frozen (${freezes} freeze(s)); lift with wallet-vault governance unfreeze --vault ${o.vault}`);
     });
   program
@@ -172,9 +174,13 @@ export function registerGovernanceCommands(program: Command): void {
 }
 
 async function unfreeze(o: { vault: string; json?: boolean }): Promise<void> {
-  const result = await withPersistence(async (c) => (await governanceOf(c)).unfreeze(o.vault, OPERATOR));
-  if ('proposal' in result) {
-    print(!!o.json, { proposal: result.proposal }, () => `vault ${o.vault} is governed: unfreezing is proposal ${result.proposal.id} (document ${result.proposal.documentHash}); it takes effect once the approvers sign it`);
+  const admin = await remoteOperator();
+  const result: { proposal?: { id: string; documentHash: string }; lifted?: number } = admin
+    ? await admin.unfreeze(o.vault)
+    : await withPersistence(async (c) => (await governanceOf(c)).unfreeze(o.vault, OPERATOR));
+  if (result.proposal !== undefined) {
+    const { proposal } = result;
+    print(!!o.json, { proposal }, () => `vault ${o.vault} is governed: unfreezing is proposal ${proposal.id} (document ${proposal.documentHash}); it takes effect once the approvers sign it`);
   } else {
     print(!!o.json, { vault: o.vault, lifted: result.lifted }, () => `vault ${o.vault}: ${result.lifted} freeze(s) lifted`);
   }

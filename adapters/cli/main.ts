@@ -22,6 +22,7 @@ import { registerQuarantineCommands } from './quarantine.commands.js';
 import { registerWalletCommands } from './wallets.commands.js';
 import { registerWebhookCommands } from './webhooks.commands.js';
 import { CliRefusal, EXIT, fail, jsonRequested, note, print, proposed } from './output.js';
+import { remoteOperator } from './remote-operator.js';
 
 // The domain hashes with the keccak256 it is given (src/domain/keccak.ts): the command line gives it first.
 installKeccak256();
@@ -91,6 +92,12 @@ vaults
   .option('--account <account>', 'owning account identifier', 'default')
   .option('--json', 'print JSON')
   .action(async (o: { name: string; account: string; json?: boolean }) => {
+    const admin = await remoteOperator();
+    if (admin) {
+      const made = await admin.createVault(o.name, { account: o.account });
+      print(!!o.json, { id: made.id, account: made.account, name: made.name }, () => `vault created\n  id:      ${made.id}\n  account: ${made.account}\n  name:    ${made.name}`);
+      return;
+    }
     // The one command that may start a store (any other refuses a data directory that is not there).
     const vault = await withManageVaults((m) => m.create({ name: o.name, account: o.account }));
     print(!!o.json, { id: vault.id, account: vault.accountId, name: vault.name }, () =>
@@ -102,8 +109,10 @@ vaults
   .description('list vaults')
   .option('--json', 'print JSON')
   .action(async (o: { json?: boolean }) => {
-    const all = await withManageVaults((m) => m.list());
-    const rows = all.map((v) => ({ id: v.id, account: v.accountId, name: v.name, created: iso(v.created) }));
+    const admin = await remoteOperator();
+    const rows = admin
+      ? (await admin.listVaults()).map((v) => ({ id: v.id, account: v.account, name: v.name, created: v.created }))
+      : (await withManageVaults((m) => m.list())).map((v) => ({ id: v.id, account: v.accountId, name: v.name, created: iso(v.created) }));
     print(!!o.json, rows, () => rows.map((r) => `${r.id}  ${r.account}  ${r.name}`).join('\n') || '(no vaults)');
   });
 
@@ -138,6 +147,18 @@ apiKeys
       ...(o.label === undefined ? {} : { label: o.label }),
       ...(o.expires === undefined ? {} : { expires: o.expires }),
     };
+    const admin = await remoteOperator();
+    if (admin) {
+      const { allowCidrs: cidrs, ...rest } = access;
+      const made = await admin.createApiKey(o.vault, { ...rest, ...(cidrs === undefined ? {} : { allowCidrs: cidrs.map((c) => c.text) }) });
+      for (const warning of made.warnings ?? []) note(`warning: ${warning}`);
+      const { apiKey, vault, id, roles, allowCidrs, group, approverAddress, label, expires, proposal } = made;
+      print(!!o.json, { apiKey, vault, id, roles, allowCidrs, group, approverAddress, label, expires, ...(proposal ? { proposal } : {}) }, () =>
+        `API key created for vault ${vault} (id ${id}${label === null ? '' : `; label ${JSON.stringify(label)}`}; roles ${roles.join(',')}) as a named operator. It is shown only now; store it safely:\n${apiKey}` +
+          proposed(vault, proposal, 'the key authenticates once the approvers sign it'),
+      );
+      return;
+    }
     const { apiKey, record, proposal, warnings } = await withManageVaults((m) => m.createApiKey(o.vault, access));
     for (const warning of warnings ?? []) note(`warning: ${warning}`);
     const { roles, allowCidrs, group, approverAddress } = accessOf(record);
@@ -155,6 +176,15 @@ apiKeys
   .requiredOption('--vault <vaultId>', 'vault whose keys to list')
   .option('--json', 'print JSON')
   .action(async (o: { vault: string; json?: boolean }) => {
+    const admin = await remoteOperator();
+    if (admin) {
+      // The admin API never answers a key's hash.
+      const listed = await admin.listApiKeys(o.vault);
+      print(!!o.json, listed, () =>
+        listed.map((k) => `${k.id}${k.label === null ? '' : `  ${JSON.stringify(k.label)}`}  created ${k.created}  ${k.revoked ? `revoked ${k.revoked}` : 'active'}  roles ${k.roles.join(',')}`).join('\n') || '(no API keys)',
+      );
+      return;
+    }
     const keys = await withManageVaults((m) => m.listApiKeys(o.vault));
     const rows = keys.map((k) => ({ id: k.id, vault: k.vaultId, hash: k.secretHash, created: iso(k.created), revoked: iso(k.revoked), ...accessOf(k), ...lifecycleOf(k) }));
     print(!!o.json, rows, () =>
@@ -175,9 +205,12 @@ apiKeys
   .command('revoke')
   .description('revoke an API key; requests with it are refused from then on')
   .addOption(new Option('--id <keyId>', 'id of the key (see api-keys list)').makeOptionMandatory())
+  .option('--vault <vaultId>', 'the vault the key belongs to (required with --server: the admin API acts on one vault)')
   .option('--json', 'print JSON')
-  .action(async (o: { id: string; json?: boolean }) => {
-    const { proposal } = await withManageVaults((m) => m.revokeApiKey(o.id));
+  .action(async (o: { id: string; vault?: string; json?: boolean }) => {
+    const admin = await remoteOperator();
+    if (admin && o.vault === undefined) throw new CliRefusal('--vault: required with --server (the vault the key belongs to)', 'USAGE');
+    const { proposal } = admin ? await admin.revokeApiKey(o.vault!, o.id) : await withManageVaults((m) => m.revokeApiKey(o.id, undefined, o.vault));
     print(!!o.json, { id: o.id, revoked: true, ...(proposal ? { proposal } : {}) }, () => `API key ${o.id} revoked` + proposed(null, proposal, 'its removal from the signed state takes effect once the approvers sign it; the key is refused from now on'));
   });
 
@@ -189,6 +222,14 @@ apiKeys
   .option('--overlap <duration>', 'how long the old key keeps working unless the new one is used first (0s to 31d)', '1h')
   .option('--json', 'print JSON')
   .action(async (o: { vault: string; id: string; overlap: string; json?: boolean }) => {
+    const admin = await remoteOperator();
+    if (admin) {
+      const r = await admin.rotateApiKey(o.vault, o.id, { overlap: o.overlap });
+      print(!!o.json, { apiKey: r.apiKey, vault: r.vault, id: r.id, replaces: r.replaces, overlapEnds: r.overlapEnds, roles: r.roles, allowCidrs: r.allowCidrs, group: r.group, approverAddress: r.approverAddress, label: r.label, expires: r.expires }, () =>
+        `API key ${r.replaces} rotated: new key ${r.id} (roles ${r.roles.join(',')}). The old key works until ${r.overlapEnds} or the new key's first use, whichever comes first. It is shown only now; store it safely:\n${r.apiKey}`,
+      );
+      return;
+    }
     const { apiKey, record, replaced } = await withManageVaults((m) => m.rotateApiKey(o.vault, o.id, o.overlap));
     const { roles, allowCidrs, group, approverAddress } = accessOf(record);
     const { label, expires } = lifecycleOf(record);
@@ -284,6 +325,11 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   // the package and the command that installs it.
   if (error instanceof MissingDriverError) fail(error.message, EXIT.USAGE, 'CONFIG');
   if (error instanceof CliRefusal) fail(error.message, EXIT.REFUSED, error.code);
+  // The admin API's refusal (--server): its message and code as the server answered them.
+  if (error instanceof Error && error.name === 'VaultError') {
+    const { code, status } = error as Error & { code?: string; status: number };
+    fail(status === 0 ? `${error.message} (--server)` : error.message, EXIT.REFUSED, code ?? `HTTP_${status}`);
+  }
   if (isDomainError(error)) fail(withChainHint(error.message), EXIT.REFUSED, error.code);
   fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, EXIT.REFUSED, 'INTERNAL');
 });

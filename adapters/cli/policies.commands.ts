@@ -1,5 +1,6 @@
 import type { Proposed } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { Command } from 'commander';
+import { remoteOperator } from './remote-operator.js';
 import type { ArgumentRuleInput } from '../../src/domain/argument-rule-input.js';
 import { describeApprovalRule, type ApprovalRuleInput } from '../../src/domain/approval-rules.js';
 import { describeArgumentRule } from '../../src/domain/argument-rules.js';
@@ -8,7 +9,7 @@ import type { SignPolicy, SignPolicyInput } from '../../src/domain/sign-policy.j
 import { isPolicyDocument, type StoredPolicy } from '../../src/ports/policy-repository.port.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../main/config.js';
-import { print } from './output.js';
+import { CliRefusal, print } from './output.js';
 import { describeDocument } from './policy-document.view.js';
 import { addStandardSigningOptions, describeStandardSigning, standardSigningInput, type StandardSigningOptions } from './standard-signing.options.js';
 
@@ -78,8 +79,8 @@ export function registerPolicyCommands(program: Command): void {
     .description("print the policy document in force (JSON; a policy set with the older commands as the document it is read as)")
     .requiredOption('--vault <vaultId>', 'vault whose policy to print')
     .action(async (o: { vault: string }) => {
-      const ManagePolicies = await managePolicies();
-      const document = await withPersistence((c) => c.get(ManagePolicies).export(o.vault));
+      const admin = await remoteOperator();
+      const document = admin ? (await admin.getPolicy(o.vault)).policy : await withPersistence(async (c) => c.get(await managePolicies()).export(o.vault));
       process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     });
   policies
@@ -89,8 +90,16 @@ export function registerPolicyCommands(program: Command): void {
     .requiredOption('--file <path>', 'the document, JSON ({"version": 2, "rules": [...], "limits": [...]})')
     .option('--json', 'print JSON')
     .action(async (o: { vault: string; file: string; json?: boolean }) => {
-      const ManagePolicies = await managePolicies();
       const raw = await readDocument(o.file);
+      const admin = await remoteOperator();
+      if (admin) {
+        if (typeof raw !== 'object' || raw === null) throw new CliRefusal(`--file: ${o.file} does not hold a JSON object (a policy document, docs/policy.md)`, 'INVALID_ARGUMENT');
+        const answer = await admin.setPolicy(o.vault, raw);
+        if (answer.proposal !== undefined && printedProposal(!!o.json, o.vault, { proposal: answer.proposal })) return;
+        print(!!o.json, { vault: o.vault, policy: answer.policy }, () => `policy document of vault ${o.vault} applied as a named operator:\n${JSON.stringify(answer.policy, null, 2)}`);
+        return;
+      }
+      const ManagePolicies = await managePolicies();
       const edited = await withPersistence((c) => c.get(ManagePolicies).apply(o.vault, raw));
       if (printedProposal(!!o.json, o.vault, edited)) return;
       const document = edited;

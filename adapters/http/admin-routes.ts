@@ -8,7 +8,19 @@ import { bearerCredential } from './caller.js';
 import type { HttpDeps } from './http-deps.js';
 import type { OperationWithErrors } from './openapi/operation-codes.js';
 import { jsonReply, type Reply } from './routes.js';
-import { adminApiKeyBodySchema, adminRotateBodySchema, adminVaultBodySchema, freezeBodySchema, parseOrThrow } from './schemas.js';
+import type { WebhookEndpoint } from '../../src/ports/webhook-outbox.port.js';
+import { presentGovernance, presentProposal } from './presenters.js';
+import {
+  adminApiKeyBodySchema,
+  adminGovernanceBodySchema,
+  adminInviteBodySchema,
+  adminRotateBodySchema,
+  adminVaultBodySchema,
+  adminWebhookBodySchema,
+  adminWebhookReplayBodySchema,
+  freezeBodySchema,
+  parseOrThrow,
+} from './schemas.js';
 import type { ServiceRoute } from './service-route.js';
 
 /*
@@ -61,6 +73,19 @@ const presentKey = (k: ApiKeyRecord) => ({
   overlapEnds: iso(k.overlapEnds),
   replaces: k.replaces ?? null,
   firstUsed: iso(k.firstUsed),
+});
+/** An endpoint as `webhooks list` prints it (the URL as given: the operator added it). */
+const presentWebhook = (e: WebhookEndpoint) => ({
+  id: e.id,
+  vault: e.vaultId,
+  url: e.url,
+  events: [...e.events],
+  created: e.created.toISOString(),
+  deliveredSeq: e.deliveredSeq,
+  attempts: e.attempts,
+  nextAttempt: iso(e.nextAttempt),
+  firstFailure: iso(e.firstFailure),
+  lastError: e.lastError,
 });
 const withProposal = (made: { readonly proposal?: { readonly id: string; readonly documentHash: string } }) => (made.proposal ? { proposal: made.proposal } : {});
 
@@ -168,6 +193,131 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       return ok({ vault: vaultOf(r), frozen: true, ...(await deps.governance.freeze(vaultOf(r), reason, r.actor)) });
     },
   },
+  {
+    method: 'POST',
+    path: '/vaults/:vaultId/unfreeze',
+    operationId: 'adminUnfreezeVault',
+    permission: 'vault.unfreeze',
+    body: false,
+    // A governed vault's freezes are lifted by its quorum: the answer is the proposal that lifts them.
+    answer: async (deps, r) => {
+      const result = await deps.governance.unfreeze(vaultOf(r), r.actor);
+      return ok({ vault: vaultOf(r), ...result });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/vaults/:vaultId/approvers',
+    operationId: 'adminListApprovers',
+    permission: 'approvers.read',
+    body: false,
+    answer: async (deps, r) => ok(await deps.consoleInvites.list(vaultOf(r))),
+  },
+  {
+    method: 'POST',
+    path: '/vaults/:vaultId/approvers/invites',
+    operationId: 'adminInviteApprover',
+    permission: 'approvers.change',
+    body: true,
+    answer: async (deps, r) => {
+      const options = parseOrThrow(adminInviteBodySchema, r.body ?? {});
+      const { url, expires, governed } = await deps.consoleInvites.invite(vaultOf(r), options, r.actor);
+      return ok({ url, expires: expires.toISOString(), governed });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/vaults/:vaultId/approvers/:keyId',
+    operationId: 'adminRevokeApprover',
+    permission: 'approvers.change',
+    body: false,
+    // An approver is its API key: revoked at once, its console sessions refused; a proposal on a governed vault.
+    answer: async (deps, r) => ok({ id: r.params.keyId!, revoked: true, ...withProposal(await deps.manageVaults.revokeApiKey(r.params.keyId!, r.actor, vaultOf(r))) }),
+  },
+  {
+    method: 'GET',
+    path: '/vaults/:vaultId/webhooks',
+    operationId: 'adminListWebhooks',
+    permission: 'webhooks.read',
+    body: false,
+    answer: async (deps, r) => ok((await deps.manageWebhooks.list(vaultOf(r))).map(presentWebhook)),
+  },
+  {
+    method: 'POST',
+    path: '/vaults/:vaultId/webhooks',
+    operationId: 'adminAddWebhook',
+    permission: 'webhooks.change',
+    body: true,
+    answer: async (deps, r) => {
+      const { url, events } = parseOrThrow(adminWebhookBodySchema, r.body);
+      const endpoint = await deps.manageWebhooks.add({ vaultId: vaultOf(r), url, ...(events === undefined ? {} : { events }) }, r.actor);
+      return ok({ ...presentWebhook(endpoint), ...withProposal(endpoint) });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/vaults/:vaultId/webhooks/:webhookId',
+    operationId: 'adminRemoveWebhook',
+    permission: 'webhooks.change',
+    body: false,
+    answer: async (deps, r) => {
+      const made = await deps.manageWebhooks.remove(vaultOf(r), r.params.webhookId!, r.actor);
+      return ok({ vault: vaultOf(r), id: r.params.webhookId!, removed: made.proposal === undefined, ...withProposal(made) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/vaults/:vaultId/webhooks/:webhookId/replay',
+    operationId: 'adminReplayWebhook',
+    permission: 'webhooks.change',
+    body: true,
+    answer: async (deps, r) => {
+      const { fromSeq } = parseOrThrow(adminWebhookReplayBodySchema, r.body);
+      const { endpoint, previousSeq } = await deps.manageWebhooks.replay({ vaultId: vaultOf(r), id: r.params.webhookId!, fromSeq }, r.actor);
+      return ok({ ...presentWebhook(endpoint), fromSeq, previousSeq });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/vaults/:vaultId/governance',
+    operationId: 'adminGetGovernance',
+    permission: 'governance.read',
+    body: false,
+    answer: async (deps, r) => ok(presentGovernance(await deps.governance.show(vaultOf(r)))),
+  },
+  {
+    method: 'PUT',
+    path: '/vaults/:vaultId/governance',
+    operationId: 'adminSetGovernance',
+    permission: 'governance.change',
+    body: true,
+    // An ungoverned vault becomes governed (its genesis, with the pin to configure); a governed one gets a proposal.
+    answer: async (deps, r) => {
+      const input = parseOrThrow(adminGovernanceBodySchema, r.body);
+      const result = await deps.governance.set(vaultOf(r), input, r.actor);
+      const made = 'genesis' in result ? { genesis: result.genesis.hash, pin: result.genesis.pin } : { proposal: result.proposal };
+      return ok({ vault: vaultOf(r), ...made, warnings: [...result.warnings] });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/vaults/:vaultId/proposals',
+    operationId: 'adminListProposals',
+    permission: 'governance.read',
+    body: false,
+    answer: async (deps, r) => {
+      const list = await deps.governance.list(vaultOf(r));
+      return ok({ count: list.length, page: list.map(presentProposal) });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/vaults/:vaultId/proposals/:proposalId',
+    operationId: 'adminGetProposal',
+    permission: 'governance.read',
+    body: false,
+    answer: async (deps, r) => ok(presentProposal(await deps.governance.get(vaultOf(r), r.params.proposalId!))),
+  },
 ];
 
 /** The admin routes as service routes: each authenticates the operator, checks its permission and scope, then answers. */
@@ -189,7 +339,11 @@ export function adminRoutes(deps: HttpDeps): ServiceRoute[] {
           r.refusedToken();
           throw error;
         }
+        // Named on the request's log line from here on, a refusal of its role included.
+        r.operatorAuthenticated?.(operator.name);
         await deps.manageOperators.authorize(operator, route.permission, r.params.vaultId ?? null, `${route.method} ${ADMIN_PREFIX}${route.path}`);
+        // After authentication, as for a vault write: a change refused for want of an audit sink changes nothing.
+        if (route.method !== 'GET' && deps.auditSinkGate !== undefined) deps.auditSinkGate();
         return route.answer(deps, { operator, actor: operatorActor(operator.name), params: r.params, body: r.body });
       },
     }),

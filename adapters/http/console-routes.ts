@@ -88,6 +88,8 @@ export function consoleRoutes(deps: HttpDeps): ServiceRoute[] {
     ...(method === 'POST' ? { body: 'json' as const } : {}),
     // Anyone may call these: each costs a database write, so each is counted per address.
     limited: open || method !== 'GET',
+    // Sign-in, enrolment, votes and sign-out are recorded in the audit trail.
+    ...(method === 'GET' ? {} : { audited: true }),
     headers: API_HEADERS,
     answer: async (r) => {
       enabled();

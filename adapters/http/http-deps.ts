@@ -26,6 +26,8 @@ import type { ManageVaults } from '../../src/application/vaults/manage-vaults.us
 import type { ManagePolicies } from '../../src/application/vaults/manage-policies.use-case.js';
 import type { KindUseCase } from '../../src/application/signing/kinds/registered-application-kinds.js';
 import type { RegisteredSigningKind } from '../../src/domain/signing/kinds/registered-signing-kinds.js';
+import type { ManageWebhooks } from '../../src/application/vaults/manage-webhooks.use-case.js';
+import type { ConsoleInvites } from '../../src/application/console/console-invites.js';
 import type { ClientAddressDeps } from './caller.js';
 import type { JsonBounds } from './json-shape.js';
 import type { AddressGuardDeps } from './rate-limits.js';
@@ -64,7 +66,7 @@ export interface UseCasePorts extends StandardSigners {
   getApproval: Pick<GetApproval, 'execute' | 'shownPolicy' | 'keyLabels'>;
   voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Governance (docs/governance.md): the state in force, proposals and their signed votes, freezes (`actor`: who, for the audit trail). */
-  governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze'>;
+  governance: Pick<Governance, 'show' | 'list' | 'get' | 'vote' | 'freeze' | 'set' | 'unfreeze'>;
   evaluatePolicy: Pick<EvaluatePolicy, 'execute'>;
   /** The JSON-RPC endpoint (`POST …/rpc`): one call at a time; `defaultChain` when a request names none. */
   jsonRpc: Pick<JsonRpcSigner, 'defaultChain' | 'answerBudget' | 'execute'>;
@@ -82,6 +84,10 @@ export interface UseCasePorts extends StandardSigners {
   manageVaults: Pick<ManageVaults, 'create' | 'list' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey'>;
   /** The admin API's policy: the document in force, a whole document applied (a proposal on a governed vault). */
   managePolicies: Pick<ManagePolicies, 'export' | 'apply'>;
+  /** The admin API's webhook endpoints (add, list, remove, replay), each change audited under the operator's name. */
+  manageWebhooks: Pick<ManageWebhooks, 'add' | 'list' | 'remove' | 'replay'>;
+  /** The admin API's approvers: one-time enrolment URLs (needs VAULT_PUBLIC_URL) and the enrolled approvers. */
+  consoleInvites: Pick<ConsoleInvites, 'invite' | 'list'>;
 }
 
 /** What `GET /api/v1/sys/seal-status`, the unseal and the seal answer. */

@@ -142,6 +142,8 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
           const client = clientAddressOf(deps, req);
           if (context) context.client = client;
           if (route.limited) takeAddressLimit(deps, client);
+          // Before the body is read or anything written, as for a vault write.
+          if (route.audited && deps.auditSinkGate !== undefined) deps.auditSinkGate();
           let body: unknown;
           if (route.body === 'json') {
             const reading = route.bodyLimitBytes === undefined ? jsonReading : { ...jsonReading, limit: Math.min(route.bodyLimitBytes, jsonReading.limit) };
@@ -159,6 +161,9 @@ export function createHttpPipeline(deps: HttpDeps, options: PipelineOptions): Ht
             base: exchange.base,
             requestId,
             refusedToken: () => (challenge = INVALID_TOKEN_CHALLENGE),
+            operatorAuthenticated: (name) => {
+              if (context) context.operator = name;
+            },
           });
         } else if (match.kind === 'method') {
           // Whoever asks: no authentication, no body, no database; an embedding app that takes back what

@@ -426,3 +426,56 @@ export const adminPolicySchema = z.object({
   policy: z.looseObject({}).nullable().optional().meta({ description: 'The policy document in force (docs/policy.md); null: none. Absent when a proposal was made instead.' }),
   proposal: proposalMadeSchema.optional(),
 });
+
+export const adminApproverSchema = z
+  .object({
+    id: z.string().meta({ description: 'The approver\'s API key id (what `DELETE …/approvers/{keyId}` revokes).' }),
+    name: z.string().meta({ description: 'The passkey\'s name.' }),
+    vault: z.string(),
+    vaultName: z.string(),
+    group: z.string().nullable(),
+    created: z.string(),
+    revoked: instantOrNull,
+    credential: z.string().meta({ description: 'The passkey\'s credential id.' }),
+    enrolment: z
+      .object({ status: z.enum(['in-force', 'waiting-for-quorum']), proposal: z.string().nullable() })
+      .optional()
+      .meta({ description: 'On a governed vault: whether the signed state lists this passkey (docs/console.md).' }),
+  })
+  .meta({ id: 'AdminApprover' });
+export const adminInviteSchema = z
+  .object({
+    url: z.string().meta({ description: 'The one-time enrolment URL: in this answer only; whoever opens it first becomes an approver.' }),
+    expires: z.string(),
+    governed: z.boolean().meta({ description: 'On a governed vault the enrolment makes a proposal listing the passkey.' }),
+  })
+  .meta({ id: 'AdminInvite' });
+export const adminWebhookSchema = z
+  .object({
+    id: z.string(),
+    vault: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    created: z.string(),
+    deliveredSeq: z.int().min(0).meta({ description: 'Delivered up to this audit seq.' }),
+    attempts: z.int().min(0),
+    nextAttempt: instantOrNull,
+    firstFailure: instantOrNull,
+    lastError: z.string().nullable(),
+    proposal: proposalMadeSchema.optional(),
+  })
+  .meta({ id: 'AdminWebhook' });
+export const adminWebhookRemovedSchema = z.object({ vault: z.string(), id: z.string(), removed: z.boolean().meta({ description: 'false: a proposal removes it instead.' }), proposal: proposalMadeSchema.optional() });
+export const adminWebhookReplaySchema = adminWebhookSchema.extend({ fromSeq: z.int().min(1), previousSeq: z.int().min(0).meta({ description: 'Where delivery had got.' }) });
+export const adminGovernanceSetSchema = z.object({
+  vault: z.string(),
+  genesis: z.string().optional().meta({ description: 'The genesis hash: the vault is governed from now on.' }),
+  pin: z.string().optional().meta({ description: 'The line to add to every instance\'s `VAULT_GOVERNANCE_PINS`.' }),
+  proposal: proposalMadeSchema.optional().meta({ description: 'A governed vault\'s change: the proposal its approvers sign.' }),
+  warnings: z.array(z.string()),
+});
+export const adminUnfreezeSchema = z.object({
+  vault: z.string(),
+  lifted: z.int().min(0).optional().meta({ description: 'Freezes lifted at once (a vault that is not governed).' }),
+  proposal: proposalMadeSchema.optional(),
+});

@@ -358,3 +358,44 @@ export const adminRotateBodySchema = z.strictObject(
   { overlap: optionalText('How long the old key keeps working unless the new one is used first (`0s` to `31d`); default `1h`.', '1h') },
   { error: bodyError(['overlap']) },
 );
+
+export const adminInviteBodySchema = z.strictObject(
+  {
+    group: optionalText('The approver group its votes count in.'),
+    expires: optionalText('How long the URL can be used: `1m` to `30d`; default `24h`.', '24h'),
+  },
+  { error: bodyError(['group', 'expires']) },
+);
+
+export const adminWebhookBodySchema = z.strictObject(
+  {
+    url: z.string({ error: requiredOr('must be a string') }).meta({ description: 'An `https://` URL (`http://` only to a loopback host).', example: 'https://hooks.example.com/vault' }),
+    events: z
+      .array(z.string({ error: 'each must be a string' }), { error: 'must be an array of event types' })
+      .optional()
+      .meta({ description: 'The event types it receives (docs/webhooks.md); default: all.', example: ['approval.requested'] }),
+  },
+  { error: bodyError(['url', 'events']) },
+);
+
+export const adminWebhookReplayBodySchema = z.strictObject(
+  {
+    fromSeq: z
+      .int({ error: requiredOr('must be a whole number') })
+      .min(1, 'an audit seq, a whole number of at least 1')
+      .meta({ description: "The audit seq to send again from; at most one past the endpoint's cursor.", example: 120 }),
+  },
+  { error: bodyError(['fromSeq']) },
+);
+
+/** The settings are checked by the use case, which names the field (`required`, `approvers`, `delay`). */
+export const adminGovernanceBodySchema = z.strictObject(
+  {
+    required: z.int({ error: requiredOr('must be a whole number') }).meta({ description: 'Signatures a change needs (1 to the number of approvers).', example: 2 }),
+    approvers: z
+      .array(z.string({ error: 'each must be a string' }), { error: requiredOr('must be an array of Ethereum addresses') })
+      .meta({ description: "The approvers' Ethereum addresses.", example: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'] }),
+    delay: optionalText('How long a change waits after its M-th signature: `0s`, `30m`, `1h`, `2d`; default `0s`.', '1h'),
+  },
+  { error: bodyError(['required', 'approvers', 'delay']) },
+);

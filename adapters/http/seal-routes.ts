@@ -28,6 +28,8 @@ export function sealRoutes(deps: HttpDeps, operator: (authorization: string | un
       body: 'json',
       bodyLimitBytes: UNSEAL_BODY_LIMIT,
       limited: true,
+      // Each share, taken or refused, is recorded.
+      audited: true,
       answer: async (r) => {
         const share = shareOf(r.body);
         if (!deps.seal) throw new DomainError(ErrorCode.CONFLICT, 'share: this server has no seal (VAULT_SEAL is not set): there is nothing to unseal');
@@ -38,6 +40,7 @@ export function sealRoutes(deps: HttpDeps, operator: (authorization: string | un
       path: SEAL_PATH,
       method: 'POST',
       limited: true,
+      audited: true,
       answer: async (r) => {
         if (deps.operatorToken === undefined || !operator(r.authorization)) {
           if (/^Bearer\s+\S/i.test(r.authorization ?? '')) r.refusedToken();

@@ -17,6 +17,11 @@ export interface ServiceRoute {
   readonly bodyLimitBytes?: number;
   /** Counted under the per-address limit before anything else (a route anyone may call that costs a write). */
   readonly limited?: boolean;
+  /**
+   * Writes audit records: with VAULT_AUDIT_REQUIRE_SINK, refused (503 AUDIT_SINK_UNAVAILABLE) before its body
+   * is read while no audit sink accepts records, as a vault write is.
+   */
+  readonly audited?: boolean;
   /** Headers on every answer of the route, errors included. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly answer: (request: ServiceRequest) => Promise<Reply | undefined>;
@@ -39,4 +44,6 @@ export interface ServiceRequest {
   readonly requestId: string;
   /** Call before refusing a Bearer token that was presented: the 401's challenge then says `invalid_token`. */
   readonly refusedToken: () => void;
+  /** Call once a named operator authenticated: the request's log line names it (`operator`). */
+  readonly operatorAuthenticated?: (name: string) => void;
 }

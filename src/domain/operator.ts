@@ -12,7 +12,21 @@ export const OPERATOR_ROLES = ['vault-admin', 'key-admin', 'auditor'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
 /** What an admin action needs: one of these, each granted to the roles PERMITTED lists. */
-export type OperatorPermission = 'vaults.read' | 'vaults.create' | 'api-keys.read' | 'api-keys.change' | 'policy.read' | 'policy.change' | 'vault.freeze';
+export type OperatorPermission =
+  | 'vaults.read'
+  | 'vaults.create'
+  | 'api-keys.read'
+  | 'api-keys.change'
+  | 'policy.read'
+  | 'policy.change'
+  | 'vault.freeze'
+  | 'vault.unfreeze'
+  | 'approvers.read'
+  | 'approvers.change'
+  | 'webhooks.read'
+  | 'webhooks.change'
+  | 'governance.read'
+  | 'governance.change';
 
 /** The one table of who may do what (docs/operators.md, "Roles"). */
 export const PERMITTED: Readonly<Record<OperatorPermission, readonly OperatorRole[]>> = {
@@ -24,6 +38,16 @@ export const PERMITTED: Readonly<Record<OperatorPermission, readonly OperatorRol
   'policy.change': ['vault-admin'],
   // An emergency brake: whoever administers the vault or its keys may pull it (lifting it is governance's).
   'vault.freeze': ['vault-admin', 'key-admin'],
+  // Lifting one is a proposal its quorum signs on a governed vault; at once on another: the vault's administrator's.
+  'vault.unfreeze': ['vault-admin'],
+  // Approvers are API keys with a passkey: whoever administers the keys invites and revokes them.
+  'approvers.read': ['vault-admin', 'key-admin', 'auditor'],
+  'approvers.change': ['key-admin'],
+  // A webhook's receiver may be what watches the vault: its administrator's, as the policy is.
+  'webhooks.read': ['vault-admin', 'key-admin', 'auditor'],
+  'webhooks.change': ['vault-admin'],
+  'governance.read': ['vault-admin', 'key-admin', 'auditor'],
+  'governance.change': ['vault-admin'],
 };
 
 export interface OperatorRecord {

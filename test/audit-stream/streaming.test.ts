@@ -135,6 +135,24 @@ describe.each(DIALECTS)('audit streaming (%s)', (dialect) => {
       const metrics = await client(s.url, 'metrics-token-for-the-test').get('/metrics');
       expect(metrics.body as string).toMatch(/wallet_vault_audit_sink_up\{sink="otlp"\} 0/);
       expect(metrics.body as string).toMatch(/wallet_vault_audit_sink_refused_writes_total 1\b/);
+      // The admin API's changes, the seal's routes and the console's writes record audit too: refused alike,
+      // the admin API's after the operator's credential is checked; its reads are served.
+      const { credential } = await s.server.vault.manageOperators.create({ name: 'alice', roles: 'vault-admin' });
+      const admin = client(s.url, credential);
+      // Made in-process, as the CLI's operator commands are (never refused): its record is written.
+      const withOperator = (await trailOf(s)).length;
+      const adminWrite = await admin.post('/api/v1/admin/vaults', { name: 'refused' });
+      expect([adminWrite.status, adminWrite.body.code]).toEqual([503, 'AUDIT_SINK_UNAVAILABLE']);
+      expect((await client(s.url, 'wvop_0000000000000000_' + 'A'.repeat(43)).post('/api/v1/admin/vaults', { name: 'x' })).status).toBe(401);
+      expect((await admin.get('/api/v1/admin/vaults')).status).toBe(200);
+      const sealed = await client(s.url, 'metrics-token-for-the-test').post('/api/v1/sys/seal', {});
+      expect([sealed.status, sealed.body.code]).toEqual([503, 'AUDIT_SINK_UNAVAILABLE']);
+      const unseal = await client(s.url).post('/api/v1/sys/unseal', { share: 'x' });
+      expect([unseal.status, unseal.body.code]).toEqual([503, 'AUDIT_SINK_UNAVAILABLE']);
+      const console = await client(s.url).post('/console/api/session/options', {});
+      expect([console.status, console.body.code]).toEqual([503, 'AUDIT_SINK_UNAVAILABLE']);
+      expect((await s.server.vault.manageVaults.list()).map((v) => v.name)).toEqual(['fail-closed']);
+      expect((await trailOf(s)).length).toBe(withOperator);
 
       otlp = await startOtlpReceiver(port);
       await until(async () => (await api.post(`${base}/wallets`, { name: 'accepted' })).status === 200, 'a write accepted once the receiver is back', 30_000);

@@ -364,10 +364,12 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       manageOperators: { authenticate: boom, authorize: boom, beginSignIn: boom, completeSignIn: boom, signInPublicUrl: () => 'http://127.0.0.1' },
       manageVaults: { create: boom, list: boom, listApiKeys: boom, createApiKey: boom, revokeApiKey: boom, rotateApiKey: boom },
       managePolicies: { export: boom, apply: boom },
+      manageWebhooks: { add: boom, list: boom, remove: boom, replay: boom },
+      consoleInvites: { invite: boom, list: boom },
       listApprovals: { execute: boom },
       getApproval: { execute: boom, shownPolicy: boom, keyLabels: boom },
       voteOnApproval: { execute: boom },
-      governance: { show: boom, list: boom, get: boom, vote: boom, freeze: boom },
+      governance: { show: boom, list: boom, get: boom, vote: boom, freeze: boom, set: boom, unfreeze: boom },
       // Readiness failing otherwise than by a dependency down (a ReadinessFailure, 503) is just as unexpected.
       readiness: boom,
       logger: {

@@ -79,6 +79,21 @@ describe('request log lines', () => {
     expect(lineOf(health.headers.get('x-request-id'))).toMatchObject({ route: '/healthz', status: 200, client: '192.0.2.10' });
   });
 
+  it("name the operator of an admin API request once its credential authenticated, a refusal of its role too; never the credential", async () => {
+    const { credential } = await server.vault.manageOperators.create({ name: 'carol', roles: 'auditor' });
+    const carol = client(server.url, credential);
+    const listed = await carol.get('/api/v1/admin/vaults', { 'x-forwarded-for': '198.51.100.20' });
+    expect(listed.status).toBe(200);
+    expect(lineOf(listed.headers.get('x-request-id'))).toMatchObject({ route: '/api/v1/admin/vaults', status: 200, operator: 'carol', client: '198.51.100.20' });
+    const refused = await carol.post('/api/v1/admin/vaults', { name: 'nope' });
+    expect(refused.status).toBe(403);
+    expect(lineOf(refused.headers.get('x-request-id'))).toMatchObject({ status: 403, operator: 'carol' });
+    const unknown = await client(server.url, `${credential.slice(0, -6)}AAAAAA`).get('/api/v1/admin/vaults');
+    expect(unknown.status).toBe(401);
+    expect(lineOf(unknown.headers.get('x-request-id'))!.operator).toBeUndefined();
+    expect(log.lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain(credential.slice(-20));
+  });
+
   it('never carry an API key, the Authorization header or a body', async () => {
     const marker = 'body-marker-that-must-not-be-logged';
     await client(server.url, apiKey).post(`/api/v1/vaults/${vaultId}/wallets`, { name: marker });

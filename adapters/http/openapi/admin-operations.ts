@@ -4,14 +4,33 @@ import { PERMITTED } from '../../../src/domain/operator.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from '../admin-routes.js';
 import {
   adminApiKeySchema,
+  adminApproverSchema,
   adminCreatedApiKeySchema,
+  adminGovernanceSetSchema,
+  adminInviteSchema,
+  adminUnfreezeSchema,
+  adminWebhookRemovedSchema,
+  adminWebhookReplaySchema,
+  adminWebhookSchema,
+  governanceSchema,
+  proposalPageSchema,
+  proposalSchema,
   adminPolicySchema,
   adminRevokedApiKeySchema,
   adminRotatedApiKeySchema,
   adminVaultSchema,
   freezeResultSchema,
 } from '../response-schemas.js';
-import { adminApiKeyBodySchema, adminRotateBodySchema, adminVaultBodySchema, freezeBodySchema } from '../schemas.js';
+import {
+  adminApiKeyBodySchema,
+  adminGovernanceBodySchema,
+  adminInviteBodySchema,
+  adminRotateBodySchema,
+  adminVaultBodySchema,
+  adminWebhookBodySchema,
+  adminWebhookReplayBodySchema,
+  freezeBodySchema,
+} from '../schemas.js';
 import type { OperationWithErrors } from './operation-codes.js';
 
 /** What the document's helpers give this module (openapi-document.ts): the answers and bodies as every operation writes them. */
@@ -38,10 +57,22 @@ const EXAMPLE_KEY = {
   replaces: null,
   firstUsed: null,
 };
+const EXAMPLE_WEBHOOK = {
+  id: '0190f7e2-7000-7c3e-9d4f-2a1b3c4d5e6f',
+  vault: EXAMPLE_VAULT.id,
+  url: 'https://hooks.example.com/vault',
+  events: ['approval.requested'],
+  created: '2026-12-03T09:10:00.000Z',
+  deliveredSeq: 7,
+  attempts: 0,
+  nextAttempt: null,
+  firstFailure: null,
+  lastError: null,
+};
 const EXAMPLE_API_KEY = 'wv_8f14e45fceea167a_3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** Each admin operation's words, schemas and examples, by its route's operationId (admin-routes.ts has method, path, permission). */
-const DESCRIBED: Readonly<Record<string, { summary: string; description: string; body?: [z.ZodType, unknown]; data: z.ZodType; example: unknown }>> = {
+const DESCRIBED: Readonly<Record<string, { summary: string; description: string; body?: [z.ZodType, unknown]; data: z.ZodType; example?: unknown }>> = {
   adminListVaults: { summary: 'List vaults', description: "The vaults in the operator's scope.", data: z.array(adminVaultSchema), example: [EXAMPLE_VAULT] },
   adminCreateVault: {
     summary: 'Create a vault',
@@ -89,10 +120,93 @@ const DESCRIBED: Readonly<Record<string, { summary: string; description: string;
     data: freezeResultSchema,
     example: { vault: EXAMPLE_VAULT.id, frozen: true, freezes: 1 },
   },
+  adminUnfreezeVault: {
+    summary: 'Lift the freezes of a vault',
+    description:
+      'As `wallet-vault governance unfreeze`: on a vault that is not governed the freezes are lifted at once (`lifted`, audited `vault.unfrozen`); on a governed one the answer is the `proposal` that lifts them once its approvers sign it (audited `governance.proposed`). The operator is the actor.',
+    data: adminUnfreezeSchema,
+    example: { vault: EXAMPLE_VAULT.id, lifted: 1 },
+  },
+  adminListApprovers: {
+    summary: "List a vault's approvers",
+    description: "As `wallet-vault approvers list`: the approvers enrolled with a passkey (revoked ones included); on a governed vault each with its enrolment's standing. Needs the approvers' console (`VAULT_PUBLIC_URL`, else 503 `CONSOLE_UNAVAILABLE`).",
+    data: z.array(adminApproverSchema),
+    example: [{ id: '8f14e45fceea167a', name: 'alice laptop', vault: EXAMPLE_VAULT.id, vaultName: 'payments', group: null, created: '2026-12-03T09:05:00.000Z', revoked: null, credential: 'q2V0…' }],
+  },
+  adminInviteApprover: {
+    summary: 'Invite an approver',
+    description:
+      "As `wallet-vault approvers invite`: a one-time enrolment URL (in this answer only; only its hash is stored); whoever opens it first becomes an approver of the vault. Audited `approver.invited` with the operator as actor. Needs `VAULT_PUBLIC_URL` (else 503 `CONSOLE_UNAVAILABLE`).",
+    body: [adminInviteBodySchema, { expires: '24h' }],
+    data: adminInviteSchema,
+    example: { url: 'https://vault.example.com/console/#enrol=…', expires: '2026-12-04T09:00:00.000Z', governed: false },
+  },
+  adminRevokeApprover: {
+    summary: 'Revoke an approver',
+    description: "As `wallet-vault approvers revoke`: the approver's API key is revoked (its votes count for nothing, its console sessions are refused); on a governed vault a proposal removing it from the signed state is made too. Audited `api-key.revoked` with the operator as actor.",
+    data: adminRevokedApiKeySchema,
+    example: { id: EXAMPLE_KEY.id, revoked: true },
+  },
+  adminListWebhooks: {
+    summary: "List a vault's webhook endpoints",
+    description: 'As `wallet-vault webhooks list`: each endpoint and how far delivery has got.',
+    data: z.array(adminWebhookSchema),
+    example: [EXAMPLE_WEBHOOK],
+  },
+  adminAddWebhook: {
+    summary: 'Add a webhook endpoint',
+    description: 'As `wallet-vault webhooks add`: it receives the events from now on. On a governed vault it is delivered to once the `proposal` adding it is in force. Audited `webhook.changed` (`added`) with the operator as actor.',
+    body: [adminWebhookBodySchema, { url: 'https://hooks.example.com/vault', events: ['approval.requested'] }],
+    data: adminWebhookSchema,
+    example: EXAMPLE_WEBHOOK,
+  },
+  adminRemoveWebhook: {
+    summary: 'Remove a webhook endpoint',
+    description: 'As `wallet-vault webhooks remove`: nothing more is delivered to it; on a governed vault whose state lists it, the `proposal` removing it instead (`removed: false`). Audited `webhook.changed` (`removed`) with the operator as actor.',
+    data: adminWebhookRemovedSchema,
+    example: { vault: EXAMPLE_VAULT.id, id: EXAMPLE_WEBHOOK.id, removed: true },
+  },
+  adminReplayWebhook: {
+    summary: 'Replay webhook events',
+    description: "As `wallet-vault webhooks replay`: the endpoint's events from audit seq `fromSeq` on are sent again, in order. Audited `webhook.changed` (`replayed`) with the operator as actor.",
+    body: [adminWebhookReplayBodySchema, { fromSeq: 1 }],
+    data: adminWebhookReplaySchema,
+    example: { ...EXAMPLE_WEBHOOK, fromSeq: 1, previousSeq: 7 },
+  },
+  adminGetGovernance: {
+    summary: "A vault's governance",
+    description: 'As `wallet-vault governance show`: the governed state in force, its hash, the pin, the freezes.',
+    data: governanceSchema,
+    example: { vault: EXAMPLE_VAULT.id, governed: false, state: null, hash: null, genesisHash: null, pin: null, pinned: false, frozen: false, freezes: 0, liftedFreezes: 0, problem: null },
+  },
+  adminSetGovernance: {
+    summary: "Govern a vault, or propose its approvers, quorum and delay",
+    description:
+      'As `wallet-vault governance set`: a vault that is not governed becomes governed (`genesis`, and the `pin` to add to every instance\'s `VAULT_GOVERNANCE_PINS`; audited `governance.set`); a governed one gets the `proposal` its approvers sign (audited `governance.proposed`). The operator is the actor.',
+    body: [adminGovernanceBodySchema, { required: 2, approvers: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'], delay: '1h' }],
+    data: adminGovernanceSetSchema,
+    example: { vault: EXAMPLE_VAULT.id, proposal: { id: '0190f7e2-6000-7c3e-9d4f-2a1b3c4d5e6f', documentHash: `0x${'ab'.repeat(32)}` }, warnings: [] },
+  },
+  adminListProposals: {
+    summary: "A vault's proposals",
+    description: 'As `wallet-vault governance proposals list`: every proposal of the vault, oldest first, with what it changes and the typed data its approvers sign.',
+    data: proposalPageSchema,
+    example: { count: 0, page: [] },
+  },
+  adminGetProposal: {
+    summary: 'A proposal',
+    description: 'As `wallet-vault governance proposals show`: what it changes, its signatures, and the typed data to sign to approve or reject it (with the vault API\'s `POST …/proposals/{id}/approve`, or the CLI).',
+    data: proposalSchema,
+  },
 };
 
 const vaultId = z.string().meta({ description: 'The vault (in the operator\'s scope, else 403 `ROLE_REQUIRED`).' });
 const keyId = z.string().meta({ description: 'The API key\'s id (see the list).' });
+const webhookId = z.string().meta({ description: 'The webhook endpoint\'s id (see the list).' });
+const proposalId = z.string().meta({ description: 'The proposal\'s id (see the list).' });
+
+/** The operations whose body is not optional: each names a field that is required. */
+const REQUIRED_BODY = new Set<string>(['adminCreateVault', 'adminSetPolicy', 'adminAddWebhook', 'adminReplayWebhook', 'adminSetGovernance']);
 
 /** The admin paths, from the route table: one operation per route, its permission's roles in its security and words. */
 export function adminPaths(parts: AdminDocumentParts): Record<string, Partial<Record<'get' | 'put' | 'post' | 'delete', ZodOpenApiOperationObject>>> {
@@ -102,7 +216,12 @@ export function adminPaths(parts: AdminDocumentParts): Record<string, Partial<Re
     if (described === undefined) throw new Error(`admin route ${route.method} ${route.path}: no OpenAPI words for ${route.operationId}`);
     const roles = PERMITTED[route.permission];
     const path = `${ADMIN_PREFIX}${route.path}`.replace(/:(\w+)/g, '{$1}');
-    const params = { ...(route.path.includes(':vaultId') ? { vaultId } : {}), ...(route.path.includes(':keyId') ? { keyId } : {}) };
+    const params = {
+      ...(route.path.includes(':vaultId') ? { vaultId } : {}),
+      ...(route.path.includes(':keyId') ? { keyId } : {}),
+      ...(route.path.includes(':webhookId') ? { webhookId } : {}),
+      ...(route.path.includes(':proposalId') ? { proposalId } : {}),
+    };
     (paths[path] ??= {})[route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'] = {
       operationId: route.operationId,
       summary: described.summary,
@@ -111,7 +230,7 @@ export function adminPaths(parts: AdminDocumentParts): Record<string, Partial<Re
       security: roles.map((role) => ({ operatorCredential: [role] })),
       'x-required-operator-role': [...roles],
       ...(Object.keys(params).length > 0 ? { requestParams: { path: z.object(params) } } : {}),
-      ...(described.body ? { requestBody: { ...parts.jsonBody(described.body[0], described.body[1]), required: route.operationId === 'adminCreateVault' || route.operationId === 'adminSetPolicy' } } : {}),
+      ...(described.body ? { requestBody: { ...parts.jsonBody(described.body[0], described.body[1]), required: REQUIRED_BODY.has(route.operationId) } } : {}),
       responses: parts.responses(route.operationId, parts.ok(described.data, described.summary, described.example)),
     } as ZodOpenApiOperationObject;
   }

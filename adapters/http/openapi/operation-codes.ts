@@ -143,21 +143,35 @@ export const ERROR_CODES_BY_OPERATION = {
   auditCheckpointKeys: [C.ROUTE_NOT_FOUND, C.INTERNAL],
   // VAULT_SEAL=shamir (docs/keystores.md#sealed-start): anyone may read the status and submit a share (a share is its own credential).
   sealStatus: [C.INTERNAL],
-  unseal: [C.INVALID_ARGUMENT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],
-  seal: [C.UNAUTHENTICATED, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL],
+  unseal: [C.INVALID_ARGUMENT, C.MALFORMED_JSON, C.PAYLOAD_TOO_LARGE, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL, ...AUDITED_WRITE],
+  seal: [C.UNAUTHENTICATED, C.RATE_LIMITED, C.CONFLICT, C.DATABASE_UNAVAILABLE, C.INTERNAL, ...AUDITED_WRITE],
   adminListVaults: [...ADMIN],
-  adminCreateVault: [...ADMIN_WITH_BODY],
+  adminCreateVault: [...ADMIN_WITH_BODY, ...AUDITED_WRITE],
   adminListApiKeys: [...ADMIN_VAULT],
-  adminCreateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
-  adminRevokeApiKey: [...ADMIN_VAULT, ...ADMIN_GOVERNED],
-  adminRotateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  adminCreateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminRevokeApiKey: [...ADMIN_VAULT, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminRotateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
   adminGetPolicy: [...ADMIN_VAULT],
-  adminSetPolicy: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED],
+  adminSetPolicy: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
   // No quorum, and a vault frozen already takes another freeze.
-  adminFreezeVault: [...ADMIN_VAULT_WITH_BODY, C.CONFLICT],
+  adminFreezeVault: [...ADMIN_VAULT_WITH_BODY, C.CONFLICT, ...AUDITED_WRITE],
   // The operators' OpenID Connect sign-in: not configured or the provider unreachable (503), the way back refused (401).
   adminSignIn: [...ANY_REQUEST, C.RATE_LIMITED, C.OIDC_UNAVAILABLE],
   adminSignInCallback: [...ANY_REQUEST, C.UNAUTHENTICATED, C.RATE_LIMITED, C.OIDC_UNAVAILABLE, C.DATABASE_UNAVAILABLE, AUDITED_WRITE[0]],
+  // A proposal on a governed vault (its state must verify); lifted at once on another.
+  adminUnfreezeVault: [...ADMIN_VAULT, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  // The console's tables and VAULT_PUBLIC_URL: without them, 503 CONSOLE_UNAVAILABLE.
+  adminListApprovers: [...ADMIN_VAULT, C.CONSOLE_UNAVAILABLE, C.GOVERNANCE_UNVERIFIED],
+  adminInviteApprover: [...ADMIN_VAULT_WITH_BODY, C.CONSOLE_UNAVAILABLE, C.GOVERNANCE_UNVERIFIED, ...AUDITED_WRITE],
+  adminRevokeApprover: [...ADMIN_VAULT, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminListWebhooks: [...ADMIN_VAULT],
+  adminAddWebhook: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminRemoveWebhook: [...ADMIN_VAULT, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminReplayWebhook: [...ADMIN_VAULT_WITH_BODY, ...AUDITED_WRITE],
+  adminGetGovernance: [...ADMIN_VAULT],
+  adminSetGovernance: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminListProposals: [...ADMIN_VAULT, C.GOVERNANCE_UNVERIFIED],
+  adminGetProposal: [...ADMIN_VAULT, C.PROPOSAL_NOT_FOUND, C.GOVERNANCE_UNVERIFIED],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 export type OperationWithErrors = keyof typeof ERROR_CODES_BY_OPERATION;

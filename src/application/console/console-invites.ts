@@ -18,9 +18,9 @@ export const MAX_INVITE_MS = 30 * 24 * 3_600_000;
 export class ConsoleInvites extends ConsoleRoom {
   /**
    * `wallet-vault approvers invite`: a one-time enrolment URL for the vault (and group), good until
-   * `expiresMs` from now. Only its hash is stored; audited (approver.invited).
+   * `expiresMs` from now. Only its hash is stored; audited (approver.invited) under `actor` (the local operator by default).
    */
-  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}): Promise<{ url: string; expires: Date; governed: boolean }> {
+  async invite(vaultId: string, options: { group?: string; expiresMs?: number; expires?: string } = {}, actor: string = OPERATOR): Promise<{ url: string; expires: Date; governed: boolean }> {
     const { store } = this.parts();
     await requireVault(this.deps.repository, vaultId);
     const governed = await this.deps.governed(vaultId);
@@ -38,7 +38,7 @@ export class ConsoleInvites extends ConsoleRoom {
     const expires = new Date(now.getTime() + ms);
     await store.addInvite(
       { tokenHash, vaultId, group, created: now, expires, used: null, apiKeyId: null },
-      auditEvent('approver.invited', now, OPERATOR, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
+      auditEvent('approver.invited', now, actor, vaultId, shortId(tokenHash), { group, expires: expires.toISOString() }),
     );
     return { url: `${withoutTrailingSlashes(this.deps.publicUrl!)}/console/#enrol=${token}`, expires, governed: governed !== null };
   }

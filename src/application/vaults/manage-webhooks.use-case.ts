@@ -20,7 +20,7 @@ const MAX_URL_LENGTH = 2048;
 
 /**
  * The operator's webhook endpoints (`wallet-vault webhooks add|list|remove|replay|undeliverable`). Adding,
- * removing and replaying are recorded in the audit trail (`webhook.changed`), the URL without its query or user part,
+ * removing and replaying are recorded in the audit trail (`webhook.changed`, under the operator who did it), the URL without its query or user part,
  * which may carry a receiver's token.
  */
 export class ManageWebhooks {
@@ -41,7 +41,7 @@ export class ManageWebhooks {
    * whose signed state governs its webhooks the row is written at once, served nothing until a proposal
    * adding it (made here) is in force; it then gets the events since it was added.
    */
-  async add(input: { vaultId: string; url: string; events?: readonly string[] }): Promise<WebhookEndpoint & MadeProposal> {
+  async add(input: { vaultId: string; url: string; events?: readonly string[] }, actor: string = OPERATOR): Promise<WebhookEndpoint & MadeProposal> {
     const outbox = this.required();
     await requireVault(this.repository, input.vaultId);
     const url = parseUrl(input.url, this.urlProblem);
@@ -50,13 +50,13 @@ export class ManageWebhooks {
     const governed = await this.governedWebhooks(input.vaultId);
     const now = this.clock.now();
     const endpoint = await outbox.addEndpoint({ id: this.ids.next(), vaultId: input.vaultId, url: url.href, events, created: now });
-    await audit(this.auditLog, 'webhook.changed', now, OPERATOR, input.vaultId, endpoint.id, {
+    await audit(this.auditLog, 'webhook.changed', now, actor, input.vaultId, endpoint.id, {
       change: 'added',
       url: shown(url),
       events: events.join(','),
     });
     if (governed === null) return endpoint;
-    return { ...endpoint, ...(await this.propose(input.vaultId, (hooks) => withEntry(hooks, governedWebhook(endpoint)))) };
+    return { ...endpoint, ...(await this.propose(input.vaultId, (hooks) => withEntry(hooks, governedWebhook(endpoint)), actor)) };
   }
 
   async list(vaultId: string): Promise<WebhookEndpoint[]> {
@@ -70,17 +70,17 @@ export class ManageWebhooks {
    * once the removal is in force, and a later `remove` deletes it. A row the state does not list is
    * deleted at once.
    */
-  async remove(vaultId: string, id: string): Promise<MadeProposal> {
+  async remove(vaultId: string, id: string, actor: string = OPERATOR): Promise<MadeProposal> {
     const outbox = this.required();
     await requireVault(this.repository, vaultId);
     const governed = await this.governedWebhooks(vaultId);
     if (governed?.some((w) => w.id === id)) {
-      const proposed = await this.propose(vaultId, (hooks) => withoutEntry(hooks, id));
+      const proposed = await this.propose(vaultId, (hooks) => withoutEntry(hooks, id), actor);
       if (proposed.proposal !== undefined) return proposed;
     }
     const endpoint = (await outbox.listEndpoints(vaultId)).find((e) => e.id === id);
     if (!endpoint || !(await outbox.removeEndpoint(vaultId, id))) throw noEndpoint(vaultId, id);
-    await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, vaultId, id, { change: 'removed', url: shown(new URL(endpoint.url)) });
+    await audit(this.auditLog, 'webhook.changed', this.clock.now(), actor, vaultId, id, { change: 'removed', url: shown(new URL(endpoint.url)) });
     return {};
   }
 
@@ -90,7 +90,7 @@ export class ManageWebhooks {
    * the endpoint's cursor only, so that no event is skipped; before the endpoint was added is allowed
    * (a backfill of history). Recorded in the audit trail (`webhook.changed`, change `replayed`).
    */
-  async replay(input: { vaultId: string; id: string; fromSeq: number }): Promise<{ endpoint: WebhookEndpoint; previousSeq: number }> {
+  async replay(input: { vaultId: string; id: string; fromSeq: number }, actor: string = OPERATOR): Promise<{ endpoint: WebhookEndpoint; previousSeq: number }> {
     const outbox = this.required();
     if (!outbox.rewind) throw invalidArgument('webhooks: this persistence cannot replay events (a release before replays)');
     if (!Number.isSafeInteger(input.fromSeq) || input.fromSeq < 1) throw invalidArgument('from-seq: an audit seq, a whole number of at least 1');
@@ -104,7 +104,7 @@ export class ManageWebhooks {
     const endpoint = (await outbox.listEndpoints(input.vaultId)).find((e) => e.id === input.id);
     // Removed between the two statements: nothing is replayed to it, and nothing is recorded.
     if (!endpoint) throw noEndpoint(input.vaultId, input.id);
-    await audit(this.auditLog, 'webhook.changed', this.clock.now(), OPERATOR, input.vaultId, input.id, {
+    await audit(this.auditLog, 'webhook.changed', this.clock.now(), actor, input.vaultId, input.id, {
       change: 'replayed',
       url: shown(new URL(endpoint.url)),
       fromSeq: input.fromSeq,
@@ -123,8 +123,8 @@ export class ManageWebhooks {
     return this.governance === undefined ? null : this.governance.governedEntries(vaultId, 'webhooks');
   }
 
-  private async propose(vaultId: string, edit: (hooks: readonly GovernedWebhook[]) => GovernedWebhook[]): Promise<MadeProposal> {
-    const proposal = await this.governance!.proposeEntries(vaultId, 'webhooks', edit, OPERATOR);
+  private async propose(vaultId: string, edit: (hooks: readonly GovernedWebhook[]) => GovernedWebhook[], actor: string): Promise<MadeProposal> {
+    const proposal = await this.governance!.proposeEntries(vaultId, 'webhooks', edit, actor);
     return proposal === null ? {} : { proposal };
   }
 
