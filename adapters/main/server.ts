@@ -16,6 +16,7 @@ import { ConfigError, type AppConfig } from './config.js';
 import type { Vault } from './create-vault.js';
 import { createLogger, logDestinationOf, type Logger } from './logger.js';
 import { vaultFromConfig } from './vault-from-config.js';
+import { cpuBudget, signingThreadPays } from '../system/cpu-budget.js';
 import { detectVersion } from './version.js';
 
 export interface RunningServer {
@@ -135,7 +136,15 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, version, dataDir: config.dataDir, database: vault.database, keyStore: config.keyStore }, 'wallet-vault listening');
+  // What the process was given and what was sized from it, so an operator reading a container's log sees a
+  // half-core quota as the service saw it (the local stores' signing thread is off at one core or less).
+  const cpu = cpuBudget();
+  const signingThread = config.signingThread ?? signingThreadPays(cpu);
+  metrics.reportCpuBudget(cpu, signingThread);
+  logger.info(
+    { url, version, dataDir: config.dataDir, database: vault.database, keyStore: config.keyStore, cpu: { cores: cpu.cores, cpus: cpu.parallelism, quota: cpu.quota?.source ?? null }, signingThread },
+    'wallet-vault listening',
+  );
 
   let closing: Promise<void> | undefined;
   const close = () =>

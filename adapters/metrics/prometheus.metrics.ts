@@ -47,12 +47,27 @@ export class PrometheusMetrics {
   private readonly auditSinkUp: Gauge<'sink'>;
   private readonly auditStreamed: Counter<'sink'>;
   private readonly auditSinkRefused: Counter;
+  private readonly cpuCores: Gauge<'source'>;
+  private readonly signingThread: Gauge;
 
   constructor(options: { version: string; processMetrics?: boolean }) {
     const registers = [this.registry];
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     new Gauge({ name: 'wallet_vault_info', help: 'Always 1; the version label names the running build.', labelNames: ['version'], registers, aggregator: 'first' })
       .set({ version: options.version }, 1);
+    this.cpuCores = new Gauge({
+      name: 'wallet_vault_cpu_cores',
+      help: "Cores of CPU time this process may use, as read at start: the CPUs it may run on, or its cgroup's CPU quota where that is smaller (source: cpus, cgroup v1, cgroup v2).",
+      labelNames: ['source'],
+      registers,
+      aggregator: 'first',
+    });
+    this.signingThread = new Gauge({
+      name: 'wallet_vault_signing_thread',
+      help: 'Whether the local and vault-transit key stores sign on a worker thread (1) or on the event loop (0): VAULT_SIGNING_THREAD, or decided from wallet_vault_cpu_cores.',
+      registers,
+      aggregator: 'first',
+    });
     this.httpRequests = new LabelledCounter({
       name: 'wallet_vault_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status.',
@@ -204,6 +219,12 @@ export class PrometheusMetrics {
   /** Reads wallet_vault_governance_unverified_vaults from `unverified()` at each scrape. */
   countUnverifiedGovernance(unverified: () => Promise<number>): void {
     this.governanceUnverifiedSource = unverified;
+  }
+
+  /** The CPU this process was given and what was decided from it (reported once, at start). */
+  reportCpuBudget(budget: { readonly cores: number; readonly quota: { readonly source: string } | null }, signingThread: boolean): void {
+    this.cpuCores.set({ source: budget.quota?.source ?? 'cpus' }, budget.cores);
+    this.signingThread.set(signingThread ? 1 : 0);
   }
 
   /** Counts the log lines `dropped()` reports (a running total) in wallet_vault_log_lines_dropped_total. */

@@ -53,3 +53,13 @@ export async function createCpuSlice(name: string, cores: number): Promise<CpuSl
     remove: () => rmdir(dir),
   };
 }
+
+/**
+ * Node flags that move the process into `slice` before any of its own code runs (a preload module), so it
+ * starts there as a process in a CPU-limited container does: what it reads of its CPU at start (the
+ * service's CPU budget, adapters/system/cpu-budget.ts) is the slice's quota.
+ */
+export function startInSlice(slice: CpuSlice): string[] {
+  const code = `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(path.join(slice.name, 'cgroup.procs'))}, String(process.pid));`;
+  return ['--import', `data:text/javascript,${encodeURIComponent(code)}`];
+}

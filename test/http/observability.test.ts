@@ -3,6 +3,7 @@ import { client } from '../support/http-client.js';
 import { sample } from '../support/prometheus-sample.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { MINT_ABI as MINT, localSignBody } from '../support/sign-request.js';
+import { cpuBudget, signingThreadPays } from '../../adapters/system/cpu-budget.js';
 
 describe('request ids, /metrics and /readyz', () => {
   let s: TestServer;
@@ -65,6 +66,10 @@ describe('request ids, /metrics and /readyz', () => {
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(sample(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(sample(text, 'wallet_vault_info', { version: 'test' })).toBe(1);
+    // The CPU the process was given, as read at start, and whether the local store signs on a thread from it.
+    const budget = cpuBudget();
+    expect(sample(text, 'wallet_vault_cpu_cores', { source: budget.quota?.source ?? 'cpus' })).toBe(budget.cores);
+    expect(sample(text, 'wallet_vault_signing_thread')).toBe(signingThreadPays(budget) ? 1 : 0);
   });
 
   it('counts purge runs and the wallets they delete', async () => {

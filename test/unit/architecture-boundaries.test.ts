@@ -64,7 +64,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The list of registered stores: each store folder's module.ts, and nothing else of a store.
   'keystore/registered-key-stores.ts': ['keystore/key-store-module.ts', ...STORE_MODULES],
   // The signing thread starts its worker through the one helper that starts workers from their files.
-  'keystore/shared': ['system/worker-file.ts'],
+  'keystore/shared': ['system/worker-file.ts', 'system/cpu-budget.ts'],
 
   // Databases: row mapping and group commit they share; the factories' option check and driver loading;
   // SQLite's WAL checkpointer is a worker thread, started through the one helper that starts workers.

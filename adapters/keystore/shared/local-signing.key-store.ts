@@ -1,9 +1,9 @@
-import { availableParallelism } from 'node:os';
 import type { CreatedKey, DerivedKey, KeyOwner, KeyStore, RecoverableSignature } from '../../../src/ports/key-store.port.js';
 import { invalidArgument } from '../../../src/domain/errors.js';
 import { isPrivateKey } from '../../../src/domain/private-key.js';
 import { signDigest } from './secp256k1.js';
 import { SigningThread } from './signing-thread.js';
+import { cpuBudget, signingThreadPays } from '../../system/cpu-budget.js';
 
 /**
  * Where the private keys of a locally signing store come from and are kept (the key files of `local`,
@@ -101,7 +101,8 @@ export class LocalSigningKeyStore<S extends KeySource> implements KeyStore {
   async sign(keyRef: string, digest: Uint8Array): Promise<RecoverableSignature> {
     const held = this.held(keyRef);
     const { key, kept } = held ? { key: held, kept: true } : this.keep(keyRef, await this.source.load(keyRef));
-    this.thread ??= (this.options.signingThread ?? availableParallelism() > 1) ? new SigningThread() : null;
+    // Unset: on where this process has more than one core of CPU time, its cgroup's quota counted (cpu-budget.ts).
+    this.thread ??= (this.options.signingThread ?? signingThreadPays(cpuBudget())) ? new SigningThread() : null;
     try {
       return this.thread ? await this.thread.sign(key, digest) : signDigest(key, digest);
     } finally {
