@@ -7,7 +7,7 @@ import { startAnvil } from '../test/support/anvil.js';
 import { cliJson } from '../test/support/cli.js';
 import { measureCpuPerRequest, printCpuHeading, printCpuRow } from './support/cpu.js';
 import { median, printTable, runLoad, type LoadOptions, type LoadResult } from './support/load.js';
-import { startService } from './support/sign-servers.js';
+import { startService, type SignTarget } from './support/sign-servers.js';
 
 /**
  * Issue 23's speed goal: sign-message and sign-transaction reach at least 0.8 of Sign's throughput on
@@ -24,6 +24,9 @@ import { startService } from './support/sign-servers.js';
  * their ratio, the RPC calls per simulated transaction, and a bare eth_call to anvil at the same
  * connections as the reference of one round trip.
  * Usage: npm run bench:standard-sign [-- seconds [rounds [cpu-signs]]]
+ * BENCH_BASELINE_BIN=<other checkout>/bin/wallet-vault.js starts that build's service too (built there, its
+ * data directory made by its own CLI), and measures each request on it right after this build's, in the
+ * same rounds: the report adds this build / baseline per request, an A/B on a machine whose load moves.
  */
 const seconds = Number(process.argv[2] ?? 6);
 const rounds = Number(process.argv[3] ?? 3);
@@ -50,23 +53,28 @@ const proxy: Server = createServer((req, res) => {
 await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 
-const target = await startService(
-  [],
-  1,
-  undefined,
-  async (dataDir, vaultId) => {
-    await cliJson(
-      ['policies', 'set', '--vault', vaultId, '--messages', '--tx-chain-ids', '1,31337', '--tx-to', RECIPIENT, '--tx-max-value', '1000000000000000000', '--typed-data-contracts', `1:${TOKEN}`],
-      { VAULT_DATA_DIR: dataDir },
-    );
-  },
-  { VAULT_CHAINS: 'devnet:31337', VAULT_RPC_URL_DEVNET: process.env.BENCH_RPC_DIRECT ? anvil.rpcUrl : proxyUrl },
-);
+const baselineBin = process.env.BENCH_BASELINE_BIN;
+/** The service of `bin` (this build when undefined), its vault's policy set by that build's own CLI. */
+const startWith = (bin: string | undefined) =>
+  startService(
+    [],
+    1,
+    bin,
+    async (dataDir, vaultId) => {
+      await cliJson(
+        ['policies', 'set', '--vault', vaultId, '--messages', '--tx-chain-ids', '1,31337', '--tx-to', RECIPIENT, '--tx-max-value', '1000000000000000000', '--typed-data-contracts', `1:${TOKEN}`],
+        { VAULT_DATA_DIR: dataDir },
+        { bin },
+      );
+    },
+    { VAULT_CHAINS: 'devnet:31337', VAULT_RPC_URL_DEVNET: process.env.BENCH_RPC_DIRECT ? anvil.rpcUrl : proxyUrl },
+  );
+const target = await startWith(undefined);
+const baseline = baselineBin === undefined ? undefined : await startWith(baselineBin);
 
 type Name = 'sign' | 'message' | 'transaction' | 'simulated' | 'typedData';
 const NAMES: readonly Name[] = ['sign', 'message', 'transaction', 'simulated', 'typedData'];
-const vault = target.vault!;
-const post = (label: string, operation: string, body: unknown): Omit<LoadOptions, 'connections'> => ({
+const post = (vault: NonNullable<SignTarget['vault']>, label: string, operation: string, body: unknown): Omit<LoadOptions, 'connections'> => ({
   label,
   url: `${vault.url}/wallets/${vault.wallet}/${operation}`,
   method: 'POST',
@@ -83,31 +91,42 @@ const transfer = (chainId: number) => ({
   maxFeePerGas: '30000000000',
   maxPriorityFeePerGas: '1000000000',
 });
-const REQUESTS: Record<Name, Omit<LoadOptions, 'connections'>> = {
-  sign: { ...target.request, label: 'POST /sign (Sign)' },
-  message: post('POST …/sign-message', 'sign-message', { message: 'Sign in to example.org at 2026-11-25T12:00:00Z, nonce 8f3a2c' }),
-  transaction: post('POST …/sign-transaction (eip1559 transfer)', 'sign-transaction', transfer(1)),
-  simulated: post('POST …/sign-transaction (the same on devnet: simulated on anvil first)', 'sign-transaction', transfer(31337)),
-  typedData: post('POST …/sign-typed-data (EIP-2612 permit)', 'sign-typed-data', {
-    domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: TOKEN },
-    types: {
-      Permit: ['owner', 'spender', 'value', 'nonce', 'deadline'].map((name) => ({ name, type: name === 'owner' || name === 'spender' ? 'address' : 'uint256' })),
-    },
-    primaryType: 'Permit',
-    message: { owner: vault.wallet, spender: RECIPIENT, value: '1000000', nonce: '0', deadline: '1798761600' },
-  }),
-};
+/** The five requests against one service (its vault, wallet and API key); `suffix` marks the baseline's labels. */
+function requestsOf(service: SignTarget, suffix = ''): Record<Name, Omit<LoadOptions, 'connections'>> {
+  const vault = service.vault!;
+  return {
+    sign: { ...service.request, label: `POST /sign (Sign)${suffix}` },
+    message: post(vault, `POST …/sign-message${suffix}`, 'sign-message', { message: 'Sign in to example.org at 2026-11-25T12:00:00Z, nonce 8f3a2c' }),
+    transaction: post(vault, `POST …/sign-transaction (eip1559 transfer)${suffix}`, 'sign-transaction', transfer(1)),
+    simulated: post(vault, `POST …/sign-transaction (the same on devnet: simulated on anvil first)${suffix}`, 'sign-transaction', transfer(31337)),
+    typedData: post(vault, `POST …/sign-typed-data (EIP-2612 permit)${suffix}`, 'sign-typed-data', {
+      domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: TOKEN },
+      types: {
+        Permit: ['owner', 'spender', 'value', 'nonce', 'deadline'].map((name) => ({ name, type: name === 'owner' || name === 'spender' ? 'address' : 'uint256' })),
+      },
+      primaryType: 'Permit',
+      message: { owner: vault.wallet, spender: RECIPIENT, value: '1000000', nonce: '0', deadline: '1798761600' },
+    }),
+  };
+}
+const vault = target.vault!;
+const REQUESTS = requestsOf(target);
+const BASELINE_REQUESTS = baseline ? requestsOf(baseline, ` (${baselineBin})`) : undefined;
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 try {
   // The wallet pays the transfer's value in the simulation: funded on anvil.
   await (await anvil.account(0).sendTransaction({ to: vault.wallet, value: parseEther('1000') })).wait();
-  for (const name of NAMES) {
-    const check = await fetch(REQUESTS[name].url, { method: 'POST', headers: REQUESTS[name].headers, body: REQUESTS[name].body });
-    if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
+  if (baseline) await (await anvil.account(0).sendTransaction({ to: baseline.vault!.wallet, value: parseEther('1000') })).wait();
+  for (const requests of [REQUESTS, ...(BASELINE_REQUESTS ? [BASELINE_REQUESTS] : [])]) {
+    for (const name of NAMES) {
+      const check = await fetch(requests[name].url, { method: 'POST', headers: requests[name].headers, body: requests[name].body });
+      if (check.status !== 200) throw new Error(`${requests[name].label}: ${check.status} ${await check.text()}`);
+    }
   }
   const results: Record<Name, LoadResult>[] = [];
+  const baselineResults: Record<Name, LoadResult>[] = [];
   const simulatedCalls: { requests: number; calls: (readonly [string, number])[] }[] = [];
   // One round trip's reference: a bare eth_call to anvil (straight, not through the proxy) at the same connections.
   const bareCall = {
@@ -120,14 +139,18 @@ try {
   for (let round = 0; round < rounds; round++) {
     const order = NAMES.map((_, i) => NAMES[(i + round) % NAMES.length]!);
     const measured = {} as Record<Name, LoadResult>;
+    const measuredBaseline = {} as Record<Name, LoadResult>;
     for (const name of order) {
       const before = new Map(rpcCalls);
       measured[name] = await runLoad({ ...REQUESTS[name], connections: CONNECTIONS, durationSeconds: seconds });
       if (name === 'simulated') simulatedCalls.push({ requests: measured[name].total, calls: [...rpcCalls].map(([m, n]) => [m, n - (before.get(m) ?? 0)] as const).filter(([, n]) => n > 0) });
+      // Right after this build's, so both see the same moment of the machine's load.
+      if (BASELINE_REQUESTS) measuredBaseline[name] = await runLoad({ ...BASELINE_REQUESTS[name], connections: CONNECTIONS, durationSeconds: seconds });
     }
     results.push(measured);
+    if (BASELINE_REQUESTS) baselineResults.push(measuredBaseline);
     console.log(`\nround ${round + 1} (order ${order.join(', ')}; load average ${load()})`);
-    printTable(NAMES.map((n) => measured[n]));
+    printTable(NAMES.flatMap((n) => (BASELINE_REQUESTS ? [measured[n], measuredBaseline[n]] : [measured[n]])));
   }
   const ratio = (r: Record<Name, LoadResult>, name: Name) => r[name].requestsPerSecond / r.sign.requestsPerSecond;
   console.log(`\n| medians over ${rounds} rounds of ${seconds} s, one server | req/s | p99 ms | of Sign's req/s (median of the rounds' ratios) |`);
@@ -149,7 +172,14 @@ try {
     const goal = name === 'typedData' || name === 'simulated' ? '' : ' (target >= 0.80)';
     console.log(`${name} / sign per round: ${results.map((r) => ratio(r, name).toFixed(2)).join(' / ')}${goal}`);
   }
-  const failed = results.flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors)).reduce((a, b) => a + b, 0);
+  if (BASELINE_REQUESTS) {
+    console.log(`\nthis build / baseline (${baselineBin}), req/s per round and median:`);
+    for (const name of NAMES) {
+      const ratios = results.map((r, i) => r[name].requestsPerSecond / baselineResults[i]![name].requestsPerSecond);
+      console.log(`${name}: ${ratios.map((x) => x.toFixed(2)).join(' / ')}; median ${median(ratios).toFixed(2)}`);
+    }
+  }
+  const failed = [...results, ...baselineResults].flatMap((r) => NAMES.map((n) => r[n].non2xx + r[n].errors)).reduce((a, b) => a + b, 0);
   console.log(`non-2xx + errors over all runs: ${failed}; load average at the end ${load()}`);
 
   if (cpuSigns > 0) {
@@ -161,6 +191,7 @@ try {
   }
 } finally {
   await target.stop();
+  await baseline?.stop();
   proxy.close();
   await anvil.stop();
 }
