@@ -119,7 +119,23 @@ export interface ApprovalCallRequest {
   readonly function: string;
   readonly selector: Hex;
   /** `name` is the operator's (its policy's function of this selector), else `args[0]`, `args[1]`, ...: never the names of the requester's ABI item. */
-  readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
+  readonly arguments: readonly {
+    readonly name: string;
+    readonly type: string;
+    readonly value: unknown;
+    /** The operator's name of an address value (policy `addressNames`, else `contractNames`); absent when none names it. */
+    readonly addressName?: string;
+    /** A transfer's, transferFrom's or approve's amount of a token the policy's `tokens` names, in its units. */
+    readonly tokenAmount?: TokenAmount;
+  }[];
+}
+
+/** An amount in a token's units (the policy document's `tokens`): `units` `15 000`, `text` `15 000 TUSD (15000000000)`. */
+export interface TokenAmount {
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly units: string;
+  readonly text: string;
 }
 
 /** What a held message, typed data or transaction asks: the wallet, and the body as it was given (bigints as decimal strings). */
@@ -177,6 +193,8 @@ export interface Approval {
     readonly method: 'eth_call' | 'eth_simulateV1';
     readonly nativeOutflow?: string;
     readonly tokenOutflow?: Readonly<Record<string, string>>;
+    /** `tokenOutflow` of the tokens the policy's `tokens` names, in their units. */
+    readonly tokenOutflowUnits?: Readonly<Record<string, TokenAmount>>;
   } | null;
 }
 

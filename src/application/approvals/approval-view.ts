@@ -6,6 +6,8 @@ import { parseAbiFunction, type AbiParam, type ParsedFunction } from '../../doma
 import { coerceArguments, type AbiValue } from '../../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../domain/signing/function-signature.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
+import type { TokenAmount } from '../../domain/policy/address-book.js';
+import { argumentsShown, callFunctionKey, fieldsShown, simulationShown } from './approval-units.js';
 import { approvalResult, approvalSimulation, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
 
 /*
@@ -24,6 +26,10 @@ export interface ApprovalViewArgument {
   readonly type: string;
   /** Integers as decimal strings, addresses EIP-55, bytes lower-case hex, tuples and arrays as arrays. */
   readonly value: unknown;
+  /** The operator's name of an address value (`addressNames`, else `contractNames`); absent when none names it. */
+  readonly addressName?: string;
+  /** An ERC-20 amount of a token the policy's `tokens` names, in its units beside its base units (approval-units.ts). */
+  readonly tokenAmount?: TokenAmount;
 }
 
 export interface ApprovalViewVote {
@@ -40,6 +46,9 @@ export interface TypedDataField {
   readonly path: string;
   readonly type: string;
   readonly value: unknown;
+  /** As an argument's: the name of an address, a Permit's `value` in its token's units. */
+  readonly addressName?: string;
+  readonly tokenAmount?: TokenAmount;
 }
 
 /** A page of typed data's fields: `fields` from the `offset`-th of `total`. */
@@ -289,7 +298,7 @@ const KIND_VIEWS: { readonly [K in ApprovalKind]: (held: HeldOf<K>, ctx: Approva
       chainName,
       chainId: ctx.chainId(chainName),
       contract,
-      function: { signature: parsed.signature, name: parsed.name, args: namedArguments(parsed.argParams, values, named?.argParams) },
+      function: { signature: parsed.signature, name: parsed.name, args: argumentsShown(ctx.policy, contract, callFunctionKey(parsed), namedArguments(parsed.argParams, values, named?.argParams)) },
       call: { sender: request.sender, uniq, signer: wallet, uniqBinding: uniq === null ? null : uniqBinding(ctx.policy, contract, uniq) },
     };
   },
@@ -299,13 +308,15 @@ const KIND_VIEWS: { readonly [K in ApprovalKind]: (held: HeldOf<K>, ctx: Approva
     const domain = td.domain ?? {};
     const page = typedDataFieldPage(td, 0);
     const chainId = domain.chainId === undefined ? null : String(domain.chainId);
+    const contract = typeof domain.verifyingContract === 'string' ? domain.verifyingContract : null;
+    const primaryType = String(td.primaryType);
     return {
       ...NOTHING_OF_A_KIND,
       wallet: address,
       chainId,
       chainName: chainId === null ? null : ctx.chainName(chainId),
-      contract: typeof domain.verifyingContract === 'string' ? domain.verifyingContract : null,
-      typedData: { primaryType: String(td.primaryType), domain, fields: page.fields, fieldCount: page.total },
+      contract,
+      typedData: { primaryType, domain, fields: fieldsShown(ctx.policy, contract, primaryType, page.fields), fieldCount: page.total },
     };
   },
   transaction: ({ address, payload }, ctx, rule) => {
@@ -316,7 +327,7 @@ const KIND_VIEWS: { readonly [K in ApprovalKind]: (held: HeldOf<K>, ctx: Approva
     for (const named of operatorFunctions(ctx.policy, rule, facts.selector)) {
       const decoded = ctx.payloads.decodeArguments(named, facts.data);
       if (decoded === null) continue;
-      fn = { signature: named.signature, name: named.name, args: namedArguments(named.argParams, decoded, named.argParams) };
+      fn = { signature: named.signature, name: named.name, args: argumentsShown(ctx.policy, facts.to, facts.selector, namedArguments(named.argParams, decoded, named.argParams)) };
       break;
     }
     const { data: _data, input: _input, ...fields } = payload as Record<string, unknown>;
@@ -386,6 +397,6 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     })),
     status: a.status,
     result: approvalResult(a),
-    simulation: approvalSimulation(a),
+    simulation: simulationShown(ctx.policy, approvalSimulation(a)),
   };
 }

@@ -19,6 +19,9 @@ import {
   type TokenMovement,
 } from './policy-document.js';
 import { movementKey } from './token-movements.js';
+import { parseAddressBook } from './address-book.js';
+
+const ADDRESS_BOOK_FIELDS = ['tokens', 'addressNames'];
 
 /** What a document is read against: the chain names this deployment knows. */
 export interface PolicyParseContext {
@@ -38,7 +41,7 @@ export const RULE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 export const LIMIT_FIELDS: ReadonlySet<string> = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per']);
 const MOVE_FIELDS = new Set(['function', 'primaryType', 'amount', 'recipient']);
-export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames']);
+export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames', ...ADDRESS_BOOK_FIELDS]);
 const APPROVAL_ID = /^a[1-9][0-9]{0,8}$/;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const WEI = /^(?:0|[1-9][0-9]{0,77})$/;
@@ -94,6 +97,7 @@ export function parsePolicyDocument(raw: unknown, context: PolicyParseContext): 
     // An empty map is no names: left out, so the document (and a governed vault's state hash) is the one without the field.
     if (Object.keys(names).length > 0) document.contractNames = names;
   }
+  Object.assign(document, parseAddressBook(raw));
   return document;
 }
 
