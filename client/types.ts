@@ -377,7 +377,14 @@ export interface Proposal {
   readonly effectiveAt: string | null;
   readonly rejectedBy: string | null;
   readonly diff: {
-    readonly policy: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[]; readonly replaced?: 'set' | 'removed' };
+    readonly policy: {
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+      readonly changed: readonly string[];
+      readonly replaced?: 'set' | 'removed';
+      /** What each changed entry changed, field by field (`{entry: 'rule payouts', field: 'maxValue', from: '1', to: '2'}`); absent when nothing changed. */
+      readonly fields?: readonly { readonly entry: string; readonly field: string; readonly from: unknown; readonly to: unknown }[];
+    };
     readonly governance: {
       readonly approversAdded: readonly string[];
       readonly approversRemoved: readonly string[];

@@ -631,6 +631,11 @@ export async function approvalView(ctx, id) {
  */
 export function diffLines(diff, path = '') {
   if (diff === null || diff === undefined) return [];
+  // A changed entry's fields, old and new: one line each (`policy · rule payouts · maxValue: "1" → "2"`).
+  if (Array.isArray(diff) && path.endsWith('fields') && diff.every((x) => x && typeof x === 'object' && 'entry' in x && 'field' in x)) {
+    const base = path.slice(0, -'fields'.length).replace(/ \u00b7 $/, '');
+    return diff.map((x) => `${base ? `${base} \u00b7 ` : ''}${String(x.entry)} \u00b7 ${String(x.field)}: ${JSON.stringify(x.from)} \u2192 ${JSON.stringify(x.to)}`);
+  }
   if (Array.isArray(diff)) return diff.length === 0 ? [] : [`${path}: ${diff.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ')}`];
   if (typeof diff === 'object') {
     const o = /** @type {Record<string, unknown>} */ (diff);

@@ -343,6 +343,17 @@ export const proposalSchema = z
           removed: z.array(z.string()),
           changed: z.array(z.string()),
           replaced: z.enum(['set', 'removed']).optional(),
+          fields: z
+            .array(
+              z.object({
+                entry: z.string().meta({ description: 'The entry of `changed` (`rule usdc-small-transfers`, `limit daily`, `document settings`).' }),
+                field: z.string().meta({ description: 'The field of it that changed (`maxValue`, `where`, `contractNames`, …).' }),
+                from: z.unknown().meta({ description: 'Its value before; null: absent.' }),
+                to: z.unknown().meta({ description: 'Its value after; null: absent.' }),
+              }),
+            )
+            .optional()
+            .meta({ description: 'What each changed entry changed, field by field, old and new; absent when nothing changed.' }),
         }),
         governance: z.object({
           approversAdded: z.array(z.string()),
