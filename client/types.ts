@@ -145,6 +145,13 @@ export interface ApprovalStandardRequest {
   readonly typedData?: TypedDataToSign;
   readonly transaction?: TransactionToSign;
   readonly authorization?: AuthorizationToSign;
+  /** A held transaction's transfer, transferFrom or approve of a token the policy's `tokens` names, with names and units beside the values. */
+  readonly tokenCall?: {
+    readonly token: Hex;
+    readonly symbol: string;
+    readonly function: 'transfer' | 'transferFrom' | 'approve';
+    readonly arguments: readonly { readonly name: string; readonly type: 'address' | 'uint256'; readonly value: string; readonly addressName?: string; readonly tokenAmount?: TokenAmount }[];
+  };
 }
 
 /** What a request a hold rule holds is: a Sign call, or a wallet's message, typed data, transaction or authorization. */

@@ -196,7 +196,16 @@ async function printApproval(approval: Approval, json: boolean, shown: ShownPoli
             ...(view.request.uniqBinding?.warning ? [`  WARNING: ${view.request.uniqBinding.warning}`] : []),
             ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${shownArgument(a)}`),
           ]
-        : [`  ${view.kind} of wallet ${view.request.wallet}`, `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`]),
+        : [
+            `  ${view.kind} of wallet ${view.request.wallet}`,
+            ...(view.request.tokenCall === undefined
+              ? []
+              : [
+                  `  ${view.request.tokenCall.function} of ${view.request.tokenCall.symbol} (${view.request.tokenCall.token})`,
+                  ...view.request.tokenCall.arguments.map((a) => `  ${a.name} (${a.type}) = ${shownArgument(a)}`),
+                ]),
+            `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`,
+          ]),
       `  requestHash ${view.requestHash}`,
       ...view.votes.map((v) => `  ${v.vote} by ${v.by}${labelOf(v.byLabel)} at ${v.at}${v.signature === null ? ' (unsigned)' : ' (signed)'}`),
       ...simulationLines(view.simulation),

@@ -174,6 +174,15 @@ export const approvalSchema = z
             typedData: z.unknown().optional().meta({ description: 'Held typed data, as given (`{domain, types, primaryType, message}`).' }),
             transaction: z.unknown().optional().meta({ description: 'A held transaction, as given (quantities as given; decimal strings where they were bigints).' }),
             authorization: z.unknown().optional().meta({ description: 'A held EIP-7702 authorization, as given (`{chainId, address, nonce}`).' }),
+            tokenCall: z
+              .object({
+                token: checksummed('The transaction\'s `to`: a token the vault policy\'s `tokens` names.'),
+                symbol: z.string(),
+                function: z.enum(['transfer', 'transferFrom', 'approve']),
+                arguments: z.array(z.object({ name: z.string(), type: z.enum(['address', 'uint256']), value: z.string(), ...shownBeside })),
+              })
+              .optional()
+              .meta({ description: "A held transaction's transfer, transferFrom or approve of a token the vault policy's `tokens` names, read with names and units beside the values (docs/policy.md#names-and-units); absent for any other transaction. `transaction` is the request as held." }),
           })
           .meta({ id: 'ApprovalStandardRequest', description: 'A held message, typed data or transaction: the wallet and the request exactly as given (what is approved is what is signed).' }),
       ])

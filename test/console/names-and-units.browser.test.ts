@@ -81,5 +81,9 @@ describe.skipIf(!chromiumAvailable)("the approvers' console shows amounts in the
     const read = await requester.get(`/api/v1/vaults/${world.vaultId}/approvals/${id}`);
     expect(read.status).toBe(200);
     expect(read.body.data.requesterLabel).toBe(REQUESTER_LABEL);
+    expect(read.body.data.request.tokenCall.arguments.map((a: { addressName?: string; tokenAmount?: { text: string } }) => a.addressName ?? a.tokenAmount?.text)).toEqual([
+      PAYROLL_NAME,
+      '15 000 TUSD (15000000000)',
+    ]);
   });
 });

@@ -119,6 +119,21 @@ describe('every view shows the units and names', () => {
     const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
     const data = `0xa9059cbb${PAYROLL.slice(2).toLowerCase().padStart(64, '0')}${(15000000000n).toString(16).padStart(64, '0')}`;
     const held = heldApproval({ kind: 'transaction', address: wallet, transaction: { type: 'eip1559', chainId: 31337, nonce: 0, to: TUSD, value: '0', data, gas: '60000', maxFeePerGas: '1', maxPriorityFeePerGas: '1' } });
+    // The API and the CLI: the transaction as held, and its token call read beside it.
+    const shown = presentApprovalOf(held, policy);
+    expect('tokenCall' in shown.request && shown.request.tokenCall).toEqual({
+      token: TUSD,
+      symbol: 'TUSD',
+      function: 'transfer',
+      arguments: [
+        { name: 'to', type: 'address', value: PAYROLL, addressName: 'Payroll (Acme GmbH)' },
+        { name: 'amount', type: 'uint256', value: '15000000000', tokenAmount: { symbol: 'TUSD', decimals: 6, units: '15 000', text: '15 000 TUSD (15000000000)' } },
+      ],
+    });
+    expect(presentApprovalOf(held, parse({})).request).not.toHaveProperty('tokenCall');
+    // Calldata that is not exactly the function's arguments is not read as it.
+    const longer = heldApproval({ kind: 'transaction', address: wallet, transaction: { type: 'eip1559', chainId: 31337, nonce: 0, to: TUSD, value: '0', data: `${data}00`, gas: '60000', maxFeePerGas: '1', maxPriorityFeePerGas: '1' } });
+    expect(presentApprovalOf(longer, policy).request).not.toHaveProperty('tokenCall');
     const view = approvalView(held, viewContextOf(policy));
     expect(view.function?.args).toEqual([
       { name: 'to', type: 'address', value: PAYROLL, addressName: 'Payroll (Acme GmbH)' },

@@ -1,4 +1,5 @@
-import { addressNameOf, TOKEN_AMOUNT_ARGUMENT, TOKEN_AMOUNT_FIELD, tokenAmountOf, type TokenAmount } from '../../domain/policy/address-book.js';
+import { parseAddress } from '../../domain/address.js';
+import { addressNameOf, TOKEN_AMOUNT_ARGUMENT, TOKEN_AMOUNT_FIELD, tokenAmountOf, tokenOf, type TokenAmount } from '../../domain/policy/address-book.js';
 import type { PolicyDocument } from '../../domain/policy/policy-document.js';
 import type { SimulationView } from './approval-outcome.js';
 
@@ -73,3 +74,55 @@ export function simulationShown(policy: PolicyDocument | null, simulation: Simul
 /** A Sign call's function as TOKEN_AMOUNT_ARGUMENT keys it: its name and the types of its arguments (the signature parameter aside). */
 export const callFunctionKey = (fn: { readonly name: string; readonly argParams: readonly { readonly type: string }[] }): string =>
   `${fn.name}(${fn.argParams.map((p) => p.type).join(',')})`;
+
+/** The ERC-20 functions a held transaction's calldata is read as, for a token the document names: their argument names and types. */
+const TOKEN_FUNCTIONS: ReadonlyMap<string, { readonly name: TokenCallView['function']; readonly params: readonly (readonly [string, 'address' | 'uint256'])[] }> = new Map([
+  ['0xa9059cbb', { name: 'transfer', params: [['to', 'address'], ['amount', 'uint256']] }],
+  ['0x23b872dd', { name: 'transferFrom', params: [['from', 'address'], ['to', 'address'], ['amount', 'uint256']] }],
+  ['0x095ea7b3', { name: 'approve', params: [['spender', 'address'], ['amount', 'uint256']] }],
+]);
+
+/** A held transaction's call of a token the document's `tokens` names, read for people (the API's and the CLI's `request.tokenCall`). */
+export interface TokenCallView {
+  readonly token: string;
+  readonly symbol: string;
+  readonly function: 'transfer' | 'transferFrom' | 'approve';
+  readonly arguments: ({ readonly name: string; readonly type: 'address' | 'uint256'; readonly value: string } & ShownBeside)[];
+}
+
+/**
+ * `data` (a transaction's calldata) sent `to` a token of the document's `tokens`, read as its transfer,
+ * transferFrom or approve with names and units beside the values; null for anything else (another
+ * contract, another function, calldata that is not exactly that function's static arguments, an address
+ * word with bits above its 20 bytes). The calldata is shown whole beside it, as held.
+ */
+export function tokenCallShown(policy: PolicyDocument | null, to: unknown, data: unknown): TokenCallView | null {
+  if (typeof to !== 'string' || typeof data !== 'string' || !/^0x[0-9a-fA-F]*$/.test(data)) return null;
+  const token = tokenOf(policy, to);
+  const fn = TOKEN_FUNCTIONS.get(data.slice(0, 10).toLowerCase());
+  if (token === null || fn === undefined || data.length !== 10 + 64 * fn.params.length) return null;
+  const words = fn.params.map((_, i) => data.slice(10 + 64 * i, 74 + 64 * i));
+  const args: TokenCallView['arguments'][number][] = [];
+  for (const [i, [name, type]] of fn.params.entries()) {
+    const word = words[i]!;
+    if (type === 'address') {
+      if (!/^0{24}/.test(word)) return null;
+      const address = addressOf(`0x${word.slice(24)}`);
+      if (address === null) return null;
+      args.push({ name, type, value: address, ...nameOf(policy, type, address) });
+    } else {
+      const value = BigInt(`0x${word}`).toString();
+      const amount = tokenAmountOf(policy, to, value);
+      args.push({ name, type, value, ...(amount === null ? {} : { tokenAmount: amount }) });
+    }
+  }
+  return { token: addressOf(to) ?? to, symbol: token.symbol, function: fn.name, arguments: args };
+}
+
+function addressOf(text: string): string | null {
+  try {
+    return parseAddress(text, 'address', { anyCase: true });
+  } catch {
+    return null;
+  }
+}
