@@ -123,7 +123,23 @@ export interface ApprovalCallRequest {
   readonly function: string;
   readonly selector: Hex;
   /** `name` is the operator's (its policy's function of this selector), else `args[0]`, `args[1]`, ...: never the names of the requester's ABI item. */
-  readonly arguments: readonly { readonly name: string; readonly type: string; readonly value: unknown }[];
+  readonly arguments: readonly {
+    readonly name: string;
+    readonly type: string;
+    readonly value: unknown;
+    /** The operator's name of an address value (policy `addressNames`, else `contractNames`); absent when none names it. */
+    readonly addressName?: string;
+    /** A transfer's, transferFrom's or approve's amount of a token the policy's `tokens` names, in its units. */
+    readonly tokenAmount?: TokenAmount;
+  }[];
+}
+
+/** An amount in a token's units (the policy document's `tokens`): `units` `15 000`, `text` `15 000 TUSD (15000000000)`. */
+export interface TokenAmount {
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly units: string;
+  readonly text: string;
 }
 
 /** What a held message, typed data or transaction asks: the wallet, and the body as it was given (bigints as decimal strings). */
@@ -133,6 +149,13 @@ export interface ApprovalStandardRequest {
   readonly typedData?: TypedDataToSign;
   readonly transaction?: TransactionToSign;
   readonly authorization?: AuthorizationToSign;
+  /** A held transaction's transfer, transferFrom or approve of a token the policy's `tokens` names, with names and units beside the values. */
+  readonly tokenCall?: {
+    readonly token: Hex;
+    readonly symbol: string;
+    readonly function: 'transfer' | 'transferFrom' | 'approve';
+    readonly arguments: readonly { readonly name: string; readonly type: 'address' | 'uint256'; readonly value: string; readonly addressName?: string; readonly tokenAmount?: TokenAmount }[];
+  };
 }
 
 /** What a request a hold rule holds is: a Sign call, or a wallet's message, typed data, transaction or authorization. */
@@ -181,6 +204,8 @@ export interface Approval {
     readonly method: 'eth_call' | 'eth_simulateV1';
     readonly nativeOutflow?: string;
     readonly tokenOutflow?: Readonly<Record<string, string>>;
+    /** `tokenOutflow` of the tokens the policy's `tokens` names, in their units. */
+    readonly tokenOutflowUnits?: Readonly<Record<string, TokenAmount>>;
   } | null;
 }
 
@@ -363,7 +388,14 @@ export interface Proposal {
   readonly effectiveAt: string | null;
   readonly rejectedBy: string | null;
   readonly diff: {
-    readonly policy: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[]; readonly replaced?: 'set' | 'removed' };
+    readonly policy: {
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+      readonly changed: readonly string[];
+      readonly replaced?: 'set' | 'removed';
+      /** What each changed entry changed, field by field (`{entry: 'rule payouts', field: 'maxValue', from: '1', to: '2'}`); absent when nothing changed. */
+      readonly fields?: readonly { readonly entry: string; readonly field: string; readonly from: unknown; readonly to: unknown }[];
+    };
     readonly governance: {
       readonly approversAdded: readonly string[];
       readonly approversRemoved: readonly string[];

@@ -4,6 +4,7 @@ import type { Container } from 'inversify';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { APPROVAL_READERS, APPROVAL_STATUSES, type Approval, type ApprovalStatus } from '../../src/domain/approval.js';
 import type { KeyLabels, ShownPolicy } from '../../src/application/approvals/approval-reads.js';
+import type { ApprovalPresentation } from '../../src/application/approvals/approval-presenter.js';
 import { decisionTypedData, type DecisionKind } from '../../src/domain/signed-decisions.js';
 import { readPrivateKeyFile } from './private-key-file.js';
 import { CliRefusal, print } from './output.js';
@@ -162,6 +163,20 @@ const decisionOf = (approval: Approval, vote: DecisionKind) => decisionTypedData
 const resultLine = (r: object): string =>
   'submissionHash' in r ? `submissionHash ${String(r.submissionHash)}` : 'hash' in r ? `transaction ${String(r.hash)}` : `signature ${String((r as { signature: string }).signature)}`;
 
+/** `15 000 TUSD (15000000000)`, `"0x…" (Payroll (Acme GmbH))`: the value as signed with the policy's units or name beside it. */
+const shownArgument = (a: { value: unknown; addressName?: string; tokenAmount?: { text: string } }): string =>
+  a.tokenAmount !== undefined ? a.tokenAmount.text : `${JSON.stringify(a.value)}${a.addressName === undefined ? '' : ` (${a.addressName})`}`;
+
+/** The simulation's outflows, a token's in its units where the policy names it. */
+const simulationLines = (s: ApprovalPresentation['simulation']): string[] =>
+  s === null
+    ? []
+    : [
+        `  simulated on ${s.chain} (${s.method})`,
+        ...(s.nativeOutflow === undefined ? [] : [`    native outflow ${s.nativeOutflow} wei`]),
+        ...Object.entries(s.tokenOutflow ?? {}).map(([token, base]) => `    outflow of ${token} ${s.tokenOutflowUnits?.[token]?.text ?? base}`),
+      ];
+
 /** `shown`: the policy in force (the operator's contract names beside a call's contract, its uniq pins). */
 async function printApproval(approval: Approval, json: boolean, shown: ShownPolicy, labels: KeyLabels): Promise<void> {
   const { presentApprovalOf } = await approvalPresenter();
@@ -179,11 +194,21 @@ async function printApproval(approval: Approval, json: boolean, shown: ShownPoli
             ...(view.request.uniq === undefined ? [] : [`  uniq ${view.request.uniq}`]),
             ...(view.request.signer === undefined ? [] : [`  signer ${view.request.signer}`]),
             ...(view.request.uniqBinding?.warning ? [`  WARNING: ${view.request.uniqBinding.warning}`] : []),
-            ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${JSON.stringify(a.value)}`),
+            ...view.request.arguments.map((a) => `  ${a.name} (${a.type}) = ${shownArgument(a)}`),
           ]
-        : [`  ${view.kind} of wallet ${view.request.wallet}`, `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`]),
+        : [
+            `  ${view.kind} of wallet ${view.request.wallet}`,
+            ...(view.request.tokenCall === undefined
+              ? []
+              : [
+                  `  ${view.request.tokenCall.function} of ${view.request.tokenCall.symbol} (${view.request.tokenCall.token})`,
+                  ...view.request.tokenCall.arguments.map((a) => `  ${a.name} (${a.type}) = ${shownArgument(a)}`),
+                ]),
+            `  ${JSON.stringify(view.request.message ?? view.request.typedData ?? view.request.transaction)}`,
+          ]),
       `  requestHash ${view.requestHash}`,
       ...view.votes.map((v) => `  ${v.vote} by ${v.by}${labelOf(v.byLabel)} at ${v.at}${v.signature === null ? ' (unsigned)' : ' (signed)'}`),
+      ...simulationLines(view.simulation),
       ...(view.result === null ? [] : [`  signed: ${resultLine(view.result)}`]),
     ].join('\n'),
   );

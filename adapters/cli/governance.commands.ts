@@ -24,7 +24,10 @@ function describeProposal(p: ProposalView): string {
     ...(d.policy.replaced ? [`  policy      ${d.policy.replaced}`] : []),
     ...d.policy.added.map((x) => `  + ${x}`),
     ...d.policy.removed.map((x) => `  - ${x}`),
-    ...d.policy.changed.map((x) => `  ~ ${x}`),
+    ...d.policy.changed.flatMap((x) => {
+      const fields = (d.policy.fields ?? []).filter((f) => f.entry === x);
+      return fields.length === 0 ? [`  ~ ${x}`] : fields.map((f) => `  ~ ${x}: ${f.field} ${JSON.stringify(f.from)} -> ${JSON.stringify(f.to)}`);
+    }),
     ...d.governance.approversAdded.map((x) => `  + approver ${x}`),
     ...d.governance.approversRemoved.map((x) => `  - approver ${x}`),
     ...(d.governance.required ? [`  ~ required ${d.governance.required.from} -> ${d.governance.required.to}`] : []),

@@ -40,6 +40,8 @@ export function describeDocument(document: PolicyDocument): string {
     ...Object.entries(document.contractNames ?? {}).map(([contract, name]) => `  ${'name of'.padEnd(16)} ${contract} = ${JSON.stringify(name)}`),
     ...Object.entries(document.prices ?? {}).map(([asset, price]) => `  ${'price of'.padEnd(16)} ${asset} = ${price.usd} USD`),
     ...Object.entries(document.priceFeeds ?? {}).map(([asset, f]) => `  ${'price feed of'.padEnd(16)} ${asset} = ${f.feed} (at most ${f.maxAgeSeconds} s old)`),
+    ...Object.entries(document.tokens ?? {}).map(([token, t]) => `  ${'token'.padEnd(16)} ${token} = ${JSON.stringify(t.symbol)}, ${t.decimals} decimals`),
+    ...Object.entries(document.addressNames ?? {}).map(([address, name]) => `  ${'address name'.padEnd(16)} ${address} = ${JSON.stringify(name)}`),
     // What `policies approvals add` asked, kept for `policies set` to hold it again within new lists; the holds above decide.
     ...(document.approvalRules ?? []).map((r) => `  ${'approval rule'.padEnd(16)} ${r.id.padEnd(20)} ${describeEffect(r.effect)} within the allow rules; ${fields(r, RULE_SHOWN) || 'every request'}`),
   ].join('\n');

@@ -6,8 +6,9 @@
  * @typedef {{ id: string, name: string, vault: string, vaultName?: string | null, group: string | null, created: string, enrolment?: Enrolment }} Approver
  * @typedef {{ status: 'in-force' | 'waiting-for-quorum', proposal: string | null }} Enrolment
  * @typedef {{ approver: { id: string, name: string | null }, decision: string, at: string, kind: string }} Vote
- * @typedef {{ name: string, type: string, value: unknown }} Argument
- * @typedef {{ path: string, type: string, value: unknown }} TypedField
+ * @typedef {{ symbol: string, decimals: number, units: string, text: string }} TokenAmount
+ * @typedef {{ name: string, type: string, value: unknown, addressName?: string, tokenAmount?: TokenAmount }} Argument
+ * @typedef {{ path: string, type: string, value: unknown, addressName?: string, tokenAmount?: TokenAmount }} TypedField
  * @typedef {{ offset: number, total: number, fields: TypedField[] }} TypedFieldPage
  * @typedef {{ address: string, name: string | null }} NamedContract
  * @typedef {{ pinnedFor: NamedContract[], contractPin: string | null, warning: string | null }} UniqBinding
@@ -29,7 +30,7 @@
  *   requester: { id: string, name: string | null },
  *   created: string, expires: string, decided?: string | null, required: number, group: string | null,
  *   rule: string | null, ruleDescription?: string | null, requestHash?: string,
- *   votes: Vote[], status: string, result: Record<string, unknown> | null, simulation: unknown
+ *   votes: Vote[], status: string, result: Record<string, unknown> | null, simulation: { chain: string, method: string, nativeOutflow?: string, tokenOutflow?: Record<string, string>, tokenOutflowUnits?: Record<string, TokenAmount> } | null
  * }} ApprovalView
  * @typedef {{ id?: string, at?: string, action?: string, actor?: string, subject?: string, details?: unknown, [k: string]: unknown }} AuditRecord
  * @typedef {{

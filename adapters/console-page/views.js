@@ -104,6 +104,22 @@ const value = (value) =>
     : h('pre', { class: 'mono' }, JSON.stringify(value, null, 2));
 
 /**
+ * An argument's or field's value with what the operator's policy says beside it: an address's name
+ * (`addressNames`, `contractNames`) in bold before it, a token amount in the token's units with the base
+ * units as signed (`15 000 TUSD (15000000000)`). Without either, `value`.
+ * @param {{ value: unknown, addressName?: string, tokenAmount?: import('./api.js').TokenAmount }} x
+ */
+const shownValue = (x) =>
+  x.tokenAmount
+    ? [h('strong', null, `${x.tokenAmount.units} ${x.tokenAmount.symbol}`), ' ', h('span', { class: 'muted' }, `(${String(x.value)})`)]
+    : x.addressName
+      ? [h('strong', null, x.addressName), ' ', value(x.value)]
+      : value(x.value);
+
+/** The same for a list's one line: `15 000 TUSD`, `Payroll (Acme GmbH)`; else the value as is. @param {{ value: unknown, addressName?: string, tokenAmount?: import('./api.js').TokenAmount }} x */
+const shortValue = (x) => (x.tokenAmount ? `${x.tokenAmount.units} ${x.tokenAmount.symbol}` : x.addressName ?? x.value);
+
+/**
  * A value of the typed-data domain or of an authorization: the request's contract (verifyingContract, the
  * delegate) with the operator's name beside it, as in the Request section; anything else as `value`.
  * @param {ApprovalView} a @param {unknown} v
@@ -333,8 +349,8 @@ function approvalCard(a, level = 2, ...more) {
           ['Status', badge(a.status)],
           ['Wallet', walletShort(a.wallet)],
           ['Chain', chainText(a.chain)],
-          ['Arguments', a.function && a.function.args.length > 0 ? inShort(a.function.args.map((arg) => [arg.name, arg.value])) : null],
-          ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, f.value]), fieldCount(a)) : null],
+          ['Arguments', a.function && a.function.args.length > 0 ? inShort(a.function.args.map((arg) => [arg.name, shortValue(arg)])) : null],
+          ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, shortValue(f)]), fieldCount(a)) : null],
           ['Warning', a.call?.uniqBinding?.warning ?? null],
           ['Value', a.value !== null && a.value !== '0' ? `${formatEther(a.value)} ETH` : null],
           ['Requested by', keyText(a.requester)],
@@ -434,7 +450,7 @@ const warning = (title, text) => h('div', { class: 'warning', role: 'note', 'ari
  */
 function typedDataFields(ctx, a, opened) {
   const td = /** @type {NonNullable<ApprovalView['typedData']>} */ (a.typedData);
-  const fields = table({ caption: `Fields of ${td.primaryType}`, head: ['Field', 'Type', 'Value'], rows: td.fields.map((f) => [f.path, typeName(f.type), value(f.value)]) });
+  const fields = table({ caption: `Fields of ${td.primaryType}`, head: ['Field', 'Type', 'Value'], rows: td.fields.map((f) => [f.path, typeName(f.type), shownValue(f)]) });
   const total = fieldCount(a);
   const hidden = total - td.fields.length;
   if (hidden <= 0) return [fields];
@@ -448,7 +464,7 @@ function typedDataFields(ctx, a, opened) {
       while (offset < total) {
         const page = await api.approvalFields(a.id, offset);
         if (page.fields.length === 0) throw new Error(`The vault sent no fields from field ${offset + 1} of ${total}; reload the page.`);
-        for (const f of page.fields) body.append(tableRow([f.path, typeName(f.type), value(f.value)]));
+        for (const f of page.fields) body.append(tableRow([f.path, typeName(f.type), shownValue(f)]));
         offset += page.fields.length;
       }
       more.remove();
@@ -496,7 +512,7 @@ function requestSections(ctx, a, opened) {
         h('p', null, code(a.function.signature)),
         a.function.args.length === 0
           ? h('p', { class: 'muted' }, 'No arguments.')
-          : table({ caption: `Arguments of ${a.function.name}`, head: ['Argument', 'Type', 'Value'], rows: a.function.args.map((arg) => [arg.name, typeName(arg.type), value(arg.value)]) }),
+          : table({ caption: `Arguments of ${a.function.name}`, head: ['Argument', 'Type', 'Value'], rows: a.function.args.map((arg) => [arg.name, typeName(arg.type), shownValue(arg)]) }),
       ),
     );
   }
@@ -534,8 +550,29 @@ function requestSections(ctx, a, opened) {
   }
   if (a.authorization) out.push(section('Authorization (EIP-7702)', facts(Object.entries(a.authorization).map(([k, v]) => [k, k === 'address' ? contractOrValue(a, v) : value(v)]))));
   if (a.message !== null && a.message !== undefined) out.push(section('Message', h('pre', { class: 'mono message' }, a.message)));
-  if (a.simulation !== null && a.simulation !== undefined) out.push(section('Simulation', value(a.simulation)));
+  if (a.simulation !== null && a.simulation !== undefined) out.push(section('Simulation', simulationFacts(a.simulation)));
   return { sections: out, complete };
+}
+
+/**
+ * What the simulation found: its chain and method, the native outflow in ETH and wei, each token's outflow
+ * in its units where the policy names the token (`tokens`), else in base units.
+ * @param {NonNullable<ApprovalView['simulation']>} s
+ */
+function simulationFacts(s) {
+  const units = s.tokenOutflowUnits ?? {};
+  return facts([
+    ['Chain', s.chain],
+    ['Method', code(s.method)],
+    ['Native outflow', s.nativeOutflow === undefined ? null : amount(s.nativeOutflow)],
+    ...Object.entries(s.tokenOutflow ?? {}).map(([token, base]) => {
+      const shown = units[token];
+      return /** @type {[string, Child]} */ ([
+        `Outflow of ${shown ? shown.symbol : shortHex(token)}`,
+        shown ? [h('strong', null, `${shown.units} ${shown.symbol}`), ' ', h('span', { class: 'muted' }, `(${base})`), ' ', code(token)] : [code(base), ' ', code(token)],
+      ]);
+    }),
+  ]);
 }
 
 /** @param {Context} ctx @param {string} id */
@@ -618,6 +655,11 @@ export async function approvalView(ctx, id) {
  */
 export function diffLines(diff, path = '') {
   if (diff === null || diff === undefined) return [];
+  // A changed entry's fields, old and new: one line each (`policy · rule payouts · maxValue: "1" → "2"`).
+  if (Array.isArray(diff) && path.endsWith('fields') && diff.every((x) => x && typeof x === 'object' && 'entry' in x && 'field' in x)) {
+    const base = path.slice(0, -'fields'.length).replace(/ \u00b7 $/, '');
+    return diff.map((x) => `${base ? `${base} \u00b7 ` : ''}${String(x.entry)} \u00b7 ${String(x.field)}: ${JSON.stringify(x.from)} \u2192 ${JSON.stringify(x.to)}`);
+  }
   if (Array.isArray(diff)) return diff.length === 0 ? [] : [`${path}: ${diff.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ')}`];
   if (typeof diff === 'object') {
     const o = /** @type {Record<string, unknown>} */ (diff);

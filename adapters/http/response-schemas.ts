@@ -108,6 +108,22 @@ const RESULT_SCHEMAS = {
 /** What an approved request's `result` can be: the answers of the registered kinds, once each, in their order. */
 const kindResultSchemas = [...new Set(REGISTERED_SIGNING_KINDS.map((kind) => kind.resultSchema))].map((id) => RESULT_SCHEMAS[id]);
 
+/** An amount in a token's units (docs/policy.md#names-and-units): the policy document's `tokens`, formatted decimal-exact. */
+export const tokenAmountSchema = z
+  .object({
+    symbol: z.string(),
+    decimals: z.int().min(0).max(77),
+    units: z.string().meta({ description: 'The amount in the token\'s units: the whole part grouped by threes with a space, the fraction without trailing zeros (`15 000`, `0.5`).' }),
+    text: z.string().meta({ description: '`15 000 TUSD (15000000000)`: the units, the symbol and the base units as signed.' }),
+  })
+  .meta({ id: 'TokenAmount' });
+
+/** What a view shows beside a value (approval-units.ts): the operator's name of an address, a token amount in its units. */
+const shownBeside = {
+  addressName: z.string().optional().meta({ description: "The operator's name of an address value (the vault policy's `addressNames`, else `contractNames`); absent when none names it. Never the requester's." }),
+  tokenAmount: tokenAmountSchema.optional().meta({ description: "The amount of a transfer, transferFrom or approve of a token the vault policy's `tokens` names, in its units; absent otherwise." }),
+};
+
 export const approvalSchema = z
   .object({
     id: z.uuid().meta({ description: 'UUIDv7 (time-ordered).' }),
@@ -153,7 +169,7 @@ export const approvalSchema = z
             function: z.string().meta({ description: 'The canonical signature of the function, signature parameter included.' }),
             selector: z.string().regex(/^0x[0-9a-f]{8}$/),
             arguments: z
-              .array(z.object({ name: z.string().meta({ description: "The operator's name: the parameter's in the function of the policy rule that held the request (else of the first rule with this selector); `args[0]`, `args[1]`, ... where that function names none, no rule has it, or in the answer that holds the sign. Never the parameter names of the ABI item the requester sent." }), type: z.string(), value: z.unknown() }))
+              .array(z.object({ name: z.string().meta({ description: "The operator's name: the parameter's in the function of the policy rule that held the request (else of the first rule with this selector); `args[0]`, `args[1]`, ... where that function names none, no rule has it, or in the answer that holds the sign. Never the parameter names of the ABI item the requester sent." }), type: z.string(), value: z.unknown(), ...shownBeside }))
               .meta({ description: 'The arguments as parsed against the ABI item: integers as decimal strings, addresses EIP-55, tuples and arrays as arrays.' }),
           })
           .meta({ id: 'ApprovalCallRequest', description: 'A held Sign call: what is asked, exactly as the Sign request gave it (what is approved is what is signed).' }),
@@ -162,6 +178,15 @@ export const approvalSchema = z
             wallet: checksummed('The signing wallet.'),
             // One field per standard kind of the registry: its held request's field.
             ...Object.fromEntries(STANDARD_KINDS.map((kind) => [kind.requestField, z.unknown().optional().meta({ description: kind.requestDescription })])),
+            tokenCall: z
+              .object({
+                token: checksummed('The transaction\'s `to`: a token the vault policy\'s `tokens` names.'),
+                symbol: z.string(),
+                function: z.enum(['transfer', 'transferFrom', 'approve']),
+                arguments: z.array(z.object({ name: z.string(), type: z.enum(['address', 'uint256']), value: z.string(), ...shownBeside })),
+              })
+              .optional()
+              .meta({ description: "A held transaction's transfer, transferFrom or approve of a token the vault policy's `tokens` names, read with names and units beside the values (docs/policy.md#names-and-units); absent for any other transaction. `transaction` is the request as held." }),
           })
           .meta({ id: 'ApprovalStandardRequest', description: 'A held message, typed data or transaction: the wallet and the request exactly as given (what is approved is what is signed).' }),
       ])
@@ -194,6 +219,10 @@ export const approvalSchema = z
         method: z.enum(['eth_call', 'eth_simulateV1']),
         nativeOutflow: z.string().regex(/^-?[0-9]+$/).optional().meta({ description: "Wei the wallet's balance falls by (negative: rises), the fee aside; only when a rule bounds it." }),
         tokenOutflow: z.record(z.string(), z.string().regex(/^-?[0-9]+$/)).optional().meta({ description: 'ERC-20 contract to the units the wallet falls by; only when a rule bounds it.' }),
+        tokenOutflowUnits: z
+          .record(z.string(), tokenAmountSchema)
+          .optional()
+          .meta({ description: "`tokenOutflow` of the tokens the vault policy's `tokens` names, in their units (docs/policy.md#names-and-units); absent when it names none of them." }),
       })
       .nullable()
       .meta({
@@ -327,6 +356,17 @@ export const proposalSchema = z
           removed: z.array(z.string()),
           changed: z.array(z.string()),
           replaced: z.enum(['set', 'removed']).optional(),
+          fields: z
+            .array(
+              z.object({
+                entry: z.string().meta({ description: 'The entry of `changed` (`rule usdc-small-transfers`, `limit daily`, `document settings`).' }),
+                field: z.string().meta({ description: 'The field of it that changed (`maxValue`, `where`, `contractNames`, …).' }),
+                from: z.unknown().meta({ description: 'Its value before; null: absent.' }),
+                to: z.unknown().meta({ description: 'Its value after; null: absent.' }),
+              }),
+            )
+            .optional()
+            .meta({ description: 'What each changed entry changed, field by field, old and new; absent when nothing changed.' }),
         }),
         governance: z.object({
           approversAdded: z.array(z.string()),

@@ -210,7 +210,14 @@ const isGovernedPasskey = (value: unknown): boolean => {
 
 /** What a change does, readable: rules and limits added, removed or changed (by id), approver set and quorum. */
 export interface StateDiff {
-  readonly policy: { readonly added: string[]; readonly removed: string[]; readonly changed: string[]; readonly replaced?: 'set' | 'removed' };
+  readonly policy: {
+    readonly added: string[];
+    readonly removed: string[];
+    readonly changed: string[];
+    readonly replaced?: 'set' | 'removed';
+    /** What each entry of `changed` changed, field by field (absent when nothing changed). */
+    readonly fields?: FieldChange[];
+  };
   readonly governance: { readonly approversAdded: string[]; readonly approversRemoved: string[]; readonly required?: { from: number; to: number }; readonly delay?: { from: string; to: string } };
   readonly liftedFreezes?: { from: number; to: number };
   /** Keys (by id) added, removed or changed; present when either state governs keys (`governed` false: the field is new). */
@@ -219,6 +226,28 @@ export interface StateDiff {
   readonly webhooks?: EntriesDiff;
   /** Key exports (by id) allowed; present when either state lists exports. */
   readonly exports?: EntriesDiff;
+}
+
+/**
+ * One field of a changed rule or limit (`entry` as `changed` names it: `rule usdc-small-transfers`), or of
+ * the document's other settings (`entry` `document settings`: `contractNames`, `tokens`, …), with its
+ * value before and after; null where the field was absent.
+ */
+export interface FieldChange {
+  readonly entry: string;
+  readonly field: string;
+  readonly from: unknown;
+  readonly to: unknown;
+}
+
+/** The top-level fields of `before` and `after` that differ, in the order they first appear. */
+function fieldChanges(entry: string, before: object, after: object): FieldChange[] {
+  const was = before as Record<string, unknown>;
+  const now = after as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])];
+  return keys
+    .filter((k) => canonicalStateJson(was[k] ?? null) !== canonicalStateJson(now[k] ?? null))
+    .map((field) => ({ entry, field, from: was[field] ?? null, to: now[field] ?? null }));
 }
 
 export interface EntriesDiff {
@@ -243,20 +272,28 @@ function diffEntries(before: readonly { id: string }[] | undefined, after: reado
 
 export function diffStates(before: GovernedState, after: GovernedState): StateDiff {
   const entries = (p: PolicyDocument | null) =>
-    new Map<string, string>([...(p?.rules ?? []).map((r) => [`rule ${r.id}`, canonicalStateJson(r)] as const), ...(p?.limits ?? []).map((l) => [`limit ${l.id}`, canonicalStateJson(l)] as const)]);
+    new Map<string, object>([...(p?.rules ?? []).map((r) => [`rule ${r.id}`, r] as const), ...(p?.limits ?? []).map((l) => [`limit ${l.id}`, l] as const)]);
   const was = entries(before.policy);
   const now = entries(after.policy);
   const added = [...now.keys()].filter((k) => !was.has(k));
   const removed = [...was.keys()].filter((k) => !now.has(k));
-  const changed = [...now.keys()].filter((k) => was.has(k) && was.get(k) !== now.get(k));
+  const changed = [...now.keys()].filter((k) => was.has(k) && canonicalStateJson(was.get(k)) !== canonicalStateJson(now.get(k)));
+  const fields = changed.flatMap((k) => fieldChanges(k, was.get(k)!, now.get(k)!));
   const replaced = before.policy === null && after.policy !== null ? 'set' : before.policy !== null && after.policy === null ? 'removed' : undefined;
   // Anything else of the document (uniqs, trustRpcUniq, ...) that differs: named as a change of the document.
   const rest = (p: PolicyDocument | null) => (p === null ? 'null' : canonicalStateJson({ ...p, rules: [], limits: [] }));
-  if (replaced === undefined && rest(before.policy) !== rest(after.policy)) changed.push('document settings');
+  if (replaced === undefined && rest(before.policy) !== rest(after.policy)) {
+    changed.push('document settings');
+    const settings = (p: PolicyDocument) => {
+      const { rules: _rules, limits: _limits, ...others } = p;
+      return others;
+    };
+    fields.push(...fieldChanges('document settings', settings(before.policy!), settings(after.policy!)));
+  }
   const b = before.governance;
   const a = after.governance;
   return {
-    policy: { added, removed, changed, ...(replaced ? { replaced } : {}) },
+    policy: { added, removed, changed, ...(replaced ? { replaced } : {}), ...(fields.length > 0 ? { fields } : {}) },
     governance: {
       approversAdded: a.approvers.filter((x) => !b.approvers.includes(x)),
       approversRemoved: b.approvers.filter((x) => !a.approvers.includes(x)),

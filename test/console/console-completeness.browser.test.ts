@@ -83,7 +83,8 @@ describe.skipIf(!chromiumAvailable)("the approvers' console shows every field th
     const rows = await fields.locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(206);
     expect(rows.slice(200)).toEqual([
-      expect.stringMatching(new RegExp(`^details\\[50\\]\\.token\\s+address\\s+${PERMIT_TOKEN}$`)),
+      // The operator's name of the token (contractNames) beside its address, as every address the policy names.
+      expect.stringMatching(new RegExp(`^details\\[50\\]\\.token\\s+address\\s+${CONTRACT_NAMES.permit}\\s+${PERMIT_TOKEN}$`)),
       expect.stringMatching(new RegExp(`^details\\[50\\]\\.amount\\s+uint160\\s+${LAST_AMOUNT}$`)),
       expect.stringMatching(/^details\[50\]\.expiration\s+uint48\s+1798761600$/),
       expect.stringMatching(/^details\[50\]\.nonce\s+uint48\s+50$/),

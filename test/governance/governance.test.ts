@@ -133,7 +133,12 @@ describe.each(DIALECTS)('governance on %s', (dialect) => {
     const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
     const made = await vault.managePolicies.apply(vaultId, { ...DOCUMENT, contractNames: { [contract]: 'Treasury payouts' } });
     const { id } = (made as { proposal: { id: string } }).proposal;
-    expect((await vault.governance.get(vaultId, id)).diff.policy).toEqual({ added: [], removed: [], changed: ['document settings'] });
+    expect((await vault.governance.get(vaultId, id)).diff.policy).toEqual({
+      added: [],
+      removed: [],
+      changed: ['document settings'],
+      fields: [{ entry: 'document settings', field: 'contractNames', from: null, to: { [contract]: 'Treasury payouts' } }],
+    });
     expect(await inForce(vaultId)).not.toHaveProperty('contractNames');
     await approve(vaultId, id, approvers[0]!);
     await approve(vaultId, id, approvers[1]!);

@@ -82,7 +82,12 @@ describe('contract names are governed with the document', () => {
 
   it('diffStates shows a name added or changed as a change of the document settings', () => {
     const named = parse({ contractNames: { [TREASURY]: 'Treasury payouts' } });
-    expect(diffStates(state(plain), state(named)).policy).toEqual({ added: [], removed: [], changed: ['document settings'] });
+    expect(diffStates(state(plain), state(named)).policy).toEqual({
+      added: [],
+      removed: [],
+      changed: ['document settings'],
+      fields: [{ entry: 'document settings', field: 'contractNames', from: null, to: { [TREASURY]: 'Treasury payouts' } }],
+    });
     expect(diffStates(state(named), state(parse({ contractNames: { [TREASURY]: 'Payroll' } }))).policy.changed).toEqual(['document settings']);
     expect(diffStates(state(named), state(parse({ contractNames: { [TREASURY]: 'Treasury payouts' } }))).policy.changed).toEqual([]);
   });

@@ -34,6 +34,8 @@ const EVERY_FIELD = {
   uniqs: { [C]: `0x${'ab'.repeat(32)}` },
   trustRpcUniq: [T],
   contractNames: { [C]: 'Minter' },
+  tokens: { [T]: { symbol: 'USDC', decimals: 6 } },
+  addressNames: { [W]: 'Payroll (Acme GmbH)' },
   approvalRules: [{ id: 'a1', effect: { hold: { required: 1 } }, kinds: ['call'], contracts: [C] }],
 };
 
@@ -73,6 +75,8 @@ describe("policies show's view of a policy document", () => {
     expect(shown).toContain(`${C} = 0x${'ab'.repeat(32)}`);
     expect(shown).toMatch(new RegExp(`RPC trusted +${T}`));
     expect(shown).toContain(`${C} = "Minter"`);
+    expect(shown).toMatch(new RegExp(`token +${T} = "USDC", 6 decimals`));
+    expect(shown).toMatch(new RegExp(`address name +${W} = "Payroll \\(Acme GmbH\\)"`));
     expect(lineOf('a1')).toMatch(/approval rule +a1 +hold/);
     expect(lineOf('eth-usd')).toContain('at most 10000.50 USD of the native unit per 1d; kinds ["transaction"]; onExceed {"hold":{"required":2,"group":"treasury"}}');
     expect(shown).toMatch(/price of +native = 3150\.25 USD/);

@@ -1,3 +1,4 @@
+import type { TokenAmount } from '../../domain/policy/address-book.js';
 import type { Approval } from '../../domain/approval.js';
 import type { SignResult } from '../signing/sign-call.use-case.js';
 
@@ -12,6 +13,8 @@ export interface SimulationView {
   method: 'eth_call' | 'eth_simulateV1';
   nativeOutflow?: string;
   tokenOutflow?: Record<string, string>;
+  /** The tokenOutflow of the tokens the policy document's `tokens` names, in their units (approval-units.ts); absent: none named. */
+  tokenOutflowUnits?: Record<string, TokenAmount>;
 }
 
 /** The result of an approved request (Sign's, or a standard request's), or null. */

@@ -10,6 +10,7 @@ import { apiKeyActor } from '../audit/audit-actor.js';
 import { asBytes32 } from '../../domain/signed-decisions.js';
 import type { KeyLabels, ShownPolicy } from './approval-reads.js';
 import { approvalResult, approvalSimulation, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
+import { argumentsShown, callFunctionKey, simulationShown, tokenCallShown, type TokenCallView } from './approval-units.js';
 import { heldBy, namedArguments, operatorFunctions, type ApprovalViewArgument } from './approval-view.js';
 
 /*
@@ -64,7 +65,7 @@ export function describeApprovalRequest(approval: Approval, policy: ShownPolicy 
     ...(fields.signer === undefined ? {} : { signer: fields.signer }),
     function: fn.signature,
     selector: fn.selector,
-    arguments: namedArguments(fn.argParams, values, named?.argParams),
+    arguments: argumentsShown(policy, fields.contract, callFunctionKey(fn), namedArguments(fn.argParams, values, named?.argParams)),
   };
 }
 
@@ -77,6 +78,8 @@ export interface StandardRequestView {
   readonly message?: unknown;
   readonly typedData?: unknown;
   readonly transaction?: unknown;
+  /** A transaction's transfer, transferFrom or approve of a token the policy's `tokens` names, read with names and units (approval-units.ts). */
+  readonly tokenCall?: TokenCallView;
 }
 
 export function describeStandardRequest(approval: Approval): StandardRequestView {
@@ -137,7 +140,10 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: Key
       arguments: [...args],
     };
   } else {
-    request = describeStandardRequest(a);
+    const standard = describeStandardRequest(a);
+    const tx = standard.transaction as { to?: unknown; data?: unknown; input?: unknown } | undefined;
+    const tokenCall = tx === undefined ? null : tokenCallShown(shown ?? null, tx.to, tx.data ?? tx.input);
+    request = tokenCall === null ? standard : { ...standard, tokenCall };
   }
   return {
     id: a.id,
@@ -157,6 +163,6 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: Key
     requestHash: asBytes32(a.requestHash),
     votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), ...labelled('byLabel', v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
     result: approvalResult(a),
-    simulation: approvalSimulation(a),
+    simulation: simulationShown(shown ?? null, approvalSimulation(a)),
   };
 }

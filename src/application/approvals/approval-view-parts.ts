@@ -6,6 +6,7 @@ import type { AbiValue } from '../../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../domain/signing/function-signature.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
 import type { ApprovalResultView, SimulationView } from './approval-outcome.js';
+import type { TokenAmount } from '../../domain/policy/address-book.js';
 
 /*
  * What the approvers' console shows of an approval (docs/console.md, "What an approver sees"): the request
@@ -23,6 +24,10 @@ export interface ApprovalViewArgument {
   readonly type: string;
   /** Integers as decimal strings, addresses EIP-55, bytes lower-case hex, tuples and arrays as arrays. */
   readonly value: unknown;
+  /** The operator's name of an address value (`addressNames`, else `contractNames`); absent when none names it. */
+  readonly addressName?: string;
+  /** An ERC-20 amount of a token the policy's `tokens` names, in its units beside its base units (approval-units.ts). */
+  readonly tokenAmount?: TokenAmount;
 }
 
 export interface ApprovalViewVote {
@@ -39,6 +44,9 @@ export interface TypedDataField {
   readonly path: string;
   readonly type: string;
   readonly value: unknown;
+  /** As an argument's: the name of an address, a Permit's `value` in its token's units. */
+  readonly addressName?: string;
+  readonly tokenAmount?: TokenAmount;
 }
 
 /** A page of typed data's fields: `fields` from the `offset`-th of `total`. */

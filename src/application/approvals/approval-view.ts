@@ -3,6 +3,7 @@ import { contractNameOf } from '../../domain/policy/contract-names.js';
 import type { PolicyRule } from '../../domain/policy/policy-document.js';
 import { KIND_VIEWS } from '../signing/kinds/registered-application-kinds.js';
 import { approvalResult, approvalSimulation } from './approval-outcome.js';
+import { simulationShown } from './approval-units.js';
 import { heldBy, type ApprovalView, type ApprovalViewContext, type KindView } from './approval-view-parts.js';
 
 // The view's parts (its types, the operator's names of arguments, typed data's pages), where the kinds' views read them too.
@@ -47,6 +48,6 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     })),
     status: a.status,
     result: approvalResult(a),
-    simulation: approvalSimulation(a),
+    simulation: simulationShown(ctx.policy, approvalSimulation(a)),
   };
 }

@@ -5,6 +5,7 @@ import { invalidArgument } from '../../domain/errors.js';
 import type { AuditRecord } from '../../ports/audit-log.port.js';
 import { typedDataFieldPage, type ApprovalView, type TypedDataFieldPage } from '../approvals/approval-view.js';
 import type { ProposalView } from '../governance/governance.use-case.js';
+import { fieldsShown } from '../approvals/approval-units.js';
 import { ConsoleRoom, type ConsoleCaller } from './console-room.js';
 
 /*
@@ -49,7 +50,11 @@ export class ConsoleReview extends ConsoleRoom {
     const approval = await this.deps.getApproval.execute(caller.approver.vault, id);
     const held = heldRequestOf(approval);
     if (held.kind !== TYPED_DATA_KIND.name) throw invalidArgument(`approval ${approval.id}: holds no typed data (its kind is ${held.kind})`);
-    return typedDataFieldPage(held.held.payload, from);
+    const page = typedDataFieldPage(held.held.payload, from);
+    const domain = ((held.held.payload as { domain?: { verifyingContract?: unknown } } | null)?.domain ?? {}).verifyingContract;
+    const primaryType = String((held.held.payload as { primaryType?: unknown } | null)?.primaryType);
+    const policy = await this.deps.getApproval.shownPolicy(approval.vaultId);
+    return { ...page, fields: fieldsShown(policy, typeof domain === 'string' ? domain : null, primaryType, page.fields) };
   }
 
   private auditOf(vaultId: string, subject: string, limit: number): Promise<AuditRecord[]> {

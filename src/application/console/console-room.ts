@@ -94,7 +94,7 @@ export interface ConsoleDeps {
    */
   readonly governed: (vaultId: string) => Promise<{ readonly apiKeys: readonly GovernedApiKey[] | null } | null>;
   readonly listApprovals: Pick<ListApprovals, 'execute'>;
-  readonly getApproval: Pick<GetApproval, 'execute'>;
+  readonly getApproval: Pick<GetApproval, 'execute' | 'shownPolicy'>;
   readonly voteOnApproval: Pick<VoteOnApproval, 'execute'>;
   /** Proposals: read for the console, and made on a governed vault's enrolment (the key listed with its passkey). */
   readonly governance: Pick<Governance, 'list' | 'get'> & Pick<EntriesProposer, 'proposeEntries'>;

@@ -20,6 +20,9 @@ import {
 } from './policy-document.js';
 import { movementKey } from './token-movements.js';
 import { LIMIT_ESCALATION_FIELDS, parseLimitEscalation, parseReferencePrices, PRICE_DOCUMENT_FIELDS } from './limit-escalation.js';
+import { parseAddressBook } from './address-book.js';
+
+const ADDRESS_BOOK_FIELDS = ['tokens', 'addressNames'];
 
 /** What a document is read against: the chain names this deployment knows. */
 export interface PolicyParseContext {
@@ -39,7 +42,7 @@ export const RULE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 export const LIMIT_FIELDS: ReadonlySet<string> = new Set(['id', 'kinds', 'chains', 'wallets', 'contracts', 'selectors', 'each', 'maxSigns', 'maxValue', 'token', 'moves', 'per', ...LIMIT_ESCALATION_FIELDS]);
 const MOVE_FIELDS = new Set(['function', 'primaryType', 'amount', 'recipient']);
-export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames', ...PRICE_DOCUMENT_FIELDS]);
+export const DOCUMENT_FIELDS: ReadonlySet<string> = new Set(['version', 'rules', 'limits', 'uniqs', 'trustRpcUniq', 'approvalRules', 'contractNames', ...PRICE_DOCUMENT_FIELDS, ...ADDRESS_BOOK_FIELDS]);
 const APPROVAL_ID = /^a[1-9][0-9]{0,8}$/;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const WEI = /^(?:0|[1-9][0-9]{0,77})$/;
@@ -95,6 +98,8 @@ export function parsePolicyDocument(raw: unknown, context: PolicyParseContext): 
     // An empty map is no names: left out, so the document (and a governed vault's state hash) is the one without the field.
     if (Object.keys(names).length > 0) document.contractNames = names;
   }
+  // Names and units first: a limit in dollars over a token reads its decimals from `tokens`.
+  Object.assign(document, parseAddressBook(raw));
   parseReferencePrices(raw, document as Record<string, unknown>, limits);
   return document;
 }

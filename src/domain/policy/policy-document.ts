@@ -199,6 +199,19 @@ export interface PolicyDocument {
   readonly prices?: Readonly<Record<string, FixedPrice>>;
   /** On-chain USD price feeds (Chainlink AggregatorV3), keyed as prices. */
   readonly priceFeeds?: Readonly<Record<string, PriceFeed>>;
+  /**
+   * ERC-20 tokens (EIP-55 → symbol and decimals), so that every view shows an amount in the token's units
+   * beside its base units (address-book.ts). Nothing decides by them.
+   */
+  readonly tokens?: Readonly<Record<string, TokenInfo>>;
+  /** The operator's names of any address (recipients, spenders, …; EIP-55 → name), as contractNames; nothing decides by a name. */
+  readonly addressNames?: Readonly<Record<string, string>>;
+}
+
+/** A token as the document's `tokens` names it. */
+export interface TokenInfo {
+  readonly symbol: string;
+  readonly decimals: number;
 }
 
 /**

@@ -3,6 +3,7 @@ import { uniqBinding } from '../../../../domain/policy/uniq-binding.js';
 import { parseAbiFunction } from '../../../../domain/signing/abi-function.js';
 import { coerceArguments } from '../../../../domain/signing/argument-coercion.js';
 import { CALL_KIND, type CallHeld } from '../../../../domain/signing/kinds/call/call.kind.js';
+import { argumentsShown, callFunctionKey } from '../../../approvals/approval-units.js';
 import { namedArguments, NOTHING_OF_A_KIND, operatorFunctions } from '../../../approvals/approval-view-parts.js';
 import { SignCall } from '../../sign-call.use-case.js';
 import type { ApplicationKind } from '../application-kind.js';
@@ -25,7 +26,7 @@ export const CALL_APPLICATION = {
       chainName,
       chainId: ctx.chainId(chainName),
       contract,
-      function: { signature: parsed.signature, name: parsed.name, args: namedArguments(parsed.argParams, values, named?.argParams) },
+      function: { signature: parsed.signature, name: parsed.name, args: argumentsShown(ctx.policy, contract, callFunctionKey(parsed), namedArguments(parsed.argParams, values, named?.argParams)) },
       call: { sender: request.sender, uniq, signer: wallet, uniqBinding: uniq === null ? null : uniqBinding(ctx.policy, contract, uniq) },
     };
   },

@@ -1,5 +1,6 @@
 import type { StandardHeld } from '../../../../domain/signing/held-request.js';
 import { TRANSACTION_KIND } from '../../../../domain/signing/kinds/transaction/transaction.kind.js';
+import { argumentsShown } from '../../../approvals/approval-units.js';
 import { namedArguments, NOTHING_OF_A_KIND, operatorFunctions, type ApprovalView } from '../../../approvals/approval-view-parts.js';
 import { SignTransaction } from '../../sign-transaction.use-case.js';
 import type { ApplicationKind } from '../application-kind.js';
@@ -16,7 +17,7 @@ export const TRANSACTION_APPLICATION = {
     for (const named of operatorFunctions(ctx.policy, rule, facts.selector)) {
       const decoded = ctx.payloads.decodeArguments(named, facts.data);
       if (decoded === null) continue;
-      fn = { signature: named.signature, name: named.name, args: namedArguments(named.argParams, decoded, named.argParams) };
+      fn = { signature: named.signature, name: named.name, args: argumentsShown(ctx.policy, facts.to, facts.selector, namedArguments(named.argParams, decoded, named.argParams)) };
       break;
     }
     const { data: _data, input: _input, ...fields } = payload as Record<string, unknown>;

@@ -1,5 +1,6 @@
 import type { StandardHeld } from '../../../../domain/signing/held-request.js';
 import { TYPED_DATA_KIND } from '../../../../domain/signing/kinds/typed-data/typed-data.kind.js';
+import { fieldsShown } from '../../../approvals/approval-units.js';
 import { NOTHING_OF_A_KIND, typedDataFieldPage, type TypedDataRequest } from '../../../approvals/approval-view-parts.js';
 import { SignTypedData } from '../../sign-typed-data.use-case.js';
 import type { ApplicationKind } from '../application-kind.js';
@@ -13,13 +14,15 @@ export const TYPED_DATA_APPLICATION = {
     const domain = td.domain ?? {};
     const page = typedDataFieldPage(td, 0);
     const chainId = domain.chainId === undefined ? null : String(domain.chainId);
+    const contract = typeof domain.verifyingContract === 'string' ? domain.verifyingContract : null;
+    const primaryType = String(td.primaryType);
     return {
       ...NOTHING_OF_A_KIND,
       wallet: address,
       chainId,
       chainName: chainId === null ? null : ctx.chainName(chainId),
-      contract: typeof domain.verifyingContract === 'string' ? domain.verifyingContract : null,
-      typedData: { primaryType: String(td.primaryType), domain, fields: page.fields, fieldCount: page.total },
+      contract,
+      typedData: { primaryType, domain, fields: fieldsShown(ctx.policy, contract, primaryType, page.fields), fieldCount: page.total },
     };
   },
   dryRun: (signTypedData, principal, request, wallet) => signTypedData.evaluate({ principal, address: wallet(), typedData: request }),
