@@ -125,8 +125,17 @@ export function formatUnits(base: string, decimals: number): string | null {
   const sign = base.startsWith('-') ? '-' : '';
   const digits = BigInt(sign ? base.slice(1) : base).toString().padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ' ')}${fraction ? `.${fraction}` : ''}`;
+  let end = digits.length;
+  while (end > digits.length - decimals && digits[end - 1] === '0') end--;
+  const fraction = digits.slice(digits.length - decimals, end);
+  return `${sign}${groupByThrees(whole)}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** `15000` → `15 000`: cut from the right, by a loop rather than a lookahead pattern (linear on any input). */
+function groupByThrees(whole: string): string {
+  const groups: string[] = [];
+  for (let end = whole.length; end > 0; end -= 3) groups.unshift(whole.slice(Math.max(0, end - 3), end));
+  return groups.join(' ');
 }
 
 /** An amount of a token the document names, as every view shows it. */
