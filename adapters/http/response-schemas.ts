@@ -99,7 +99,7 @@ export const signedAuthorizationSchema = z
   .meta({ id: 'SignedAuthorization' });
 
 /** Each kind's answer by the id its module names (SigningKind.resultSchema). */
-const RESULT_SCHEMAS = {
+export const RESULT_SCHEMAS = {
   SignResult: signResultSchema,
   SignatureResult: signatureResultSchema,
   SignedTransaction: signedTransactionSchema,

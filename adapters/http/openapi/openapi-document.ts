@@ -12,14 +12,12 @@ import {
   governanceSchema,
   proposalPageSchema,
   proposalSchema,
-  signatureResultSchema,
   signatureStructSchema,
-  signedTransactionSchema,
-  signedAuthorizationSchema,
   submissionSchema,
   vaultStatusSchema,
   walletPageSchema,
   walletSchema,
+  RESULT_SCHEMAS,
 } from '../response-schemas.js';
 import {
   approvalListSchema,
@@ -29,10 +27,6 @@ import {
   createWalletBodySchema,
   nameBodySchema,
   signBodySchema,
-  signMessageBodySchema,
-  signTransactionBodySchema,
-  signAuthorizationBodySchema,
-  signTypedDataBodySchema,
   submissionBodySchema,
   voteBodySchema,
 } from '../schemas.js';
@@ -44,6 +38,7 @@ import { VAULT_ROUTE_PREFIX, VAULT_ROUTES, type VaultRoute } from '../routes.js'
 import { adminPaths } from './admin-operations.js';
 import { signInPaths } from './sign-in-operations.js';
 import { ERROR_EXAMPLES, ERROR_EXAMPLES_BY_OPERATION, EXAMPLES } from './examples.js';
+import { STANDARD_KIND_DOCUMENTS, STANDARD_KINDS } from './standard-kind-documents.js';
 import { ERROR_CODES_BY_OPERATION, WRONG_METHOD_CODE, type OperationWithErrors } from './operation-codes.js';
 
 const evaluatePolicyBodySchema = z
@@ -544,38 +539,18 @@ function documentWithoutRoles(options: OpenApiOptions): OpenApiDocument {
           { responses: responses('expireWallet', ok(walletSchema, 'The wallet with `expires`.', EXAMPLES.expiringWallet)) },
         ),
         walletOp('unexpireWallet', 'Unexpire a wallet', 'Cancels a pending expiry; on an active wallet: unchanged.', true, false),
-        standardSignOp(
-          'signMessage',
-          'Sign a personal message (EIP-191)',
-          'Signs `keccak256("\\x19Ethereum Signed Message:\\n" ‖ length ‖ bytes)` with the wallet, as viem\'s and ethers\' `signMessage` compute it.',
-          { schema: signMessageBodySchema, example: EXAMPLES.signMessageRequest },
-          { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signMessageResult },
-          EXAMPLES.messageApprovalRequested,
-        ),
-        standardSignOp(
-          'signTypedData',
-          'Sign typed data (EIP-712)',
-          "Signs `{domain, types, primaryType, message}` as viem's `signTypedData` takes them (nested structs, arrays, `bytes`, `string`).",
-          { schema: signTypedDataBodySchema, example: EXAMPLES.signTypedDataRequest },
-          { schema: signatureResultSchema, description: 'The signature.', example: EXAMPLES.signTypedDataResult },
-          EXAMPLES.typedDataApprovalRequested,
-        ),
-        standardSignOp(
-          'signTransaction',
-          'Sign a transaction',
-          'Signs a legacy, eip2930 or eip1559 transaction as viem serialises it (`chainId`, `nonce`, `gas` and its fees required); any other field is refused rather than dropped. Answers it signed and serialised, ready for `eth_sendRawTransaction`.',
-          { schema: signTransactionBodySchema, example: EXAMPLES.signTransactionRequest },
-          { schema: signedTransactionSchema, description: 'The signed transaction and its hash.', example: EXAMPLES.signTransactionResult },
-          EXAMPLES.transactionApprovalRequested,
-        ),
-        standardSignOp(
-          'signAuthorization',
-          'Sign an EIP-7702 authorization',
-          "Signs `keccak256(0x05 ‖ rlp([chainId, address, nonce]))` with the wallet, as viem's `signAuthorization` and ethers' `authorize` compute it: the wallet's account then runs the delegate's code. Policy kind `authorization`, deny by default (a rule must name the kind; its `contracts` are the delegates; `chainId` 0, every chain, only under a rule with `anyChain: true`). `nonce` is the wallet's account nonce when the authorization is applied: its current nonce + 1 when the wallet sends the type-4 transaction itself. Answers the signature and its `yParity`, `r`, `s` for a type-4 transaction's `authorizationList`.",
-          { schema: signAuthorizationBodySchema, example: EXAMPLES.signAuthorizationRequest },
-          { schema: signedAuthorizationSchema, description: 'The signed authorization.', example: EXAMPLES.signAuthorizationResult },
-          EXAMPLES.authorizationApprovalRequested,
-        ),
+        // One per standard kind of the registry, in its order: the kind's module states what its route does.
+        ...STANDARD_KINDS.map((kind) => {
+          const documented = STANDARD_KIND_DOCUMENTS[kind.name];
+          return standardSignOp(
+            kind.route.operationId,
+            kind.route.summary,
+            kind.route.description,
+            { schema: documented.body, example: documented.request },
+            { schema: RESULT_SCHEMAS[kind.resultSchema], description: kind.route.resultDescription, example: documented.result },
+            documented.held,
+          );
+        }),
         {
           operationId: 'jsonRpc',
           summary: 'Ethereum JSON-RPC',

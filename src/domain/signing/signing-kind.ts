@@ -45,7 +45,15 @@ export interface StandardSigningKind<Name extends string = string> extends Signi
    * Its route, as plain facts the HTTP adapter mounts: `POST /wallets/{address}/<operation>`, named
    * `operationId` in the OpenAPI document (and the name of its use case among the HTTP adapter's deps).
    */
-  readonly route: { readonly operation: string; readonly operationId: string };
+  readonly route: {
+    readonly operation: string;
+    readonly operationId: string;
+    /** The operation's summary and description in the OpenAPI document (what the route does; the policy's part is said once for every kind). */
+    readonly summary: string;
+    readonly description: string;
+    /** What its 200 answer is. */
+    readonly resultDescription: string;
+  };
   /** What approval lists show of a held request in place of a call's function (its arguments: facts of the request). */
   readonly describeHeld: (...facts: never[]) => string;
 }

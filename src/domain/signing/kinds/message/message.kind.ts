@@ -11,7 +11,14 @@ export const MESSAGE_KIND = {
   held: standardHeldCodec('message', 'message', anyPayload),
   fields: MESSAGE_FIELDS,
   read: readMessage,
-  route: { operation: 'sign-message', operationId: 'signMessage' },
+  route: {
+    operation: 'sign-message',
+    operationId: 'signMessage',
+    summary: 'Sign a personal message (EIP-191)',
+    description:
+      'Signs `keccak256("\\x19Ethereum Signed Message:\\n" ‖ length ‖ bytes)` with the wallet, as viem\'s and ethers\' `signMessage` compute it.',
+    resultDescription: 'The signature.',
+  },
   resultSchema: 'SignatureResult',
   /** What approval lists show of a held message in place of a call's function. */
   describeHeld: (): string => 'message',

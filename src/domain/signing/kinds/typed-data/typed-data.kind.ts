@@ -11,7 +11,14 @@ export const TYPED_DATA_KIND = {
   held: standardHeldCodec('typed-data', 'typedData', objectPayload),
   fields: TYPED_DATA_FIELDS,
   read: readTypedData,
-  route: { operation: 'sign-typed-data', operationId: 'signTypedData' },
+  route: {
+    operation: 'sign-typed-data',
+    operationId: 'signTypedData',
+    summary: 'Sign typed data (EIP-712)',
+    description:
+      "Signs `{domain, types, primaryType, message}` as viem's `signTypedData` takes them (nested structs, arrays, `bytes`, `string`).",
+    resultDescription: 'The signature.',
+  },
   resultSchema: 'SignatureResult',
   /** What approval lists show of held typed data: `typed-data Permit` (`primaryType` as it is recorded). */
   describeHeld: (primaryType: string | null): string => `typed-data ${primaryType}`,
