@@ -368,7 +368,7 @@ export const USE_CASES = {
    */
   exportKeys: entry(
     ExportKey,
-    (p) => new ExportKey({ repository: p.repo, keyStores: p.keys, sealer: hpkeKeyExportSealer, governance: p.resolve(Governance), clock: p.clock, ids: p.ids, auditLog: p.audit }),
+    (p) => new ExportKey({ repository: p.repo, keyStores: p.keys, sealer: hpkeKeyExportSealer, governance: p.resolve(Governance), policies: p.policyCache, clock: p.clock, ids: p.ids, auditLog: p.audit }),
     KEYS,
   ),
   /**

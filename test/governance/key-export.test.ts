@@ -69,6 +69,20 @@ describe.each(dialects)('key export on $dialect', ({ dialect, available }) => {
     return { vaultId, principal: { apiKeyId: record.id, vaultId, roles: record.roles } };
   };
 
+  it.skipIf(!available)('a frozen vault lets no key leave it: VAULT_FROZEN, nothing exported nor marked; after the unfreeze it exports', async () => {
+    const { vaultId, principal } = await vaultWithSigner(vault, 'frozen');
+    const wallet = await vault.createWallet.execute({ principal, name: 'held' });
+    const recipient = await newRecipientKeyPair();
+    const recipientPublicKey = recipientPublicKeyOf(JSON.stringify(recipient.publicJwk));
+    await vault.governance.freeze(vaultId, 'incident', 'operator');
+    await expect(vault.exportKeys.export({ vaultId, wallet: wallet.address, recipientPublicKey })).rejects.toMatchObject({ code: 'VAULT_FROZEN' });
+    await expect(vault.exportKeys.export({ vaultId, seed: true, recipientPublicKey })).rejects.toMatchObject({ code: 'VAULT_FROZEN' });
+    expect((await vault.getWallet.execute(vaultId, wallet.address)).exported).toBeNull();
+    await vault.governance.unfreeze(vaultId, 'operator');
+    const done = exported(await vault.exportKeys.export({ vaultId, wallet: wallet.address, recipientPublicKey }));
+    expect(addressOfPrivateKey((await openKeyExport(JSON.stringify(done.envelope), JSON.stringify(recipient.privateJwk))).plaintext, 'key')).toBe(wallet.address);
+  });
+
   it.skipIf(!available)('an ungoverned vault: a wallet key and the HD seed, opened by the recipient, the addresses found again; marked exported for ever; audited without the key', async () => {
     const { vaultId, principal } = await vaultWithSigner(vault, 'plain');
     const plain = await vault.createWallet.execute({ principal, name: 'plain' });

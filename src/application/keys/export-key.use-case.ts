@@ -60,6 +60,12 @@ export interface ExportKeyDeps {
   readonly keyStores: KeyStoreRegistry;
   readonly sealer: KeyExportSealer;
   readonly governance: ExportGovernance;
+  /**
+   * The policy as every signature reads it: its `forSigning` refuses a frozen vault (VAULT_FROZEN) and a
+   * governed one whose state does not verify (GOVERNANCE_UNVERIFIED). A freeze stops signing; it must stop
+   * a key leaving the vault too (PolicyCache).
+   */
+  readonly policies: { forSigning(vaultId: string): Promise<unknown> };
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly auditLog: AuditLog;
@@ -103,6 +109,8 @@ export class ExportKey {
       if (candidates.length === 0) return this.proposeOrWait(vault.id, governed.pending, matches, { kind, wallet: wallet?.address ?? null, recipientKey: Buffer.from(input.recipientPublicKey).toString('base64url'), recipient }, actor);
     }
 
+    // Checked last before the key is read: a proposal may be made on a frozen vault, nothing leaves it.
+    await this.deps.policies.forSigning(vault.id);
     const envelope = await this.seal(store, vault.id, wallet, input.recipientPublicKey);
     const at = this.deps.clock.now();
     for (const authorization of candidates) {
