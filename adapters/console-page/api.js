@@ -16,7 +16,7 @@
  * @typedef {{ calldata: string, selector: string | null, fields: Record<string, unknown> }} TransactionFields
  * @typedef {{
  *   id: string, vault: string, vaultName?: string | null,
- *   wallet: { address: string | null, name: string | null },
+ *   wallet: { address: string | null, name: string | null, exported?: string, derivationPath?: string },
  *   chain: { name: string | null, id: string | number | null },
  *   kind: string,
  *   contract: { address: string, name: string | null } | null,

@@ -492,6 +492,7 @@ function requestSections(ctx, a, opened) {
       facts([
         ['Vault', a.vaultName ? [h('strong', null, a.vaultName), ' ', h('span', { class: 'muted' }, a.vault)] : a.vault],
         ['Wallet', namedAddress(a.wallet)],
+        ['HD path', a.wallet.derivationPath ? [code(a.wallet.derivationPath), ' ', h('span', { class: 'muted' }, 'derived from the vault\u2019s HD seed')] : null],
         ['Chain', chainText(a.chain)],
         ['Kind', a.kind],
         ['Contract', namedAddress(a.contract)],

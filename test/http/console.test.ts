@@ -323,6 +323,14 @@ describeEachBackend("approvers' console over HTTP", (backend) => {
       kind: 'transaction', value: '1000', fee: String(21000n * 2000000000n), chain: { id: '31337' }, contract: { address: recipient, name: null },
       wallet: { address: wallet, name: 'payroll' }, rule: 'four-eyes', ruleDescription: 'Payments need two', function: null, typedData: null,
     });
+    expect(txView.wallet.derivationPath).toBeUndefined();
+    // An HD wallet's request says which key of the vault's seed signs it.
+    const hd = (await api.post(`${base}/wallets`, { name: 'hd-payroll', derivation: 'hd' })).body.data;
+    const heldHd = await api.post(`${base}/wallets/${hd.address}/sign-transaction`, { ...tx, nonce: 1 });
+    expect(heldHd.status).toBe(202);
+    const hdView = (await get(`/approvals/${heldHd.body.data.approval.id}`, alice.cookie)).body.approval;
+    expect(hdView.wallet).toEqual({ address: hd.address, name: 'hd-payroll', derivationPath: hd.derivationPath });
+    expect(hd.derivationPath).toMatch(/^m\/44'\/60'\/0'\/0\/\d+$/);
     const tdView = (await get(`/approvals/${heldTd.body.data.approval.id}`, alice.cookie)).body.approval;
     expect(tdView.kind).toBe('typed-data');
     expect(tdView.contract).toEqual({ address: token, name: 'Settlement token' });

@@ -80,8 +80,8 @@ export interface ApprovalViewTransaction {
 export interface ApprovalView {
   readonly id: string;
   readonly vault: string;
-  /** `exported`: when the wallet's key (or its HD seed) was exported, where the reader looked it up (the console). */
-  readonly wallet: { readonly address: string | null; readonly name: string | null; readonly exported?: string };
+  /** `exported`: when the wallet's key (or its HD seed) was exported; `derivationPath`: an HD wallet's path in its vault's seed; where the reader looked them up (the console). */
+  readonly wallet: { readonly address: string | null; readonly name: string | null; readonly exported?: string; readonly derivationPath?: string };
   readonly chain: { readonly name: string | null; readonly id: string | null };
   readonly kind: ApprovalKind;
   /**

@@ -199,19 +199,29 @@ export abstract class ConsoleRoom {
     const views = approvals.map((a) => approvalView(a, ctx));
     const now = this.deps.clock.now();
     // An approver deciding on a wallet's request is told when its key was exported (it may be known outside the vault).
-    const found = new Map<string, { name: string | null; exported: Date | null }>();
+    const found = new Map<string, { name: string | null; exported: Date | null; derivationPath: string | null }>();
     for (const v of views) {
       const address = v.wallet.address;
       if (address !== null && !found.has(address)) {
         const w = await this.deps.repository.findWallet(vaultId, address, now);
-        found.set(address, { name: w?.name ?? null, exported: w?.exported ?? null });
+        found.set(address, { name: w?.name ?? null, exported: w?.exported ?? null, derivationPath: w?.derivationPath ?? null });
       }
     }
     const vaultName = await this.vaultName(vaultId);
     return views.map((v) => {
       if (v.wallet.address === null) return { ...v, vaultName };
       const w = found.get(v.wallet.address);
-      return { ...v, vaultName, wallet: { address: v.wallet.address, name: w?.name ?? null, ...(w?.exported ? { exported: w.exported.toISOString() } : {}) } };
+      return {
+        ...v,
+        vaultName,
+        wallet: {
+          address: v.wallet.address,
+          name: w?.name ?? null,
+          ...(w?.exported ? { exported: w.exported.toISOString() } : {}),
+          // An HD wallet's key is one of its vault's seed: an approver sees which (docs/keystores.md#hd-wallets).
+          ...(w?.derivationPath ? { derivationPath: w.derivationPath } : {}),
+        },
+      };
     });
   }
 }
