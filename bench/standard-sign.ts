@@ -187,6 +187,8 @@ try {
     for (const name of NAMES) {
       const cpu = await measureCpuPerRequest(target.pid, { ...REQUESTS[name], connections: CONNECTIONS, requests: cpuSigns });
       printCpuRow(cpu);
+      // The baseline's right after: CPU time per request is the A/B figure that stays put while the machine's load moves.
+      if (baseline && BASELINE_REQUESTS) printCpuRow(await measureCpuPerRequest(baseline.pid, { ...BASELINE_REQUESTS[name], connections: CONNECTIONS, requests: cpuSigns }));
     }
   }
 } finally {
