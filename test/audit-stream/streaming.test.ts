@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TOKENS } from '../../adapters/main/tokens.js';
 import type { AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
@@ -26,6 +28,26 @@ async function storage(dialect: Dialect) {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Plain SQL on the vault's database, as a database writer has it (the service stopped). */
+async function rawSql(dialect: Dialect, store: { dataDir: string; env: Record<string, string> }, text: string, params: unknown[]): Promise<void> {
+  if (dialect === 'postgres') {
+    const c = new pg.Client({ connectionString: store.env.VAULT_DATABASE_URL });
+    await c.connect();
+    try {
+      await c.query(text, params);
+    } finally {
+      await c.end();
+    }
+    return;
+  }
+  const file = new Database(path.join(store.dataDir, 'vault.db'));
+  try {
+    file.prepare(text.replace(/\$\d+/g, '?')).run(...params);
+  } finally {
+    file.close();
+  }
 }
 
 const trailOf = async (s: TestServer): Promise<AuditRecord[]> => s.server.vault.container.get<AuditLog>(TOKENS.AUDIT_LOG).list({ afterSeq: 0, limit: 1000 });
@@ -177,6 +199,50 @@ describe.each(DIALECTS)('audit streaming (%s)', (dialect) => {
       await until(() => syslog.received.length >= trail.length, 'the trail over UDP');
       expectTrail(syslog.received, trail);
       expect(syslog.received[0]!.raw).toMatch(/^<110>1 \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \S+ wallet-vault \d+ vault\.created \[audit@32473 seq="1" /);
+    } finally {
+      await s?.stop({ keepData: true });
+      await syslog.close();
+      await store.remove();
+    }
+  });
+
+  it("residual: a sink's cursor moved forward by SQL skips the records in between for that sink (the receiver sees the seq and prevHash gap); audit stream --from-seq sends them", async () => {
+    const store = await storage(dialect);
+    const syslog = await startSyslogReceiver('tcp');
+    const env = { ...store.env, VAULT_AUDIT_SYSLOG_URL: syslog.url };
+    let s: TestServer | undefined;
+    try {
+      s = await startTestServer({ env, dataDir: store.dataDir });
+      await vaultWithWallet(s);
+      let trail = await trailOf(s);
+      await until(() => syslog.received.length >= trail.length, 'the trail before the move');
+      const head = trail.at(-1)!.seq;
+      await s.stop({ keepData: true });
+      s = undefined;
+
+      // The writer moves the syslog cursor 3 records past the head, while no instance runs.
+      await rawSql(dialect, store, 'UPDATE audit_stream_cursors SET delivered_seq = $1 WHERE sink = $2', [head + 3, 'syslog']);
+      s = await startTestServer({ env, dataDir: store.dataDir });
+      const { api: after, base: afterBase } = await vaultWithWallet(s);
+      for (let i = 0; i < 3; i++) expect((await after.post(`${afterBase}/wallets`, { name: `after-${i}` })).status).toBe(200);
+      trail = await trailOf(s);
+      const skipped = trail.filter((r) => r.seq > head && r.seq <= head + 3);
+      expect(skipped).toHaveLength(3);
+      const kept = trail.filter((r) => r.seq <= head || r.seq > head + 3);
+      await until(() => syslog.received.length >= kept.length, 'the records after the moved cursor');
+      expectTrail(syslog.received, kept);
+      // What a receiver that checks the chain sees: the first record after the gap names a previous hash it never got.
+      const first = syslog.received[head]!;
+      expect(first.seq).toBe(head + 4);
+      expect(first.prevHash).toBe(skipped.at(-1)!.hash);
+      expect(syslog.received.map((r) => r.hash)).not.toContain(first.prevHash);
+
+      // The operator replays from the gap: the skipped records arrive, then the rest again (the receiver drops repeats by seq).
+      const before = syslog.received.length;
+      const replay = await cliJson<{ sinks: string[]; fromSeq: number }>(['audit', 'stream', '--from-seq', String(head + 1), '--sink', 'syslog'], { ...env, VAULT_DATA_DIR: store.dataDir });
+      expect(replay).toEqual({ sinks: ['syslog'], fromSeq: head + 1 });
+      await until(() => syslog.received.length >= before + trail.length - head, 'the replay of the gap');
+      expectTrail(syslog.received.slice(before), trail.slice(head));
     } finally {
       await s?.stop({ keepData: true });
       await syslog.close();

@@ -66,7 +66,7 @@ export class CreateWallet {
     const store = this.keyStores.default;
     const id = this.ids.next();
     const owner = { accountId: vault.accountId, vaultId: vault.id, walletId: id, ...(this.deploymentId ? { deploymentId: this.deploymentId } : {}) };
-    const key: CreatedKey & { readonly derivationPath?: string } = input.derivation === 'hd' ? await this.derive(store, owner) : await store.create(owner);
+    const key: CreatedKey & { readonly derivationPath?: string } = input.derivation === 'hd' ? await this.derive(store, owner, principal) : await store.create(owner);
     const now = this.clock.now();
     const unbound: Wallet = {
       id,
@@ -100,7 +100,9 @@ export class CreateWallet {
       await this.repository.insertWallet(wallet, record);
     } catch (error) {
       // No record names the key, so it must not outlive this failure (the orphan sweep quarantines it otherwise).
-      await store.destroy(key.keyRef).catch(() => undefined);
+      // A derived key may be another wallet's (an index reused since the check below): that one is kept.
+      const another = key.derivationPath !== undefined && (await this.repository.keyRefInUse(store.name, key.keyRef).catch(() => true));
+      if (!another) await store.destroy(key.keyRef).catch(() => undefined);
       if (idempotency && error instanceof DomainError && error.code === ErrorCode.IDEMPOTENCY_CONFLICT) {
         // Lost the race to a request with the same key: its committed answer is ours too.
         const winner = await this.repository.findIdempotency(vault.id, idempotency.key, now);
@@ -121,11 +123,24 @@ export class CreateWallet {
    * The key at the vault's next HD index: the index is reserved (durably, never handed out again) before
    * the key is derived, so two wallets never share one even across a crash or a failed insert.
    */
-  private async derive(store: KeyStore, owner: KeyOwner): Promise<DerivedKey> {
+  private async derive(store: KeyStore, owner: KeyOwner, principal: Principal): Promise<DerivedKey> {
     if (!store.deriveKey) {
       throw invalidArgument(`derivation: key store ${store.name} cannot derive HD wallets (its keys never leave it); leave out "derivation" for a generated key, or derive in a store that holds key material (local)`);
     }
-    return store.deriveKey(await this.repository.reserveDerivationIndex(owner.vaultId), owner);
+    const index = await this.repository.reserveDerivationIndex(owner.vaultId);
+    const key = await store.deriveKey(index, owner);
+    // An index is never handed out twice, so a key some wallet already holds means hd_indexes was lowered
+    // in the database: the new wallet would share that wallet's key (and a failed insert would destroy it).
+    // Refused, never destroyed; the index has moved on, so a retry derives the next one.
+    if (await this.repository.keyRefInUse(store.name, key.keyRef)) {
+      const address = addressFromPublicKey(key.publicKey);
+      await audit(this.auditLog, 'records.missing', this.clock.now(), actorOf(principal), owner.vaultId, address, { table: 'hd_indexes', index: String(index), wallet: address });
+      throw new DomainError(
+        ErrorCode.CONFLICT,
+        `derivation: index ${index} of this vault's HD seed is already the key of wallet ${address}: the vault's next index (hd_indexes) was lowered in the database; nothing was created, and the next request derives the next index`,
+      );
+    }
+    return key;
   }
 
   /**
