@@ -207,6 +207,22 @@ export interface Approval {
     /** `tokenOutflow` of the tokens the policy's `tokens` names, in their units. */
     readonly tokenOutflowUnits?: Readonly<Record<string, TokenAmount>>;
   } | null;
+  /**
+   * Why a pending request with its quorum is not released: the refusal of its last release attempt
+   * (`limit`, `freeze`, `governance`, `simulation`, `sealed`), its error code and message; null when none
+   * was refused or it is decided. Absent from servers before it.
+   */
+  readonly blockedBy?: ApprovalBlockedBy | null;
+}
+
+/** Why a pending request with its quorum is not released (Approval.blockedBy). */
+export interface ApprovalBlockedBy {
+  readonly reason: 'limit' | 'freeze' | 'governance' | 'simulation' | 'sealed';
+  /** The refusal's stable error code (`RATE_LIMITED`, `VAULT_FROZEN`, ...). */
+  readonly code: string;
+  readonly message: string;
+  /** ISO 8601. */
+  readonly at: string;
 }
 
 export interface ApprovalPage {

@@ -64,6 +64,10 @@ const describeApproval = (a: Approval): string => {
   return `${a.id}  ${a.status.padEnd(8)} ${a.approvals}/${a.required}${a.group ? ` (group ${a.group})` : ''}  ${a.chain} ${a.contract} ${a.functionSignature}  expires ${a.expires.toISOString()}`;
 };
 
+/** Why a pending request with its quorum is not released (the presenter's blockedBy), under its line; nothing when none. */
+const blockedLines = (b: ApprovalPresentation['blockedBy']): string[] =>
+  b === null ? [] : [`  approved, but not released: ${b.reason} (${b.code} at ${b.at}): ${b.message}`];
+
 const withKey = (command: Command): Command =>
   command
     .requiredOption('--vault <vaultId>', 'the vault of the approval')
@@ -90,7 +94,8 @@ export function registerApprovalCommands(program: Command): void {
         })),
       );
       const { presentApprovalOf } = await approvalPresenter();
-      print(!!o.json, { count: page.count, page: page.page.map((a) => presentApprovalOf(a, shown, labels)) }, () => page.page.map(describeApproval).join('\n') || '(no approvals)');
+      const shownPage = page.page.map((a) => presentApprovalOf(a, shown, labels));
+      print(!!o.json, { count: page.count, page: shownPage }, () => page.page.map((a, i) => [describeApproval(a), ...blockedLines(shownPage[i]!.blockedBy)].join('\n')).join('\n') || '(no approvals)');
     });
   withKey(approvals.command('show').description('show one approval: what is asked (decoded), the votes, and once approved the Sign result').argument('<id>', 'the approval'))
     .action(async (id: string, o: KeyOptions) => {
@@ -185,6 +190,7 @@ async function printApproval(approval: Approval, json: boolean, shown: ShownPoli
   print(json, view, () =>
     [
       describeApproval(approval),
+      ...blockedLines(view.blockedBy),
       ...('contractName' in view.request && view.request.contractName !== undefined ? [`  contract ${view.request.contract} is the operator's ${JSON.stringify(view.request.contractName)}`] : []),
       `  requested by ${view.requester}${labelOf(view.requesterLabel)} at ${view.created} (rule ${view.rule})`,
       ...('arguments' in view.request

@@ -30,8 +30,10 @@
  *   requester: { id: string, name: string | null },
  *   created: string, expires: string, decided?: string | null, required: number, group: string | null,
  *   rule: string | null, ruleDescription?: string | null, requestHash?: string,
- *   votes: Vote[], status: string, result: Record<string, unknown> | null, simulation: { chain: string, method: string, nativeOutflow?: string, tokenOutflow?: Record<string, string>, tokenOutflowUnits?: Record<string, TokenAmount> } | null
+ *   votes: Vote[], status: string, result: Record<string, unknown> | null, simulation: { chain: string, method: string, nativeOutflow?: string, tokenOutflow?: Record<string, string>, tokenOutflowUnits?: Record<string, TokenAmount> } | null,
+ *   blockedBy?: BlockedBy | null
  * }} ApprovalView
+ * @typedef {{ reason: 'limit' | 'freeze' | 'governance' | 'simulation' | 'sealed', code: string, message: string, at: string }} BlockedBy
  * @typedef {{ id?: string, at?: string, action?: string, actor?: string, subject?: string, details?: unknown, [k: string]: unknown }} AuditRecord
  * @typedef {{
  *   id: string, vault?: string, status: string, creator?: unknown, created: string, decided?: string | null,

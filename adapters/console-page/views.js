@@ -352,6 +352,7 @@ function approvalCard(a, level = 2, ...more) {
           ['Arguments', a.function && a.function.args.length > 0 ? inShort(a.function.args.map((arg) => [arg.name, shortValue(arg)])) : null],
           ['Fields', a.typedData ? inShort(a.typedData.fields.map((f) => [f.path, shortValue(f)]), fieldCount(a)) : null],
           ['Warning', a.call?.uniqBinding?.warning ?? null],
+          ['Not released', blockedText(a)],
           ['Value', a.value !== null && a.value !== '0' ? `${formatEther(a.value)} ETH` : null],
           ['Requested by', keyText(a.requester)],
           ['Requested', time(a.created)],
@@ -442,6 +443,22 @@ function uniqFact(a) {
 
 /** A warning approvers must read: a box of its own, named for screen readers. @param {string} title @param {string} text */
 const warning = (title, text) => h('div', { class: 'warning', role: 'note', 'aria-label': title }, h('p', null, h('strong', null, `${title}: `), text));
+
+/** What refused the release of a request with its quorum, in the approvers' words (ApprovalView.blockedBy's reason). */
+const BLOCKED_REASONS = {
+  limit: 'a limit of the policy is reached',
+  freeze: 'the vault is frozen',
+  governance: 'the vault\u2019s governance does not verify',
+  simulation: 'its simulation reverts',
+  sealed: 'the vault is sealed',
+};
+/** `Approved, but not released: a limit of the policy is reached`, with the refusal's message; the next approve tries again. @param {ApprovalView} a */
+const blockedText = (a) => (a.blockedBy ? `${BLOCKED_REASONS[a.blockedBy.reason] ?? a.blockedBy.reason}. ${a.blockedBy.message}` : null);
+/** @param {ApprovalView} a */
+const blockedNote = (a) => {
+  const text = blockedText(a);
+  return text === null ? null : warning('Approved, but not released', `${text} (${a.blockedBy?.code}, ${a.blockedBy?.at}). An approver\u2019s approve tries the release again.`);
+};
 
 /**
  * The typed data's fields: the first page, and when there are more, the line saying how many and the button
@@ -623,6 +640,7 @@ export async function approvalView(ctx, id) {
     h('p', { class: 'crumbs' }, h('a', { href: a.status === 'pending' ? '#/pending' : '#/history' }, a.status === 'pending' ? '\u2190 Pending approvals' : '\u2190 History')),
     h('h1', { tabindex: '-1' }, summary(a)),
     h('p', { class: 'lead' }, badge(a.status), ' ', tally(a), a.group ? ` from group ${a.group}` : ''),
+    blockedNote(a),
     ...request.sections,
     section(
       'Decision',

@@ -229,6 +229,21 @@ export const approvalSchema = z
         description:
           "What the simulation of a held transaction found when it was held (it did not revert, or it would not be held), for its approvers: the chain, the method, and the wallet's outflows when a rule bounds them. null: not simulated (not a transaction, no RPC for its chain, or a rule's `simulate: false`). It runs again at the release.",
       }),
+    blockedBy: z
+      .strictObject({
+        reason: z.enum(['limit', 'freeze', 'governance', 'simulation', 'sealed']).meta({
+          description: 'What refused the release: a value or count limit still full (`limit`), a frozen vault (`freeze`), governance that does not verify (`governance`), a simulation that reverts (`simulation`), a sealed vault (`sealed`).',
+        }),
+        code: z.string().meta({ description: "The refusal's stable error code (`RATE_LIMITED`, `VAULT_FROZEN`, ...)." }),
+        message: z.string().meta({ description: "The refusal's message, as the approve call that tried the release was answered." }),
+        at: instant('When the release was refused.'),
+      })
+      .nullable()
+      .meta({
+        id: 'ApprovalBlockedBy',
+        description:
+          'Why a pending request with its quorum is not released: the refusal of its last release attempt (the next approve call tries again). null: no release was refused, or it is decided (a release that succeeds clears it).',
+      }),
   })
   .meta({ id: 'Approval' });
 export type ApprovalView = z.infer<typeof approvalSchema>;

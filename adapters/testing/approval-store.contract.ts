@@ -280,6 +280,27 @@ export function describeApprovalStoreContract(name: string, make: () => Promise<
       expect(await two.release(vaultId, a.id, 't2', at(65_000), aSignatureRecord(2, { vaultId, submissionHash: `0x${randomBytes(32).toString('hex')}` }), '{}', [])).toBe(false);
     });
 
+    it('a claim given back with why records blockedBy, seen by every instance; given back without keeps it; the release clears it', async () => {
+      const vaultId = await f.newVault();
+      const k1 = await approver(vaultId);
+      const a = anApproval(vaultId, { required: 1 });
+      const [one, two] = f.stores;
+      expect((await one.create(a, event('approval.requested', a)))?.blockedBy).toBeNull();
+      await one.vote(vaultId, a.id, { apiKeyId: k1, vote: 'approve', at: at(1000) }, (x) => [event('approval.voted', x)]);
+      const blocked = { reason: 'limit', code: 'SIGN_LIMIT_REACHED', message: 'limit daily: 1 sign per 1d', at: at(2500) } as const;
+      expect(await one.claimRelease(vaultId, a.id, 't1', at(2000), at(62_000))).toBe(true);
+      // Not the claimer's token: nothing is written.
+      await two.abandonRelease(vaultId, a.id, 'other', { ...blocked, reason: 'freeze' });
+      await one.abandonRelease(vaultId, a.id, 't1', blocked);
+      expect((await two.find(vaultId, a.id))?.blockedBy).toEqual(blocked);
+      expect(await two.claimRelease(vaultId, a.id, 't2', at(3000), at(63_000))).toBe(true);
+      await two.abandonRelease(vaultId, a.id, 't2');
+      expect((await one.list(vaultId, { now: at(3000), offset: 0, count: 10 })).page.map((x) => x.blockedBy)).toEqual([blocked]);
+      expect(await one.claimRelease(vaultId, a.id, 't3', at(4000), at(64_000))).toBe(true);
+      expect(await one.release(vaultId, a.id, 't3', at(5000), null, '{"signature":"0x01"}', [event('approval.decided', a, { status: 'approved' })])).toBe(true);
+      expect(await two.find(vaultId, a.id)).toMatchObject({ status: 'approved', blockedBy: null });
+    });
+
     it('marks approvals past their expiry expired, each with its record, leaving a claimed release alone', async () => {
       const [store] = f.stores;
       const vaultId = await f.newVault();

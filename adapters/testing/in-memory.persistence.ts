@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AuditListeners } from '../persistence/sql/audit-watch.js';
 import { InProcessJobLock } from '../persistence/sqlite/in-process.job-lock.js';
 import { auditRecordOf, chainedAfter, prepareAuditEvent } from '../../src/domain/audit-chain.js';
-import { effectiveStatus, type Approval, type ApprovalStatus, type ApprovalVote } from '../../src/domain/approval.js';
+import { effectiveStatus, type Approval, type ApprovalBlock, type ApprovalStatus, type ApprovalVote } from '../../src/domain/approval.js';
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome } from '../../src/ports/approval-store.port.js';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
@@ -427,7 +427,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async create(a: NewApproval, requested: AuditEvent): Promise<Approval | null> {
     prepareAuditEvent(requested); // refused before anything is stored, as the SQL store's
     if (a.idempotencyKey !== null && [...this.approvals.values()].some((o) => o.vaultId === a.vaultId && o.idempotencyKey === a.idempotencyKey)) return null;
-    const approval: Approval = { ...a, status: 'pending', approvals: 0, decided: null, votes: [], result: null };
+    const approval: Approval = { ...a, status: 'pending', approvals: 0, decided: null, votes: [], result: null, blockedBy: null };
     this.approvals.set(a.id, approval);
     await this.audit.append(requested);
     return this.shown(approval);
@@ -482,8 +482,11 @@ export class InMemoryApprovalStore implements ApprovalStore {
     this.claims.set(id, { token, until: leaseUntil.getTime() });
     return true;
   }
-  async abandonRelease(_vaultId: string, id: string, token: string): Promise<void> {
-    if (this.claims.get(id)?.token === token) this.claims.delete(id);
+  async abandonRelease(_vaultId: string, id: string, token: string, blocked?: ApprovalBlock): Promise<void> {
+    if (this.claims.get(id)?.token !== token) return;
+    this.claims.delete(id);
+    const a = this.approvals.get(id);
+    if (a !== undefined && blocked !== undefined) this.approvals.set(id, { ...a, blockedBy: blocked });
   }
   async release(vaultId: string, id: string, token: string, now: Date, signature: SignatureRecord | null, result: string, events: readonly AuditEvent[]): Promise<boolean> {
     const a = this.approvals.get(id);
@@ -491,7 +494,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
     if (this.counted(a) < a.required || this.decidedBefore(a)) return false;
     events.forEach((e) => prepareAuditEvent(e));
     this.claims.delete(id);
-    this.approvals.set(id, { ...a, status: 'approved', decided: now, result });
+    this.approvals.set(id, { ...a, status: 'approved', decided: now, result, blockedBy: null });
     if (signature !== null) await this.signatures.record(signature);
     for (const e of events) await this.audit.append(e);
     return true;

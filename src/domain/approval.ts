@@ -87,6 +87,23 @@ export interface Approval {
    * earlier release.
    */
   readonly seal?: string | null;
+  /**
+   * Why the last release attempt of this pending request, its quorum reached, signed nothing (a limit still
+   * full, a freeze, governance that does not verify, a simulation that reverts, a sealed vault); null when
+   * none failed so or the release succeeded since. Absent: a persistence of an earlier release.
+   */
+  readonly blockedBy?: ApprovalBlock | null;
+}
+
+/** What kind of refusal left a request with its quorum pending (releaseBlockOf classifies it by its ErrorCode). */
+export type ApprovalBlockReason = 'limit' | 'freeze' | 'governance' | 'simulation' | 'sealed';
+
+/** A release's refusal as recorded on the approval: the reason, the error's stable code and message, and when. */
+export interface ApprovalBlock {
+  readonly reason: ApprovalBlockReason;
+  readonly code: string;
+  readonly message: string;
+  readonly at: Date;
 }
 
 /**

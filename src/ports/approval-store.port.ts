@@ -1,5 +1,5 @@
 import type { FreezeFence } from './freeze-fence.js';
-import type { Approval, ApprovalStatus, ApprovalVote } from '../domain/approval.js';
+import type { Approval, ApprovalBlock, ApprovalStatus, ApprovalVote } from '../domain/approval.js';
 import type { AuditEvent } from './audit-log.port.js';
 import type { SignatureRecord } from './signature-log.port.js';
 
@@ -63,8 +63,11 @@ export interface ApprovalStore {
    * its status says now): neither does release() write one.
    */
   claimRelease(vaultId: string, id: string, token: string, now: Date, leaseUntil: Date): Promise<boolean>;
-  /** Gives a claim back (the release failed): the next approve call retries at once. */
-  abandonRelease(vaultId: string, id: string, token: string): Promise<void>;
+  /**
+   * Gives a claim back (the release failed): the next approve call retries at once. With `blocked`, records
+   * why on the approval (its blockedBy) in the same write; without, leaves what it says. release() clears it.
+   */
+  abandonRelease(vaultId: string, id: string, token: string, blocked?: ApprovalBlock): Promise<void>;
   /**
    * Records the released signature (its signature row: a Sign call's; null for a message, typed data or a
    * transaction, which have no submission), the result on the approval (approved) and `events`

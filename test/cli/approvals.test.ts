@@ -174,4 +174,25 @@ describe('wallet-vault approvals (and policies approvals, api-keys --group)', ()
       `  WARNING: This uniq is the one the policy pins for Reward token (0x5FbDB2315678afecb367f032d93F642f64180aa3), not for Payroll vault (${PAYROLL}): the signature is valid on that contract`,
     );
   });
+
+  it('a release a freeze refuses: approvals show and list say the request is approved but not released, and why', { timeout: 120_000 }, async () => {
+    const frozen = (await cliJson<{ id: string }>(['vaults', 'create', '--name', 'frozen four eyes'], env)).id;
+    const keyOf = (...args: string[]) => cliJson<Key>(['api-keys', 'create', '--vault', frozen, ...args], env);
+    await cliJson(['policies', 'approvals', 'add', '--vault', frozen, '--required', '1'], env);
+    const [admin, signer, approver] = [await keyOf('--roles', 'admin'), await keyOf('--roles', 'signer'), await keyOf('--roles', 'approver')];
+    const base = `/api/v1/vaults/${frozen}`;
+    const wallet = (await client(server.url, admin.apiKey).post(`${base}/wallets`, { name: 'frozen' })).body.data.address;
+    const held = await client(server.url, signer.apiKey).post(`${base}/sign`, localSignBody(wallet));
+    expect(held.status).toBe(202);
+    const id: string = held.body.data.approval.id;
+    expect((await runCli(['freeze', '--vault', frozen, '--reason', 'drill', '--json'], env)).code).toBe(0);
+    const as = (...args: string[]) => runCli(['approvals', ...args, '--vault', frozen], { ...env, WALLET_VAULT_API_KEY: approver.apiKey });
+    const refused = await as('approve', id, '--json');
+    expect(errorOf(refused).code).toBe('VAULT_FROZEN');
+    const shown = await as('show', id);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^ {2}approved, but not released: freeze \(VAULT_FROZEN at [0-9T:.Z-]+\): .+$/m);
+    expect((await as('list')).stdout).toContain('approved, but not released: freeze (VAULT_FROZEN');
+    expect(JSON.parse((await as('show', id, '--json')).stdout).blockedBy).toMatchObject({ reason: 'freeze', code: 'VAULT_FROZEN' });
+  });
 });

@@ -70,8 +70,8 @@ async function setBackOneVersion(backend: Backend, dataDir: string, store: { sql
   if (backend === sqlite) {
     const db = new Database(path.join(dataDir, 'vault.db'));
     db.prepare('DELETE FROM wallet_vault_migrations WHERE version = ?').run(SQLITE_VERSION);
-    // Without the table the last migration adds: its CREATE TABLE would find it there.
-    db.exec('DROP TABLE key_exports; ALTER TABLE wallets DROP COLUMN exported;');
+    // Without the columns the last migration adds: its ALTER TABLE would find them there.
+    db.exec('ALTER TABLE approvals DROP COLUMN blocked_by; ALTER TABLE approvals DROP COLUMN blocked_code; ALTER TABLE approvals DROP COLUMN blocked_message; ALTER TABLE approvals DROP COLUMN blocked_at;');
     db.pragma(`user_version = ${SQLITE_VERSION - 1}`);
     db.close();
     return SQLITE_VERSION;

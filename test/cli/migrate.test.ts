@@ -59,9 +59,9 @@ describe('wallet-vault migrate, and the commands that do not migrate', { timeout
     const env = { ...NO_STORE, VAULT_DATA_DIR: dataDir };
     await migrateStore(env);
     const file = path.join(dataDir, 'vault.db');
-    // The schema as the release before the last migration left it: without the table that migration adds.
+    // The schema as the release before the last migration left it: without the columns that migration adds.
     const before = new Database(file);
-    before.exec('DROP TABLE key_exports; ALTER TABLE wallets DROP COLUMN exported;');
+    before.exec('ALTER TABLE approvals DROP COLUMN blocked_by; ALTER TABLE approvals DROP COLUMN blocked_code; ALTER TABLE approvals DROP COLUMN blocked_message; ALTER TABLE approvals DROP COLUMN blocked_at;');
     before.close();
     setUserVersion(file, SQLITE_VERSION - 1);
     const refused = await runCli(['vaults', 'list', '--json'], env);

@@ -194,13 +194,14 @@ describe.each(DIALECTS)('the wallets of a release before bindings on %s', (diale
   /** The schema as the release before bindings left it: no binding column, no marker (nor what later migrations added). */
   const asBeforeBindings = async () => {
     const bindings = (dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS).findIndex((m) => m.name === 'wallet-binding') + 1;
-    // What the migrations after it added (held-request-seal, api-key-lifecycle, audit-stream-cursors, hd-derivation, operators, key-export).
+    // What the migrations after it added (held-request-seal, api-key-lifecycle, audit-stream-cursors, hd-derivation, operators, key-export, approval-blocked-by).
     await store.sql('ALTER TABLE wallets DROP COLUMN derivation_path');
     await store.sql('DROP TABLE hd_indexes');
     await store.sql('DROP TABLE audit_stream_cursors');
     await store.sql('DROP TABLE operators');
     await store.sql('DROP TABLE key_exports');
     await store.sql('ALTER TABLE wallets DROP COLUMN exported');
+    for (const column of ['blocked_by', 'blocked_code', 'blocked_message', 'blocked_at']) await store.sql(`ALTER TABLE approvals DROP COLUMN ${column}`);
     await store.sql('ALTER TABLE approvals DROP COLUMN seal');
     for (const column of ['label', 'expires', 'replaced_by', 'overlap_ends', 'replaces', 'first_used']) await store.sql(`ALTER TABLE api_keys DROP COLUMN ${column}`);
     await store.sql('ALTER TABLE wallets DROP COLUMN binding');

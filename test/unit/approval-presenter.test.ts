@@ -56,4 +56,14 @@ describe('the approval presenter', () => {
     expect((presentApprovalOf(approval).request as { arguments: readonly { name: string }[] }).arguments.map((a) => a.name)).toEqual(['args[0]', 'args[1]']);
     expect(JSON.stringify(presentApprovalOf(approval, document([holding])))).not.toMatch(/yourOwnTreasury|harmlessFee|notASignature/);
   });
+
+  it("shows why a pending request with its quorum is not released, in the API's presentation and the console's view alike; nothing once decided", () => {
+    const blockedBy = { reason: 'limit', code: 'SIGN_LIMIT_REACHED', message: 'limit daily: 1 ETH per 1d', at: new Date('2026-06-01T10:00:00Z') } as const;
+    const shown = { reason: 'limit', code: 'SIGN_LIMIT_REACHED', message: 'limit daily: 1 ETH per 1d', at: '2026-06-01T10:00:00.000Z' };
+    const pending: Approval = { ...held('all'), approvals: 1, blockedBy };
+    expect(presentApprovalOf(pending).blockedBy).toEqual(shown);
+    expect(approvalView(pending, viewContextOf(null)).blockedBy).toEqual(shown);
+    expect(presentApprovalOf(held('all')).blockedBy).toBeNull();
+    expect(presentApprovalOf({ ...pending, status: 'rejected' }).blockedBy).toBeNull();
+  });
 });

@@ -199,6 +199,7 @@ const APPROVAL = {
   ],
   result: null,
   simulation: null,
+  blockedBy: null,
 } as const;
 
 /*

@@ -56,7 +56,11 @@ export const POSTGRES_EXPECTED_SCHEMA: SchemaShape = {
       "release_until": "timestamp with time zone",
       "result": "text",
       "simulation": "text",
-      "seal": "text"
+      "seal": "text",
+      "blocked_by": "text",
+      "blocked_code": "text",
+      "blocked_message": "text",
+      "blocked_at": "timestamp with time zone"
     },
     "approver_passkeys": {
       "api_key_id": "text COLLATE \"C\" NOT NULL",

@@ -468,6 +468,16 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX IF NOT EXISTS key_exports_vault ON key_exports (vault_id, kind);`,
   },
+  // Why a pending request with its quorum was not released (its last release attempt refused: a limit, a
+  // freeze, governance, a simulation, a sealed vault), shown where its status is; null on every row before
+  // and cleared by the release that succeeds. Re-runnable.
+  {
+    name: 'approval-blocked-by',
+    sql: `ALTER TABLE approvals ADD COLUMN IF NOT EXISTS blocked_by text;
+   ALTER TABLE approvals ADD COLUMN IF NOT EXISTS blocked_code text;
+   ALTER TABLE approvals ADD COLUMN IF NOT EXISTS blocked_message text;
+   ALTER TABLE approvals ADD COLUMN IF NOT EXISTS blocked_at timestamptz;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

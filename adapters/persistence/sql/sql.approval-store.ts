@@ -1,5 +1,5 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
-import type { Approval, ApprovalStatus, ApprovalVote } from '../../../src/domain/approval.js';
+import type { Approval, ApprovalBlock, ApprovalBlockReason, ApprovalStatus, ApprovalVote } from '../../../src/domain/approval.js';
 import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome } from '../../../src/ports/approval-store.port.js';
 import type { AuditEvent } from '../../../src/ports/audit-log.port.js';
 import type { FreezeFence } from '../../../src/ports/freeze-fence.js';
@@ -7,11 +7,13 @@ import type { SignatureRecord } from '../../../src/ports/signature-log.port.js';
 import { AS_IS, FOUND_BY_SUBJECT, INSTANT, NUMBER, rowPlaceholders, signatureValues, SIGNATURES, Table } from './rows.js';
 import type { SqlDatabase, SqlSession } from './sql-database.js';
 
-const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals'>>('approvals', {
+const APPROVALS = new Table<Omit<Approval, 'votes' | 'approvals' | 'blockedBy'>>('approvals', {
   id: AS_IS, vaultId: AS_IS, status: AS_IS, ruleId: AS_IS, required: NUMBER, group: ['approver_group', AS_IS],
   requester: AS_IS, request: AS_IS, requestHash: AS_IS, idempotencyKey: AS_IS, chain: AS_IS, contract: AS_IS, sender: AS_IS, selector: AS_IS,
   functionSignature: AS_IS, created: INSTANT, expires: INSTANT, decided: INSTANT, result: AS_IS, simulation: AS_IS, seal: AS_IS,
 });
+/** Why the last release attempt signed nothing (ApprovalBlock), in the columns the abandon writes; null reason: nothing. */
+const BLOCKED = 'blocked_by, blocked_code, blocked_message, blocked_at';
 const VOTES = new Table<ApprovalVote>('approval_votes', { apiKeyId: AS_IS, vote: AS_IS, at: INSTANT, signature: AS_IS });
 
 const INSERT = `INSERT INTO approvals (id, vault_id, status, rule_id, required, approver_group, approvals, requester, request, request_hash, idempotency_key,
@@ -36,7 +38,7 @@ const COUNTED = `(SELECT count(DISTINCT COALESCE(lower(k.approver_address), k.id
 const COUNTED_VOTES = `SELECT v.api_key_id, v.signature, k.approver_address, k.approver_group FROM approval_votes v
   JOIN api_keys k ON k.id = v.api_key_id JOIN approvals ON approvals.id = v.approval_id
   WHERE approvals.vault_id = $1 AND approvals.id = $2 AND ${COUNTS} ORDER BY v.at, v.api_key_id`;
-const SELECT = `SELECT ${APPROVALS.columns}, ${COUNTED} AS counted FROM approvals`;
+const SELECT = `SELECT ${APPROVALS.columns}, ${BLOCKED}, ${COUNTED} AS counted FROM approvals`;
 const BY_ID = `${SELECT} WHERE vault_id = $1 AND id = $2`;
 const BY_KEY = `${SELECT} WHERE vault_id = $1 AND idempotency_key = $2`;
 const VOTES_OF = (n: number) => `SELECT approval_id, ${VOTES.columns} FROM approval_votes WHERE approval_id IN ${rowPlaceholders(1, n)} ORDER BY at, api_key_id`;
@@ -71,7 +73,11 @@ const CLAIM = `UPDATE approvals SET release_token = $3, release_until = $5
   WHERE vault_id = $1 AND id = $2 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required
   AND (release_token IS NULL OR release_until <= $4) AND ${NEVER_DECIDED}`;
 const ABANDON = 'UPDATE approvals SET release_token = NULL, release_until = NULL WHERE vault_id = $1 AND id = $2 AND release_token = $3';
-const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL
+// The same write, with why: the refusal is on the row exactly when the claim is given back for it.
+const ABANDON_BLOCKED = `UPDATE approvals SET release_token = NULL, release_until = NULL,
+  blocked_by = $4, blocked_code = $5, blocked_message = $6, blocked_at = $7 WHERE vault_id = $1 AND id = $2 AND release_token = $3`;
+const APPROVE = `UPDATE approvals SET status = 'approved', decided = $4, result = $5, release_token = NULL, release_until = NULL,
+  blocked_by = NULL, blocked_code = NULL, blocked_message = NULL, blocked_at = NULL
   WHERE vault_id = $1 AND id = $2 AND release_token = $3 AND status = 'pending' AND expires > $4 AND ${COUNTED} >= required AND ${NEVER_DECIDED}`;
 const DUE = `${SELECT} WHERE status = 'pending' AND expires <= $1 AND (release_token IS NULL OR release_until <= $1)
   ORDER BY expires LIMIT $2`;
@@ -92,7 +98,7 @@ export class SqlApprovalStore implements ApprovalStore {
       if (n === 1) audit(event);
       return n === 1;
     });
-    return inserted ? { ...a, simulation: a.simulation ?? null, seal: a.seal ?? null, status: 'pending', approvals: 0, decided: null, votes: [], result: null } : null;
+    return inserted ? { ...a, simulation: a.simulation ?? null, seal: a.seal ?? null, status: 'pending', approvals: 0, decided: null, votes: [], result: null, blockedBy: null } : null;
   }
 
   find(vaultId: string, id: string): Promise<Approval | null> {
@@ -143,8 +149,9 @@ export class SqlApprovalStore implements ApprovalStore {
     return (await this.db.run(CLAIM, [vaultId, id, token, now, leaseUntil])) === 1;
   }
 
-  async abandonRelease(vaultId: string, id: string, token: string): Promise<void> {
-    await this.db.run(ABANDON, [vaultId, id, token]);
+  async abandonRelease(vaultId: string, id: string, token: string, blocked?: ApprovalBlock): Promise<void> {
+    if (blocked === undefined) await this.db.run(ABANDON, [vaultId, id, token]);
+    else await this.db.run(ABANDON_BLOCKED, [vaultId, id, token, blocked.reason, blocked.code, blocked.message, blocked.at]);
   }
 
   release(vaultId: string, id: string, token: string, now: Date, s: SignatureRecord | null, result: string, events: readonly AuditEvent[], fence?: FreezeFence | null): Promise<boolean> {
@@ -180,9 +187,16 @@ export class SqlApprovalStore implements ApprovalStore {
 
   private async withVotes(session: SqlSession, rows: object[]): Promise<Approval[]> {
     if (rows.length === 0) return [];
-    const approvals = rows.map((r) => ({ ...APPROVALS.read(r, this.db.instant), approvals: Number((r as { counted: number | string }).counted) }));
+    const approvals = rows.map((r) => ({ ...APPROVALS.read(r, this.db.instant), blockedBy: this.readBlock(r), approvals: Number((r as { counted: number | string }).counted) }));
     const votes = await session.all<{ approval_id: string }>(VOTES_OF(rows.length), approvals.map((a) => a.id));
     return approvals.map((a) => ({ ...a, votes: votes.filter((v) => v.approval_id === a.id).map(this.readVote) }));
+  }
+
+  /** The row's ApprovalBlock, or null when no refused release is on it. */
+  private readBlock(row: object): ApprovalBlock | null {
+    const r = row as { blocked_by: string | null; blocked_code: string | null; blocked_message: string | null; blocked_at: unknown };
+    if (r.blocked_by === null || r.blocked_by === undefined) return null;
+    return { reason: r.blocked_by as ApprovalBlockReason, code: r.blocked_code ?? '', message: r.blocked_message ?? '', at: this.db.instant(r.blocked_at as never) };
   }
 
   /** A vote as stored; `signature` only when it has one (a vote of a key without credential has none). */

@@ -56,7 +56,11 @@ export const SQLITE_EXPECTED_SCHEMA: SchemaShape = {
       "release_until": "INTEGER",
       "result": "TEXT",
       "simulation": "TEXT",
-      "seal": "TEXT"
+      "seal": "TEXT",
+      "blocked_by": "TEXT",
+      "blocked_code": "TEXT",
+      "blocked_message": "TEXT",
+      "blocked_at": "INTEGER"
     },
     "approver_passkeys": {
       "api_key_id": "TEXT PRIMARY KEY",

@@ -487,6 +487,16 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX IF NOT EXISTS key_exports_vault ON key_exports (vault_id, kind);`,
   },
+  // Why a pending request with its quorum was not released (its last release attempt refused: a limit, a
+  // freeze, governance, a simulation, a sealed vault), shown where its status is; null on every row before
+  // and cleared by the release that succeeds.
+  {
+    name: 'approval-blocked-by',
+    sql: `ALTER TABLE approvals ADD COLUMN blocked_by TEXT;
+   ALTER TABLE approvals ADD COLUMN blocked_code TEXT;
+   ALTER TABLE approvals ADD COLUMN blocked_message TEXT;
+   ALTER TABLE approvals ADD COLUMN blocked_at INTEGER;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@ import { coerceArguments } from '../../domain/signing/argument-coercion.js';
 import { apiKeyActor } from '../audit/audit-actor.js';
 import { asBytes32 } from '../../domain/signed-decisions.js';
 import type { KeyLabels, ShownPolicy } from './approval-reads.js';
-import { approvalResult, approvalSimulation, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
+import { approvalBlock, approvalResult, approvalSimulation, type ApprovalBlockView, type ApprovalResultView, type SimulationView } from './approval-outcome.js';
 import { argumentsShown, callFunctionKey, simulationShown, tokenCallShown, type TokenCallView } from './approval-units.js';
 import { heldBy, namedArguments, operatorFunctions, type ApprovalViewArgument } from './approval-view.js';
 
@@ -116,6 +116,8 @@ export interface ApprovalPresentation {
   votes: { by: string; byLabel?: string; vote: ApprovalVoteKind; at: string; signature: string | null }[];
   result: ApprovalResultView | null;
   simulation: SimulationView | null;
+  /** Why it is pending with its quorum: the refusal of its last release attempt (limit, freeze, governance, simulation, sealed); null: none. */
+  blockedBy: ApprovalBlockView | null;
 }
 
 /**
@@ -164,5 +166,6 @@ export function presentApprovalOf(a: Approval, shown?: ShownPolicy, labels?: Key
     votes: a.votes.map((v) => ({ by: apiKeyActor(v.apiKeyId), ...labelled('byLabel', v.apiKeyId), vote: v.vote, at: v.at.toISOString(), signature: v.signature ?? null })),
     result: approvalResult(a),
     simulation: simulationShown(shown ?? null, approvalSimulation(a)),
+    blockedBy: approvalBlock(a),
   };
 }

@@ -5,7 +5,7 @@ import type { AbiParam, ParsedFunction } from '../../domain/signing/abi-function
 import type { AbiValue } from '../../domain/signing/argument-coercion.js';
 import { parseFunctionText } from '../../domain/signing/function-signature.js';
 import type { StandardPayloads } from '../../ports/standard-payloads.port.js';
-import type { ApprovalResultView, SimulationView } from './approval-outcome.js';
+import type { ApprovalBlockView, ApprovalResultView, SimulationView } from './approval-outcome.js';
 import type { TokenAmount } from '../../domain/policy/address-book.js';
 
 /*
@@ -126,6 +126,8 @@ export interface ApprovalView {
   readonly status: ApprovalStatus;
   readonly result: ApprovalResultView | null;
   readonly simulation: SimulationView | null;
+  /** Why it is pending with its quorum (its last release attempt's refusal); null: none. */
+  readonly blockedBy: ApprovalBlockView | null;
 }
 
 /** What a view is made with besides the approval: names the vault knows. */

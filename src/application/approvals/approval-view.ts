@@ -2,7 +2,7 @@ import { heldRequestOf, type Approval, type HeldRequestOf } from '../../domain/a
 import { contractNameOf } from '../../domain/policy/contract-names.js';
 import type { PolicyRule } from '../../domain/policy/policy-document.js';
 import { KIND_VIEWS } from '../signing/kinds/registered-application-kinds.js';
-import { approvalResult, approvalSimulation } from './approval-outcome.js';
+import { approvalBlock, approvalResult, approvalSimulation } from './approval-outcome.js';
 import { simulationShown } from './approval-units.js';
 import { heldBy, type ApprovalView, type ApprovalViewContext, type KindView } from './approval-view-parts.js';
 
@@ -49,5 +49,6 @@ export function approvalView(a: Approval, ctx: ApprovalViewContext): ApprovalVie
     status: a.status,
     result: approvalResult(a),
     simulation: simulationShown(ctx.policy, approvalSimulation(a)),
+    blockedBy: approvalBlock(a),
   };
 }

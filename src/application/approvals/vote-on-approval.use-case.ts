@@ -14,6 +14,7 @@ import { QuorumShort, ReleaseQuorum, withPolicyQuorum, type CountedApprover } fr
 import { addressOf, passkeyOf, type GovernedVoting } from '../governance/governed-entries.js';
 import type { GovernedPasskey } from '../../domain/governance.js';
 import type { ApprovalReleaser } from './approval-releaser.js';
+import { releaseBlockOf } from './release-blocks.js';
 import { asOf, documentForReads, findApproval, storeOf } from './approval-reads.js';
 
 /**
@@ -182,8 +183,10 @@ export class VoteOnApproval {
         }
         await this.releaser.release(held.approval, token, actorOf(principal), new ReleaseQuorum(held.approval, held.approvers));
       } catch (error) {
-        // Given back at once: the next approve call retries (the lease would hold it otherwise).
-        await store.abandonRelease(approval.vaultId, approval.id, token).catch(() => undefined);
+        // Given back at once: the next approve call retries (the lease would hold it otherwise). A refusal
+        // its approvers should read (a limit, a freeze, ...) is recorded with it, where the status is shown.
+        const blocked = releaseBlockOf(error, this.clock.now());
+        await store.abandonRelease(approval.vaultId, approval.id, token, blocked ?? undefined).catch(() => undefined);
         if (!(error instanceof QuorumShort)) throw error;
       }
     }
