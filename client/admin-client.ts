@@ -1,6 +1,7 @@
 import { sendCall, withoutTrailingSlashes, type Call, type Transport } from './http-call.js';
 import type {
   AdminApiKey,
+  AdminApiKeyRoles,
   AdminApprover,
   AdminCreatedApiKey,
   AdminGovernanceSet,
@@ -92,6 +93,14 @@ export class AdminClient {
   /** A new key with the old one's access; the old one works until `overlap` (default `1h`) ends or the new one is used. */
   rotateApiKey(vaultId: string, keyId: string, options: { overlap?: string } = {}): Promise<AdminRotatedApiKey> {
     return this.send({ method: 'POST', path: `${vault(vaultId)}/api-keys/${segment(keyId, 'key id')}/rotate`, body: options });
+  }
+
+  /**
+   * Replaces a key's roles (approver with signer or admin needs `allowSignerApprover`); on a governed vault
+   * the answer carries the `proposal` that changes them once its approvers sign it.
+   */
+  setApiKeyRoles(vaultId: string, keyId: string, roles: readonly ('admin' | 'signer' | 'reader' | 'approver')[], options: { allowSignerApprover?: boolean } = {}): Promise<AdminApiKeyRoles> {
+    return this.send({ method: 'PUT', path: `${vault(vaultId)}/api-keys/${segment(keyId, 'key id')}/roles`, body: { roles, ...options } });
   }
 
   getPolicy(vaultId: string): Promise<AdminPolicy> {

@@ -500,6 +500,13 @@ export interface AdminRotatedApiKey extends AdminApiKey {
   readonly apiKey: string;
 }
 
+/** A key after `setApiKeyRoles`: on a governed vault `roles` are the proposed ones, in force with the `proposal`. */
+export interface AdminApiKeyRoles extends AdminApiKey {
+  /** What it held before (on a governed vault: as its signed state lists them). */
+  readonly previousRoles: readonly ('admin' | 'signer' | 'reader' | 'approver')[];
+  readonly proposal?: MadeProposal;
+}
+
 export interface AdminRevokedApiKey {
   readonly id: string;
   readonly revoked: true;

@@ -240,6 +240,41 @@ apiKeys
     );
   });
 
+apiKeys
+  .command('set-roles')
+  .description("replace an API key's roles (as at creation: approver with signer or admin needs --allow-signer-approver); its next request is judged by them. On a governed vault: a proposal the approvers sign")
+  .requiredOption('--vault <vaultId>', 'vault the key belongs to')
+  .addOption(new Option('--id <keyId>', 'id of the key (see api-keys list)').makeOptionMandatory())
+  .requiredOption('--roles <roles>', `what the key may do from now on, comma-separated: ${API_KEY_ROLES.join(', ')}`, usageOf(parseRoles))
+  .option('--allow-signer-approver', 'let the key hold approver with signer or admin (refused otherwise: approvers get keys of their own)')
+  .option('--json', 'print JSON')
+  .action(async (o: { vault: string; id: string; roles: ApiKeyRole[]; allowSignerApprover?: boolean; json?: boolean }) => {
+    // A usage error (exit 2), as a bad --roles is, before the store is opened.
+    try {
+      checkApproverSeparation(o.roles, o.allowSignerApprover === true);
+    } catch (error) {
+      if (isDomainError(error)) fail(error.message, EXIT.USAGE, 'USAGE');
+      throw error;
+    }
+    const options = { allowSignerApprover: o.allowSignerApprover === true };
+    const admin = await remoteOperator();
+    const changed = admin
+      ? await admin.setApiKeyRoles(o.vault, o.id, o.roles, options)
+      : await withManageVaults(async (m) => {
+          const r = await m.setApiKeyRoles(o.vault, o.id, o.roles, undefined, options);
+          return { id: r.id, vault: r.vaultId, roles: [...r.roles], previousRoles: [...r.previousRoles], ...(r.proposal ? { proposal: r.proposal } : {}) };
+        });
+    const { id, vault, roles, previousRoles, proposal } = changed;
+    const same = !proposal && roles.join(',') === previousRoles.join(',');
+    print(!!o.json, { id, vault, roles: [...roles], previousRoles: [...previousRoles], ...(proposal ? { proposal } : {}) }, () =>
+      proposal
+        ? `API key ${id}: roles ${roles.join(',')} proposed (now ${previousRoles.join(',')})` + proposed(vault, proposal, 'they take effect once the approvers sign it')
+        : same
+          ? `API key ${id} already holds roles ${roles.join(',')}; nothing changed`
+          : `API key ${id}: roles ${roles.join(',')} (were ${previousRoles.join(',')})`,
+    );
+  });
+
 const credential = apiKeys.command('credential').description("an approver key's credential: the address its votes are signed with");
 credential
   .command('set')

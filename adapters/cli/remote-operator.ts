@@ -19,6 +19,7 @@ export const REMOTE_COMMANDS: ReadonlySet<string> = new Set([
   'api-keys list',
   'api-keys revoke',
   'api-keys rotate',
+  'api-keys set-roles',
   'policies apply',
   'policies export',
   'freeze',

@@ -12,6 +12,7 @@ import type { WebhookEndpoint } from '../../src/ports/webhook-outbox.port.js';
 import { presentGovernance, presentProposal } from './presenters.js';
 import {
   adminApiKeyBodySchema,
+  adminApiKeyRolesBodySchema,
   adminGovernanceBodySchema,
   adminInviteBodySchema,
   adminRotateBodySchema,
@@ -159,6 +160,18 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       const { overlap } = parseOrThrow(adminRotateBodySchema, r.body ?? {});
       const { apiKey, record, replaced } = await deps.manageVaults.rotateApiKey(vaultOf(r), r.params.keyId!, overlap ?? '1h', r.actor);
       return ok({ apiKey, ...presentKey(record), overlapEnds: iso(replaced.overlapEnds) });
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/vaults/:vaultId/api-keys/:keyId/roles',
+    operationId: 'adminSetApiKeyRoles',
+    permission: 'api-keys.change',
+    body: true,
+    answer: async (deps, r) => {
+      const { roles, allowSignerApprover } = parseOrThrow(adminApiKeyRolesBodySchema, r.body ?? {});
+      const changed = await inJsonFields(async () => deps.manageVaults.setApiKeyRoles(vaultOf(r), r.params.keyId!, roles, r.actor, { allowSignerApprover: allowSignerApprover === true }));
+      return ok({ ...presentKey(changed), previousRoles: [...changed.previousRoles], ...withProposal(changed) });
     },
   },
   {

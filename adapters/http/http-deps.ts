@@ -81,7 +81,7 @@ export interface UseCasePorts extends StandardSigners {
   /** The admin API (docs/operators.md): an operator's credential checked, its roles and scope, each refusal audited. */
   manageOperators: Pick<ManageOperators, 'authenticate' | 'authorize' | 'beginSignIn' | 'completeSignIn' | 'signInPublicUrl'>;
   /** The admin API's vaults and API keys, each change audited under the operator's name. */
-  manageVaults: Pick<ManageVaults, 'create' | 'list' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey'>;
+  manageVaults: Pick<ManageVaults, 'create' | 'list' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'rotateApiKey' | 'setApiKeyRoles'>;
   /** The admin API's policy: the document in force, a whole document applied (a proposal on a governed vault). */
   managePolicies: Pick<ManagePolicies, 'export' | 'apply'>;
   /** The admin API's webhook endpoints (add, list, remove, replay), each change audited under the operator's name. */

@@ -475,6 +475,12 @@ export const adminCreatedApiKeySchema = adminApiKeySchema
 export const adminRotatedApiKeySchema = adminApiKeySchema
   .extend({ apiKey: z.string().meta({ description: 'The new key: shown only in this answer.' }), overlapEnds: instantOrNull.meta({ description: "The old key's last instant, unless the new key is used first." }) })
   .meta({ id: 'AdminRotatedApiKey' });
+export const adminApiKeyRolesSchema = adminApiKeySchema
+  .extend({
+    previousRoles: z.array(z.enum(['admin', 'signer', 'reader', 'approver'])).meta({ description: 'The roles it held before (on a governed vault: as its signed state lists them).' }),
+    proposal: proposalMadeSchema.optional().meta({ description: 'On a governed vault: the proposal that changes them, in force once its approvers sign it and its delay has passed; `roles` are the proposed ones.' }),
+  })
+  .meta({ id: 'AdminApiKeyRoles' });
 export const adminRevokedApiKeySchema = z.object({ id: z.string(), revoked: z.literal(true), proposal: proposalMadeSchema.optional() });
 export const adminPolicySchema = z.object({
   vault: z.string(),

@@ -359,6 +359,17 @@ export const adminRotateBodySchema = z.strictObject(
   { error: bodyError(['overlap']) },
 );
 
+export const adminApiKeyRolesBodySchema = z.strictObject(
+  {
+    roles: z
+      .array(z.enum(['admin', 'signer', 'reader', 'approver'], { error: 'each must be one of admin, signer, reader, approver' }), { error: requiredOr('must be an array of roles') })
+      .min(1, 'at least one role')
+      .meta({ description: 'What the key may do from now on (replacing its roles).', example: ['reader'] }),
+    allowSignerApprover: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Let the key hold `approver` with `signer` or `admin` (refused otherwise).' }),
+  },
+  { error: bodyError(['roles', 'allowSignerApprover']) },
+);
+
 export const adminInviteBodySchema = z.strictObject(
   {
     group: optionalText('The approver group its votes count in.'),

@@ -6,6 +6,7 @@ import { effectiveStatus, type Approval, type ApprovalBlock, type ApprovalStatus
 import { DomainError, ErrorCode } from '../../src/domain/errors.js';
 import type { ApprovalPage, ApprovalStore, CountedVote, NewApproval, VoteOutcome } from '../../src/ports/approval-store.port.js';
 import type { SignPolicy } from '../../src/domain/sign-policy.js';
+import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import type { Account, ApiKeyRecord, Vault } from '../../src/domain/vault.js';
 import type { Wallet } from '../../src/domain/wallet.js';
 import type { AuditEvent, AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
@@ -87,6 +88,14 @@ export class InMemoryWalletRepository implements WalletRepository {
       const key = this.apiKeys.get(id);
       if (!key) return null;
       this.apiKeys.set(id, { ...key, approverAddress: address });
+      return () => this.apiKeys.set(id, key);
+    });
+  }
+  setApiKeyRoles(id: string, roles: readonly ApiKeyRole[], recorded: AuditEvent): Promise<boolean> {
+    return changeAudited(this.audit, recorded, () => {
+      const key = this.apiKeys.get(id);
+      if (!key || key.revoked !== null) return null;
+      this.apiKeys.set(id, { ...key, roles: [...roles] });
       return () => this.apiKeys.set(id, key);
     });
   }

@@ -80,6 +80,21 @@ export function describeWalletRepositoryContract(name: string, make: () => Promi
       expect(trail.filter((r) => r.action === 'api-key.credential-set').map((r) => r.subject)).toEqual([legacy.id]);
     });
 
+    it('setApiKeyRoles replaces the roles of an unrevoked key with its audit record; a missing or revoked key gets nothing written', async () => {
+      const vault = await newVault();
+      const key = anApiKey(vault, { roles: ['reader'] });
+      await f.repo.insertApiKey(key);
+      const recorded = { action: 'api-key.roles-changed', at: ms(2), actor: 'operator:bob', vaultId: vault.id, subject: key.id, details: { roles: 'signer,reader', previous: 'reader' } } as const;
+      expect(await f.repo.setApiKeyRoles(key.id, ['signer', 'reader'], recorded)).toBe(true);
+      expect(await f.repo.findApiKey(key.id)).toEqual({ ...key, roles: ['signer', 'reader'] });
+      expect(await f.repo.setApiKeyRoles('0000000000000000', ['admin'], { ...recorded, subject: '0000000000000000' })).toBe(false);
+      await f.repo.revokeApiKey(key.id, ms(3));
+      expect(await f.repo.setApiKeyRoles(key.id, ['admin'], recorded)).toBe(false);
+      expect((await f.repo.findApiKey(key.id))!.roles).toEqual(['signer', 'reader']);
+      const trail = await f.auditLog.list({ afterSeq: 0, limit: 1000, vaultId: vault.id });
+      expect(trail.filter((r) => r.action === 'api-key.roles-changed').map((r) => [r.subject, r.actor])).toEqual([[key.id, 'operator:bob']]);
+    });
+
     it("keeps an API key's label and expiry; rotateApiKey marks the old key and inserts its successor with its audit record, once; markFirstUsed keeps the first time", async () => {
       const vault = await newVault();
       const old = anApiKey(vault, { roles: ['signer'], label: 'ci deploy', expires: ms(86_400_000) });

@@ -1,3 +1,4 @@
+import type { ApiKeyRole } from '../domain/api-key-access.js';
 import type { ApiKeyRecord } from '../domain/vault.js';
 import type { AuditEvent } from './audit-log.port.js';
 
@@ -16,6 +17,11 @@ export interface ApiKeyStore {
    * the same transaction; false (nothing written) when there is no such key.
    */
   setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean>;
+  /**
+   * Replaces the roles of unrevoked key `id` (API_KEY_ROLES order), with `recorded` in the same
+   * transaction; false (nothing written) when there is no such key or it is revoked.
+   */
+  setApiKeyRoles(id: string, roles: readonly ApiKeyRole[], recorded: AuditEvent): Promise<boolean>;
   /**
    * Rotation: marks key `id` replaced by `successor` until `overlapEnds`, inserts `successor`
    * and records `recorded`, in one transaction; false (nothing written) when `id` is no key, is revoked or

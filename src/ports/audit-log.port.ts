@@ -51,6 +51,8 @@ export const AUDIT_ACTIONS = [
   'approval.vote-invalid',
   // API keys with a lifecycle: a key replaced by a new one, the old one working for an overlap.
   'api-key.rotated',
+  // A key's roles changed by an operator (on a governed vault: a proposal, recorded as governance.proposed).
+  'api-key.roles-changed',
   // EIP-7702: an authorization delegating a wallet's account to a contract's code.
   'sign.authorization',
   // The approvers' console (docs/console.md): an invite made, an approver enrolled with a passkey,

@@ -91,4 +91,28 @@ describe('wallet-vault api-keys: labels, expiry and rotation', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/was rotated already/);
   }, 120_000);
+  it("set-roles changes a key's roles: the running server refuses a role taken away (403 naming it) and grants one given; audited; bad roles are usage errors", async () => {
+    const vault = await cliJson<{ id: string }>(['vaults', 'create', '--name', 'set-roles'], env);
+    const key = await cliJson<{ apiKey: string; id: string }>(['api-keys', 'create', '--vault', vault.id, '--roles', 'reader'], env);
+    const wallets = `/api/v1/vaults/${vault.id}/wallets`;
+    expect((await client(server.url, key.apiKey).get(wallets)).status).toBe(200);
+    // Written by another process: the server's next read of the key sees it.
+    const narrowed = await cliJson<{ id: string; roles: string[]; previousRoles: string[] }>(['api-keys', 'set-roles', '--vault', vault.id, '--id', key.id, '--roles', 'signer'], env);
+    expect(narrowed).toEqual({ id: key.id, vault: vault.id, roles: ['signer'], previousRoles: ['reader'] });
+    const refused = await client(server.url, key.apiKey).get(wallets);
+    expect([refused.status, refused.body.code]).toEqual([403, 'ROLE_REQUIRED']);
+    expect(refused.body.error).toContain('"reader"');
+    const text = await runCli(['api-keys', 'set-roles', '--vault', vault.id, '--id', key.id, '--roles', 'reader,signer'], env);
+    expect([text.code, text.stdout.trim()]).toEqual([0, `API key ${key.id}: roles signer,reader (were signer)`]);
+    expect((await client(server.url, key.apiKey).get(wallets)).status).toBe(200);
+    const unknown = await runCli(['api-keys', 'set-roles', '--vault', vault.id, '--id', key.id, '--roles', 'root'], env);
+    expect([unknown.code, /roles: "root" is not one of/.test(unknown.stderr)]).toEqual([2, true]);
+    const together = await runCli(['api-keys', 'set-roles', '--vault', vault.id, '--id', key.id, '--roles', 'signer,approver'], env);
+    expect([together.code, /roles: approver with signer on one key needs allowSignerApprover/.test(together.stderr)]).toEqual([2, true]);
+    const audit = await cliJson<{ action: string; actor: string; subject: string; details: Record<string, string> }[]>(['audit', 'list', '--vault', vault.id], env);
+    expect(audit.filter((r) => r.action === 'api-key.roles-changed').map((r) => [r.actor, r.subject, r.details])).toEqual([
+      ['operator', key.id, { roles: 'signer', previous: 'reader' }],
+      ['operator', key.id, { roles: 'signer,reader', previous: 'signer' }],
+    ]);
+  }, 120_000);
 });

@@ -76,6 +76,14 @@ describe('wallet-vault as a named operator (--server, --operator-key-file)', () 
     // Each command is a process of its own: generous for a loaded machine, not a timing margin.
   }, 180_000);
 
+  it('api-keys set-roles as a named operator: the server changes the roles and records them under its name', async () => {
+    const vault = await as(aliceFile, ['vaults', 'create', '--name', 'remote roles']);
+    const key = await as(bobFile, ['api-keys', 'create', '--vault', vault.id, '--roles', 'signer,reader']);
+    expect(await as(bobFile, ['api-keys', 'set-roles', '--vault', vault.id, '--id', key.id, '--roles', 'reader'])).toEqual({ id: key.id, vault: vault.id, roles: ['reader'], previousRoles: ['signer', 'reader'] });
+    const trail = await cliJson<{ action: string; actor: string; subject: string }[]>(['audit', 'list', '--vault', vault.id, '--limit', '1000'], env);
+    expect(trail.filter((r) => r.action === 'api-key.roles-changed').map((r) => [r.actor, r.subject])).toEqual([['operator:bob', key.id]]);
+  }, 120_000);
+
   it("refuses what the operator's role does not allow with the server's words, a command the admin API lacks, and a credential file others may read", async () => {
     const vault = await as(aliceFile, ['vaults', 'create', '--name', 'refusals']);
     const denied = await runCli(['vaults', 'create', '--name', 'x', '--server', server.url, '--operator-key-file', bobFile, '--json'], away);

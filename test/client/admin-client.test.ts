@@ -32,6 +32,9 @@ describe('AdminClient', () => {
     expect(made).toMatchObject({ vault: vault.id, roles: ['reader'], label: 'reports' });
     const rotated = await keys.rotateApiKey(vault.id, made.id, { overlap: '10m' });
     expect(rotated.replaces).toBe(made.id);
+    expect(await keys.setApiKeyRoles(rotated.vault, rotated.id, ['approver'])).toMatchObject({ id: rotated.id, roles: ['approver'], previousRoles: ['reader'] });
+    const together = await keys.setApiKeyRoles(vault.id, rotated.id, ['signer', 'approver']).catch((e: unknown) => e);
+    expect(together).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
     expect(await keys.revokeApiKey(vault.id, made.id)).toEqual({ id: made.id, revoked: true });
     expect((await auditor.listApiKeys(vault.id)).map((k) => [k.id, k.revoked !== null])).toEqual([
       [made.id, true],
@@ -57,5 +60,8 @@ describe('AdminClient', () => {
     const rotation = await keys.rotateApiKey(vault.id, existing.id).catch((e: unknown) => e);
     expect(rotation).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
     expect((rotation as Error).message).toContain('is governed');
+    // A role change there is a proposal too: the answer has the proposed roles and what the state lists.
+    const roles = await keys.setApiKeyRoles(vault.id, existing.id, ['signer', 'reader']);
+    expect(roles).toMatchObject({ id: existing.id, roles: ['signer', 'reader'], previousRoles: ['reader'], proposal: { id: expect.any(String) } });
   });
 });

@@ -63,6 +63,15 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL API key cache: answered from me
     await expect.poll(() => served.findApiKey(key.id)).toMatchObject({ revoked: new Date('2026-02-01T00:00:00Z') });
   });
 
+  it("sees a key's roles changed by another instance (setApiKeyRoles, with its audit record)", async () => {
+    const key = await aStoredKey();
+    await warm(key.id);
+    const recorded = { action: 'api-key.roles-changed', at: new Date(), actor: 'operator:bob', vaultId: key.vaultId, subject: key.id, details: { roles: 'reader', previous: key.roles.join(',') } } as const;
+    expect(await operator.setApiKeyRoles(key.id, ['reader'], recorded)).toBe(true);
+    // The NOTIFY arrives with the commit: the next lookups read the narrowed record, not the cached one.
+    await expect.poll(() => served.findApiKey(key.id)).toMatchObject({ roles: ['reader'] });
+  });
+
   it("carries a key's roles and networks, and sees them narrowed by plain SQL on another connection", async () => {
     const key = await aStoredKey();
     await warm(key.id);

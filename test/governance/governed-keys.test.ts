@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Vault } from '../../lib/index.js';
 import { PolicyCache } from '../../src/application/signing/policy-cache.js';
 import { canonicalStateJson, stateHash } from '../../src/domain/governance.js';
+import { MovableClock } from '../support/movable-clock.js';
 import { POSTGRES_AVAILABLE } from '../support/postgres.js';
 import { startReceiver, until, type Receiver } from '../support/webhook-receiver.js';
 import { DOCUMENT, ethersApprover, openStore, viemApprover, type Approver, type Dialect, type Store } from './support.js';
@@ -147,6 +148,37 @@ describe.each(DIALECTS)('governed API keys on %s', (dialect) => {
     await inForce(vaultId, revoked.proposal!.id);
     // Once the removal is in force, the un-revoked row gets nothing.
     expect(await refused(signer.apiKey, vaultId)).toBe('UNAUTHENTICATED');
+  });
+
+  it("set-roles on a governed vault is a proposal: the key keeps the state's roles until the quorum signed and the delay passed", async () => {
+    const clock = new MovableClock();
+    const timed = await store.open({ clock });
+    const { id: vaultId } = await timed.manageVaults.create({ name: 'roles' });
+    await timed.managePolicies.apply(vaultId, DOCUMENT);
+    const key = await timed.manageVaults.createApiKey(vaultId, { roles: ['signer', 'reader'] });
+    await timed.governance.set(vaultId, { required: 2, approvers: approvers.map((a) => a.address), delay: '1h' }, 'operator');
+    const roles = async () => {
+      timed.container.get(PolicyCache).invalidate(vaultId);
+      return (await timed.authenticate.execute(key.apiKey, vaultId)).roles;
+    };
+    expect(await roles()).toEqual(['signer', 'reader']);
+    await expect(timed.manageVaults.setApiKeyRoles(vaultId, key.record.id, ['signer', 'approver'])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^roles: approver with signer/) });
+    const changed = await timed.manageVaults.setApiKeyRoles(vaultId, key.record.id, ['reader'], 'operator:bob');
+    expect(changed).toMatchObject({ roles: ['reader'], previousRoles: ['signer', 'reader'], proposal: { id: expect.any(String) } });
+    const view = await timed.governance.get(vaultId, changed.proposal!.id);
+    expect(view.diff.apiKeys).toEqual({ added: [], removed: [], changed: [key.record.id] });
+    expect(view.state.apiKeys!.find((k) => k.id === key.record.id)).toEqual({ id: key.record.id, roles: ['reader'], group: null, approverAddress: null, secretHash: key.record.secretHash });
+    const trail = (await timed.listAuditRecords.execute({ limit: 1000 })).filter((r) => r.vaultId === vaultId);
+    expect(trail.filter((r) => r.action === 'api-key.roles-changed')).toEqual([]);
+    expect(trail.filter((r) => r.action === 'governance.proposed').map((r) => r.actor)).toEqual(['operator:bob']);
+    for (const who of [approvers[0]!, approvers[1]!]) await timed.governance.vote(vaultId, changed.proposal!.id, 'approve', await who.sign(view.typedData), 'operator');
+    // The quorum signed; the delay has not passed.
+    clock.advance(3_600_000 - 1000);
+    expect(await roles()).toEqual(['signer', 'reader']);
+    clock.advance(2000);
+    expect(await roles()).toEqual(['reader']);
+    // The row is left as it was: the state's roles are the ones that count.
+    expect((await timed.manageVaults.listApiKeys(vaultId)).find((k) => k.id === key.record.id)!.roles).toEqual(['signer', 'reader']);
   });
 
   it("credential set on a governed vault is a proposal: the key's votes are signed by the new address once it is in force", async () => {

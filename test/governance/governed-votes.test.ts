@@ -90,4 +90,33 @@ describe.each(DIALECTS)('approval votes on a governed vault on %s', (dialect) =>
     expect(invalid).toHaveLength(1);
     expect(invalid[0]!.details).toMatchObject({ votes: `api-key:${forged.apiKeyId}`, valid: 1, released: true });
   });
+  it('a key whose approver role a proposal in force took away: its vote cast before counts for nothing at release, whatever its row says', async () => {
+    const { id: twoEyes } = await vault.manageVaults.create({ name: 'governed votes, two' });
+    await vault.managePolicies.apply(twoEyes, { ...HOLD, rules: [{ ...HOLD.rules[0]!, effect: { hold: { required: 2 } } }] });
+    await vault.governance.set(twoEyes, { required: 1, approvers: approvers.map((a) => a.address) }, 'operator');
+    const inForce = async (proposal: { id: string } | undefined) => {
+      const t = (await vault.governance.get(twoEyes, proposal!.id)).typedData;
+      await vault.governance.vote(twoEyes, proposal!.id, 'approve', await approvers[0]!.signTypedData(t.domain, { ...t.types } as never, t.message), 'operator');
+    };
+    const requester = await vault.manageVaults.createApiKey(twoEyes, { roles: ['signer', 'admin'] });
+    await inForce(requester.proposal);
+    const asker: Principal = { apiKeyId: requester.record.id, vaultId: twoEyes, roles: requester.record.roles };
+    const address = (await vault.createWallet.execute({ principal: asker, name: 'w2' })).address;
+    const voters: Principal[] = [];
+    for (const who of approvers) {
+      const made = await vault.manageVaults.createApiKey(twoEyes, { roles: ['approver'], approverAddress: who.address });
+      await inForce(made.proposal);
+      voters.push({ apiKeyId: made.record.id, vaultId: twoEyes, roles: made.record.roles, approverAddress: who.address });
+    }
+    const approval = await heldMessage(vault, asker, address, 'pay 4');
+    await vault.voteOnApproval.execute({ principal: voters[0]!, id: approval.id, vote: 'approve', signature: await sign(approvers[0]!, approval) });
+    const changed = await vault.manageVaults.setApiKeyRoles(twoEyes, voters[0]!.apiKeyId, ['reader']);
+    await inForce(changed.proposal);
+    // The row still says approver (a governed vault's row is left as it is): the state's roles decide.
+    expect((await vault.manageVaults.listApiKeys(twoEyes)).find((k) => k.id === voters[0]!.apiKeyId)!.roles).toEqual(['approver']);
+    const after = await vault.voteOnApproval.execute({ principal: voters[1]!, id: approval.id, vote: 'approve', signature: await sign(approvers[1]!, approval) });
+    expect(after.status).toBe('pending');
+    const invalid = (await vault.listAuditRecords.execute({ vaultId: twoEyes, limit: 1000 })).filter((r) => r.action === 'approval.vote-invalid' && r.subject === approval.id);
+    expect(invalid.at(-1)!.details).toMatchObject({ votes: `api-key:${voters[0]!.apiKeyId}`, valid: 1, released: false });
+  });
 });

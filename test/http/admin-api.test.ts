@@ -149,4 +149,51 @@ describeEachBackend('the admin API', (backend) => {
       ['vault.frozen', 'operator:bob'],
     ]);
   });
+  it("changes a key's roles: a role taken away is refused (403 naming it), one given works; audited under the operator; bad roles are 400 naming roles", async () => {
+    const bob = as('bob');
+    const made = (await bob.post(`${ADMIN}/vaults/${otherVault}/api-keys`, { roles: ['reader'], label: 'roles' })).body.data;
+    const holder = client(s.url, made.apiKey);
+    const wallets = `/api/v1/vaults/${otherVault}/wallets`;
+    expect((await holder.get(wallets)).status).toBe(200);
+    const at = `${ADMIN}/vaults/${otherVault}/api-keys/${made.id}/roles`;
+
+    const narrowed = await bob.put(at, { roles: ['signer'] });
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.data).toMatchObject({ id: made.id, vault: otherVault, label: 'roles', roles: ['signer'], previousRoles: ['reader'] });
+    expect(narrowed.body.data).not.toHaveProperty('proposal');
+    // The holder's very next request: this instance's key cache was told.
+    const refused = await holder.get(wallets);
+    expect([refused.status, refused.body.code]).toEqual([403, 'ROLE_REQUIRED']);
+    expect(refused.body.error).toContain('"reader"');
+    expect((await bob.put(at, { roles: ['reader', 'signer'] })).body.data).toMatchObject({ roles: ['signer', 'reader'], previousRoles: ['signer'] });
+    expect((await holder.get(wallets)).status).toBe(200);
+    // The roles it holds: nothing changes, nothing is recorded.
+    expect((await bob.put(at, { roles: ['signer', 'reader'] })).body.data).toMatchObject({ roles: ['signer', 'reader'], previousRoles: ['signer', 'reader'] });
+    const trail = (await records()).filter((r) => r.action === 'api-key.roles-changed' && r.subject === made.id).map((r) => [r.actor, r.details]);
+    expect(trail).toEqual([
+      ['operator:bob', { roles: 'signer', previous: 'reader' }],
+      ['operator:bob', { roles: 'signer,reader', previous: 'signer' }],
+    ]);
+
+    const cases: [unknown, string][] = [
+      [{}, 'roles: is required'],
+      [{ roles: [] }, 'roles: at least one role'],
+      [{ roles: 'reader' }, 'roles: must be an array of roles'],
+      [{ roles: ['root'] }, 'roles.0: each must be one of admin, signer, reader, approver'],
+      [{ roles: ['signer', 'approver'] }, 'roles: approver with signer on one key needs allowSignerApprover (CLI --allow-signer-approver); give approvers keys of their own'],
+      [{ roles: ['reader'], label: 'x' }, 'label: is not a field of this request (roles, allowSignerApprover)'],
+    ];
+    for (const [body, error] of cases) {
+      const answer = await bob.put(at, body);
+      expect([answer.status, answer.body.code, answer.body.error], JSON.stringify(body)).toEqual([400, 'INVALID_ARGUMENT', error]);
+    }
+    expect((await bob.put(at, { roles: ['signer', 'approver'], allowSignerApprover: true })).body.data.roles).toEqual(['signer', 'approver']);
+    const elsewhere = await as('dave').put(`${ADMIN}/vaults/${scopedVault}/api-keys/${made.id}/roles`, { roles: ['reader'] });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([400, `id: api key "${made.id}" is not a key of vault ${scopedVault}`]);
+    const auditor = await as('carol').put(at, { roles: ['reader'] });
+    expect([auditor.status, auditor.body.error]).toEqual([403, 'operator carol (roles auditor) may not do this (api-keys.change): it needs the role key-admin']);
+    await bob.delete(`${ADMIN}/vaults/${otherVault}/api-keys/${made.id}`);
+    const revoked = await bob.put(at, { roles: ['reader'] });
+    expect([revoked.status, revoked.body.error]).toEqual([400, `id: api key ${made.id} is revoked`]);
+  });
 });

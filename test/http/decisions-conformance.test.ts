@@ -362,7 +362,7 @@ describe('the error handler: an unexpected error is a 500 that says only "intern
       recordSubmission: { execute: boom },
       getSubmission: { execute: boom },
       manageOperators: { authenticate: boom, authorize: boom, beginSignIn: boom, completeSignIn: boom, signInPublicUrl: () => 'http://127.0.0.1' },
-      manageVaults: { create: boom, list: boom, listApiKeys: boom, createApiKey: boom, revokeApiKey: boom, rotateApiKey: boom },
+      manageVaults: { create: boom, list: boom, listApiKeys: boom, createApiKey: boom, revokeApiKey: boom, rotateApiKey: boom, setApiKeyRoles: boom },
       managePolicies: { export: boom, apply: boom },
       manageWebhooks: { add: boom, list: boom, remove: boom, replay: boom },
       consoleInvites: { invite: boom, list: boom },

@@ -88,6 +88,7 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/admin/vaults/{vaultId}/api-keys',
         'DELETE /api/v1/admin/vaults/{vaultId}/api-keys/{keyId}',
         'POST /api/v1/admin/vaults/{vaultId}/api-keys/{keyId}/rotate',
+        'PUT /api/v1/admin/vaults/{vaultId}/api-keys/{keyId}/roles',
         'GET /api/v1/admin/vaults/{vaultId}/policy',
         'PUT /api/v1/admin/vaults/{vaultId}/policy',
         'POST /api/v1/admin/vaults/{vaultId}/freeze',

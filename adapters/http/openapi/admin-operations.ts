@@ -4,6 +4,7 @@ import { PERMITTED } from '../../../src/domain/operator.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from '../admin-routes.js';
 import {
   adminApiKeySchema,
+  adminApiKeyRolesSchema,
   adminApproverSchema,
   adminCreatedApiKeySchema,
   adminGovernanceSetSchema,
@@ -23,6 +24,7 @@ import {
 } from '../response-schemas.js';
 import {
   adminApiKeyBodySchema,
+  adminApiKeyRolesBodySchema,
   adminGovernanceBodySchema,
   adminInviteBodySchema,
   adminRotateBodySchema,
@@ -103,6 +105,14 @@ const DESCRIBED: Readonly<Record<string, { summary: string; description: string;
     body: [adminRotateBodySchema, { overlap: '1h' }],
     data: adminRotatedApiKeySchema,
     example: { apiKey: EXAMPLE_API_KEY, ...EXAMPLE_KEY, replaces: '1c383cd30b7c298a', overlapEnds: '2026-12-03T10:05:00.000Z' },
+  },
+  adminSetApiKeyRoles: {
+    summary: "Change an API key's roles",
+    description:
+      'As `wallet-vault api-keys set-roles`: the key\'s roles are replaced (with the rules of creation: approver with signer or admin needs `allowSignerApprover`), audited `api-key.roles-changed` with the operator as actor; its next request is judged by them. On a governed vault the answer is the `proposal` that changes them once its approvers sign it and the delay has passed. A key of another vault or a revoked key is 400 naming `id`.',
+    body: [adminApiKeyRolesBodySchema, { roles: ['reader'] }],
+    data: adminApiKeyRolesSchema,
+    example: { ...EXAMPLE_KEY, roles: ['reader'], previousRoles: ['signer', 'reader'] },
   },
   adminGetPolicy: { summary: "A vault's policy", description: 'The policy document in force (docs/policy.md), or null.', data: adminPolicySchema, example: { vault: EXAMPLE_VAULT.id, policy: null } },
   adminSetPolicy: {

@@ -151,6 +151,7 @@ export const ERROR_CODES_BY_OPERATION = {
   adminCreateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
   adminRevokeApiKey: [...ADMIN_VAULT, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
   adminRotateApiKey: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
+  adminSetApiKeyRoles: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
   adminGetPolicy: [...ADMIN_VAULT],
   adminSetPolicy: [...ADMIN_VAULT_WITH_BODY, ...ADMIN_GOVERNED, ...AUDITED_WRITE],
   // No quorum, and a vault frozen already takes another freeze.

@@ -1,4 +1,5 @@
 import { prepareAuditEvent } from '../../../src/domain/audit-chain.js';
+import type { ApiKeyRole } from '../../../src/domain/api-key-access.js';
 import { DomainError, ErrorCode } from '../../../src/domain/errors.js';
 import type { Account, ApiKeyRecord, Vault } from '../../../src/domain/vault.js';
 import type { Wallet } from '../../../src/domain/wallet.js';
@@ -119,6 +120,13 @@ export class SqlWalletRepository implements WalletRepository {
   async setApproverAddress(id: string, address: string, recorded: AuditEvent): Promise<boolean> {
     // PostgreSQL's trigger announces the update to every instance's cache, as a revocation.
     const changed = await runAudited(this.db, 'UPDATE api_keys SET approver_address = $1 WHERE id = $2', [address, id], recorded);
+    this.apiKeys?.forget?.();
+    return changed;
+  }
+
+  async setApiKeyRoles(id: string, roles: readonly ApiKeyRole[], recorded: AuditEvent): Promise<boolean> {
+    // As a credential change: PostgreSQL's trigger tells every instance's cache, this one forgets at once.
+    const changed = await runAudited(this.db, 'UPDATE api_keys SET roles = $1 WHERE id = $2 AND revoked IS NULL', [roles.join(','), id], recorded);
     this.apiKeys?.forget?.();
     return changed;
   }

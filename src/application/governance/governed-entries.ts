@@ -48,7 +48,9 @@ export async function governedVotersOf(cache: PolicyCache, vaultId: string): Pro
   const keys = state.governed.head.apiKeys;
   return {
     approvers: state.governed.head.governance.approvers,
-    credentials: keys === undefined ? null : new Map(keys.map((k) => [k.id, credentialOf(k)])),
+    // A key the state lists without approver (its role taken away by a proposal) votes with nothing: the
+    // votes it cast before count for nothing, as the row's roles are not the state's.
+    credentials: keys === undefined ? null : new Map(keys.map((k) => [k.id, k.roles.includes('approver') ? credentialOf(k) : null])),
     groups: keys === undefined ? null : new Map(keys.map((k) => [k.id, k.group])),
   };
 }

@@ -162,6 +162,46 @@ export class ManageVaults {
   }
 
   /**
+   * Replaces the roles of key `keyId` of vault `vaultId`, with the rules of creation: at least one known
+   * role, and approver with signer or admin only given `allowSignerApprover`. A key that loses approver keeps
+   * its group and credential, unused until it holds approver again. Audited `api-key.roles-changed` (`roles`,
+   * `previous`) in the transaction that writes the row; the key's next request is judged by the new roles
+   * (each instance's key cache is told of the change). The roles it already holds change nothing and record
+   * nothing. On a vault whose signed state governs its keys the row is left as it is and a proposal
+   * changing the state's entry is made: the key keeps its listed roles until that proposal is in force
+   * (its approvers' quorum, then the delay).
+   */
+  async setApiKeyRoles(
+    vaultId: string,
+    keyId: string,
+    roles: readonly string[],
+    actor: string = OPERATOR,
+    options: { allowSignerApprover?: boolean } = {},
+  ): Promise<ApiKeyRecord & { previousRoles: readonly ApiKeyRole[] } & MadeProposal> {
+    if (!Array.isArray(roles)) throw invalidArgument('roles: an array of roles');
+    const wanted = parseRoles(roles.join(','));
+    checkApproverSeparation(wanted, options.allowSignerApprover === true);
+    await requireVault(this.repository, vaultId);
+    const row = await this.repository.findApiKey(keyId);
+    if (row === null || row.vaultId !== vaultId) throw invalidArgument(`id: api key ${showValue(keyId)} is not a key of vault ${vaultId}`);
+    if (row.revoked !== null) throw invalidArgument(`id: api key ${keyId} is revoked`);
+    const governed = await this.governedKeys(vaultId);
+    const listed = governed?.find((k) => k.id === keyId);
+    if (governed !== null && listed === undefined) throw invalidArgument(`id: api key ${keyId} is not in vault ${vaultId}'s signed state (docs/governance.md)`);
+    // What the key may do now: the signed state's, when it governs the keys.
+    const previous = listed === undefined ? row.roles : listed.roles;
+    const same = previous.length === wanted.length && previous.every((r) => wanted.includes(r));
+    if (same) return { ...row, roles: previous, previousRoles: previous };
+    // The state's entry with the new roles, all else as listed (its secret hash, never the row's).
+    if (listed !== undefined) {
+      return { ...row, roles: wanted, previousRoles: previous, ...(await this.propose(vaultId, (keys) => withEntry(keys, { ...listed, roles: wanted }), actor)) };
+    }
+    const recorded = auditEvent('api-key.roles-changed', this.clock.now(), actor, vaultId, keyId, { roles: wanted.join(','), previous: previous.join(',') });
+    if (!(await this.repository.setApiKeyRoles(keyId, wanted, recorded))) throw invalidArgument(`id: api key ${keyId} was revoked meanwhile`);
+    return { ...row, roles: wanted, previousRoles: previous };
+  }
+
+  /**
    * Rotates key `id` of vault `vaultId`: a new key with the old one's roles, group, credential,
    * networks, label and expiry, shown once, while the old one keeps working until `overlap` (`1h`) has passed
    * or the new one is first used, whichever comes first. Audited `api-key.rotated` (subject the old key) in
