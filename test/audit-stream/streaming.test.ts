@@ -1,8 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TOKENS } from '../../adapters/main/tokens.js';
 import type { AuditLog, AuditRecord } from '../../src/ports/audit-log.port.js';
@@ -10,6 +8,7 @@ import { startOtlpReceiver, startSyslogReceiver, type Received } from '../suppor
 import { cliJson } from '../support/cli.js';
 import { client } from '../support/http-client.js';
 import { createTestDatabase, POSTGRES_AVAILABLE, type TestDatabase } from '../support/postgres.js';
+import { sqlSessionOn } from '../support/sql-session.js';
 import { localSignBody } from '../support/sign-request.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { until } from '../support/webhook-receiver.js';
@@ -30,25 +29,6 @@ async function storage(dialect: Dialect) {
   };
 }
 
-/** Plain SQL on the vault's database, as a database writer has it (the service stopped). */
-async function rawSql(dialect: Dialect, store: { dataDir: string; env: Record<string, string> }, text: string, params: unknown[]): Promise<void> {
-  if (dialect === 'postgres') {
-    const c = new pg.Client({ connectionString: store.env.VAULT_DATABASE_URL });
-    await c.connect();
-    try {
-      await c.query(text, params);
-    } finally {
-      await c.end();
-    }
-    return;
-  }
-  const file = new Database(path.join(store.dataDir, 'vault.db'));
-  try {
-    file.prepare(text.replace(/\$\d+/g, '?')).run(...params);
-  } finally {
-    file.close();
-  }
-}
 
 const trailOf = async (s: TestServer): Promise<AuditRecord[]> => s.server.vault.container.get<AuditLog>(TOKENS.AUDIT_LOG).list({ afterSeq: 0, limit: 1000 });
 
@@ -221,7 +201,12 @@ describe.each(DIALECTS)('audit streaming (%s)', (dialect) => {
       s = undefined;
 
       // The writer moves the syslog cursor 3 records past the head, while no instance runs.
-      await rawSql(dialect, store, 'UPDATE audit_stream_cursors SET delivered_seq = $1 WHERE sink = $2', [head + 3, 'syslog']);
+      const writer = await sqlSessionOn(store.dataDir, dialect === 'postgres' ? store.env.VAULT_DATABASE_URL : undefined);
+      try {
+        await writer.run('UPDATE audit_stream_cursors SET delivered_seq = ? WHERE sink = ?', [head + 3, 'syslog']);
+      } finally {
+        await writer.close();
+      }
       s = await startTestServer({ env, dataDir: store.dataDir });
       const { api: after, base: afterBase } = await vaultWithWallet(s);
       for (let i = 0; i < 3; i++) expect((await after.post(`${afterBase}/wallets`, { name: `after-${i}` })).status).toBe(200);

@@ -1,11 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachBackend, type Target } from '../support/backends.js';
 import { client } from '../support/http-client.js';
+import { sqlSessionOn } from '../support/sql-session.js';
 
 const ADMIN = '/api/v1/admin';
 const POLICY = { version: 2, rules: [{ id: 'messages', effect: 'allow', kinds: ['message'] }] };
@@ -25,31 +23,15 @@ describeEachBackend(
     let credential: string;
     const as = () => client(s.url, credential);
 
-    const sql = async (text: string, params: unknown[]) => {
-      if (s.database) {
-        const c = new pg.Client({ connectionString: s.database.url });
-        await c.connect();
-        try {
-          await c.query(text, params);
-        } finally {
-          await c.end();
-        }
-        return;
-      }
-      const file = new Database(path.join(s.dataDir, 'vault.db'));
-      try {
-        file.prepare(text.replace(/\$\d+/g, '?')).run(...params);
-      } finally {
-        file.close();
-      }
-    };
 
     beforeAll(async () => {
       s = await backend.start();
       const id = randomBytes(8).toString('hex');
       const secret = randomBytes(32).toString('base64url');
       credential = `wvop_${id}_${secret}`;
-      await sql('INSERT INTO operators (id, name, roles, vaults, secret_hash, created) VALUES ($1, $2, $3, $4, $5, $6)', [
+      // Plain SQL, as a database writer has it (test/support/sql-session.ts).
+      const writer = await sqlSessionOn(s.dataDir, s.database?.url);
+      await writer.run('INSERT INTO operators (id, name, roles, vaults, secret_hash, created) VALUES (?, ?, ?, ?, ?, ?)', [
         id,
         'mallory',
         'vault-admin,key-admin',
@@ -57,6 +39,7 @@ describeEachBackend(
         createHash('sha256').update(secret).digest('hex'),
         s.database ? new Date() : Date.now(),
       ]);
+      await writer.close();
     });
     afterAll(async () => {
       await s?.close();
