@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiKeyRole } from '../../src/domain/api-key-access.js';
 import { client } from '../support/http-client.js';
 import { describeEachBackend, type Target } from '../support/backends.js';
+import { sqlSessionOn } from '../support/sql-session.js';
 
 const ETHER = 10n ** 18n;
 const DAY = 86_400_000;
@@ -75,6 +76,25 @@ describeEachBackend('why an approved request is not released, over HTTP', (backe
     expect(released.status).toBe(200);
     expect(released.body.data).toMatchObject({ status: 'approved', blockedBy: null });
     expect((await v.read(second)).blockedBy).toBeNull();
+  });
+
+  it('residual: a database writer can forge or clear the reason shown, not hold or release anything by it (the release never reads it)', async () => {
+    const v = await aVaultWith('forged reason', { version: 2, rules: held(1), limits: [] });
+    const id = await v.hold(ETHER / 10n, 0);
+    const writer = await sqlSessionOn(s.dataDir, s.database?.url);
+    try {
+      const at = s.database ? new Date() : Date.now();
+      const changed = await writer.run('UPDATE approvals SET blocked_by = ?, blocked_code = ?, blocked_message = ?, blocked_at = ? WHERE id = ?', ['freeze', 'VAULT_FROZEN', 'forged', at, id]);
+      expect(changed).toBe(1);
+    } finally {
+      await writer.close();
+    }
+    // What approvers read is the writer's text...
+    expect((await v.read(id)).blockedBy).toMatchObject({ reason: 'freeze', code: 'VAULT_FROZEN', message: 'forged' });
+    // ...but the vault is not frozen and the release goes through, clearing it.
+    const released = await v.approve(0, id);
+    expect(released.status).toBe(200);
+    expect(released.body.data).toMatchObject({ status: 'approved', blockedBy: null });
   });
 
   it("a frozen vault's release reads pending with blockedBy freeze", async () => {
